@@ -1,0 +1,283 @@
+"""Data types and PyTorch's type-promotion rules.
+
+A :class:`dtype` wraps a NumPy dtype and prints the way PyTorch's does, with this package's name
+(``chainrule.float32``). Promotion follows PyTorch, not NumPy: tensors with dimensions outrank
+zero-dimensional tensors, which outrank Python numbers, and a higher *category* (bool < integer <
+floating < complex) from a lower-priority operand only lifts the result to that category's default
+(``int64 tensor + 1.5 -> float32``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = [
+    "dtype",
+    "float16",
+    "half",
+    "bfloat16",
+    "float32",
+    "float",
+    "float64",
+    "double",
+    "complex64",
+    "cfloat",
+    "complex128",
+    "cdouble",
+    "int8",
+    "int16",
+    "short",
+    "int32",
+    "int",
+    "int64",
+    "long",
+    "uint8",
+    "bool",
+    "get_default_dtype",
+    "set_default_dtype",
+    "promote_types",
+    "result_type",
+    "can_cast",
+]
+
+_BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
+
+
+class dtype:  # noqa: N801 - PyTorch's public name
+    """A tensor element type, e.g. ``chainrule.float32``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1, 2]).dtype
+        chainrule.int64
+    """
+
+    __slots__ = ("name", "np", "itemsize", "is_floating_point", "is_complex", "is_signed", "_cat")
+
+    def __init__(self, name: str, np_dtype: np.dtype, category: int) -> None:
+        self.name = name
+        self.np = np_dtype
+        self.itemsize = np_dtype.itemsize
+        self.is_floating_point = category == _FLOAT
+        self.is_complex = category == _COMPLEX
+        self.is_signed = np_dtype.kind != "u" and np_dtype.kind != "b"
+        self._cat = category
+
+    def __repr__(self) -> str:
+        return f"chainrule.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+    def to_real(self) -> dtype:
+        """The real counterpart of a complex dtype (the dtype itself otherwise)."""
+        return {complex64: float32, complex128: float64}.get(self, self)
+
+    def to_complex(self) -> dtype:
+        """The complex counterpart of a floating dtype."""
+        return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
+
+
+float16 = half = dtype("float16", np.dtype(np.float16), _FLOAT)
+# NumPy has no bfloat16; it is stored as float32 so code naming it still runs.
+bfloat16 = dtype("bfloat16", np.dtype(np.float32), _FLOAT)
+float32 = dtype("float32", np.dtype(np.float32), _FLOAT)
+float64 = double = dtype("float64", np.dtype(np.float64), _FLOAT)
+complex64 = cfloat = dtype("complex64", np.dtype(np.complex64), _COMPLEX)
+complex128 = cdouble = dtype("complex128", np.dtype(np.complex128), _COMPLEX)
+int8 = dtype("int8", np.dtype(np.int8), _INT)
+int16 = short = dtype("int16", np.dtype(np.int16), _INT)
+int32 = dtype("int32", np.dtype(np.int32), _INT)
+int64 = long = dtype("int64", np.dtype(np.int64), _INT)
+uint8 = dtype("uint8", np.dtype(np.uint8), _INT)
+bool = dtype("bool", np.dtype(np.bool_), _BOOL)  # noqa: A001 - PyTorch's public name
+float = float32  # noqa: A001 - torch.float is float32
+int = int32  # noqa: A001 - torch.int is int32
+
+ALL_DTYPES: tuple[dtype, ...] = (
+    float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, bool,
+)
+_BY_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}
+_BY_NAME: dict[str, dtype] = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update(
+    {"half": float16, "float": float32, "double": float64, "long": int64, "int": int32,
+     "short": int16, "cfloat": complex64, "cdouble": complex128, "bfloat16": bfloat16}
+)
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """Our dtype for a NumPy dtype; raises TypeError for types PyTorch does not have."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        if np_dtype.kind == "u":
+            # PyTorch has uint16/32/64 only as limited "shell" types; we widen to int64.
+            return int64
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np_dtype.name}. The only supported types "
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+            "uint64, uint32, uint16, uint8, and bool."
+        ) from None
+
+
+def to_dtype(obj: object) -> dtype:
+    """Accept a chainrule dtype, a NumPy dtype/type, a Python type or a name."""
+    if isinstance(obj, dtype):
+        return obj
+    if obj is builtins_float:
+        return float64
+    if obj is builtins_int:
+        return int64
+    if obj is builtins_bool:
+        return bool
+    if isinstance(obj, str) and obj in _BY_NAME:
+        return _BY_NAME[obj]
+    return from_numpy_dtype(np.dtype(obj))  # type: ignore[arg-type]
+
+
+builtins_float = type(1.0)
+builtins_int = type(1)
+builtins_bool = type(True)
+
+
+class _State:
+    __slots__ = ("default",)
+
+    def __init__(self) -> None:
+        self.default: dtype = float32
+
+
+_state = _State()
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of floating tensors created from Python floats (``float32`` unless changed)."""
+    return _state.default
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the default floating dtype; only ``float32`` and ``float64`` (and ``float16``) allowed."""
+    d = to_dtype(d)
+    if not d.is_floating_point:
+        raise TypeError(
+            "only floating-point types are supported as the default type"
+        )
+    _state.default = d
+    _clear_promotion_caches()
+
+
+# ----------------------------------------------------------------------------------------------
+# Promotion between two dtypes (a symmetric lattice, as in PyTorch's promoteTypes table).
+
+def _promote_pair(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a._cat != b._cat:
+        hi, lo = (a, b) if a._cat > b._cat else (b, a)
+        if hi.is_complex and lo.is_floating_point and lo.itemsize > hi.itemsize // 2:
+            return complex128
+        return hi
+    if a._cat == _INT:
+        # uint8 with a signed type: the signed type wide enough for both.
+        if a is uint8 or b is uint8:
+            other = b if a is uint8 else a
+            return int16 if other is int8 else other
+        return a if a.itemsize >= b.itemsize else b
+    return a if a.itemsize >= b.itemsize else b
+
+
+_PAIR_TABLE: dict[tuple[dtype, dtype], dtype] = {
+    (a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
+}
+
+
+def promote_types(type1: dtype, type2: dtype) -> dtype:
+    """The smallest dtype both can be cast to (``torch.promote_types``)."""
+    return _PAIR_TABLE[(to_dtype(type1), to_dtype(type2))]
+
+
+def default_for_category(category: int) -> dtype:
+    """The dtype a Python number of this category becomes on its own."""
+    if category == _FLOAT:
+        return _state.default
+    if category == _INT:
+        return int64
+    if category == _BOOL:
+        return bool
+    return complex128 if _state.default is float64 else complex64
+
+
+def scalar_category(value: object) -> int:
+    """Category of a Python number (bool < int < float < complex)."""
+    t = type(value)
+    if t is builtins_float:
+        return _FLOAT
+    if t is builtins_int:
+        return _INT
+    if t is builtins_bool:
+        return _BOOL
+    if t is complex:
+        return _COMPLEX
+    if isinstance(value, np.generic):
+        return _BY_NUMPY.get(value.dtype, float64)._cat
+    raise TypeError(f"unsupported scalar type {t.__name__}")
+
+
+def combine(dim_dtype: dtype | None, zero_dim_dtype: dtype | None, scalar_cat: int) -> dtype:
+    """Combine the three priority classes into a result dtype.
+
+    ``dim_dtype`` is the promoted dtype of tensors with dimensions, ``zero_dim_dtype`` that of
+    zero-dimensional tensors, ``scalar_cat`` the highest category of Python numbers (-1: none).
+    """
+    result = dim_dtype
+    if zero_dim_dtype is not None:
+        if result is None:
+            result = zero_dim_dtype
+        elif zero_dim_dtype._cat > result._cat:
+            result = zero_dim_dtype
+    if scalar_cat >= 0:
+        if result is None:
+            result = default_for_category(scalar_cat)
+        elif scalar_cat > result._cat:
+            result = default_for_category(scalar_cat)
+            if result.is_complex and dim_dtype is not None and dim_dtype is float64:
+                result = complex128
+    return result  # type: ignore[return-value]
+
+
+_PROMOTION_CACHE: dict[tuple, dtype] = {}
+
+
+def _clear_promotion_caches() -> None:
+    _PROMOTION_CACHE.clear()
+
+
+def result_type(*operands: object) -> dtype:
+    """``torch.result_type``: the dtype an arithmetic op on these operands produces.
+
+    Operands are Tensors (anything with ``_data``) or Python numbers.
+    """
+    dim_dtype: dtype | None = None
+    zero_dtype: dtype | None = None
+    scalar_cat = -1
+    for x in operands:
+        data = getattr(x, "_data", None)
+        if data is None:
+            scalar_cat = max(scalar_cat, scalar_category(x))
+            continue
+        d = _BY_NUMPY[data.dtype]
+        if data.ndim:
+            dim_dtype = d if dim_dtype is None else _PAIR_TABLE[(dim_dtype, d)]
+        else:
+            zero_dtype = d if zero_dtype is None else _PAIR_TABLE[(zero_dtype, d)]
+    return combine(dim_dtype, zero_dtype, scalar_cat)
+
+
+def can_cast(from_: dtype, to: dtype) -> builtins_bool:
+    """``torch.can_cast``: whether casting does not lower the category (float -> int is not)."""
+    return from_._cat <= to._cat
+
+
+def category(d: dtype) -> builtins_int:
+    """The promotion category of a dtype (0 bool, 1 integer, 2 floating, 3 complex)."""
+    return d._cat

@@ -1,0 +1,599 @@
+"""The :class:`Tensor`: a NumPy array plus the autograd metadata PyTorch keeps beside it.
+
+Only what needs no op machinery lives here (attributes, conversions, ``backward``); the ops
+modules attach the arithmetic methods and operators (``Tensor.add``, ``__mul__`` ...) from the op
+table, so each op is declared once.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import dtype as DType
+from ._size import CPU, Size, device
+from .autograd.grad_mode import state as _grad_state
+from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle
+
+__all__ = ["Tensor", "make_tensor", "wrap"]
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+    "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+    "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+    "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead. See "
+    "github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class TensorHooks:
+    """Hooks registered on a leaf tensor (non-leaf hooks live on the ``grad_fn`` node)."""
+
+    __slots__ = ("pre", "post_accumulate")
+
+    def __init__(self) -> None:
+        self.pre: HookDict = HookDict()
+        self.post_accumulate: HookDict = HookDict()
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it.
+
+    Example:
+        >>> import chainrule as torch
+        >>> w = torch.tensor([1.], requires_grad=True)
+        >>> y = (w + 2) * w
+        >>> y
+        tensor([3.], grad_fn=<MulBackward0>)
+        >>> y.backward()
+        >>> w.grad
+        tensor([4.])
+    """
+
+    # _data: the ndarray. _requires_grad: True for leaves that require grad and for every
+    # tensor with a grad_fn (so ops test one flag). _vc: the version counter, a one-element
+    # list shared with views. _base: the tensor this one is a view of. _acc: a weak reference
+    # to the leaf's AccumulateGrad node. _hooks: TensorHooks (leaves) or None.
+    __slots__ = (
+        "_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc", "_base", "_acc",
+        "_hooks", "_retains_grad", "__weakref__",
+    )
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """Legacy constructor: ``Tensor(2, 3)`` (uninitialised) or ``Tensor([1, 2])`` (float)."""
+        from .ops.creation import legacy_new
+
+        data = legacy_new(_dtype.get_default_dtype(), args, kwargs)
+        t = _new(cls)
+        _init(t, data, False)
+        return t
+
+    # ------------------------------------------------------------------------------------------
+    # autograd attributes
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether gradients flow to this tensor (leaves: set by the user; others: inherited)."""
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` in place (leaves only) and return ``self``."""
+        if self._grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if requires_grad and self._data.dtype.kind not in "fc":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors the user created (no ``grad_fn``)."""
+        return self._grad_fn is None
+
+    @property
+    def grad_fn(self) -> Node | None:
+        """The node that created this tensor, or None for a leaf."""
+        return self._grad_fn
+
+    @property
+    def grad(self) -> Tensor | None:
+        """The accumulated gradient (leaves, and non-leaves that called ``retain_grad``)."""
+        if self._grad_fn is not None and not self._retains_grad and self._grad is None:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type "
+                    f"{type(value).__name__}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    "assigned grad has data of a different type"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether ``retain_grad()`` was called on this non-leaf tensor."""
+        return self._retains_grad
+
+    def retain_grad(self) -> None:
+        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        self._grad_fn._get_hooks().retains[self._output_nr] = weakref.ref(self)
+        self._retains_grad = True
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            hooks = self._grad_fn._get_hooks().tensor_pre
+            handle = RemovableHandle(hooks)
+            hooks[handle.id] = (self._output_nr, hook)
+            return handle
+        if self._hooks is None:
+            self._hooks = TensorHooks()
+        handle = RemovableHandle(self._hooks.pre)
+        self._hooks.pre[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(
+        self, hook: Callable[[Tensor], None]
+    ) -> RemovableHandle:
+        """Call ``hook(tensor)`` after a gradient has been accumulated into this leaf's ``.grad``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "post accumulate grad hooks cannot be registered on non-leaf tensors"
+            )
+        if self._hooks is None:
+            self._hooks = TensorHooks()
+        handle = RemovableHandle(self._hooks.post_accumulate)
+        self._hooks.post_accumulate[handle.id] = hook
+        return handle
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Tensor | Sequence[Tensor] | None = None,
+    ) -> None:
+        """Accumulate the gradient of this tensor into the ``.grad`` of the graph's leaves.
+
+        Example:
+            >>> import chainrule as torch
+            >>> x = torch.tensor([1., 2.], requires_grad=True)
+            >>> (x * x).backward(gradient=torch.tensor([1., 0.]))
+            >>> x.grad
+            tensor([2., 0.])
+        """
+        from .autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's data and version counter, cut from the graph."""
+        t = _new(Tensor)
+        _init(t, self._data, False)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        """Detach this tensor from the graph in place (it becomes a leaf)."""
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """An untracked alias of this tensor (changes to it are invisible to autograd)."""
+        t = _new(Tensor)
+        _init(t, self._data, False)
+        return t
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"Variable data has to be a tensor, but got {type(value).__name__}"
+            )
+        self._data = value._data
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    @property
+    def output_nr(self) -> int:
+        """Which output of ``grad_fn`` this tensor is."""
+        return self._output_nr
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def is_contiguous(self, memory_format: object = None) -> bool:
+        """Whether the elements are laid out in row-major order without gaps."""
+        return bool(self._data.flags.c_contiguous)
+
+    # ------------------------------------------------------------------------------------------
+    # shape, dtype, device
+
+    @property
+    def shape(self) -> Size:
+        """The size of each dimension, as ``chainrule.Size``."""
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        """The shape, or the size of one dimension."""
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[wrap_dim(dim, self._data.ndim)]
+
+    def dim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    ndimension = dim
+
+    @property
+    def ndim(self) -> int:
+        """The number of dimensions."""
+        return self._data.ndim
+
+    def numel(self) -> int:
+        """The number of elements."""
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element."""
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes taken by the elements."""
+        return self._data.nbytes
+
+    @property
+    def dtype(self) -> DType:
+        """The element type, e.g. ``chainrule.float32``."""
+        return _dtype._BY_NUMPY[self._data.dtype]
+
+    @property
+    def device(self) -> device:
+        """Always ``device(type='cpu')``."""
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        """Always False: chainrule runs on the CPU."""
+        return False
+
+    @property
+    def is_sparse(self) -> bool:
+        """Always False."""
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        """Always False."""
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        """Always False."""
+        return False
+
+    @property
+    def layout(self) -> str:
+        """Always strided."""
+        return "chainrule.strided"
+
+    def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating-point type."""
+        return self._data.dtype.kind == "f"
+
+    def is_complex(self) -> bool:
+        """Whether the dtype is a complex type."""
+        return self._data.dtype.kind == "c"
+
+    def get_device(self) -> int:
+        """-1, the CPU."""
+        return -1
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """Without arguments, the legacy type name (``'chainrule.FloatTensor'``); else a cast."""
+        if dtype is None:
+            return "chainrule." + LEGACY_TYPE_NAMES[self.dtype]
+        if isinstance(dtype, str):
+            dtype = LEGACY_NAME_TO_DTYPE[dtype.rsplit(".", 1)[-1]]
+        return self.to(dtype)
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        """Steps in elements between neighbours in each dimension."""
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if dim is None:
+            return strides
+        return strides[wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        """The address of the first element."""
+        return int(self._data.__array_interface__["data"][0])
+
+    def storage_offset(self) -> int:
+        """Offset of the first element from the start of the base array, in elements."""
+        base = self._data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        start = base.__array_interface__["data"][0]
+        return (self.data_ptr() - start) // self._data.itemsize
+
+    def untyped_storage(self) -> Any:
+        """The root array holding this tensor's memory (for identity checks)."""
+        base = self._data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        return base
+
+    # ------------------------------------------------------------------------------------------
+    # conversions to Python and NumPy
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The underlying array (shares memory). Raises if the tensor requires grad."""
+        if self._requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                "instead."
+            )
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        array = self.numpy()
+        if dtype is not None and np.dtype(dtype) != array.dtype:
+            return array.astype(dtype)
+        if copy:
+            return array.copy()
+        return array
+
+    def item(self) -> Any:
+        """The single element as a Python number."""
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.item()
+
+    def tolist(self) -> Any:
+        """The elements as (nested) Python lists of numbers."""
+        return self._data.tolist()
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(
+                "Boolean value of Tensor with more than one value is ambiguous"
+            )
+        return bool(self._data.reshape(()))
+
+    def _scalar(self) -> Any:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self._data.item()
+
+    def __float__(self) -> float:
+        return float(self._scalar())
+
+    def __int__(self) -> int:
+        return int(self._scalar())
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError(
+                "only integer tensors of a single element can be converted to an index"
+            )
+        return int(self._data.item())
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        from ._printing import format_tensor
+
+        suffixes = []
+        fn = self._grad_fn
+        if fn is not None:
+            suffixes.append(f"grad_fn=<{fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        return format_tensor(
+            self._data,
+            dtype_name=self.dtype.name,
+            default_dtype_name=_dtype.get_default_dtype().name,
+            suffixes=suffixes,
+        )
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return self._data.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(dir(type(self))) - {"__weakref__"})
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        new = _new(type(self))
+        _init(new, self._data.copy(), self._requires_grad)
+        if type(self) is not Tensor and hasattr(self, "__dict__"):
+            new.__dict__.update(self.__dict__)
+        if self._grad is not None:
+            new._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol: int) -> Any:
+        return (_rebuild_tensor, (self._data.copy(), self._requires_grad))
+
+    # NumPy must hand ``ndarray + Tensor`` to Tensor.__radd__ instead of looping element-wise.
+    __array_ufunc__ = None
+
+
+def _rebuild_tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
+    t = wrap(data)
+    t._requires_grad = requires_grad
+    return t
+
+
+def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
+    t._data = data
+    t._requires_grad = requires_grad
+    t._grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    t._acc = None
+    t._hooks = None
+    t._retains_grad = False
+
+
+def wrap(data: np.ndarray) -> Tensor:
+    """A new leaf tensor around ``data`` (no copy, requires_grad False)."""
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    t._acc = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
+def make_tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
+    """A new leaf tensor; checks that only floating types require grad."""
+    if requires_grad and data.dtype.kind not in "fc":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    t = wrap(data)
+    t._requires_grad = requires_grad
+    return t
+
+
+def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
+    """Where a gradient for ``t`` goes: ``(grad_fn, output_nr)``, the leaf's AccumulateGrad, or None."""
+    fn = t._grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return (None, 0)
+
+
+def grad_accumulator(t: Tensor) -> AccumulateGrad:
+    """The leaf's AccumulateGrad node: one per leaf while any graph holds it."""
+    ref = t._acc
+    if ref is not None:
+        acc = ref()
+        if acc is not None:
+            return acc
+    acc = AccumulateGrad(t)
+    t._acc = weakref.ref(acc)
+    return acc
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """Normalise a possibly negative dim, with PyTorch's IndexError when out of range."""
+    low = -ndim if ndim else -1
+    high = ndim - 1 if ndim else 0
+    if dim < low or dim > high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return dim + ndim if dim < 0 else dim
+
+
+LEGACY_TYPE_NAMES: dict[DType, str] = {
+    _dtype.float32: "FloatTensor",
+    _dtype.float64: "DoubleTensor",
+    _dtype.float16: "HalfTensor",
+    _dtype.int64: "LongTensor",
+    _dtype.int32: "IntTensor",
+    _dtype.int16: "ShortTensor",
+    _dtype.int8: "CharTensor",
+    _dtype.uint8: "ByteTensor",
+    _dtype.bool: "BoolTensor",
+    _dtype.complex64: "ComplexFloatTensor",
+    _dtype.complex128: "ComplexDoubleTensor",
+}
+LEGACY_NAME_TO_DTYPE: dict[str, DType] = {v: k for k, v in LEGACY_TYPE_NAMES.items()}
+
+
+def grad_mode_enabled() -> bool:
+    """Shortcut used by hot paths (the thread-local flag)."""
+    return _grad_state.grad_enabled
+

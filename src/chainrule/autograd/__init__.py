@@ -1,0 +1,37 @@
+"""``chainrule.autograd``: the backward engine's public face.
+
+``backward`` and ``grad`` run the engine; ``Variable`` is the legacy wrapper; grad-mode switches
+live in :mod:`.grad_mode`.
+"""
+
+from __future__ import annotations
+
+from .engine import backward, grad
+from .grad_mode import (
+    detect_anomaly,
+    enable_grad,
+    inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    is_grad_enabled,
+    no_grad,
+    set_detect_anomaly,
+    set_grad_enabled,
+)
+from .node import AccumulateGrad, Node
+
+__all__ = [
+    "backward", "grad", "Variable", "Node", "AccumulateGrad", "no_grad", "enable_grad",
+    "set_grad_enabled", "inference_mode", "is_grad_enabled", "detect_anomaly",
+    "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+]
+
+
+def __getattr__(name: str) -> object:
+    # Modules that need Tensor are imported on first use: chainrule._tensor imports this
+    # package (for grad mode and nodes), so importing them eagerly would be circular.
+    if name == "Variable":
+        from .variable import Variable
+
+        return Variable
+    raise AttributeError(f"module 'chainrule.autograd' has no attribute '{name}'")

@@ -1,0 +1,701 @@
+"""The backward engine: dependency counting, a ready queue ordered as PyTorch orders it, and the
+single place where gradients are reduced to their input's shape and cast to its dtype.
+
+Everything here is iterative. A :class:`GraphTask` is one backward pass; :meth:`GraphTask.step`
+runs exactly one node, so the same engine serves ``backward()``, ``autograd.grad()`` and the
+step-by-step API (:func:`chainrule.autograd.stepping.backward_steps`).
+
+Gradients flowing through the engine are plain ndarrays when ``create_graph`` is False (the fast
+path: no Tensor objects, no graph recording) and Tensors when it is True (so the backward pass is
+itself recorded and can be differentiated again).
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .grad_mode import state as _state
+from .node import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = ["backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord"]
+
+_ndarray = np.ndarray
+
+CREATE_GRAPH_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak."
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shape reduction and casting: the one place where broadcasting is undone.
+
+def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
+    """Sum ``g`` over broadcast dimensions so it has ``shape``; None if it cannot be done."""
+    ndim = len(shape)
+    lead = g.ndim - ndim
+    if lead < 0:
+        return None
+    gshape = g.shape
+    axes = list(range(lead))
+    for i in range(ndim):
+        size = shape[i]
+        if gshape[lead + i] != size:
+            if size != 1:
+                return None
+            axes.append(lead + i)
+    if axes:
+        g = np.add.reduce(g, axis=tuple(axes), keepdims=True)
+    return g.reshape(shape)
+
+
+def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -> Any:
+    """Reduce and cast the gradient a node returned for one input to that input's metadata."""
+    shape, np_dtype = meta
+    if create_graph:
+        if g.shape != shape:
+            if _reduced_shape_ok(g.shape, shape):
+                g = g.sum_to_size(shape)
+            else:
+                _raise_invalid_gradient(node, index, g.shape, shape)
+        if g._data.dtype != np_dtype:
+            from .._dtype import from_numpy_dtype
+
+            g = g.to(from_numpy_dtype(np_dtype))
+        return g
+    if type(g) is not _ndarray:
+        g = np.asarray(g)
+    if g.shape != shape:
+        reduced = sum_to_shape(g, shape)
+        if reduced is None:
+            _raise_invalid_gradient(node, index, g.shape, shape)
+        g = reduced
+    if g.dtype != np_dtype:
+        g = g.astype(np_dtype)
+    return g
+
+
+def _reduced_shape_ok(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
+    lead = len(shape) - len(target)
+    if lead < 0:
+        return False
+    return all(t == s or t == 1 for s, t in zip(shape[lead:], target, strict=True))
+
+
+def _raise_invalid_gradient(node: Node, index: int, got: tuple, expected: tuple) -> None:
+    raise RuntimeError(
+        f"Function {node.name()} returned an invalid gradient at index {index} - got "
+        f"{list(got)} but expected shape compatible with {list(expected)}"
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Accumulation into leaves
+
+def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False) -> None:
+    """Add ``g`` into ``var.grad`` (creating it if needed), then run post-accumulate hooks."""
+    from .._tensor import wrap
+
+    old = var._grad
+    if not create_graph:
+        if type(g) is not _ndarray:
+            g = np.array(g)
+            owned = True
+        if old is None:
+            var._grad = wrap(g if owned and g.flags.writeable else g.copy())
+        else:
+            data = old._data
+            if data.flags.writeable and data.shape == g.shape and old._grad_fn is None:
+                np.add(data, g, out=data, casting="unsafe")
+                old._vc[0] += 1
+            else:
+                var._grad = wrap(data + g)
+    else:
+        from ..ops.copying import copy_for_grad
+
+        if old is None:
+            var._grad = copy_for_grad(g)
+        else:
+            var._grad = old + g
+    hooks = var._hooks
+    if hooks is not None and hooks.post_accumulate:
+        for hook in tuple(hooks.post_accumulate.values()):
+            hook(var)
+
+
+# ----------------------------------------------------------------------------------------------
+# One backward pass
+
+class StepRecord:
+    """What one engine step did (filled only when stepping is requested)."""
+
+    __slots__ = ("node", "grad_outputs", "grad_inputs", "index")
+
+    def __init__(self, node: Node, grad_outputs: tuple, grad_inputs: tuple, index: int) -> None:
+        self.node = node
+        self.grad_outputs = grad_outputs  # gradients flowing into the node (w.r.t. its outputs)
+        self.grad_inputs = grad_inputs  # gradients it sends, one per next_functions entry
+        self.index = index
+
+    def __repr__(self) -> str:
+        return f"StepRecord(index={self.index}, node={self.node.name()})"
+
+
+class GraphTask:
+    """State of one backward pass over the graph below ``roots``.
+
+    ``captures`` maps ``(node, input_nr)`` to an index in :attr:`captured` (for
+    ``autograd.grad``); ``accumulate_into`` restricts accumulation to those leaves/tensors
+    (``backward(inputs=...)``). Without either, every reachable node runs.
+    """
+
+    __slots__ = (
+        "keep_graph", "create_graph", "deps", "buffers", "heap", "counter", "captures",
+        "captured", "executes", "owned", "steps_done", "accumulate_into",
+    )
+
+    def __init__(
+        self,
+        roots: Sequence[tuple[Node, int]],
+        root_grads: Sequence[Any],
+        keep_graph: bool,
+        create_graph: bool,
+        captures: dict[tuple[Node, int], list[int]] | None = None,
+        accumulate_into: dict[tuple[Node, int], Tensor] | None = None,
+    ) -> None:
+        self.keep_graph = keep_graph
+        self.create_graph = create_graph
+        self.captures = captures
+        self.accumulate_into = accumulate_into
+        self.captured: list[Any] = [None] * (
+            1 + max((i for ids in captures.values() for i in ids), default=-1)
+        ) if captures else []
+        self.buffers: dict[Node, Any] = {}
+        self.owned: set[Node] = set()
+        self.heap: list[tuple[int, int, Node]] = []
+        self.counter = 0
+        self.steps_done = 0
+        root_nodes = [node for node, _ in roots]
+        self.deps = _count_dependencies(root_nodes)
+        self.executes: set[Node] | None = None
+        if captures is not None or accumulate_into is not None:
+            targets = set(node for node, _ in (captures or {}))
+            targets.update(node for node, _ in (accumulate_into or {}))
+            self.executes = _nodes_to_execute(root_nodes, self.deps, targets)
+            self.deps = _restricted_dependencies(root_nodes, self.executes, targets)
+        for (node, nr), g in zip(roots, root_grads, strict=True):
+            self._add_to_buffer(node, nr, g, owned=False)
+        for node in dict.fromkeys(root_nodes):
+            if self.deps.get(node, 0) == 0:
+                self._push(node)
+
+    # -- queue -----------------------------------------------------------------------------
+
+    def _push(self, node: Node) -> None:
+        self.counter += 1
+        heapq.heappush(self.heap, (-node._seq, self.counter, node))
+
+    def _add_to_buffer(self, node: Node, nr: int, g: Any, owned: bool) -> None:
+        buffers = self.buffers
+        n_out = node._n_out
+        if n_out == 1:
+            old = buffers.get(node)
+            if old is None:
+                buffers[node] = g
+                if owned:
+                    self.owned.add(node)
+            else:
+                buffers[node] = old + g
+                self.owned.add(node)
+            return
+        slots = buffers.get(node)
+        if slots is None:
+            slots = buffers[node] = [None] * n_out
+        old = slots[nr]
+        slots[nr] = g if old is None else old + g
+
+    # -- execution -------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Run every remaining step."""
+        prev = _state.grad_enabled
+        _state.grad_enabled = self.create_graph
+        try:
+            step = self.step
+            while self.heap:
+                step(False)
+        finally:
+            _state.grad_enabled = prev
+
+    def step(self, record: bool) -> StepRecord | None:
+        """Run the next ready node (highest sequence number first); None when done."""
+        if not self.heap:
+            return None
+        node = heapq.heappop(self.heap)[2]
+        grads = self.buffers.pop(node, None)
+        owned = node in self.owned
+        if owned:
+            self.owned.discard(node)
+        create_graph = self.create_graph
+        if node._hooks is not None and grads is not None:
+            grads = _call_pre_hooks(node, grads, create_graph)
+        index = self.steps_done
+        self.steps_done += 1
+
+        if self.captures is not None:
+            self._capture(node, grads)
+        if type(node) is AccumulateGrad:
+            if grads is not None and (
+                self.executes is None or (node, 0) in (self.accumulate_into or ())
+            ):
+                if node._hooks is not None or node.variable._hooks is not None:
+                    grads = _call_leaf_pre_hooks(node, grads, create_graph)
+                    owned = False
+                accumulate_grad(node.variable, grads, create_graph, owned)
+                if node._hooks is not None and node._hooks.post:
+                    _call_post_hooks(node, (), (grads,), create_graph)
+            return StepRecord(node, (grads,), (), index) if record else None
+        if self.executes is not None and node not in self.executes:
+            if self.accumulate_into is not None and grads is not None:
+                self._accumulate_non_leaf(node, grads)
+            return StepRecord(node, _as_tuple(grads, node), (), index) if record else None
+        if self.accumulate_into is not None and grads is not None:
+            self._accumulate_non_leaf(node, grads)
+
+        next_functions = node.next_functions
+        if grads is None:
+            outputs: tuple = (None,) * len(next_functions)
+        else:
+            outputs = node.apply(grads, create_graph)
+            if not self.keep_graph:
+                node.release()
+            if node._hooks is not None and node._hooks.post:
+                outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
+            if _state.anomaly:
+                _check_anomaly(node, outputs, create_graph)
+
+        deps = self.deps
+        executes = self.executes
+        in_meta = node._in_meta
+        fixed = [] if record else None
+        for i, (child, nr) in enumerate(next_functions):
+            if child is None:
+                if fixed is not None:
+                    fixed.append(None)
+                continue
+            if executes is not None and child not in deps:
+                continue
+            g = outputs[i]
+            if g is not None:
+                meta = in_meta[i]
+                if meta is not None and (
+                    create_graph or g.shape != meta[0] or g.dtype != meta[1]
+                ):
+                    g = _fix_grad(node, i, g, meta, create_graph)
+                # A fresh array (made by this node, not a view) can become a leaf's .grad as is.
+                fresh = (
+                    type(child) is AccumulateGrad and not create_graph
+                    and type(g) is _ndarray and g.base is None and g is not grads
+                )
+                self._add_to_buffer(child, nr, g, fresh)
+            if fixed is not None:
+                fixed.append(g)
+            remaining = deps[child] - 1
+            deps[child] = remaining
+            if remaining == 0:
+                self._push(child)
+        if record:
+            return StepRecord(node, _as_tuple(grads, node), tuple(fixed or ()), index)
+        return None
+
+    def _capture(self, node: Node, grads: Any) -> None:
+        captures = self.captures
+        assert captures is not None
+        if node._n_out == 1:
+            ids = captures.get((node, 0))
+            if ids is not None:
+                for i in ids:
+                    self.captured[i] = grads
+            return
+        for nr in range(node._n_out):
+            ids = captures.get((node, nr))
+            if ids is not None:
+                for i in ids:
+                    self.captured[i] = None if grads is None else grads[nr]
+
+    def _accumulate_non_leaf(self, node: Node, grads: Any) -> None:
+        """``backward(inputs=[non_leaf])``: accumulate into that tensor's ``.grad``."""
+        targets = self.accumulate_into
+        assert targets is not None
+        for nr in range(node._n_out):
+            t = targets.get((node, nr))
+            if t is None or type(node) is AccumulateGrad:
+                continue
+            g = grads if node._n_out == 1 else grads[nr]
+            if g is not None:
+                accumulate_grad(t, g, self.create_graph)
+
+
+def _as_tuple(grads: Any, node: Node) -> tuple:
+    if node._n_out == 1:
+        return (grads,)
+    return tuple(grads) if grads is not None else (None,) * node._n_out
+
+
+# ----------------------------------------------------------------------------------------------
+# Graph walks (explicit stacks, never recursion)
+
+def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
+    """For every node reachable from ``roots``, how many edges point at it."""
+    deps: dict[Node, int] = {}
+    seen = set(roots)
+    stack = list(seen)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            count = deps.get(child)
+            deps[child] = 1 if count is None else count + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _topological_order(roots: list[Node], deps: dict[Node, int]) -> list[Node]:
+    """Nodes ordered so every node comes before the nodes it sends gradients to."""
+    remaining = dict(deps)
+    order: list[Node] = []
+    stack = [n for n in dict.fromkeys(roots) if remaining.get(n, 0) == 0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            remaining[child] -= 1
+            if remaining[child] == 0:
+                stack.append(child)
+    return order
+
+
+def _nodes_to_execute(roots: list[Node], deps: dict[Node, int], targets: set[Node]) -> set[Node]:
+    """Nodes that lie on a path from a root to a target (the targets' own nodes excluded)."""
+    needed: set[Node] = set()
+    for node in reversed(_topological_order(roots, deps)):
+        for child, _ in node.next_functions:
+            if child is not None and (child in targets or child in needed):
+                needed.add(node)
+                break
+    return needed
+
+
+def _restricted_dependencies(
+    roots: list[Node], executes: set[Node], targets: set[Node]
+) -> dict[Node, int]:
+    """Dependency counts over edges from executing nodes to executing or target nodes."""
+    deps: dict[Node, int] = {}
+    for node in executes:
+        for child, _ in node.next_functions:
+            if child is not None and (child in executes or child in targets):
+                deps[child] = deps.get(child, 0) + 1
+    for root in roots:
+        deps.setdefault(root, 0)
+    return deps
+
+
+# ----------------------------------------------------------------------------------------------
+# Hooks
+
+def _wrap_grad(g: Any, create_graph: bool) -> Any:
+    if g is None or create_graph:
+        return g
+    from .._tensor import wrap
+
+    return wrap(np.asarray(g))
+
+
+def _unwrap_grad(t: Any, create_graph: bool) -> Any:
+    if t is None or create_graph:
+        return t
+    return t._data
+
+
+def _call_pre_hooks(node: Node, grads: Any, create_graph: bool) -> Any:
+    """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
+    hooks = node._hooks
+    assert hooks is not None
+    single = node._n_out == 1
+    slots = [grads] if single else list(grads)
+    for nr, fn in tuple(hooks.tensor_pre.values()):
+        g = slots[nr]
+        if g is None:
+            continue
+        result = fn(_wrap_grad(g, create_graph))
+        if result is not None:
+            slots[nr] = _unwrap_grad(result, create_graph)
+    for nr, ref in tuple(hooks.retains.items()):
+        t = ref()
+        g = slots[nr]
+        if t is None or g is None:
+            continue
+        if t._grad is None:
+            from .._tensor import wrap
+
+            t._grad = wrap(np.array(g)) if not create_graph else g.detach().clone()
+        else:
+            t._grad = t._grad + _wrap_grad(g, create_graph)
+    for fn in tuple(hooks.pre.values()):
+        result = fn(tuple(_wrap_grad(g, create_graph) for g in slots))
+        if result is not None:
+            slots = [_unwrap_grad(r, create_graph) for r in result]
+    return slots[0] if single else slots
+
+
+def _call_leaf_pre_hooks(node: AccumulateGrad, grads: Any, create_graph: bool) -> Any:
+    """Hooks registered on the leaf tensor, then pre-hooks on its AccumulateGrad node."""
+    var = node.variable
+    if var._hooks is not None:
+        for fn in tuple(var._hooks.pre.values()):
+            result = fn(_wrap_grad(grads, create_graph))
+            if result is not None:
+                grads = _unwrap_grad(result, create_graph)
+    if node._hooks is not None:
+        for fn in tuple(node._hooks.pre.values()):
+            result = fn((_wrap_grad(grads, create_graph),))
+            if result is not None:
+                grads = _unwrap_grad(result[0], create_graph)
+    return grads
+
+
+def _call_post_hooks(node: Node, outputs: tuple, grads_in: tuple, create_graph: bool) -> tuple:
+    hooks = node._hooks
+    assert hooks is not None
+    wrapped_out = tuple(_wrap_grad(g, create_graph) for g in outputs)
+    wrapped_in = tuple(_wrap_grad(g, create_graph) for g in grads_in)
+    for fn in tuple(hooks.post.values()):
+        result = fn(wrapped_out, wrapped_in)
+        if result is not None:
+            wrapped_out = tuple(result)
+    return tuple(_unwrap_grad(g, create_graph) for g in wrapped_out)
+
+
+def _check_anomaly(node: Node, outputs: tuple, create_graph: bool) -> None:
+    if not _state.anomaly_check_nan:
+        return
+    for i, g in enumerate(outputs):
+        if g is None:
+            continue
+        data = g._data if create_graph else np.asarray(g)
+        if data.dtype.kind in "fc" and np.isnan(data).any():
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
+
+
+# ----------------------------------------------------------------------------------------------
+# Public entry points (used by Tensor.backward, autograd.backward and autograd.grad)
+
+def _as_tensor_tuple(x: Any, what: str) -> tuple:
+    from .._tensor import Tensor
+
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _make_root_grads(
+    outputs: tuple, grad_outputs: tuple, create_graph: bool, is_grads_batched: bool = False
+) -> list[Any]:
+    """Check each given output gradient (or make the implicit one) like PyTorch does."""
+    from .._dtype import from_numpy_dtype
+    from .._tensor import Tensor, wrap
+
+    result: list[Any] = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
+        if g is None:
+            if out._requires_grad:
+                if out._data.size != 1:
+                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                if out._data.dtype.kind != "f":
+                    raise RuntimeError(
+                        "grad can be implicitly created only for real scalar outputs but got "
+                        f"{from_numpy_dtype(out._data.dtype)}"
+                    )
+            ones = _ones(out._data.shape, out._data.dtype)
+            result.append(wrap(ones) if create_graph else ones)
+            continue
+        if isinstance(g, Tensor):
+            if g._data.shape != out._data.shape:
+                from .._size import Size
+
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
+                    f"and output[{i}] has a shape of {Size(out._data.shape)}."
+                )
+            if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+                raise RuntimeError(
+                    f"For complex Tensors, both grad_output and output are required to have the "
+                    f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
+                    f"{from_numpy_dtype(g._data.dtype)} and output[{i}] has a dtype of "
+                    f"{from_numpy_dtype(out._data.dtype)}."
+                )
+            result.append(g if create_graph else g._data)
+        else:
+            raise TypeError(
+                f"gradients can be either Tensors or None, but got {type(g).__name__}"
+            )
+    return result
+
+
+_ONES_CACHE: dict[tuple, np.ndarray] = {}
+
+
+def _ones(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
+    """A read-only array of ones (cached for single-element shapes: seeding is per backward)."""
+    key = (shape, np_dtype)
+    ones = _ONES_CACHE.get(key)
+    if ones is None:
+        ones = np.ones(shape, np_dtype)
+        ones.flags.writeable = False
+        if ones.size == 1:
+            _ONES_CACHE[key] = ones
+    return ones
+
+
+def _root_edges(outputs: tuple) -> list[tuple[Node, int]]:
+    from .._tensor import gradient_edge
+
+    edges = []
+    for i, out in enumerate(outputs):
+        edge = gradient_edge(out)
+        if edge[0] is None:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        edges.append(edge)
+    return edges
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
+    from .._tensor import Tensor, gradient_edge
+
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outputs = _as_tensor_tuple(tensors, "tensors")
+    if grad_tensors is None:
+        grads_given: tuple = (None,) * len(outputs)
+    elif isinstance(grad_tensors, Tensor):
+        grads_given = (grad_tensors,)
+    else:
+        grads_given = tuple(grad_tensors)
+    if len(grads_given) != len(outputs):
+        raise RuntimeError(
+            f"got {len(grads_given)} tensors and {len(outputs)} gradients"
+        )
+    input_tensors = _as_tensor_tuple(inputs, "inputs")
+    if inputs is not None and not input_tensors:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    if create_graph:
+        warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
+    root_grads = _make_root_grads(outputs, grads_given, create_graph)
+    roots = _root_edges(outputs)
+    accumulate_into = None
+    if input_tensors:
+        accumulate_into = {}
+        for i, t in enumerate(input_tensors):
+            edge = gradient_edge(t)
+            if edge[0] is None:
+                raise RuntimeError(f"element {i} of the input tensors does not require grad")
+            accumulate_into[edge] = t
+    GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs`` (``torch.autograd.grad``)."""
+    from .._tensor import Tensor, gradient_edge, wrap
+
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, "
+            "but got: allow_unused=False."
+        )
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    outs = _as_tensor_tuple(outputs, "outputs")
+    ins = _as_tensor_tuple(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    if grad_outputs is None:
+        grads_given: tuple = (None,) * len(outs)
+    elif isinstance(grad_outputs, Tensor):
+        grads_given = (grad_outputs,)
+    else:
+        grads_given = tuple(grad_outputs)
+    if len(grads_given) != len(outs):
+        raise RuntimeError(
+            f"grad_outputs should be a sequence of length {len(outs)} but got {len(grads_given)}"
+        )
+    if retain_graph is None:
+        retain_graph = create_graph
+    root_grads = _make_root_grads(outs, grads_given, create_graph)
+    roots = _root_edges(outs)
+    captures: dict[tuple[Node, int], list[int]] = {}
+    for i, t in enumerate(ins):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(
+                "One of the differentiated Tensors does not require grad"
+            )
+        captures.setdefault(gradient_edge(t), []).append(i)
+    task = GraphTask(roots, root_grads, retain_graph, create_graph, captures=captures)
+    task.run()
+    result: list[Tensor | None] = []
+    for i, g in enumerate(task.captured + [None] * (len(ins) - len(task.captured))):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                from ..ops.creation import zeros_like
+
+                result.append(zeros_like(ins[i]))
+            else:
+                result.append(None)
+            continue
+        result.append(g if create_graph else wrap(np.array(g)))
+    return tuple(result)

@@ -1,0 +1,249 @@
+"""Global autograd state: grad mode, inference mode and anomaly mode, one place, per thread.
+
+Every switch here is thread-local (as in PyTorch): turning gradients off in one thread does not
+affect another. The context managers restore the previous value in ``finally`` and also work as
+decorators.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = [
+    "no_grad",
+    "enable_grad",
+    "set_grad_enabled",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "detect_anomaly",
+    "set_detect_anomaly",
+    "is_anomaly_enabled",
+    "is_anomaly_check_nan_enabled",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _State(threading.local):
+    """Per-thread switches; class attributes are each new thread's defaults."""
+
+    grad_enabled: bool = True
+    inference: bool = False
+    anomaly: bool = False
+    anomaly_check_nan: bool = True
+
+
+state = _State()
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations record a graph in this thread (``torch.is_grad_enabled``)."""
+    return state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode()`` block is active in this thread."""
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager that can also decorate a function (or a generator function)."""
+
+    def __call__(self, func: F) -> F:
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is deprecated and will be disabled in future versions.")
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def decorated(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return decorated  # type: ignore[return-value]
+
+    def _wrap_generator(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def generator(*args: Any, **kwargs: Any) -> Any:
+            gen = func(*args, **kwargs)
+            with self.clone():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with self.clone():
+                        gen.close()
+                    raise
+                except BaseException as exc:  # forward throws into the wrapped generator
+                    with self.clone():
+                        response = gen.throw(exc)
+                else:
+                    try:
+                        with self.clone():
+                            response = gen.send(request)
+                    except StopIteration as stop:
+                        return stop.value
+
+        return generator
+
+    def clone(self) -> _DecoratorContextManager:
+        return self.__class__()
+
+    def __enter__(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(self, *exc: object) -> None:
+        raise NotImplementedError
+
+
+class no_grad(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+    """Disable graph recording in this thread.
+
+    Example:
+        >>> import chainrule as torch
+        >>> x = torch.ones(2, requires_grad=True)
+        >>> with torch.no_grad():
+        ...     y = x * 2
+        >>> y.requires_grad
+        False
+    """
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = state.grad_enabled
+        state.grad_enabled = False
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self.prev
+
+
+class enable_grad(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+    """Enable graph recording in this thread (e.g. inside a ``no_grad`` block)."""
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = state.grad_enabled
+        state.grad_enabled = True
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self.prev
+
+
+class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+    """Set grad mode on or off; takes effect at once, and as a context manager restores it.
+
+    Example:
+        >>> import chainrule as torch
+        >>> _ = torch.set_grad_enabled(False)
+        >>> torch.is_grad_enabled()
+        False
+        >>> _ = torch.set_grad_enabled(True)
+    """
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+        self.prev = state.grad_enabled
+        self.mode = mode
+        state.grad_enabled = mode
+
+    def __call__(self, func: F) -> F:
+        # Used as a decorator: undo the immediate effect of construction.
+        state.grad_enabled = self.prev
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        state.grad_enabled = self.mode
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self.prev
+
+    def clone(self) -> set_grad_enabled:
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+    """Like ``no_grad`` (tensors made inside never require grad); ``mode=False`` is a no-op."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+        self.prev_grad = True
+        self.prev_inference = False
+
+    def __enter__(self) -> None:
+        self.prev_grad = state.grad_enabled
+        self.prev_inference = state.inference
+        if self.mode:
+            state.grad_enabled = False
+            state.inference = True
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled = self.prev_grad
+        state.inference = self.prev_inference
+
+    def clone(self) -> inference_mode:
+        return self.__class__(self.mode)
+
+
+def is_anomaly_enabled() -> bool:
+    """Whether anomaly detection is on in this thread."""
+    return state.anomaly
+
+
+def is_anomaly_check_nan_enabled() -> bool:
+    """Whether anomaly detection also checks backward outputs for NaN."""
+    return state.anomaly_check_nan
+
+
+class detect_anomaly(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+    """Record forward tracebacks on every node and check backward outputs for NaN."""
+
+    def __init__(self, check_nan: bool = True) -> None:
+        self.check_nan = check_nan
+        self.prev = False
+        self.prev_check_nan = True
+
+    def __enter__(self) -> None:
+        self.prev = state.anomaly
+        self.prev_check_nan = state.anomaly_check_nan
+        state.anomaly = True
+        state.anomaly_check_nan = self.check_nan
+
+    def __exit__(self, *exc: object) -> None:
+        state.anomaly = self.prev
+        state.anomaly_check_nan = self.prev_check_nan
+
+    def clone(self) -> detect_anomaly:
+        return self.__class__(self.check_nan)
+
+
+class set_detect_anomaly(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+    """Turn anomaly detection on or off; takes effect at once, restores as a context manager."""
+
+    def __init__(self, mode: bool, check_nan: bool = True) -> None:
+        self.prev = state.anomaly
+        self.prev_check_nan = state.anomaly_check_nan
+        self.mode = mode
+        self.check_nan = check_nan
+        state.anomaly = mode
+        state.anomaly_check_nan = check_nan
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        state.anomaly = self.prev
+        state.anomaly_check_nan = self.prev_check_nan
+
+    def clone(self) -> set_detect_anomaly:
+        return self.__class__(self.mode, self.check_nan)

@@ -1,0 +1,162 @@
+"""Backward-graph nodes: the base :class:`Node` and the per-leaf :class:`AccumulateGrad` sink.
+
+A node is what a tensor's ``grad_fn`` points at. It knows how to turn the gradient of its outputs
+into gradients of its inputs (:meth:`Node.apply`) and where those go next: ``next_functions``, a
+tuple with one ``(node or None, input_nr)`` pair per input, in input order. Leaves that require
+grad are reached through one :class:`AccumulateGrad` per leaf.
+
+No node refers back to the tensor it produced (that would be a reference cycle the garbage
+collector has to find); the tensor refers to the node, and the node to its inputs' nodes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = [
+    "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
+]
+
+SECOND_BACKWARD_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+# Sequence numbers order the engine's ready queue: the most recently created node runs first.
+# AccumulateGrad nodes sort above every op node (PyTorch gives them the maximum number).
+_sequence = itertools.count()
+next_sequence_nr = _sequence.__next__
+_ACCUMULATE_SEQ_BASE = 1 << 62
+
+
+class RemovableHandle:
+    """Returned by ``register_*hook``; ``remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks_ref", "id")
+    _next_id = itertools.count()
+
+    def __init__(self, hooks_dict: HookDict) -> None:
+        self._hooks_ref = weakref.ref(hooks_dict)
+        self.id = next(RemovableHandle._next_id)
+
+    def remove(self) -> None:
+        """Unregister the hook (a second call does nothing)."""
+        hooks = self._hooks_ref()
+        if hooks is not None:
+            hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+class HookDict(dict):
+    """A dict that can be weakly referenced (plain dicts cannot)."""
+
+    __slots__ = ("__weakref__",)
+
+
+class NodeHooks:
+    """Hooks attached to one node, created on first registration (most nodes have none)."""
+
+    __slots__ = ("tensor_pre", "retains", "pre", "post", "metadata")
+
+    def __init__(self) -> None:
+        # tensor_pre: hooks registered on the node's output tensors: id -> (output_nr, fn)
+        self.tensor_pre: HookDict = HookDict()
+        # retains: output_nr -> weak reference to a non-leaf tensor that called retain_grad()
+        self.retains: dict[int, weakref.ref] = {}
+        self.pre: HookDict = HookDict()
+        self.post: HookDict = HookDict()
+        self.metadata: dict[str, Any] | None = None
+
+
+class Node:
+    """A node of the backward graph (what ``tensor.grad_fn`` returns).
+
+    Subclasses implement :meth:`apply`. Attributes every node has:
+
+    * ``next_functions`` -- ``((node | None, input_nr), ...)``, one pair per input;
+    * ``_seq`` -- creation order, used by the engine to order execution;
+    * ``_in_meta`` -- per input, ``(shape, numpy dtype)`` of the input (``None`` if that input
+      needs no gradient), so the engine can reduce broadcast gradients and cast them once.
+    """
+
+    __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "_anomaly_trace", "__weakref__")
+
+    _n_out = 1
+
+    def name(self) -> str:
+        """The node's name, e.g. ``'MulBackward0'``."""
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        """Map the gradient(s) of this node's outputs to one gradient per input (or None)."""
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Drop saved values after a backward pass that does not retain the graph."""
+
+    def _sequence_nr(self) -> int:
+        return self._seq
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """A dict for user data attached to the node (as ``Node.metadata`` in PyTorch)."""
+        hooks = self._get_hooks()
+        if hooks.metadata is None:
+            hooks.metadata = {}
+        return hooks.metadata
+
+    def _get_hooks(self) -> NodeHooks:
+        hooks = self._hooks
+        if hooks is None:
+            hooks = self._hooks = NodeHooks()
+        return hooks
+
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """Run ``fn(grad_inputs, grad_outputs)`` after this node; it may return new grad_inputs."""
+        hooks = self._get_hooks().post
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """Run ``fn(grad_outputs)`` before this node; it may return new grad_outputs."""
+        hooks = self._get_hooks().pre
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
+        return handle
+
+
+class AccumulateGrad(Node):
+    """The sink that adds a gradient into a leaf's ``.grad``; ``.variable`` is that leaf."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        self.next_functions = ()
+        self._seq = _ACCUMULATE_SEQ_BASE + next_sequence_nr()
+        self._in_meta = ()
+        self._hooks = None
+        self._anomaly_trace = None
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        from .engine import accumulate_grad
+
+        accumulate_grad(self.variable, grads, create_graph)
+        return ()

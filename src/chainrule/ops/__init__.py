@@ -1,0 +1,281 @@
+"""The op table and the public functions built on it.
+
+Importing this package registers every op, builds the two ``F`` namespaces derivatives receive
+(NumPy forwards for the fast path, the public ops for ``create_graph=True``) and attaches the
+ops to :class:`~chainrule.Tensor` as methods and operators.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .._backend import special
+from .._tensor import Tensor
+from . import activation, copying, creation, linalg, pointwise, reduction, shape
+from ._registry import apply, bind_namespaces
+
+__all__ = ["activation", "copying", "creation", "linalg", "pointwise", "reduction", "shape"]
+
+
+# ----------------------------------------------------------------------------------------------
+# The derivative namespaces. Each entry is a public op; on the fast path its NumPy forward is
+# used directly (same signature, arrays in and out).
+
+_PRIMITIVES: dict[str, Any] = {
+    "exp": pointwise.exp,
+    "log": pointwise.log,
+    "log1p": pointwise.log1p,
+    "sqrt": pointwise.sqrt,
+    "sin": pointwise.sin,
+    "cos": pointwise.cos,
+    "sinh": pointwise.sinh,
+    "cosh": pointwise.cosh,
+    "tanh": pointwise.tanh,
+    "sigmoid": pointwise.sigmoid,
+    "sign": pointwise.sign,
+    "abs": pointwise.abs,
+    "floor": pointwise.floor,
+    "trunc": pointwise.trunc,
+    "isnan": pointwise.isnan,
+    "isfinite": pointwise.isfinite,
+    "where": pointwise._where,
+    "clamp": pointwise._clamp_scalar,
+    "maximum": pointwise.maximum,
+    "minimum": pointwise.minimum,
+    "sum": reduction._sum_dim,
+    "expand": shape._expand,
+    "reshape": shape._unsafe_view,
+    "unsqueeze": shape.unsqueeze,
+    "t": shape.t,
+    "transpose": shape.transpose,
+    "permute": shape._permute,
+    "mm": linalg.mm,
+    "mv": linalg.mv,
+    "bmm": linalg.bmm,
+}
+
+
+def _numpy_outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.multiply.outer(a, b)
+
+
+def _build_namespaces() -> None:
+    numpy_ns = SimpleNamespace(**{name: fn.op.forward for name, fn in _PRIMITIVES.items()})
+    numpy_ns.outer = _numpy_outer
+    numpy_ns.erf = special.erf
+    tensor_ns = SimpleNamespace(**_PRIMITIVES)
+    tensor_ns.outer = linalg.outer
+    tensor_ns.erf = pointwise.erf
+    bind_namespaces(numpy_ns, tensor_ns)
+
+
+_build_namespaces()
+
+
+# ----------------------------------------------------------------------------------------------
+# Tensor methods
+
+_METHODS: dict[str, Any] = {}
+for _module in (pointwise, reduction, linalg, activation):
+    for _name in _module.__all__:
+        _fn = getattr(_module, _name)
+        if callable(_fn) and not _name.startswith("_"):
+            _METHODS[_name] = _fn
+for _name in ("apply_reduction", "binary_cross_entropy_with_logits", "softplus_", "linear",
+              "normalize_dims", "expand_reduced"):
+    _METHODS.pop(_name, None)
+
+_METHODS.update(
+    {
+        "view": shape.view,
+        "view_as": shape.view_as,
+        "reshape": shape.reshape,
+        "reshape_as": shape.reshape_as,
+        "flatten": shape.flatten,
+        "ravel": shape.ravel,
+        "unflatten": shape.unflatten,
+        "squeeze": shape.squeeze,
+        "unsqueeze": shape.unsqueeze,
+        "t": shape.t,
+        "transpose": shape.transpose,
+        "swapaxes": shape.swapaxes,
+        "swapdims": shape.swapdims,
+        "permute": shape.permute,
+        "movedim": shape.movedim,
+        "moveaxis": shape.moveaxis,
+        "adjoint": shape.adjoint,
+        "expand": shape.expand,
+        "expand_as": shape.expand_as,
+        "broadcast_to": shape.broadcast_to,
+        "clone": copying.clone,
+        "contiguous": copying.contiguous,
+        "to": copying.to,
+        "float": copying.float_,
+        "double": copying.double,
+        "half": copying.half,
+        "long": copying.long,
+        "int": copying.int_,
+        "short": copying.short,
+        "char": copying.char,
+        "byte": copying.byte,
+        "bool": copying.bool_,
+        "cpu": copying.cpu,
+        "cuda": copying.cuda,
+        "type_as": copying.type_as,
+        "softmax": activation.softmax,
+        "log_softmax": activation.log_softmax,
+        "new_tensor": None,
+    }
+)
+_METHODS.pop("new_tensor")
+
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+
+def _property(fn: Any, doc: str) -> property:
+    return property(fn, doc=doc)
+
+
+Tensor.T = _property(shape.full_transpose, "All dimensions reversed.")  # type: ignore[attr-defined]
+Tensor.mT = _property(shape.matrix_transpose, "The last two dimensions swapped.")  # type: ignore[attr-defined]
+Tensor.H = _property(shape.full_transpose, "Conjugate transpose (real tensors: ``T``).")  # type: ignore[attr-defined]
+Tensor.mH = _property(shape.matrix_transpose, "Conjugate ``mT``.")  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------------------------------------
+# Operators. The common case goes straight to ``apply`` with positional arguments.
+
+_ADD = pointwise.add.op
+_SUB = pointwise.sub.op
+_MUL = pointwise.mul.op
+_DIV = pointwise._div.op
+_number_types = (int, float, bool, complex)
+
+
+def _operand_ok(other: Any) -> bool:
+    return isinstance(other, Tensor) or type(other) in _number_types or isinstance(other, np.generic)
+
+
+def _binary(op_def: Any, extra: tuple = ()) -> tuple[Any, Any]:
+    def forward(self: Tensor, other: Any) -> Any:
+        if not _operand_ok(other):
+            return NotImplemented
+        return apply(op_def, (self, other) + extra)
+
+    def reflected(self: Tensor, other: Any) -> Any:
+        if not _operand_ok(other):
+            return NotImplemented
+        return apply(op_def, (self, other) + extra)
+
+    return forward, reflected
+
+
+Tensor.__add__, Tensor.__radd__ = _binary(_ADD, (1,))  # type: ignore[method-assign]
+Tensor.__mul__, Tensor.__rmul__ = _binary(_MUL)  # type: ignore[method-assign]
+Tensor.__sub__ = _binary(_SUB, (1,))[0]  # type: ignore[method-assign]
+Tensor.__truediv__ = _binary(_DIV)[0]  # type: ignore[method-assign]
+
+
+def _rsub(self: Tensor, other: Any) -> Any:
+    if not _operand_ok(other):
+        return NotImplemented
+    return pointwise.rsub(self, other)
+
+
+def _rtruediv(self: Tensor, other: Any) -> Any:
+    if not _operand_ok(other):
+        return NotImplemented
+    # PyTorch computes ``other / self`` as ``self.reciprocal() * other``.
+    return pointwise.reciprocal(self) * other
+
+
+def _floordiv(self: Tensor, other: Any) -> Any:
+    return pointwise.floor_divide(self, other) if _operand_ok(other) else NotImplemented
+
+
+def _rfloordiv(self: Tensor, other: Any) -> Any:
+    if not _operand_ok(other):
+        return NotImplemented
+    return pointwise.floor_divide(_as_tensor_like(other, self), self)
+
+
+def _mod(self: Tensor, other: Any) -> Any:
+    return pointwise.remainder(self, other) if _operand_ok(other) else NotImplemented
+
+
+def _rmod(self: Tensor, other: Any) -> Any:
+    if not _operand_ok(other):
+        return NotImplemented
+    return pointwise.remainder(_as_tensor_like(other, self), self)
+
+
+def _as_tensor_like(value: Any, like: Tensor) -> Tensor:
+    """A number as a 0-d tensor, with the dtype PyTorch's wrapped numbers get."""
+    from .. import _dtype
+
+    d = _dtype.combine(None, None, _dtype.scalar_category(value))
+    return creation.tensor(value, dtype=d)
+
+
+def _pow(self: Tensor, other: Any) -> Any:
+    return pointwise.pow(self, other) if _operand_ok(other) else NotImplemented
+
+
+def _rpow(self: Tensor, other: Any) -> Any:
+    return pointwise.pow(other, self) if _operand_ok(other) else NotImplemented
+
+
+def _matmul(self: Tensor, other: Any) -> Any:
+    return linalg.matmul(self, other) if isinstance(other, Tensor) else NotImplemented
+
+
+def _rmatmul(self: Tensor, other: Any) -> Any:
+    return linalg.matmul(other, self) if isinstance(other, Tensor) else NotImplemented
+
+
+def _compare(fn: Any) -> Any:
+    def compare(self: Tensor, other: Any) -> Any:
+        if not _operand_ok(other):
+            return NotImplemented
+        return fn(self, other)
+
+    return compare
+
+
+def _logical(fn: Any) -> Any:
+    def logical(self: Tensor, other: Any) -> Any:
+        if not _operand_ok(other):
+            return NotImplemented
+        return fn(self, other)
+
+    return logical
+
+
+Tensor.__rsub__ = _rsub  # type: ignore[method-assign]
+Tensor.__rtruediv__ = _rtruediv  # type: ignore[method-assign]
+Tensor.__floordiv__ = _floordiv  # type: ignore[method-assign]
+Tensor.__rfloordiv__ = _rfloordiv  # type: ignore[method-assign]
+Tensor.__mod__ = _mod  # type: ignore[method-assign]
+Tensor.__rmod__ = _rmod  # type: ignore[method-assign]
+Tensor.__pow__ = _pow  # type: ignore[method-assign]
+Tensor.__rpow__ = _rpow  # type: ignore[method-assign]
+Tensor.__matmul__ = _matmul  # type: ignore[method-assign]
+Tensor.__rmatmul__ = _rmatmul  # type: ignore[method-assign]
+Tensor.__neg__ = pointwise.neg  # type: ignore[method-assign]
+Tensor.__pos__ = lambda self: self  # type: ignore[method-assign]
+Tensor.__abs__ = pointwise.abs  # type: ignore[method-assign]
+Tensor.__invert__ = pointwise.bitwise_not  # type: ignore[method-assign]
+Tensor.__eq__ = _compare(pointwise.eq)  # type: ignore[method-assign,assignment]
+Tensor.__ne__ = _compare(pointwise.ne)  # type: ignore[method-assign,assignment]
+Tensor.__lt__ = _compare(pointwise.lt)  # type: ignore[method-assign]
+Tensor.__le__ = _compare(pointwise.le)  # type: ignore[method-assign]
+Tensor.__gt__ = _compare(pointwise.gt)  # type: ignore[method-assign]
+Tensor.__ge__ = _compare(pointwise.ge)  # type: ignore[method-assign]
+Tensor.__and__ = Tensor.__rand__ = _logical(pointwise.bitwise_and)  # type: ignore[method-assign]
+Tensor.__or__ = Tensor.__ror__ = _logical(pointwise.bitwise_or)  # type: ignore[method-assign]
+Tensor.__xor__ = Tensor.__rxor__ = _logical(pointwise.bitwise_xor)  # type: ignore[method-assign]
+Tensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign,assignment]

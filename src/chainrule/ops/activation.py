@@ -1,0 +1,170 @@
+"""Softmax-family ops and the logistic loss the seed articles use.
+
+(``nn.functional`` re-exports these; losses and layers beyond them live in ``ops/nn_ops.py``.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._dtype import to_dtype
+from .._tensor import Tensor, wrap_dim
+from ._registry import op
+
+__all__ = ["softmax", "log_softmax", "binary_cross_entropy_with_logits", "apply_reduction"]
+
+
+def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
+    if dim is None:
+        # PyTorch's legacy rule for an implicit dim (with a deprecation warning).
+        import warnings
+
+        warnings.warn(
+            f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+            "include dim=X as an argument.",
+            UserWarning,
+            stacklevel=4,
+        )
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return wrap_dim(dim, max(ndim, 1)) if ndim else 0
+
+
+@op("SoftmaxBackward0")
+def _softmax(self, dim):
+    if self.ndim == 0:
+        return np.ones_like(self)
+    shifted = self - np.max(self, axis=dim, keepdims=True)
+    e = np.exp(shifted)
+    e /= np.sum(e, axis=dim, keepdims=True)
+    return e
+
+
+@_softmax.derivative("self")
+def _(F, grad, result, dim):
+    if len(result.shape) == 0:
+        return grad * 0
+    return result * (grad - F.sum(grad * result, dim, True))
+
+
+@op("LogSoftmaxBackward0")
+def _log_softmax(self, dim):
+    if self.ndim == 0:
+        return np.zeros_like(self)
+    shifted = self - np.max(self, axis=dim, keepdims=True)
+    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+
+
+@_log_softmax.derivative("self")
+def _(F, grad, result, dim):
+    if len(result.shape) == 0:
+        return grad * 0
+    return grad - F.exp(result) * F.sum(grad, dim, True)
+
+
+def _cast_input(input: Tensor, dtype: Any) -> Tensor:
+    if dtype is None:
+        if input._data.dtype.kind not in "fc":
+            raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for \'{_type(input)}\'')
+        return input
+    return input.to(to_dtype(dtype))
+
+
+def _type(t: Tensor) -> str:
+    from .reduction import _SCALAR_TYPE_NAMES
+
+    return _SCALAR_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``."""
+    return _softmax(_cast_input(input, dtype), _softmax_dim(input._data.ndim, dim, "softmax"))
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``log(softmax(x))`` along ``dim``, computed stably."""
+    return _log_softmax(
+        _cast_input(input, dtype), _softmax_dim(input._data.ndim, dim, "log_softmax")
+    )
+
+
+def apply_reduction(loss: np.ndarray, reduction: str) -> np.ndarray:
+    """'none' | 'mean' | 'sum' on an element-wise loss array."""
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return np.asarray(np.mean(loss, dtype=loss.dtype))
+    if reduction == "sum":
+        return np.asarray(np.sum(loss, dtype=loss.dtype))
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduction_scale(F: Any, grad: Any, shape: tuple[int, ...], reduction: str) -> Any:
+    if reduction == "mean":
+        count = int(np.prod(shape)) if shape else 1
+        return grad / count
+    return grad
+
+
+# As in PyTorch, weight and pos_weight are not differentiable (no edges for them).
+@op(
+    "BinaryCrossEntropyWithLogitsBackward0",
+    inputs=("self", "target"),
+    tensor_params=("weight", "pos_weight"),
+)
+def _bce_with_logits(self, target, weight, pos_weight, reduction):
+    x = self
+    softplus_neg = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # log(1 + exp(-x))
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        loss = (1 - target) * x + log_weight * softplus_neg
+    else:
+        loss = (1 - target) * x + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return apply_reduction(np.asarray(loss, dtype=x.dtype), reduction)
+
+
+@_bce_with_logits.derivative("self")
+def _(F, grad, self, target, weight, pos_weight, reduction, self_shape):
+    if pos_weight is not None:
+        log_weight = (pos_weight - 1) * target + 1
+        g = log_weight * F.sigmoid(self) - pos_weight * target
+    else:
+        g = F.sigmoid(self) - target
+    if weight is not None:
+        g = g * weight
+    return _reduction_scale(F, grad, self_shape, reduction) * g
+
+
+@_bce_with_logits.derivative("target")
+def _(F, grad, self, target, weight, pos_weight, reduction, target_shape):
+    softplus_neg = F.log1p(F.exp(-F.abs(self))) + F.clamp(-self, 0, None)
+    if pos_weight is not None:
+        g = (pos_weight - 1) * softplus_neg - self
+    else:
+        g = -self
+    if weight is not None:
+        g = g * weight
+    return _reduction_scale(F, grad, target_shape if len(target_shape) else (), reduction) * g
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: Any = None,
+    reduce: Any = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Sigmoid + binary cross-entropy in one numerically stable op."""
+    if target._data.shape != input._data.shape:
+        raise ValueError(
+            f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+        )
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _bce_with_logits(input, target, weight, pos_weight, reduction)
+

@@ -1,0 +1,133 @@
+"""Copies and conversions: clone, contiguous, ``to``/``type`` casts, and the gradient copy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import _dtype
+from .._dtype import to_dtype
+from .._size import device as Device
+from .._tensor import Tensor, wrap
+from ._registry import op
+
+__all__ = [
+    "clone", "contiguous", "to", "float_", "double", "half", "long", "int_", "short", "char",
+    "byte", "bool_", "cpu", "copy_for_grad", "type_as", "view_dtype",
+]
+
+
+@op("CloneBackward0")
+def clone(self, *, memory_format=None):
+    """A copy that stays in the graph (its gradient flows back to ``self``)."""
+    return self.copy()
+
+
+@clone.derivative("self")
+def _(F, grad):
+    return grad
+
+
+def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` if its memory is row-major and dense, otherwise a copy (``CloneBackward0``)."""
+    if self._data.flags.c_contiguous:
+        return self
+    return clone(self)
+
+
+@op("ToCopyBackward0")
+def _to_copy(self, dtype):
+    return self.astype(dtype.np)
+
+
+@_to_copy.derivative("self")
+def _(F, grad, self_shape):
+    # The engine casts the gradient back to the input's dtype.
+    return grad
+
+
+@op("CopyBackwards")
+def copy_for_grad(self):
+    """A copy of a gradient stored into ``.grad`` when ``create_graph=True``."""
+    return self.copy()
+
+
+@copy_for_grad.derivative("self")
+def _(F, grad):
+    return grad
+
+
+def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool]:
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` -> (dtype, copy)."""
+    dtype = kwargs.pop("dtype", None)
+    copy = bool(kwargs.pop("copy", False))
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    device = kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype = arg.dtype
+        elif isinstance(arg, _dtype.dtype) or arg in (float, int, bool):
+            dtype = to_dtype(arg)
+        elif isinstance(arg, str | Device):
+            device = arg
+        elif isinstance(arg, bool):
+            copy = copy or arg
+        elif arg is None:
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(arg).__name__})")
+    if device is not None:
+        Device(device)
+    return dtype, copy
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Convert dtype (or device: only the CPU exists); returns ``self`` if nothing changes."""
+    dtype, copy = _parse_to(args, dict(kwargs))
+    if dtype is None or self._data.dtype == dtype.np:
+        return clone(self) if copy else self
+    return _to_copy(self, dtype)
+
+
+def _cast(d: _dtype.dtype, name: str):
+    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+        return to(self, d)
+
+    cast.__name__ = name
+    cast.__doc__ = f"``self.to({d!r})``."
+    return cast
+
+
+float_ = _cast(_dtype.float32, "float")
+double = _cast(_dtype.float64, "double")
+half = _cast(_dtype.float16, "half")
+long = _cast(_dtype.int64, "long")
+int_ = _cast(_dtype.int32, "int")
+short = _cast(_dtype.int16, "short")
+char = _cast(_dtype.int8, "char")
+byte = _cast(_dtype.uint8, "byte")
+bool_ = _cast(_dtype.bool, "bool")
+
+
+def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
+    """``self`` (chainrule tensors always live on the CPU)."""
+    return self
+
+
+def cuda(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Not available: chainrule runs on the CPU only."""
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """``self.to(other.dtype)``."""
+    return to(self, other.dtype)
+
+
+def view_dtype(self: Tensor, dtype: Any) -> Tensor:
+    """Reinterpret the bytes as another dtype (not differentiable)."""
+    d = to_dtype(dtype)
+    return wrap(self._data.view(d.np))
+

@@ -1,0 +1,1140 @@
+"""Element-wise ops: arithmetic, powers, exponentials, trigonometry, activations, comparisons.
+
+Each op: its NumPy forward, then one derivative per differentiable input. Gradients are returned
+at the broadcast shape; the engine reduces them to each input's shape.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._backend import special
+from ._registry import ARITH, COMPARE, FLOAT, KEEP, op
+
+__all__ = [
+    "add", "sub", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
+    "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
+    "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
+    "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh",
+    "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "clamp", "clip",
+    "clamp_min", "clamp_max", "minimum", "maximum", "fmin", "fmax", "where", "lerp",
+    "floor", "ceil", "round", "trunc", "frac", "eq", "ne", "lt", "le", "gt", "ge", "greater",
+    "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
+    "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+    "isnan", "isinf", "isfinite", "nan_to_num", "hypot", "xlogy", "softplus_", "heaviside",
+]
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _is_bool(x: Any) -> bool:
+    return isinstance(x, np.ndarray | np.bool_) and x.dtype == np.bool_ or type(x) is bool
+
+
+# ------------------------------------------------------------------------------------------------
+# add / sub / mul / div
+
+
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH)
+def add(self, other, *, alpha=1):
+    """``self + alpha * other``, broadcasting."""
+    if alpha == 1:
+        return self + other
+    return self + alpha * other
+
+
+@add.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@add.derivative("other")
+def _(F, grad, alpha):
+    return grad if alpha == 1 else grad * alpha
+
+
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH)
+def sub(self, other, *, alpha=1):
+    """``self - alpha * other``, broadcasting."""
+    if _is_bool(self) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead."
+        )
+    if alpha == 1:
+        return self - other
+    return self - alpha * other
+
+
+@sub.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@sub.derivative("other")
+def _(F, grad, alpha):
+    return -grad if alpha == 1 else grad * -alpha
+
+
+@op("RsubBackward0", inputs=("self", "other"), promote=ARITH)
+def _rsub_tensor(self, other, *, alpha=1):
+    return other - self if alpha == 1 else other - alpha * self
+
+
+@_rsub_tensor.derivative("self")
+def _(F, grad, alpha):
+    return -grad if alpha == 1 else grad * -alpha
+
+
+@_rsub_tensor.derivative("other")
+def _(F, grad):
+    return grad
+
+
+@op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",))
+def _rsub_scalar(self, other, alpha=1):
+    return other - self if alpha == 1 else other - alpha * self
+
+
+@_rsub_scalar.derivative("self")
+def _(F, grad, alpha):
+    return -grad if alpha == 1 else grad * -alpha
+
+
+def rsub(input, other, *, alpha=1):
+    """``other - alpha * input``."""
+    from .._tensor import Tensor
+
+    if isinstance(other, Tensor):
+        return _rsub_tensor(input, other, alpha=alpha)
+    return _rsub_scalar(input, other, alpha)
+
+
+@op("MulBackward0", inputs=("self", "other"), promote=ARITH)
+def mul(self, other):
+    """Element-wise product, broadcasting."""
+    return self * other
+
+
+@mul.derivative("self")
+def _(F, grad, other):
+    return grad * other
+
+
+@mul.derivative("other")
+def _(F, grad, self):
+    return grad * self
+
+
+@op("DivBackward0", inputs=("self", "other"), promote=FLOAT)
+def _div(self, other):
+    return self / other
+
+
+@_div.derivative("self")
+def _(F, grad, other):
+    return grad / other
+
+
+@_div.derivative("other")
+def _(F, grad, self, other):
+    return -grad * self / (other * other)
+
+
+@op("DivBackward0", inputs=("self", "other"), promote=ARITH)
+def _div_rounding(self, other, rounding_mode):
+    if rounding_mode == "trunc":
+        if self.dtype.kind in "iub" and np.asarray(other).dtype.kind in "iub":
+            return _int_div_trunc(self, other)
+        return np.trunc(self / other)
+    if rounding_mode == "floor":
+        return np.floor_divide(self, other)
+    raise RuntimeError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+        f"'{rounding_mode}'"
+    )
+
+
+def _int_div_trunc(a, b):
+    q = np.floor_divide(a, b)
+    r = a - q * b
+    return q + ((r != 0) & ((a < 0) != (np.asarray(b) < 0)))
+
+
+@_div_rounding.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@_div_rounding.derivative("other")
+def _(F, grad):
+    return grad * 0
+
+
+def div(input, other, *, rounding_mode=None):
+    """``input / other`` (true division), or rounded with ``rounding_mode='trunc'|'floor'``."""
+    if rounding_mode is None:
+        return _div(input, other)
+    return _div_rounding(input, other, rounding_mode)
+
+
+def true_divide(input, other):
+    """Alias of ``div`` without rounding."""
+    return _div(input, other)
+
+
+divide = div
+
+
+@op("NotImplemented", inputs=("self", "other"), promote=ARITH)
+def floor_divide(self, other):
+    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch."""
+    return np.floor_divide(self, other)
+
+
+@op("RemainderBackward1", inputs=("self", "other"), promote=ARITH)
+def _remainder_tensor(self, other):
+    return np.mod(self, other)
+
+
+@_remainder_tensor.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@_remainder_tensor.derivative("other")
+def _(F, grad, self, other):
+    return -grad * F.floor(self / other)
+
+
+@op("RemainderBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
+def _remainder_scalar(self, other):
+    return np.mod(self, other)
+
+
+@_remainder_scalar.derivative("self")
+def _(F, grad):
+    return grad
+
+
+def remainder(input, other):
+    """Python-style modulus: the result has the sign of ``other``."""
+    from .._tensor import Tensor
+
+    if isinstance(other, Tensor):
+        return _remainder_tensor(input, other)
+    if not isinstance(input, Tensor):
+        from .creation import scalar_tensor
+
+        return _remainder_tensor(scalar_tensor(input), other)
+    return _remainder_scalar(input, other)
+
+
+@op("FmodBackward1", inputs=("self", "other"), promote=ARITH)
+def fmod(self, other):
+    """C-style modulus: the result has the sign of ``self``."""
+    return np.fmod(self, other)
+
+
+@fmod.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@fmod.derivative("other")
+def _(F, grad, self, other):
+    return -grad * F.trunc(self / other)
+
+
+# ------------------------------------------------------------------------------------------------
+# powers
+
+
+def _check_int_pow(base, exponent):
+    if (
+        isinstance(base, np.ndarray) and base.dtype.kind in "iu"
+        and np.any(np.asarray(exponent) < 0)
+        and np.asarray(exponent).dtype.kind in "iu"
+    ):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+@op("PowBackward0", inputs=("self",), promote=ARITH, promote_with=("exponent",))
+def _pow_scalar(self, exponent):
+    _check_int_pow(self, exponent)
+    if exponent == 2:
+        return self * self
+    if exponent == 0.5:
+        return np.sqrt(self)
+    return np.power(self, exponent)
+
+
+@_pow_scalar.derivative("self")
+def _(F, grad, self, exponent):
+    if exponent == 0:
+        return grad * 0
+    if exponent == 2:
+        return grad * (self * 2)
+    return grad * (exponent * self ** (exponent - 1))
+
+
+@op("PowBackward1", inputs=("self", "exponent"), promote=ARITH)
+def _pow_tensor(self, exponent):
+    _check_int_pow(self, exponent)
+    return np.power(self, exponent)
+
+
+@_pow_tensor.derivative("self")
+def _(F, grad, self, exponent):
+    return grad * (exponent * self ** (exponent - 1))
+
+
+@_pow_tensor.derivative("exponent")
+def _(F, grad, self, exponent, result):
+    # d/de self**e = self**e * log(self); where self == 0 and e >= 0 the limit is 0.
+    safe = F.where((self == 0) & (exponent >= 0), 1, self)
+    return grad * (result * F.log(safe))
+
+
+@op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",))
+def _pow_scalar_base(self, exponent):
+    return np.power(self, exponent)
+
+
+@_pow_scalar_base.derivative("exponent")
+def _(F, grad, self, result):
+    if self == 0:
+        return grad * 0
+    return grad * (result * math.log(self))
+
+
+def pow(input, exponent):  # noqa: A001 - torch-style name
+    """``input ** exponent``; either may be a number."""
+    from .._tensor import Tensor
+
+    if isinstance(exponent, Tensor):
+        if isinstance(input, Tensor):
+            return _pow_tensor(input, exponent)
+        return _pow_scalar_base(input, exponent)
+    return _pow_scalar(input, exponent)
+
+
+def square(input):
+    """``input ** 2``."""
+    return _pow_scalar(input, 2)
+
+
+# ------------------------------------------------------------------------------------------------
+# sign-like
+
+
+@op("NegBackward0", promote=KEEP)
+def neg(self):
+    """``-self``."""
+    if self.dtype == np.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    return np.negative(self)
+
+
+@neg.derivative("self")
+def _(F, grad):
+    return -grad
+
+
+negative = neg
+
+
+@op("AbsBackward0", promote=KEEP)
+def abs(self):  # noqa: A001 - torch-style name
+    """Absolute value."""
+    return np.abs(self)
+
+
+@abs.derivative("self")
+def _(F, grad, self):
+    return grad * F.sign(self)
+
+
+absolute = abs
+
+
+@op("SignBackward0", promote=KEEP)
+def sign(self):
+    """-1, 0 or 1 by the sign of each element (bool stays bool)."""
+    if self.dtype == np.bool_:
+        return self.copy()
+    return np.sign(self)
+
+
+@sign.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+sgn = sign
+
+
+@op("ReciprocalBackward0", promote=FLOAT)
+def reciprocal(self):
+    """``1 / self``."""
+    return np.reciprocal(self)
+
+
+@reciprocal.derivative("self")
+def _(F, grad, result):
+    return -grad * (result * result)
+
+
+# ------------------------------------------------------------------------------------------------
+# exponentials and logarithms
+
+
+@op("ExpBackward0", promote=FLOAT)
+def exp(self):
+    """``e ** self``."""
+    return np.exp(self)
+
+
+@exp.derivative("self")
+def _(F, grad, result):
+    return grad * result
+
+
+@op("Exp2Backward0", promote=FLOAT)
+def exp2(self):
+    """``2 ** self``."""
+    return np.exp2(self)
+
+
+@exp2.derivative("self")
+def _(F, grad, result):
+    return grad * (result * _LN2)
+
+
+@op("Expm1Backward0", promote=FLOAT)
+def expm1(self):
+    """``exp(self) - 1``, accurate near 0."""
+    return np.expm1(self)
+
+
+@expm1.derivative("self")
+def _(F, grad, result):
+    return grad * (result + 1)
+
+
+@op("LogBackward0", promote=FLOAT)
+def log(self):
+    """Natural logarithm."""
+    return np.log(self)
+
+
+@log.derivative("self")
+def _(F, grad, self):
+    return grad / self
+
+
+@op("Log1PBackward0", promote=FLOAT)
+def log1p(self):
+    """``log(1 + self)``, accurate near 0."""
+    return np.log1p(self)
+
+
+@log1p.derivative("self")
+def _(F, grad, self):
+    return grad / (self + 1)
+
+
+@op("Log2Backward0", promote=FLOAT)
+def log2(self):
+    """Base-2 logarithm."""
+    return np.log2(self)
+
+
+@log2.derivative("self")
+def _(F, grad, self):
+    return grad / (self * _LN2)
+
+
+@op("Log10Backward0", promote=FLOAT)
+def log10(self):
+    """Base-10 logarithm."""
+    return np.log10(self)
+
+
+@log10.derivative("self")
+def _(F, grad, self):
+    return grad / (self * _LN10)
+
+
+@op("SqrtBackward0", promote=FLOAT)
+def sqrt(self):
+    """Square root."""
+    return np.sqrt(self)
+
+
+@sqrt.derivative("self")
+def _(F, grad, result):
+    return grad / (2 * result)
+
+
+@op("RsqrtBackward0", promote=FLOAT)
+def rsqrt(self):
+    """``1 / sqrt(self)``."""
+    return 1 / np.sqrt(self)
+
+
+@rsqrt.derivative("self")
+def _(F, grad, result):
+    return grad * (result * result * result) * -0.5
+
+
+# ------------------------------------------------------------------------------------------------
+# trigonometric and hyperbolic
+
+
+@op("SinBackward0", promote=FLOAT)
+def sin(self):
+    """Sine."""
+    return np.sin(self)
+
+
+@sin.derivative("self")
+def _(F, grad, self):
+    return grad * F.cos(self)
+
+
+@op("CosBackward0", promote=FLOAT)
+def cos(self):
+    """Cosine."""
+    return np.cos(self)
+
+
+@cos.derivative("self")
+def _(F, grad, self):
+    return grad * -F.sin(self)
+
+
+@op("TanBackward0", promote=FLOAT)
+def tan(self):
+    """Tangent."""
+    return np.tan(self)
+
+
+@tan.derivative("self")
+def _(F, grad, result):
+    return grad * (1 + result * result)
+
+
+@op("AsinBackward0", promote=FLOAT)
+def asin(self):
+    """Inverse sine."""
+    return np.arcsin(self)
+
+
+@asin.derivative("self")
+def _(F, grad, self):
+    return grad / F.sqrt(1 - self * self)
+
+
+@op("AcosBackward0", promote=FLOAT)
+def acos(self):
+    """Inverse cosine."""
+    return np.arccos(self)
+
+
+@acos.derivative("self")
+def _(F, grad, self):
+    return -grad / F.sqrt(1 - self * self)
+
+
+@op("AtanBackward0", promote=FLOAT)
+def atan(self):
+    """Inverse tangent."""
+    return np.arctan(self)
+
+
+@atan.derivative("self")
+def _(F, grad, self):
+    return grad / (1 + self * self)
+
+
+arcsin, arccos, arctan = asin, acos, atan
+
+
+@op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT)
+def atan2(self, other):
+    """Angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant."""
+    return np.arctan2(self, other)
+
+
+@atan2.derivative("self")
+def _(F, grad, self, other):
+    return grad * other / (self * self + other * other)
+
+
+@atan2.derivative("other")
+def _(F, grad, self, other):
+    return grad * -self / (self * self + other * other)
+
+
+arctan2 = atan2
+
+
+@op("SinhBackward0", promote=FLOAT)
+def sinh(self):
+    """Hyperbolic sine."""
+    return np.sinh(self)
+
+
+@sinh.derivative("self")
+def _(F, grad, self):
+    return grad * F.cosh(self)
+
+
+@op("CoshBackward0", promote=FLOAT)
+def cosh(self):
+    """Hyperbolic cosine."""
+    return np.cosh(self)
+
+
+@cosh.derivative("self")
+def _(F, grad, self):
+    return grad * F.sinh(self)
+
+
+@op("TanhBackward0", promote=FLOAT)
+def tanh(self):
+    """Hyperbolic tangent."""
+    return np.tanh(self)
+
+
+@tanh.derivative("self")
+def _(F, grad, result):
+    return grad * (1 - result * result)
+
+
+@op("AsinhBackward0", promote=FLOAT)
+def asinh(self):
+    """Inverse hyperbolic sine."""
+    return np.arcsinh(self)
+
+
+@asinh.derivative("self")
+def _(F, grad, self):
+    return grad / F.sqrt(self * self + 1)
+
+
+@op("AcoshBackward0", promote=FLOAT)
+def acosh(self):
+    """Inverse hyperbolic cosine."""
+    return np.arccosh(self)
+
+
+@acosh.derivative("self")
+def _(F, grad, self):
+    return grad / F.sqrt(self * self - 1)
+
+
+@op("AtanhBackward0", promote=FLOAT)
+def atanh(self):
+    """Inverse hyperbolic tangent."""
+    return np.arctanh(self)
+
+
+@atanh.derivative("self")
+def _(F, grad, self):
+    return grad / (1 - self * self)
+
+
+# ------------------------------------------------------------------------------------------------
+# activations and special functions
+
+
+@op("SigmoidBackward0", promote=FLOAT)
+def sigmoid(self):
+    """The logistic function ``1 / (1 + exp(-self))``."""
+    return special.expit(self)
+
+
+@sigmoid.derivative("self")
+def _(F, grad, result):
+    return grad * (result * (1 - result))
+
+
+@op("ReluBackward0", promote=KEEP)
+def relu(self):
+    """``max(self, 0)``."""
+    if self.dtype == np.bool_:
+        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+    return np.maximum(self, 0)
+
+
+@relu.derivative("self")
+def _(F, grad, result):
+    return grad * (result > 0)
+
+
+@op("ErfBackward0", promote=FLOAT)
+def erf(self):
+    """The Gauss error function."""
+    return special.erf(self)
+
+
+@erf.derivative("self")
+def _(F, grad, self):
+    return grad * (_TWO_OVER_SQRT_PI * F.exp(-(self * self)))
+
+
+@op("ErfcBackward0", promote=FLOAT)
+def erfc(self):
+    """``1 - erf(self)``."""
+    return special.erfc(self)
+
+
+@erfc.derivative("self")
+def _(F, grad, self):
+    return grad * (-_TWO_OVER_SQRT_PI * F.exp(-(self * self)))
+
+
+@op("SoftplusBackward0", promote=FLOAT)
+def softplus_(self, beta=1.0, threshold=20.0):
+    """``log(1 + exp(beta * x)) / beta``, linear above ``threshold`` (nn.functional.softplus)."""
+    z = self * beta
+    out = np.where(z > threshold, self, np.logaddexp(0, z) / beta)
+    return out.astype(self.dtype, copy=False)
+
+
+@softplus_.derivative("self")
+def _(F, grad, self, beta, threshold):
+    z = self * beta
+    return grad * F.where(z > threshold, 1, F.sigmoid(z))
+
+
+@op("HypotBackward0", inputs=("self", "other"), promote=FLOAT)
+def hypot(self, other):
+    """``sqrt(self**2 + other**2)``."""
+    return np.hypot(self, other)
+
+
+@hypot.derivative("self")
+def _(F, grad, self, result):
+    return grad * self / result
+
+
+@hypot.derivative("other")
+def _(F, grad, other, result):
+    return grad * other / result
+
+
+@op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT)
+def xlogy(self, other):
+    """``self * log(other)``, 0 where ``self == 0``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(self == 0, 0, self * np.log(other))
+    return np.where(np.isnan(other), np.nan, out).astype(np.result_type(self, other))
+
+
+@xlogy.derivative("self")
+def _(F, grad, self, other):
+    return grad * F.where((self == 0) & (other <= 0), 0, F.log(other))
+
+
+@xlogy.derivative("other")
+def _(F, grad, self, other):
+    return grad * self / other
+
+
+# ------------------------------------------------------------------------------------------------
+# clamping, min/max, selection
+
+
+@op("ClampBackward1", promote=ARITH, promote_with=("min", "max"))
+def _clamp_scalar(self, min=None, max=None):  # noqa: A002
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    out = self
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    if out is self:
+        out = self.copy()
+    # NaN stays NaN (np.maximum propagates it, as PyTorch does).
+    return out.astype(self.dtype, copy=False)
+
+
+@_clamp_scalar.derivative("self")
+def _(F, grad, self, min, max):  # noqa: A002
+    if min is not None and max is not None:
+        return grad * ((self >= min) & (self <= max))
+    if min is not None:
+        return grad * (self >= min)
+    return grad * (self <= max)
+
+
+@op("ClampBackward0", inputs=("self", "min", "max"), promote=ARITH)
+def _clamp_tensor(self, min, max):  # noqa: A002
+    out = self
+    if min is not None:
+        out = np.maximum(out, min)
+    if max is not None:
+        out = np.minimum(out, max)
+    return out if out is not self else self.copy()
+
+
+@_clamp_tensor.derivative("self")
+def _(F, grad, self, min, max):  # noqa: A002
+    mask = None
+    if min is not None:
+        mask = self >= min
+    if max is not None:
+        upper = self <= max
+        mask = upper if mask is None else mask & upper
+    return grad * mask
+
+
+@_clamp_tensor.derivative("min")
+def _(F, grad, self, min, max):  # noqa: A002
+    # min wins where self < min, unless the bounds cross (then max wins everywhere).
+    if max is None:
+        return grad * (self < min)
+    return grad * ((self < min) & (min < max))
+
+
+@_clamp_tensor.derivative("max")
+def _(F, grad, self, min, max):  # noqa: A002
+    if min is None:
+        return grad * (self > max)
+    return grad * ((self > max) | (max < min))
+
+
+def clamp(input, min=None, max=None):  # noqa: A002
+    """Limit every element to ``[min, max]`` (either bound may be None or a tensor)."""
+    from .._tensor import Tensor
+
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(input, min, max)
+    return _clamp_scalar(input, min, max)
+
+
+clip = clamp
+
+
+def clamp_min(input, min):  # noqa: A002
+    """``clamp(input, min=min)``."""
+    return clamp(input, min, None)
+
+
+def clamp_max(input, max):  # noqa: A002
+    """``clamp(input, max=max)``."""
+    return clamp(input, None, max)
+
+
+@op("MaximumBackward0", inputs=("self", "other"), promote=ARITH)
+def maximum(self, other):
+    """Element-wise maximum (NaN propagates)."""
+    return np.maximum(self, other)
+
+
+@maximum.derivative("self")
+def _(F, grad, self, other):
+    return grad * ((self > other) + (self == other) * 0.5)
+
+
+@maximum.derivative("other")
+def _(F, grad, self, other):
+    return grad * ((self < other) + (self == other) * 0.5)
+
+
+@op("MinimumBackward0", inputs=("self", "other"), promote=ARITH)
+def minimum(self, other):
+    """Element-wise minimum (NaN propagates)."""
+    return np.minimum(self, other)
+
+
+@minimum.derivative("self")
+def _(F, grad, self, other):
+    return grad * ((self < other) + (self == other) * 0.5)
+
+
+@minimum.derivative("other")
+def _(F, grad, self, other):
+    return grad * ((self > other) + (self == other) * 0.5)
+
+
+@op("FmaxBackward0", inputs=("self", "other"), promote=ARITH)
+def fmax(self, other):
+    """Element-wise maximum ignoring NaN."""
+    return np.fmax(self, other)
+
+
+@fmax.derivative("self")
+def _(F, grad, self, other):
+    return grad * ((self >= other) | F.isnan(other))
+
+
+@fmax.derivative("other")
+def _(F, grad, self, other):
+    return grad * ~((self >= other) | F.isnan(other))
+
+
+@op("FminBackward0", inputs=("self", "other"), promote=ARITH)
+def fmin(self, other):
+    """Element-wise minimum ignoring NaN."""
+    return np.fmin(self, other)
+
+
+@fmin.derivative("self")
+def _(F, grad, self, other):
+    return grad * ((self <= other) | F.isnan(other))
+
+
+@fmin.derivative("other")
+def _(F, grad, self, other):
+    return grad * ~((self <= other) | F.isnan(other))
+
+
+@op("WhereBackward0", inputs=("input", "other"), tensor_params=("condition",), promote=ARITH)
+def _where(condition, input, other):
+    return np.where(condition, input, other)
+
+
+@_where.derivative("input")
+def _(F, grad, condition):
+    return F.where(condition, grad, 0)
+
+
+@_where.derivative("other")
+def _(F, grad, condition):
+    return F.where(condition, 0, grad)
+
+
+def where(condition, input=None, other=None):
+    """``input`` where ``condition`` holds, else ``other``; with one argument, ``nonzero``."""
+    if input is None and other is None:
+        from .indexing import nonzero
+
+        return nonzero(condition, as_tuple=True)
+    _check_condition(condition)
+    return _where(condition, input, other)
+
+
+def _check_condition(condition):
+    from .._tensor import Tensor
+
+    if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
+        if condition._data.dtype == np.uint8:
+            return
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.name.capitalize() if condition.dtype.name != 'float32' else 'Float'}"
+        )
+
+
+@op("LerpBackward0", inputs=("self", "end"), promote=FLOAT, promote_with=("weight",))
+def _lerp_scalar(self, end, weight):
+    return self + weight * (end - self)
+
+
+@_lerp_scalar.derivative("self")
+def _(F, grad, weight):
+    return grad * (1 - weight)
+
+
+@_lerp_scalar.derivative("end")
+def _(F, grad, weight):
+    return grad * weight
+
+
+@op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT)
+def _lerp_tensor(self, end, weight):
+    return self + weight * (end - self)
+
+
+@_lerp_tensor.derivative("self")
+def _(F, grad, weight):
+    return grad * (1 - weight)
+
+
+@_lerp_tensor.derivative("end")
+def _(F, grad, weight):
+    return grad * weight
+
+
+@_lerp_tensor.derivative("weight")
+def _(F, grad, self, end):
+    return grad * (end - self)
+
+
+def lerp(input, end, weight):
+    """``input + weight * (end - input)``."""
+    from .._tensor import Tensor
+
+    if isinstance(weight, Tensor):
+        return _lerp_tensor(input, end, weight)
+    return _lerp_scalar(input, end, weight)
+
+
+# ------------------------------------------------------------------------------------------------
+# rounding (zero gradient, except frac)
+
+
+def _rounding(node_name: str, fn, doc: str):
+    @op(node_name, promote=KEEP)
+    def rounding(self):
+        if self.dtype.kind in "iub":
+            return self.copy()
+        return fn(self)
+
+    @rounding.derivative("self")
+    def _(F, grad):
+        return grad * 0
+
+    rounding.__doc__ = doc
+    return rounding
+
+
+floor = _rounding("FloorBackward0", np.floor, "Largest integer not greater than each element.")
+ceil = _rounding("CeilBackward0", np.ceil, "Smallest integer not less than each element.")
+trunc = _rounding("TruncBackward0", np.trunc, "Round toward zero.")
+fix = trunc
+
+
+@op("RoundBackward0", promote=KEEP)
+def _round(self):
+    return np.round(self) if self.dtype.kind not in "iub" else self.copy()
+
+
+@_round.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@op("RoundBackward1", promote=KEEP)
+def _round_decimals(self, decimals):
+    return np.round(self, decimals)
+
+
+@_round_decimals.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+def round(input, *, decimals=0):  # noqa: A001 - torch-style name
+    """Round half to even, optionally to ``decimals`` places."""
+    if decimals == 0:
+        return _round(input)
+    return _round_decimals(input, decimals)
+
+
+@op("FracBackward0", promote=KEEP)
+def frac(self):
+    """``self - trunc(self)``."""
+    return self - np.trunc(self)
+
+
+@frac.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@op("HeavisideBackward0", inputs=("input", "values"), promote=ARITH, differentiable=False)
+def heaviside(input, values):
+    """Step function: 0 below zero, ``values`` at zero, 1 above."""
+    return np.heaviside(input, values)
+
+
+@op("NanToNumBackward0", promote=KEEP)
+def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+    """Replace NaN and infinities by finite numbers."""
+    return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@nan_to_num.derivative("self")
+def _(F, grad, self):
+    return grad * F.isfinite(self)
+
+
+# ------------------------------------------------------------------------------------------------
+# comparisons and logic (never differentiable)
+
+
+def _comparison(name: str, fn, doc: str):
+    @op(name, inputs=("self", "other"), promote=COMPARE, differentiable=False)
+    def compare(self, other):
+        return fn(self, other)
+
+    compare.__doc__ = doc
+    compare.__name__ = name
+    return compare
+
+
+eq = _comparison("eq", np.equal, "Element-wise ``==`` (a bool tensor).")
+ne = _comparison("ne", np.not_equal, "Element-wise ``!=`` (a bool tensor).")
+lt = _comparison("lt", np.less, "Element-wise ``<`` (a bool tensor).")
+le = _comparison("le", np.less_equal, "Element-wise ``<=`` (a bool tensor).")
+gt = _comparison("gt", np.greater, "Element-wise ``>`` (a bool tensor).")
+ge = _comparison("ge", np.greater_equal, "Element-wise ``>=`` (a bool tensor).")
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+logical_and = _comparison("logical_and", np.logical_and, "Element-wise logical and.")
+logical_or = _comparison("logical_or", np.logical_or, "Element-wise logical or.")
+logical_xor = _comparison("logical_xor", np.logical_xor, "Element-wise logical xor.")
+
+
+@op("logical_not", promote=KEEP, differentiable=False)
+def logical_not(self):
+    """Element-wise logical not (a bool tensor)."""
+    return np.logical_not(self)
+
+
+def _bitwise(name: str, fn, doc: str):
+    @op(name, inputs=("self", "other"), promote=ARITH, differentiable=False)
+    def bitwise(self, other):
+        kind = np.asarray(self).dtype.kind
+        if kind == "f" or np.asarray(other).dtype.kind == "f":
+            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        return fn(self, other)
+
+    bitwise.__doc__ = doc
+    bitwise.__name__ = name
+    return bitwise
+
+
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "Bitwise (logical, for bool) and.")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Bitwise (logical, for bool) or.")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Bitwise (logical, for bool) xor.")
+
+
+@op("bitwise_not", promote=KEEP, differentiable=False)
+def bitwise_not(self):
+    """Bitwise not (logical not for bool)."""
+    if self.dtype.kind == "f":
+        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    return np.invert(self)
+
+
+@op("isnan", promote=KEEP, differentiable=False)
+def isnan(self):
+    """Where elements are NaN."""
+    return np.isnan(self)
+
+
+@op("isinf", promote=KEEP, differentiable=False)
+def isinf(self):
+    """Where elements are infinite."""
+    return np.isinf(self)
+
+
+@op("isfinite", promote=KEEP, differentiable=False)
+def isfinite(self):
+    """Where elements are finite."""
+    return np.isfinite(self)

@@ -1,0 +1,139 @@
+"""Element-wise ops: unary, binary (with broadcasting), and ops taking numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import OpInfo
+
+UNARY_SHAPES = [((3, 4),), ((),), ((0, 2),), ((2, 1, 3),)]
+BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (2, 3)), ((5,), ())]
+
+
+def _unary(name: str, low: float = -2.0, high: float = 2.0, **kw) -> OpInfo:
+    return OpInfo(name, lambda lib, x, n=name: getattr(lib, n)(x), UNARY_SHAPES, low, high, **kw)
+
+
+def _binary(name: str, low: float = -2.0, high: float = 2.0, **kw) -> OpInfo:
+    return OpInfo(
+        name, lambda lib, x, y, n=name: getattr(lib, n)(x, y), BINARY_SHAPES, low, high, **kw
+    )
+
+
+def _positive_pair(rng, shapes, dtype):
+    return [rng.uniform(0.5, 2.0, s).astype(dtype) for s in shapes]
+
+
+def _distinct(rng, shapes, dtype):
+    """Values far apart, so max/min/abs-like kinks are not hit by finite differences."""
+    out = []
+    for s in shapes:
+        n = int(np.prod(s)) if s else 1
+        values = rng.permutation(n).astype(dtype) * 0.37 - n * 0.15 + 0.05
+        out.append(values.reshape(s))
+    return out
+
+
+def _away_from_zero(rng, shapes, dtype):
+    out = []
+    for s in shapes:
+        v = rng.uniform(0.3, 2.0, s) * rng.choice([-1.0, 1.0], size=s)
+        out.append(np.asarray(v, dtype=dtype))
+    return out
+
+
+OPS = [
+    _unary("exp"),
+    _unary("exp2"),
+    _unary("expm1"),
+    _unary("log", 0.2, 3.0),
+    _unary("log1p", -0.5, 3.0),
+    _unary("log2", 0.2, 3.0),
+    _unary("log10", 0.2, 3.0),
+    _unary("sqrt", 0.2, 3.0),
+    _unary("rsqrt", 0.2, 3.0),
+    _unary("reciprocal", make_inputs=_away_from_zero),
+    _unary("neg"),
+    _unary("abs", make_inputs=_away_from_zero),
+    _unary("sign", make_inputs=_away_from_zero),
+    _unary("sin"),
+    _unary("cos"),
+    _unary("tan", -1.0, 1.0),
+    _unary("asin", -0.8, 0.8),
+    _unary("acos", -0.8, 0.8),
+    _unary("atan"),
+    _unary("sinh"),
+    _unary("cosh"),
+    _unary("tanh"),
+    _unary("asinh"),
+    _unary("acosh", 1.2, 3.0),
+    _unary("atanh", -0.8, 0.8),
+    _unary("sigmoid"),
+    _unary("relu", make_inputs=_away_from_zero),
+    _unary("erf"),
+    _unary("erfc"),
+    _unary("square"),
+    _unary("floor", make_inputs=_away_from_zero),
+    _unary("ceil", make_inputs=_away_from_zero),
+    _unary("trunc", make_inputs=_away_from_zero),
+    _unary("round", make_inputs=_away_from_zero),
+    _unary("frac", make_inputs=_away_from_zero),
+    _binary("add"),
+    _binary("sub"),
+    _binary("mul"),
+    _binary("div", make_inputs=_away_from_zero),
+    _binary("atan2", make_inputs=_away_from_zero),
+    _binary("maximum", make_inputs=_distinct),
+    _binary("minimum", make_inputs=_distinct),
+    _binary("pow", make_inputs=_positive_pair),
+    _binary("remainder", make_inputs=_positive_pair, second_order=False, gradcheck=False),
+    _binary("fmod", make_inputs=_positive_pair, second_order=False, gradcheck=False),
+    _binary("hypot", make_inputs=_away_from_zero),
+    _binary("xlogy", make_inputs=_positive_pair),
+    OpInfo("add_alpha", lambda lib, x, y: lib.add(x, y, alpha=2.5), BINARY_SHAPES),
+    OpInfo("sub_alpha", lambda lib, x, y: lib.sub(x, y, alpha=-1.5), BINARY_SHAPES),
+    OpInfo("rsub_tensor", lambda lib, x, y: lib.rsub(x, y), BINARY_SHAPES),
+    OpInfo("add_scalar", lambda lib, x: x + 3, UNARY_SHAPES),
+    OpInfo("radd_scalar", lambda lib, x: 3 + x, UNARY_SHAPES),
+    OpInfo("rsub_scalar", lambda lib, x: 1.5 - x, UNARY_SHAPES),
+    OpInfo("mul_scalar", lambda lib, x: x * 2.5, UNARY_SHAPES),
+    OpInfo("rmul_scalar", lambda lib, x: 2 * x, UNARY_SHAPES),
+    OpInfo("div_scalar", lambda lib, x: x / 4, UNARY_SHAPES),
+    OpInfo("rdiv_scalar", lambda lib, x: 2 / x, UNARY_SHAPES, make_inputs=_away_from_zero),
+    OpInfo("pow_scalar", lambda lib, x: x ** 3, UNARY_SHAPES),
+    OpInfo("pow_half", lambda lib, x: x ** 0.5, UNARY_SHAPES, 0.3, 2.0),
+    OpInfo("pow_two", lambda lib, x: x ** 2, UNARY_SHAPES),
+    OpInfo("pow_zero", lambda lib, x: x ** 0, UNARY_SHAPES),
+    OpInfo("rpow_scalar", lambda lib, x: 2 ** x, UNARY_SHAPES),
+    OpInfo("clamp", lambda lib, x: lib.clamp(x, -0.5, 0.7), UNARY_SHAPES, make_inputs=_distinct),
+    OpInfo("clamp_min", lambda lib, x: x.clamp(min=0.13), UNARY_SHAPES, make_inputs=_distinct),
+    OpInfo("clamp_max", lambda lib, x: x.clamp(max=0.13), UNARY_SHAPES, make_inputs=_distinct),
+    OpInfo(
+        "clamp_tensor",
+        lambda lib, x, lo, hi: lib.clamp(x, lo, hi + 1.0),
+        [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (1, 4))],
+        make_inputs=_distinct,
+    ),
+    OpInfo(
+        "where",
+        lambda lib, x, y: lib.where(x > 0, x, y),
+        BINARY_SHAPES,
+        make_inputs=_away_from_zero,
+    ),
+    OpInfo("where_scalar", lambda lib, x: lib.where(x > 0, x, 0.5), UNARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("lerp", lambda lib, x, y: lib.lerp(x, y, 0.3), BINARY_SHAPES),
+    OpInfo(
+        "lerp_tensor",
+        lambda lib, x, y, w: lib.lerp(x, y, w),
+        [((3, 4), (3, 4), (3, 4)), ((2, 1), (1, 3), (3,))],
+    ),
+    OpInfo("softplus_like", lambda lib, x: lib.log1p(lib.exp(x)), UNARY_SHAPES),
+    OpInfo("compare_gt", lambda lib, x, y: x > y, BINARY_SHAPES, grad=False),
+    OpInfo("compare_eq", lambda lib, x, y: x == y, BINARY_SHAPES, grad=False),
+    OpInfo("logical_and", lambda lib, x, y: lib.logical_and(x > 0, y > 0), BINARY_SHAPES,
+           grad=False),
+    OpInfo("floor_divide", lambda lib, x, y: lib.floor_divide(x, y), BINARY_SHAPES,
+           make_inputs=_positive_pair, grad=False),
+    OpInfo("chain", lambda lib, x, y: (x * y + x.exp()).tanh() * y.sin(), BINARY_SHAPES),
+]
