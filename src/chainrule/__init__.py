@@ -13,7 +13,7 @@ Use it as you would use PyTorch::
 
 from __future__ import annotations
 
-from . import _dtype, autograd, nn  # noqa: E402, I001 - after the ops they use
+from . import _dtype, autograd, nn
 from ._dtype import (
     bfloat16,
     bool,
@@ -53,70 +53,13 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .autograd.variable import legacy_tensor_type as _legacy
-from .ops import activation as _activation
-from .ops import copying as _copying
-from .ops import linalg as _linalg
-from .ops import pointwise as _pointwise
-from .ops import reduction as _reduction
-from .ops import shape as _shape
 from .ops.activation import log_softmax, softmax
 from .ops.copying import clone
-from .ops.creation import (
-    Generator,
-    arange,
-    as_tensor,
-    asarray,
-    bernoulli,
-    default_generator,
-    empty,
-    empty_like,
-    eye,
-    from_numpy,
-    full,
-    full_like,
-    get_rng_state,
-    initial_seed,
-    linspace,
-    logspace,
-    manual_seed,
-    multinomial,
-    normal,
-    ones,
-    ones_like,
-    rand,
-    rand_like,
-    randint,
-    randint_like,
-    randn,
-    randn_like,
-    randperm,
-    scalar_tensor,
-    seed,
-    set_rng_state,
-    tensor,
-    tril_indices,
-    triu_indices,
-    zeros,
-    zeros_like,
-)
-from .ops.linalg import addmm, bmm, dot, inner, matmul, mm, mv, outer, vdot
-from .ops.pointwise import *  # noqa: F403 - the element-wise ops are torch's top-level names
-from .ops.reduction import mean, sum
-from .ops.shape import (
-    broadcast_to,
-    flatten,
-    moveaxis,
-    movedim,
-    permute,
-    reshape,
-    squeeze,
-    swapaxes,
-    swapdims,
-    t,
-    transpose,
-    unflatten,
-    unsqueeze,
-)
+from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
+from .ops.linalg import *  # noqa: F403 - mm, matmul, ...
+from .ops.pointwise import *  # noqa: F403 - add, mul, exp, where, ...
+from .ops.reduction import *  # noqa: F403 - sum, mean, ...
+from .ops.shape import *  # noqa: F403 - reshape, transpose, cat, ...
 
 __version__ = "0.1.0"
 
@@ -161,5 +104,5 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
-builtins_bool = type(True)
-builtins_int = type(0)
+builtins_bool = type(True)  # noqa: UP003 - `bool` is chainrule.bool in this module
+builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module

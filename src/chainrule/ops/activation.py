@@ -13,7 +13,7 @@ from .._dtype import to_dtype
 from .._tensor import Tensor, wrap_dim
 from ._registry import op
 
-__all__ = ["softmax", "log_softmax", "binary_cross_entropy_with_logits", "apply_reduction"]
+__all__ = ["softmax", "log_softmax", "binary_cross_entropy_with_logits"]
 
 
 def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:

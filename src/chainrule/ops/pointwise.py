@@ -24,7 +24,7 @@ __all__ = [
     "floor", "ceil", "round", "trunc", "frac", "eq", "ne", "lt", "le", "gt", "ge", "greater",
     "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    "isnan", "isinf", "isfinite", "nan_to_num", "hypot", "xlogy", "softplus_", "heaviside",
+    "isnan", "isinf", "isfinite", "nan_to_num", "hypot", "xlogy", "heaviside", "divide", "fix",
 ]
 
 _LN2 = math.log(2.0)

@@ -16,7 +16,7 @@ from .._dtype import to_dtype
 from .._tensor import Tensor, wrap_dim
 from ._registry import op
 
-__all__ = ["sum", "mean", "sum_to_size", "normalize_dims", "expand_reduced"]
+__all__ = ["sum", "mean", "sum_to_size"]
 
 
 def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:

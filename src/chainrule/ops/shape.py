@@ -19,7 +19,7 @@ from ._registry import op
 __all__ = [
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "t", "transpose",
     "swapaxes", "swapdims", "permute", "expand", "expand_as", "broadcast_to", "movedim",
-    "moveaxis", "view_as", "reshape_as", "ravel", "infer_size", "size_args", "adjoint",
+    "moveaxis", "view_as", "reshape_as", "ravel", "adjoint",
 ]
 
 

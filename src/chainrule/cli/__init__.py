@@ -1,0 +1,1 @@
+"""Command-line commands of ``python -m chainrule`` (one module per command)."""
