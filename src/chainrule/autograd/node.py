@@ -31,10 +31,11 @@ SECOND_BACKWARD_MESSAGE = (
 )
 
 # Sequence numbers order the engine's ready queue: the most recently created node runs first.
-# AccumulateGrad nodes sort above every op node (PyTorch gives them the maximum number).
+# AccumulateGrad nodes all share the maximum number, as in PyTorch, so they run as soon as they
+# are ready; among them the engine keeps the order in which they became ready.
 _sequence = itertools.count()
 next_sequence_nr = _sequence.__next__
-_ACCUMULATE_SEQ_BASE = 1 << 62
+ACCUMULATE_GRAD_SEQ = (1 << 64) - 1
 
 
 class RemovableHandle:
@@ -150,7 +151,7 @@ class AccumulateGrad(Node):
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
         self.next_functions = ()
-        self._seq = _ACCUMULATE_SEQ_BASE + next_sequence_nr()
+        self._seq = ACCUMULATE_GRAD_SEQ
         self._in_meta = ()
         self._hooks = None
         self._anomaly_trace = None
