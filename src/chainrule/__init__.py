@@ -14,6 +14,7 @@ Use it as you would use PyTorch::
 from __future__ import annotations
 
 from . import _dtype, autograd, nn
+from . import _return_types as return_types
 from ._dtype import (
     bfloat16,
     bool,
@@ -56,10 +57,12 @@ from .autograd.variable import legacy_tensor_type as _legacy
 from .ops.activation import log_softmax, softmax
 from .ops.copying import clone
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
+from .ops.indexing import *  # noqa: F403
 from .ops.linalg import *  # noqa: F403 - mm, matmul, ...
 from .ops.pointwise import *  # noqa: F403 - add, mul, exp, where, ...
 from .ops.reduction import *  # noqa: F403 - sum, mean, ...
 from .ops.shape import *  # noqa: F403 - reshape, transpose, cat, ...
+from .ops.special_ops import *  # noqa: F403 - erfinv, lgamma, digamma, polygamma
 
 __version__ = "0.1.0"
 

@@ -201,9 +201,11 @@ class Tensor:
             >>> x.grad
             tensor([2., 0.])
         """
-        from .autograd.engine import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        engine = _engine()
+        if gradient is None and inputs is None and retain_graph is None and not create_graph:
+            engine.backward_scalar(self)
+        else:
+            engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data and version counter, cut from the graph."""
@@ -498,6 +500,18 @@ class Tensor:
 
     # NumPy must hand ``ndarray + Tensor`` to Tensor.__radd__ instead of looping element-wise.
     __array_ufunc__ = None
+
+
+_ENGINE: list[Any] = []
+
+
+def _engine() -> Any:
+    """The engine module (imported on first use: it is a layer above this one)."""
+    if not _ENGINE:
+        from .autograd import engine
+
+        _ENGINE.append(engine)
+    return _ENGINE[0]
 
 
 def _rebuild_tensor(data: np.ndarray, requires_grad: bool) -> Tensor:

@@ -6,7 +6,6 @@ live in :mod:`.grad_mode`.
 
 from __future__ import annotations
 
-from .engine import backward, grad
 from .grad_mode import (
     detect_anomaly,
     enable_grad,
@@ -34,4 +33,8 @@ def __getattr__(name: str) -> object:
         from .variable import Variable
 
         return Variable
+    if name in ("backward", "grad"):
+        from . import engine
+
+        return getattr(engine, name)
     raise AttributeError(f"module 'chainrule.autograd' has no attribute '{name}'")

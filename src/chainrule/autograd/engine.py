@@ -14,16 +14,17 @@ from __future__ import annotations
 
 import heapq
 import warnings
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections import deque
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
+from .._dtype import from_numpy_dtype
+from .._size import Size
+from .._tensor import Tensor, gradient_edge, wrap
 from .grad_mode import state as _state
 from .node import AccumulateGrad, Node
-
-if TYPE_CHECKING:
-    from .._tensor import Tensor
 
 __all__ = ["backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord"]
 
@@ -60,7 +61,8 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
 
 
 def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -> Any:
-    """Reduce and cast the gradient a node returned for one input to that input's metadata."""
+    """Reduce and cast the gradient a node returned for one input to that input's metadata
+    (called only when something may differ; returns ``g`` itself when nothing does)."""
     shape, np_dtype = meta
     if create_graph:
         if g.shape != shape:
@@ -69,8 +71,6 @@ def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -
             else:
                 _raise_invalid_gradient(node, index, g.shape, shape)
         if g._data.dtype != np_dtype:
-            from .._dtype import from_numpy_dtype
-
             g = g.to(from_numpy_dtype(np_dtype))
         return g
     if type(g) is not _ndarray:
@@ -103,9 +103,11 @@ def _raise_invalid_gradient(node: Node, index: int, got: tuple, expected: tuple)
 # Accumulation into leaves
 
 def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False) -> None:
-    """Add ``g`` into ``var.grad`` (creating it if needed), then run post-accumulate hooks."""
-    from .._tensor import wrap
+    """Add ``g`` into ``var.grad`` (creating it if needed), then run post-accumulate hooks.
 
+    ``owned`` says ``g`` is a new array nobody else holds, so it can become ``.grad`` as is;
+    otherwise it is copied (it may be the caller's gradient, or shared by several leaves).
+    """
     old = var._grad
     if not create_graph:
         if type(g) is not _ndarray:
@@ -123,10 +125,7 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
     else:
         from ..ops.copying import copy_for_grad
 
-        if old is None:
-            var._grad = copy_for_grad(g)
-        else:
-            var._grad = old + g
+        var._grad = copy_for_grad(g) if old is None else old + g
     hooks = var._hooks
     if hooks is not None and hooks.post_accumulate:
         for hook in tuple(hooks.post_accumulate.values()):
@@ -154,14 +153,16 @@ class StepRecord:
 class GraphTask:
     """State of one backward pass over the graph below ``roots``.
 
-    ``captures`` maps ``(node, input_nr)`` to an index in :attr:`captured` (for
+    ``captures`` maps ``(node, input_nr)`` to indices in :attr:`captured` (for
     ``autograd.grad``); ``accumulate_into`` restricts accumulation to those leaves/tensors
     (``backward(inputs=...)``). Without either, every reachable node runs.
+
+    :meth:`steps` is the engine loop itself, one node per iteration; :meth:`run` drains it.
     """
 
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "counter", "captures",
-        "captured", "executes", "owned", "steps_done", "accumulate_into",
+        "captured", "executes", "owned", "accumulate_into", "_loop",
     )
 
     def __init__(
@@ -177,161 +178,210 @@ class GraphTask:
         self.create_graph = create_graph
         self.captures = captures
         self.accumulate_into = accumulate_into
-        self.captured: list[Any] = [None] * (
-            1 + max((i for ids in captures.values() for i in ids), default=-1)
-        ) if captures else []
+        self.captured: list[Any] = []
+        if captures:
+            self.captured = [None] * (1 + max(i for ids in captures.values() for i in ids))
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
         self.heap: list[tuple[int, int, Node]] = []
         self.counter = 0
-        self.steps_done = 0
+        self._loop: Any = None
         root_nodes = [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
         self.executes: set[Node] | None = None
         if captures is not None or accumulate_into is not None:
-            targets = set(node for node, _ in (captures or {}))
+            targets = {node for node, _ in (captures or {})}
             targets.update(node for node, _ in (accumulate_into or {}))
             self.executes = _nodes_to_execute(root_nodes, self.deps, targets)
             self.deps = _restricted_dependencies(root_nodes, self.executes, targets)
         for (node, nr), g in zip(roots, root_grads, strict=True):
-            self._add_to_buffer(node, nr, g, owned=False)
+            self._add_root_grad(node, nr, g)
         for node in dict.fromkeys(root_nodes):
             if self.deps.get(node, 0) == 0:
                 self._push(node)
 
-    # -- queue -----------------------------------------------------------------------------
-
     def _push(self, node: Node) -> None:
-        self.counter += 1
-        heapq.heappush(self.heap, (-node._seq, self.counter, node))
+        """Queue a ready node. Op nodes have unique sequence numbers; AccumulateGrad nodes all
+        share the largest, and among them the one ready first runs first."""
+        if type(node) is AccumulateGrad:
+            self.counter += 1
+            heapq.heappush(self.heap, (-node._seq, self.counter, node))
+        else:
+            heapq.heappush(self.heap, (-node._seq, node))
 
-    def _add_to_buffer(self, node: Node, nr: int, g: Any, owned: bool) -> None:
-        buffers = self.buffers
+    def _add_root_grad(self, node: Node, nr: int, g: Any) -> None:
         n_out = node._n_out
         if n_out == 1:
-            old = buffers.get(node)
-            if old is None:
-                buffers[node] = g
-                if owned:
-                    self.owned.add(node)
-            else:
-                buffers[node] = old + g
-                self.owned.add(node)
+            old = self.buffers.get(node)
+            self.buffers[node] = g if old is None else old + g
             return
-        slots = buffers.get(node)
-        if slots is None:
-            slots = buffers[node] = [None] * n_out
-        old = slots[nr]
-        slots[nr] = g if old is None else old + g
-
-    # -- execution -------------------------------------------------------------------------
+        slots = self.buffers.setdefault(node, [None] * n_out)
+        slots[nr] = g if slots[nr] is None else slots[nr] + g
 
     def run(self) -> None:
-        """Run every remaining step."""
+        """Run every remaining node."""
         prev = _state.grad_enabled
         _state.grad_enabled = self.create_graph
         try:
-            step = self.step
-            while self.heap:
-                step(False)
+            _drain(self.steps(False))
         finally:
             _state.grad_enabled = prev
 
     def step(self, record: bool) -> StepRecord | None:
-        """Run the next ready node (highest sequence number first); None when done."""
-        if not self.heap:
-            return None
-        node = heapq.heappop(self.heap)[2]
-        grads = self.buffers.pop(node, None)
-        owned = node in self.owned
-        if owned:
-            self.owned.discard(node)
+        """Run the next ready node; None when none is left (or when not recording)."""
+        if self._loop is None:
+            self._loop = self.steps(record)
+        return next(self._loop, None)
+
+    def steps(self, record: bool) -> Iterator[StepRecord | None]:
+        """The engine loop: run ready nodes, most recently created first, one per iteration.
+
+        Yields a :class:`StepRecord` per node when ``record`` is true (None otherwise). The
+        caller sets grad mode (``create_graph``) around iterations. The first branch is the
+        common case (no hooks, no capture, nothing recorded) written out for speed; the second
+        handles everything; both send gradients on with :meth:`_send`.
+        """
+        heap = self.heap
+        buffers = self.buffers
+        owned = self.owned
         create_graph = self.create_graph
-        if node._hooks is not None and grads is not None:
-            grads = _call_pre_hooks(node, grads, create_graph)
-        index = self.steps_done
-        self.steps_done += 1
+        keep_graph = self.keep_graph
+        executes = self.executes
+        captures = self.captures
+        accumulate_into = self.accumulate_into
+        send = self._send
+        heappop = heapq.heappop
+        accumulate = AccumulateGrad
+        anomaly = _state.anomaly
+        simple = captures is None and executes is None and not record and not anomaly
+        index = -1
+        while heap:
+            node = heappop(heap)[-1]
+            index += 1
+            grads = buffers.pop(node, None)
+            is_owned = False
+            if owned and node in owned:
+                owned.discard(node)
+                is_owned = True
+            hooks = node._hooks
 
-        if self.captures is not None:
-            self._capture(node, grads)
-        if type(node) is AccumulateGrad:
-            if grads is not None and (
-                self.executes is None or (node, 0) in (self.accumulate_into or ())
-            ):
-                if node._hooks is not None or node.variable._hooks is not None:
-                    grads = _call_leaf_pre_hooks(node, grads, create_graph)
-                    owned = False
-                accumulate_grad(node.variable, grads, create_graph, owned)
-                if node._hooks is not None and node._hooks.post:
-                    _call_post_hooks(node, (), (grads,), create_graph)
-            return StepRecord(node, (grads,), (), index) if record else None
-        if self.executes is not None and node not in self.executes:
-            if self.accumulate_into is not None and grads is not None:
-                self._accumulate_non_leaf(node, grads)
-            return StepRecord(node, _as_tuple(grads, node), (), index) if record else None
-        if self.accumulate_into is not None and grads is not None:
-            self._accumulate_non_leaf(node, grads)
+            if simple and hooks is None:
+                if type(node) is accumulate:
+                    if grads is not None:
+                        variable = node.variable
+                        if variable._hooks is not None:
+                            grads = _call_leaf_pre_hooks(node, grads, create_graph)
+                            is_owned = False
+                        accumulate_grad(variable, grads, create_graph, is_owned)
+                elif grads is None:
+                    send(node, (None,) * len(node.next_functions), grads, None)
+                else:
+                    outputs = node.apply(grads, create_graph)
+                    if not keep_graph:
+                        node.release()
+                    send(node, outputs, grads, None)
+                yield None
+                continue
 
-        next_functions = node.next_functions
-        if grads is None:
-            outputs: tuple = (None,) * len(next_functions)
-        else:
-            outputs = node.apply(grads, create_graph)
-            if not self.keep_graph:
-                node.release()
-            if node._hooks is not None and node._hooks.post:
-                outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
-            if _state.anomaly:
-                _check_anomaly(node, outputs, create_graph)
+            if hooks is not None and grads is not None:
+                grads = _call_pre_hooks(node, grads, create_graph)
+            if captures is not None:
+                self._capture(node, grads)
 
+            if type(node) is accumulate:
+                if grads is not None and (
+                    executes is None or (node, 0) in (accumulate_into or ())
+                ):
+                    if hooks is not None or node.variable._hooks is not None:
+                        grads = _call_leaf_pre_hooks(node, grads, create_graph)
+                        is_owned = False
+                    accumulate_grad(node.variable, grads, create_graph, is_owned)
+                    if hooks is not None and hooks.post:
+                        _call_post_hooks(node, (), (grads,), create_graph)
+                yield StepRecord(node, (grads,), (), index) if record else None
+                continue
+
+            if executes is not None:
+                if accumulate_into is not None and grads is not None:
+                    self._accumulate_non_leaf(node, grads)
+                if node not in executes:
+                    yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
+                    continue
+
+            if grads is None:
+                outputs: tuple = (None,) * len(node.next_functions)
+            else:
+                outputs = node.apply(grads, create_graph)
+                if not keep_graph:
+                    node.release()
+                if hooks is not None and hooks.post:
+                    outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
+                if anomaly:
+                    _check_anomaly(node, outputs, create_graph)
+            sent: list[Any] | None = [] if record else None
+            send(node, outputs, grads, sent)
+            if record:
+                yield StepRecord(node, _as_tuple(grads, node), tuple(sent or ()), index)
+            else:
+                yield None
+
+    def _send(self, node: Node, outputs: tuple, grads: Any, sent: list[Any] | None) -> None:
+        """Pass a node's output gradients along its edges: reduce/cast each to its input's
+        metadata, add it to the receiving node's buffer, and queue nodes that became ready."""
+        buffers = self.buffers
         deps = self.deps
         executes = self.executes
+        create_graph = self.create_graph
         in_meta = node._in_meta
-        fixed = [] if record else None
-        for i, (child, nr) in enumerate(next_functions):
-            if child is None:
-                if fixed is not None:
-                    fixed.append(None)
-                continue
-            if executes is not None and child not in deps:
+        i = -1
+        for child, nr in node.next_functions:
+            i += 1
+            if child is None or (executes is not None and child not in deps):
+                if sent is not None:
+                    sent.append(None)
                 continue
             g = outputs[i]
             if g is not None:
                 meta = in_meta[i]
                 if meta is not None and (
-                    create_graph or g.shape != meta[0] or g.dtype != meta[1]
+                    create_graph or g.dtype is not meta[1] or g.shape != meta[0]
                 ):
                     g = _fix_grad(node, i, g, meta, create_graph)
-                # A fresh array (made by this node, not a view) can become a leaf's .grad as is.
-                fresh = (
-                    type(child) is AccumulateGrad and not create_graph
-                    and type(g) is _ndarray and g.base is None and g is not grads
-                )
-                self._add_to_buffer(child, nr, g, fresh)
-            if fixed is not None:
-                fixed.append(g)
+                if child._n_out == 1:
+                    old = buffers.get(child)
+                    if old is None:
+                        buffers[child] = g
+                        # A new array made by this node (not a view, not passed through) can
+                        # become a leaf's .grad without a copy.
+                        if (
+                            type(child) is AccumulateGrad and not create_graph
+                            and type(g) is _ndarray and g.base is None and g is not grads
+                        ):
+                            self.owned.add(child)
+                    else:
+                        buffers[child] = old + g
+                        self.owned.add(child)
+                else:
+                    slots = buffers.get(child)
+                    if slots is None:
+                        slots = buffers[child] = [None] * child._n_out
+                    slots[nr] = g if slots[nr] is None else slots[nr] + g
+            if sent is not None:
+                sent.append(g)
             remaining = deps[child] - 1
             deps[child] = remaining
             if remaining == 0:
                 self._push(child)
-        if record:
-            return StepRecord(node, _as_tuple(grads, node), tuple(fixed or ()), index)
-        return None
 
     def _capture(self, node: Node, grads: Any) -> None:
         captures = self.captures
         assert captures is not None
-        if node._n_out == 1:
-            ids = captures.get((node, 0))
-            if ids is not None:
-                for i in ids:
-                    self.captured[i] = grads
-            return
         for nr in range(node._n_out):
             ids = captures.get((node, nr))
             if ids is not None:
+                g = grads if node._n_out == 1 or grads is None else grads[nr]
                 for i in ids:
-                    self.captured[i] = None if grads is None else grads[nr]
+                    self.captured[i] = g
 
     def _accumulate_non_leaf(self, node: Node, grads: Any) -> None:
         """``backward(inputs=[non_leaf])``: accumulate into that tensor's ``.grad``."""
@@ -339,11 +389,14 @@ class GraphTask:
         assert targets is not None
         for nr in range(node._n_out):
             t = targets.get((node, nr))
-            if t is None or type(node) is AccumulateGrad:
+            if t is None:
                 continue
             g = grads if node._n_out == 1 else grads[nr]
             if g is not None:
                 accumulate_grad(t, g, self.create_graph)
+
+
+_drain = deque(maxlen=0).extend  # consume an iterator at C speed
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:
@@ -358,18 +411,19 @@ def _as_tuple(grads: Any, node: Node) -> tuple:
 def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     """For every node reachable from ``roots``, how many edges point at it."""
     deps: dict[Node, int] = {}
-    seen = set(roots)
-    stack = list(seen)
+    root_set = set(roots)
+    stack = list(root_set)
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            count = deps.get(child)
-            deps[child] = 1 if count is None else count + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+            if child in deps:
+                deps[child] += 1
+            else:
+                deps[child] = 1
+                if child not in root_set:  # roots are expanded already
+                    stack.append(child)
     return deps
 
 
@@ -421,8 +475,6 @@ def _restricted_dependencies(
 def _wrap_grad(g: Any, create_graph: bool) -> Any:
     if g is None or create_graph:
         return g
-    from .._tensor import wrap
-
     return wrap(np.asarray(g))
 
 
@@ -451,9 +503,7 @@ def _call_pre_hooks(node: Node, grads: Any, create_graph: bool) -> Any:
         if t is None or g is None:
             continue
         if t._grad is None:
-            from .._tensor import wrap
-
-            t._grad = wrap(np.array(g)) if not create_graph else g.detach().clone()
+                    t._grad = wrap(np.array(g)) if not create_graph else g.detach().clone()
         else:
             t._grad = t._grad + _wrap_grad(g, create_graph)
     for fn in tuple(hooks.pre.values()):
@@ -506,8 +556,6 @@ def _check_anomaly(node: Node, outputs: tuple, create_graph: bool) -> None:
 # Public entry points (used by Tensor.backward, autograd.backward and autograd.grad)
 
 def _as_tensor_tuple(x: Any, what: str) -> tuple:
-    from .._tensor import Tensor
-
     if x is None:
         return ()
     if isinstance(x, Tensor):
@@ -519,9 +567,6 @@ def _make_root_grads(
     outputs: tuple, grad_outputs: tuple, create_graph: bool, is_grads_batched: bool = False
 ) -> list[Any]:
     """Check each given output gradient (or make the implicit one) like PyTorch does."""
-    from .._dtype import from_numpy_dtype
-    from .._tensor import Tensor, wrap
-
     result: list[Any] = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if g is None:
@@ -538,8 +583,6 @@ def _make_root_grads(
             continue
         if isinstance(g, Tensor):
             if g._data.shape != out._data.shape:
-                from .._size import Size
-
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
                     f"and output[{i}] has a shape of {Size(out._data.shape)}."
@@ -575,8 +618,6 @@ def _ones(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
 
 
 def _root_edges(outputs: tuple) -> list[tuple[Node, int]]:
-    from .._tensor import gradient_edge
-
     edges = []
     for i, out in enumerate(outputs):
         edge = gradient_edge(out)
@@ -588,6 +629,23 @@ def _root_edges(outputs: tuple) -> list[tuple[Node, int]]:
     return edges
 
 
+def backward_scalar(tensor: Tensor) -> None:
+    """``tensor.backward()`` with no arguments: the common case, without argument handling."""
+    if not tensor._requires_grad:
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+    data = tensor._data
+    if data.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            "grad can be implicitly created only for real scalar outputs but got "
+            f"{from_numpy_dtype(data.dtype)}"
+        )
+    GraphTask([gradient_edge(tensor)], [_ones(data.shape, data.dtype)], False, False).run()
+
+
 def backward(
     tensors: Any,
     grad_tensors: Any = None,
@@ -597,8 +655,6 @@ def backward(
     inputs: Any = None,
 ) -> None:
     """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
-    from .._tensor import Tensor, gradient_edge
-
     if grad_variables is not None:
         grad_tensors = grad_variables
     outputs = _as_tensor_tuple(tensors, "tensors")
@@ -644,8 +700,6 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs`` (``torch.autograd.grad``)."""
-    from .._tensor import Tensor, gradient_edge, wrap
-
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "

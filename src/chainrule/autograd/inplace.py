@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .node import Node
 
-__all__ = ["modified_error", "describe"]
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = ["modified_error", "modified_output_error", "describe"]
+
+_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+    "with torch.autograd.set_detect_anomaly(True)."
+)
 
 
 def describe(data: np.ndarray) -> str:
@@ -21,20 +29,21 @@ def describe(data: np.ndarray) -> str:
     return f"[chainrule.{name} [{dims}]]"
 
 
-def modified_error(
-    data: np.ndarray,
-    node: Node,
-    output_nr: int,
-    now: int,
-    expected: int,
-    owner: Any = None,
-    is_output: bool = False,
-) -> RuntimeError:
-    """The error raised when a saved tensor's version changed before backward used it."""
-    where = f", which is output {output_nr} of {node.name()}," if is_output else ""
-    return RuntimeError(
+def _message(data: np.ndarray, producer: str, now: int, expected: int) -> str:
+    return (
         "one of the variables needed for gradient computation has been modified by an inplace "
-        f"operation: {describe(data)}{where} is at version {now}; expected version {expected} "
-        "instead. Hint: enable anomaly detection to find the operation that failed to compute "
-        "its gradient, with torch.autograd.set_detect_anomaly(True)."
+        f"operation: {describe(data)}{producer} is at version {now}; expected version "
+        f"{expected} instead. {_HINT}"
     )
+
+
+def modified_error(t: Tensor, node: Node, now: int, expected: int) -> RuntimeError:
+    """A saved input of ``node`` changed version since it was saved."""
+    fn = t._grad_fn
+    producer = f", which is output {t._output_nr} of {fn.name()}," if fn is not None else ""
+    return RuntimeError(_message(t._data, producer, now, expected))
+
+
+def modified_output_error(data: np.ndarray, node: Node, now: int, expected: int) -> RuntimeError:
+    """The saved output of ``node`` changed version since it was saved."""
+    return RuntimeError(_message(data, f", which is output 0 of {node.name()},", now, expected))

@@ -14,10 +14,13 @@ import numpy as np
 
 from .._backend import special
 from .._tensor import Tensor
-from . import activation, copying, creation, linalg, pointwise, reduction, shape
-from ._registry import apply, bind_namespaces
+from . import activation, copying, creation, indexing, linalg, pointwise, reduction, shape
+from . import special_ops
+from ._registry import bind_namespaces
 
-__all__ = ["activation", "copying", "creation", "linalg", "pointwise", "reduction", "shape"]
+__all__ = [
+    "activation", "copying", "creation", "indexing", "linalg", "pointwise", "reduction", "shape",
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -46,6 +49,12 @@ _PRIMITIVES: dict[str, Any] = {
     "maximum": pointwise.maximum,
     "minimum": pointwise.minimum,
     "sum": reduction._sum_dim,
+    "cumsum": reduction._cumsum,
+    "cumprod": reduction._cumprod,
+    "gather_along": reduction._gather_along,
+    "scatter_along": reduction._scatter_along,
+    "digamma": special_ops.digamma,
+    "polygamma": special_ops._polygamma,
     "expand": shape._expand,
     "reshape": shape._unsafe_view,
     "unsqueeze": shape.unsqueeze,
@@ -56,6 +65,9 @@ _PRIMITIVES: dict[str, Any] = {
     "mv": linalg.mv,
     "bmm": linalg.bmm,
 }
+# Slicing views, indexing and their backward helpers (select_backward, index_backward ...).
+_PRIMITIVES.update(shape.PRIMITIVES)
+_PRIMITIVES.update(indexing.PRIMITIVES)
 
 
 def _numpy_outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -69,6 +81,11 @@ def _build_namespaces() -> None:
     tensor_ns = SimpleNamespace(**_PRIMITIVES)
     tensor_ns.outer = linalg.outer
     tensor_ns.erf = pointwise.erf
+    # cat and stack take a list of tensors: one op per list length, so bound by hand.
+    numpy_ns.cat = shape.cat_arrays
+    numpy_ns.stack = shape.stack_arrays
+    tensor_ns.cat = shape.cat
+    tensor_ns.stack = shape.stack
     bind_namespaces(numpy_ns, tensor_ns)
 
 
@@ -85,7 +102,7 @@ for _module in (pointwise, reduction, linalg, activation):
         if callable(_fn) and not _name.startswith("_"):
             _METHODS[_name] = _fn
 for _name in ("apply_reduction", "binary_cross_entropy_with_logits", "softplus_", "linear",
-              "normalize_dims", "expand_reduced"):
+              "normalize_dims", "expand_reduced", "var_mean", "std_mean"):
     _METHODS.pop(_name, None)
 
 _METHODS.update(
@@ -131,6 +148,8 @@ _METHODS.update(
     }
 )
 _METHODS.pop("new_tensor")
+_METHODS.update(shape.TENSOR_METHODS)  # repeat, split, narrow, flip ...
+_METHODS.update(indexing.TENSOR_METHODS)  # __getitem__, __setitem__, __iter__, gather ...
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -149,10 +168,6 @@ Tensor.mH = _property(shape.matrix_transpose, "Conjugate ``mT``.")  # type: igno
 # ----------------------------------------------------------------------------------------------
 # Operators. The common case goes straight to ``apply`` with positional arguments.
 
-_ADD = pointwise.add.op
-_SUB = pointwise.sub.op
-_MUL = pointwise.mul.op
-_DIV = pointwise._div.op
 _number_types = (int, float, bool, complex)
 
 
@@ -160,24 +175,11 @@ def _operand_ok(other: Any) -> bool:
     return isinstance(other, Tensor) or type(other) in _number_types or isinstance(other, np.generic)
 
 
-def _binary(op_def: Any, extra: tuple = ()) -> tuple[Any, Any]:
-    def forward(self: Tensor, other: Any) -> Any:
-        if not _operand_ok(other):
-            return NotImplemented
-        return apply(op_def, (self, other) + extra)
-
-    def reflected(self: Tensor, other: Any) -> Any:
-        if not _operand_ok(other):
-            return NotImplemented
-        return apply(op_def, (self, other) + extra)
-
-    return forward, reflected
-
-
-Tensor.__add__, Tensor.__radd__ = _binary(_ADD, (1,))  # type: ignore[method-assign]
-Tensor.__mul__, Tensor.__rmul__ = _binary(_MUL)  # type: ignore[method-assign]
-Tensor.__sub__ = _binary(_SUB, (1,))[0]  # type: ignore[method-assign]
-Tensor.__truediv__ = _binary(_DIV)[0]  # type: ignore[method-assign]
+# ``a + b``, ``a * b`` ... call the public op directly (alpha defaults to 1).
+Tensor.__add__ = Tensor.__radd__ = pointwise._add  # type: ignore[method-assign]
+Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul  # type: ignore[method-assign]
+Tensor.__sub__ = pointwise._sub  # type: ignore[method-assign]
+Tensor.__truediv__ = pointwise._div  # type: ignore[method-assign]
 
 
 def _rsub(self: Tensor, other: Any) -> Any:

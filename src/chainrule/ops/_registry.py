@@ -34,53 +34,63 @@ the gradient at the broadcast shape. A derivative returns either a new array or 
 from __future__ import annotations
 
 import inspect
+import operator
 import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
-from .. import _dtype
-from .._tensor import Tensor, grad_accumulator, wrap
-from ..autograd.grad_mode import state as _grad_state
-from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from .._tensor import Tensor
+from . import _dispatch
+from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function, run_general
+from ._opnode import OpNode, bind_namespaces, make_node_class
 
 __all__ = [
-    "op", "OpDef", "OpNode", "apply", "ARITH", "FLOAT", "COMPARE", "KEEP", "INT_TO_FLOAT",
-    "register_method", "bind_namespaces",
+    "op", "OpDef", "OpNode", "apply", "ARITH", "FLOAT", "COMPARE", "KEEP", "register_method",
+    "bind_namespaces",
 ]
-
-# Type-promotion modes of an op's differentiable inputs.
-KEEP = "keep"  # no promotion: the op keeps its input's dtype (shape ops, indexing)
-ARITH = "arith"  # promote inputs to a common dtype, result in that dtype (add, mul, where ...)
-FLOAT = "float"  # like ARITH, then integral/bool results become the default float (div, exp)
-COMPARE = "compare"  # promote for the comparison, result is bool (eq, lt ...)
-INT_TO_FLOAT = FLOAT
-
-_ndarray = np.ndarray
-_new = object.__new__
-_float_kinds = "fc"
-
-# Derivative namespaces, set by ops/__init__.py once every op exists.
-NUMPY_NS: Any = None
-TENSOR_NS: Any = None
-
-
-def bind_namespaces(numpy_ns: Any, tensor_ns: Any) -> None:
-    """Install the helper namespaces derivatives receive as ``F``."""
-    global NUMPY_NS, TENSOR_NS
-    NUMPY_NS = numpy_ns
-    TENSOR_NS = tensor_ns
 
 
 class _Derivative:
-    """One derivative: the function and where its arguments come from."""
+    """One derivative: the function, and which environment entries it reads."""
 
-    __slots__ = ("fn", "arg_index")
+    __slots__ = ("fn", "arg_index", "gather", "single")
 
     def __init__(self, fn: Callable[..., Any], arg_index: tuple[int, ...]) -> None:
         self.fn = fn
         self.arg_index = arg_index
+        self.gather = _gatherer(arg_index)
+        self.single = arg_index[0] if len(arg_index) == 1 else None  # the common one-argument case
+
+
+def _no_arguments(env: list[Any]) -> tuple[()]:
+    return ()
+
+
+def _gatherer(index: tuple[int, ...]) -> Callable[[list[Any]], tuple]:
+    """A fast ``env -> tuple(env[i] for i in index)``."""
+    if not index:
+        return _no_arguments
+    if len(index) == 1:
+        getter = operator.itemgetter(index[0])
+
+        def gather_one(env: list[Any]) -> tuple:
+            return (getter(env),)
+
+        return gather_one
+    return operator.itemgetter(*index)
+
+
+class SavePlan:
+    """What a node saves for one combination of inputs that need grad."""
+
+    __slots__ = ("inputs", "save_result", "keep_args", "drop")
+
+    def __init__(self, inputs: tuple[int, ...], save_result: bool, keep_args: bool,
+                 drop: tuple[int, ...]) -> None:
+        self.inputs = inputs  # positions of saved tensor (or number) inputs and tensor params
+        self.save_result = save_result
+        self.keep_args = keep_args  # the node keeps the argument tuple
+        self.drop = drop  # tensor positions replaced by None in the kept tuple
 
 
 class OpDef:
@@ -101,22 +111,21 @@ class OpDef:
         signatures: Sequence[str] = (),
     ) -> None:
         self.forward = _positional(forward)
-        # PyTorch's overload signatures, quoted in its error for arguments that match none.
-        self.signatures = tuple(signatures)
         self.name = forward.__name__
         self.node_name = node_name
-        signature = inspect.signature(forward)
-        params = list(signature.parameters.values())
+        # PyTorch's overload signatures, quoted in its error for arguments that match none.
+        self.signatures = tuple(signatures)
+        params = list(inspect.signature(forward).parameters.values())
         self.param_names = tuple(p.name for p in params)
-        self.keyword_only = frozenset(p.name for p in params if p.kind is p.KEYWORD_ONLY)
         self.defaults = tuple(
             p.default if p.default is not inspect.Parameter.empty else _REQUIRED for p in params
         )
         self.index_of = {name: i for i, name in enumerate(self.param_names)}
-        self.input_pos = tuple(self.index_of[name] for name in inputs)
         self.input_names = tuple(inputs)
+        self.input_pos = tuple(self.index_of[name] for name in inputs)
         self.n_inputs = len(self.input_pos)
         self.tensor_param_pos = tuple(self.index_of[name] for name in tensor_params)
+        self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
         self.promote = promote
         # Numbers passed as non-tensor arguments that still take part in type promotion
         # (the exponent of ``x ** 2.5``, the bounds of ``clamp``).
@@ -125,13 +134,13 @@ class OpDef:
         self.differentiable = differentiable
         self.num_outputs = num_outputs  # differentiable outputs (1 for most ops; -1: variable)
         self.nondiff_outputs = nondiff_outputs  # trailing outputs that never get a grad_fn
+        self.multi_output = num_outputs != 1 or nondiff_outputs != 0
         self.derivatives: list[_Derivative | None] = [None] * self.n_inputs
         self.result_index = len(self.param_names)
-        self._plans: dict[tuple[bool, ...], tuple[tuple[int, ...], bool, bool, tuple[int, ...]]] = {}
-        self.node_cls = _make_node_class(node_name, self, num_outputs)
-        self.simple = (
-            self.input_pos == tuple(range(self.n_inputs)) and not self.tensor_param_pos
-        )
+        self.blank_args = (None,) * len(self.param_names)
+        self.uses_extras = False  # a derivative reads ``result`` or an input's shape
+        self._plans: dict[tuple[bool, ...], SavePlan] = {}
+        self.node_cls = make_node_class(node_name, self, num_outputs > 1 or num_outputs == -1)
 
     def __repr__(self) -> str:
         return f"<op {self.name} -> {self.node_name}>"
@@ -158,16 +167,15 @@ class OpDef:
                         f"{self.param_names}, '<input>_shape' or 'result'"
                     )
             self.derivatives[index] = _Derivative(fn, tuple(arg_index))
+            if any(i >= self.result_index for i in arg_index):
+                self.uses_extras = True
             self._plans.clear()
             return fn
 
         return register
 
-    def save_plan(
-        self, needs: tuple[bool, ...]
-    ) -> tuple[tuple[int, ...], bool, bool, tuple[int, ...]]:
-        """For these needs: tensor positions to save, whether the result and the non-tensor
-        arguments are read, and tensor positions not to keep."""
+    def save_plan(self, needs: tuple[bool, ...]) -> SavePlan:
+        """What to save when the inputs flagged in ``needs`` require grad (cached)."""
         plan = self._plans.get(needs)
         if plan is None:
             used: set[int] = set()
@@ -176,13 +184,12 @@ class OpDef:
                 if need and d is not None:
                     used.update(d.arg_index)
             tensor_pos = self.input_pos + self.tensor_param_pos
-            inputs = tuple(p for p in tensor_pos if p in used)
+            saved = tuple(p for p in tensor_pos if p in used)
             # Tensor arguments no derivative reads are not kept alive by the node.
             drop = tuple(p for p in tensor_pos if p not in used)
-            others = any(
-                p in used for p in range(len(self.param_names)) if p not in tensor_pos
-            )
-            plan = (inputs, self.result_index in used, others, drop)  # type: ignore[assignment]
+            reads_numbers = any(p in used for p in range(len(self.param_names))
+                                if p not in self.tensor_positions)
+            plan = SavePlan(saved, self.result_index in used, bool(saved) or reads_numbers, drop)
             self._plans[needs] = plan
         return plan
 
@@ -239,10 +246,10 @@ def _positional(fn: Callable[..., Any]) -> Callable[..., Any]:
         co_argcount=code.co_argcount + code.co_kwonlyargcount, co_kwonlyargcount=0
     )
     defaults = tuple(fn.__defaults__ or ())
-    if all(name in kwdefaults for name in names) and (
-        len(defaults) == code.co_argcount or not names
-    ):
-        defaults = defaults + tuple(kwdefaults[name] for name in names)
+    if not all(name in kwdefaults for name in names):
+        raise TypeError(f"{fn.__name__}: keyword-only parameters of a forward need defaults")
+    # __defaults__ covers the last parameters, which are now the former keyword-only ones.
+    defaults = defaults + tuple(kwdefaults[name] for name in names)
     positional = types.FunctionType(new_code, fn.__globals__, fn.__name__, defaults, fn.__closure__)
     positional.__doc__ = fn.__doc__
     return positional
@@ -260,335 +267,12 @@ class _Required:
 
 
 _REQUIRED: Any = _Required()
-
-
-# ----------------------------------------------------------------------------------------------
-# Nodes made from the op table
-
-class OpNode(Node):
-    """A node created by an op-table entry; ``apply`` calls the entry's derivatives."""
-
-    __slots__ = ("_args", "_versions", "_result", "_needs", "_released")
-
-    _op: OpDef
-
-    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
-        op = self._op
-        env = self._unpack(create_graph)
-        F = TENSOR_NS if create_graph else NUMPY_NS
-        if self._n_out != 1:
-            grads = self._materialize(grads, create_graph)
-        derivatives = op.derivatives
-        out = []
-        for i, need in enumerate(self._needs):
-            d = derivatives[i]
-            if not need:
-                out.append(None)
-            elif d is None:
-                raise RuntimeError(f"derivative for {op.name} is not implemented")
-            else:
-                out.append(d.fn(F, grads, *[env[j] for j in d.arg_index]))
-        return tuple(out)
-
-    def _unpack(self, create_graph: bool) -> list[Any]:
-        if self._released:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        args = self._args
-        env = list(args) if args is not None else [None] * len(self._op.param_names)
-        versions = self._versions
-        if versions is not None:
-            for pos, version in versions:
-                t = env[pos]
-                if t._vc[0] != version:
-                    _raise_modified(t, self, pos, version)
-                env[pos] = t if create_graph else t._data
-        saved = self._result
-        if saved is not None and saved[0] is not None:
-            data, vc, version, output_nr = saved[:4]
-            if vc[0] != version:
-                _raise_modified_result(data, self, output_nr, vc[0], version)
-            env.append(_saved_output(data, self, output_nr) if create_graph else data)
-        else:
-            env.append(None)
-        for meta in self._in_meta:
-            env.append(None if meta is None else meta[0])
-        return env
-
-    def _materialize(self, grads: list[Any], create_graph: bool) -> list[Any]:
-        """Multi-output nodes: zeros for outputs that received no gradient."""
-        shapes = self._out_shapes()
-        result = []
-        for g, (shape, np_dtype) in zip(grads, shapes, strict=True):
-            if g is None:
-                z = np.zeros(shape, np_dtype)
-                g = wrap(z) if create_graph else z
-            result.append(g)
-        return result
-
-    def _out_shapes(self) -> list[tuple[tuple[int, ...], np.dtype]]:
-        return self._result[4] if self._result is not None else []  # type: ignore[index]
-
-    def release(self) -> None:
-        if self._args is not None or self._result is not None:
-            self._args = None
-            self._versions = None
-            if self._result is not None and self._n_out != 1:
-                data, vc, version, nr, shapes = self._result
-                self._result = (None, vc, version, nr, shapes)
-            else:
-                self._result = None
-            self._released = True
-
-    def __getattr__(self, name: str) -> Any:
-        # PyTorch exposes saved values as ``_saved_<name>`` (e.g. ``grad_fn._saved_self``).
-        if name.startswith("_saved_"):
-            return self._saved_value(name[len("_saved_"):])
-        if name.startswith("_raw_saved_"):
-            return self._saved_value(name[len("_raw_saved_"):])
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def _saved_value(self, name: str) -> Any:
-        op = self._op
-        if name == "result":
-            if self._result is None:
-                raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_result'")
-            env = self._unpack(True)
-            return env[-1]
-        if name not in op.index_of:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
-        pos = op.index_of[name]
-        if self._released:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if self._args is None:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_saved_{name}'")
-        value = self._args[pos]
-        return value
-
-    def saved_values(self) -> dict[str, Any]:
-        """The values this node saved for backward, by name (for drawing and inspection)."""
-        result: dict[str, Any] = {}
-        if self._released or (self._args is None and self._result is None):
-            return result
-        plan = self._op.save_plan(self._needs)
-        if self._args is not None:
-            for pos in plan[0]:
-                result[self._op.param_names[pos]] = self._args[pos]
-            if plan[2]:
-                for pos, name in enumerate(self._op.param_names):
-                    if pos not in self._op.input_pos and pos not in self._op.tensor_param_pos:
-                        result[name] = self._args[pos]
-        if self._result is not None and self._result[0] is not None:
-            result["result"] = self._result[0]
-        return result
-
-
-def _make_node_class(node_name: str, opdef: OpDef, num_outputs: int) -> type[OpNode]:
-    namespace: dict[str, Any] = {"__slots__": (), "_op": opdef, "__module__": "chainrule.autograd"}
-    if num_outputs != 1:
-        namespace["__slots__"] = ("_n_out",)
-    return type(node_name, (OpNode,), namespace)
-
-
-def _saved_output(data: np.ndarray, node: OpNode, output_nr: int) -> Tensor:
-    """Re-attach a saved output to its node (the node never holds the output Tensor itself)."""
-    t = wrap(data)
-    t._requires_grad = True
-    t._grad_fn = node
-    t._output_nr = output_nr
-    return t
-
-
-def _raise_modified(t: Tensor, node: Node, pos: int, version: int) -> None:
-    from ..autograd.inplace import modified_error
-
-    raise modified_error(t._data, node, 0, t._vc[0], version, getattr(t, "_vc", None))
-
-
-def _raise_modified_result(data: np.ndarray, node: Node, nr: int, now: int, version: int) -> None:
-    from ..autograd.inplace import modified_error
-
-    raise modified_error(data, node, nr, now, version, None, is_output=True)
-
-
-# ----------------------------------------------------------------------------------------------
-# Applying an op
-
-def _type_error(op: OpDef, value: Any, pos: int) -> TypeError:
-    return TypeError(
-        f"{op.name}(): argument '{op.param_names[pos]}' (position {pos + 1}) must be Tensor, "
-        f"not {type(value).__name__}"
-    )
-
-
-_number_types = (int, float, bool, complex)
-
-
-def _promote(op: OpDef, values: list[Any], positions: tuple[int, ...]) -> np.dtype | None:
-    """Cast the differentiable inputs to their common dtype; return the compute dtype."""
-    first = None
-    same = True
-    scalar_cat = -1
-    for p in positions:
-        v = values[p]
-        if type(v) is _ndarray:
-            if first is None:
-                first = v.dtype
-            elif v.dtype is not first and v.dtype != first:
-                same = False
-        elif type(v) in _number_types:
-            scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
-        elif isinstance(v, np.generic):
-            values[p] = v = v.item()
-            scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
-    if first is not None and same:
-        d = _dtype._BY_NUMPY[first]
-        if scalar_cat <= d._cat:
-            target = d
-        else:
-            target = _dtype.default_for_category(scalar_cat)
-            if target.is_complex and d is _dtype.float64:
-                target = _dtype.complex128
-    else:
-        dim_dtype = zero_dtype = None
-        for p in positions:
-            v = values[p]
-            if type(v) is _ndarray:
-                d = _dtype._BY_NUMPY[v.dtype]
-                if v.ndim:
-                    dim_dtype = d if dim_dtype is None else _dtype._PAIR_TABLE[(dim_dtype, d)]
-                else:
-                    zero_dtype = d if zero_dtype is None else _dtype._PAIR_TABLE[(zero_dtype, d)]
-        target = _dtype.combine(dim_dtype, zero_dtype, scalar_cat)
-    if op.promote == FLOAT and target._cat < 2:
-        target = _dtype.get_default_dtype()
-    np_target = target.np
-    for p in positions:
-        v = values[p]
-        if type(v) is _ndarray:
-            if v.dtype != np_target:
-                values[p] = v.astype(np_target)
-        elif type(v) in _number_types and (
-            first is None or not same or target._cat != _dtype._BY_NUMPY[first]._cat
-        ):
-            # A number whose category decides the result: make it an array of that dtype so
-            # NumPy computes in the dtype PyTorch would.
-            values[p] = np.asarray(v, dtype=np_target)
-    return np_target
+_dispatch._REQUIRED_MARK[0] = _REQUIRED
 
 
 def apply(op: OpDef, args: tuple) -> Any:
-    """Run ``op`` on positional ``args`` (already bound), recording a node when needed."""
-    values = list(args)
-    requires_grad = False
-    for p in op.input_pos:
-        x = values[p]
-        if isinstance(x, Tensor):
-            values[p] = x._data
-            if x._requires_grad:
-                requires_grad = True
-        elif type(x) not in _number_types and not isinstance(x, np.generic):
-            raise _type_error(op, x, p)
-    for p in op.tensor_param_pos:
-        x = values[p]
-        if isinstance(x, Tensor):
-            values[p] = x._data
-    promote = op.promote
-    if promote is not KEEP:
-        _promote(op, values, op.promote_pos)
-    out = op.forward(*values)
-    record = requires_grad and op.differentiable and _grad_state.grad_enabled
-    if op.num_outputs == 1 and not op.nondiff_outputs:
-        if type(out) is not _ndarray:
-            out = np.asarray(out)
-        result = wrap(out)
-        if op.view:
-            _share_with_base(result, args[op.input_pos[0]])
-        if record and out.dtype.kind in _float_kinds:
-            _record(op, args, (out,), (result,), 1)
-        return result
-    return _wrap_outputs(op, args, out, record)
-
-
-def _share_with_base(view: Tensor, source: Tensor) -> None:
-    """A view shares its base's version counter; ``_base`` is the tensor owning the memory."""
-    view._vc = source._vc
-    view._base = source._base if source._base is not None else source
-
-
-def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> tuple:
-    outs = [o if type(o) is _ndarray else np.asarray(o) for o in out]
-    n_diff = len(outs) - op.nondiff_outputs
-    results = tuple(wrap(o) for o in outs)
-    if op.view:
-        source = args[op.input_pos[0]]
-        for t in results[:n_diff]:
-            _share_with_base(t, source)
-    if record and n_diff and outs[0].dtype.kind in _float_kinds:
-        _record(op, args, tuple(outs[:n_diff]), results[:n_diff], n_diff)
-    return results
-
-
-def _record(op: OpDef, args: tuple, outs: tuple, results: tuple, n_out: int) -> None:
-    """Create the node for one application of ``op`` and attach it to the results."""
-    node = _new(op.node_cls)
-    edges = []
-    metas = []
-    needs = []
-    for p in op.input_pos:
-        x = args[p]
-        if isinstance(x, Tensor) and x._requires_grad:
-            fn = x._grad_fn
-            edges.append((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0))
-            metas.append((x._data.shape, x._data.dtype))
-            needs.append(True)
-        else:
-            edges.append((None, 0))
-            metas.append(None)
-            needs.append(False)
-    needs_t = tuple(needs)
-    node.next_functions = tuple(edges)
-    node._in_meta = tuple(metas)
-    node._needs = needs_t
-    node._seq = next_sequence_nr()
-    node._hooks = None
-    node._anomaly_trace = None
-    node._released = False
-    save_inputs, save_result, save_params, drop = op.save_plan(needs_t)
-    if save_inputs or save_params:
-        if drop:
-            kept = list(args)
-            for p in drop:
-                kept[p] = None
-            args = tuple(kept)
-        node._args = args
-        versions = []
-        for p in save_inputs:
-            x = args[p]
-            if isinstance(x, Tensor):
-                versions.append((p, x._vc[0]))
-        node._versions = tuple(versions) if versions else None
-    else:
-        node._args = None
-        node._versions = None
-    if n_out != 1:
-        node._n_out = n_out
-        shapes = [(o.shape, o.dtype) for o in outs]
-        if save_result:
-            node._result = (outs[0], results[0]._vc, 0, 0, shapes)
-        else:
-            node._result = (None, [0], 0, 0, shapes)
-    elif save_result:
-        node._result = (outs[0], results[0]._vc, 0, 0)
-    else:
-        node._result = None
-    if _grad_state.anomaly:
-        from ..autograd.anomaly import record_trace
-
-        record_trace(node)
-    for nr, t in enumerate(results):
-        t._requires_grad = True
-        t._grad_fn = node
-        t._output_nr = nr
+    """Run ``op`` on its bound positional arguments (all of them, defaults filled in)."""
+    return run_general(op, args)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -635,22 +319,8 @@ class OpFunction:
 
 
 def make_public(opdef: OpDef) -> Any:
-    """The public function for an op: a positional fast path, keywords bound when given."""
-    n_params = len(opdef.param_names)
-    defaults = opdef.defaults
-    bind = opdef.bind
-    required = sum(1 for d in defaults if d is _REQUIRED)
-
-    def public(*args: Any, **kwargs: Any) -> Any:
-        if kwargs:
-            return apply(opdef, bind(args, kwargs))
-        n = len(args)
-        if n == n_params:
-            return apply(opdef, args)
-        if required <= n < n_params:
-            return apply(opdef, args + defaults[n:])
-        return apply(opdef, bind(args, kwargs))
-
+    """The public function for an op (see :func:`~._dispatch.make_public_function`)."""
+    public = make_public_function(opdef)
     public.__name__ = opdef.name
     public.__qualname__ = opdef.name
     public.__doc__ = opdef.forward.__doc__

@@ -139,6 +139,12 @@ def tensor(
         tensor([[1, 2],
                 [3, 4]])
     """
+    if (
+        type(data) is list and dtype is None and device is None
+        and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
+    ):
+        # The common case, a flat list of floats: no inference needed.
+        return make_tensor(np.array(data, dtype=_dtype.get_default_dtype().np), requires_grad)
     _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(

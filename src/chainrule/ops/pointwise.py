@@ -12,10 +12,11 @@ from typing import Any
 import numpy as np
 
 from .._backend import special
+from .._tensor import Tensor
 from ._registry import ARITH, COMPARE, FLOAT, KEEP, op
 
 __all__ = [
-    "add", "sub", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
+    "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
     "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
     "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
     "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh",
@@ -40,45 +41,101 @@ def _is_bool(x: Any) -> bool:
 # add / sub / mul / div
 
 
+# add and sub without ``alpha`` (the operators' case) save nothing for backward; the ``alpha``
+# variants read it. Both are PyTorch's AddBackward0 / SubBackward0.
+
+
 @op("AddBackward0", inputs=("self", "other"), promote=ARITH)
-def add(self, other, *, alpha=1):
-    """``self + alpha * other``, broadcasting."""
-    if alpha == 1:
-        return self + other
-    return self + alpha * other
+def _add(self, other):
+    return self + other
 
 
-@add.derivative("self")
+@_add.derivative("self")
 def _(F, grad):
     return grad
 
 
-@add.derivative("other")
+@_add.derivative("other")
+def _(F, grad):
+    return grad
+
+
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH)
+def _add_alpha(self, other, alpha):
+    return self + alpha * other
+
+
+@_add_alpha.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@_add_alpha.derivative("other")
 def _(F, grad, alpha):
-    return grad if alpha == 1 else grad * alpha
+    return grad * alpha
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH)
-def sub(self, other, *, alpha=1):
-    """``self - alpha * other``, broadcasting."""
+def add(input, other, *, alpha=1):
+    """``input + alpha * other``, broadcasting.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.add(torch.tensor([1., 2.]), 1)
+        tensor([2., 3.])
+    """
+    if alpha == 1:
+        return _add(input, other)
+    return _add_alpha(input, other, alpha)
+
+
+def _check_bool_sub(self, other):
     if _is_bool(self) and _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
             "or `logical_xor()` operator instead."
         )
-    if alpha == 1:
-        return self - other
-    return self - alpha * other
 
 
-@sub.derivative("self")
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH)
+def _sub(self, other):
+    _check_bool_sub(self, other)
+    return self - other
+
+
+@_sub.derivative("self")
 def _(F, grad):
     return grad
 
 
-@sub.derivative("other")
+@_sub.derivative("other")
+def _(F, grad):
+    return -grad
+
+
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH)
+def _sub_alpha(self, other, alpha):
+    _check_bool_sub(self, other)
+    return self - alpha * other
+
+
+@_sub_alpha.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@_sub_alpha.derivative("other")
 def _(F, grad, alpha):
-    return -grad if alpha == 1 else grad * -alpha
+    return grad * -alpha
+
+
+def sub(input, other, *, alpha=1):
+    """``input - alpha * other``, broadcasting."""
+    if alpha == 1:
+        return _sub(input, other)
+    return _sub_alpha(input, other, alpha)
+
+
+subtract = sub
 
 
 @op("RsubBackward0", inputs=("self", "other"), promote=ARITH)
@@ -108,8 +165,6 @@ def _(F, grad, alpha):
 
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
-    from .._tensor import Tensor
-
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha=alpha)
     return _rsub_scalar(input, other, alpha)
@@ -224,8 +279,6 @@ def _(F, grad):
 
 def remainder(input, other):
     """Python-style modulus: the result has the sign of ``other``."""
-    from .._tensor import Tensor
-
     if isinstance(other, Tensor):
         return _remainder_tensor(input, other)
     if not isinstance(input, Tensor):
@@ -315,8 +368,6 @@ def _(F, grad, self, result):
 
 def pow(input, exponent):  # noqa: A001 - torch-style name
     """``input ** exponent``; either may be a number."""
-    from .._tensor import Tensor
-
     if isinstance(exponent, Tensor):
         if isinstance(input, Tensor):
             return _pow_tensor(input, exponent)
@@ -818,8 +869,6 @@ def _(F, grad, self, min, max):  # noqa: A002
 
 def clamp(input, min=None, max=None):  # noqa: A002
     """Limit every element to ``[min, max]`` (either bound may be None or a tensor)."""
-    from .._tensor import Tensor
-
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(input, min, max)
     return _clamp_scalar(input, min, max)
@@ -928,8 +977,6 @@ def where(condition, input=None, other=None):
 
 
 def _check_condition(condition):
-    from .._tensor import Tensor
-
     if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
         if condition._data.dtype == np.uint8:
             return
@@ -976,8 +1023,6 @@ def _(F, grad, self, end):
 
 def lerp(input, end, weight):
     """``input + weight * (end - input)``."""
-    from .._tensor import Tensor
-
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
     return _lerp_scalar(input, end, weight)

@@ -1,26 +1,53 @@
-"""Reductions: sum, mean (and, added by later work, prod, max/min, var/std, norm, ...).
+"""Reductions: sum, mean, prod, max/min, amax/amin, argmax/argmin, var/std, norm, logsumexp,
+median, all/any, count_nonzero, and the scans cumsum/cumprod.
 
 A reduction's derivative spreads the gradient back over the reduced dimensions with
-:func:`expand_reduced`, the one helper every reduction shares.
+:func:`expand_reduced` (or, for the ``keepdim`` shape only, :func:`unsqueeze_reduced` and
+broadcasting). Every derivative is written with operators and ``F`` helpers, so it is
+differentiable again under ``create_graph=True``.
+
+Where PyTorch picks a different node for different arguments (``MaxBackward1`` for ``max()``,
+``MaxBackward0`` for ``max(dim)``), there is one op per node and a public function that
+dispatches; reductions that return ``(values, indices)`` compute the indices first, then run a
+value-selecting op that saves them (as PyTorch's ``MaxBackward0`` saves ``indices``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import builtins
+import functools
+import math
+import warnings
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
+from .. import _return_types as return_types
 from .._dtype import to_dtype
-from .._tensor import Tensor, wrap_dim
+from .._tensor import Tensor, wrap, wrap_dim
 from ._registry import op
 
-__all__ = ["sum", "mean", "sum_to_size"]
+__all__ = [
+    "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
+    "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
+    "median", "count_nonzero",
+]
+
+_UNSET: Any = object()  # marks an argument that was not passed
+
+
+# ----------------------------------------------------------------------------------------------
+# Helpers shared by the reductions
 
 
 def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
-    """Reduction dims as sorted non-negative ints (``None`` or ``()``: all dims)."""
+    """Reduction dims as sorted non-negative ints (``None`` or ``()``: all dims).
+
+    A 0-d tensor accepts ``dim`` 0 or -1 (checked here) and has no dimension to reduce, so its
+    dims are ``()``.
+    """
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, int | np.integer):
@@ -35,24 +62,150 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
         if w in out:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         out.add(w)
+    if ndim == 0:
+        return ()
     return tuple(sorted(out))
 
 
 def expand_reduced(F: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
                    keepdim: bool) -> Any:
     """Undo a reduction over ``dims``: re-insert them (if dropped) and broadcast to ``shape``."""
+    return F.expand(unsqueeze_reduced(F, grad, dims, keepdim), shape)
+
+
+def unsqueeze_reduced(F: Any, value: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+    """A reduction's output (or its gradient) with the reduced ``dims`` back as size-1 dims."""
     if not keepdim:
         for d in dims:
-            grad = F.unsqueeze(grad, d)
-    return F.expand(grad, shape)
+            value = F.unsqueeze(value, d)
+    return value
 
 
-def _sum_dtype(array: np.ndarray, dtype: Any) -> Any:
+def _data(x: Any) -> Any:
+    """The array behind ``x`` (derivatives get arrays on the fast path, Tensors otherwise)."""
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _has_zero(x: Any) -> bool:
+    return bool(np.any(_data(x) == 0))
+
+
+def _is_nan(x: Any) -> bool:
+    return bool(np.isnan(_data(x)))
+
+
+def _count(shape: Sequence[int], dims: Sequence[int]) -> int:
+    """How many elements a reduction over ``dims`` of ``shape`` combines."""
+    n = 1
+    for d in dims:
+        n *= shape[d]
+    return n
+
+
+def _squeeze_dims(a: np.ndarray, dims: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    return a if keepdim or not dims else np.squeeze(a, axis=dims)
+
+
+def _type_name(array: np.ndarray) -> str:
+    """PyTorch's scalar type name of an array's dtype (``Float``, ``Long`` ...)."""
+    name = _dtype.from_numpy_dtype(array.dtype).name
+    return _SCALAR_TYPE_NAMES.get(name, name.capitalize())
+
+
+_SCALAR_TYPE_NAMES = {
+    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
+    "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half",
+}
+
+
+def _label(value: Any) -> str:
+    return "Tensor" if isinstance(value, Tensor) else type(value).__name__
+
+
+class _NoOverload(Exception):
+    """Raised inside a public function whose arguments match none of PyTorch's overloads."""
+
+
+def _overloads(*signatures: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Give a public function PyTorch's error for calls matching none of its ``signatures``.
+
+    The function raises :class:`_NoOverload`; the wrapper turns it into PyTorch's
+    ``received an invalid combination of arguments`` TypeError, which quotes the call as made
+    (positional arguments, then keywords).
+    """
+
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def public(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except _NoOverload:
+                got = [_label(a) for a in args] + [f"{k}={_label(v)}" for k, v in kwargs.items()]
+                lines = [
+                    f"{fn.__name__}() received an invalid combination of arguments - got "
+                    f"({', '.join(got)}), but expected one of:"
+                ]
+                lines.extend(f" * {signature}" for signature in signatures)
+                raise TypeError("\n".join(lines) + "\n") from None
+
+        return public
+
+    return decorate
+
+
+def _int_dim(name: str, dim: Any) -> int:
+    """A ``dim`` that must be one int (argmax, cumsum, median ...), with PyTorch's TypeError."""
+    if isinstance(dim, int | np.integer) and not isinstance(dim, bool):
+        return int(dim)
+    raise TypeError(
+        f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
+    )
+
+
+def _dims_arg(name: str, dim: Any) -> Any:
+    """A ``dim`` that may be an int or a sequence of ints (amax, logsumexp ...)."""
+    if dim is None or isinstance(dim, int | np.integer) and not isinstance(dim, bool):
+        return dim
+    if isinstance(dim, Sequence) and builtins.all(
+        isinstance(d, int | np.integer) and not isinstance(d, bool) for d in dim
+    ):
+        return tuple(dim)
+    raise TypeError(
+        f"{name}(): argument 'dim' (position 2) must be tuple of ints, not {type(dim).__name__}"
+    )
+
+
+def _check_not_empty(name: str, a: np.ndarray, error: type[Exception] = RuntimeError,
+                     hint: bool = True) -> None:
+    """PyTorch's error for a full reduction without identity over no elements."""
+    if a.size == 0:
+        message = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
+        if hint:
+            message += " Specify the reduction dim with the 'dim' argument."
+        raise error(message)
+
+
+def _check_dims_not_empty(name: str, a: np.ndarray, dims: Sequence[int]) -> None:
+    """PyTorch's error for a reduction without identity over an empty dimension."""
+    for d in dims:
+        if a.ndim and a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _accumulate_dtype(array: np.ndarray, dtype: Any) -> Any:
+    """The dtype sum, prod, cumsum and cumprod compute in: ``dtype``, else int64 for integers."""
     if dtype is not None:
         return to_dtype(dtype).np
     if array.dtype.kind in "biu":
         return np.int64
     return None
+
+
+_sum_dtype = _accumulate_dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# sum, mean
 
 
 @op("SumBackward0")
@@ -95,18 +248,11 @@ def _mean_check(array: np.ndarray, dtype: Any) -> Any:
     if dtype is not None:
         return to_dtype(dtype).np
     if array.dtype.kind not in "fc":
-        name = _dtype.from_numpy_dtype(array.dtype).name
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
-            f"or complex dtype. Got: {_SCALAR_TYPE_NAMES.get(name, name.capitalize())}"
+            f"or complex dtype. Got: {_type_name(array)}"
         )
     return None
-
-
-_SCALAR_TYPE_NAMES = {
-    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-    "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half",
-}
 
 
 @op("MeanBackward0")
@@ -155,7 +301,9 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     shape = size_args(size)
     have = input._data.shape
     lead = len(have) - len(shape)
-    if lead < 0 or any(s != 1 and s != h for s, h in zip(shape, have[lead:], strict=True)):
+    if lead < 0 or builtins.any(
+        s != 1 and s != h for s, h in zip(shape, have[lead:], strict=True)
+    ):
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1
@@ -164,3 +312,963 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
         return input
     summed = _sum_dim(input, dims, True)
     return _view(summed, shape) if lead else summed
+
+
+# ----------------------------------------------------------------------------------------------
+# Scans along one dim: cumsum, cumprod (and the shifted products prod's gradient needs)
+
+
+def _shift(F: Any, x: Any, dim: int, offset: int) -> Any:
+    """``x`` moved ``offset`` places along ``dim`` (toward higher indices if positive), with
+    zeros filling the vacated places. ``|offset|`` must be smaller than the dim's size."""
+    shape = tuple(x.shape)
+    n = shape[dim]
+    if offset >= 0:
+        return F.slice_backward(F.slice(x, dim, 0, n - offset, 1), shape, dim, offset, n, 1)
+    return F.slice_backward(F.slice(x, dim, -offset, n, 1), shape, dim, 0, n + offset, 1)
+
+
+def _first_position(shape: tuple[int, ...], dim: int) -> np.ndarray:
+    """A boolean mask, broadcastable to ``shape``, true at index 0 of ``dim``."""
+    mask_shape = [1] * len(shape)
+    mask_shape[dim] = shape[dim]
+    return (np.arange(shape[dim]) == 0).reshape(mask_shape)
+
+
+def _reverse_cumsum(F: Any, x: Any, dim: int) -> Any:
+    """``out_i = sum_{k >= i} x_k`` along ``dim``."""
+    return F.flip(F.cumsum(F.flip(x, (dim,)), dim), (dim,))
+
+
+def _exclusive_cumprod(F: Any, x: Any, dim: int) -> Any:
+    """``out_i = x_0 * ... * x_{i-1}`` along ``dim`` (1 at index 0); no division."""
+    shape = tuple(x.shape)
+    return F.where(_first_position(shape, dim), 1, _shift(F, F.cumprod(x, dim), dim, 1))
+
+
+def _products_of_others(F: Any, x: Any, dim: int) -> Any:
+    """``out_i`` = the product of every element of ``x``'s slice along ``dim`` except ``x_i``.
+
+    The exclusive products from the left times those from the right: exact with zeros, where
+    ``prod / x_i`` is not.
+    """
+    right = F.flip(_exclusive_cumprod(F, F.flip(x, (dim,)), dim), (dim,))
+    return _exclusive_cumprod(F, x, dim) * right
+
+
+def _suffix_sums(F: Any, grad: Any, x: Any, dim: int) -> Any:
+    """``S_i = sum_{k >= i} grad_k * x_{i+1} * ... * x_k`` along ``dim``, without division.
+
+    ``S`` solves the recurrence ``S_i = grad_i + x_{i+1} * S_{i+1}``: a scan over affine maps,
+    done in ``log2(n)`` doubling steps. After the step with offset ``s``, ``S_i = b_i + a_i *
+    S_{i+s}`` holds with ``S`` zero past the end; combining two such windows gives
+    ``(b_i + a_i * b_{i+s}, a_i * a_{i+s})``.
+    """
+    n = x.shape[dim]
+    a = _shift(F, x, dim, -1)  # a_i = x_{i+1}, 0 past the end
+    b = grad
+    step = 1
+    while step < n:
+        b = b + a * _shift(F, b, dim, -step)
+        a = a * _shift(F, a, dim, -step)
+        step *= 2
+    return b
+
+
+def _scan(name: str, input: Tensor, dim: Any, dtype: Any, fn: Any) -> Tensor:
+    d = wrap_dim(_int_dim(name, dim), input._data.ndim)
+    return fn(input, d, dtype=dtype)
+
+
+@op("CumsumBackward0")
+def _cumsum(self, dim, *, dtype=None):
+    out_dtype = _accumulate_dtype(self, dtype)
+    if self.ndim == 0:
+        return self.astype(out_dtype or self.dtype, copy=True)
+    return np.cumsum(self, axis=dim, dtype=out_dtype)
+
+
+@_cumsum.derivative("self")
+def _(F, grad, self_shape, dim):
+    if not self_shape:
+        return grad
+    return _reverse_cumsum(F, grad, dim)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Cumulative sum along ``dim``: ``out_i = input_0 + ... + input_i``.
+
+    Integer and bool inputs are summed in int64 unless ``dtype`` says otherwise.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1., 2., 3.]).cumsum(0)
+        tensor([1., 3., 6.])
+    """
+    return _scan("cumsum", input, dim, dtype, _cumsum)
+
+
+@op("CumprodBackward0")
+def _cumprod(self, dim, *, dtype=None):
+    out_dtype = _accumulate_dtype(self, dtype)
+    if self.ndim == 0:
+        return self.astype(out_dtype or self.dtype, copy=True)
+    return np.cumprod(self, axis=dim, dtype=out_dtype)
+
+
+@_cumprod.derivative("self")
+def _(F, grad, self, dim, result):
+    shape = tuple(self.shape)
+    if not shape or shape[dim] <= 1:
+        return grad
+    if not _has_zero(self):
+        # y_k = x_0 * ... * x_k, so dy_k/dx_i = y_k / x_i for k >= i.
+        return _reverse_cumsum(F, grad * result, dim) / self
+    # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
+    # polynomial in x, so its own derivative (create_graph) is right too.
+    return _exclusive_cumprod(F, self, dim) * _suffix_sums(F, grad, self, dim)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """Cumulative product along ``dim``: ``out_i = input_0 * ... * input_i``.
+
+    The gradient is exact when the input holds zeros (no division by the input there).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1., 2., 3.]).cumprod(0)
+        tensor([1., 2., 6.])
+    """
+    return _scan("cumprod", input, dim, dtype, _cumprod)
+
+
+# ----------------------------------------------------------------------------------------------
+# prod
+
+
+def _prod_backward(F: Any, grad: Any, self: Any, result: Any, dim: int | None) -> Any:
+    """Gradient of a product over ``dim`` (all elements if None); ``grad`` and ``result`` have
+    the keepdim shape (or are 0-d for the full product)."""
+    if not _has_zero(self):
+        return grad * (result / self)
+    # With zeros, d prod / d x_i is the product of the other elements, computed without division.
+    if dim is not None:
+        return grad * _products_of_others(F, self, dim)
+    shape = tuple(self.shape)
+    flat = F.reshape(self, (_count(shape, range(len(shape))),))
+    return grad * F.reshape(_products_of_others(F, flat, 0), shape)
+
+
+@op("ProdBackward0")
+def _prod_all(self, *, dtype=None):
+    return np.prod(self, dtype=_accumulate_dtype(self, dtype))
+
+
+@_prod_all.derivative("self")
+def _(F, grad, self, result):
+    if not self.shape:
+        return grad
+    return _prod_backward(F, grad, self, result, None)
+
+
+@op("ProdBackward1")
+def _prod_dim(self, dim, keepdim=False, *, dtype=None):
+    out_dtype = _accumulate_dtype(self, dtype)
+    if self.ndim == 0:
+        return self.astype(out_dtype or self.dtype, copy=True)
+    return np.prod(self, axis=dim, keepdims=keepdim, dtype=out_dtype)
+
+
+@_prod_dim.derivative("self")
+def _(F, grad, self, dim, keepdim, result):
+    if not self.shape:
+        return grad
+    grad = unsqueeze_reduced(F, grad, (dim,), keepdim)
+    result = unsqueeze_reduced(F, result, (dim,), keepdim)
+    return _prod_backward(F, grad, self, result, dim)
+
+
+@_overloads(
+    "(Tensor input, *, torch.dtype dtype = None)",
+    "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)",
+)
+def prod(input: Tensor, dim: Any = _UNSET, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """Product of all elements, or over one ``dim`` (keeping it with ``keepdim``).
+
+    Integer and bool inputs multiply in int64. The gradient is exact with zeros in the input
+    (one zero or several).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1., 2.], [3., 4.]]).prod(1)
+        tensor([ 2., 12.])
+    """
+    if dim is _UNSET:
+        return _prod_all(input, dtype=dtype)
+    if not isinstance(dim, int | np.integer) or isinstance(dim, bool):
+        raise _NoOverload
+    return _prod_dim(input, wrap_dim(int(dim), input._data.ndim), keepdim, dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------------
+# max, min (full, along a dim with indices, and binary), amax, amin, argmax, argmin
+
+
+def _evenly_distribute(F: Any, grad: Any, self: Any, result: Any) -> Any:
+    """``grad`` (0-d) shared equally by the elements equal to ``result`` (NaN: by the NaNs).
+
+    PyTorch's gradient of ``max()``, ``min()`` and ``median()`` over all elements.
+    """
+    mask = F.isnan(self) if _is_nan(result) else self == result
+    count = int(np.sum(_data(mask)))
+    return mask * (grad / count)
+
+
+def _take_along(a: np.ndarray, dim: int, keepdim: bool, indices: np.ndarray) -> np.ndarray:
+    """The elements of ``a`` at ``indices`` along ``dim`` (indices shaped like the output)."""
+    if a.ndim == 0:
+        return a.copy()
+    index = indices if keepdim else np.expand_dims(indices, dim)
+    out = np.take_along_axis(a, index, axis=dim)
+    return out if keepdim else np.squeeze(out, axis=dim)
+
+
+def _value_selecting_backward(F: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
+                              keepdim: bool, indices: Any) -> Any:
+    """Gradient of picking one element per slice: ``grad`` placed at ``indices``, zeros
+    elsewhere (so among equal values the one whose index was returned gets it all)."""
+    if not self_shape:
+        return grad
+    grad = unsqueeze_reduced(F, grad, (dim,), keepdim)
+    indices = unsqueeze_reduced(F, indices, (dim,), keepdim)
+    return F.scatter_along(grad, self_shape, dim, indices)
+
+
+@op("GatherBackward0", tensor_params=("index",))
+def _gather_along(self, dim, index):
+    """The elements of ``self`` at ``index`` along ``dim`` (``index`` has ``self``'s number of
+    dims; the derivative of :func:`_scatter_along`)."""
+    return np.take_along_axis(self, index, axis=dim)
+
+
+@_gather_along.derivative("self")
+def _(F, grad, self_shape, dim, index):
+    return F.scatter_along(grad, self_shape, dim, index)
+
+
+@op("ScatterBackward0", inputs=("grad",), tensor_params=("index",))
+def _scatter_along(grad, input_sizes, dim, index):
+    """Zeros of shape ``input_sizes`` with ``grad`` written at ``index`` along ``dim`` (one
+    index per slice): the gradient of selecting those elements."""
+    out = np.zeros(input_sizes, grad.dtype)
+    np.put_along_axis(out, index, grad, axis=dim)
+    return out
+
+
+@_scatter_along.derivative("grad")
+def _(F, grad, dim, index):
+    return F.gather_along(grad, dim, index)
+
+
+def _make_full_extreme(name: str, node: str, fn: Any) -> Any:
+    @op(node)
+    def full(self):
+        return fn(self)
+
+    @full.derivative("self")
+    def _(F, grad, self, result):
+        return _evenly_distribute(F, grad, self, result)
+
+    full.__name__ = f"_{name}_all"
+    return full
+
+
+def _make_dim_extreme(name: str, node: str) -> Any:
+    @op(node, tensor_params=("indices",))
+    def along(self, dim, keepdim, indices):
+        return _take_along(self, dim, keepdim, indices)
+
+    @along.derivative("self")
+    def _(F, grad, self_shape, dim, keepdim, indices):
+        return _value_selecting_backward(F, grad, self_shape, dim, keepdim, indices)
+
+    along.__name__ = f"_{name}_dim"
+    return along
+
+
+_max_all = _make_full_extreme("max", "MaxBackward1", np.max)
+_min_all = _make_full_extreme("min", "MinBackward1", np.min)
+_max_dim = _make_dim_extreme("max", "MaxBackward0")
+_min_dim = _make_dim_extreme("min", "MinBackward0")
+
+_MAX_MIN_SIGNATURES = (
+    "(Tensor input, *, Tensor out = None)",
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
+)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and not isinstance(value, bool)
+
+
+def _extreme(name: str, input: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """``max``/``min``: PyTorch's three overloads (all elements, binary, along a dim)."""
+    if not isinstance(input, Tensor) or len(args) > 2 or set(kwargs) - {"dim", "keepdim", "other"}:
+        raise _NoOverload
+    if "other" in kwargs or args and isinstance(args[0], Tensor):
+        if len(args) + len(kwargs) != 1:
+            raise _NoOverload
+        other = kwargs["other"] if "other" in kwargs else args[0]
+        if not isinstance(other, Tensor):
+            raise _NoOverload
+        from .pointwise import maximum, minimum
+
+        return maximum(input, other) if name == "max" else minimum(input, other)
+    if not args and not kwargs:
+        a = input._data
+        _check_not_empty(name, a)
+        return (_max_all if name == "max" else _min_all)(input)
+    if len(args) == 2 and "keepdim" in kwargs or args and "dim" in kwargs:
+        raise _NoOverload
+    dim = args[0] if args else kwargs.get("dim", _UNSET)
+    keepdim = args[1] if len(args) == 2 else kwargs.get("keepdim", False)
+    if not _is_int(dim) or not isinstance(keepdim, bool | np.bool_):
+        raise _NoOverload
+    return _extreme_along(name, input, int(dim), bool(keepdim))
+
+
+def _extreme_along(name: str, input: Tensor, dim: int, keepdim: bool) -> Any:
+    a = input._data
+    d = wrap_dim(dim, a.ndim)
+    if a.ndim == 0:
+        indices = np.zeros((), np.int64)
+    else:
+        _check_dims_not_empty(name, a, (d,))
+        pick = np.argmax if name == "max" else np.argmin  # first occurrence; NaN wins
+        indices = pick(a, axis=d, keepdims=keepdim)
+    index_tensor = wrap(np.asarray(indices, np.int64))
+    along = _max_dim if name == "max" else _min_dim
+    result_type = return_types.max if name == "max" else return_types.min
+    return result_type((along(input, d, keepdim, index_tensor), index_tensor))
+
+
+@_overloads(*_MAX_MIN_SIGNATURES)
+def max(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A001 - torch-style name
+    """The largest element (PyTorch's three overloads).
+
+    * ``max(input)``: the maximum of all elements (NaN if any is NaN); the gradient is shared
+      equally among the elements equal to it.
+    * ``max(input, dim, keepdim=False)``: ``(values, indices)`` along ``dim`` (the first index
+      among equal values); the gradient goes to the returned index.
+    * ``max(input, other)``: the element-wise ``maximum``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1., 5.], [4., 2.]]).max(1).indices
+        tensor([1, 0])
+    """
+    return _extreme("max", input, args, kwargs)
+
+
+@_overloads(*_MAX_MIN_SIGNATURES)
+def min(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A001 - torch-style name
+    """The smallest element: ``min(input)``, ``min(input, dim, keepdim=False)`` giving
+    ``(values, indices)``, or the element-wise ``minimum(input, other)`` (see :func:`max`)."""
+    return _extreme("min", input, args, kwargs)
+
+
+def _make_amax(name: str, node: str, fn: Any) -> Any:
+    @op(node)
+    def reduce(self, dim, keepdim=False):
+        return fn(self, axis=dim, keepdims=keepdim)
+
+    @reduce.derivative("self")
+    def _(F, grad, self, dim, keepdim, result):
+        # The gradient is shared equally among the elements equal to the result (PyTorch's
+        # rule for ties); where the result is NaN, no element equals it and it is NaN.
+        grad = unsqueeze_reduced(F, grad, dim, keepdim)
+        mask = self == unsqueeze_reduced(F, result, dim, keepdim)
+        count = F.sum(mask, dim, True, dtype=grad.dtype)
+        return (grad / count) * mask
+
+    reduce.__name__ = f"_{name}"
+    return reduce
+
+
+_amax = _make_amax("amax", "AmaxBackward0", np.max)
+_amin = _make_amax("amin", "AminBackward0", np.min)
+
+
+def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    a = input._data
+    dims = normalize_dims(_dims_arg(name, dim), a.ndim)
+    if dim is None or dim == () or dim == []:
+        _check_not_empty(name, a)
+    _check_dims_not_empty(name, a, dims)
+    return (_amax if name == "amax" else _amin)(input, dims, keepdim)
+
+
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The maximum over ``dim`` (an int or a tuple; all dims by default).
+
+    Unlike ``max(dim)`` it returns no indices, and the gradient is shared equally among equal
+    maxima.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1., 5.], [4., 2.]]).amax(0)
+        tensor([4., 5.])
+    """
+    return _amax_amin("amax", input, dim, keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    """The minimum over ``dim`` (an int or a tuple; all dims by default); see :func:`amax`."""
+    return _amax_amin("amin", input, dim, keepdim)
+
+
+def _make_arg_extreme(name: str, fn: Any) -> Any:
+    @op(name, differentiable=False)
+    def arg_extreme(self, dim=None, keepdim=False):
+        if dim is None:
+            index = np.asarray(fn(self), np.int64)
+            return index.reshape((1,) * self.ndim) if keepdim else index
+        if self.ndim == 0:
+            return np.zeros((), np.int64)
+        return fn(self, axis=dim, keepdims=keepdim).astype(np.int64, copy=False)
+
+    arg_extreme.__name__ = f"_{name}"
+    return arg_extreme
+
+
+_argmax = _make_arg_extreme("argmax", np.argmax)
+_argmin = _make_arg_extreme("argmin", np.argmin)
+
+
+def _arg_extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    a = input._data
+    if a.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        _check_not_empty(name, a, IndexError, hint=False)
+        return (_argmax if name == "argmax" else _argmin)(input, None, keepdim)
+    d = wrap_dim(_int_dim(name, dim), a.ndim)
+    _check_dims_not_empty(name, a, (d,))
+    return (_argmax if name == "argmax" else _argmin)(input, d, keepdim)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the maximum (of the flattened input when ``dim`` is None), int64.
+
+    The first index among equal values; a NaN counts as the maximum.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1., 5.], [4., 2.]]).argmax()
+        tensor(1)
+    """
+    return _arg_extreme("argmax", input, dim, keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    """Index of the minimum (of the flattened input when ``dim`` is None), int64."""
+    return _arg_extreme("argmin", input, dim, keepdim)
+
+
+# ----------------------------------------------------------------------------------------------
+# median
+
+
+@op("MedianBackward0")
+def _median_all(self):
+    flat = self.reshape(-1)
+    if flat.size == 0:
+        return np.asarray(np.nan if self.dtype.kind == "f" else np.iinfo(self.dtype).min,
+                          self.dtype)
+    if self.dtype.kind == "f" and np.isnan(flat).any():
+        return np.asarray(np.nan, self.dtype)
+    return np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
+
+
+@_median_all.derivative("self")
+def _(F, grad, self, result):
+    return _evenly_distribute(F, grad, self, result)
+
+
+@op("MedianBackward1", tensor_params=("indices",))
+def _median_dim(self, dim, keepdim, indices):
+    return _take_along(self, dim, keepdim, indices)
+
+
+@_median_dim.derivative("self")
+def _(F, grad, self_shape, dim, keepdim, indices):
+    return _value_selecting_backward(F, grad, self_shape, dim, keepdim, indices)
+
+
+def _median_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
+    """Index of the lower median along ``dim``, as PyTorch picks it: the middle position of a
+    stable sort (so among equal values, by position), or the first NaN of a slice with NaN."""
+    n = a.shape[dim]
+    order = np.argsort(a, axis=dim, kind="stable")
+    index = np.take(order, [(n - 1) // 2], axis=dim)
+    if a.dtype.kind == "f":
+        nan = np.isnan(a)
+        has_nan = nan.any(axis=dim, keepdims=True)
+        index = np.where(has_nan, np.argmax(nan, axis=dim, keepdims=True), index)
+    return index if keepdim else np.squeeze(index, axis=dim)
+
+
+def median(input: Tensor, dim: Any = _UNSET, keepdim: bool = False) -> Any:
+    """The lower median of all elements, or ``(values, indices)`` along ``dim``.
+
+    NaN propagates (the index is then the first NaN's). Over all elements the gradient is
+    shared equally among the elements equal to the median; along ``dim`` it goes to the
+    returned index.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1., 4., 2., 3.]).median()
+        tensor(2.)
+    """
+    a = input._data
+    if a.dtype == np.bool_:
+        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    if dim is _UNSET:
+        return _median_all(input)
+    d = wrap_dim(_int_dim("median", dim), a.ndim)
+    if a.ndim == 0:
+        indices = np.zeros((), np.int64)
+    else:
+        _check_dims_not_empty("median", a, (d,))
+        indices = _median_indices(a, d, keepdim)
+    index_tensor = wrap(np.asarray(indices, np.int64))
+    return return_types.median((_median_dim(input, d, keepdim, index_tensor), index_tensor))
+
+
+# ----------------------------------------------------------------------------------------------
+# var, std, var_mean, std_mean
+
+
+def _correction(name: str, dim: Any, unbiased: Any, correction: Any) -> tuple[Any, float]:
+    """PyTorch's overloads ``(dim, unbiased, keepdim)``, ``(dim, *, correction, keepdim)`` and
+    ``(unbiased)`` as ``(dim, correction)``."""
+    if isinstance(dim, bool):  # var(input, unbiased)
+        if unbiased is not _UNSET:
+            raise _NoOverload
+        dim, unbiased = None, dim
+    if unbiased is not _UNSET and correction is not _UNSET:
+        raise _NoOverload
+    if unbiased is not _UNSET:
+        return dim, 1 if unbiased else 0
+    if correction is _UNSET or correction is None:
+        return dim, 1
+    return dim, correction
+
+
+def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float,
+             keepdim: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``(var, mean)`` over ``dims`` (all when None) with ``max(0, n - correction)`` degrees of
+    freedom (so inf or NaN when that is 0, as PyTorch)."""
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    n = _count(a.shape, axes)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
+        diff = a - mean
+        var = np.sum(diff * diff, axis=axes, keepdims=keepdim) / builtins.max(0, n - correction)
+    return var, _squeeze_dims(mean, axes, keepdim)
+
+
+
+def _var_backward(F: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, correction: float,
+                  keepdim: bool) -> Any:
+    """Gradient of the variance: ``2 / (n - correction) * grad * (x - mean)``.
+
+    Over all elements with no degrees of freedom left, PyTorch returns ``grad * inf`` (NaN where
+    ``x == mean``); along dims it uses ``2 / (n - correction)`` as it is (inf, or negative).
+    """
+    shape = tuple(self.shape)
+    axes = tuple(range(len(shape))) if dims is None else dims
+    n = _count(shape, axes)
+    grad = unsqueeze_reduced(F, grad, axes, keepdim or dims is None)
+    mean = F.sum(self, axes, True) / builtins.max(n, 1)
+    dof = n - correction
+    if dims is None and dof <= 0:
+        return grad * F.where(self == mean, math.nan, math.inf)
+    factor = 2.0 / dof if dof != 0 else math.inf
+    return (grad * factor) * (self - mean)
+
+
+def _std_to_var_grad(F: Any, grad: Any, result: Any) -> Any:
+    """d std = d var / (2 std), zero where std is zero."""
+    return F.where(result == 0, 0, grad / (result * 2))
+
+
+def _mean_backward(F: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None,
+                   keepdim: bool) -> Any:
+    axes = tuple(range(len(shape))) if dims is None else dims
+    n = _count(shape, axes)
+    return expand_reduced(F, grad / builtins.max(n, 1), shape, axes, keepdim)
+
+
+@op("VarBackward0")
+def _var(self, dim, correction, keepdim):
+    return _moments(self, dim, correction, keepdim)[0]
+
+
+@_var.derivative("self")
+def _(F, grad, self, dim, correction, keepdim):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _var_backward(F, grad, self, dim, correction, keepdim)
+
+
+@op("StdBackward0")
+def _std(self, dim, correction, keepdim):
+    return np.sqrt(_moments(self, dim, correction, keepdim)[0])
+
+
+@_std.derivative("self")
+def _(F, grad, self, dim, correction, keepdim, result):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        grad = _std_to_var_grad(F, grad, result)
+        return _var_backward(F, grad, self, dim, correction, keepdim)
+
+
+@op("VarMeanBackward0", num_outputs=2)
+def _var_mean(self, dim, correction, keepdim):
+    return _moments(self, dim, correction, keepdim)
+
+
+@_var_mean.derivative("self")
+def _(F, grads, self, dim, correction, keepdim):
+    grad_var, grad_mean = grads
+    shape = tuple(self.shape)
+    out = _mean_backward(F, grad_mean, shape, dim, keepdim or dim is None)
+    # PyTorch skips the variance term when that output got no gradient (zeros here).
+    if np.any(_data(grad_var)):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = _var_backward(F, grad_var, self, dim, correction, keepdim) + out
+    return out
+
+
+@op("StdMeanBackward0", num_outputs=2)
+def _std_mean(self, dim, correction, keepdim):
+    var, mean = _moments(self, dim, correction, keepdim)
+    return np.sqrt(var), mean
+
+
+@_std_mean.derivative("self")
+def _(F, grads, self, dim, correction, keepdim, result):
+    grad_std, grad_mean = grads
+    shape = tuple(self.shape)
+    out = _mean_backward(F, grad_mean, shape, dim, keepdim or dim is None)
+    if np.any(_data(grad_std)):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            grad_var = _std_to_var_grad(F, grad_std, result)
+            out = _var_backward(F, grad_var, self, dim, correction, keepdim) + out
+    return out
+
+
+_VAR_SIGNATURES = (
+    "(tuple of ints dim, bool unbiased = True, bool keepdim = False)",
+    "(tuple of ints dim = None, *, Number correction = None, bool keepdim = False)",
+    "(bool unbiased = True)",
+)
+
+
+def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                 correction: Any) -> Any:
+    dim, correction = _correction(name, dim, unbiased, correction)
+    a = input._data
+    if a.dtype.kind not in "fc":
+        kind = name if name.endswith("_mean") else "std and var"
+        raise RuntimeError(f"{kind} only support floating point and complex dtypes")
+    dims = _dims_arg(name, dim)
+    if dims is not None:
+        dims = normalize_dims(dims, a.ndim)
+    if a.ndim == 0 or dims == tuple(range(a.ndim)) and (dim is None or dim == () or dim == []):
+        dims = None  # a reduction over everything (PyTorch's no-dim case)
+    axes = tuple(range(a.ndim)) if dims is None else dims
+    out_numel = _count(a.shape, [i for i in range(a.ndim) if i not in axes])
+    factor = a.size / out_numel if out_numel else 0
+    if factor - correction <= 0:
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
+            "reduction factor (input numel divided by output numel).",
+            UserWarning,
+            stacklevel=4,
+        )
+    return fn(input, dims, correction, keepdim)
+
+
+@_overloads(*_VAR_SIGNATURES)
+def var(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
+        correction: Any = _UNSET) -> Tensor:
+    """Variance over ``dim`` (all dims by default) with ``n - correction`` degrees of freedom.
+
+    ``correction`` defaults to 1 (Bessel's correction); ``unbiased=False`` means 0. With no
+    degrees of freedom left it warns and gives inf or NaN, as PyTorch does.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1., 2., 4.]).var()
+        tensor(2.3333)
+    """
+    return _moment_call("var", _var, input, dim, unbiased, keepdim, correction)
+
+
+@_overloads(*_VAR_SIGNATURES)
+def std(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
+        correction: Any = _UNSET) -> Tensor:
+    """Standard deviation: the square root of :func:`var` (same arguments)."""
+    return _moment_call("std", _std, input, dim, unbiased, keepdim, correction)
+
+
+@_overloads(*_VAR_SIGNATURES)
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
+             correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
+    """``(var, mean)`` over ``dim`` in one pass, one node (``VarMeanBackward0``)."""
+    return _moment_call("var_mean", _var_mean, input, dim, unbiased, keepdim, correction)
+
+
+@_overloads(*_VAR_SIGNATURES)
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
+             correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
+    """``(std, mean)`` over ``dim`` in one pass, one node (``StdMeanBackward0``)."""
+    return _moment_call("std_mean", _std_mean, input, dim, unbiased, keepdim, correction)
+
+
+# ----------------------------------------------------------------------------------------------
+# norm (torch.norm / Tensor.norm: vector norms, node LinalgVectorNormBackward0)
+
+
+def _p_name(p: float) -> str:
+    return "inf" if p > 0 else "-inf"
+
+
+@op("LinalgVectorNormBackward0")
+def _vector_norm(self, ord, dim, keepdim, dtype=None):  # noqa: A002 - PyTorch's name
+    a = self if dtype is None else self.astype(dtype)
+    axes = tuple(range(a.ndim)) if dim is None else dim
+    if ord != 0 and _count(a.shape, axes) == 1:
+        # One element per slice: its absolute value (no overflow in squaring, as PyTorch).
+        return _squeeze_dims(np.abs(a), axes, keepdim)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        if ord == 2:
+            return np.sqrt(np.sum(a * a, axis=axes, keepdims=keepdim))
+        if ord == 1:
+            return np.sum(np.abs(a), axis=axes, keepdims=keepdim)
+        if ord == math.inf:
+            return np.max(np.abs(a), axis=axes, keepdims=keepdim)
+        if ord == -math.inf:
+            return np.min(np.abs(a), axis=axes, keepdims=keepdim)
+        if ord == 0:
+            return np.sum(a != 0, axis=axes, keepdims=keepdim, dtype=a.dtype)
+        return np.sum(np.abs(a) ** ord, axis=axes, keepdims=keepdim) ** (1.0 / ord)
+
+
+@_vector_norm.derivative("self")
+def _(F, grad, self, ord, dim, keepdim, result):  # noqa: A002
+    axes = tuple(range(len(self.shape))) if dim is None else dim
+    grad = unsqueeze_reduced(F, grad, axes, keepdim)
+    norm = unsqueeze_reduced(F, result, axes, keepdim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _norm_backward(F, grad, self, ord, axes, norm)
+
+
+def _norm_backward(F: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...], norm: Any) -> Any:
+    """Gradient of ``||x||_p = (sum |x|^p)^(1/p)``: ``grad * sign(x) |x|^(p-1) / norm^(p-1)``.
+
+    At zero PyTorch's conventions hold: 0 where ``x == 0`` for ``p < 1``, 0 everywhere when the
+    norm is 0 for ``p >= 1``; ``p = inf`` shares the gradient among the largest ``|x|``; ``p = 0``
+    (a count) has no gradient.
+    """
+    if p == 0:
+        return None
+    if p == 1:
+        return grad * F.sign(x)
+    if p == 2:
+        return grad * F.where(norm == 0, 0, x / norm)
+    if math.isinf(p):
+        magnitude = F.abs(x)
+        mask = (magnitude == norm) | F.isnan(magnitude)
+        count = F.sum(mask, axes, True, dtype=grad.dtype)
+        return F.sign(x) * ((grad / count) * mask)
+    if p < 1:
+        scaled = F.sign(x) * F.where(x == 0, 0, F.abs(x) ** (p - 1))
+        return scaled * grad * norm ** (1 - p)
+    if p < 2:
+        scaled = F.sign(x) * F.abs(x) ** (p - 1)
+    else:
+        scaled = x * F.abs(x) ** (p - 2)
+    return scaled * F.where(norm == 0, 0, grad / norm ** (p - 1))
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
+         dtype: Any = None) -> Tensor:
+    """The vector ``p``-norm over ``dim`` (all elements by default): ``(sum |x|^p)^(1/p)``.
+
+    ``p`` may be ``'fro'`` (the 2-norm), a number, ``inf`` (max ``|x|``), ``-inf`` (min
+    ``|x|``) or 0 (the count of non-zeros). The node is ``LinalgVectorNormBackward0``, as for
+    PyTorch's ``Tensor.norm``; the gradient at zero follows PyTorch's conventions.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([3., 4.]).norm()
+        tensor(5.)
+    """
+    a = input._data
+    if isinstance(p, Tensor):
+        p = p.item()
+    if isinstance(p, str):
+        if p != "fro" or dim is not None and not isinstance(dim, int) and len(dim) > 2:
+            _matrix_norm_error(p, a, dim)
+        p = 2
+    elif p is None:
+        p = 2
+    ord = float(p)  # noqa: A001
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(
+            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+            f"{_type_name(a)}"
+        )
+    dims = _dims_arg("norm", dim)
+    axes = normalize_dims(dims, a.ndim)
+    if math.isinf(ord):
+        if dims is None or dims == () or dims == []:
+            if a.size == 0:
+                raise RuntimeError(
+                    f"linalg.vector_norm cannot compute the {_p_name(ord)} norm on an empty "
+                    "tensor because the operation does not have an identity"
+                )
+        else:
+            for d in axes:
+                if a.shape[d] == 0:
+                    raise RuntimeError(
+                        f"linalg.vector_norm cannot compute the {_p_name(ord)} norm on the "
+                        f"dimension {d}because this dimension is empty and the operation does "
+                        "not have an identity"
+                    )
+    full = dims is None or dims == () or dims == [] or a.ndim == 0
+    np_dtype = None if dtype is None else to_dtype(dtype).np
+    return _vector_norm(input, ord, None if full else axes, keepdim, np_dtype)
+
+
+def _matrix_norm_error(p: str, a: np.ndarray, dim: Any) -> None:
+    """PyTorch's errors for matrix norms (``p='nuc'``, or ``'fro'`` over more than 2 dims)."""
+    if p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    dims = list(range(a.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    if len(dims) != 2:
+        raise RuntimeError(
+            f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(str(d) for d in dims)}"
+        )
+    raise NotImplementedError("norm(p='nuc'): the nuclear norm is not supported by chainrule")
+
+
+# ----------------------------------------------------------------------------------------------
+# logsumexp
+
+
+@op("LogsumexpBackward0")
+def _logsumexp(self, dim, keepdim=False):
+    a = self if self.dtype.kind in "fc" else self.astype(_dtype.get_default_dtype().np)
+    if _count(a.shape, dim) == 0:
+        shape = tuple(1 if i in dim else s for i, s in enumerate(a.shape))
+        return _squeeze_dims(np.full(shape, -np.inf, a.dtype), dim, keepdim)
+    # Shift by the maximum so exp cannot overflow; an infinite maximum is not subtracted.
+    shift = np.max(a, axis=dim, keepdims=True)
+    shift = np.where(np.isinf(shift), 0, shift)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
+    return _squeeze_dims(out, dim, keepdim)
+
+
+@_logsumexp.derivative("self")
+def _(F, grad, self, dim, keepdim, result):
+    # d/dx_i log sum_j exp(x_j) = exp(x_i - logsumexp(x)), the softmax.
+    grad = unsqueeze_reduced(F, grad, dim, keepdim)
+    with np.errstate(invalid="ignore"):
+        return grad * F.exp(self - unsqueeze_reduced(F, result, dim, keepdim))
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(input)))`` over ``dim`` (an int or a tuple), computed stably.
+
+    Integer inputs give the default float dtype; slices of ``-inf`` give ``-inf``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1000., 1000.]).logsumexp(0)
+        tensor(1000.6931)
+    """
+    dims = normalize_dims(_dims_arg("logsumexp", dim), input._data.ndim)
+    return _logsumexp(input, dims, keepdim)
+
+
+# ----------------------------------------------------------------------------------------------
+# all, any, count_nonzero (no gradient)
+
+
+def _make_logical(name: str, fn: Any) -> Any:
+    @op(name, differentiable=False)
+    def logical(self, dim, keepdim=False):
+        if dim == ():  # an explicitly empty dim list reduces nothing
+            out = self != 0
+        else:
+            out = fn(self, axis=dim, keepdims=keepdim)
+        return out.astype(np.uint8) if self.dtype == np.uint8 else np.asarray(out)
+
+    logical.__name__ = f"_{name}"
+    return logical
+
+
+_all = _make_logical("all", np.all)
+_any = _make_logical("any", np.any)
+
+
+def _logical_call(name: str, fn: Any, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
+    dims = _dims_arg(name, dim)
+    ndim = input._data.ndim
+    if dims is None:
+        axes: Any = None if not keepdim else tuple(range(ndim))
+    elif dims == () or dims == []:
+        axes = ()
+    else:
+        axes = normalize_dims(dims, ndim)
+    return fn(input, axes, keepdim)
+
+
+def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """Whether every element (over ``dim``: int or tuple) is non-zero; a bool tensor (uint8 for
+    uint8 input).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1., 0.], [2., 3.]]).all(1)
+        tensor([False,  True])
+    """
+    return _logical_call("all", _all, input, dim, keepdim)
+
+
+def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    """Whether any element (over ``dim``: int or tuple) is non-zero; see :func:`all`."""
+    return _logical_call("any", _any, input, dim, keepdim)
+
+
+@op("count_nonzero", differentiable=False)
+def _count_nonzero(self, dim):
+    return np.asarray(np.count_nonzero(self, axis=dim), np.int64)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The number of non-zero elements over ``dim`` (int or tuple; all by default), int64.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1., 0.], [2., 3.]]).count_nonzero(0)
+        tensor([2, 1])
+    """
+    dims = _dims_arg("count_nonzero", dim)
+    axes = None if dims is None else normalize_dims(dims, input._data.ndim)
+    return _count_nonzero(input, axes)

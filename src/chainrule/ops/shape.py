@@ -1,4 +1,6 @@
-"""Shape ops and views: view, reshape, flatten, squeeze/unsqueeze, transpose/permute, expand.
+"""Shape ops and views: view, reshape, squeeze/unsqueeze, transposes, expand; slicing views
+(select, narrow, diagonal); joining (cat, stack) and splitting (split, chunk, unbind); copies
+that move elements (repeat, flip, roll, tril/triu, diag, trace).
 
 Views share memory and the version counter with their base (``view=True`` in the table), as in
 PyTorch: writing through a view is seen by the base.
@@ -6,20 +8,27 @@ PyTorch: writing through a view is seen by the base.
 
 from __future__ import annotations
 
+import inspect
 import math
+import operator
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided
 
-from .._tensor import Tensor, wrap_dim
-from ._registry import op
+from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap_dim
+from ._registry import ARITH, op
 
 __all__ = [
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "t", "transpose",
     "swapaxes", "swapdims", "permute", "expand", "expand_as", "broadcast_to", "movedim",
     "moveaxis", "view_as", "reshape_as", "ravel", "adjoint",
+    "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split", "split_with_sizes", "chunk",
+    "unbind", "tensor_split", "select", "narrow", "diagonal", "diag", "diag_embed", "tril",
+    "triu", "trace", "flip", "fliplr", "flipud", "roll", "tile",
 ]
 
 
@@ -338,7 +347,7 @@ def full_transpose(input: Tensor) -> Tensor:
 
 @op("ExpandBackward0", view=True)
 def _expand(self, size):
-    shape = _expanded_shape(self.shape, size)
+    shape = _expanded_shape(self.shape, size, self.dtype)
     return np.broadcast_to(self, shape)
 
 
@@ -348,11 +357,17 @@ def _(F, grad):
     return grad
 
 
-def _expanded_shape(shape: tuple[int, ...], size: Sequence[int]) -> tuple[int, ...]:
+_FLOAT32 = np.dtype(np.float32)
+
+
+def _expanded_shape(
+    shape: tuple[int, ...], size: Sequence[int], np_dtype: np.dtype = _FLOAT32
+) -> tuple[int, ...]:
+    """The shape ``expand(size)`` gives a tensor of ``shape``; PyTorch's errors otherwise."""
     size = tuple(size)
     if len(size) < len(shape):
         raise RuntimeError(
-            f"expand({_type_name(shape)}{{[{', '.join(map(str, shape))}]}}, size=[{', '.join(map(str, size))}]): "
+            f"expand({_type_name(np_dtype)}{{{_fmt(shape)}}}, size={_fmt(size)}): "
             "the number of sizes provided "
             f"({len(size)}) must be greater or equal to the number of dimensions in the tensor "
             f"({len(shape)})"
@@ -382,8 +397,11 @@ def _expanded_shape(shape: tuple[int, ...], size: Sequence[int]) -> tuple[int, .
     return tuple(out)
 
 
-def _type_name(shape: tuple[int, ...]) -> str:
-    return "torch.FloatTensor"
+def _type_name(np_dtype: np.dtype) -> str:
+    """The legacy type name PyTorch prints in messages (``chainrule.FloatTensor``)."""
+    from .._dtype import from_numpy_dtype
+
+    return "chainrule." + LEGACY_TYPE_NAMES.get(from_numpy_dtype(np_dtype), "Tensor")
 
 
 def expand(self: Tensor, *sizes: Any) -> Tensor:
@@ -399,3 +417,941 @@ def expand_as(self: Tensor, other: Tensor) -> Tensor:
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """``input.expand(size)``."""
     return _expand(input, tuple(size))
+
+
+# ----------------------------------------------------------------------------------------------
+# Argument helpers
+
+
+def _index_arg(value: Any) -> int:
+    """An int argument given as an int, a NumPy integer or a one-element integer tensor."""
+    return operator.index(value)
+
+
+def _wrap_dim_strict(dim: int, ndim: int) -> int:
+    """``wrap_dim`` for ops that do not treat a 0-d tensor as 1-d (unbind, roll with dims)."""
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return wrap_dim(dim, ndim)
+
+
+def _int_tuple(values: Any) -> tuple[int, ...]:
+    """An int or a sequence of ints as a tuple."""
+    if isinstance(values, int | np.integer) or (
+        isinstance(values, Tensor) and values._data.ndim == 0
+    ):
+        return (_index_arg(values),)
+    return tuple(_index_arg(v) for v in values)
+
+
+def _varargs(values: tuple) -> tuple:
+    """``f(1, 2)`` or ``f((1, 2))`` -> ``(1, 2)``."""
+    if len(values) == 1 and isinstance(values[0], Sequence | np.ndarray):
+        return tuple(values[0])
+    return values
+
+
+def tensor_list(name: str, tensors: Any) -> list[Tensor]:
+    """Check a list-of-tensors argument the way PyTorch does (``cat``, ``stack`` ...)."""
+    if isinstance(tensors, Tensor) or not isinstance(tensors, Sequence):
+        raise TypeError(
+            f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+            f"{type(tensors).__name__}"
+        )
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
+            )
+    return list(tensors)
+
+
+# ----------------------------------------------------------------------------------------------
+# select / slice (the views behind indexing and narrow) and their backward helpers
+
+
+@op("SelectBackward0", view=True)
+def _select(self, dim, index):
+    # ``dim`` is non-negative here; the trailing Ellipsis keeps a 0-d result a view.
+    size = self.shape[dim]
+    if index < -size or index >= size:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {_fmt(self.shape)} at "
+            f"dimension {dim}"
+        )
+    return self[(slice(None),) * dim + (index, Ellipsis)]
+
+
+@_select.derivative("self")
+def _(F, grad, self_shape, dim, index):
+    return F.select_backward(grad, self_shape, dim, index)
+
+
+@op("SelectBackwardBackward0", inputs=("grad",))
+def _select_backward(grad, input_sizes, dim, index):
+    """Zeros of ``input_sizes`` with ``grad`` at ``index`` of ``dim`` (select's gradient)."""
+    out = np.zeros(input_sizes, grad.dtype)
+    out[(slice(None),) * dim + (index, Ellipsis)] = grad
+    return out
+
+
+@_select_backward.derivative("grad")
+def _(F, grad, dim, index):
+    return F.select(grad, dim, index)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice at ``index`` of dimension ``dim``, which is removed (a view).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1, 2], [3, 4]]).select(1, 0)
+        tensor([1, 3])
+    """
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    return _select(input, wrap_dim(dim, ndim), _index_arg(index))
+
+
+@op("SliceBackward0", view=True)
+def _slice(self, dim, start, end, step):
+    # Python's slice semantics are PyTorch's for positive steps: bounds are clamped.
+    return self[(slice(None),) * dim + (slice(start, end, step),)]
+
+
+@_slice.derivative("self")
+def _(F, grad, self_shape, dim, start, end, step):
+    return F.slice_backward(grad, self_shape, dim, start, end, step)
+
+
+@op("SliceBackwardBackward0", inputs=("grad",))
+def _slice_backward(grad, input_sizes, dim, start, end, step):
+    """Zeros of ``input_sizes`` with ``grad`` in the slice (slice's gradient)."""
+    out = np.zeros(input_sizes, grad.dtype)
+    out[(slice(None),) * dim + (slice(start, end, step),)] = grad
+    return out
+
+
+@_slice_backward.derivative("grad")
+def _(F, grad, dim, start, end, step):
+    return F.slice(grad, dim, start, end, step)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``length`` elements of dimension ``dim`` from ``start`` (a view).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.arange(5).narrow(0, 1, 3)
+        tensor([1, 2, 3])
+    """
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    start = _index_arg(start)
+    length = _index_arg(length)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, ndim)
+    size = input._data.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    if start < 0:
+        start += size
+    if start > size - length:
+        raise RuntimeError(
+            f"start ({start}) + length ({length}) exceeds dimension size ({size})."
+        )
+    return _slice(input, d, start, start + length, 1)
+
+
+# ----------------------------------------------------------------------------------------------
+# diagonal, diag, diag_embed, tril/triu, trace
+
+
+def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
+    """A writable view of the diagonal of ``a`` (``np.diagonal``'s view is read-only)."""
+    ndim = a.ndim
+    d1 = wrap_dim(dim1, ndim)
+    d2 = wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n1, n2 = a.shape[d1], a.shape[d2]
+    length = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
+    start = [slice(None)] * ndim
+    if length:
+        if offset >= 0:
+            start[d2] = slice(offset, None)
+        else:
+            start[d1] = slice(-offset, None)
+    base = a[tuple(start)]
+    keep = [k for k in range(ndim) if k != d1 and k != d2]
+    shape = tuple(a.shape[k] for k in keep) + (length,)
+    strides = tuple(a.strides[k] for k in keep) + (a.strides[d1] + a.strides[d2],)
+    return as_strided(base, shape, strides)
+
+
+@op("DiagonalBackward0", view=True)
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    """The diagonal of the ``dim1``/``dim2`` planes, as a last dimension (a view).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.arange(9).view(3, 3).diagonal()
+        tensor([0, 4, 8])
+    """
+    return _diagonal_view(self, offset, dim1, dim2)
+
+
+@diagonal.derivative("self")
+def _(F, grad, self_shape, offset, dim1, dim2):
+    return F.diagonal_backward(grad, self_shape, offset, dim1, dim2)
+
+
+@op("DiagonalBackwardBackward0", inputs=("grad",))
+def _diagonal_backward(grad, input_sizes, offset, dim1, dim2):
+    """Zeros of ``input_sizes`` with ``grad`` on the diagonal (diagonal's gradient)."""
+    out = np.zeros(input_sizes, grad.dtype)
+    _diagonal_view(out, offset, dim1, dim2)[...] = grad
+    return out
+
+
+@_diagonal_backward.derivative("grad")
+def _(F, grad, offset, dim1, dim2):
+    return F.diagonal(grad, offset, dim1, dim2)
+
+
+@op("DiagEmbedBackward0")
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """Matrices (in dims ``dim1``/``dim2``) whose ``offset`` diagonal is the last dimension.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.diag_embed(torch.tensor([1, 2]))
+        tensor([[1, 0],
+                [0, 2]])
+    """
+    if self.ndim == 0:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
+    ndim = self.ndim + 1
+    d1 = wrap_dim(dim1, ndim)
+    d2 = wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    n = self.shape[-1] + abs(offset)
+    batch = list(self.shape[:-1])
+    shape = []
+    for k in range(ndim):
+        shape.append(n if k in (d1, d2) else batch.pop(0))
+    out = np.zeros(shape, self.dtype)
+    _diagonal_view(out, offset, d1, d2)[...] = self
+    return out
+
+
+@diag_embed.derivative("self")
+def _(F, grad, offset, dim1, dim2):
+    return F.diagonal(grad, offset, dim1, dim2)
+
+
+@op("DiagonalBackward0_copy")
+def _diag_copy(self, diagonal):
+    return _diagonal_view(self, diagonal, 0, 1).copy()
+
+
+@_diag_copy.derivative("self")
+def _(F, grad, self_shape, diagonal):
+    return F.diagonal_backward(grad, self_shape, diagonal, 0, 1)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """A 1-D tensor as a diagonal matrix, or the diagonal of a matrix (a copy).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.diag(torch.tensor([[1, 2], [3, 4]]))
+        tensor([1, 4])
+    """
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"diag(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    ndim = input._data.ndim
+    if ndim == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if ndim == 2:
+        return _diag_copy(input, diagonal)
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
+
+
+@op("TrilBackward0")
+def tril(self, diagonal=0):
+    """The lower triangle of the last two dimensions (elements above ``diagonal`` zeroed)."""
+    if self.ndim < 2:
+        raise RuntimeError("tril: input tensor must have at least 2 dimensions")
+    return np.tril(self, diagonal)
+
+
+@tril.derivative("self")
+def _(F, grad, diagonal):
+    return F.tril(grad, diagonal)
+
+
+@op("TriuBackward0")
+def triu(self, diagonal=0):
+    """The upper triangle of the last two dimensions (elements below ``diagonal`` zeroed)."""
+    if self.ndim < 2:
+        raise RuntimeError("triu: input tensor must have at least 2 dimensions")
+    return np.triu(self, diagonal)
+
+
+@triu.derivative("self")
+def _(F, grad, diagonal):
+    return F.triu(grad, diagonal)
+
+
+@op("TraceBackward0")
+def trace(self):
+    """The sum of the main diagonal of a matrix (integers sum as int64)."""
+    if self.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
+    dtype = np.int64 if self.dtype.kind in "biu" else self.dtype
+    return np.trace(self, dtype=dtype)
+
+
+@trace.derivative("self")
+def _(F, grad, self_shape):
+    # d trace / d self is the identity: the gradient spread along the diagonal.
+    length = min(self_shape)
+    return F.diagonal_backward(F.expand(grad, (length,)), self_shape, 0, 0, 1)
+
+
+# ----------------------------------------------------------------------------------------------
+# flip, roll, repeat, tile
+
+
+@op("FlipBackward0")
+def _flip(self, dims):
+    if not dims or self.ndim == 0:
+        return self.copy()
+    return np.flip(self, dims).copy()  # np.flip is a view; PyTorch's flip copies
+
+
+@_flip.derivative("self")
+def _(F, grad, dims):
+    return F.flip(grad, dims)
+
+
+def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """Reverse the order of elements along ``dims`` (a copy).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.arange(4).flip(0)
+        tensor([3, 2, 1, 0])
+    """
+    ndim = input._data.ndim
+    wrapped = []
+    for d in _int_tuple(_varargs(args) if dims is None else dims):
+        w = wrap_dim(d, ndim)
+        if w in wrapped:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.append(w)
+    return _flip(input, tuple(wrapped))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """``flip(input, 1)`` (at least 2-D)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return _flip(input, (1,))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """``flip(input, 0)`` (at least 1-D)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return _flip(input, (0,))
+
+
+@op("RollBackward0")
+def _roll(self, shifts, dims):
+    if not dims:
+        return np.roll(self, shifts[0])  # flattened, then the shape restored
+    return np.roll(self, shifts, dims)
+
+
+@_roll.derivative("self")
+def _(F, grad, shifts, dims):
+    return F.roll(grad, tuple(-s for s in shifts), dims)
+
+
+def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
+         ) -> Tensor:
+    """Shift elements along ``dims`` cyclically (all elements, flattened, without ``dims``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.arange(4).roll(1)
+        tensor([3, 0, 1, 2])
+    """
+    shift = _int_tuple(shifts)
+    dim = () if dims is None else _int_tuple(dims)
+    if not shift:
+        raise RuntimeError("`shifts` required")
+    if (dim or len(shift) != 1) and len(shift) != len(dim):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shift)}, dims:{len(dim)}"
+        )
+    ndim = input._data.ndim
+    return _roll(input, shift, tuple(_wrap_dim_strict(d, ndim) for d in dim))
+
+
+@op("RepeatBackward0")
+def _repeat(self, repeats):
+    lead = len(repeats) - self.ndim
+    return np.tile(self.reshape((1,) * lead + self.shape), repeats)
+
+
+@_repeat.derivative("self")
+def _(F, grad, self_shape, repeats):
+    # Each output dimension r * s is viewed as (r, s); summing the r axes folds the copies.
+    padded = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
+    split_shape: list[int] = []
+    for r, s in zip(repeats, padded, strict=True):
+        split_shape += [r, s]
+    g = F.reshape(grad, tuple(split_shape))
+    if repeats:
+        g = F.sum(g, tuple(range(0, 2 * len(repeats), 2)))
+    return F.reshape(g, tuple(self_shape))
+
+
+def repeat(self: Tensor, *repeats: Any) -> Tensor:
+    """Tile the tensor ``repeats[i]`` times along each dimension (new leading dims allowed).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1, 2]).repeat(2)
+        tensor([1, 2, 1, 2])
+    """
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    reps = _int_tuple(_varargs(repeats))
+    shape = self._data.shape
+    if len(reps) < len(shape):
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    padded = (1,) * (len(reps) - len(shape)) + shape
+    out_shape = [r * s for r, s in zip(reps, padded, strict=True)]
+    for size in out_shape:
+        if size < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {size}: {_fmt(out_shape)}"
+            )
+    return _repeat(self, reps)
+
+
+def tile(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
+    """``repeat`` with ``dims`` padded with leading 1s to the tensor's dimensions.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1, 2]]).tile(2).shape
+        chainrule.Size([1, 4])
+    """
+    reps = _int_tuple(_varargs(args) if dims is None else dims)
+    reps = (1,) * (input._data.ndim - len(reps)) + reps
+    return repeat(input, reps)
+
+
+# ----------------------------------------------------------------------------------------------
+# cat and stack: one differentiable input per tensor of the list
+
+
+def _signature(names: Sequence[str]) -> inspect.Signature:
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([inspect.Parameter(name, kind) for name in names])
+
+
+class _ListOp:
+    """An op whose differentiable inputs are a list of tensors (``cat``, ``stack``).
+
+    The op table names each differentiable input, so the op for a list of ``n`` tensors is
+    declared with inputs ``t0 .. t{n-1}`` (on first use, then cached): every tensor gets its own
+    ``next_functions`` entry, as in PyTorch, and inputs of different dtypes are promoted.
+    ``forward(arrays, *params)`` and ``derivative(F, grad, k, *params)`` (the gradient of the
+    k-th tensor) are written once, for any length.
+    """
+
+    def __init__(self, name: str, node_name: str, params: Sequence[str],
+                 forward: Callable[..., Any], derivative: Callable[..., Any]) -> None:
+        self.name = name
+        self.node_name = node_name
+        self.params = tuple(params)
+        self.forward = forward
+        self.derivative = derivative
+        self._by_length: dict[int, Any] = {}
+
+    def __call__(self, tensors: Sequence[Tensor], *params: Any) -> Tensor:
+        public = self._by_length.get(len(tensors))
+        if public is None:
+            public = self._declare(len(tensors))
+        return public(*tensors, *params)
+
+    def _declare(self, n: int) -> Any:
+        names = tuple(f"t{i}" for i in range(n))
+        forward_arrays = self.forward
+
+        def forward(*args: Any) -> np.ndarray:
+            return forward_arrays(args[:n], *args[n:])
+
+        forward.__name__ = self.name
+        forward.__signature__ = _signature(names + self.params)  # type: ignore[attr-defined]
+        public = op(self.node_name, inputs=names, promote=ARITH)(forward)
+        for k, name in enumerate(names):
+            public.derivative(name)(self._derivative_of(k))
+        self._by_length[n] = public
+        return public
+
+    def _derivative_of(self, k: int) -> Callable[..., Any]:
+        derivative = self.derivative
+
+        def of_input_k(F: Any, grad: Any, *params: Any) -> Any:
+            return derivative(F, grad, k, *params)
+
+        of_input_k.__signature__ = _signature(("F", "grad") + self.params)  # type: ignore[attr-defined]
+        return of_input_k
+
+
+def _cat_forward(arrays: Sequence[np.ndarray], dim: int, spans: tuple) -> np.ndarray:
+    live = [a for a, span in zip(arrays, spans, strict=True) if span is not None]
+    if not live:  # only legacy empty tensors: the result is one too
+        return np.concatenate(arrays)
+    return np.concatenate(live, axis=dim)
+
+
+def _cat_derivative(F: Any, grad: Any, k: int, dim: int, spans: tuple) -> Any:
+    span = spans[k]
+    if span is None:  # a skipped legacy empty tensor gets an empty gradient
+        return F.reshape(F.slice(grad, 0, 0, 0, 1), (0,))
+    return F.slice(grad, dim, span[0], span[1], 1)
+
+
+def _stack_forward(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
+    return np.stack(arrays, axis=dim)
+
+
+def _stack_derivative(F: Any, grad: Any, k: int, dim: int) -> Any:
+    return F.select(grad, dim, k)
+
+
+_CAT = _ListOp("cat", "CatBackward0", ("dim", "spans"), _cat_forward, _cat_derivative)
+_STACK = _ListOp("stack", "StackBackward0", ("dim",), _stack_forward, _stack_derivative)
+
+
+def _cat_layout(shapes: Sequence[tuple[int, ...]], dim: int) -> tuple[int, tuple]:
+    """The wrapped ``dim`` and each input's ``(start, end)`` in the result (None: skipped)."""
+    for i, shape in enumerate(shapes):
+        if not shape:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    # PyTorch still skips 1-D empty tensors, whatever the other shapes (legacy behaviour).
+    live = [i for i, shape in enumerate(shapes) if shape != (0,)]
+    if not live:
+        return 0, (None,) * len(shapes)
+    ref = shapes[live[0]]
+    d = wrap_dim(dim, len(ref))
+    spans: list[tuple[int, int] | None] = [None] * len(shapes)
+    offset = 0
+    for i in live:
+        shape = shapes[i]
+        if len(shape) != len(ref):
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {len(ref)} and {len(shape)}"
+            )
+        for k, (expected, got) in enumerate(zip(ref, shape, strict=True)):
+            if k != d and expected != got:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{expected} but got size {got} for tensor number {i} in the list."
+                )
+        spans[i] = (offset, offset + shape[d])
+        offset += shape[d]
+    return d, tuple(spans)
+
+
+def _dim_arg(name: str, dim: Any) -> int:
+    if dim is None or isinstance(dim, float):
+        raise TypeError(f"{name}(): argument 'dim' must be int, not {type(dim).__name__}")
+    return _index_arg(dim)
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Join tensors along an existing dimension.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.cat([torch.tensor([1, 2]), torch.tensor([3])])
+        tensor([1, 2, 3])
+    """
+    tensors = tensor_list("cat", tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    d, spans = _cat_layout([t._data.shape for t in tensors],
+                           _dim_arg("cat", dim if axis is None else axis))
+    return _CAT(tensors, d, spans)
+
+
+def concat(tensors: Sequence[Tensor], dim: int = 0, *, axis: int | None = None) -> Tensor:
+    """Alias of :func:`cat`."""
+    return cat(tensors, dim, axis=axis)
+
+
+def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """Alias of :func:`cat` (NumPy's argument name)."""
+    return cat(tensors, axis)
+
+
+def cat_arrays(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
+    """``cat`` on arrays of one dtype: the derivatives' ``F.cat`` on the fast path."""
+    return np.concatenate(arrays, axis=dim)
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Join tensors of equal shape along a new dimension.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.stack([torch.tensor([1, 2]), torch.tensor([3, 4])], 1)
+        tensor([[1, 3],
+                [2, 4]])
+    """
+    tensors = tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    first = tensors[0]._data.shape
+    for i, t in enumerate(tensors):
+        if t._data.shape != first:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {_fmt(first)} at entry 0 "
+                f"and {_fmt(t._data.shape)} at entry {i}"
+            )
+    return _STACK(tensors, wrap_dim(_dim_arg("stack", dim), len(first) + 1))
+
+
+def stack_arrays(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
+    """``stack`` on arrays: the derivatives' ``F.stack`` on the fast path."""
+    return np.stack(arrays, axis=dim)
+
+
+def _atleast(t: Tensor, n: int) -> Tensor:
+    ndim = t._data.ndim
+    if ndim >= n:
+        return t
+    if ndim == 0:
+        return reshape(t, (1,) * n)
+    if n == 2 or ndim == 2:
+        return unsqueeze(t, 0 if n == 2 else -1)
+    return unsqueeze(unsqueeze(t, 0), -1)  # 1-D to 3-D: (1, n, 1)
+
+
+def _atleast_all(name: str, n: int, tensors: tuple) -> Any:
+    if len(tensors) == 1:
+        only = tensors[0]
+        if isinstance(only, Tensor):
+            return _atleast(only, n)
+        if not isinstance(only, Sequence):
+            kind = type(only).__name__
+            mismatch = (
+                f"      didn't match because some of the arguments have invalid types: (!{kind}!)"
+            )
+            raise TypeError(
+                f"{name}() received an invalid combination of arguments - got ({kind}), but "
+                f"expected one of:\n * (Tensor input)\n{mismatch}\n * (tuple of Tensors "
+                f"tensors)\n{mismatch}\n"
+            )
+        tensors = tuple(only)
+    return tuple(_atleast(t, n) for t in tensor_list(name, tensors))
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    """The tensor (or each tensor) with at least one dimension."""
+    return _atleast_all("atleast_1d", 1, tensors)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    """The tensor (or each tensor) with at least two dimensions."""
+    return _atleast_all("atleast_2d", 2, tensors)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    """The tensor (or each tensor) with at least three dimensions."""
+    return _atleast_all("atleast_3d", 3, tensors)
+
+
+def _nonempty(name: str, tensors: Any) -> list[Tensor]:
+    tensors = tensor_list(name, tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join column-wise: along dim 1, or dim 0 for 1-D tensors."""
+    parts = [_atleast(t, 1) for t in _nonempty("hstack", tensors)]
+    return cat(parts, 0 if parts[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join row-wise (1-D tensors become rows)."""
+    return cat([_atleast(t, 2) for t in _nonempty("vstack", tensors)], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join depth-wise, along dim 2 (tensors made at least 3-D)."""
+    return cat([_atleast(t, 3) for t in _nonempty("dstack", tensors)], 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Join as columns: 0-D and 1-D tensors become columns, then ``hstack``."""
+    parts = []
+    for t in _nonempty("column_stack", tensors):
+        parts.append(reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t)
+    return cat(parts, 1)
+
+
+# ----------------------------------------------------------------------------------------------
+# split, chunk, unbind, tensor_split: several views from one node
+
+
+def _pieces(a: np.ndarray, dim: int, sizes: Sequence[int]) -> list[np.ndarray]:
+    lead = (slice(None),) * dim
+    out = []
+    start = 0
+    for size in sizes:
+        out.append(a[lead + (slice(start, start + size),)])
+        start += size
+    return out
+
+
+def _split_sizes(dim_size: int, split_size: int) -> list[int]:
+    if split_size == 0:
+        return [0]
+    count = max((dim_size + split_size - 1) // split_size, 1)
+    return [split_size] * (count - 1) + [split_size - (split_size * count - dim_size)]
+
+
+@op("SplitBackward0", view=True, num_outputs=-1)
+def _split_many(self, split_size, dim):
+    return _pieces(self, dim, _split_sizes(self.shape[dim], split_size))
+
+
+@_split_many.derivative("self")
+def _(F, grad, dim):
+    return F.cat(grad, dim)
+
+
+@op("SplitWithSizesBackward0", view=True, num_outputs=-1)
+def _split_with_sizes_many(self, split_sizes, dim):
+    return _pieces(self, dim, split_sizes)
+
+
+@_split_with_sizes_many.derivative("self")
+def _(F, grad, dim):
+    return F.cat(grad, dim)
+
+
+# A multi-output node with a single output gets a bare gradient from the engine instead of a
+# list of one (``_n_out == 1`` means single-output there). Until the engine tells the two
+# apart, a split into one piece is recorded by a single-output op of the same node name.
+
+
+@op("SplitBackward0", view=True)
+def _split_one(self):
+    return self.view()
+
+
+@_split_one.derivative("self")
+def _(F, grad):
+    return grad
+
+
+@op("SplitWithSizesBackward0", view=True)
+def _split_with_sizes_one(self):
+    return self.view()
+
+
+@_split_with_sizes_one.derivative("self")
+def _(F, grad):
+    return grad
+
+
+def _split(self: Tensor, split_size: int, dim: int) -> tuple:
+    if len(_split_sizes(self._data.shape[dim], split_size)) == 1:
+        return (_split_one(self),)
+    return _split_many(self, split_size, dim)
+
+
+def _split_with_sizes(self: Tensor, split_sizes: tuple[int, ...], dim: int) -> tuple:
+    if len(split_sizes) == 1:
+        return (_split_with_sizes_one(self),)
+    return _split_with_sizes_many(self, split_sizes, dim)
+
+
+def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
+    """Views of consecutive pieces of ``split_sizes`` elements along ``dim``."""
+    ndim = self._data.ndim
+    if ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    sizes = tuple(_index_arg(s) for s in split_sizes)
+    d = wrap_dim(dim, ndim)
+    dim_size = self._data.shape[d]
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(
+            "split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={_fmt(sizes)}"
+        )
+    if sum(sizes) != dim_size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {dim_size} (input tensor's "
+            f"size at dimension {dim}), but got split_sizes={_fmt(sizes)}"
+        )
+    return _split_with_sizes(self, sizes, d)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Views of pieces of ``split_size`` elements (the last may be smaller) along ``dim``, or of
+    the sizes listed.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.arange(5).split(2)
+        (tensor([0, 1]), tensor([2, 3]), tensor([4]))
+    """
+    if isinstance(split_size_or_sections, Sequence):
+        return split_with_sizes(tensor, split_size_or_sections, dim)
+    split_size = _index_arg(split_size_or_sections)
+    ndim = tensor._data.ndim
+    if ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(
+            f"split expects split_size be non-negative, but got split_size={split_size}"
+        )
+    d = wrap_dim(dim, ndim)
+    dim_size = tensor._data.shape[d]
+    if split_size == 0 and dim_size != 0:
+        raise RuntimeError(
+            "split_size can only be 0 if dimension size is 0, but got dimension size of "
+            f"{dim_size}"
+        )
+    return _split(tensor, split_size, d)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """Split into ``chunks`` views of equal size (the last may be smaller, or fewer pieces)."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    chunks = _index_arg(chunks)
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, ndim)
+    dim_size = input._data.shape[d]
+    split_size = (dim_size + chunks - 1) // chunks
+    if split_size == 0 and dim_size == 0:
+        # As PyTorch: ``chunks`` empty pieces (split would give one).
+        return _split_with_sizes(input, (0,) * chunks, d)
+    return _split(input, split_size, d)
+
+
+@op("UnbindBackward0", view=True, num_outputs=-1)
+def _unbind_many(self, dim):
+    lead = (slice(None),) * dim
+    return [self[lead + (i, Ellipsis)] for i in range(self.shape[dim])]
+
+
+@_unbind_many.derivative("self")
+def _(F, grad, dim):
+    return F.stack(grad, dim)
+
+
+@op("UnbindBackward0", view=True)
+def _unbind_one(self, dim):
+    # One slice: single-output twin of ``_unbind_many`` (see ``_split_one``).
+    return self[(slice(None),) * dim + (0, Ellipsis)]
+
+
+@_unbind_one.derivative("self")
+def _(F, grad, dim):
+    return F.unsqueeze(grad, dim)
+
+
+def _unbind(self: Tensor, dim: int) -> tuple:
+    if self._data.shape[dim] == 1:
+        return (_unbind_one(self, dim),)
+    return _unbind_many(self, dim)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """Views of each slice along ``dim`` (which is removed).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([[1, 2], [3, 4]]).unbind(1)
+        (tensor([1, 3]), tensor([2, 4]))
+    """
+    return _unbind(input, _wrap_dim_strict(dim, input._data.ndim))
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
+    """Split into ``sections`` near-equal views, or at the listed ``indices`` (slices)."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    d = wrap_dim(dim, ndim)
+    size = input._data.shape[d]
+    spec = indices_or_sections
+    if isinstance(spec, Tensor):
+        spec = spec.item() if spec._data.ndim == 0 else spec.tolist()
+    if isinstance(spec, Sequence):
+        bounds = [0] + [_index_arg(i) for i in spec] + [size]
+        return tuple(_slice(input, d, bounds[i], bounds[i + 1], 1) for i in range(len(spec) + 1))
+    sections = _index_arg(spec)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    base, extra = divmod(size, sections)
+    out = []
+    start = 0
+    for i in range(sections):
+        end = start + base + (1 if i < extra else 0)
+        out.append(_slice(input, d, start, end, 1))
+        start = end
+    return tuple(out)
+
+
+# Tensor methods of this module that are not already bound by ops/__init__.py.
+TENSOR_METHODS: dict[str, Any] = {
+    "repeat": repeat, "tile": tile, "split": split, "split_with_sizes": split_with_sizes,
+    "chunk": chunk, "unbind": unbind, "tensor_split": tensor_split, "select": select,
+    "narrow": narrow, "diagonal": diagonal, "diag": diag, "diag_embed": diag_embed,
+    "tril": tril, "triu": triu, "trace": trace, "flip": flip, "fliplr": fliplr,
+    "flipud": flipud, "roll": roll,
+}
+
+# Helpers for derivatives (``F.<name>``): each NumPy forward has its public op's signature.
+# ``F.cat`` and ``F.stack`` take a list, so ops/__init__.py binds them by hand.
+PRIMITIVES: dict[str, Any] = {
+    "select": _select, "slice": _slice, "select_backward": _select_backward,
+    "slice_backward": _slice_backward, "diagonal": diagonal,
+    "diagonal_backward": _diagonal_backward, "tril": tril, "triu": triu, "flip": _flip,
+    "roll": _roll,
+}

@@ -1,0 +1,92 @@
+"""Named tuples returned by reductions with indices: ``chainrule.return_types.max`` and co.
+
+PyTorch returns ``torch.return_types.max(values=..., indices=...)`` from ``max(dim)``: a tuple
+subclass (it unpacks, indexes and slices like a tuple) whose fields are also attributes, printed
+as::
+
+    torch.return_types.max(
+    values=tensor([5., 6.]),
+    indices=tensor([1, 2]))
+
+The types here behave and print the same way, with ``chainrule.`` in place of ``torch.``. This
+module is also importable as ``chainrule.return_types``.
+
+Example:
+    >>> import chainrule as torch
+    >>> values, indices = torch.tensor([[1., 5.], [4., 2.]]).max(1)
+    >>> indices
+    tensor([1, 0])
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+__all__ = ["max", "min", "median", "aminmax"]
+
+_MODULE = "chainrule.return_types"
+
+
+class _StructSeq(tuple):
+    """Base of the return types: a tuple whose items are also named attributes."""
+
+    __slots__ = ()
+    _fields: tuple[str, ...] = ()
+
+    def __new__(cls, sequence: Any) -> _StructSeq:
+        if isinstance(sequence, str | bytes) or not hasattr(sequence, "__iter__"):
+            raise TypeError("constructor requires a sequence")
+        items = tuple(sequence)
+        if len(items) != len(cls._fields):
+            raise TypeError(
+                f"{_MODULE}.{cls.__name__}() takes a {len(cls._fields)}-sequence "
+                f"({len(items)}-sequence given)"
+            )
+        return super().__new__(cls, items)
+
+    @property
+    def n_fields(self) -> int:
+        """Number of fields (as PyTorch's struct sequences expose it)."""
+        return len(self._fields)
+
+    n_sequence_fields = n_fields
+
+    @property
+    def n_unnamed_fields(self) -> int:
+        """Always 0: every field has a name."""
+        return 0
+
+    def __repr__(self) -> str:
+        body = ",\n".join(
+            f"{name}={value!r}" for name, value in zip(self._fields, self, strict=True)
+        )
+        return f"{_MODULE}.{type(self).__name__}(\n{body})"
+
+    def __reduce__(self) -> tuple[Any, tuple[tuple[Any, ...]]]:
+        return (type(self), (tuple(self),))
+
+
+def _field(index: int, name: str) -> property:
+    def get(self: _StructSeq) -> Any:
+        return tuple.__getitem__(self, index)
+
+    return property(get, doc=f"Field {index} ({name}).")
+
+
+def _make(name: str, fields: tuple[str, ...]) -> type[_StructSeq]:
+    namespace: dict[str, Any] = {"__slots__": (), "_fields": fields, "__module__": _MODULE}
+    for index, field in enumerate(fields):
+        namespace[field] = _field(index, field)
+    cls = type(name, (_StructSeq,), namespace)
+    cls.__qualname__ = name
+    return cls
+
+
+max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's type name
+min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's type name
+median = _make("median", ("values", "indices"))
+aminmax = _make("aminmax", ("min", "max"))
+
+# ``import chainrule.return_types`` works as ``import torch.return_types`` does.
+sys.modules.setdefault(_MODULE, sys.modules[__name__])

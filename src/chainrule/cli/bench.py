@@ -1,0 +1,56 @@
+"""``python -m chainrule bench [options]``: run the benchmark suite of a chainrule checkout.
+
+The suite (``benchmarks/`` at the top of the repository) is not part of the installed package:
+it needs PyTorch and is run from a source checkout. This command runs it when the current
+directory holds it (the same as ``make bench`` or ``python -m benchmarks``), and otherwise says
+how to get it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+__all__ = ["find_suite", "main"]
+
+PROG = "python -m chainrule bench"
+
+HOW_TO = """\
+chainrule's benchmark suite lives in the source checkout (benchmarks/), not in the installed
+package, and it compares against PyTorch. To run it, go to the root of a chainrule source
+checkout (the directory with the Makefile and benchmarks/) and run
+
+    make bench                        # sets up .venv (with torch==2.13.0, CPU) and runs it
+
+or, in an environment with chainrule and torch installed:
+
+    python -m chainrule bench [--quick] [--only tiny,mlp] [--profile tiny]
+    python -m benchmarks [options]    # the same
+
+No 'benchmarks' directory with the suite was found in {cwd}."""
+
+
+def find_suite(directory: Path) -> Path | None:
+    """The checkout root holding the suite: ``directory`` if it has ``benchmarks/cli.py``."""
+    if (directory / "benchmarks" / "cli.py").is_file():
+        return directory
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``benchmarks.cli.main`` from the current directory's checkout, or explain."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    root = find_suite(Path.cwd())
+    if root is None:
+        print(HOW_TO.format(cwd=Path.cwd()), file=sys.stderr)
+        return 2
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    package = importlib.import_module("benchmarks")
+    if getattr(package, "SUITE", None) != "chainrule":
+        print(f"the 'benchmarks' package imported from {package.__file__} is not chainrule's "
+              f"suite.\n\n" + HOW_TO.format(cwd=root), file=sys.stderr)
+        return 2
+    cli = importlib.import_module("benchmarks.cli")
+    return int(cli.main(args, prog=PROG))

@@ -1,0 +1,485 @@
+"""The forward half of the op table: run an op on tensors and record its node.
+
+:func:`make_public_function` builds each op's public function. Ops with one or two tensor
+inputs in front (most of the table) get a specialised one: the per-op cost of a Python engine is
+its overhead, so the common path unwraps, checks dtypes, runs the forward and builds the node
+with no loops and no keyword handling. Everything else goes through :func:`run_general`. Both
+save through the same :class:`~._registry.SavePlan`, so what a node keeps is the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, grad_accumulator
+from ..autograd.grad_mode import ANOMALY, GRAD, mode_get
+from ..autograd.node import next_sequence_nr
+
+if TYPE_CHECKING:
+    from ._registry import OpDef
+
+__all__ = [
+    "make_public_function", "run_general", "promote", "attach_saved", "KEEP", "ARITH", "FLOAT",
+    "COMPARE",
+]
+
+# Type-promotion modes of an op's differentiable inputs.
+KEEP = "keep"  # no promotion: the op keeps its input's dtype (shape ops, indexing)
+ARITH = "arith"  # promote inputs to a common dtype, result in that dtype (add, mul, where ...)
+FLOAT = "float"  # like ARITH, then integral/bool results become the default float (div, exp)
+COMPARE = "compare"  # promote for the comparison, result is bool (eq, lt ...)
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+_new = object.__new__
+_number_types = (int, float, bool, complex)
+_NO_EDGE = (None, 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Type promotion
+
+
+def promote(op: OpDef, values: list[Any]) -> None:
+    """Cast ``values`` (arrays and numbers at the op's promotion positions) in place to the
+    dtype PyTorch computes in; numbers that decide the category become arrays of that dtype."""
+    positions = op.promote_pos
+    first = None
+    same = True
+    scalar_cat = -1
+    for p in positions:
+        v = values[p]
+        if type(v) is _ndarray:
+            if first is None:
+                first = v.dtype
+            elif v.dtype != first:
+                same = False
+        elif type(v) in _number_types:
+            scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
+        elif isinstance(v, np.generic):
+            values[p] = v = v.item()
+            scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
+    if first is not None and same:
+        d = _dtype._BY_NUMPY[first]
+        if scalar_cat <= d._cat:
+            target = d
+        else:
+            target = _dtype.default_for_category(scalar_cat)
+            if target.is_complex and d is _dtype.float64:
+                target = _dtype.complex128
+    else:
+        dim_dtype = zero_dtype = None
+        for p in positions:
+            v = values[p]
+            if type(v) is _ndarray:
+                d = _dtype._BY_NUMPY[v.dtype]
+                if v.ndim:
+                    dim_dtype = d if dim_dtype is None else _dtype._PAIR_TABLE[(dim_dtype, d)]
+                else:
+                    zero_dtype = d if zero_dtype is None else _dtype._PAIR_TABLE[(zero_dtype, d)]
+        target = _dtype.combine(dim_dtype, zero_dtype, scalar_cat)
+    if op.promote == FLOAT and target._cat < 2:
+        target = _dtype.get_default_dtype()
+    np_target = target.np
+    category_from_number = first is None or not same or target._cat != _dtype._BY_NUMPY[first]._cat
+    for p in positions:
+        v = values[p]
+        if type(v) is _ndarray:
+            if v.dtype != np_target:
+                values[p] = v.astype(np_target)
+        elif category_from_number and type(v) in _number_types:
+            # A number that decides the result's category: an array of the target dtype, so
+            # NumPy computes in the dtype PyTorch would.
+            values[p] = _asarray(v, dtype=np_target)
+
+
+def _needs_promotion(mode: str, a: Any, b: Any) -> bool:
+    """False when NumPy's result dtype is already PyTorch's (the common case)."""
+    if type(a) is not _ndarray:
+        a, b = b, a
+        if type(a) is not _ndarray:
+            return True
+    kind = a.dtype.kind
+    if mode == FLOAT and kind not in "fc":
+        return True
+    tb = type(b)
+    if tb is _ndarray:
+        return a.dtype != b.dtype
+    if tb is float:
+        return kind not in "fc"
+    if tb is int:
+        return kind == "b"
+    if tb is bool:
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------------------------
+# Recording
+
+
+def _edge(x: Tensor) -> tuple[Any, int]:
+    fn = x._grad_fn
+    if fn is not None:
+        return (fn, x._output_nr)
+    return (grad_accumulator(x), 0)
+
+
+def attach_saved(node: Any, op: OpDef, args: tuple, needs: tuple[bool, ...], out: Any,
+                 result: Tensor) -> None:
+    """Save on ``node`` what the derivatives of the inputs in ``needs`` read, and only that."""
+    plan = op._plans.get(needs)
+    if plan is None:
+        plan = op.save_plan(needs)
+    if plan.keep_args:
+        if plan.drop:
+            kept = list(args)
+            for p in plan.drop:
+                kept[p] = None
+            args = tuple(kept)
+        node._saved = args
+        versions = []
+        for p in plan.inputs:
+            x = args[p]
+            versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
+        node._versions = tuple(versions)
+    else:
+        node._saved = None
+        node._versions = ()
+    node._result = (out, result._vc, result._vc[0]) if plan.save_result else None
+
+
+def _new_node(op: OpDef, edges: tuple, metas: tuple) -> Any:
+    node = _new(op.node_cls)
+    node.next_functions = edges
+    node._in_meta = metas
+    node._seq = next_sequence_nr()
+    node._hooks = None
+    return node
+
+
+def _after_record(node: Any) -> None:
+    if mode_get() & ANOMALY:
+        from ..autograd.anomaly import record_trace
+
+        record_trace(node)
+
+
+def _new_tensor(data: np.ndarray) -> Tensor:
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = False
+    t._grad_fn = None
+    t._output_nr = 0
+    t._grad = None
+    t._vc = [0]
+    t._base = None
+    t._acc = None
+    t._hooks = None
+    t._retains_grad = False
+    return t
+
+
+def _share_with_base(view: Tensor, source: Tensor) -> None:
+    """A view shares its base's version counter; ``_base`` is the tensor owning the memory."""
+    view._vc = source._vc
+    view._base = source._base if source._base is not None else source
+
+
+# ----------------------------------------------------------------------------------------------
+# The general runner
+
+
+def _type_error(op: OpDef, value: Any, pos: int) -> TypeError:
+    return TypeError(
+        f"{op.name}(): argument '{op.param_names[pos]}' (position {pos + 1}) must be Tensor, "
+        f"not {type(value).__name__}"
+    )
+
+
+def run_general(op: OpDef, args: tuple) -> Any:
+    """Run ``op`` on positional ``args`` (already bound), recording a node when needed."""
+    values = list(args)
+    requires_grad = False
+    for p in op.input_pos:
+        x = values[p]
+        if isinstance(x, Tensor):
+            values[p] = x._data
+            if x._requires_grad:
+                requires_grad = True
+        elif x is None and op.defaults[p] is None:
+            continue
+        elif type(x) not in _number_types and not isinstance(x, np.generic):
+            raise _type_error(op, x, p)
+    for p in op.tensor_param_pos:
+        x = values[p]
+        if isinstance(x, Tensor):
+            values[p] = x._data
+    if op.promote is not KEEP:
+        promote(op, values)
+    out = op.forward(*values)
+    record = requires_grad and op.differentiable and mode_get() & GRAD
+    if not op.multi_output:
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        result = _new_tensor(out)
+        if op.view:
+            _share_with_base(result, args[op.input_pos[0]])
+        if record and out.dtype.kind in "fc":
+            _record(op, args, (out,), (result,))
+        return result
+    return _wrap_outputs(op, args, out, record)
+
+
+def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> tuple:
+    outs = [o if type(o) is _ndarray else _asarray(o) for o in out]
+    n_diff = len(outs) - op.nondiff_outputs
+    results = tuple(_new_tensor(o) for o in outs)
+    if op.view:
+        source = args[op.input_pos[0]]
+        for t in results[:n_diff]:
+            _share_with_base(t, source)
+    if record and n_diff and outs[0].dtype.kind in "fc":
+        _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
+    return results
+
+
+def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
+    """Create the node for one application of ``op`` and attach it to the results."""
+    edges = []
+    metas = []
+    for p in op.input_pos:
+        x = args[p]
+        if isinstance(x, Tensor) and x._requires_grad:
+            edges.append(_edge(x))
+            metas.append((x._data.shape, x._data.dtype))
+        else:
+            edges.append(_NO_EDGE)
+            metas.append(None)
+    node = _new_node(op, tuple(edges), tuple(metas))
+    needs = tuple(m is not None for m in metas)
+    attach_saved(node, op, args, needs, outs[0], results[0])
+    if op.multi_output:
+        node._n_out = len(outs)
+        node._out_meta = tuple((o.shape, o.dtype) for o in outs)
+    _after_record(node)
+    for nr, t in enumerate(results):
+        t._requires_grad = True
+        t._grad_fn = node
+        t._output_nr = nr
+
+
+# ----------------------------------------------------------------------------------------------
+# Specialised public functions for the common shapes of op
+#
+# Most ops take one or two tensors (or numbers) in front and produce one tensor. For them the
+# public function itself does the work: Python binds the positional arguments, and unwrapping,
+# the dtype check, the forward, the new Tensor and (when recording) the node are done inline.
+# Keyword arguments, unusual types and anything needing promotion go to ``run_general``.
+
+_MISSING: Any = object()
+
+
+def _full_args(op: OpDef, args: tuple) -> tuple:
+    n = len(args)
+    return args if n == len(op.defaults) else args + op.defaults[n:]
+
+
+def _unary_public(op: OpDef) -> Callable[..., Any]:
+    """``op(x, *numbers)``: one tensor input in front, one output."""
+    forward = op.forward
+    differentiable = op.differentiable
+    view = op.view
+    slow = len(op.promote_pos) > 1
+    needs_float = op.promote is FLOAT
+    n_params = len(op.defaults)
+    bind = op.bind
+    node_cls = op.node_cls
+    plans = op._plans
+
+    def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
+        if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(x, Tensor):
+            args = (x, *rest) if x is not _MISSING else rest
+            return run_general(op, bind(args, kwargs))
+        a = x._data
+        if needs_float and a.dtype.kind not in "fc":
+            return run_general(op, _full_args(op, (x, *rest)))
+        out = forward(a, *rest) if rest else forward(a)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        t = _new(Tensor)
+        t._data = out
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._base = None
+        t._acc = None
+        t._hooks = None
+        t._retains_grad = False
+        if view:
+            t._vc = x._vc
+            t._base = x._base if x._base is not None else x
+        else:
+            t._vc = [0]
+        if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (
+            out.dtype.kind in "fc"
+        ):
+            node = _new(node_cls)
+            fn = x._grad_fn
+            node.next_functions = ((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),)
+            node._in_meta = ((a.shape, a.dtype),)
+            node._seq = next_sequence_nr()
+            node._hooks = None
+            plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
+            _save(node, plan, op, (x, *rest), out, t)
+            if mode & ANOMALY:
+                _after_record(node)
+            t._requires_grad = True
+            t._grad_fn = node
+        return t
+
+    return public
+
+
+def _binary_public(op: OpDef) -> Callable[..., Any]:
+    """``op(x, y, *numbers)``: two tensor-or-number inputs in front, one output."""
+    forward = op.forward
+    promote_mode = op.promote
+    differentiable = op.differentiable
+    slow = len(op.promote_pos) > 2
+    n_params = len(op.defaults)
+    bind = op.bind
+    node_cls = op.node_cls
+    plans = op._plans
+    numbers = _number_types
+
+    def public(x: Any = _MISSING, y: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
+        if kwargs or y is _MISSING or slow or len(rest) > n_params - 2:
+            args = tuple(v for v in (x, y) if v is not _MISSING) + rest
+            return run_general(op, bind(args, kwargs))
+        if isinstance(x, Tensor):
+            a = x._data
+            rx = x._requires_grad
+        elif type(x) in numbers:
+            a = x
+            rx = False
+        else:
+            return run_general(op, _full_args(op, (x, y, *rest)))
+        if isinstance(y, Tensor):
+            b = y._data
+            ry = y._requires_grad
+        elif type(y) in numbers:
+            b = y
+            ry = False
+        else:
+            return run_general(op, _full_args(op, (x, y, *rest)))
+        if promote_mode is not KEEP and _needs_promotion(promote_mode, a, b):
+            return run_general(op, _full_args(op, (x, y, *rest)))
+        out = forward(a, b, *rest) if rest else forward(a, b)
+        if type(out) is not _ndarray:
+            out = _asarray(out)
+        t = _new(Tensor)
+        t._data = out
+        t._requires_grad = False
+        t._grad_fn = None
+        t._output_nr = 0
+        t._grad = None
+        t._vc = [0]
+        t._base = None
+        t._acc = None
+        t._hooks = None
+        t._retains_grad = False
+        if (rx or ry) and differentiable and (mode := mode_get()) & GRAD and (
+            out.dtype.kind in "fc"
+        ):
+            node = _new(node_cls)
+            if rx:
+                fn = x._grad_fn
+                ex = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
+                mx = (a.shape, a.dtype)
+            else:
+                ex = _NO_EDGE
+                mx = None
+            if ry:
+                fn = y._grad_fn
+                ey = (fn, y._output_nr) if fn is not None else (grad_accumulator(y), 0)
+                my = (b.shape, b.dtype)
+            else:
+                ey = _NO_EDGE
+                my = None
+            node.next_functions = (ex, ey)
+            node._in_meta = (mx, my)
+            node._seq = next_sequence_nr()
+            node._hooks = None
+            needs = (rx, ry)
+            plan = plans.get(needs) or op.save_plan(needs)
+            _save(node, plan, op, (x, y, *rest), out, t)
+            if mode & ANOMALY:
+                _after_record(node)
+            t._requires_grad = True
+            t._grad_fn = node
+        return t
+
+    return public
+
+
+_TRUE1 = (True,)
+
+
+def _save(node: Any, plan: Any, op: OpDef, args: tuple, out: Any, result: Tensor) -> None:
+    """``attach_saved`` for the specialised paths (arguments may lack trailing defaults)."""
+    if not plan.keep_args:
+        node._saved = None
+        node._versions = ()
+        node._result = (out, result._vc, result._vc[0]) if plan.save_result else None
+        return
+    if plan.keep_args:
+        if len(args) != len(op.defaults):
+            args = args + op.defaults[len(args):]
+        if plan.drop:
+            kept = list(args)
+            for p in plan.drop:
+                kept[p] = None
+            args = tuple(kept)
+        node._saved = args
+        versions = []
+        for p in plan.inputs:
+            x = args[p]
+            versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
+        node._versions = tuple(versions)
+    else:
+        node._saved = None
+        node._versions = ()
+    node._result = (out, result._vc, result._vc[0]) if plan.save_result else None
+
+
+def make_public_function(op: OpDef) -> Callable[..., Any]:
+    """The public function of ``op``: specialised for one or two leading tensor inputs."""
+    leading = op.input_pos == tuple(range(op.n_inputs)) and not op.tensor_param_pos
+    if leading and not op.multi_output:
+        if op.n_inputs == 1:
+            return _unary_public(op)
+        if op.n_inputs == 2:
+            return _binary_public(op)
+    bind = op.bind
+    defaults = op.defaults
+    n_params = len(defaults)
+    required = sum(1 for d in defaults if d is _REQUIRED_MARK[0])
+
+    def public(*args: Any, **kwargs: Any) -> Any:
+        if kwargs or not required <= len(args) <= n_params:
+            return run_general(op, bind(args, kwargs))
+        if len(args) != n_params:
+            args = args + defaults[len(args):]
+        return run_general(op, args)
+
+    return public
+
+
+# Set by the registry: its marker for parameters without a default.
+_REQUIRED_MARK: list[Any] = [None]

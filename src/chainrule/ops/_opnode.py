@@ -1,0 +1,213 @@
+"""The backward half of the op table: nodes created by op-table entries.
+
+An :class:`OpNode` keeps what its op's derivatives asked for (and nothing else): the forward's
+arguments with unneeded tensors dropped, the versions of the saved tensors, and the output when a
+derivative reads ``result``. ``apply`` unpacks them (arrays on the fast path, Tensors when the
+backward pass is recorded) and calls each needed derivative with the matching ``F`` namespace.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._tensor import Tensor, wrap
+from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node
+
+if TYPE_CHECKING:
+    from ._registry import OpDef
+
+__all__ = ["OpNode", "MultiOutputOpNode", "make_node_class", "bind_namespaces", "RELEASED"]
+
+# Derivative namespaces, installed by ops/__init__.py once every op exists: NumPy forwards for
+# the fast path, the public (recorded) ops when create_graph=True.
+NUMPY_NS: Any = None
+TENSOR_NS: Any = None
+
+
+def bind_namespaces(numpy_ns: Any, tensor_ns: Any) -> None:
+    """Install the helper namespaces derivatives receive as ``F``."""
+    global NUMPY_NS, TENSOR_NS
+    NUMPY_NS = numpy_ns
+    TENSOR_NS = tensor_ns
+
+
+class _Released:
+    """Marks saved values freed by a backward pass without ``retain_graph``."""
+
+    def __repr__(self) -> str:
+        return "<released>"
+
+
+RELEASED: Any = _Released()
+
+
+class OpNode(Node):
+    """A node created by an op-table entry.
+
+    ``_saved``: the forward's positional arguments as needed by the derivatives (tensors no
+    derivative reads are replaced by None), None when nothing is needed, or ``RELEASED``.
+    ``_versions``: ``(position, version)`` for every saved tensor argument (version None for a
+    saved number, which is freed like a tensor, as PyTorch frees wrapped numbers).
+    ``_result``: ``(array, version counter, version)`` when a derivative reads the output.
+    """
+
+    __slots__ = ("_saved", "_versions", "_result")
+
+    _op: OpDef
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        op = self._op
+        if self._saved is None and not op.uses_extras:
+            env = op.blank_args  # nothing saved: derivatives read only the gradient
+        else:
+            env = self._unpack(create_graph)
+        F = TENSOR_NS if create_graph else NUMPY_NS
+        out = []
+        in_meta = self._in_meta
+        i = 0
+        for derivative in op.derivatives:
+            if in_meta[i] is None:
+                out.append(None)
+            elif derivative is None:
+                raise RuntimeError(f"derivative for aten::{op.name} is not implemented")
+            elif derivative.single is not None:
+                out.append(derivative.fn(F, grads, env[derivative.single]))
+            elif derivative.arg_index:
+                out.append(derivative.fn(F, grads, *derivative.gather(env)))
+            else:
+                out.append(derivative.fn(F, grads))
+            i += 1
+        return out
+
+    def _unpack(self, create_graph: bool) -> list[Any]:
+        """The derivatives' environment: arguments, then the result, then input shapes."""
+        op = self._op
+        saved = self._saved
+        if saved is None:
+            env = list(op.blank_args)
+        elif saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        else:
+            env = list(saved)
+            for pos, version in self._versions:
+                if version is None:
+                    continue
+                t = env[pos]
+                if t._vc[0] != version:
+                    _raise_modified(t, self, version)
+                if not create_graph:
+                    env[pos] = t._data
+        if op.uses_extras:
+            result = self._result
+            if result is None:
+                env.append(None)
+            else:
+                data, counter, version = result
+                if counter[0] != version:
+                    _raise_modified_output(data, self, counter[0], version)
+                env.append(_saved_output(data, self) if create_graph else data)
+            for meta in self._in_meta:
+                env.append(None if meta is None else meta[0])
+        return env
+
+    def release(self) -> None:
+        if self._versions or self._result is not None:
+            self._saved = RELEASED
+            self._versions = ()
+            self._result = None
+
+    # -- inspection (drawing, ``grad_fn._saved_self``) ------------------------------------
+
+    def _saved_value(self, key: str, attribute: str) -> Any:
+        if self._saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        values = self.saved_values()
+        if key not in values:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
+        value = values[key]
+        if key == "result":
+            return _saved_output(value, self)
+        return value
+
+    def saved_values(self) -> dict[str, Any]:
+        """The values this node saved for backward, by name (empty once released)."""
+        values: dict[str, Any] = {}
+        saved = self._saved
+        if saved is RELEASED:
+            return values
+        names = self._op.param_names
+        if saved is not None:
+            for pos, _ in self._versions:
+                values[names[pos]] = saved[pos]
+            tensor_pos = self._op.tensor_positions
+            for pos, value in enumerate(saved):
+                if pos not in tensor_pos:
+                    values[names[pos]] = value
+        if self._result is not None:
+            values["result"] = self._result[0]
+        return values
+
+
+class MultiOutputOpNode(OpNode):
+    """An op node with several differentiable outputs (split, unbind, ...)."""
+
+    __slots__ = ("_n_out", "_out_meta")
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        if self._n_out == 1:
+            grads = [grads]  # the engine hands a single-output node its gradient unwrapped
+        return OpNode.apply(self, self._materialize(grads, create_graph), create_graph)
+
+    def _materialize(self, grads: list[Any], create_graph: bool) -> list[Any]:
+        """Zeros for outputs that received no gradient."""
+        result = []
+        for g, (shape, np_dtype) in zip(grads, self._out_meta, strict=True):
+            if g is None:
+                zeros = np.zeros(shape, np_dtype)
+                g = wrap(zeros) if create_graph else zeros
+            result.append(g)
+        return result
+
+
+def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[OpNode]:
+    """A node class named as PyTorch names it (``MulBackward0``) for one op-table entry.
+
+    Saved values are exposed as PyTorch exposes them, ``grad_fn._saved_self``: one property per
+    forward parameter (and ``_saved_result``). They are properties, not ``__getattr__``: a class
+    with ``__getattr__`` makes every attribute lookup on its instances slower.
+    """
+    base = MultiOutputOpNode if multi_output else OpNode
+    namespace: dict[str, Any] = {"__slots__": (), "_op": opdef, "__module__": "chainrule.autograd"}
+    for name in (*opdef.param_names, "result"):
+        for prefix in ("_saved_", "_raw_saved_"):
+            namespace[prefix + name] = _saved_property(name, prefix + name)
+    return type(node_name, (base,), namespace)
+
+
+def _saved_property(key: str, attribute: str) -> property:
+    def get(node: OpNode) -> Any:
+        return node._saved_value(key, attribute)
+
+    return property(get, doc=f"The saved value {key!r} (as PyTorch's ``{attribute}``).")
+
+
+def _saved_output(data: np.ndarray, node: OpNode) -> Tensor:
+    """Re-attach a saved output to its node (the node never holds the output Tensor itself)."""
+    t = wrap(data)
+    t._requires_grad = True
+    t._grad_fn = node
+    return t
+
+
+def _raise_modified(t: Tensor, node: Node, version: int) -> None:
+    from ..autograd.inplace import modified_error
+
+    raise modified_error(t, node, t._vc[0], version)
+
+
+def _raise_modified_output(data: np.ndarray, node: Node, now: int, version: int) -> None:
+    from ..autograd.inplace import modified_output_error
+
+    raise modified_output_error(data, node, now, version)

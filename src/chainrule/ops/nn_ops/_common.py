@@ -1,0 +1,78 @@
+"""Small helpers shared by the layer and loss ops: argument normalisation and PyTorch's names."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor
+
+__all__ = [
+    "ntuple", "scalar_name", "check_reduction", "reduce_array", "reduction_count", "size_list",
+    "check_same_dtype",
+]
+
+_SCALAR_NAMES = {
+    "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+}
+
+
+def scalar_name(dtype: np.dtype) -> str:
+    """PyTorch's scalar type name of a NumPy dtype (``Float``, ``Long`` ...)."""
+    return _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def ntuple(value: Any, n: int, name: str = "") -> tuple[int, ...]:
+    """``3 -> (3, 3)``; a sequence of length 1 is repeated, one of length ``n`` kept."""
+    if isinstance(value, Tensor):
+        value = value.tolist()
+    if isinstance(value, int | np.integer):
+        return (int(value),) * n
+    values = tuple(int(v) for v in value)
+    if len(values) == 1:
+        return values * n
+    if len(values) != n:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {n} values "
+                           f"to match the convolution dimensions, but got {name}={list(values)}")
+    return values
+
+
+def size_list(shape: Sequence[int]) -> str:
+    """``[2, 3, 4]`` as PyTorch prints sizes in messages."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def check_reduction(reduction: str) -> None:
+    """PyTorch's ValueError for an unknown ``reduction``."""
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
+    """'none' | 'mean' | 'sum' on an element-wise loss array (the dtype is kept)."""
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return np.asarray(np.mean(loss, dtype=loss.dtype))
+    return np.asarray(np.sum(loss, dtype=loss.dtype))
+
+
+def reduction_count(shape: Sequence[int], reduction: str) -> int:
+    """What a 'mean' reduction divides by (1 otherwise)."""
+    if reduction != "mean":
+        return 1
+    count = 1
+    for s in shape:
+        count *= s
+    return count
+
+
+def check_same_dtype(what: str, a: np.ndarray, b: np.ndarray) -> None:
+    """PyTorch's ``expected scalar type Double but found Float`` for mixed dtypes."""
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(a.dtype)} but found {scalar_name(b.dtype)}"
+        )

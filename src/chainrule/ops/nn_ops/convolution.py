@@ -1,0 +1,444 @@
+"""Convolution: im2col with stride tricks and one batched BLAS product, and its two adjoints.
+
+Three ops close the algebra, so gradients of any order are convolutions again (the way
+PyTorch's ``convolution_backward`` and its double backward relate):
+
+* ``convolution(x, W)``: the forward (``ConvolutionBackward0``); transposed convolution is the
+  input-adjoint below run forward;
+* ``convolution_backward_input(g, W)``: the adjoint in ``x``, ``<conv(x, W), g> = <x, B_in(g, W)>``;
+* ``convolution_backward_weight(x, g)``: the adjoint in ``W``, ``<conv(x, W), g> = <W, B_w(x, g)>``.
+
+Each is bilinear, so each derivative is one of the three with the roles swapped. The forward never
+loops over pixels or samples: ``sliding_window_view`` exposes every receptive field as a view,
+one copy lays the windows out as columns ``(N, groups, C/groups * prod(K), L)`` and one batched
+matrix product with the weights gives the output directly in ``(N, C_out, *spatial)`` layout. The
+input adjoint does the product the other way and adds the columns back window offset by window
+offset (``prod(K)`` vectorised adds, 9 for a 3x3 kernel).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from ..._tensor import Tensor
+from .._registry import op
+from ..shape import squeeze, unsqueeze
+from ._common import ntuple, scalar_name, size_list
+
+__all__ = [
+    "convolution", "convolution_backward_input", "convolution_backward_weight", "conv1d",
+    "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# Array kernels
+
+
+def _pad_zeros(x: np.ndarray, padding: Sequence[int], extra: Sequence[int] = ()) -> np.ndarray:
+    """``x`` with ``padding[i]`` zeros before and ``padding[i] + extra[i]`` after each spatial dim."""
+    extra = tuple(extra) or (0,) * len(padding)
+    if not any(padding) and not any(extra):
+        return x
+    shape = x.shape[:2] + tuple(
+        s + 2 * p + e for s, p, e in zip(x.shape[2:], padding, extra, strict=True)
+    )
+    out = np.zeros(shape, x.dtype)
+    inner = (slice(None), slice(None)) + tuple(
+        slice(p, p + s) for p, s in zip(padding, x.shape[2:], strict=True)
+    )
+    out[inner] = x
+    return out
+
+
+def _windows(xp: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
+             dilation: Sequence[int], out_size: Sequence[int] | None = None) -> np.ndarray:
+    """View ``(N, C, *out, *kernel)`` of every receptive field of the padded input ``xp``."""
+    d = len(kernel)
+    span = tuple(dl * (k - 1) + 1 for k, dl in zip(kernel, dilation, strict=True))
+    win = sliding_window_view(xp, span, axis=tuple(range(2, 2 + d)))
+    if out_size is None:
+        steps = tuple(slice(None, None, s) for s in stride)
+    else:
+        steps = tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(out_size, stride, strict=True))
+    taps = tuple(slice(None, None, dl) for dl in dilation)
+    return win[(slice(None), slice(None)) + steps + taps]
+
+
+def _columns(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
+             padding: Sequence[int], dilation: Sequence[int], groups: int,
+             out_size: Sequence[int] | None = None) -> tuple[np.ndarray, tuple[int, ...]]:
+    """im2col: ``(N, groups, C/groups * prod(kernel), L)`` and the output's spatial size."""
+    n, c = x.shape[:2]
+    d = len(kernel)
+    win = _windows(_pad_zeros(x, padding), kernel, stride, dilation, out_size)
+    spatial = win.shape[2:2 + d]
+    win = win.reshape((n, groups, c // groups) + win.shape[2:])
+    # (N, g, Cg, *out, *K) -> (N, g, Cg, *K, *out): the copy that makes the columns.
+    order = (0, 1, 2) + tuple(range(3 + d, 3 + 2 * d)) + tuple(range(3, 3 + d))
+    cols = win.transpose(order).reshape(n, groups, -1, math.prod(spatial))
+    return cols, spatial
+
+
+def _conv_forward(x: np.ndarray, weight: np.ndarray, stride: Sequence[int],
+                  padding: Sequence[int], dilation: Sequence[int], groups: int) -> np.ndarray:
+    out_channels = weight.shape[0]
+    kernel = weight.shape[2:]
+    cols, spatial = _columns(x, kernel, stride, padding, dilation, groups)
+    w = weight.reshape(groups, out_channels // groups, -1)
+    out = np.matmul(w, cols)  # (N, g, O/g, L): one BLAS product per sample and group
+    return out.reshape((x.shape[0], out_channels) + spatial)
+
+
+def _conv_input_adjoint(grad: np.ndarray, weight: np.ndarray, input_size: Sequence[int],
+                        stride: Sequence[int], padding: Sequence[int],
+                        dilation: Sequence[int], groups: int) -> np.ndarray:
+    """col2im of ``W^T g``: the gradient of a convolution with respect to its input."""
+    n = grad.shape[0]
+    out_channels, cg = weight.shape[:2]
+    kernel = weight.shape[2:]
+    d = len(kernel)
+    spatial = grad.shape[2:]
+    g = grad.reshape(n, groups, out_channels // groups, -1)
+    w_t = weight.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
+    cols = np.matmul(w_t, g).reshape((n, groups * cg) + tuple(kernel) + tuple(spatial))
+    padded = tuple(s + 2 * p for s, p in zip(input_size, padding, strict=True))
+    buffer = np.zeros((n, groups * cg) + padded, grad.dtype)
+    for offset in itertools.product(*(range(k) for k in kernel)):
+        target = tuple(
+            slice(o * dl, o * dl + s * (size - 1) + 1, s)
+            for o, dl, s, size in zip(offset, dilation, stride, spatial, strict=True)
+        )
+        buffer[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + offset]
+    if not any(padding):
+        return buffer
+    inner = tuple(slice(p, p + s) for p, s in zip(padding, input_size, strict=True))
+    return np.ascontiguousarray(buffer[(slice(None), slice(None)) + inner])
+
+
+def _conv_weight_adjoint(x: np.ndarray, grad: np.ndarray, weight_size: Sequence[int],
+                         stride: Sequence[int], padding: Sequence[int],
+                         dilation: Sequence[int], groups: int) -> np.ndarray:
+    """``sum_n g_n cols_n^T``: the gradient of a convolution with respect to its weight."""
+    n = x.shape[0]
+    out_channels = weight_size[0]
+    kernel = weight_size[2:]
+    cols, _ = _columns(x, kernel, stride, padding, dilation, groups, grad.shape[2:])
+    g = grad.reshape(n, groups, out_channels // groups, -1)
+    per_sample = np.matmul(g, cols.transpose(0, 1, 3, 2))  # (N, g, O/g, Cg*K)
+    return per_sample.sum(axis=0).reshape(tuple(weight_size))
+
+
+def _transposed_size(x_size: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+                     padding: Sequence[int], dilation: Sequence[int],
+                     output_padding: Sequence[int]) -> tuple[int, ...]:
+    return tuple(
+        (s - 1) * st - 2 * p + dl * (k - 1) + op + 1
+        for s, k, st, p, dl, op in zip(x_size, kernel, stride, padding, dilation, output_padding,
+                                        strict=True)
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# The op table
+
+
+@op("ConvolutionBackward0", inputs=("input", "weight", "bias"))
+def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,),
+                transposed=False, output_padding=(0,), groups=1):
+    """N-d convolution (or transposed convolution) of ``input`` with ``weight``, plus ``bias``."""
+    d = weight.ndim - 2
+    stride, padding, dilation = ntuple(stride, d), ntuple(padding, d), ntuple(dilation, d)
+    if transposed:
+        size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding, dilation,
+                                ntuple(output_padding, d))
+        out = _conv_input_adjoint(input, weight, size, stride, padding, dilation, groups)
+    else:
+        out = _conv_forward(input, weight, stride, padding, dilation, groups)
+    if bias is not None:
+        out += bias.reshape((-1,) + (1,) * d)
+    return out
+
+
+@convolution.derivative("input")
+def _(F, grad, weight, input_shape, stride, padding, dilation, transposed, groups):
+    if transposed:
+        return F.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
+    return F.convolution_backward_input(grad, weight, input_shape[2:], stride, padding, dilation,
+                                        groups)
+
+
+@convolution.derivative("weight")
+def _(F, grad, input, weight_shape, stride, padding, dilation, transposed, groups):
+    if transposed:
+        # y = B_in(x, W): <y, g> = <x, conv(g, W)>, so the weight sees g as the input.
+        return F.convolution_backward_weight(grad, input, weight_shape, stride, padding, dilation,
+                                             groups)
+    return F.convolution_backward_weight(input, grad, weight_shape, stride, padding, dilation,
+                                         groups)
+
+
+@convolution.derivative("bias")
+def _(F, grad):
+    return F.sum(grad, (0,) + tuple(range(2, len(grad.shape))), False)
+
+
+@op("ConvolutionBackwardBackward0", inputs=("grad", "weight"))
+def convolution_backward_input(grad, weight, input_size, stride, padding, dilation, groups):
+    """The gradient of a convolution with respect to its input (spatial size ``input_size``)."""
+    d = weight.ndim - 2
+    return _conv_input_adjoint(grad, weight, tuple(input_size), ntuple(stride, d),
+                               ntuple(padding, d), ntuple(dilation, d), groups)
+
+
+@convolution_backward_input.derivative("grad")
+def _(F, grad, weight, stride, padding, dilation, groups):
+    return F.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
+
+
+@convolution_backward_input.derivative("weight")
+def _(F, grad_out, grad, weight_shape, stride, padding, dilation, groups):
+    # <B_in(g, W), v> = <g, conv(v, W)>: in W this is B_w(v, g).
+    return F.convolution_backward_weight(grad_out, grad, weight_shape, stride, padding, dilation,
+                                         groups)
+
+
+@op("ConvolutionBackwardBackward0", inputs=("input", "grad"))
+def convolution_backward_weight(input, grad, weight_size, stride, padding, dilation, groups):
+    """The gradient of a convolution with respect to its weight (of shape ``weight_size``)."""
+    d = len(weight_size) - 2
+    return _conv_weight_adjoint(input, grad, tuple(weight_size), ntuple(stride, d),
+                                ntuple(padding, d), ntuple(dilation, d), groups)
+
+
+@convolution_backward_weight.derivative("input")
+def _(F, grad_out, grad, input_shape, stride, padding, dilation, groups):
+    # <B_w(x, g), V> = <g, conv(x, V)> = <x, B_in(g, V)>.
+    return F.convolution_backward_input(grad, grad_out, input_shape[2:], stride, padding,
+                                        dilation, groups)
+
+
+@convolution_backward_weight.derivative("grad")
+def _(F, grad_out, input, stride, padding, dilation, groups):
+    return F.convolution(input, grad_out, None, stride, padding, dilation, False, 0, groups)
+
+
+# ----------------------------------------------------------------------------------------------
+# nn.functional: argument checks with PyTorch's messages, then one op
+
+
+def _conv_padding(padding: Any, d: int, kernel: Sequence[int], dilation: Sequence[int],
+                  stride: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...] | None]:
+    """Symmetric padding for the op, and PyTorch's extra right padding for ``'same'``."""
+    if isinstance(padding, str):
+        if padding == "valid":
+            return (0,) * d, None
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in stride):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        totals = [dl * (k - 1) for k, dl in zip(kernel, dilation, strict=True)]
+        left = tuple(t // 2 for t in totals)
+        extra = tuple(t - 2 * lo for t, lo in zip(totals, left, strict=True))
+        return left, (extra if any(extra) else None)
+    pad = ntuple(padding, d, "padding")
+    if any(p < 0 for p in pad):
+        raise RuntimeError("negative padding is not supported")
+    return pad, None
+
+
+def _check_conv(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, d: int,
+                stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+                groups: int, transposed: bool) -> None:
+    x, w = input._data, weight._data
+    if w.ndim != d + 2:
+        raise RuntimeError(
+            f"weight should have at least three dimensions" if w.ndim < 3 else
+            f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
+            f"{size_list(w.shape)}, but got {x.ndim}-dimensional input of size "
+            f"{size_list(x.shape)} instead"
+        )
+    if x.ndim != d + 2:
+        raise RuntimeError(
+            f"Expected {d + 2}-dimensional input for {d + 2}-dimensional weight "
+            f"{size_list(w.shape)}, but got {x.ndim}-dimensional input of size "
+            f"{size_list(x.shape)} instead"
+        )
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(dl <= 0 for dl in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if x.dtype != w.dtype:
+        raise RuntimeError(
+            f"expected scalar type {scalar_name(x.dtype)} but found {scalar_name(w.dtype)}"
+        )
+    if bias is not None and bias._data.dtype != x.dtype:
+        raise RuntimeError(
+            f"Input type ({_c_name(x.dtype)}) and bias type ({_c_name(bias._data.dtype)}) should "
+            f"be the same"
+        )
+    out_channels = w.shape[1] * groups if transposed else w.shape[0]
+    if bias is not None and (bias._data.ndim != 1 or bias._data.shape[0] != out_channels):
+        raise RuntimeError(
+            f"Given weight of size {size_list(w.shape)}, expected bias to be 1-dimensional with "
+            f"{out_channels} elements, but got bias of size {size_list(bias._data.shape)} instead"
+        )
+    if transposed:
+        if x.shape[1] != w.shape[0]:
+            raise RuntimeError(
+                f"Given transposed=1, weight of size {size_list(w.shape)}, expected input"
+                f"{size_list(x.shape)} to have {w.shape[0]} channels, but got {x.shape[1]} "
+                f"channels instead"
+            )
+        if w.shape[0] % groups:
+            raise RuntimeError(
+                f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
+                f"0, but got weight of size {size_list(w.shape)} instead"
+            )
+        return
+    if w.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size {size_list(w.shape)} instead"
+        )
+    if x.shape[1] != w.shape[1] * groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {size_list(w.shape)}, expected input"
+            f"{size_list(x.shape)} to have {w.shape[1] * groups} channels, but got {x.shape[1]} "
+            f"channels instead"
+        )
+    padded = [s + 2 * p for s, p in zip(x.shape[2:], padding, strict=True)]
+    span = [dl * (k - 1) + 1 for k, dl in zip(w.shape[2:], dilation, strict=True)]
+    if any(p < k for p, k in zip(padded, span, strict=True)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+            f"size: ({' x '.join(map(str, span))}). Kernel size can't be greater than actual input "
+            f"size"
+        )
+
+
+def _c_name(dtype: np.dtype) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(
+        np.dtype(dtype).name, np.dtype(dtype).name
+    )
+
+
+def _conv_nd(d: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+             padding: Any, dilation: Any, groups: int) -> Tensor:
+    name = f"conv{d}d"
+    x = input._data
+    if x.ndim not in (d + 1, d + 2):
+        raise RuntimeError(
+            f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got input "
+            f"of size: {size_list(x.shape)}"
+        )
+    stride_t = ntuple(stride, d, "stride")
+    dilation_t = ntuple(dilation, d, "dilation")
+    kernel = weight._data.shape[2:] if weight._data.ndim == d + 2 else (1,) * d
+    pad, extra = _conv_padding(padding, d, kernel, dilation_t, stride_t)
+    unbatched = x.ndim == d + 1
+    if unbatched:
+        input = unsqueeze(input, 0)
+    if extra is not None:
+        from .padding import pad as pad_fn
+
+        widths: list[int] = []
+        for e in reversed(extra):
+            widths.extend((0, e))
+        input = pad_fn(input, tuple(widths))
+    _check_conv(name, input, weight, bias, d, stride_t, pad, dilation_t, groups, False)
+    out = convolution(input, weight, bias, stride_t, pad, dilation_t, False, (0,) * d, groups)
+    return squeeze(out, 0) if unbatched else out
+
+
+def _conv_transpose_nd(d: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                       padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
+    name = f"conv_transpose{d}d"
+    x = input._data
+    if x.ndim not in (d + 1, d + 2):
+        raise RuntimeError(
+            f"Expected {d + 1}D (unbatched) or {d + 2}D (batched) input to {name}, but got input "
+            f"of size: {size_list(x.shape)}"
+        )
+    stride_t = ntuple(stride, d, "stride")
+    dilation_t = ntuple(dilation, d, "dilation")
+    pad = ntuple(padding, d, "padding")
+    out_pad = ntuple(output_padding, d, "output_padding")
+    if any(p < 0 for p in pad):
+        raise RuntimeError("negative padding is not supported")
+    if any(op >= max(s, dl) for op, s, dl in zip(out_pad, stride_t, dilation_t, strict=True)):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding: {list(out_pad)}, stride: {list(stride_t)}, dilation: "
+            f"{list(dilation_t)}"
+        )
+    unbatched = x.ndim == d + 1
+    if unbatched:
+        input = unsqueeze(input, 0)
+    _check_conv(name, input, weight, bias, d, stride_t, pad, dilation_t, groups, True)
+    out = convolution(input, weight, bias, stride_t, pad, dilation_t, True, out_pad, groups)
+    return squeeze(out, 0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """1-D convolution over ``(N, C, L)`` (or unbatched ``(C, L)``) input."""
+    return _conv_nd(1, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """2-D convolution over ``(N, C, H, W)`` (or unbatched ``(C, H, W)``) input.
+
+    Example:
+        >>> import chainrule as torch
+        >>> x = torch.ones(1, 1, 3, 3)
+        >>> torch.nn.functional.conv2d(x, torch.ones(1, 1, 2, 2)).shape
+        chainrule.Size([1, 1, 2, 2])
+    """
+    return _conv_nd(2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+           padding: Any = 0, dilation: Any = 1, groups: int = 1) -> Tensor:
+    """3-D convolution over ``(N, C, D, H, W)`` (or unbatched ``(C, D, H, W)``) input."""
+    return _conv_nd(3, input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:
+    """1-D transposed convolution (the gradient of ``conv1d`` with respect to its input)."""
+    return _conv_transpose_nd(1, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:
+    """2-D transposed convolution; ``weight`` is ``(C_in, C_out / groups, kH, kW)``."""
+    return _conv_transpose_nd(2, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1,
+                     padding: Any = 0, output_padding: Any = 0, groups: int = 1,
+                     dilation: Any = 1) -> Tensor:
+    """3-D transposed convolution."""
+    return _conv_transpose_nd(3, input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+PRIMITIVES: dict[str, Any] = {
+    "convolution": convolution,
+    "convolution_backward_input": convolution_backward_input,
+    "convolution_backward_weight": convolution_backward_weight,
+}

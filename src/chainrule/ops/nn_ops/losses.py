@@ -1,0 +1,530 @@
+"""Losses: the ops PyTorch has nodes for (nll, mse, smooth L1, Huber, binary cross-entropy) and
+PyTorch's own compositions of ops for the others (cross-entropy, L1, KL divergence), so a loss
+builds the same graph as in PyTorch.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor, wrap
+from .._registry import op
+from ..activation import binary_cross_entropy_with_logits, log_softmax
+from ..indexing import masked_fill
+from ..pointwise import abs as abs_
+from ..pointwise import exp, neg, xlogy
+from ..reduction import mean, sum
+from ..shape import expand, view
+from ._common import check_reduction, reduce_array, reduction_count, scalar_name, size_list
+
+__all__ = [
+    "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+]
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{result}' "
+        "instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Multiplying and dividing by a number, as PyTorch's C++ compositions do (``MulBackward1``)
+
+
+@op("MulBackward1")
+def _mul_scalar(self, other):
+    return self * np.asarray(other, dtype=self.dtype)
+
+
+@_mul_scalar.derivative("self")
+def _(F, grad, other):
+    return grad * other
+
+
+@op("DivBackward1")
+def _div_scalar(self, other):
+    return self / np.asarray(other, dtype=self.dtype)
+
+
+@_div_scalar.derivative("self")
+def _(F, grad, other):
+    return grad / other
+
+
+# ----------------------------------------------------------------------------------------------
+# Negative log-likelihood
+
+
+def _nll_forward(self, target, weight, total_weight, reduction):
+    """``-self[n, target[n], ...] * weight[n, ...]``; ignored targets have weight 0."""
+    if self.ndim == 1:
+        picked = self[target]
+    else:
+        picked = np.take_along_axis(self, np.expand_dims(target, 1), axis=1)[:, 0]
+    losses = -picked * weight
+    if reduction == "none":
+        return losses
+    total = np.sum(losses, dtype=self.dtype)
+    if reduction == "sum":
+        return np.asarray(total)
+    return np.asarray(total / total_weight, dtype=self.dtype)
+
+
+def _nll_backward(F: Any, grad: Any, self_shape: tuple[int, ...], target: Any, weight: Any,
+                  total_weight: Any, reduction: str) -> Any:
+    values = -(grad * weight)
+    if reduction == "mean":
+        values = values / total_weight
+    if len(self_shape) == 1:
+        return F.scatter_along(F.reshape(values, (1,)), self_shape, 0, F.reshape(target, (1,)))
+    return F.scatter_along(F.unsqueeze(values, 1), self_shape, 1, F.unsqueeze(target, 1))
+
+
+# ``target`` here has ignored entries replaced by 0 and ``weight`` is per element (0 where the
+# target is ignored), both prepared by ``nll_loss``, which also sums ``total_weight``.
+@op("NllLossBackward0", tensor_params=("target", "weight", "total_weight"))
+def _nll_loss(self, target, weight, total_weight, reduction):
+    return _nll_forward(self, target, weight, total_weight, reduction)
+
+
+@_nll_loss.derivative("self")
+def _(F, grad, self_shape, target, weight, total_weight, reduction):
+    return _nll_backward(F, grad, self_shape, target, weight, total_weight, reduction)
+
+
+@op("NllLoss2DBackward0", tensor_params=("target", "weight", "total_weight"))
+def _nll_loss2d(self, target, weight, total_weight, reduction):
+    return _nll_forward(self, target, weight, total_weight, reduction)
+
+
+@_nll_loss2d.derivative("self")
+def _(F, grad, self_shape, target, weight, total_weight, reduction):
+    return _nll_backward(F, grad, self_shape, target, weight, total_weight, reduction)
+
+
+def _nll_prepare(x: np.ndarray, target: np.ndarray, weight: Tensor | None,
+                 ignore_index: int) -> tuple[Tensor, Tensor, Tensor]:
+    """Targets with ignored entries at 0, per-element weights, and their total."""
+    classes = x.shape[0] if x.ndim == 1 else x.shape[1]
+    valid = target != ignore_index
+    bad = valid & ((target < 0) | (target >= classes))
+    if np.any(bad):
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+    safe = np.where(valid, target, 0).astype(np.int64, copy=False)
+    if weight is None:
+        per_element = valid.astype(x.dtype)
+    else:
+        per_element = np.where(valid, weight._data.astype(x.dtype, copy=False)[safe], 0)
+        per_element = per_element.astype(x.dtype, copy=False)
+    total = np.asarray(np.sum(per_element, dtype=x.dtype))
+    return wrap(safe), wrap(per_element), wrap(total)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+             size_average: bool | None = None, ignore_index: int = -100,
+             reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class indices ``target`` under log-probabilities ``input``.
+
+    ``input`` is ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; the class dimension is 1.
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    x, t = input._data, target._data
+    if t.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(
+            f"expected target dtype to be Long or Byte, but got {scalar_name(t.dtype)}"
+        )
+    if x.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {x.ndim})")
+    if x.ndim >= 2 and x.shape[0] != (t.shape[0] if t.ndim else 1):
+        raise ValueError(
+            f"Expected input batch_size ({x.shape[0]}) to match target batch_size "
+            f"({t.shape[0] if t.ndim else 1})."
+        )
+    classes = x.shape[0] if x.ndim == 1 else x.shape[1]
+    if weight is not None and weight._data.size != classes:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {size_list(weight._data.shape)}"
+        )
+    if x.ndim <= 2:
+        if x.ndim == 2 and t.ndim != 1:
+            raise RuntimeError("1D target tensor expected, multi-target not supported")
+        if x.ndim == 1 and t.ndim != 0:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        prepared = _nll_prepare(x, t, weight, ignore_index)
+        return _nll_loss(input, *prepared, reduction)
+    if tuple(t.shape[1:]) != tuple(x.shape[2:]):
+        expected = (x.shape[0],) + tuple(x.shape[2:])
+        raise RuntimeError(f"Expected target size {size_list(expected)}, got {target.shape}")
+    if x.ndim == 4:
+        return _nll_loss2d(input, *_nll_prepare(x, t, weight, ignore_index), reduction)
+    # PyTorch views 3-D and 5-D+ inputs as (N, C, 1, -1) and runs the 2-D loss.
+    n, c = x.shape[:2]
+    folded = view(input, (n, c, 1, -1))
+    folded_target = t.reshape(n, 1, -1)
+    out = _nll_loss2d(folded, *_nll_prepare(folded._data, folded_target, weight, ignore_index),
+                      reduction)
+    if reduction == "none":
+        return view(out, (n,) + tuple(x.shape[2:]))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Cross-entropy: log_softmax + nll_loss, or PyTorch's composition for probabilities
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                  size_average: bool | None = None, ignore_index: int = -100,
+                  reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross-entropy between logits ``input`` and class indices or class probabilities.
+
+    Example:
+        >>> import chainrule as torch
+        >>> logits = torch.tensor([[2.0, 0.0]], requires_grad=True)
+        >>> torch.nn.functional.cross_entropy(logits, torch.tensor([0]))
+        tensor(0.1269, grad_fn=<NllLossBackward0>)
+    """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    x, t = input._data, target._data
+    class_dim = 0 if x.ndim == 1 else 1
+    logp = log_softmax(input, class_dim)
+    if x.shape == t.shape:
+        if t.dtype.kind != "f":
+            raise RuntimeError(
+                f"Expected floating point type for target with class probabilities, got "
+                f"{scalar_name(t.dtype)}"
+            )
+        return _cross_entropy_probabilities(logp, target, weight, reduction, label_smoothing,
+                                            class_dim)
+    loss = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing == 0:
+        return loss
+    classes = x.shape[class_dim]
+    if weight is not None:
+        shape = [1] * x.ndim
+        shape[class_dim] = classes
+        smooth = neg(sum(logp * view(weight, shape), class_dim))
+    else:
+        smooth = neg(sum(logp, class_dim))
+    ignored = target == ignore_index
+    smooth = masked_fill(smooth, ignored, 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            kept = t[t != ignore_index].reshape(-1)
+            denominator = wrap(np.asarray(np.sum(weight._data[kept], dtype=weight._data.dtype)))
+        else:
+            denominator = sum(~ignored)
+        smooth = sum(smooth) / denominator
+    elif reduction == "sum":
+        smooth = sum(smooth)
+    return _mul_scalar(loss, 1 - label_smoothing) + _mul_scalar(
+        smooth, label_smoothing / classes
+    )
+
+
+def _cross_entropy_probabilities(logp: Tensor, target: Tensor, weight: Tensor | None,
+                                 reduction: str, label_smoothing: float,
+                                 class_dim: int) -> Tensor:
+    x = logp._data
+    classes = x.shape[class_dim]
+    if weight is not None and (weight._data.ndim != 1 or weight._data.size != classes):
+        raise RuntimeError(
+            f"cross_entropy: weight tensor should be defined either for all {classes} classes "
+            f"or no classes but got weight tensor of shape: {size_list(weight._data.shape)}"
+        )
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    product = logp * target
+    if weight is not None:
+        shape = [1] * x.ndim
+        shape[class_dim] = classes
+        product = product * (view(weight, shape) if x.ndim > 1 else weight)
+    if reduction == "none":
+        return neg(sum(product, class_dim))
+    total = neg(sum(product))
+    if reduction == "sum":
+        return total
+    return _div_scalar(total, x.size // classes if x.size else 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Regression losses
+
+
+def _broadcast_pair(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
+    """``torch.broadcast_tensors``: expand each side that is not already the common shape."""
+    a, b = input._data.shape, target._data.shape
+    if a == b:
+        return input, target
+    try:
+        shape = np.broadcast_shapes(a, b)
+    except ValueError:
+        for k in range(1, max(len(a), len(b)) + 1):
+            sa = a[-k] if k <= len(a) else 1
+            sb = b[-k] if k <= len(b) else 1
+            if sa != sb and sa != 1 and sb != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({sa}) must match the size of tensor b ({sb}) at "
+                    f"non-singleton dimension {max(len(a), len(b)) - k}"
+                ) from None
+        raise
+    if a != shape:
+        input = expand(input, shape)
+    if b != shape:
+        target = expand(target, shape)
+    return input, target
+
+
+def _warn_size(input: Tensor, target: Tensor) -> None:
+    if input._data.shape != target._data.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+@op("MseLossBackward0", inputs=("self", "target"))
+def _mse_loss(self, target, reduction):
+    diff = self - target
+    return reduce_array(diff * diff, reduction)
+
+
+@_mse_loss.derivative("self")
+def _(F, grad, self, target, reduction):
+    return (self - target) * (grad * (2.0 / reduction_count(self.shape, reduction)))
+
+
+@_mse_loss.derivative("target")
+def _(F, grad, self, target, reduction):
+    return (target - self) * (grad * (2.0 / reduction_count(self.shape, reduction)))
+
+
+def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str,
+              mean_by_weight: bool) -> Tensor:
+    if weight._data.shape != input._data.shape:
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return sum(loss)
+    if reduction == "mean":
+        return sum(loss) / sum(weight) if mean_by_weight else mean(loss)
+    raise ValueError(
+        f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'."
+    )
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+             reduce: bool | None = None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean (or summed) squared error."""
+    _warn_size(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted((a - b) ** 2, weight, input, reduction, True)
+    check_reduction(reduction)
+    return _mse_loss(a, b, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+            reduce: bool | None = None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    """Mean (or summed) absolute error (PyTorch's composition: sub, abs, mean)."""
+    _warn_size(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(abs_(a - b), weight, input, reduction, True)
+    check_reduction(reduction)
+    loss = abs_(a - b)
+    if reduction == "none":
+        return loss
+    return mean(loss) if reduction == "mean" else sum(loss)
+
+
+@op("SmoothL1LossBackward0", inputs=("self", "target"))
+def _smooth_l1_loss(self, target, reduction, beta):
+    z = np.abs(self - target)
+    loss = np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(self.dtype, copy=False)
+    return reduce_array(loss, reduction)
+
+
+def _smooth_l1_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, beta: float) -> Any:
+    g = grad / reduction_count(shape, reduction)
+    return F.where(F.abs(diff) < beta, diff / beta, F.sign(diff)) * g
+
+
+@_smooth_l1_loss.derivative("self")
+def _(F, grad, self, target, reduction, beta):
+    return _smooth_l1_grad(F, grad, self - target, self.shape, reduction, beta)
+
+
+@_smooth_l1_loss.derivative("target")
+def _(F, grad, self, target, reduction, beta):
+    return _smooth_l1_grad(F, grad, target - self, self.shape, reduction, beta)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
+                   reduce: bool | None = None, reduction: str = "mean",
+                   beta: float = 1.0) -> Tensor:
+    """Squared error below ``beta``, absolute error above (``beta=0``: the L1 loss)."""
+    _warn_size(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    a, b = _broadcast_pair(input, target)
+    if beta == 0.0:
+        loss = abs_(a - b)
+        if reduction == "none":
+            return loss
+        return mean(loss) if reduction == "mean" else sum(loss)
+    return _smooth_l1_loss(a, b, reduction, beta)
+
+
+@op("HuberLossBackward0", inputs=("self", "target"))
+def _huber_loss(self, target, reduction, delta):
+    z = np.abs(self - target)
+    loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(self.dtype,
+                                                                              copy=False)
+    return reduce_array(loss, reduction)
+
+
+def _huber_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, delta: float) -> Any:
+    g = grad / reduction_count(shape, reduction)
+    return F.clamp(diff, -delta, delta) * g
+
+
+@_huber_loss.derivative("self")
+def _(F, grad, self, target, reduction, delta):
+    return _huber_grad(F, grad, self - target, self.shape, reduction, delta)
+
+
+@_huber_loss.derivative("target")
+def _(F, grad, self, target, reduction, delta):
+    return _huber_grad(F, grad, target - self, self.shape, reduction, delta)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Squared error below ``delta``, ``delta``-scaled absolute error above."""
+    _warn_size(input, target)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    a, b = _broadcast_pair(input, target)
+    if weight is not None:
+        return _weighted(_huber_loss(a, b, "none", delta), weight, input, reduction, False)
+    check_reduction(reduction)
+    return _huber_loss(a, b, reduction, delta)
+
+
+# ----------------------------------------------------------------------------------------------
+# Binary cross-entropy and KL divergence
+
+_EPSILON = 1e-12
+
+
+@op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",))
+def _binary_cross_entropy(self, target, weight, reduction):
+    if np.any((self < 0) | (self > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        log_x = np.maximum(np.log(self), -100)
+        log_1mx = np.maximum(np.log1p(-self), -100)
+    loss = -(target * log_x + (1 - target) * log_1mx)
+    if weight is not None:
+        loss = loss * weight
+    return reduce_array(loss.astype(self.dtype, copy=False), reduction)
+
+
+@_binary_cross_entropy.derivative("self")
+def _(F, grad, self, target, weight, reduction):
+    g = grad / reduction_count(self.shape, reduction)
+    g = g * (self - target) / F.clamp((1 - self) * self, _EPSILON, None)
+    return g if weight is None else g * weight
+
+
+@_binary_cross_entropy.derivative("target")
+def _(F, grad, self, weight, reduction):
+    g = grad / reduction_count(self.shape, reduction)
+    log_ratio = F.clamp(F.log1p(-self), -100, None) - F.clamp(F.log(self), -100, None)
+    g = g * log_ratio
+    return g if weight is None else g * weight
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                         size_average: bool | None = None, reduce: bool | None = None,
+                         reduction: str = "mean") -> Tensor:
+    """Binary cross-entropy between probabilities ``input`` and ``target``."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    check_reduction(reduction)
+    if target._data.shape != input._data.shape:
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    if weight is not None:
+        shape = np.broadcast_shapes(target._data.shape, weight._data.shape)
+        weight = expand(weight, shape)
+    return _binary_cross_entropy(input, target, weight, reduction)
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
+           reduce: bool | None = None, reduction: str = "mean",
+           log_target: bool = False) -> Tensor:
+    """KL divergence ``sum(target * (log(target) - input))`` for log-probabilities ``input``."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support "
+            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
+            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
+            "major release.",
+            UserWarning,
+            stacklevel=2,
+        )
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        loss = exp(target) * (target - input)
+    else:
+        loss = xlogy(target, target) - target * input
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return mean(loss)
+    total = sum(loss)
+    if reduction == "batchmean" and input._data.ndim != 0:
+        return total / input._data.shape[0]
+    return total
+
+
+PRIMITIVES: dict[str, Any] = {}
+__all__ += ["binary_cross_entropy_with_logits"] if False else []  # re-exported below
+binary_cross_entropy_with_logits = binary_cross_entropy_with_logits

@@ -1,0 +1,317 @@
+"""Batch, layer and group normalisation.
+
+Each forward computes ``xhat = (x - mean) * invstd`` over its statistics' dimensions, then scales
+and shifts. The derivatives recompute the statistics from the saved input with ``F`` ops (two
+reductions) instead of saving them: the same formula then runs on arrays and, with
+``create_graph=True``, on Tensors, where the statistics' own dependence on ``x`` is what makes the
+second derivative right. With ``g = grad * weight`` and means over the statistics' dimensions:
+
+    dx = invstd * (g - mean(g) - xhat * mean(g * xhat))
+    dweight = sum(grad * xhat),  dbias = sum(grad)   (over every dimension but the channel's)
+
+In evaluation mode batch norm uses the running statistics, constants: ``dx = g * invstd``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor, wrap
+from ...autograd.grad_mode import no_grad
+from .._registry import op
+from ._common import size_list
+
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
+
+
+def _stats(F: Any, x: Any, dims: tuple[int, ...], count: int, eps: float) -> tuple[Any, Any]:
+    """``x - mean`` and ``1 / sqrt(var + eps)`` (biased variance) over ``dims``, with ``F``."""
+    centred = x - F.sum(x, dims, True) / count
+    var = F.sum(centred * centred, dims, True) / count
+    return centred, 1 / F.sqrt(var + eps)
+
+
+def _normalised_grad(F: Any, g: Any, xhat: Any, invstd: Any, dims: tuple[int, ...],
+                     count: int) -> Any:
+    mean_g = F.sum(g, dims, True) / count
+    mean_gx = F.sum(g * xhat, dims, True) / count
+    return invstd * (g - mean_g - xhat * mean_gx)
+
+
+def _channel_view(shape: Sequence[int]) -> tuple[int, ...]:
+    """``(1, C, 1, ...)``: how a per-channel vector broadcasts against ``shape``."""
+    return (1, shape[1]) + (1,) * (len(shape) - 2)
+
+
+def _batch_dims(ndim: int) -> tuple[int, ...]:
+    return (0,) + tuple(range(2, ndim))
+
+
+# ----------------------------------------------------------------------------------------------
+# Batch norm
+
+
+@op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
+    tensor_params=("mean", "invstd"))
+def native_batch_norm(input, weight, bias, mean, invstd, training, eps):
+    """``(x - mean) * invstd * weight + bias`` with per-channel statistics given."""
+    view = _channel_view(input.shape)
+    scale = invstd.reshape(view)
+    if weight is not None:
+        scale = scale * weight.reshape(view)
+    out = (input - mean.reshape(view)) * scale
+    if bias is not None:
+        out += bias.reshape(view)
+    return out.astype(input.dtype, copy=False)
+
+
+@native_batch_norm.derivative("input")
+def _(F, grad, input, weight, invstd, training, eps):
+    shape = tuple(input.shape)
+    view = _channel_view(shape)
+    g = grad if weight is None else grad * F.reshape(weight, view)
+    if not training:
+        return g * F.reshape(invstd, view)
+    dims = _batch_dims(len(shape))
+    count = math.prod(shape) // shape[1]
+    centred, inv = _stats(F, input, dims, count, eps)
+    return _normalised_grad(F, g, centred * inv, inv, dims, count)
+
+
+@native_batch_norm.derivative("weight")
+def _(F, grad, input, mean, invstd, training, eps):
+    shape = tuple(input.shape)
+    view = _channel_view(shape)
+    dims = _batch_dims(len(shape))
+    if training:
+        centred, inv = _stats(F, input, dims, math.prod(shape) // shape[1], eps)
+        xhat = centred * inv
+    else:
+        xhat = (input - F.reshape(mean, view)) * F.reshape(invstd, view)
+    return F.sum(grad * xhat, dims, False)
+
+
+@native_batch_norm.derivative("bias")
+def _(F, grad):
+    return F.sum(grad, _batch_dims(len(grad.shape)), False)
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+               weight: Tensor | None = None, bias: Tensor | None = None,
+               training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel (dim 1) over the batch and spatial dimensions.
+
+    In training the batch statistics are used and the running ones updated in place
+    (``running = (1 - momentum) * running + momentum * batch``, unbiased variance); otherwise the
+    running statistics are used.
+    """
+    x = input._data
+    if x.ndim < 2:
+        raise ValueError(f"Expected 2D or more input (got {x.ndim}D input)")
+    channels = x.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var),
+                    ("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    dims = _batch_dims(x.ndim)
+    count = x.size // channels if channels else 0
+    if training:
+        if count == 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size "
+                f"{input.shape}"
+            )
+        mean = x.mean(axis=dims)
+        var = x.var(axis=dims)
+        invstd = 1 / np.sqrt(var + eps)
+        _update_running(running_mean, running_var, mean, var, count, momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean = running_mean._data.astype(x.dtype, copy=True)
+        invstd = 1 / np.sqrt(running_var._data.astype(x.dtype) + eps)
+    return native_batch_norm(input, weight, bias, wrap(mean.astype(x.dtype, copy=False)),
+                             wrap(invstd.astype(x.dtype, copy=False)), bool(training), eps)
+
+
+def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
+                    var: np.ndarray, count: int, momentum: float) -> None:
+    with no_grad():
+        if running_mean is not None:
+            data = running_mean._data
+            data *= 1 - momentum
+            data += momentum * mean
+            running_mean._vc[0] += 1
+        if running_var is not None:
+            data = running_var._data
+            data *= 1 - momentum
+            data += momentum * var * (count / (count - 1))
+            running_var._vc[0] += 1
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None,
+                  running_var: Tensor | None = None, weight: Tensor | None = None,
+                  bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample over its spatial dimensions.
+
+    As PyTorch computes it: batch norm of the input folded to ``(1, N * C, ...)``, with the
+    per-channel weight, bias and running statistics repeated for every sample.
+    """
+    from ..shape import reshape
+
+    shape = input._data.shape
+    n, c = shape[0], shape[1]
+    folded = reshape(input, (1, n * c) + tuple(shape[2:]))
+    stats = [None if t is None else wrap(np.tile(t._data, n)) for t in (running_mean, running_var)]
+    repeated = [None if t is None else t.repeat(n) for t in (weight, bias)]
+    out = batch_norm(folded, stats[0], stats[1], repeated[0], repeated[1], use_input_stats,
+                     momentum, eps)
+    if use_input_stats:
+        with no_grad():
+            for running, update in zip((running_mean, running_var), stats, strict=True):
+                if running is not None:
+                    running._data[...] = update._data.reshape(n, c).mean(axis=0)
+                    running._vc[0] += 1
+    return reshape(out, shape)
+
+
+# ----------------------------------------------------------------------------------------------
+# Layer norm
+
+
+@op("NativeLayerNormBackward0", inputs=("input", "weight", "bias"))
+def native_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    mean = input.mean(axis=dims, keepdims=True)
+    centred = input - mean
+    var = np.mean(centred * centred, axis=dims, keepdims=True)
+    out = centred * (1 / np.sqrt(var + eps))
+    if weight is not None:
+        out *= weight
+    if bias is not None:
+        out += bias
+    return out.astype(input.dtype, copy=False)
+
+
+@native_layer_norm.derivative("input")
+def _(F, grad, input, normalized_shape, weight, eps):
+    ndim = len(input.shape)
+    dims = tuple(range(ndim - len(normalized_shape), ndim))
+    count = math.prod(normalized_shape)
+    centred, inv = _stats(F, input, dims, count, eps)
+    g = grad if weight is None else grad * weight
+    return _normalised_grad(F, g, centred * inv, inv, dims, count)
+
+
+@native_layer_norm.derivative("weight")
+def _(F, grad, input, normalized_shape, eps):
+    ndim = len(input.shape)
+    k = len(normalized_shape)
+    centred, inv = _stats(F, input, tuple(range(ndim - k, ndim)), math.prod(normalized_shape), eps)
+    return F.sum(grad * (centred * inv), tuple(range(ndim - k)), False)
+
+
+@native_layer_norm.derivative("bias")
+def _(F, grad, normalized_shape):
+    ndim = len(grad.shape)
+    return F.sum(grad, tuple(range(ndim - len(normalized_shape))), False)
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dimensions of each sample."""
+    shape = tuple(int(s) for s in ([normalized_shape] if isinstance(normalized_shape, int)
+                                    else normalized_shape))
+    x_shape = input._data.shape
+    if not shape or x_shape[len(x_shape) - len(shape):] != shape or len(shape) > len(x_shape):
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape "
+            f"[*, {', '.join(map(str, shape))}], but got input of size{size_list(x_shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t._data.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
+                f"shape {size_list(t._data.shape)} and normalized_shape = {size_list(shape)}"
+            )
+    return native_layer_norm(input, shape, weight, bias, eps)
+
+
+# ----------------------------------------------------------------------------------------------
+# Group norm
+
+
+@op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"))
+def native_group_norm(input, weight, bias, num_groups, eps):
+    """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift."""
+    shape = input.shape
+    grouped = input.reshape(shape[0], num_groups, -1)
+    mean = grouped.mean(axis=2, keepdims=True)
+    centred = grouped - mean
+    var = np.mean(centred * centred, axis=2, keepdims=True)
+    out = (centred * (1 / np.sqrt(var + eps))).reshape(shape)
+    view = _channel_view(shape)
+    if weight is not None:
+        out *= weight.reshape(view)
+    if bias is not None:
+        out += bias.reshape(view)
+    return out.astype(input.dtype, copy=False)
+
+
+def _grouped_xhat(F: Any, input: Any, num_groups: int, eps: float) -> tuple[Any, Any]:
+    shape = tuple(input.shape)
+    grouped = F.reshape(input, (shape[0], num_groups, -1))
+    count = math.prod(shape) // (shape[0] * num_groups)
+    centred, inv = _stats(F, grouped, (2,), count, eps)
+    return centred * inv, inv
+
+
+@native_group_norm.derivative("input")
+def _(F, grad, input, weight, num_groups, eps):
+    shape = tuple(input.shape)
+    xhat, inv = _grouped_xhat(F, input, num_groups, eps)
+    g = grad if weight is None else grad * F.reshape(weight, _channel_view(shape))
+    g = F.reshape(g, (shape[0], num_groups, -1))
+    count = math.prod(shape) // (shape[0] * num_groups)
+    return F.reshape(_normalised_grad(F, g, xhat, inv, (2,), count), shape)
+
+
+@native_group_norm.derivative("weight")
+def _(F, grad, input, num_groups, eps):
+    shape = tuple(input.shape)
+    xhat, _ = _grouped_xhat(F, input, num_groups, eps)
+    return F.sum(grad * F.reshape(xhat, shape), _batch_dims(len(shape)), False)
+
+
+@native_group_norm.derivative("bias")
+def _(F, grad):
+    return F.sum(grad, _batch_dims(len(grad.shape)), False)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    """Normalise groups of channels of each sample."""
+    shape = input._data.shape
+    if len(shape) < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {len(shape)}"
+        )
+    if shape[1] % num_groups:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {size_list(shape)} and num_groups={num_groups}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t._data.ndim != 1 or t._data.shape[0] != shape[1]):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in "
+                f"input, but got {name} of shape {size_list(t._data.shape)} and input of shape "
+                f"{size_list(shape)}"
+            )
+    return native_group_norm(input, weight, bias, num_groups, eps)

@@ -1,0 +1,193 @@
+"""``nn.functional.pad``: constant padding, and reflect/replicate/circular padding as gathers.
+
+Constant padding is its own adjoint with the widths negated (a negative width crops), so its
+derivative is the same op. Reflection and replication gather along each padded dimension with
+an index vector; their adjoint scatters (adds) back with the same vectors, and the adjoint of that
+is the gather again. Circular padding is concatenation of slices, as in PyTorch's decomposition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor
+from .._registry import op
+from ..shape import cat, narrow
+from ._common import size_list
+
+__all__ = ["pad", "constant_pad_nd"]
+
+
+def _pairs(pad: Sequence[int], ndim: int) -> list[tuple[int, int]]:
+    """PyTorch's last-dimension-first ``(left, right, top, bottom ...)`` as per-dim pairs."""
+    pairs = [(0, 0)] * ndim
+    for i in range(len(pad) // 2):
+        pairs[ndim - 1 - i] = (int(pad[2 * i]), int(pad[2 * i + 1]))
+    return pairs
+
+
+@op("ConstantPadNdBackward0")
+def constant_pad_nd(self, pad, value=0):
+    """Pad (or, with negative widths, crop) the last ``len(pad) // 2`` dimensions."""
+    pairs = _pairs(pad, self.ndim)
+    shape = tuple(s + lo + hi for s, (lo, hi) in zip(self.shape, pairs, strict=True))
+    if any(s < 0 for s in shape):
+        raise RuntimeError(
+            f"The input size {self.shape[-1]}, plus negative padding {pairs[-1][0]} and "
+            f"{pairs[-1][1]} resulted in a negative output size, which is invalid. Check "
+            f"dimension {self.ndim - 1} of your input."
+        )
+    out = np.full(shape, value, dtype=self.dtype)
+    src = []
+    dst = []
+    for s, (lo, hi) in zip(self.shape, pairs, strict=True):
+        src.append(slice(max(-lo, 0), s - max(-hi, 0)))
+        dst.append(slice(max(lo, 0), max(lo, 0) + max(s - max(-lo, 0) - max(-hi, 0), 0)))
+    out[tuple(dst)] = self[tuple(src)]
+    return out
+
+
+@constant_pad_nd.derivative("self")
+def _(F, grad, pad):
+    return F.constant_pad_nd(grad, tuple(-p for p in pad), 0)
+
+
+def _gather_index(size: int, lo: int, hi: int, mode: str) -> np.ndarray:
+    positions = np.arange(-lo, size + hi)
+    if mode == "reflect":
+        positions = np.abs(positions)
+        positions = np.where(positions >= size, 2 * (size - 1) - positions, positions)
+        return positions
+    return np.clip(positions, 0, size - 1)
+
+
+def _index_pad_forward(self, index):
+    out = self
+    ndim = self.ndim
+    for k, idx in enumerate(index):
+        out = np.take(out, idx, axis=ndim - len(index) + k)
+    return out
+
+
+def _index_pad_adjoint(grad, input_size, index):
+    out = grad
+    ndim = grad.ndim
+    for k in reversed(range(len(index))):
+        axis = ndim - len(index) + k
+        shape = list(out.shape)
+        shape[axis] = input_size[axis]
+        acc = np.zeros(shape, grad.dtype)
+        np.add.at(np.moveaxis(acc, axis, 0), index[k], np.moveaxis(out, axis, 0))
+        out = acc
+    return out
+
+
+def _declare_index_pad(node: str) -> tuple[Any, Any]:
+    """The gather op named ``node`` and its scatter adjoint (each the other's derivative)."""
+
+    def forward(self, index):
+        return _index_pad_forward(self, index)
+
+    name = node.replace("Backward0", "").lower()  # reflectionpad2d
+    forward.__name__ = name
+    gather = op(node)(forward)
+
+    def backward(grad, input_size, index):
+        return _index_pad_adjoint(grad, input_size, index)
+
+    backward.__name__ = name + "_backward"
+    scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",))(backward)
+
+    # Both are in the derivative namespaces (PRIMITIVES below) under these names.
+    @gather.derivative("self")
+    def _(F, grad, self_shape, index):
+        return getattr(F, name + "_backward")(grad, self_shape, index)
+
+    @scatter.derivative("grad")
+    def _(F, grad, index):
+        return getattr(F, name)(grad, index)
+
+    return gather, scatter
+
+
+_INDEX_PADS = {
+    (mode, d): _declare_index_pad(f"{name}Pad{d}DBackward0")
+    for mode, name in (("reflect", "Reflection"), ("replicate", "Replication"))
+    for d in (1, 2, 3)
+}
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant",
+        value: float | None = None) -> Tensor:
+    """Pad the last dimensions: ``pad = (left, right[, top, bottom[, front, back]])``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.nn.functional.pad(torch.ones(2), (1, 2))
+        tensor([0., 1., 1., 0., 0.])
+    """
+    pad = tuple(int(p) for p in pad)
+    ndim = input._data.ndim
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > ndim:
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {ndim}"
+        )
+    if mode == "constant":
+        return constant_pad_nd(input, pad, 0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    d = len(pad) // 2
+    if d not in (1, 2, 3) or ndim not in (d + 1, d + 2):
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+        )
+    pairs = _pairs(pad, ndim)[ndim - d:]
+    sizes = input._data.shape[ndim - d:]
+    if mode == "circular":
+        return _circular(input, pairs)
+    for axis, ((lo, hi), size) in enumerate(zip(pairs, sizes, strict=True)):
+        if mode == "reflect" and (lo >= size or hi >= size):
+            raise RuntimeError(
+                f"Argument #4: Padding size should be less than the corresponding input "
+                f"dimension, but got: padding ({lo}, {hi}) at dimension {ndim - d + axis} of "
+                f"input {size_list(input._data.shape)}"
+            )
+    index = tuple(_gather_index(size, lo, hi, mode)
+                  for (lo, hi), size in zip(pairs, sizes, strict=True))
+    gather, _ = _INDEX_PADS[(mode, d)]
+    return gather(input, index)
+
+
+def _circular(input: Tensor, pairs: list[tuple[int, int]]) -> Tensor:
+    ndim = input._data.ndim
+    out = input
+    for k, (lo, hi) in enumerate(pairs):
+        dim = ndim - len(pairs) + k
+        size = out._data.shape[dim]
+        if lo > size or hi > size:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+        parts = []
+        if lo > 0:
+            parts.append(narrow(out, dim, size - lo, lo))
+        parts.append(out)
+        if hi > 0:
+            parts.append(narrow(out, dim, 0, hi))
+        if len(parts) > 1:
+            out = cat(parts, dim)
+    return out
+
+
+PRIMITIVES: dict[str, Any] = {"constant_pad_nd": constant_pad_nd}
+for _gather, _scatter in _INDEX_PADS.values():
+    PRIMITIVES[_gather.__name__] = _gather
+    PRIMITIVES[_scatter.__name__] = _scatter

@@ -1,0 +1,110 @@
+"""Special functions as ops: erfinv, lgamma, digamma and polygamma (with PyTorch's nodes).
+
+Their forwards are the vectorised implementations in :mod:`chainrule._special`; each derivative
+is the next function of the family (``lgamma' = digamma``, ``digamma' = polygamma(1, .)``,
+``polygamma(n, .)' = polygamma(n + 1, .)``), so gradients of any order are available.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .._backend import special
+from .._tensor import Tensor
+from ._registry import FLOAT, op, register_method
+
+__all__ = ["erfinv", "lgamma", "digamma", "polygamma"]
+
+_HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
+
+
+@op("ErfinvBackward0", promote=FLOAT)
+def erfinv(self):
+    """The inverse error function: ``erf(erfinv(x)) = x`` on [-1, 1].
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([0., 0.5]).erfinv()
+        tensor([0.0000, 0.4769])
+    """
+    return special.erfinv(self)
+
+
+@erfinv.derivative("self")
+def _(F, grad, result):
+    # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)**2)
+    return grad * (_HALF_SQRT_PI * F.exp(result * result))
+
+
+@op("LgammaBackward0", promote=FLOAT)
+def lgamma(self):
+    """``log(|Gamma(x)|)``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([0.5, 3.]).lgamma()
+        tensor([0.5724, 0.6931])
+    """
+    return special.lgamma(self)
+
+
+@lgamma.derivative("self")
+def _(F, grad, self):
+    return grad * F.digamma(self)
+
+
+@op("DigammaBackward0", promote=FLOAT)
+def digamma(self):
+    """The digamma function ``d/dx log(Gamma(x))`` (-inf at +0, as PyTorch).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1., 2.]).digamma()
+        tensor([-0.5772,  0.4228])
+    """
+    return special.digamma(self)
+
+
+@digamma.derivative("self")
+def _(F, grad, self):
+    return grad * F.polygamma(1, self)
+
+
+@op("PolygammaBackward0", inputs=("self",), promote=FLOAT)
+def _polygamma(n, self):
+    return special.polygamma(n, self)
+
+
+@_polygamma.derivative("self")
+def _(F, grad, n, self):
+    return grad * F.polygamma(n + 1, self)
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The ``n``-th derivative of the digamma function (``n >= 0``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.polygamma(1, torch.tensor([1.]))
+        tensor([1.6449])
+    """
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _polygamma(n, input)
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``self.polygamma(n)`` is ``polygamma(n, self)``."""
+    return polygamma(n, self)
+
+
+def _register_methods() -> None:
+    methods: dict[str, Any] = {
+        "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "polygamma": _polygamma_method,
+    }
+    for name, fn in methods.items():
+        register_method(name, fn)
+
+
+_register_methods()

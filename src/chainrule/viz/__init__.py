@@ -1,0 +1,28 @@
+"""See the backward graph: Graphviz drawings, a text tree, and an interactive HTML explorer.
+
+    >>> import chainrule as torch
+    >>> from chainrule import viz
+    >>> w = torch.tensor([1.], requires_grad=True)
+    >>> x = torch.tensor([2.], requires_grad=True)
+    >>> y = (w + x) * (w + 1)
+    >>> print(viz.tree(y, params={"w": w, "x": x}))             # doctest: +SKIP
+    >>> viz.make_dot(y, params={"w": w, "x": x}).render("seed", format="svg")  # doctest: +SKIP
+    >>> viz.explore(y, "seed.html", params={"w": w, "x": x})    # doctest: +SKIP
+
+``record_modules(model)`` remembers which module call created each node, so large models draw
+as one box per module that opens on a click.
+"""
+
+from __future__ import annotations
+
+from .dot import GraphDrawing, GraphvizMissingWarning, has_dot, make_dot
+from .explorer import GraphvizNotFoundError, explore, record_steps
+from .graph import BackwardGraph, walk
+from .groups import Hierarchy, ModuleRecorder, record_modules
+from .text import TextTree, tree
+
+__all__ = [
+    "make_dot", "tree", "explore", "record_modules", "record_steps", "walk", "has_dot",
+    "BackwardGraph", "Hierarchy", "ModuleRecorder", "GraphDrawing", "GraphvizMissingWarning",
+    "GraphvizNotFoundError", "TextTree",
+]

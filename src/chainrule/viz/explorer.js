@@ -1,0 +1,511 @@
+// chainrule's graph explorer: the behaviour of the page written by chainrule.viz.explore.
+// Plain DOM code, no framework, nothing fetched. The page embeds one SVG per level (Graphviz's
+// layout, in <template id="view-K">) and the graph's data as JSON (#graph-data). Text from the
+// data only ever enters the page through textContent, never as markup.
+(() => {
+  "use strict";
+
+  const data = JSON.parse(document.getElementById("graph-data").textContent);
+  const $ = (id) => document.getElementById(id);
+  const stage = $("stage");
+  const details = $("details");
+  const state = { view: 0, selected: null, step: -1, timer: null, matches: [], svg: null };
+  const drawnItems = data.views.map((v) => new Set(v.items));
+
+  // ---------------------------------------------------------------------------------------
+  // Small helpers
+
+  function el(tag, props, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (key === "onclick") node.addEventListener("click", value);
+      else if (key === "className") node.className = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) {
+      if (child !== null && child !== undefined) {
+        node.append(child instanceof Node ? child : String(child));
+      }
+    }
+    return node;
+  }
+
+  const shapeText = (shape) => "(" + shape.join(", ") + (shape.length === 1 ? ",)" : ")");
+
+  function bytesText(n) {
+    if (n < 1024) return n + " B";
+    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + " KiB";
+    return (n / 1024 / 1024).toFixed(1) + " MiB";
+  }
+
+  function tensorText(t) {
+    if (!t) return "None";
+    const values = "[" + t.values.join(", ") + (t.more ? ", …" : "") + "]";
+    return shapeText(t.shape) + " " + t.dtype + "  " + values;
+  }
+
+  const nodeInfo = (id) => data.nodes[String(id)] || null;
+
+  function nodeName(id) {
+    const info = nodeInfo(id);
+    if (info) return info.name;
+    return data.names ? data.names[id] : "node";
+  }
+
+  const nodeLabel = (id) => nodeName(id) + " #" + id;
+
+  // ---------------------------------------------------------------------------------------
+  // Where a node is drawn
+
+  // The key of the item standing for node `id` in view `v`: the node itself, the group that
+  // holds it, "e" for a chain step not drawn, or null when the view does not contain it.
+  function itemIn(v, id) {
+    const view = data.views[v];
+    const info = nodeInfo(id);
+    const path = info ? info.path : [];
+    let key;
+    if (view.level < 0) {
+      key = path.length ? "g" + path[0] : "n" + id;
+    } else {
+      const k = path.indexOf(view.level);
+      if (k < 0) return null;
+      key = k + 1 < path.length ? "g" + path[k + 1] : "n" + id;
+    }
+    if (drawnItems[v].has(key)) return key;
+    return view.hidden ? "e" : null;
+  }
+
+  // The deepest view that draws node `id` as its own box (else the top level).
+  function viewFor(id) {
+    const info = nodeInfo(id);
+    const path = info ? info.path : [];
+    for (let k = path.length - 1; k >= 0; k--) {
+      const v = data.groups[path[k]].view;
+      if (v !== null && v !== undefined && itemIn(v, id) === "n" + id) return v;
+    }
+    return 0;
+  }
+
+  function groupItemIn(v, g) {
+    // The item holding group g in view v (g itself or an enclosing group), or null.
+    const view = data.views[v];
+    for (let cur = g; cur >= 0; cur = data.groups[cur].parent) {
+      if (drawnItems[v].has("g" + cur)) return "g" + cur;
+      if (data.groups[cur].parent === view.level) break;
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Views: show one level's SVG, pan and zoom it
+
+  function showView(v) {
+    if (!$("view-" + v)) return;
+    state.view = v;
+    stage.replaceChildren($("view-" + v).content.cloneNode(true));
+    const svg = stage.querySelector("svg");
+    state.svg = svg;
+    svg.removeAttribute("width");
+    svg.removeAttribute("height");
+    svg.dataset.box = svg.getAttribute("viewBox");
+    svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+    for (const node of svg.querySelectorAll("g.node")) {
+      node.setAttribute("tabindex", "0");
+    }
+    renderCrumbs();
+    paint();
+  }
+
+  function renderCrumbs() {
+    const chain = [];
+    for (let g = data.views[state.view].level; g >= 0; g = data.groups[g].parent) chain.unshift(g);
+    const crumbs = [el("button", { onclick: () => showView(0) }, "graph")];
+    for (const g of chain) {
+      const v = data.groups[g].view;
+      crumbs.push(" › ", el("button", { onclick: () => v !== null && showView(v) },
+                            data.groups[g].label));
+    }
+    $("crumbs").replaceChildren(...crumbs);
+  }
+
+  function viewBox(svg) {
+    return svg.getAttribute("viewBox").split(/[ ,]+/).map(Number);
+  }
+
+  function zoomAt(svg, factor, cx, cy) {
+    const [x, y, w, h] = viewBox(svg);
+    const nw = w * factor;
+    const nh = h * factor;
+    const nx = cx - (cx - x) * factor;
+    const ny = cy - (cy - y) * factor;
+    svg.setAttribute("viewBox", [nx, ny, nw, nh].join(" "));
+  }
+
+  function svgPoint(svg, clientX, clientY) {
+    const point = svg.createSVGPoint();
+    point.x = clientX;
+    point.y = clientY;
+    return point.matrixTransform(svg.getScreenCTM().inverse());
+  }
+
+  function centerOn(element) {
+    const svg = state.svg;
+    const rect = element.getBoundingClientRect();
+    const c = svgPoint(svg, rect.x + rect.width / 2, rect.y + rect.height / 2);
+    const [, , w, h] = viewBox(svg);
+    svg.setAttribute("viewBox", [c.x - w / 2, c.y - h / 2, w, h].join(" "));
+  }
+
+  stage.addEventListener("wheel", (event) => {
+    if (!state.svg) return;
+    event.preventDefault();
+    const p = svgPoint(state.svg, event.clientX, event.clientY);
+    zoomAt(state.svg, event.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
+  }, { passive: false });
+
+  let drag = null;
+  stage.addEventListener("mousedown", (event) => {
+    if (state.svg) drag = { x: event.clientX, y: event.clientY, box: viewBox(state.svg), moved: false };
+  });
+  window.addEventListener("mousemove", (event) => {
+    if (!drag) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
+    if (!drag.moved) return;
+    const [x, y, w, h] = drag.box;
+    const scale = w / state.svg.getBoundingClientRect().width;
+    state.svg.setAttribute("viewBox", [x - dx * scale, y - dy * scale, w, h].join(" "));
+  });
+  window.addEventListener("mouseup", () => {
+    setTimeout(() => { drag = null; }, 0);
+  });
+
+  $("fit").addEventListener("click", () => {
+    if (state.svg) state.svg.setAttribute("viewBox", state.svg.dataset.box);
+  });
+
+  // ---------------------------------------------------------------------------------------
+  // Painting: selection, search matches, and the player's progress
+
+  function paint() {
+    const svg = state.svg;
+    if (!svg) return;
+    const v = state.view;
+    for (const node of svg.querySelectorAll("g.node")) {
+      node.classList.remove("selected", "match", "done", "partial", "active");
+    }
+    const mark = (key, cls) => {
+      const node = key && svg.getElementById(key);
+      if (node) node.classList.add(cls);
+    };
+    const sel = state.selected;
+    if (sel && sel.kind === "node") mark(itemIn(v, sel.id), "selected");
+    if (sel && sel.kind === "group") mark(groupItemIn(v, sel.id), "selected");
+    for (const m of state.matches) {
+      mark(m.kind === "node" ? itemIn(v, m.id) : groupItemIn(v, m.id), "match");
+    }
+    if (state.step >= 0) {
+      for (const key of drawnItems[v]) {
+        if (key[0] === "n") {
+          const info = nodeInfo(Number(key.slice(1)));
+          if (info && info.step !== undefined && info.step <= state.step) mark(key, "done");
+        } else if (key[0] === "g") {
+          const group = data.groups[Number(key.slice(1))];
+          if (group.firstStep === undefined || group.firstStep > state.step) continue;
+          mark(key, group.lastStep <= state.step ? "done" : "partial");
+        }
+      }
+      mark(itemIn(v, data.steps[state.step].node), "active");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Selection and the details panel
+
+  function selectNode(id, navigate) {
+    if (navigate && itemIn(state.view, id) !== "n" + id) showView(viewFor(id));
+    state.selected = { kind: "node", id };
+    paint();
+    renderNode(id);
+    if (navigate) {
+      const box = state.svg.getElementById(itemIn(state.view, id));
+      if (box) centerOn(box);
+    }
+  }
+
+  function selectGroup(g) {
+    state.selected = { kind: "group", id: g };
+    paint();
+    renderGroup(g);
+  }
+
+  function openGroup(g) {
+    const v = data.groups[g].view;
+    if (v !== null && v !== undefined) showView(v);
+  }
+
+  const link = (id) => el("button", { className: "link", onclick: () => selectNode(id, true) },
+                          nodeLabel(id));
+
+  function section(title, ...content) {
+    return el("section", {}, el("h3", {}, title), ...content);
+  }
+
+  function renderNode(id) {
+    const info = nodeInfo(id);
+    if (!info) {
+      details.replaceChildren(el("h2", {}, nodeLabel(id)),
+                              el("p", {}, "Details were not embedded for this node (large graph)."));
+      return;
+    }
+    const parts = [el("h2", {}, info.name, el("span", { className: "muted" }, " #" + id))];
+    const facts = [];
+    if (info.seq !== null) facts.push("sequence nr " + info.seq);
+    const where = info.path.filter((g) => data.groups[g].kind === "module")
+      .map((g) => data.groups[g].label);
+    if (where.length) facts.push("in " + where.join(" › "));
+    if (facts.length) parts.push(el("p", { className: "muted" }, facts.join(" · ")));
+    if (info.leaf) {
+      const leaf = info.leaf;
+      parts.push(section("Leaf tensor", el("p", {},
+        (leaf.name || "(unnamed leaf)") + "  " + shapeText(leaf.shape) + " " + leaf.dtype +
+        ", " + bytesText(leaf.bytes) + (leaf.has_grad ? ", .grad set" : ", no .grad yet"))));
+    }
+    const inputs = el("ol", { start: "0" });
+    for (const input of info.inputs) {
+      const meta = input.shape ? "  " + shapeText(input.shape) + " " + input.dtype : "";
+      inputs.append(el("li", {}, input.to === null ? "None" : link(input.to),
+                       el("span", { className: "muted" }, meta)));
+    }
+    parts.push(section("Inputs (next_functions)", info.inputs.length ? inputs : "none"));
+    const users = el("ul");
+    for (const p of info.parents) users.append(el("li", {}, link(p)));
+    for (const k of info.outputs || []) {
+      const out = data.outputs[k];
+      users.append(el("li", {}, "output " + out.label + "  " + shapeText(out.shape) + " " + out.dtype));
+    }
+    parts.push(section("Outputs (used by)", users));
+    parts.push(section("Saved for backward", savedTable(info)));
+    parts.push(section("Gradients", gradients(info)));
+    details.replaceChildren(...parts);
+  }
+
+  function savedTable(info) {
+    if (info.released) return el("p", {}, "Released after backward (retain_graph=False).");
+    if (!info.saved.length) return el("p", { className: "muted" }, "nothing");
+    const table = el("table", {}, el("tr", {}, ...["name", "shape", "dtype", "version", "bytes"]
+      .map((h) => el("th", {}, h))));
+    for (const row of info.saved) {
+      if (row.kind === "tensor") {
+        const changed = row.version_now !== undefined && row.version_now !== row.version;
+        const version = row.version === null || row.version === undefined ? "—" :
+          String(row.version) + (changed ? " (now " + row.version_now + "!)" : "");
+        table.append(el("tr", {}, el("td", {}, row.name), el("td", {}, shapeText(row.shape)),
+                        el("td", {}, row.dtype), el("td", {}, version),
+                        el("td", {}, bytesText(row.bytes))));
+      } else {
+        table.append(el("tr", {}, el("td", {}, row.name),
+                        el("td", { colspan: "4" }, row.repr)));
+      }
+    }
+    return table;
+  }
+
+  function gradients(info) {
+    if (info.step === undefined) {
+      return el("p", { className: "muted" },
+                data.steps.length ? "This node did not run in the recorded backward pass."
+                                  : "No backward pass recorded.");
+    }
+    const step = data.steps[info.step];
+    const ran = state.step >= info.step ? "" : " (later: step forward to reach it)";
+    const list = el("ul");
+    step.in.forEach((g, k) => list.append(el("li", {}, "received grad_output[" + k + "]: ",
+                                             el("code", {}, tensorText(g)))));
+    step.out.forEach((g, k) => {
+      const target = info.inputs[k] && info.inputs[k].to;
+      if (target === null || target === undefined) return;
+      list.append(el("li", {}, "sent to ", link(target), ": ", el("code", {}, tensorText(g))));
+    });
+    return el("div", {}, el("p", {}, "Engine step " + (info.step + 1) + " of " +
+                            data.steps.length + ran), list);
+  }
+
+  function renderGroup(g) {
+    const group = data.groups[g];
+    const parts = [el("h2", {}, group.label)];
+    const kind = group.kind === "module" ? "module call" : "repeated steps (" + group.steps + ")";
+    parts.push(el("p", { className: "muted" }, kind + " · " + group.size + " nodes"));
+    if (group.view !== null) {
+      parts.push(el("button", { className: "open", onclick: () => openGroup(g) }, "Open ▸"));
+    }
+    const table = el("table", {}, el("tr", {}, el("th", {}, "node"), el("th", {}, "count")));
+    for (const [name, count] of group.names) {
+      table.append(el("tr", {}, el("td", {}, name), el("td", {}, String(count))));
+    }
+    parts.push(section("Nodes inside", table));
+    if (group.firstStep !== undefined) {
+      parts.push(section("Backward pass", el("p", {}, "engine steps " + (group.firstStep + 1) +
+                                              "–" + (group.lastStep + 1))));
+    }
+    details.replaceChildren(...parts);
+  }
+
+  function renderHelp() {
+    const parts = [el("h2", {}, "Backward graph"),
+      el("p", {}, data.total + " nodes. Arrows point the way data flowed forward; the " +
+                  "backward pass walks them from the output (green) to the leaves (blue)."),
+      el("p", {}, "Click a box for its details; double-click a group (double border) to open " +
+                  "it; the path above the drawing goes back up. Scroll to zoom, drag to pan."),
+      el("p", {}, data.steps.length ? "Play the backward pass with the buttons or ← →: " +
+                  data.steps.length + " engine steps." : "No backward pass recorded.")];
+    if (data.note) parts.push(el("p", { className: "note" }, data.note));
+    details.replaceChildren(...parts);
+  }
+
+  stage.addEventListener("click", (event) => {
+    if (drag && drag.moved) return;
+    const box = event.target.closest("g.node");
+    if (!box) return;
+    const key = box.id;
+    const number = Number(key.replace(/^[a-z]+/, ""));
+    if (key.startsWith("g")) selectGroup(number);
+    else if (key.startsWith("n") || key.startsWith("v")) selectNode(number, false);
+    else if (key.startsWith("x")) selectNode(number, true);
+    else if (key.startsWith("out")) selectNode(data.outputs[number].node, false);
+    else if (key === "e") {
+      details.replaceChildren(el("h2", {}, "Steps not drawn"),
+        el("p", {}, data.views[state.view].hidden + " repeated steps are not drawn here; " +
+                    "the player and the search still reach them."));
+    }
+  });
+
+  stage.addEventListener("dblclick", (event) => {
+    const box = event.target.closest("g.node");
+    if (box && box.id.startsWith("g")) openGroup(Number(box.id.slice(1)));
+  });
+
+  stage.addEventListener("keydown", (event) => {
+    const box = event.target.closest && event.target.closest("g.node");
+    if (box && event.key === "Enter") box.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+  });
+
+  // ---------------------------------------------------------------------------------------
+  // The player: the backward pass in the order the engine ran it
+
+  function setStep(k) {
+    state.step = Math.max(-1, Math.min(k, data.steps.length - 1));
+    const label = $("step-label");
+    if (state.step < 0) {
+      label.textContent = data.steps.length ? "before step 1 of " + data.steps.length : "no steps";
+      paint();
+      return;
+    }
+    const id = data.steps[state.step].node;
+    label.textContent = "step " + (state.step + 1) + " / " + data.steps.length + ": " +
+      nodeLabel(id);
+    if (itemIn(state.view, id) === null) showView(viewFor(id));
+    state.selected = { kind: "node", id };
+    paint();
+    renderNode(id);
+  }
+
+  function stopPlaying() {
+    if (state.timer !== null) clearInterval(state.timer);
+    state.timer = null;
+    $("play").textContent = "▶";
+  }
+
+  function togglePlay() {
+    if (state.timer !== null) { stopPlaying(); return; }
+    if (state.step >= data.steps.length - 1) setStep(-1);
+    $("play").textContent = "⏸";
+    state.timer = setInterval(() => {
+      if (state.step >= data.steps.length - 1) stopPlaying();
+      else setStep(state.step + 1);
+    }, 700);
+  }
+
+  $("first").addEventListener("click", () => { stopPlaying(); setStep(-1); });
+  $("prev").addEventListener("click", () => { stopPlaying(); setStep(state.step - 1); });
+  $("next").addEventListener("click", () => { stopPlaying(); setStep(state.step + 1); });
+  $("last").addEventListener("click", () => { stopPlaying(); setStep(data.steps.length - 1); });
+  $("play").addEventListener("click", togglePlay);
+
+  // ---------------------------------------------------------------------------------------
+  // Search
+
+  function search(text) {
+    const q = text.trim().toLowerCase();
+    const results = $("results");
+    state.matches = [];
+    if (!q) {
+      results.hidden = true;
+      paint();
+      return;
+    }
+    for (const info of Object.values(data.nodes)) {
+      const leaf = info.leaf ? info.leaf.name.toLowerCase() : "";
+      if (info.name.toLowerCase().includes(q) || (leaf && leaf.includes(q)) ||
+          "#" + info.id === q) {
+        state.matches.push({ kind: "node", id: info.id });
+      }
+    }
+    for (const group of data.groups) {
+      if (group.label.toLowerCase().includes(q)) state.matches.push({ kind: "group", id: group.id });
+    }
+    const items = state.matches.slice(0, 50).map((m) => {
+      const text = m.kind === "node" ? nodeLabel(m.id) + leafSuffix(m.id) : data.groups[m.id].label;
+      return el("li", {}, el("button", { onclick: () => goTo(m) }, text));
+    });
+    if (state.matches.length > 50) items.push(el("li", { className: "muted" },
+                                                 "… " + (state.matches.length - 50) + " more"));
+    if (!state.matches.length) items.push(el("li", { className: "muted" }, "no match"));
+    results.replaceChildren(...items);
+    results.hidden = false;
+    paint();
+  }
+
+  function leafSuffix(id) {
+    const info = nodeInfo(id);
+    return info && info.leaf && info.leaf.name ? " (" + info.leaf.name + ")" : "";
+  }
+
+  function goTo(match) {
+    $("results").hidden = true;
+    if (match.kind === "node") {
+      selectNode(match.id, true);
+      return;
+    }
+    const parent = data.groups[match.id].parent;
+    const v = parent < 0 ? 0 : data.groups[parent].view;
+    if (v !== null && v !== state.view) showView(v);
+    selectGroup(match.id);
+  }
+
+  const searchBox = $("search");
+  searchBox.addEventListener("input", () => search(searchBox.value));
+  searchBox.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && state.matches.length) goTo(state.matches[0]);
+    if (event.key === "Escape") { searchBox.value = ""; search(""); }
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.target === searchBox) return;
+    if (event.key === "ArrowRight") { stopPlaying(); setStep(state.step + 1); }
+    else if (event.key === "ArrowLeft") { stopPlaying(); setStep(state.step - 1); }
+    else if (event.key === "Home") { stopPlaying(); setStep(-1); }
+    else if (event.key === "End") { stopPlaying(); setStep(data.steps.length - 1); }
+    else if (event.key === " ") { event.preventDefault(); togglePlay(); }
+    else if (event.key === "/") { event.preventDefault(); searchBox.focus(); }
+    else return;
+  });
+
+  // ---------------------------------------------------------------------------------------
+
+  showView(0);
+  renderHelp();
+  setStep(-1);
+  document.body.dataset.ready = "true";
+})();

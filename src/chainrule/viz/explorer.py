@@ -1,0 +1,322 @@
+"""An interactive explorer of the backward graph: one self-contained HTML file.
+
+The page holds Graphviz's SVG drawings (one per level: the top level and each group), the
+graph's data as JSON, and a small script of our own (``explorer.js``, no framework, nothing
+fetched): click a node to see what it saved and which gradients flowed through it, play the
+backward pass step by step in the order the engine ran it, open a group (a module call, a run
+of repeated steps) and go back up, search nodes by name.
+
+The steps are recorded by running the real engine (:func:`~chainrule.autograd.stepping.
+backward_steps`) with ``retain_graph=True``; the leaves' ``.grad`` are put back afterwards.
+
+Example:
+    >>> import chainrule as torch
+    >>> from chainrule import viz
+    >>> w = torch.tensor([1.], requires_grad=True)
+    >>> x = torch.tensor([2.], requires_grad=True)
+    >>> viz.explore((w + x) * (w + 1), "seed.html", params={"w": w, "x": x})  # doctest: +SKIP
+    PosixPath('seed.html')
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import graphviz
+
+from .._tensor import Tensor
+from ..autograd.node import AccumulateGrad
+from .dot import INSTALL_HINT, _Options, view_digraph
+from .graph import as_outputs, node_details, tensor_summary, walk
+from .groups import Hierarchy, ModuleRecorder
+
+__all__ = ["explore", "record_steps", "GraphvizNotFoundError", "page_data"]
+
+
+class GraphvizNotFoundError(RuntimeError):
+    """Graphviz's ``dot`` is needed to lay out the explorer's drawings and is not installed."""
+
+
+def record_steps(
+    output: Tensor | Sequence[Tensor] | Mapping[str, Tensor],
+) -> list[Any]:
+    """Run the backward pass of ``output`` step by step and return the steps, changing nothing.
+
+    The graph is retained (``retain_graph=True``) and every leaf's ``.grad`` (and retained
+    ``.grad`` of non-leaves) is put back as it was; hooks on tensors and nodes do run.
+    Non-scalar outputs are seeded with ones.
+    """
+    from ..autograd.stepping import backward_steps
+    from ..ops.creation import ones_like
+
+    tensors = [t for _, t in as_outputs(output)]
+    graph = walk(tensors)
+    kept: list[tuple[Tensor, Tensor | None]] = []
+    for node in graph.nodes:
+        if type(node) is AccumulateGrad:
+            kept.append((node.variable, node.variable._grad))
+            node.variable._grad = None
+        hooks = getattr(node, "_hooks", None)
+        for ref in (hooks.retains.values() if hooks is not None else ()):
+            t = ref()
+            if t is not None:
+                kept.append((t, t._grad))
+    seeds = [None if t._data.size == 1 else ones_like(t) for t in tensors]
+    try:
+        return list(backward_steps(tensors, seeds, retain_graph=True))
+    finally:
+        for t, grad in kept:
+            t._grad = grad
+
+
+def explore(
+    output: Tensor | Sequence[Tensor] | Mapping[str, Tensor],
+    path: str | Path = "graph.html",
+    params: Mapping[str, Tensor] | None = None,
+    *,
+    modules: ModuleRecorder | None = None,
+    steps: Iterable[Any] | None = None,
+    record: bool = True,
+    title: str | None = None,
+    fold: int = 16,
+    collapse_above: int = 150,
+    show_attrs: bool = False,
+    max_view_items: int = 400,
+    detail_limit: int = 20_000,
+    record_limit: int = 20_000,
+) -> Path:
+    """Write an interactive HTML page of the backward graph of ``output``; return its path.
+
+    ``params`` names leaves (``dict(model.named_parameters())``); ``modules`` (from
+    :func:`~chainrule.viz.record_modules`) groups nodes by the module call that made them.
+    ``steps``: steps already recorded with ``backward_steps`` (for a graph since freed);
+    otherwise, with ``record``, the backward pass is recorded here if the graph has at most
+    ``record_limit`` nodes. A level with more than ``collapse_above`` items folds runs of at
+    least ``fold`` repeated steps; a drawing shows at most ``max_view_items`` items; node
+    details are embedded for graphs of at most ``detail_limit`` nodes (else for drawn nodes).
+
+    Raises :class:`GraphvizNotFoundError` when Graphviz's ``dot`` is not installed.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule import nn, viz
+        >>> model = nn.Linear(3, 1)
+        >>> with viz.record_modules(model) as rec:
+        ...     loss = model(torch.ones(2, 3)).sum()
+        >>> viz.explore(loss, "step.html", dict(model.named_parameters()), modules=rec)
+        ... # doctest: +SKIP
+        PosixPath('step.html')
+    """
+    graph = walk(output, params)
+    note = ""
+    step_list: list[Any] = []
+    if steps is not None:
+        step_list = list(steps)
+    elif record and len(graph) <= record_limit:
+        try:
+            step_list = record_steps(output)
+        except RuntimeError as error:
+            note = f"The backward pass could not be recorded: {error}"
+    elif record:
+        note = (
+            f"The graph has {len(graph)} nodes, more than record_limit={record_limit}: the "
+            "backward pass was not recorded (pass steps= or a larger record_limit)."
+        )
+    hierarchy = Hierarchy(graph, modules, fold=fold, collapse_above=collapse_above)
+    data, views = page_data(hierarchy, step_list, max_view_items, detail_limit)
+    if note:
+        data["note"] = note
+    options = _Options(show_attrs=show_attrs)
+    digraphs = [view_digraph(hierarchy, v, options, name=f"view{k}") for k, v in enumerate(views)]
+    svgs = _render_svgs(digraphs)
+    page_title = title or f"Backward graph of {graph.outputs[0].label}"
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(_page(page_title, data, svgs), encoding="utf-8")
+    return target
+
+
+# ----------------------------------------------------------------------------------------------
+# The page's data
+
+def page_data(
+    hierarchy: Hierarchy, steps: Sequence[Any], max_view_items: int = 400,
+    detail_limit: int = 20_000, ends: int = 3,
+) -> tuple[dict[str, Any], list[Any]]:
+    """The JSON the page embeds, and the views to draw (top level first, then each group)."""
+    graph = hierarchy.graph
+    views = [hierarchy.view(-1, ends, max_view_items)]
+    view_of_group: dict[int, int] = {}
+    for group in hierarchy.groups:
+        view_of_group[group.id] = len(views)
+        views.append(hierarchy.view(group.id, ends, max_view_items))
+    # Which nodes get their details embedded: all of them, or those drawn and stepped through.
+    if len(graph) <= detail_limit:
+        shown: Iterable[int] = range(len(graph))
+    else:
+        wanted: set[int] = set()
+        for v in views:
+            wanted.update(i for i in v.items if i >= 0)
+            wanted.update(node for _, node in v.stubs)
+        wanted.update(out.node for out in graph.outputs)
+        shown = sorted(wanted)
+    index = graph.index
+    step_rows = []
+    step_of: dict[int, int] = {}
+    for k, step in enumerate(steps):
+        node_id = index.get(step.node)
+        if node_id is None:
+            continue
+        step_of[node_id] = len(step_rows)
+        step_rows.append({
+            "node": node_id,
+            "index": int(step.index),
+            "in": [None if g is None else tensor_summary(g) for g in step.grad_outputs],
+            "out": [None if g is None else tensor_summary(g) for g in step.grad_inputs],
+        })
+    nodes: dict[str, Any] = {}
+    for i in shown:
+        details = node_details(graph, i)
+        details["path"] = list(hierarchy.path(i))
+        if i in step_of:
+            details["step"] = step_of[i]
+        nodes[str(i)] = details
+    groups = []
+    for group in hierarchy.groups:
+        entry: dict[str, Any] = {
+            "id": group.id, "kind": group.kind, "label": group.label, "parent": group.parent,
+            "size": group.size, "names": group.names.most_common(12),
+            "view": view_of_group.get(group.id),
+        }
+        if group.kind == "chain":
+            entry["steps"] = len(group.blocks)
+        groups.append(entry)
+    # First and last engine step inside each group (for the player's colouring).
+    if step_rows:
+        for row_number, row in enumerate(step_rows):
+            for g in hierarchy.path(row["node"]):
+                entry = groups[g]
+                entry.setdefault("firstStep", row_number)
+                entry["lastStep"] = row_number
+    data = {
+        "total": len(graph),
+        "names": graph.names if len(graph) <= detail_limit else None,
+        "outputs": [
+            {"label": o.label, "node": o.node, "shape": list(o.shape), "dtype": o.dtype}
+            for o in graph.outputs
+        ],
+        "nodes": nodes,
+        "groups": groups,
+        "views": [
+            {
+                "level": v.level, "items": [_key(i) for i in v.items], "hidden": v.hidden,
+                "truncated": v.truncated,
+                "title": "graph" if v.level < 0 else hierarchy.groups[v.level].label,
+            }
+            for v in views
+        ],
+        "steps": step_rows,
+    }
+    return data, views
+
+
+def _key(item: int) -> str:
+    return f"n{item}" if item >= 0 else f"g{-1 - item}"
+
+
+# ----------------------------------------------------------------------------------------------
+# Rendering and the page
+
+_SVG = re.compile(r"<svg\b.*?</svg>", re.DOTALL)
+
+
+def _render_svgs(digraphs: list[Any]) -> list[str]:
+    """Lay out every drawing with one run of ``dot`` (it reads several graphs from one file)."""
+    source = "\n".join(d.source for d in digraphs)
+    try:
+        out = graphviz.pipe("dot", "svg", source.encode("utf-8"), quiet=True)
+    except graphviz.ExecutableNotFound as error:
+        raise GraphvizNotFoundError(
+            INSTALL_HINT.format(where="").replace(", so only the DOT source was written", "")
+        ) from error
+    svgs = _SVG.findall(out.decode("utf-8"))
+    if len(svgs) != len(digraphs):
+        raise RuntimeError(f"dot returned {len(svgs)} drawings for {len(digraphs)} graphs")
+    return svgs
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that cannot end the ``<script>`` element it sits in (nor open a comment)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return (
+        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    )
+
+
+def _asset(name: str) -> str:
+    return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+
+
+def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
+    script = _asset("explorer.js")
+    style = _asset("explorer.css")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    # Only our own script may run: a name that smuggled markup into the page could not execute.
+    policy = (
+        f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
+        "img-src data:"
+    )
+    templates = "\n".join(
+        f'<template id="view-{k}">{svg}</template>' for k, svg in enumerate(svgs)
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{policy}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title>
+<style>
+{style}
+</style>
+</head>
+<body>
+<header>
+  <h1>{html.escape(title)}</h1>
+  <div class="search">
+    <input id="search" type="search" placeholder="Search nodes (name, parameter, #id)"
+           autocomplete="off" aria-label="Search nodes">
+    <ol id="results" hidden></ol>
+  </div>
+  <div class="player" role="group" aria-label="Backward pass player">
+    <button id="first" title="Before the first step (Home)">⏮</button>
+    <button id="prev" title="Previous step (←)">◀</button>
+    <button id="play" title="Play / pause (space)">▶</button>
+    <button id="next" title="Next step (→)">▶|</button>
+    <button id="last" title="After the last step (End)">⏭</button>
+    <span id="step-label">no step</span>
+  </div>
+</header>
+<main>
+  <section id="canvas">
+    <nav id="crumbs" aria-label="Levels"></nav>
+    <div class="zoom"><button id="fit" title="Fit the drawing">fit</button></div>
+    <div id="stage"></div>
+  </section>
+  <aside id="details" aria-live="polite"></aside>
+</main>
+{templates}
+<script type="application/json" id="graph-data">{_json_for_script(data)}</script>
+<script>{script}</script>
+</body>
+</html>
+"""
