@@ -304,17 +304,46 @@ def test_setitem_on_view_of_leaf_raises_torch_error() -> None:
     assert errors[0] == errors[1]
 
 
-def test_setitem_that_autograd_would_record_is_refused() -> None:
-    y = chainrule.ones(3, requires_grad=True) * 2
-    with pytest.raises(NotImplementedError):
-        y[0] = 1.0
-    z = chainrule.zeros(3)
-    with pytest.raises(NotImplementedError):
-        z[0] = chainrule.tensor(1.0, requires_grad=True)
-    assert y._version == 0 and z._version == 0
-    with chainrule.no_grad():
-        z[0] = chainrule.tensor(1.0, requires_grad=True)
-    assert z.tolist() == [1.0, 0.0, 0.0]
+SETITEM_PROGRAMS = [
+    "y = w * 2; y[0] = 1.0",
+    "y = w * 2; y[1:] = v[:2]",
+    "y = w * 2; y[[0, 2]] = v[1:]",
+    "y = w * 2; y[y > 2] = 0.5",
+    "y = lib.zeros(3); y[1] = w[0]",
+    "y = lib.zeros(2, 3); y[:, 1] = w[:2]",
+    "y = w * 1; y[1:] *= v[1:]",
+    "y = (w * 1).reshape(3, 1); y[..., 0] = v",
+]
+
+
+@pytest.mark.parametrize("program", SETITEM_PROGRAMS)
+def test_setitem_recorded_like_pytorch(program: str) -> None:
+    """Indexed assignment that autograd records: same values, nodes and gradients."""
+    results = []
+    for lib in (chainrule, torch):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        v = lib.tensor([0.5, -1.0, 4.0], requires_grad=True)
+        scope = {"lib": lib, "w": w, "v": v}
+        exec(program, scope)  # noqa: S102 - the programs above
+        y = scope["y"]
+        (y * y).sum().backward()
+        results.append((
+            y.detach().numpy().copy(),
+            type(y.grad_fn).__name__ if lib is torch else y.grad_fn.name(),
+            [None if n is None else (type(n).__name__ if lib is torch else n.name())
+             for n, _ in y.grad_fn.next_functions],
+            w.grad.numpy().copy(),
+            None if v.grad is None else v.grad.numpy().copy(),
+        ))
+    ours, theirs = results
+    np.testing.assert_allclose(ours[0], theirs[0])
+    assert ours[1] == theirs[1]
+    assert ours[2] == theirs[2]
+    np.testing.assert_allclose(ours[3], theirs[3])
+    if theirs[4] is None:
+        assert ours[4] is None or not ours[4].any()
+    else:
+        np.testing.assert_allclose(ours[4], theirs[4])
 
 
 # ----------------------------------------------------------------------------------------------

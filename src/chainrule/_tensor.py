@@ -62,9 +62,11 @@ class Tensor:
     # tensor with a grad_fn (so ops test one flag). _vc: the version counter, a one-element
     # list shared with views. _base: the tensor this one is a view of. _acc: a weak reference
     # to the leaf's AccumulateGrad node. _hooks: TensorHooks (leaves) or None.
+    # _view_src_fn (views only): the base's grad_fn when this view's grad_fn was made; when the
+    # base's history changes (an in-place op), the view's history is regenerated on next use.
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc", "_base", "_acc",
-        "_hooks", "_retains_grad", "__weakref__",
+        "_hooks", "_retains_grad", "_view_src_fn", "__weakref__",
     )
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -82,6 +84,8 @@ class Tensor:
     @property
     def requires_grad(self) -> bool:
         """Whether gradients flow to this tensor (leaves: set by the user; others: inherited)."""
+        if self._base is not None:
+            refresh_view(self)
         return self._requires_grad
 
     @requires_grad.setter
@@ -106,12 +110,12 @@ class Tensor:
     @property
     def is_leaf(self) -> bool:
         """True for tensors the user created (no ``grad_fn``)."""
-        return self._grad_fn is None
+        return current_grad_fn(self) is None
 
     @property
     def grad_fn(self) -> Node | None:
         """The node that created this tensor, or None for a leaf."""
-        return self._grad_fn
+        return current_grad_fn(self)
 
     @property
     def grad(self) -> Tensor | None:
@@ -558,8 +562,26 @@ def make_tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     return t
 
 
+def refresh_view(t: Tensor) -> None:
+    """Regenerate a view's history if its base's history changed since it was made."""
+    base = t._base
+    if base is not None and base._grad_fn is not t._view_src_fn:
+        from .ops.inplace import view_of_base
+
+        view_of_base(t, base)
+
+
+def current_grad_fn(t: Tensor) -> Node | None:
+    """``t.grad_fn``, regenerated first for a view whose base was modified in place."""
+    if t._base is not None:
+        refresh_view(t)
+    return t._grad_fn
+
+
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     """Where a gradient for ``t`` goes: ``(grad_fn, output_nr)``, the leaf's AccumulateGrad, or None."""
+    if t._base is not None:
+        refresh_view(t)
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)

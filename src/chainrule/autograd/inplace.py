@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,7 +16,7 @@ __all__ = ["modified_error", "modified_output_error", "describe"]
 
 _HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-    "with torch.autograd.set_detect_anomaly(True)."
+    "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
 
 
@@ -29,21 +30,39 @@ def describe(data: np.ndarray) -> str:
     return f"[chainrule.{name} [{dims}]]"
 
 
-def _message(data: np.ndarray, producer: str, now: int, expected: int) -> str:
-    return (
+def _op_name(node: Node) -> str:
+    """PyTorch names the producing op, not its node: ``MulBackward0`` -> ``Mul``."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def _message(data: np.ndarray, producer: str, now: int, expected: int, where: str | None) -> str:
+    message = (
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: {describe(data)}{producer} is at version {now}; expected version "
         f"{expected} instead. {_HINT}"
     )
+    if where:
+        # Beyond PyTorch: say where, so nobody has to re-run under anomaly mode to find it.
+        message += f" The tensor was last modified in place at {where}."
+    return message
+
+
+def _where(counter: list[Any]) -> str | None:
+    return counter[1] if len(counter) > 1 else None
 
 
 def modified_error(t: Tensor, node: Node, now: int, expected: int) -> RuntimeError:
     """A saved input of ``node`` changed version since it was saved."""
     fn = t._grad_fn
-    producer = f", which is output {t._output_nr} of {fn.name()}," if fn is not None else ""
-    return RuntimeError(_message(t._data, producer, now, expected))
+    producer = f", which is output {t._output_nr} of {_op_name(fn)}," if fn is not None else ""
+    return RuntimeError(_message(t._data, producer, now, expected, _where(t._vc)))
 
 
-def modified_output_error(data: np.ndarray, node: Node, now: int, expected: int) -> RuntimeError:
+def modified_output_error(
+    data: np.ndarray, node: Node, now: int, expected: int, counter: list[Any] | None = None
+) -> RuntimeError:
     """The saved output of ``node`` changed version since it was saved."""
-    return RuntimeError(_message(data, f", which is output 0 of {node.name()},", now, expected))
+    where = _where(counter) if counter is not None else None
+    return RuntimeError(
+        _message(data, f", which is output 0 of {_op_name(node)},", now, expected, where)
+    )

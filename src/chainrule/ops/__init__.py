@@ -15,7 +15,7 @@ import numpy as np
 from .._backend import special
 from .._tensor import Tensor
 from . import activation, copying, creation, indexing, linalg, pointwise, reduction, shape
-from . import special_ops
+from . import inplace, nn_ops, special_ops
 from ._registry import bind_namespaces
 
 __all__ = [
@@ -68,6 +68,8 @@ _PRIMITIVES: dict[str, Any] = {
 # Slicing views, indexing and their backward helpers (select_backward, index_backward ...).
 _PRIMITIVES.update(shape.PRIMITIVES)
 _PRIMITIVES.update(indexing.PRIMITIVES)
+# Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
+_PRIMITIVES.update(nn_ops.PRIMITIVES)
 
 
 def _numpy_outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -281,3 +283,42 @@ Tensor.__and__ = Tensor.__rand__ = _logical(pointwise.bitwise_and)  # type: igno
 Tensor.__or__ = Tensor.__ror__ = _logical(pointwise.bitwise_or)  # type: ignore[method-assign]
 Tensor.__xor__ = Tensor.__rxor__ = _logical(pointwise.bitwise_xor)  # type: ignore[method-assign]
 Tensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign,assignment]
+
+
+# ----------------------------------------------------------------------------------------------
+# In-place methods: the out-of-place op, written into ``self`` (see ops/inplace.py).
+
+_INPLACE_FROM: dict[str, Any] = {
+    name: getattr(pointwise, name)
+    for name in (
+        "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+        "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2", "expm1",
+        "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin",
+        "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh", "tanh",
+        "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "clamp", "clip",
+        "clamp_min", "clamp_max", "lerp", "floor", "ceil", "round", "trunc", "frac", "hypot",
+        "xlogy", "nan_to_num", "logical_and", "logical_or", "logical_xor", "logical_not",
+        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt",
+        "ge", "fmax", "fmin",
+    )
+    if hasattr(pointwise, name)
+}
+for _name in ("masked_fill", "index_add", "scatter", "scatter_add", "index_put", "put",
+              "index_fill"):
+    if hasattr(Tensor, _name):
+        _INPLACE_FROM[_name] = getattr(Tensor, _name)
+for _name, _fn in _INPLACE_FROM.items():
+    setattr(Tensor, _name + "_", inplace.inplace_method(_fn, _name + "_"))
+for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_"):
+    setattr(Tensor, _name, getattr(inplace, _name))
+
+Tensor.__iadd__ = inplace.augmented(pointwise._add, "__iadd__")  # type: ignore[method-assign,attr-defined]
+Tensor.__isub__ = inplace.augmented(pointwise._sub, "__isub__")  # type: ignore[method-assign,attr-defined]
+Tensor.__imul__ = inplace.augmented(pointwise.mul, "__imul__")  # type: ignore[method-assign,attr-defined]
+Tensor.__itruediv__ = inplace.augmented(pointwise._div, "__itruediv__")  # type: ignore[attr-defined]
+Tensor.__ipow__ = inplace.augmented(pointwise.pow, "__ipow__")  # type: ignore[attr-defined]
+Tensor.__ifloordiv__ = inplace.augmented(pointwise.floor_divide, "__ifloordiv__")  # type: ignore[attr-defined]
+Tensor.__imod__ = inplace.augmented(pointwise.remainder, "__imod__")  # type: ignore[attr-defined]
+Tensor.__iand__ = inplace.augmented(pointwise.bitwise_and, "__iand__")  # type: ignore[attr-defined]
+Tensor.__ior__ = inplace.augmented(pointwise.bitwise_or, "__ior__")  # type: ignore[attr-defined]
+Tensor.__ixor__ = inplace.augmented(pointwise.bitwise_xor, "__ixor__")  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, grad_accumulator
+from .._tensor import Tensor, grad_accumulator, refresh_view
 from ..autograd.grad_mode import ANOMALY, GRAD, mode_get
 from ..autograd.node import next_sequence_nr
 
@@ -118,6 +118,31 @@ def _needs_promotion(mode: str, a: Any, b: Any) -> bool:
     return True
 
 
+def broadcast_error(*values: Any) -> RuntimeError | None:
+    """PyTorch's error for operands whose shapes do not broadcast (None if they do)."""
+    shapes = [np.shape(v) for v in values]
+    ndim = max(len(s) for s in shapes)
+    for k in range(1, ndim + 1):
+        sizes = [s[-k] for s in shapes if len(s) >= k]
+        big = [size for size in sizes if size != 1]
+        if len(set(big)) > 1:
+            first, second = [s[-k] if len(s) >= k else 1 for s in shapes if len(s) >= k][:2]
+            return RuntimeError(
+                f"The size of tensor a ({first}) must match the size of tensor b ({second}) at "
+                f"non-singleton dimension {ndim - k}"
+            )
+    return None
+
+
+def _forward_error(error: ValueError, values: Sequence[Any]) -> Exception:
+    arrays = [v for v in values if isinstance(v, np.ndarray | np.generic)]
+    if "broadcast" in str(error) and len(arrays) > 1:
+        converted = broadcast_error(*arrays)
+        if converted is not None:
+            return converted
+    return error
+
+
 # ----------------------------------------------------------------------------------------------
 # Recording
 
@@ -187,7 +212,9 @@ def _new_tensor(data: np.ndarray) -> Tensor:
 def _share_with_base(view: Tensor, source: Tensor) -> None:
     """A view shares its base's version counter; ``_base`` is the tensor owning the memory."""
     view._vc = source._vc
-    view._base = source._base if source._base is not None else source
+    base = source._base if source._base is not None else source
+    view._base = base
+    view._view_src_fn = base._grad_fn
 
 
 # ----------------------------------------------------------------------------------------------
@@ -208,6 +235,8 @@ def run_general(op: OpDef, args: tuple) -> Any:
     for p in op.input_pos:
         x = values[p]
         if isinstance(x, Tensor):
+            if x._base is not None:
+                refresh_view(x)
             values[p] = x._data
             if x._requires_grad:
                 requires_grad = True
@@ -221,7 +250,10 @@ def run_general(op: OpDef, args: tuple) -> Any:
             values[p] = x._data
     if op.promote is not KEEP:
         promote(op, values)
-    out = op.forward(*values)
+    try:
+        out = op.forward(*values)
+    except ValueError as error:
+        raise _forward_error(error, values) from None
     record = requires_grad and op.differentiable and mode_get() & GRAD
     if not op.multi_output:
         if type(out) is not _ndarray:
@@ -305,6 +337,8 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(x, Tensor):
             args = (x, *rest) if x is not _MISSING else rest
             return run_general(op, bind(args, kwargs))
+        if x._base is not None:
+            refresh_view(x)
         a = x._data
         if needs_float and a.dtype.kind not in "fc":
             return run_general(op, _full_args(op, (x, *rest)))
@@ -322,8 +356,7 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         t._hooks = None
         t._retains_grad = False
         if view:
-            t._vc = x._vc
-            t._base = x._base if x._base is not None else x
+            _share_with_base(t, x)
         else:
             t._vc = [0]
         if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (
@@ -363,6 +396,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             args = tuple(v for v in (x, y) if v is not _MISSING) + rest
             return run_general(op, bind(args, kwargs))
         if isinstance(x, Tensor):
+            if x._base is not None:
+                refresh_view(x)
             a = x._data
             rx = x._requires_grad
         elif type(x) in numbers:
@@ -371,6 +406,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
         else:
             return run_general(op, _full_args(op, (x, y, *rest)))
         if isinstance(y, Tensor):
+            if y._base is not None:
+                refresh_view(y)
             b = y._data
             ry = y._requires_grad
         elif type(y) in numbers:
@@ -380,7 +417,10 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             return run_general(op, _full_args(op, (x, y, *rest)))
         if promote_mode is not KEEP and _needs_promotion(promote_mode, a, b):
             return run_general(op, _full_args(op, (x, y, *rest)))
-        out = forward(a, b, *rest) if rest else forward(a, b)
+        try:
+            out = forward(a, b, *rest) if rest else forward(a, b)
+        except ValueError as error:
+            raise _forward_error(error, (a, b)) from None
         if type(out) is not _ndarray:
             out = _asarray(out)
         t = _new(Tensor)

@@ -106,7 +106,7 @@ class OpNode(Node):
             else:
                 data, counter, version = result
                 if counter[0] != version:
-                    _raise_modified_output(data, self, counter[0], version)
+                    _raise_modified_output(data, self, counter, version)
                 env.append(_saved_output(data, self) if create_graph else data)
             for meta in self._in_meta:
                 env.append(None if meta is None else meta[0])
@@ -207,7 +207,7 @@ def _raise_modified(t: Tensor, node: Node, version: int) -> None:
     raise modified_error(t, node, t._vc[0], version)
 
 
-def _raise_modified_output(data: np.ndarray, node: Node, now: int, version: int) -> None:
+def _raise_modified_output(data: np.ndarray, node: Node, counter: list[Any], version: int) -> None:
     from ..autograd.inplace import modified_output_error
 
-    raise modified_output_error(data, node, now, version)
+    raise modified_output_error(data, node, counter[0], version, counter)

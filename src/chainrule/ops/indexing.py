@@ -434,7 +434,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 
 
 # ----------------------------------------------------------------------------------------------
-# tensor[index] = value (no autograd yet: plain tensors, or any tensor under no_grad)
+# tensor[index] = value
 
 
 def _locate(a: np.ndarray, index: Any) -> tuple[np.ndarray, dict[int, np.ndarray], bool]:
@@ -518,8 +518,8 @@ _VIEW_OF_LEAF_MESSAGE = (
 )
 
 
-def _check_writable(self: Tensor, value: Any, is_self: bool) -> None:
-    """PyTorch's in-place checks; assignments that autograd would record are not supported."""
+def _check_writable(self: Tensor, is_self: bool) -> None:
+    """PyTorch's refusal to write into a leaf (or a view of one) that requires grad."""
     if not _grad_state.grad_enabled:
         return
     if self._requires_grad:
@@ -528,11 +528,42 @@ def _check_writable(self: Tensor, value: Any, is_self: bool) -> None:
             raise RuntimeError(_LEAF_MESSAGE if is_self else _VIEW_OF_LEAF_MESSAGE)
         if base is not None and base._grad_fn is None and base._requires_grad:
             raise RuntimeError(_VIEW_OF_LEAF_MESSAGE)
-    if self._requires_grad or (isinstance(value, Tensor) and value._requires_grad):
-        raise NotImplementedError(
-            "chainrule does not record indexed assignment (CopySlices) yet: assign under "
-            "torch.no_grad(), or to a tensor that does not require grad, from one that does not"
-        )
+
+
+def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
+    """``self[index] = value`` when autograd must record it: the indexed view of ``self`` is
+    overwritten in place (``CopySlices`` on ``self``, as PyTorch), with ``copy_``/``fill_`` for
+    basic indices and ``index_put`` for tensor indices."""
+    from .inplace import commit
+
+    if index is None or index is True:
+        items: tuple = (None,)
+    elif type(index) is int or isinstance(index, np.integer) and type(index) is not np.bool_:
+        items = (int(index),)
+    else:
+        items = _as_items(index)
+    steps, entries = _plan(self._data.shape, items)
+    _check_writable(self, not steps)
+    target = self
+    for step in steps:
+        if step[0] == _SELECT:
+            target = _select(target, step[1], step[2])
+        elif step[0] == _SLICE:
+            target = _slice(target, *step[1:])
+        else:
+            target = unsqueeze(target, step[1])
+    if not entries:
+        # A number is copied as a 0-d tensor (so CopySlices has PyTorch's two inputs).
+        if not isinstance(value, Tensor):
+            value = wrap(np.asarray(value, dtype=self._data.dtype))
+        target.copy_(value)
+        return
+    indices = _expand_indices(target._data.shape, entries)
+    if not isinstance(value, Tensor):
+        value = wrap(np.asarray(value, dtype=self._data.dtype))
+    elif value._data.dtype != self._data.dtype:
+        value = value.to(self.dtype)
+    commit(target, _index_put(target, indices, value, False))
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
@@ -554,10 +585,15 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     values = _value_array(self, value)
     if index is False:
         return  # PyTorch writes nothing (and checks nothing)
+    if _grad_state.grad_enabled and (
+        self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
+    ):
+        _setitem_recorded(self, index, value)
+        return
     target, entries, is_self = _locate(self._data, index)
     if entries:
         indices = _expand_indices(target.shape, entries)
-        _check_writable(self, value, is_self)
+        _check_writable(self, is_self)
         values = values.reshape(_strip_leading_ones(values.shape))
         if indices:
             _check_values_fit(values.shape, target.shape, indices)
@@ -567,7 +603,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             stripped = _strip_leading_ones(values.shape)
             _expanded_shape(stripped, target.shape, values.dtype)  # PyTorch's error if no fit
             values = values.reshape(stripped)
-        _check_writable(self, value, is_self)
+        _check_writable(self, is_self)
         target[...] = values
     self._vc[0] += 1
 

@@ -1,0 +1,431 @@
+"""In-place ops (``add_``, ``mul_``, ``x[i] = v``, ``a -= b`` ...) and the history they rewrite.
+
+An in-place op here is its out-of-place op, whose result is then written into ``self``'s memory
+(so every view sees it), with ``self``'s version bumped. When the result is recorded:
+
+* a tensor that is not a view takes the op's node as its new ``grad_fn``;
+* a view: its base's history becomes ``CopySlices`` (the gradient of the base is the incoming
+  gradient with the view's region replaced by what the op sends to its old values), and the view
+  itself becomes ``AsStridedBackward0`` of the new base -- as PyTorch does. Other views of the
+  same base pick up the new history the next time they are used (``_tensor.current_grad_fn``).
+
+Saved values keep their meaning: a node that saved ``self`` before it was overwritten gets a
+snapshot of the old values, a node that saved its result sees the tensor it was written into
+(with its new version), and the version check names the file and line of the last in-place
+write, beyond PyTorch's message.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, current_grad_fn, gradient_edge, wrap
+from ..autograd.grad_mode import GRAD, mode_get
+from ..autograd.node import Node, next_sequence_nr
+from ._opnode import RELEASED, OpNode
+from ._registry import KEEP, op
+
+__all__ = [
+    "commit", "inplace_method", "augmented", "check_inplace", "CopySlices", "AsStridedBackward0",
+    "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_",
+]
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+
+
+def check_inplace(self: Tensor) -> None:
+    """PyTorch's refusal to overwrite a leaf (or a view of one) that requires grad."""
+    if not mode_get() & GRAD or not self._requires_grad:
+        return
+    base = self._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+    if self._grad_fn is None:
+        raise RuntimeError(LEAF_MESSAGE)
+
+
+def _caller_location() -> str:
+    """``file:line`` of the first frame outside chainrule (where the user wrote the op)."""
+    frame = sys._getframe(2)
+    package = __name__.rsplit(".", 2)[0]
+    while frame is not None and frame.f_globals.get("__name__", "").startswith(package + "."):
+        frame = frame.f_back
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def bump_version(self: Tensor) -> None:
+    """Count an in-place write (shared with views) and remember where it happened."""
+    counter = self._vc
+    counter[0] += 1
+    location = _caller_location()
+    if len(counter) == 1:
+        counter.append(location)
+    else:
+        counter[1] = location
+
+
+def _snapshot_saved_self(node: Any, self: Tensor) -> None:
+    """The op's node saved ``self``, which is about to be overwritten: save a copy instead."""
+    saved = node._saved
+    if saved is None or saved is RELEASED:
+        return
+    positions = [pos for pos, version in node._versions if version is not None and saved[pos] is self]
+    if not positions:
+        return
+    snapshot = wrap(self._data.copy())
+    snapshot._requires_grad = self._requires_grad
+    snapshot._grad_fn = current_grad_fn(self)
+    snapshot._output_nr = self._output_nr
+    values = list(saved)
+    for pos in positions:
+        values[pos] = snapshot
+    node._saved = tuple(values)
+    node._versions = tuple(
+        (pos, 0 if pos in positions else version) for pos, version in node._versions
+    )
+
+
+def commit(self: Tensor, out: Tensor) -> Tensor:
+    """Write the out-of-place result ``out`` into ``self`` and rewrite ``self``'s history."""
+    data = self._data
+    result = out._data
+    if result.shape != data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, result.shape))}]"
+        )
+    if result.dtype != data.dtype:
+        have = _dtype.from_numpy_dtype(result.dtype)
+        want = _dtype.from_numpy_dtype(data.dtype)
+        if not _dtype.can_cast(have, want):
+            from .reduction import _SCALAR_TYPE_NAMES
+
+            raise RuntimeError(
+                f"result type {_SCALAR_TYPE_NAMES.get(have.name, have.name)} can't be cast to "
+                f"the desired output type {_SCALAR_TYPE_NAMES.get(want.name, want.name)}"
+            )
+    node = out._grad_fn
+    if isinstance(node, OpNode):
+        _snapshot_saved_self(node, self)
+    if not data.flags.writeable:
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    np.copyto(data, result, casting="unsafe")
+    bump_version(self)
+    if node is None:
+        return self
+    if isinstance(node, OpNode) and node._result is not None:
+        # The node's saved output is this tensor, at its new version.
+        node._result = (data, self._vc, self._vc[0])
+    base = self._base
+    if base is None:
+        self._grad_fn = node
+        self._output_nr = 0
+        self._requires_grad = True
+        return self
+    _rebase_view(self, base, node)
+    return self
+
+
+# ----------------------------------------------------------------------------------------------
+# Views: CopySlices on the base, AsStridedBackward0 on the view
+
+
+def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """For each element of ``view`` (which shares ``base``'s memory), its index in
+    ``base.reshape(-1)`` (row-major order of ``base``)."""
+    itemsize = base.itemsize
+    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
+    if base.flags.c_contiguous:
+        flat = np.arange(base.size, dtype=np.int64)
+        steps = tuple(s // itemsize * flat.itemsize for s in view.strides)
+        return np.lib.stride_tricks.as_strided(
+            flat[start // itemsize:], shape=view.shape, strides=steps
+        ).copy()
+    # General base layout: match byte offsets of the view's elements to the base's.
+    base_offsets = _byte_offsets(base)
+    view_offsets = _byte_offsets(view) + start
+    order = np.argsort(base_offsets, kind="stable")
+    found = np.searchsorted(base_offsets[order], view_offsets)
+    return order[found].reshape(view.shape)
+
+
+def _byte_offsets(a: np.ndarray) -> np.ndarray:
+    offsets = np.zeros(a.shape, dtype=np.int64)
+    for axis, (size, stride) in enumerate(zip(a.shape, a.strides, strict=True)):
+        shape = [1] * a.ndim
+        shape[axis] = size
+        offsets = offsets + (np.arange(size, dtype=np.int64) * stride).reshape(shape)
+    return offsets.reshape(-1)
+
+
+class CopySlices(Node):
+    """The base's history after an in-place op on one of its views (PyTorch's ``CopySlices``).
+
+    Its inputs: the base's previous history, then the op's other inputs. Backward: the
+    gradient of the base is the incoming gradient except in the view's region, where it is
+    what the op sends to the view's old values.
+    """
+
+    __slots__ = ("fn", "positions", "view_shape")
+
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        fn = self.fn
+        positions = self.positions
+        if create_graph:
+            from .indexing import put, take
+
+            index = wrap(positions.reshape(-1))
+            region = take(grads, index).reshape(self.view_shape)
+            sent = fn.apply(region, True)
+            old = sent[0]
+            filler = old if old is not None else region * 0
+            filler = filler.expand(self.view_shape).reshape(-1)
+            base_grad = put(grads, index, filler, False)
+            return [base_grad, *sent[1:]]
+        base_grad = np.array(grads, copy=True)
+        flat = base_grad.reshape(-1)
+        region = flat[positions]
+        sent = fn.apply(region, False)
+        old = sent[0]
+        flat[positions] = 0 if old is None else np.broadcast_to(old, region.shape)
+        return [base_grad, *sent[1:]]
+
+    def release(self) -> None:
+        self.fn.release()
+
+
+class AsStridedBackward0(Node):
+    """A view's history after its base was rewritten: the gradient goes into the view's
+    region of a zero gradient of the base."""
+
+    __slots__ = ("positions", "base_shape", "base_dtype")
+
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        if create_graph:
+            from .creation import zeros
+            from .indexing import put
+
+            index = wrap(self.positions.reshape(-1))
+            zero = zeros(self.base_shape, dtype=_dtype.from_numpy_dtype(self.base_dtype))
+            return [put(zero, index, grads.reshape(-1), False)]
+        out = np.zeros(self.base_shape, self.base_dtype)
+        out.reshape(-1)[self.positions] = grads
+        return [out]
+
+
+def _init_node(node: Node, edges: tuple, metas: tuple) -> None:
+    node.next_functions = edges
+    node._in_meta = metas
+    node._seq = next_sequence_nr()
+    node._hooks = None
+
+
+def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
+    """``fn`` was applied in place to ``view``: rewrite the histories of base and view."""
+    positions = view_positions(base._data, view._data)
+    base_edge = gradient_edge(base)
+    base_meta = (base._data.shape, base._data.dtype) if base._requires_grad else None
+    copy_slices = object.__new__(CopySlices)
+    _init_node(
+        copy_slices,
+        (base_edge,) + tuple(fn.next_functions[1:]),
+        (base_meta,) + tuple(fn._in_meta[1:]),
+    )
+    copy_slices.fn = fn
+    copy_slices.positions = positions
+    copy_slices.view_shape = view._data.shape
+    base._grad_fn = copy_slices
+    base._output_nr = 0
+    base._requires_grad = True
+    view_of_base(view, base, positions)
+
+
+def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None) -> Node:
+    """Give ``view`` the history "this region of its base's current history"."""
+    if positions is None:
+        positions = view_positions(base._data, view._data)
+    node = object.__new__(AsStridedBackward0)
+    _init_node(
+        node, ((base._grad_fn, base._output_nr),), ((base._data.shape, base._data.dtype),)
+    )
+    node.positions = positions
+    node.base_shape = base._data.shape
+    node.base_dtype = base._data.dtype
+    view._grad_fn = node
+    view._output_nr = 0
+    view._requires_grad = True
+    view._view_src_fn = base._grad_fn
+    return node
+
+
+# ----------------------------------------------------------------------------------------------
+# Making in-place methods from out-of-place ops
+
+
+def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        check_inplace(self)
+        return commit(self, out_of_place(self, *args, **kwargs))
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
+    return method
+
+
+def augmented(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Any]:
+    """``a op= b``: in place when ``b`` is a tensor or number, as PyTorch's ``__iadd__``."""
+
+    def method(self: Tensor, other: Any) -> Any:
+        if not (isinstance(other, Tensor | int | float | bool | complex | np.generic)):
+            return NotImplemented
+        check_inplace(self)
+        return commit(self, out_of_place(self, other))
+
+    method.__name__ = name
+    return method
+
+
+
+# ----------------------------------------------------------------------------------------------
+# Ops that exist only to be written in place: fill, zero, copy, random fills
+
+
+@op("FillBackward2", promote=KEEP)
+def _fill_scalar(self, value):
+    return np.full_like(self, value)
+
+
+@_fill_scalar.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@op("FillBackward3", inputs=("self", "value"), promote=KEEP)
+def _fill_tensor(self, value):
+    return np.full_like(self, value)
+
+
+@_fill_tensor.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@_fill_tensor.derivative("value")
+def _(F, grad):
+    return F.sum(grad, tuple(range(len(grad.shape))), False)
+
+
+@op("ZeroBackward0", promote=KEEP)
+def _zero(self):
+    return np.zeros_like(self)
+
+
+@_zero.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@op("CopyBackwards", inputs=("self", "src"), promote=KEEP)
+def _copy(self, src):
+    if np.shape(src) != self.shape:
+        try:
+            src = np.broadcast_to(src, self.shape)
+        except ValueError:
+            raise RuntimeError(
+                f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size "
+                f"of tensor b ({np.shape(src)[-1]}) at non-singleton dimension "
+                f"{self.ndim - 1}"
+            ) from None
+    return np.array(src, dtype=self.dtype, copy=True)
+
+
+@_copy.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@_copy.derivative("src")
+def _(F, grad):
+    # The engine sums broadcast dimensions and casts to the source's dtype.
+    return grad
+
+
+@op("UniformBackward0", promote=KEEP)
+def _uniform(self, low, high, generator):
+    from .creation import _gen
+
+    return _gen(generator).uniform(low, high, self.shape).astype(self.dtype)
+
+
+@_uniform.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+@op("NormalBackward0", promote=KEEP)
+def _normal(self, mean, std, generator):
+    from .creation import _gen
+
+    return (mean + std * _gen(generator).standard_normal(self.shape)).astype(self.dtype)
+
+
+@_normal.derivative("self")
+def _(F, grad):
+    return grad * 0
+
+
+def fill_(self: Tensor, value: Any) -> Tensor:
+    """Set every element to ``value`` (a number or a 0-d tensor)."""
+    check_inplace(self)
+    if isinstance(value, Tensor):
+        if value._data.ndim:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{value._data.ndim} dimensions."
+            )
+        return commit(self, _fill_tensor(self, value))
+    return commit(self, _fill_scalar(self, value))
+
+
+def zero_(self: Tensor) -> Tensor:
+    """Set every element to zero."""
+    check_inplace(self)
+    return commit(self, _zero(self))
+
+
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """Copy ``src`` (broadcast, cast to ``self``'s dtype) into ``self``."""
+    check_inplace(self)
+    if not isinstance(src, Tensor):
+        raise TypeError(
+            f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
+        )
+    return commit(self, _copy(self, src))
+
+
+def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with samples from ``U(from_, to)``."""
+    check_inplace(self)
+    return commit(self, _uniform(self, from_, to, generator))
+
+
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """Fill with samples from ``N(mean, std**2)``."""
+    check_inplace(self)
+    return commit(self, _normal(self, mean, std, generator))

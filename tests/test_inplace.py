@@ -1,0 +1,173 @@
+"""In-place ops, version counters and views: same values, histories, gradients and errors as
+PyTorch."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+
+
+def _names(fn) -> list:
+    if fn is None:
+        return []
+    return [None if n is None else n.name() for n, _ in fn.next_functions]
+
+
+def _run(program: str, lib):
+    w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    v = lib.tensor([0.5, -1.5, 2.0], requires_grad=True)
+    scope = {"lib": lib, "w": w, "v": v}
+    exec(program, scope)  # noqa: S102 - the programs below
+    return scope
+
+
+PROGRAMS = [
+    # history of a non-leaf rewritten by the op
+    "y = w * 1; y.add_(v)",
+    "y = w * 1; y.mul_(v)",  # mul_ needs y's old value for v's gradient (saved as a snapshot)
+    "y = w * 1; y.div_(v)",
+    "y = w * 1; y.pow_(2)",
+    "y = w * 1; y.exp_()",  # exp_ saves its output: the tensor itself, at its new version
+    "y = w * 1; y.relu_()",
+    "y = w * 1; y.clamp_(1.5, 2.5)",
+    "y = w * 1; y.neg_(); y.sub_(v, alpha=2)",
+    "y = w * 1; y.zero_()",
+    "y = w * 1; y.fill_(2.0)",
+    "y = w * 1; y.copy_(v)",
+    "y = w * 1; y.masked_fill_(y > 1.5, 0.0)",
+    "y = w * 1; y += v; y *= 2; y -= 1; y /= 4",
+    "y = lib.zeros(3); y.add_(w)",  # a tensor that did not require grad now does
+    "y = lib.zeros(3); y.copy_(w)",
+    # in-place on views: CopySlices on the base
+    "y = w * 2; y[0].mul_(3)",
+    "y = w * 2; y[1:].add_(v[1:])",
+    "y = w * 2; y[::2].exp_()",
+    "y = (w * 1).view(3, 1); y[:, 0].mul_(v)",
+    "y = w * 2; t = y[0:2]; y.mul_(3); y = t * 1",  # an older view picks up the new history
+    "y = w * 1; z = y.view(3); z.mul_(v)",
+]
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_inplace_program_matches_pytorch(program: str) -> None:
+    ours, theirs = _run(program, chainrule), _run(program, torch)
+    y, ty = ours["y"], theirs["y"]
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-6)
+    assert y.requires_grad == ty.requires_grad
+    assert y.is_leaf == ty.is_leaf
+    assert y.grad_fn.name() == type(ty.grad_fn).__name__
+    assert _names(y.grad_fn) == [None if n is None else type(n).__name__
+                                 for n, _ in ty.grad_fn.next_functions]
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    for name in ("w", "v"):
+        g, tg = ours[name].grad, theirs[name].grad
+        if tg is None:
+            assert g is None or not g.numpy().any(), name
+        else:
+            np.testing.assert_allclose(g.numpy(), tg.numpy(), rtol=1e-5, err_msg=name)
+
+
+ERROR_PROGRAMS = [
+    "w.add_(1)",
+    "w[0].add_(1)",
+    "w.view(3, 1).mul_(2)",
+    "w.zero_()",
+    "w[0] = 1.0",
+    "y = w.exp(); y.add_(1); y.sum().backward()",
+    "y = w * 2; z = y.exp(); y2 = y.sin(); y.mul_(2); y2.sum().backward()",
+    "y = w * 2; y.exp_(); z = y * 1; y.add_(1); z.sum().backward()",
+    "y = w * 1; y.sigmoid_(); y.tanh_(); y.sum().backward()",
+    "lib.zeros(3, dtype=lib.int64).add_(1.5)",
+    "lib.zeros(3).add_(lib.ones(2, 3))",
+    "lib.zeros(2, 3).add_(lib.ones(3, 3))",
+    "lib.ones(3).expand(2, 3).add_(1)",
+]
+
+
+@pytest.mark.parametrize("program", ERROR_PROGRAMS)
+def test_inplace_errors_match_pytorch(program: str) -> None:
+    def message(lib):
+        with pytest.raises(Exception) as info:
+            _run(program, lib)
+        return info.type, str(info.value)
+
+    ours, theirs = message(chainrule), message(torch)
+    assert ours[0] is theirs[0]
+    expected = theirs[1].replace("torch.", "chainrule.")
+    assert ours[1].startswith(expected.split(" Hint:")[0])
+
+
+def test_modified_error_names_where_the_tensor_was_modified() -> None:
+    w = chainrule.tensor([1.0, 2.0], requires_grad=True)
+    y = w.exp()
+    y.add_(1)  # the line the error must name
+    line = test_modified_error_names_where_the_tensor_was_modified.__code__.co_firstlineno + 3
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert re.search(rf"last modified in place at .*test_inplace\.py:{line}\b", str(info.value))
+    assert w.grad is None
+
+
+def test_versions_are_shared_by_views_and_not_by_data() -> None:
+    for lib in (chainrule, torch):
+        x = lib.zeros(4)
+        v = x[1:3]
+        v.add_(1)
+        assert x._version == v._version == 1
+        x.data.add_(1)  # .data is invisible to autograd
+        assert x._version == 1
+        x.detach().add_(1)  # detach shares the version counter
+        assert x._version == 2
+        assert x.tolist() == [2.0, 3.0, 3.0, 2.0]
+
+
+def test_inplace_on_leaf_under_no_grad_is_allowed() -> None:
+    """The SGD update: parameters change in place, their version moves, no history."""
+    for lib in (chainrule, torch):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        (w * w).sum().backward()
+        with lib.no_grad():
+            w -= 0.1 * w.grad
+        assert w.is_leaf and w.requires_grad and w.grad_fn is None
+        assert w._version == 1
+        np.testing.assert_allclose(w.detach().numpy(), [0.8, 1.6], rtol=1e-6)
+
+
+def test_inplace_returns_self_and_keeps_identity() -> None:
+    x = chainrule.ones(3)
+    assert x.add_(1) is x
+    y = x
+    y += 1
+    assert y is x and x.tolist() == [3.0, 3.0, 3.0]
+
+
+def test_saved_input_snapshot_gives_the_old_values() -> None:
+    """mul_ overwrites y, but v's gradient needs y's old value (PyTorch saves a copy too)."""
+    for lib in (chainrule, torch):
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        v = lib.tensor([3.0, 4.0], requires_grad=True)
+        y = w + 0
+        y.mul_(v)
+        y.sum().backward()
+        np.testing.assert_allclose(v.grad.numpy(), [1.0, 2.0])
+        np.testing.assert_allclose(w.grad.numpy(), [3.0, 4.0])
+
+
+def test_copy_slices_second_order() -> None:
+    results = []
+    for lib in (chainrule, torch):
+        w = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = w * w
+        y[1:].mul_(w[:2])
+        (g,) = lib.autograd.grad(y.sum(), w, create_graph=True)
+        (gg,) = lib.autograd.grad(g.sum(), w)
+        results.append((g.detach().numpy().copy(), gg.numpy().copy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
