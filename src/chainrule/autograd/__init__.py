@@ -6,6 +6,8 @@ live in :mod:`.grad_mode`.
 
 from __future__ import annotations
 
+import importlib
+
 from .grad_mode import (
     detect_anomaly,
     enable_grad,
@@ -26,6 +28,9 @@ __all__ = [
 ]
 
 
+_SUBMODULES = ("graph", "function", "functional", "gradcheck", "stepping", "anomaly")
+
+
 def __getattr__(name: str) -> object:
     # Modules that need Tensor are imported on first use: chainrule._tensor imports this
     # package (for grad mode and nodes), so importing them eagerly would be circular.
@@ -37,4 +42,6 @@ def __getattr__(name: str) -> object:
         from . import engine
 
         return getattr(engine, name)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'chainrule.autograd' has no attribute '{name}'")

@@ -283,8 +283,8 @@ class GraphTask:
                 yield None
                 continue
 
-            if hooks is not None and grads is not None:
-                grads = _call_pre_hooks(node, grads, create_graph)
+            if hooks is not None and grads is not None and type(node) is not accumulate:
+                grads = _call_pre_hooks(node, grads, create_graph)  # (leaves: see below)
             if captures is not None:
                 self._capture(node, grads)
 

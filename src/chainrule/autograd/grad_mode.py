@@ -36,6 +36,7 @@ GRAD = 1
 ANOMALY = 2
 ANOMALY_CHECK_NAN = 4
 INFERENCE = 8
+SAVED_HOOKS = 16  # a saved_tensors_hooks block is active (autograd/graph.py)
 
 MODE: contextvars.ContextVar[int] = contextvars.ContextVar(
     "chainrule_autograd_mode", default=GRAD | ANOMALY_CHECK_NAN

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, grad_accumulator, refresh_view
-from ..autograd.grad_mode import ANOMALY, GRAD, mode_get
+from ..autograd.grad_mode import ANOMALY, GRAD, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr
 
 if TYPE_CHECKING:
@@ -187,11 +187,20 @@ def _new_node(op: OpDef, edges: tuple, metas: tuple) -> Any:
     return node
 
 
-def _after_record(node: Any) -> None:
-    if mode_get() & ANOMALY:
+def _after_record(node: Any, output: Tensor) -> None:
+    """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline)."""
+    mode = mode_get()
+    if mode & ANOMALY:
         from ..autograd.anomaly import record_trace
 
         record_trace(node)
+    if mode & SAVED_HOOKS:
+        from ..autograd.graph import current_saved_tensors_hooks
+        from ._opnode import pack_saved
+
+        hooks = current_saved_tensors_hooks()
+        if hooks is not None:
+            pack_saved(node, hooks[0], hooks[1], output)
 
 
 def _new_tensor(data: np.ndarray) -> Tensor:
@@ -298,7 +307,7 @@ def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
     if op.multi_output:
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
-    _after_record(node)
+    _after_record(node, results[0])
     for nr, t in enumerate(results):
         t._requires_grad = True
         t._grad_fn = node
@@ -370,8 +379,8 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
             node._hooks = None
             plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
             _save(node, plan, op, (x, *rest), out, t)
-            if mode & ANOMALY:
-                _after_record(node)
+            if mode & (ANOMALY | SAVED_HOOKS):
+                _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
         return t
@@ -459,8 +468,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             needs = (rx, ry)
             plan = plans.get(needs) or op.save_plan(needs)
             _save(node, plan, op, (x, y, *rest), out, t)
-            if mode & ANOMALY:
-                _after_record(node)
+            if mode & (ANOMALY | SAVED_HOOKS):
+                _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
         return t

@@ -18,7 +18,10 @@ from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node
 if TYPE_CHECKING:
     from ._registry import OpDef
 
-__all__ = ["OpNode", "MultiOutputOpNode", "make_node_class", "bind_namespaces", "RELEASED"]
+__all__ = [
+    "OpNode", "MultiOutputOpNode", "make_node_class", "bind_namespaces", "RELEASED", "PackedSaved",
+    "pack_saved",
+]
 
 # Derivative namespaces, installed by ops/__init__.py once every op exists: NumPy forwards for
 # the fast path, the public (recorded) ops when create_graph=True.
@@ -41,6 +44,38 @@ class _Released:
 
 
 RELEASED: Any = _Released()
+
+
+class PackedSaved:
+    """Saved arguments that went through a ``saved_tensors_hooks`` pack hook."""
+
+    __slots__ = ("args", "positions", "unpack", "result")
+
+    def __init__(self, args: tuple, positions: tuple[int, ...], unpack: Any, result: Any) -> None:
+        self.args = args  # packed objects at ``positions``
+        self.positions = positions
+        self.unpack = unpack
+        self.result = result  # the packed output, or None
+
+
+def pack_saved(node: OpNode, pack: Any, unpack: Any, output: Tensor) -> None:
+    """Replace what ``node`` saved by what ``pack`` returns (``saved_tensors_hooks``)."""
+    saved = node._saved
+    positions: tuple[int, ...] = ()
+    args: tuple = ()
+    if saved is not None:
+        values = list(saved)
+        positions = tuple(pos for pos, version in node._versions if version is not None)
+        for pos in positions:
+            values[pos] = pack(values[pos])
+        args = tuple(values)
+    result = None
+    if node._result is not None:
+        result = pack(output)
+        node._result = None
+    if saved is None and result is None:
+        return
+    node._saved = PackedSaved(args, positions, unpack, result)
 
 
 class OpNode(Node):
@@ -85,10 +120,18 @@ class OpNode(Node):
         """The derivatives' environment: arguments, then the result, then input shapes."""
         op = self._op
         saved = self._saved
+        packed_result = None
         if saved is None:
             env = list(op.blank_args)
         elif saved is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        elif type(saved) is PackedSaved:
+            env = list(saved.args) if saved.args else list(op.blank_args)
+            for pos in saved.positions:
+                t = saved.unpack(env[pos])
+                env[pos] = t if create_graph else t._data
+            if saved.result is not None:
+                packed_result = saved.unpack(saved.result)
         else:
             env = list(saved)
             for pos, version in self._versions:
@@ -101,7 +144,9 @@ class OpNode(Node):
                     env[pos] = t._data
         if op.uses_extras:
             result = self._result
-            if result is None:
+            if packed_result is not None:
+                env.append(packed_result if create_graph else packed_result._data)
+            elif result is None:
                 env.append(None)
             else:
                 data, counter, version = result
@@ -113,7 +158,7 @@ class OpNode(Node):
         return env
 
     def release(self) -> None:
-        if self._versions or self._result is not None:
+        if self._versions or self._result is not None or type(self._saved) is PackedSaved:
             self._saved = RELEASED
             self._versions = ()
             self._result = None
@@ -137,6 +182,8 @@ class OpNode(Node):
         saved = self._saved
         if saved is RELEASED:
             return values
+        if type(saved) is PackedSaved:
+            saved = saved.args or None
         names = self._op.param_names
         if saved is not None:
             for pos, _ in self._versions:
