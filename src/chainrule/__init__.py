@@ -13,7 +13,7 @@ Use it as you would use PyTorch::
 
 from __future__ import annotations
 
-from . import _dtype, autograd, nn
+from . import _dtype, autograd, nn, optim, utils
 from . import _return_types as return_types
 from ._dtype import (
     bfloat16,
@@ -43,6 +43,7 @@ from ._dtype import (
     short,
     uint8,
 )
+from ._printing import get_printoptions, printoptions, set_printoptions
 from ._size import Size, device
 from ._tensor import Tensor
 from .autograd.grad_mode import (
@@ -54,6 +55,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .autograd.variable import legacy_tensor_type as _legacy
+from .serialization import load, save
 from .ops.activation import log_softmax, softmax
 from .ops.copying import clone
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...

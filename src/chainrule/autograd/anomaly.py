@@ -1,22 +1,43 @@
-"""Anomaly mode's records: the forward traceback of each node made while it is on."""
+"""Anomaly mode's records: the forward traceback of each node made while it is on, and the
+warning that shows it when that node's backward fails."""
 
 from __future__ import annotations
 
+import os
 import traceback
+import warnings
 import weakref
 
 from .node import Node
 
-__all__ = ["record_trace", "forward_trace"]
+__all__ = ["record_trace", "forward_trace", "warn_error_in"]
 
 _TRACES: weakref.WeakKeyDictionary[Node, str] = weakref.WeakKeyDictionary()
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def record_trace(node: Node) -> None:
-    """Remember where ``node`` was created (called by the op machinery in anomaly mode)."""
-    _TRACES[node] = "".join(traceback.format_stack()[:-3])
+    """Remember where ``node`` was created: the user's frames, chainrule's own left out."""
+    frames = [
+        frame for frame in traceback.extract_stack()[:-1]
+        if not os.path.abspath(frame.filename).startswith(_PACKAGE_DIR)
+    ]
+    _TRACES[node] = "".join(traceback.format_list(frames))
 
 
 def forward_trace(node: Node) -> str | None:
     """The forward traceback recorded for ``node``, if anomaly mode was on when it was made."""
     return _TRACES.get(node)
+
+
+def warn_error_in(node: Node) -> None:
+    """PyTorch's warning naming the node whose backward failed, with its forward traceback."""
+    trace = forward_trace(node)
+    if trace is None:
+        trace = "  (no forward traceback: the node was created outside anomaly mode)\n"
+    warnings.warn(
+        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
+        f"{trace}",
+        UserWarning,
+        stacklevel=2,
+    )

@@ -310,14 +310,25 @@ class GraphTask:
 
             if grads is None:
                 outputs: tuple = (None,) * len(node.next_functions)
+            elif anomaly:
+                try:
+                    outputs = node.apply(grads, create_graph)
+                    _check_anomaly(node, outputs, create_graph)
+                except Exception:
+                    from .anomaly import warn_error_in
+
+                    warn_error_in(node)
+                    raise
+                if not keep_graph:
+                    node.release()
+                if hooks is not None and hooks.post:
+                    outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
             else:
                 outputs = node.apply(grads, create_graph)
                 if not keep_graph:
                     node.release()
                 if hooks is not None and hooks.post:
                     outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
-                if anomaly:
-                    _check_anomaly(node, outputs, create_graph)
             sent: list[Any] | None = [] if record else None
             send(node, outputs, grads, sent)
             if record:

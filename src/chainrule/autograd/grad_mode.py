@@ -263,6 +263,14 @@ class detect_anomaly(_DecoratorContextManager):  # noqa: N801 - PyTorch's public
         self.prev_check_nan = True
 
     def __enter__(self) -> None:
+        import warnings
+
+        warnings.warn(
+            "Anomaly Detection has been enabled. This mode will increase the runtime and should "
+            "only be enabled for debugging.",
+            UserWarning,
+            stacklevel=2,
+        )
         self.prev = state.anomaly
         self.prev_check_nan = state.anomaly_check_nan
         state.anomaly = True
