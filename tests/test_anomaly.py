@@ -42,11 +42,11 @@ def test_check_nan_false_lets_nan_through() -> None:
 
 def test_anomaly_switches() -> None:
     for lib in (chainrule, torch):
-        assert not lib.is_anomaly_enabled() if hasattr(lib, "is_anomaly_enabled") else True
+        assert not lib.is_anomaly_enabled()
         lib.autograd.set_detect_anomaly(True)
-        assert lib.autograd.is_anomaly_enabled()
+        assert lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()
         lib.autograd.set_detect_anomaly(False)
-        assert not lib.autograd.is_anomaly_enabled()
+        assert not lib.is_anomaly_enabled()
 
 
 def test_errors_outside_anomaly_mode_have_no_traceback_warning() -> None:

@@ -48,6 +48,8 @@ from ._size import Size, device
 from ._tensor import Tensor
 from .autograd.grad_mode import (
     enable_grad,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
