@@ -30,7 +30,7 @@
     return node;
   }
 
-  const shapeText = (shape) => "(" + shape.join(", ") + (shape.length === 1 ? ",)" : ")");
+  const shapeText = (shape) => "(" + shape.join(", ") + ")";
 
   function bytesText(n) {
     if (n < 1024) return n + " B";
@@ -75,13 +75,13 @@
     return view.hidden ? "e" : null;
   }
 
-  // The deepest view that draws node `id` as its own box (else the top level).
+  // The deepest drawn level holding node `id` (its own box there, or its group, or "…").
   function viewFor(id) {
     const info = nodeInfo(id);
     const path = info ? info.path : [];
     for (let k = path.length - 1; k >= 0; k--) {
       const v = data.groups[path[k]].view;
-      if (v !== null && v !== undefined && itemIn(v, id) === "n" + id) return v;
+      if (v !== null && v !== undefined) return v;
     }
     return 0;
   }
@@ -224,7 +224,9 @@
   // Selection and the details panel
 
   function selectNode(id, navigate) {
-    if (navigate && itemIn(state.view, id) !== "n" + id) showView(viewFor(id));
+    if (navigate && itemIn(state.view, id) !== "n" + id && viewFor(id) !== state.view) {
+      showView(viewFor(id));
+    }
     state.selected = { kind: "node", id };
     paint();
     renderNode(id);
@@ -414,13 +416,13 @@
   function stopPlaying() {
     if (state.timer !== null) clearInterval(state.timer);
     state.timer = null;
-    $("play").textContent = "▶";
+    $("play").textContent = "play";
   }
 
   function togglePlay() {
     if (state.timer !== null) { stopPlaying(); return; }
     if (state.step >= data.steps.length - 1) setStep(-1);
-    $("play").textContent = "⏸";
+    $("play").textContent = "pause";
     state.timer = setInterval(() => {
       if (state.step >= data.steps.length - 1) stopPlaying();
       else setStep(state.step + 1);
@@ -493,13 +495,13 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.target === searchBox) return;
+    if (event.target.tagName === "BUTTON" && (event.key === " " || event.key === "Enter")) return;
     if (event.key === "ArrowRight") { stopPlaying(); setStep(state.step + 1); }
     else if (event.key === "ArrowLeft") { stopPlaying(); setStep(state.step - 1); }
     else if (event.key === "Home") { stopPlaying(); setStep(-1); }
     else if (event.key === "End") { stopPlaying(); setStep(data.steps.length - 1); }
     else if (event.key === " ") { event.preventDefault(); togglePlay(); }
     else if (event.key === "/") { event.preventDefault(); searchBox.focus(); }
-    else return;
   });
 
   // ---------------------------------------------------------------------------------------

@@ -153,11 +153,18 @@ def page_data(
 ) -> tuple[dict[str, Any], list[Any]]:
     """The JSON the page embeds, and the views to draw (top level first, then each group)."""
     graph = hierarchy.graph
+    # Views of the top level and of every group drawn in a view (breadth first): a group that
+    # no drawing shows (inside the undrawn middle of a chain) cannot be opened, so is not drawn.
     views = [hierarchy.view(-1, ends, max_view_items)]
     view_of_group: dict[int, int] = {}
-    for group in hierarchy.groups:
-        view_of_group[group.id] = len(views)
-        views.append(hierarchy.view(group.id, ends, max_view_items))
+    k = 0
+    while k < len(views):
+        for item in views[k].items:
+            g = -1 - item
+            if item < 0 and g not in view_of_group:
+                view_of_group[g] = len(views)
+                views.append(hierarchy.view(g, ends, max_view_items))
+        k += 1
     # Which nodes get their details embedded: all of them, or those drawn and stepped through.
     if len(graph) <= detail_limit:
         shown: Iterable[int] = range(len(graph))
@@ -171,7 +178,7 @@ def page_data(
     index = graph.index
     step_rows = []
     step_of: dict[int, int] = {}
-    for k, step in enumerate(steps):
+    for step in steps:
         node_id = index.get(step.node)
         if node_id is None:
             continue
@@ -285,6 +292,7 @@ def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
 <meta http-equiv="Content-Security-Policy" content="{policy}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
+<link rel="icon" href="data:,">
 <style>
 {style}
 </style>
@@ -298,11 +306,11 @@ def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
     <ol id="results" hidden></ol>
   </div>
   <div class="player" role="group" aria-label="Backward pass player">
-    <button id="first" title="Before the first step (Home)">⏮</button>
+    <button id="first" title="Before the first step (Home)">|◀</button>
     <button id="prev" title="Previous step (←)">◀</button>
-    <button id="play" title="Play / pause (space)">▶</button>
-    <button id="next" title="Next step (→)">▶|</button>
-    <button id="last" title="After the last step (End)">⏭</button>
+    <button id="play" title="Play / pause (space)">play</button>
+    <button id="next" title="Next step (→)">▶</button>
+    <button id="last" title="After the last step (End)">▶|</button>
     <span id="step-label">no step</span>
   </div>
 </header>

@@ -106,7 +106,9 @@ class BackwardGraph:
         return [(i, c) for i, slots in enumerate(self.children) for c, _ in slots if c != NO_CHILD]
 
 
-def as_outputs(output: Tensor | Sequence[Tensor] | Mapping[str, Tensor]) -> list[tuple[str, Tensor]]:
+def as_outputs(
+    output: Tensor | Sequence[Tensor] | Mapping[str, Tensor],
+) -> list[tuple[str, Tensor]]:
     """``(label, tensor)`` for each output; labels are '' unless given by a mapping."""
     if isinstance(output, Tensor):
         return [("", output)]
@@ -301,10 +303,11 @@ def saved_value_rows(node: Node) -> tuple[list[dict[str, Any]], bool]:
                 kind="tensor", shape=[int(s) for s in data.shape], dtype=dtype_name(data.dtype),
                 bytes=int(data.nbytes), version=saved_versions.get(name),
             )
+            result = getattr(node, "_result", None)
             if isinstance(value, Tensor):
                 row["version_now"] = value._version
-            elif op is not None and node._result is not None:
-                row["version_now"] = node._result[1][0]
+            elif result is not None:
+                row["version_now"] = result[1][0]
         else:
             row.update(kind="value", repr=_short_repr(value))
         rows.append(row)

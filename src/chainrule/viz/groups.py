@@ -43,6 +43,7 @@ __all__ = ["ModuleRecorder", "record_modules", "Group", "Hierarchy", "View", "it
 
 _MAX_PREDECESSORS = 8  # a node used by more steps than this is shared, not part of one step
 _INTERSECT_BUDGET = 4096  # dominator intersection steps per node before giving up (a heuristic)
+_MAX_PERIOD = 12  # longest loop body (in blocks along a chain) recognised as one step
 
 
 # ----------------------------------------------------------------------------------------------
@@ -458,24 +459,63 @@ class Hierarchy:
         self, level: int, items: list[int], run: list[int], heavy: list[int],
         tree_children: list[list[int]], chain_of: list[int], block_of: list[int],
     ) -> None:
-        """A chain group of the steps in ``run`` (spine nodes), if the run is long enough."""
+        """A chain group of the steps along ``run`` (spine nodes), if there are enough."""
         if len(run) < self.fold:
             return
-        gid = len(self.groups)
-        group = Group(gid, "chain", "", level)
-        for number, spine in enumerate(run):
-            block = [items[spine]]
-            chain_of[spine] = gid
-            block_of[spine] = number
+        blocks = []  # per spine node: it and its side subtrees (local indices)
+        for spine in run:
+            block = [spine]
             stack = [c for c in tree_children[spine] if c != heavy[spine]]
             while stack:
                 a = stack.pop()
-                block.append(items[a])
+                block.append(a)
+                stack.extend(tree_children[a])
+            blocks.append(block)
+        steps = self._steps(items, blocks)
+        if len(steps) < self.fold:
+            return
+        gid = len(self.groups)
+        group = Group(gid, "chain", "", level)
+        for number, step in enumerate(steps):
+            for a in step:
                 chain_of[a] = gid
                 block_of[a] = number
-                stack.extend(tree_children[a])
-            group.blocks.append(block)
+            group.blocks.append([items[a] for a in step])
         self.groups.append(group)
+
+    def _steps(self, items: list[int], blocks: list[list[int]]) -> list[list[int]]:
+        """The repeating steps of a run of blocks.
+
+        A loop body of several ops along the chain (``tanh(linear(h) + c)``) shows up as a
+        repeating sequence of blocks: one step is one period of it. Blocks before the
+        repetition starts and a differing last step stay out of the group (the ``sum`` that
+        ends a loop, for instance).
+        """
+        def label(a: int) -> str:
+            return self.item_label(items[a])
+
+        cheap = [(label(b[0]), len(b)) for b in blocks]
+        n = len(cheap)
+        stride = max(1, n // 512)
+        for period in range(1, min(_MAX_PERIOD, n // 3) + 1):
+            positions = range(0, n - period, stride)
+            same = sum(cheap[i] == cheap[i + period] for i in positions)
+            if same >= 0.9 * len(positions):
+                break
+        else:
+            return blocks  # no repetition: every block is a step
+        start = next(
+            (i for i in range(n - 2 * period)
+             if cheap[i] == cheap[i + period] == cheap[i + 2 * period]),
+            0,
+        )
+        steps = [
+            [a for block in blocks[j:j + period] for a in block] for j in range(start, n, period)
+        ]
+        common = [label(a) for a in steps[len(steps) // 2]]
+        while steps and [label(a) for a in steps[-1]] != common:
+            steps.pop()
+        return steps
 
     # -- paths, sizes, labels --------------------------------------------------------------
 
@@ -487,7 +527,7 @@ class Hierarchy:
         add = paths.append
         last_key = (-2, -2)
         last_path: tuple[int, ...] = ()
-        for key in zip(self._module_of, self._chain_of_node):
+        for key in zip(self._module_of, self._chain_of_node, strict=True):
             if key != last_key:
                 last_path = interned.get(key)  # type: ignore[assignment]
                 if last_path is None:
@@ -511,7 +551,7 @@ class Hierarchy:
         """Sizes, first nodes and name counts of every group."""
         groups = self.groups
         paths = self._paths
-        tally = Counter(zip(map(id, paths), self.graph.names))
+        tally = Counter(zip(map(id, paths), self.graph.names, strict=True))
         by_id: dict[int, tuple[int, ...]] = {}
         previous = None
         for i, path in enumerate(paths):
@@ -658,12 +698,6 @@ class Hierarchy:
             self._cross = cross
         return self._cross
 
-    def members(self, level: int) -> list[int]:
-        """Every node inside a level, at any depth (a scan of all nodes)."""
-        if level < 0:
-            return list(range(len(self.graph)))
-        depth = self.depth(level)
-        return [i for i, p in enumerate(self._paths) if len(p) >= depth and p[depth - 1] == level]
 
 
 def _intersect(a: int, b: int, idom: list[int], pos: list[int]) -> int:

@@ -11,11 +11,11 @@ Example:
     >>> w = torch.tensor([1.], requires_grad=True)
     >>> x = torch.tensor([2.], requires_grad=True)
     >>> print(viz.tree((w + x) * (w + 1), params={"w": w, "x": x}))
-    output (1,) float32
+    output (1) float32
     └── MulBackward0 [#0]
         ├── AddBackward0 [#1]
-        │   ├── AccumulateGrad [#2] ← w (1,) float32
-        │   └── AccumulateGrad [#3] ← x (1,) float32
+        │   ├── AccumulateGrad [#2] ← w (1) float32
+        │   └── AccumulateGrad [#3] ← x (1) float32
         └── AddBackward0 [#4]
             └── AccumulateGrad [#2] (see above)
 """
@@ -67,7 +67,7 @@ def tree(
         output () float32
         └── SumBackward0 [#0]
             └── MulBackward0 [#1]
-                └── AccumulateGrad [#2] ← leaf (3,) float32
+                └── AccumulateGrad [#2] ← leaf (3) float32
     """
     graph = walk(output, params)
     hierarchy = Hierarchy(graph, modules, fold=fold, collapse_above=0)
