@@ -67,7 +67,7 @@ def run_suite(config: Config, workloads: Sequence[str] = tuple(WORKLOADS),
         section.details["foreign_cpu_share"] = share = foreign.share()
         if share is not None and share > BUSY_SHARE:
             section.notes.append(f"other processes used {share:.0%} of the CPU meanwhile")
-        section.notes += filter(None, (row.noise_note() for row in section.rows))
+        section.notes += filter(None, (row.noise_note(name) for row in section.rows))
         _log(f"[bench] {name}: done in {section.details['seconds']} s")
         sections.append(section)
     report = Report(sections, config, command, machine)

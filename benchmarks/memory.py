@@ -1,10 +1,10 @@
 """memory: what the graph costs: peak memory of an MLP training step over a no-grad forward.
 
-The ``mlp`` model at batch 1024. Each (library, mode) runs in a fresh subprocess: the model and
-batch are built and one warm-up pass runs first (lazy imports, BLAS buffers), then the peak RSS
-of a second pass is measured above the RSS at that point. A training step keeps the saved
-activations until backward frees them; an engine that frees them as backward goes and keeps
-nothing else stays close to PyTorch's ratio.
+The ``mlp`` model at batch 1024, one fresh subprocess per library. The model and batch are built
+and both passes run once as a warm-up (lazy imports, BLAS buffers); then each pass is measured
+on its own: the kernel's peak-RSS mark is reset, the pass runs, and its peak above the RSS just
+before is read. A training step keeps the saved activations until backward frees them; an engine
+that frees them as backward goes and keeps nothing else stays close to PyTorch's ratio.
 """
 
 from __future__ import annotations
@@ -30,44 +30,46 @@ __all__ = ["MODES", "profile_target", "run", "worker"]
 MODES = ("train", "no_grad")
 
 
-def _runner(library: str, mode: str, batch: int) -> Callable[[], object]:
-    model = build(library, batch)
-    return model.step if mode == "train" else model.forward_no_grad
-
-
-def worker(library: str, mode: str, batch: int) -> dict[str, Any]:
-    """Subprocess body: peak RSS of one ``mode`` pass at ``batch`` above the set-up RSS."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    measured = _runner(library, mode, batch)
-    measured()                      # warm-up: lazy imports, BLAS buffers, first-call caches
+def _measure(run: Callable[[], object]) -> dict[str, Any]:
+    """Peak RSS of one call of ``run`` above the RSS just before it."""
     gc.collect()
     baseline = current_rss()
     reset = reset_peak_rss()
-    measured()
+    run()
     peak = peak_rss()
     return {"baseline_rss": baseline, "peak_rss": peak, "peak_bytes": max(0, peak - baseline),
             "peak_reset": reset}
 
 
+def worker(library: str, batch: int) -> dict[str, Any]:
+    """Subprocess body: the peak of a no-grad forward, then of a training step, at ``batch``."""
+    model = build(library, batch)
+    passes = {"no_grad": model.forward_no_grad, "train": model.step}
+    for run in passes.values():
+        run()                       # warm-up: lazy imports, BLAS buffers, first-call caches
+    return {mode: _measure(run) for mode, run in passes.items()}
+
+
 def run(config: Config, libraries: tuple[str, ...] = LIBRARIES) -> Section:
-    """Two subprocesses per library (training step, no-grad forward); peaks and their ratio."""
+    """One subprocess per library: the two peaks (training step, no-grad forward), their ratio."""
     section = Section("memory")
     size = f"batch {config.memory_batch}"
     peaks = {mode: Row(f"memory {mode.replace('_', '-')}", size, "bytes",
                        dict.fromkeys(LIBRARIES)) for mode in MODES}
-    order = list(libraries)
-    for index, mode in enumerate(MODES):
-        shift = index % len(order)
-        for library in order[shift:] + order[:shift]:
-            result = run_worker("memory", {"library": library, "mode": mode,
-                                           "batch": config.memory_batch}, config.timeout)
-            section.details[f"{library} {mode}"] = result.data or {"error": result.error}
+    for library in libraries:
+        result = run_worker("memory", {"library": library, "batch": config.memory_batch},
+                            config.timeout)
+        section.details[library] = result.data or {"error": result.error}
+        for mode in MODES:
             if result.data is None:
                 peaks[mode].status[library] = "failed"
-                section.notes.append(f"{library} {mode}: {result.error}")
             else:
-                peaks[mode].values[library] = float(result.data["peak_bytes"])
+                peaks[mode].values[library] = float(result.data[mode]["peak_bytes"])
+        if result.data is None:
+            section.notes.append(f"{library}: {result.error}")
+        elif not all(result.data[mode]["peak_reset"] for mode in MODES):
+            section.notes.append(f"{library}: the peak-RSS mark could not be reset (not Linux?):"
+                                 " its peaks include earlier allocations")
     ratio = Row("memory ratio", "train / no-grad", "x", dict.fromkeys(LIBRARIES),
                 [Target("pytorch")])
     for library in LIBRARIES:
@@ -82,6 +84,6 @@ def run(config: Config, libraries: tuple[str, ...] = LIBRARIES) -> Section:
     return section
 
 
-def profile_target(config: Config) -> Callable[[], None]:
+def profile_target(config: Config) -> Callable[[], object]:
     """One chainrule training step at ``config.memory_batch``, for ``--profile memory``."""
-    return _runner(CHAINRULE, "train", config.memory_batch)
+    return build(CHAINRULE, config.memory_batch).step

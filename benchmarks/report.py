@@ -83,7 +83,9 @@ class Row:
     def cells(self) -> list[str]:
         """The row as table cells (see ``_HEADER``)."""
         values = [self._format(lib) for lib in LIBRARIES]
-        ratios = [_format_ratio(self.ratio(lib)) for lib in (PYTORCH, NUMPY)]
+        ratios = [_format_ratio(self.ratio(lib),
+                                [t.limit for t in self.targets if t.against == lib])
+                  for lib in (PYTORCH, NUMPY)]
         target = ", ".join(t.describe() for t in self.targets) or "—"
         met = {True: "yes", False: "NO", None: "—" if not self.targets else "n/a"}[self.met()]
         return [self.workload, self.size, *values, *ratios, target, met]
@@ -110,10 +112,11 @@ class Row:
         q1, q2, q3 = statistics.quantiles(values, n=4)
         return (q3 - q1) / q2 if q2 > 0 else None
 
-    def noise_note(self, threshold: float = NOISY_SPREAD) -> str | None:
+    def noise_note(self, section: str = "", threshold: float = NOISY_SPREAD) -> str | None:
         """A note when some library's samples spread widely (a busy machine), else ``None``.
 
-        Gives each library's range and minimum: the minimum is the least disturbed sample.
+        Gives each library's range: the minimum is the least disturbed sample. ``section`` is
+        the workload the note will be filed under (not repeated in the text).
         """
         noisy = [lib for lib in self.samples if (self.spread(lib) or 0) > threshold]
         if not noisy:
@@ -121,8 +124,9 @@ class Row:
         ranges = ", ".join(
             f"{_NAMES[lib]} {self._format_value(min(v))}–{self._format_value(max(v))}"
             for lib in LIBRARIES if (v := self.samples.get(lib)))
-        return (f"{self.workload} {self.size}: samples spread widely ({ranges}); medians "
-                "of a busy machine, the minimums show the undisturbed speed")
+        label = self.size if self.workload == section else f"{self.workload} {self.size}"
+        return (f"{label}: samples spread widely ({ranges}); medians of a busy machine, the "
+                "minimums show the undisturbed speed")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict with the ratios, verdict and sample statistics included."""
@@ -248,8 +252,12 @@ def _format_seconds(seconds: float) -> str:
     raise AssertionError("unreachable")
 
 
-def _format_ratio(ratio: float | None) -> str:
-    return "—" if ratio is None else f"{_three_digits(ratio)}×"
+def _format_ratio(ratio: float | None, limits: list[float]) -> str:
+    if ratio is None:
+        return "—"
+    if any(abs(ratio / limit - 1) < 0.05 for limit in limits):
+        return f"{ratio:.3f}×"   # near a target: one more digit, so "met?" is visibly right
+    return f"{_three_digits(ratio)}×"
 
 
 def _three_digits(x: float) -> str:

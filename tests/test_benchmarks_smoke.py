@@ -57,8 +57,10 @@ def test_every_library_produced_a_value(report: Report) -> None:
                 # a few-kB peak can round to 0 at smoke sizes; it must still be measured
                 assert row.values[lib] is not None and row.values[lib] >= 0, (row, lib)
                 continue
-            if row.unit == "x" and row.values[lib] is None:
-                assert row.status[lib] == "0 B no-grad", (row, lib)
+            if row.unit == "x":  # memory ratio: peaks of a few kB may read as 0 at smoke sizes
+                value = row.values[lib]
+                assert (value is not None and value >= 0) or row.status.get(lib) == "0 B no-grad", (
+                    row, lib)
                 continue
             assert row.values[lib] is not None and row.values[lib] > 0, (row, lib)
 
