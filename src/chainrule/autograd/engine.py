@@ -42,22 +42,27 @@ CREATE_GRAPH_WARNING = (
 # Shape reduction and casting: the one place where broadcasting is undone.
 
 def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
-    """Sum ``g`` over broadcast dimensions so it has ``shape``; None if it cannot be done."""
+    """Sum ``g`` over broadcast dimensions so it has ``shape`` (a new array); None if it cannot
+    be done."""
     ndim = len(shape)
     lead = g.ndim - ndim
     if lead < 0:
         return None
     gshape = g.shape
-    axes = list(range(lead))
+    inner = []
     for i in range(ndim):
         size = shape[i]
         if gshape[lead + i] != size:
             if size != 1:
                 return None
-            axes.append(lead + i)
-    if axes:
-        g = np.add.reduce(g, axis=tuple(axes), keepdims=True)
-    return g.reshape(shape)
+            inner.append(lead + i)
+    if inner:
+        g = np.add.reduce(g, axis=tuple(inner), keepdims=True)
+    if lead:
+        g = np.add.reduce(g, axis=tuple(range(lead)))
+    elif not inner:
+        g = g.copy()
+    return g
 
 
 def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -> Any:
@@ -274,17 +279,18 @@ class GraphTask:
                             is_owned = False
                         accumulate_grad(variable, grads, create_graph, is_owned)
                 elif grads is None:
-                    send(node, (None,) * len(node.next_functions), grads, None)
+                    send(node, (None,) * len(node.next_functions), grads, None, False)
                 else:
                     outputs = node.apply(grads, create_graph)
                     if not keep_graph:
                         node.release()
-                    send(node, outputs, grads, None)
+                    send(node, outputs, grads, None, is_owned)
                 yield None
                 continue
 
             if hooks is not None and grads is not None and type(node) is not accumulate:
                 grads = _call_pre_hooks(node, grads, create_graph)  # (leaves: see below)
+                is_owned = False
             if captures is not None:
                 self._capture(node, grads)
 
@@ -329,21 +335,32 @@ class GraphTask:
                     node.release()
                 if hooks is not None and hooks.post:
                     outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
+                    is_owned = False
             sent: list[Any] | None = [] if record else None
-            send(node, outputs, grads, sent)
+            send(node, outputs, grads, sent, is_owned)
             if record:
                 yield StepRecord(node, _as_tuple(grads, node), tuple(sent or ()), index)
             else:
                 yield None
 
-    def _send(self, node: Node, outputs: tuple, grads: Any, sent: list[Any] | None) -> None:
+    def _send(
+        self, node: Node, outputs: Sequence[Any], grads: Any, sent: list[Any] | None,
+        grads_owned: bool,
+    ) -> None:
         """Pass a node's output gradients along its edges: reduce/cast each to its input's
-        metadata, add it to the receiving node's buffer, and queue nodes that became ready."""
+        metadata, add it to the receiving node's buffer, and queue nodes that became ready.
+
+        Ownership (fast path only): a gradient no one else holds may become a leaf's ``.grad``
+        without a copy. That is a new array the node made, or what the node received (or a view
+        of it) when the node owned it and sends it along a single edge.
+        """
         buffers = self.buffers
         deps = self.deps
+        owned = self.owned
         executes = self.executes
         create_graph = self.create_graph
         in_meta = node._in_meta
+        single = grads_owned and sum(1 for g in outputs if g is not None) == 1
         i = -1
         for child, nr in node.next_functions:
             i += 1
@@ -354,24 +371,22 @@ class GraphTask:
             g = outputs[i]
             if g is not None:
                 meta = in_meta[i]
+                new = False
                 if meta is not None and (
                     create_graph or g.dtype is not meta[1] or g.shape != meta[0]
                 ):
-                    g = _fix_grad(node, i, g, meta, create_graph)
+                    fixed = _fix_grad(node, i, g, meta, create_graph)
+                    new = fixed is not g
+                    g = fixed
                 if child._n_out == 1:
                     old = buffers.get(child)
                     if old is None:
                         buffers[child] = g
-                        # A new array made by this node (not a view, not passed through) can
-                        # become a leaf's .grad without a copy.
-                        if (
-                            type(child) is AccumulateGrad and not create_graph
-                            and type(g) is _ndarray and g.base is None and g is not grads
-                        ):
-                            self.owned.add(child)
+                        if not create_graph and (new or single or _is_new(g, grads)):
+                            owned.add(child)
                     else:
                         buffers[child] = old + g
-                        self.owned.add(child)
+                        owned.add(child)
                 else:
                     slots = buffers.get(child)
                     if slots is None:
@@ -408,6 +423,16 @@ class GraphTask:
 
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
+
+
+def _is_new(g: Any, grads: Any) -> bool:
+    """Whether a derivative's output is memory it made (not the incoming gradient or a view of
+    it). Derivatives never return saved values or the same new array twice (see ops)."""
+    if type(g) is not _ndarray or g is grads:
+        return False
+    if g.base is None:
+        return True
+    return type(grads) is _ndarray and not np.may_share_memory(g, grads)
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:

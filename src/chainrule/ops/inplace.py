@@ -275,10 +275,54 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
 # Making in-place methods from out-of-place ops
 
 
+# Arithmetic that optimizers do in place under no_grad (``p.add_(g, alpha=-lr)``): written with
+# NumPy's ``out=`` straight into the tensor when nothing is recorded, instead of computing a new
+# array and copying it in.
+_UFUNCS: dict[str, Any] = {
+    "add_": np.add, "sub_": np.subtract, "mul_": np.multiply, "div_": np.true_divide,
+}
+
+
+def _direct(self: Tensor, ufunc: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Try the unrecorded fast path; False when the general path is needed."""
+    if len(args) != 1 or (kwargs and set(kwargs) != {"alpha"}):
+        return False
+    other = args[0]
+    data = self._data
+    if isinstance(other, Tensor):
+        if other._requires_grad and mode_get() & GRAD:
+            return False
+        value = other._data
+        if value.dtype != data.dtype or value.ndim > data.ndim:
+            return False
+    elif type(other) is float or type(other) is int:
+        value = other
+    else:
+        return False
+    if self._requires_grad and mode_get() & GRAD:
+        return False
+    if data.dtype.kind != "f" or not data.flags.writeable:
+        return False
+    alpha = kwargs.get("alpha", 1)
+    if alpha != 1:
+        if ufunc is not np.add and ufunc is not np.subtract:
+            return False
+        value = value * alpha
+    try:
+        ufunc(data, value, out=data)
+    except ValueError:
+        return False  # not broadcastable to self: the general path raises PyTorch's error
+    bump_version(self)
+    return True
+
+
 def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
+    ufunc = _UFUNCS.get(name)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if ufunc is not None and _direct(self, ufunc, args, kwargs):
+            return self
         check_inplace(self)
         return commit(self, out_of_place(self, *args, **kwargs))
 

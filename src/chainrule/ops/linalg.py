@@ -61,8 +61,20 @@ def _(F, grad, mat2):
     return F.mm(grad, F.t(mat2))
 
 
+def _column_major(matrix: object) -> bool:
+    """A matrix seen through ``.t()`` (e.g. a Linear weight): column-major memory."""
+    return (
+        isinstance(matrix, np.ndarray) and matrix.ndim == 2
+        and matrix.flags.f_contiguous and not matrix.flags.c_contiguous
+    )
+
+
 @mm.derivative("mat2")
-def _(F, grad, self):
+def _(F, grad, self, mat2):
+    # As PyTorch does: for a transposed mat2 compute the gradient transposed, so that once
+    # TBackward transposes it back it is row-major like the weight (no copy into .grad).
+    if _column_major(mat2):
+        return F.t(F.mm(F.t(grad), self))
     return F.mm(F.t(self), grad)
 
 
@@ -180,8 +192,8 @@ def _(F, grad, mat2, alpha):
 
 
 @addmm.derivative("mat2")
-def _(F, grad, mat1, alpha):
-    g = F.mm(F.t(mat1), grad)
+def _(F, grad, mat1, mat2, alpha):
+    g = F.t(F.mm(F.t(grad), mat1)) if _column_major(mat2) else F.mm(F.t(mat1), grad)
     return g if alpha == 1 else g * alpha
 
 
