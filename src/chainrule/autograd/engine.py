@@ -242,23 +242,24 @@ class GraphTask:
         """The engine loop: run ready nodes, most recently created first, one per iteration.
 
         Yields a :class:`StepRecord` per node when ``record`` is true (None otherwise). The
-        caller sets grad mode (``create_graph``) around iterations. The first branch is the
-        common case (no hooks, no capture, nothing recorded) written out for speed; the second
-        handles everything; both send gradients on with :meth:`_send`.
+        caller sets grad mode (``create_graph``) around iterations. Per node: its buffered
+        gradient (after hooks) goes through ``apply``; each result is reduced/cast to its input's
+        metadata, added to the next node's buffer, and nodes whose last gradient arrived are
+        queued. Hooks, captures and restrictions are handled off the common path.
         """
         heap = self.heap
         buffers = self.buffers
         owned = self.owned
+        deps = self.deps
         create_graph = self.create_graph
         keep_graph = self.keep_graph
         executes = self.executes
         captures = self.captures
-        accumulate_into = self.accumulate_into
-        send = self._send
         heappop = heapq.heappop
+        heappush = heapq.heappush
         accumulate = AccumulateGrad
         anomaly = _state.anomaly
-        simple = captures is None and executes is None and not record and not anomaly
+        simple = captures is None and executes is None and not anomaly
         index = -1
         while heap:
             node = heappop(heap)[-1]
@@ -270,134 +271,115 @@ class GraphTask:
                 is_owned = True
             hooks = node._hooks
 
-            if simple and hooks is None:
-                if type(node) is accumulate:
-                    if grads is not None:
-                        variable = node.variable
-                        if variable._hooks is not None:
-                            grads = _call_leaf_pre_hooks(node, grads, create_graph)
-                            is_owned = False
-                        accumulate_grad(variable, grads, create_graph, is_owned)
-                elif grads is None:
-                    send(node, (None,) * len(node.next_functions), grads, None, False)
-                else:
-                    outputs = node.apply(grads, create_graph)
-                    if not keep_graph:
-                        node.release()
-                    send(node, outputs, grads, None, is_owned)
-                yield None
-                continue
-
-            if hooks is not None and grads is not None and type(node) is not accumulate:
-                grads = _call_pre_hooks(node, grads, create_graph)  # (leaves: see below)
-                is_owned = False
-            if captures is not None:
-                self._capture(node, grads)
-
             if type(node) is accumulate:
-                if grads is not None and (
-                    executes is None or (node, 0) in (accumulate_into or ())
-                ):
-                    if hooks is not None or node.variable._hooks is not None:
-                        grads = _call_leaf_pre_hooks(node, grads, create_graph)
-                        is_owned = False
-                    accumulate_grad(node.variable, grads, create_graph, is_owned)
-                    if hooks is not None and hooks.post:
-                        _call_post_hooks(node, (), (grads,), create_graph)
+                if grads is not None:
+                    self._accumulate(node, grads, is_owned)
                 yield StepRecord(node, (grads,), (), index) if record else None
                 continue
+            if not simple or hooks is not None:
+                if hooks is not None and grads is not None:
+                    grads = _call_pre_hooks(node, grads, create_graph)
+                    is_owned = False
+                if captures is not None:
+                    self._capture(node, grads)
+                if executes is not None:
+                    if self.accumulate_into is not None and grads is not None:
+                        self._accumulate_non_leaf(node, grads)
+                    if node not in executes:
+                        yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
+                        continue
 
-            if executes is not None:
-                if accumulate_into is not None and grads is not None:
-                    self._accumulate_non_leaf(node, grads)
-                if node not in executes:
-                    yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
-                    continue
-
+            next_functions = node.next_functions
             if grads is None:
-                outputs: tuple = (None,) * len(node.next_functions)
-            elif anomaly:
-                try:
-                    outputs = node.apply(grads, create_graph)
-                    _check_anomaly(node, outputs, create_graph)
-                except Exception:
-                    from .anomaly import warn_error_in
-
-                    warn_error_in(node)
-                    raise
-                if not keep_graph:
-                    node.release()
-                if hooks is not None and hooks.post:
-                    outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
+                outputs: Sequence[Any] = (None,) * len(next_functions)
+                single = False
             else:
-                outputs = node.apply(grads, create_graph)
+                if anomaly:
+                    outputs = self._apply_checked(node, grads)
+                else:
+                    outputs = node.apply(grads, create_graph)
                 if not keep_graph:
                     node.release()
                 if hooks is not None and hooks.post:
                     outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
                     is_owned = False
+                # What the node received (or a view of it), sent along one edge only, stays
+                # owned: it may become a leaf's .grad without a copy.
+                single = is_owned and _one_gradient(outputs)
             sent: list[Any] | None = [] if record else None
-            send(node, outputs, grads, sent, is_owned)
+            in_meta = node._in_meta
+            i = -1
+            for child, nr in next_functions:
+                i += 1
+                if child is None or (executes is not None and child not in deps):
+                    if sent is not None:
+                        sent.append(None)
+                    continue
+                g = outputs[i]
+                if g is not None:
+                    meta = in_meta[i]
+                    new = False
+                    if meta is not None and (
+                        create_graph or g.dtype is not meta[1] or g.shape != meta[0]
+                    ):
+                        fixed = _fix_grad(node, i, g, meta, create_graph)
+                        new = fixed is not g
+                        g = fixed
+                    if child._n_out == 1:
+                        old = buffers.get(child)
+                        if old is None:
+                            buffers[child] = g
+                            if not create_graph and (new or single or _is_new(g, grads)):
+                                owned.add(child)
+                        else:
+                            buffers[child] = old + g
+                            owned.add(child)
+                    else:
+                        slots = buffers.get(child)
+                        if slots is None:
+                            slots = buffers[child] = [None] * child._n_out
+                        slots[nr] = g if slots[nr] is None else slots[nr] + g
+                if sent is not None:
+                    sent.append(g)
+                remaining = deps[child] - 1
+                deps[child] = remaining
+                if remaining == 0:
+                    if type(child) is accumulate:
+                        self.counter += 1
+                        heappush(heap, (-child._seq, self.counter, child))
+                    else:
+                        heappush(heap, (-child._seq, child))
             if record:
                 yield StepRecord(node, _as_tuple(grads, node), tuple(sent or ()), index)
             else:
                 yield None
 
-    def _send(
-        self, node: Node, outputs: Sequence[Any], grads: Any, sent: list[Any] | None,
-        grads_owned: bool,
-    ) -> None:
-        """Pass a node's output gradients along its edges: reduce/cast each to its input's
-        metadata, add it to the receiving node's buffer, and queue nodes that became ready.
+    def _accumulate(self, node: AccumulateGrad, grads: Any, is_owned: bool) -> None:
+        """Run an AccumulateGrad node: leaf hooks, accumulation, node hooks."""
+        hooks = node._hooks
+        if self.captures is not None:
+            self._capture(node, grads)
+        if self.executes is not None and (node, 0) not in (self.accumulate_into or ()):
+            return
+        variable = node.variable
+        if hooks is not None or variable._hooks is not None:
+            grads = _call_leaf_pre_hooks(node, grads, self.create_graph)
+            is_owned = False
+        accumulate_grad(variable, grads, self.create_graph, is_owned)
+        if hooks is not None and hooks.post:
+            _call_post_hooks(node, (), (grads,), self.create_graph)
 
-        Ownership (fast path only): a gradient no one else holds may become a leaf's ``.grad``
-        without a copy. That is a new array the node made, or what the node received (or a view
-        of it) when the node owned it and sends it along a single edge.
-        """
-        buffers = self.buffers
-        deps = self.deps
-        owned = self.owned
-        executes = self.executes
-        create_graph = self.create_graph
-        in_meta = node._in_meta
-        single = grads_owned and sum(1 for g in outputs if g is not None) == 1
-        i = -1
-        for child, nr in node.next_functions:
-            i += 1
-            if child is None or (executes is not None and child not in deps):
-                if sent is not None:
-                    sent.append(None)
-                continue
-            g = outputs[i]
-            if g is not None:
-                meta = in_meta[i]
-                new = False
-                if meta is not None and (
-                    create_graph or g.dtype is not meta[1] or g.shape != meta[0]
-                ):
-                    fixed = _fix_grad(node, i, g, meta, create_graph)
-                    new = fixed is not g
-                    g = fixed
-                if child._n_out == 1:
-                    old = buffers.get(child)
-                    if old is None:
-                        buffers[child] = g
-                        if not create_graph and (new or single or _is_new(g, grads)):
-                            owned.add(child)
-                    else:
-                        buffers[child] = old + g
-                        owned.add(child)
-                else:
-                    slots = buffers.get(child)
-                    if slots is None:
-                        slots = buffers[child] = [None] * child._n_out
-                    slots[nr] = g if slots[nr] is None else slots[nr] + g
-            if sent is not None:
-                sent.append(g)
-            remaining = deps[child] - 1
-            deps[child] = remaining
-            if remaining == 0:
-                self._push(child)
+    def _apply_checked(self, node: Node, grads: Any) -> Sequence[Any]:
+        """``node.apply`` in anomaly mode: NaN check, and the forward traceback on error."""
+        try:
+            outputs = node.apply(grads, self.create_graph)
+            _check_anomaly(node, outputs, self.create_graph)
+        except Exception:
+            from .anomaly import warn_error_in
+
+            warn_error_in(node)
+            raise
+        return outputs
 
     def _capture(self, node: Node, grads: Any) -> None:
         captures = self.captures
@@ -423,6 +405,15 @@ class GraphTask:
 
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
+
+
+def _one_gradient(outputs: Sequence[Any]) -> bool:
+    """Whether exactly one of a node's outputs is a gradient (not None)."""
+    if len(outputs) == 1:
+        return outputs[0] is not None
+    if len(outputs) == 2:
+        return (outputs[0] is None) != (outputs[1] is None)
+    return sum(1 for g in outputs if g is not None) == 1
 
 
 def _is_new(g: Any, grads: Any) -> bool:
