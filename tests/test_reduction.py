@@ -64,7 +64,9 @@ def _compare_grads(fn: Callable[[Any, Any], Any], values: Any, rtol: float = 1e-
                    atol: float = 1e-12) -> None:
     """Values and gradients of ``fn(lib, x)`` for both libraries."""
     ours_x, theirs_x = _tensors(values, requires_grad=True)
-    ours, theirs = fn(chainrule, ours_x), fn(torch, theirs_x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # no degrees of freedom: tested on its own below
+        ours, theirs = fn(chainrule, ours_x), fn(torch, theirs_x)
     for a, b in zip(ours if isinstance(ours, tuple) else (ours,),
                     theirs if isinstance(theirs, tuple) else (theirs,), strict=True):
         assert_close(a, b, rtol, atol)
@@ -185,7 +187,8 @@ def test_return_type_behaves_like_torch_structseq() -> None:
     assert type(ours).__module__ == "chainrule.return_types"
     assert type(ours).__name__ == "max"
     aminmax = chainrule.return_types.aminmax(("a", "b"))
-    assert repr(aminmax) == repr(torch.return_types.aminmax(("a", "b"))).replace("torch.", "chainrule.")
+    expected = repr(torch.return_types.aminmax(("a", "b"))).replace("torch.", "chainrule.")
+    assert repr(aminmax) == expected
     with pytest.raises(TypeError, match=r"takes a 2-sequence \(1-sequence given\)"):
         chainrule.return_types.max((1,))
     with pytest.raises(TypeError, match="constructor requires a sequence"):
@@ -220,9 +223,9 @@ def test_values_indices_results(call: Callable[[Any, Any], Any]) -> None:
 
 
 def test_return_type_repr_with_tensors() -> None:
-    pytest.importorskip("chainrule._printing", reason="the tensor repr module is not in the tree")
-    ours_x, theirs_x = _tensors(X, dtype=np.float32)
-    for call in (lambda x: x.max(1), lambda x: x.min(0, keepdim=True), lambda x: x.median(1)):
+    ours_x, theirs_x = _tensors(X, dtype=np.float32, requires_grad=True)
+    for call in (lambda x: x.max(1), lambda x: x.min(0, keepdim=True), lambda x: x.median(1),
+                 lambda x: x.detach().max(-1)):
         assert repr(call(ours_x)) == repr(call(theirs_x)).replace("torch.", "chainrule.")
 
 
@@ -263,10 +266,11 @@ def test_node_names_and_next_functions(case: str) -> None:
     ours_x, theirs_x = _tensors(X, requires_grad=True)
     ours, theirs = NODE_CASES[case](chainrule, ours_x), NODE_CASES[case](torch, theirs_x)
     assert ours.grad_fn.name() == theirs.grad_fn.name()
-    ours_next = [type(f).__name__ if f is not None else None for f, _ in ours.grad_fn.next_functions]
-    theirs_next = [type(f).__name__ if f is not None else None
-                   for f, _ in theirs.grad_fn.next_functions]
-    assert ours_next == theirs_next
+    assert _next_names(ours.grad_fn) == _next_names(theirs.grad_fn)
+
+
+def _next_names(node: Any) -> list[str | None]:
+    return [None if f is None else type(f).__name__ for f, _ in node.next_functions]
 
 
 def test_methods_exist_as_in_torch() -> None:
@@ -350,7 +354,8 @@ TIE_CASES: dict[str, tuple[Callable[[Any, Any], Any], Any]] = {
     "min_dim_nan": (lambda lib, x: x.min(1), [[1.0, math.nan, 0.0], [2.0, 1.0, 2.0]]),
     "amax_nan": (lambda lib, x: x.amax(0), [1.0, math.nan, 3.0]),
     "median_nan": (lambda lib, x: x.median(), [1.0, math.nan, 3.0]),
-    "median_dim_nan": (lambda lib, x: x.median(1), [[1.0, math.nan, 2.0, math.nan], [3.0, 1.0, 2.0, 0.0]]),
+    "median_dim_nan": (lambda lib, x: x.median(1),
+                       [[1.0, math.nan, 2.0, math.nan], [3.0, 1.0, 2.0, 0.0]]),
     "norm_inf_ties": (lambda lib, x: x.norm(math.inf), [-3.0, 3.0, 1.0]),
     "norm_neg_inf_ties": (lambda lib, x: x.norm(-math.inf, dim=1), [[-1.0, 3.0, 1.0]]),
     "maximum_ties": (lambda lib, x: lib.max(x, lib.ones_like(x)), [1.0, 0.0, 3.0]),
@@ -401,7 +406,8 @@ ZERO_CASES: dict[str, tuple[Callable[[Any], Any], Any]] = {
     "cumprod_one_zero": (lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 0.5, 1.5]),
     "cumprod_zeros": (lambda x: x.cumprod(0), [2.0, 0.0, 3.0, 0.0, 5.0]),
     "cumprod_leading_zero": (lambda x: x.cumprod(0), [0.0, 2.0, 3.0, 4.0]),
-    "cumprod_dim_zeros": (lambda x: x.cumprod(1), [[1.0, 0.0, 2.0, 0.0, 3.0], [0.0, 0.0, 1.0, 2.0, 3.0]]),
+    "cumprod_dim_zeros": (lambda x: x.cumprod(1),
+                          [[1.0, 0.0, 2.0, 0.0, 3.0], [0.0, 0.0, 1.0, 2.0, 3.0]]),
     "cumprod_long": (lambda x: x.cumprod(0), [1.5, 0.5, 0.0, 2.0, -1.0, 0.0, 3.0, 1.2, 0.7, 2.0]),
 }
 
@@ -430,7 +436,8 @@ def test_norm_gradient_at_zero(p: float, index: int) -> None:
         ours_x, theirs_x = _tensors(values, requires_grad=True)
         ours, theirs = call(chainrule, ours_x), call(torch, theirs_x)
         assert_close(ours, theirs, 1e-12, 1e-12)
-        (g_ours,), (g_theirs,) = _grads(ours, [ours_x], chainrule), _grads(theirs, [theirs_x], torch)
+        (g_ours,) = _grads(ours, [ours_x], chainrule)
+        (g_theirs,) = _grads(theirs, [theirs_x], torch)
         assert_close(g_ours, g_theirs, 1e-12, 1e-12, what=f"p={p}")
 
 
@@ -663,7 +670,8 @@ MULTI_DIM_OPS: dict[str, tuple[Callable[..., Any], bool]] = {
     "norm3": (lambda lib, x, d, k: x.norm(3, d, k), False),
     "norm_inf": (lambda lib, x, d, k: x.norm(math.inf, d, k), True),
     "logsumexp": (lambda lib, x, d, k: x.logsumexp(() if d is None else d, keepdim=k), False),
-    "all": (lambda lib, x, d, k: (x > 0).all(d, keepdim=k) if d is not None else (x > 0).all(), False),
+    "all": (lambda lib, x, d, k: (x > 0).all(d, keepdim=k) if d is not None else (x > 0).all(),
+            False),
     "any": (lambda lib, x, d, k: lib.any(x > 1, d, keepdim=k) if d is not None else (x > 1).any(),
             False),
     "count_nonzero": (lambda lib, x, d, k: lib.count_nonzero(x > 0, d), False),
@@ -742,7 +750,7 @@ def _mp_lgamma(x: Any) -> Any:
     return mpmath.re(mpmath.loggamma(x))
 
 
-ACCURACY: dict[str, tuple[Callable[[np.ndarray], np.ndarray], Callable[[Any], Any], tuple, float]] = {
+ACCURACY: dict[str, tuple[Callable[..., np.ndarray], Callable[[Any], Any], tuple, float]] = {
     "erf": (special.erf, mpmath.erf, (-10.0, 10.0), 1.0),
     "erf_core": (special.erf, mpmath.erf, (-1.5, 1.5), 1.0),
     "erfc": (special.erfc, mpmath.erfc, (-10.0, 10.0), 3.0),
@@ -778,43 +786,67 @@ def test_erf_erfc_match_math_on_many_points() -> None:
                             (special.erfc(x), np.frompyfunc(math.erfc, 1, 1)(x))):
         reference = reference.astype(np.float64)
         ulps = np.abs(ours - reference) / np.spacing(np.abs(reference))
-        assert np.max(ulps[reference != 0]) <= 3.0
+        assert np.max(ulps[reference != 0]) <= 4.0  # math's own error is up to ~3 ulp
         assert np.mean(ulps[reference != 0]) < 0.5
 
 
 def test_special_functions_match_torch_on_many_points() -> None:
+    """``atol`` covers the zeros of lgamma and digamma, where PyTorch's kernels keep only
+    absolute accuracy (ours keep relative accuracy there: see the mpmath tests)."""
     rng = np.random.default_rng(1)
     cases = [
-        (special.erf, torch.erf, rng.uniform(-10, 10, 100_000), 4e-16),
-        (special.erfc, torch.erfc, rng.uniform(-10, 26, 100_000), 1e-14),
-        (special.erfinv, torch.erfinv, rng.uniform(-1, 1, 100_000), 1e-14),
-        (special.expit, torch.sigmoid, rng.uniform(-50, 50, 100_000), 1e-15),
-        (special.lgamma, torch.lgamma, rng.uniform(0, 100, 100_000), 1e-14),
-        (special.digamma, torch.digamma, rng.uniform(0.01, 100, 100_000), 1e-13),
-        (special.log_ndtr, torch.special.log_ndtr, rng.uniform(-50, 5, 100_000), 1e-13),
+        (special.erf, torch.erf, rng.uniform(-10, 10, 100_000), 4e-16, 0),
+        (special.erfc, torch.erfc, rng.uniform(-10, 26, 100_000), 1e-14, 0),
+        (special.erfinv, torch.erfinv, rng.uniform(-1, 1, 100_000), 1e-14, 0),
+        (special.expit, torch.sigmoid, rng.uniform(-50, 50, 100_000), 1e-15, 0),
+        (special.lgamma, torch.lgamma, rng.uniform(0, 100, 100_000), 1e-14, 1e-15),
+        (special.digamma, torch.digamma, rng.uniform(0.01, 100, 100_000), 1e-13, 1e-15),
+        (special.log_ndtr, torch.special.log_ndtr, rng.uniform(-50, 5, 100_000), 1e-13, 0),
         (lambda x: special.polygamma(2, x), lambda t: torch.polygamma(2, t),
-         rng.uniform(0.1, 50, 20_000), 1e-12),
+         rng.uniform(0.1, 50, 20_000), 1e-12, 0),
     ]
-    for ours_fn, torch_fn, x, rtol in cases:
+    for ours_fn, torch_fn, x, rtol, atol in cases:
         np.testing.assert_allclose(ours_fn(x), torch_fn(torch.from_numpy(x)).numpy(), rtol=rtol,
-                                   atol=0, err_msg=getattr(ours_fn, "__name__", "fn"))
+                                   atol=atol, err_msg=getattr(ours_fn, "__name__", "fn"))
 
 
 def test_lgamma_matches_math_on_many_points() -> None:
+    """Python's lgamma (a Lanczos sum) keeps only absolute accuracy near the zeros at 1 and 2."""
     x = np.concatenate([np.random.default_rng(2).uniform(0, 50, 50_000),
                         10 ** np.random.default_rng(3).uniform(-300, 300, 20_000)])
     reference = np.frompyfunc(math.lgamma, 1, 1)(x).astype(np.float64)
-    np.testing.assert_allclose(special.lgamma(x), reference, rtol=2e-15, atol=1e-300)
+    np.testing.assert_allclose(special.lgamma(x), reference, rtol=2e-15, atol=2e-15)
 
 
 def test_negative_arguments_match_torch() -> None:
-    """Away from the zeros of lgamma/digamma (where only absolute accuracy is kept)."""
+    """Away from the poles (PyTorch's series lose accuracy next to them; ours are checked
+    against mpmath there)."""
     x = np.random.default_rng(4).uniform(-30, 0, 20_000)
+    x = x[np.abs(x - np.round(x)) > 1e-3]
     t = torch.from_numpy(x)
     np.testing.assert_allclose(special.lgamma(x), torch.lgamma(t).numpy(), rtol=1e-12, atol=1e-13)
     np.testing.assert_allclose(special.digamma(x), torch.digamma(t).numpy(), rtol=1e-11,
                                atol=1e-12)
     np.testing.assert_allclose(special.polygamma(1, x), torch.polygamma(1, t).numpy(), rtol=1e-10)
+
+
+def test_negative_arguments_near_poles_against_mpmath() -> None:
+    x = np.array([-1e-300, -5e-324, -1.0 + 1e-12, -2.0 - 1e-9, -380171914.1465458, -7.5 + 1e-6])
+    for fn, exact in ((special.lgamma, _mp_lgamma), (special.digamma, mpmath.digamma),
+                      (lambda v: special.polygamma(1, v), None)):
+        ours = fn(x)
+        for value, point in zip(ours, x, strict=True):
+            p = mpmath.mpf(float(point))
+            if exact is None:  # trigamma by reflection, in mpmath's own arithmetic
+                r = p - mpmath.nint(p)
+                reference = mpmath.pi ** 2 / mpmath.sin(mpmath.pi * r) ** 2
+                reference -= mpmath.polygamma(1, 1 - p)
+            else:
+                reference = exact(p)
+            if not math.isfinite(float(reference)):  # beyond the float64 range
+                assert value == float(reference), point
+                continue
+            assert abs(value - float(reference)) <= 1e-13 * abs(float(reference)), point
 
 
 EDGES = np.array([0.0, -0.0, 1.0, 2.0, -1.0, -2.0, -2.5, 0.5, math.inf, -math.inf, math.nan,
@@ -823,11 +855,14 @@ EDGES = np.array([0.0, -0.0, 1.0, 2.0, -1.0, -2.0, -2.5, 0.5, math.inf, -math.in
 EDGE_FUNCTIONS = {
     "erf": (special.erf, torch.erf),
     "erfc": (special.erfc, torch.erfc),
-    "erfinv": (lambda x: special.erfinv(np.clip(x, -2, 2) / 2), lambda t: torch.erfinv(t.clamp(-2, 2) / 2)),
+    "erfinv": (lambda x: special.erfinv(np.clip(x, -2, 2) / 2),
+               lambda t: torch.erfinv(t.clamp(-2, 2) / 2)),
     "expit": (special.expit, torch.sigmoid),
     "lgamma": (special.lgamma, torch.lgamma),
     "digamma": (special.digamma, torch.digamma),
-    "trigamma": (lambda x: special.polygamma(1, x[np.abs(x) != 1]), lambda t: torch.polygamma(1, t[t.abs() != 1])),
+    # PyTorch's trigamma is finite (about 1e32) at the negative integers: poles, left out.
+    "trigamma": (lambda x: special.polygamma(1, x[(x >= 0) | (x != np.round(x))]),
+                 lambda t: torch.polygamma(1, t[(t >= 0) | (t != t.round())])),
     "log_ndtr": (special.log_ndtr, torch.special.log_ndtr),
 }
 
@@ -840,7 +875,10 @@ def test_special_function_edge_cases(name: str) -> None:
         x = np.concatenate([x, [0.5, -0.5, 1.0, -1.0, 1.5, -1.5, 1 - 2**-53, -1 + 2**-53]])
     ours = ours_fn(x)
     theirs = torch_fn(torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=0)
+    # PyTorch's log_ndtr(26) is 1e-13 off (it rounds x / sqrt(2) before erfc) and its trigamma
+    # 5e-10 (trigamma(1) is pi**2 / 6 = 1.6449340668482264, PyTorch: 1.6449340676383375).
+    rtol = {"log_ndtr": 2e-13, "trigamma": 1e-9}.get(name, 1e-13)
+    np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=0)
     same_zero_sign = np.signbit(ours[theirs == 0]) == np.signbit(theirs[theirs == 0])
     assert same_zero_sign.all(), f"{name}: sign of zero"
 
@@ -854,23 +892,43 @@ def test_special_functions_keep_the_dtype(dtype: Any) -> None:
                lambda v: special.polygamma(1, v)):
         out = fn(x)
         assert out.dtype == expected and out.shape == x.shape
-    scalar = special.erf(np.float32(0.5))
-    assert scalar.dtype == np.float32 and scalar.shape == ()
+    for fn in (special.erf, special.expit, special.lgamma):
+        scalar = fn(np.float32(0.5))
+        assert isinstance(scalar, np.ndarray) and scalar.dtype == np.float32
+        assert scalar.shape == ()
+        assert fn(np.array(0.5)).shape == ()
 
 
-def test_float32_results_match_torch() -> None:
-    """Computed in float64 and rounded once: within one float32 ulp of PyTorch's kernels."""
+def test_float32_results_are_rounded_once() -> None:
+    """Computed in float64 and rounded once: within 0.5 (+ a hair) float32 ulp of the float64
+    result, and within 1 ulp of PyTorch's float32 kernels (not for digamma and erfcx, whose
+    float32 kernels in PyTorch are off by thousands and by ~30 ulp)."""
     x = np.random.default_rng(6).uniform(-6, 6, 20_000).astype(np.float32)
-    t = torch.from_numpy(x)
-    for ours, theirs in ((special.erf(x), torch.erf(t)), (special.erfc(x), torch.erfc(t)),
-                         (special.expit(x), torch.sigmoid(t)),
-                         (special.erfinv(x / 6.5), torch.erfinv(t / 6.5)),
-                         (special.lgamma(np.abs(x) + 0.1), torch.lgamma(t.abs() + 0.1)),
-                         (special.digamma(np.abs(x) + 0.1), torch.digamma(t.abs() + 0.1))):
-        theirs = theirs.numpy()
+    positive = np.abs(x) + np.float32(0.1)
+    cases = [
+        (special.erf, torch.erf, x),
+        (special.erfc, torch.erfc, x),
+        (special.erfinv, torch.erfinv, x / np.float32(6.5)),
+        (special.lgamma, torch.lgamma, positive),
+        (special.digamma, None, positive),
+        (special.erfcx, None, x),  # PyTorch's float32 erfcx is up to ~30 ulp off
+    ]
+    for fn, torch_fn, values in cases:
+        ours = fn(values)
         assert ours.dtype == np.float32
-        ulps = np.abs(ours.astype(np.float64) - theirs) / np.spacing(np.abs(theirs))
-        assert np.max(ulps) <= 2.0
+        exact = fn(values.astype(np.float64))
+        ulp = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+        assert np.max(np.abs(ours - exact) / ulp) <= 0.5001
+        if torch_fn is not None:
+            theirs = torch_fn(torch.from_numpy(values)).numpy().astype(np.float64)
+            assert np.max(np.abs(ours - theirs) / ulp) <= 1.0
+
+
+def test_expit_float32_accuracy() -> None:
+    x = np.random.default_rng(7).uniform(-30, 30, 100_000).astype(np.float32)
+    exact = special.expit(x.astype(np.float64))
+    ulp = np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64)
+    assert np.max(np.abs(special.expit(x) - exact) / ulp) <= 4.0
 
 
 def test_special_ops_second_order_at_awkward_points() -> None:

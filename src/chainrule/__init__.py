@@ -48,16 +48,15 @@ from ._size import Size, device
 from ._tensor import Tensor
 from .autograd.grad_mode import (
     enable_grad,
+    inference_mode,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
-    inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
     set_grad_enabled,
 )
 from .autograd.variable import legacy_tensor_type as _legacy
-from .serialization import load, save
 from .ops.activation import log_softmax, softmax
 from .ops.copying import clone
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
@@ -67,6 +66,7 @@ from .ops.pointwise import *  # noqa: F403 - add, mul, exp, where, ...
 from .ops.reduction import *  # noqa: F403 - sum, mean, ...
 from .ops.shape import *  # noqa: F403 - reshape, transpose, cat, ...
 from .ops.special_ops import *  # noqa: F403 - erfinv, lgamma, digamma, polygamma
+from .serialization import load, save
 
 __version__ = "0.1.0"
 

@@ -14,8 +14,19 @@ import numpy as np
 
 from .._backend import special
 from .._tensor import Tensor
-from . import activation, copying, creation, indexing, linalg, pointwise, reduction, shape
-from . import inplace, nn_ops, special_ops
+from . import (
+    activation,
+    copying,
+    creation,
+    indexing,
+    inplace,
+    linalg,
+    nn_ops,
+    pointwise,
+    reduction,
+    shape,
+    special_ops,
+)
 from ._registry import bind_namespaces
 
 __all__ = [
@@ -174,7 +185,9 @@ _number_types = (int, float, bool, complex)
 
 
 def _operand_ok(other: Any) -> bool:
-    return isinstance(other, Tensor) or type(other) in _number_types or isinstance(other, np.generic)
+    return (
+        isinstance(other, Tensor) or type(other) in _number_types or isinstance(other, np.generic)
+    )
 
 
 # ``a + b``, ``a * b`` ... call the public op directly (alpha defaults to 1).

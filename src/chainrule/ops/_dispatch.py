@@ -304,7 +304,7 @@ def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
     node = _new_node(op, tuple(edges), tuple(metas))
     needs = tuple(m is not None for m in metas)
     attach_saved(node, op, args, needs, outs[0], results[0])
-    if op.multi_output:
+    if op.num_outputs != 1:  # a MultiOutputOpNode (trailing non-differentiable outputs aside)
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
     _after_record(node, results[0])

@@ -422,7 +422,10 @@ def sign(self):
     """-1, 0 or 1 by the sign of each element (bool stays bool)."""
     if self.dtype == np.bool_:
         return self.copy()
-    return np.sign(self)
+    out = np.sign(self)
+    if out.dtype.kind == "f" and np.isnan(out).any():
+        out = np.where(np.isnan(out), 0, out).astype(out.dtype)  # PyTorch: sign(nan) is 0
+    return out
 
 
 @sign.derivative("self")

@@ -138,9 +138,12 @@ def _overloads(*signatures: str) -> Callable[[Callable[..., Any]], Callable[...,
         @functools.wraps(fn)
         def public(*args: Any, **kwargs: Any) -> Any:
             try:
+                if not args and "input" not in kwargs:
+                    raise _NoOverload
                 return fn(*args, **kwargs)
             except _NoOverload:
-                got = [_label(a) for a in args] + [f"{k}={_label(v)}" for k, v in kwargs.items()]
+                got = [_label(a) for a in args]
+                got += [f"{key}={_label(kwargs[key])}" for key in sorted(kwargs)]
                 lines = [
                     f"{fn.__name__}() received an invalid combination of arguments - got "
                     f"({', '.join(got)}), but expected one of:"
@@ -162,9 +165,9 @@ def _int_dim(name: str, dim: Any) -> int:
     )
 
 
-def _dims_arg(name: str, dim: Any) -> Any:
+def _dims_arg(name: str, dim: Any, allow_none: bool = True) -> Any:
     """A ``dim`` that may be an int or a sequence of ints (amax, logsumexp ...)."""
-    if dim is None or isinstance(dim, int | np.integer) and not isinstance(dim, bool):
+    if dim is None and allow_none or _is_int(dim):
         return dim
     if isinstance(dim, Sequence) and builtins.all(
         isinstance(d, int | np.integer) and not isinstance(d, bool) for d in dim
@@ -185,9 +188,10 @@ def _check_not_empty(name: str, a: np.ndarray, error: type[Exception] = RuntimeE
         raise error(message)
 
 
-def _check_dims_not_empty(name: str, a: np.ndarray, dims: Sequence[int]) -> None:
-    """PyTorch's error for a reduction without identity over an empty dimension."""
-    for d in dims:
+def _check_dims_not_empty(name: str, a: np.ndarray, dims: Any) -> None:
+    """PyTorch's error for a reduction without identity over an empty dimension (``dims`` as
+    the caller gave them: PyTorch quotes them unwrapped)."""
+    for d in (dims,) if isinstance(dims, int | np.integer) else dims:
         if a.ndim and a.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
@@ -201,8 +205,6 @@ def _accumulate_dtype(array: np.ndarray, dtype: Any) -> Any:
     return None
 
 
-_sum_dtype = _accumulate_dtype
-
 
 # ----------------------------------------------------------------------------------------------
 # sum, mean
@@ -210,7 +212,7 @@ _sum_dtype = _accumulate_dtype
 
 @op("SumBackward0")
 def _sum_all(self, *, dtype=None):
-    return np.sum(self, dtype=_sum_dtype(self, dtype))
+    return np.sum(self, dtype=_accumulate_dtype(self, dtype))
 
 
 @_sum_all.derivative("self")
@@ -221,7 +223,7 @@ def _(F, grad, self_shape):
 @op("SumBackward1")
 def _sum_dim(self, dim, keepdim=False, *, dtype=None):
     dims = normalize_dims(dim, self.ndim)
-    return np.sum(self, axis=dims, keepdims=keepdim, dtype=_sum_dtype(self, dtype))
+    return np.sum(self, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(self, dtype))
 
 
 @_sum_dim.derivative("self")
@@ -520,7 +522,7 @@ def _evenly_distribute(F: Any, grad: Any, self: Any, result: Any) -> Any:
     PyTorch's gradient of ``max()``, ``min()`` and ``median()`` over all elements.
     """
     mask = F.isnan(self) if _is_nan(result) else self == result
-    count = int(np.sum(_data(mask)))
+    count = builtins.max(int(np.sum(_data(mask))), 1)  # 0 only for an empty input
     return mask * (grad / count)
 
 
@@ -702,10 +704,12 @@ _amin = _make_amax("amin", "AminBackward0", np.min)
 
 def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     a = input._data
-    dims = normalize_dims(_dims_arg(name, dim), a.ndim)
-    if dim is None or dim == () or dim == []:
+    given = _dims_arg(name, dim)
+    dims = normalize_dims(given, a.ndim)
+    if given is None or given == ():
         _check_not_empty(name, a)
-    _check_dims_not_empty(name, a, dims)
+    else:
+        _check_dims_not_empty(name, a, given)
     return (_amax if name == "amax" else _amin)(input, dims, keepdim)
 
 
@@ -983,11 +987,12 @@ def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, kee
     if a.dtype.kind not in "fc":
         kind = name if name.endswith("_mean") else "std and var"
         raise RuntimeError(f"{kind} only support floating point and complex dtypes")
-    dims = _dims_arg(name, dim)
-    if dims is not None:
-        dims = normalize_dims(dims, a.ndim)
-    if a.ndim == 0 or dims == tuple(range(a.ndim)) and (dim is None or dim == () or dim == []):
-        dims = None  # a reduction over everything (PyTorch's no-dim case)
+    given = _dims_arg(name, dim)
+    # None: over everything, PyTorch's no-dim case (also for dim=() and for 0-d inputs, whose
+    # only valid dims reduce nothing).
+    dims = None if given is None or given == () or a.ndim == 0 else normalize_dims(given, a.ndim)
+    if a.ndim == 0 and given is not None:
+        normalize_dims(given, 0)  # PyTorch's IndexError for a dim other than 0 or -1
     axes = tuple(range(a.ndim)) if dims is None else dims
     out_numel = _count(a.shape, [i for i in range(a.ndim) if i not in axes])
     factor = a.size / out_numel if out_numel else 0
@@ -1142,8 +1147,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
                     "tensor because the operation does not have an identity"
                 )
         else:
-            for d in axes:
-                if a.shape[d] == 0:
+            for d in (dims,) if isinstance(dims, int | np.integer) else dims:
+                if a.ndim and a.shape[d] == 0:
                     raise RuntimeError(
                         f"linalg.vector_norm cannot compute the {_p_name(ord)} norm on the "
                         f"dimension {d}because this dimension is empty and the operation does "
@@ -1200,10 +1205,15 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     Example:
         >>> import chainrule as torch
         >>> torch.tensor([1000., 1000.]).logsumexp(0)
-        tensor(1000.6931)
+        tensor(1000.6932)
     """
-    dims = normalize_dims(_dims_arg("logsumexp", dim), input._data.ndim)
-    return _logsumexp(input, dims, keepdim)
+    a = input._data
+    given = _dims_arg("logsumexp", dim, allow_none=False)
+    if given == () and not keepdim and a.ndim and a.size:
+        # PyTorch reduces everything for dim=() but then fails to write the result.
+        ones = ", ".join("1" for _ in a.shape)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")
+    return _logsumexp(input, normalize_dims(given, a.ndim), keepdim)
 
 
 # ----------------------------------------------------------------------------------------------
