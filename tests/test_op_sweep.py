@@ -118,7 +118,8 @@ def test_matches_torch(info: OpInfo, index: int, dtype: str) -> None:
                   if b is not None and b.requires_grad and (a is None or not a.requires_grad)]
     if torch_only:
         zero = torch.autograd.grad(
-            torch_only, theirs_x, [torch.ones_like(b) for b in torch_only], allow_unused=True
+            torch_only, theirs_x, [torch.ones_like(b) for b in torch_only], allow_unused=True,
+            retain_graph=True,
         )
         for z in zero:
             assert z is None or not np.any(z.numpy(force=True)), f"{info.name}: lost grad-grad"

@@ -113,3 +113,5 @@ def detach(input: Tensor) -> Tensor:
 
 builtins_bool = type(True)  # noqa: UP003 - `bool` is chainrule.bool in this module
 builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module
+
+from . import func  # noqa: E402 - torch.func: needs the namespace above

@@ -68,7 +68,7 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
 def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -> Any:
     """Reduce and cast the gradient a node returned for one input to that input's metadata
     (called only when something may differ; returns ``g`` itself when nothing does)."""
-    shape, np_dtype = meta
+    shape, np_dtype = meta[0], meta[1]
     if create_graph:
         if g.shape != shape:
             if _reduced_shape_ok(g.shape, shape):

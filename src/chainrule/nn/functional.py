@@ -1,12 +1,70 @@
-"""``nn.functional``: activations, losses and layers as functions."""
+"""``nn.functional``: layers, activations and losses as functions.
+
+Everything here is an entry of the op table (``ops/nn_ops``, ``ops/activation``,
+``ops/pointwise``) or PyTorch's composition of them; this module only gathers the public names.
+
+Example:
+    >>> import chainrule as torch
+    >>> import chainrule.nn.functional as F
+    >>> F.relu(torch.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+"""
 
 from __future__ import annotations
 
+from .._tensor import Tensor
+from ..ops import pointwise as _pointwise
 from ..ops.activation import binary_cross_entropy_with_logits, log_softmax, softmax
 from ..ops.linalg import linear
-from ..ops.pointwise import relu, sigmoid, tanh
+from ..ops.nn_ops import *  # noqa: F403 - conv2d, max_pool2d, cross_entropy ...
+from ..ops.nn_ops import __all__ as _NN_OPS
+from ..ops.nn_ops.activations import _maybe_inplace
+from ..ops.nn_ops.activations import threshold as _threshold  # its parameter shadows the name
+from ..ops.pointwise import sigmoid, tanh
 
 __all__ = [
-    "binary_cross_entropy_with_logits", "linear", "log_softmax", "relu", "sigmoid", "softmax",
-    "tanh",
+    *_NN_OPS, "binary_cross_entropy_with_logits", "linear", "log_softmax", "relu", "relu_",
+    "sigmoid", "softmax", "tanh", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_",
+    "threshold_",
 ]
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(x, 0)`` (``ReluBackward0``)."""
+    return _maybe_inplace(input, _pointwise.relu(input), inplace)
+
+
+def relu_(input: Tensor) -> Tensor:
+    """``relu`` written into ``input`` (for tensors outside autograd)."""
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``elu`` written into ``input``."""
+    return elu(input, alpha, inplace=True)  # noqa: F405
+
+
+def selu_(input: Tensor) -> Tensor:
+    """``selu`` written into ``input``."""
+    return selu(input, inplace=True)  # noqa: F405
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``celu`` written into ``input``."""
+    return celu(input, alpha, inplace=True)  # noqa: F405
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """``leaky_relu`` written into ``input``."""
+    return leaky_relu(input, negative_slope, inplace=True)  # noqa: F405
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """``hardtanh`` written into ``input``."""
+    return hardtanh(input, min_val, max_val, inplace=True)  # noqa: F405
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """``threshold`` written into ``input``."""
+    return _threshold(input, threshold, value, inplace=True)
+

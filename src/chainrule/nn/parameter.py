@@ -7,7 +7,7 @@ from typing import Any
 from .._tensor import Tensor, _init
 from .._tensor import _new as _new_object
 
-__all__ = ["Parameter"]
+__all__ = ["Buffer", "Parameter"]
 
 
 class Parameter(Tensor):
@@ -57,3 +57,33 @@ def _rebuild_parameter(data: Any, requires_grad: bool) -> Parameter:
     from .._tensor import wrap
 
     return Parameter(wrap(data), requires_grad)
+
+
+class Buffer(Tensor):
+    """A tensor that a Module registers as a buffer when assigned as an attribute.
+
+    ``persistent=False`` keeps it out of ``state_dict``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> m = torch.nn.Module()
+        >>> m.count = torch.nn.Buffer(torch.zeros(1))
+        >>> [name for name, _ in m.named_buffers()]
+        ['count']
+    """
+
+    persistent: bool
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
+        if data is None:
+            from ..ops.creation import empty
+
+            data = empty(0)
+        b = _new_object(cls)
+        _init(b, data._data, data._requires_grad)
+        b._vc = data._vc
+        b.persistent = persistent
+        return b
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        pass

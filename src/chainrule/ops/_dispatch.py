@@ -297,7 +297,11 @@ def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
         x = args[p]
         if isinstance(x, Tensor) and x._requires_grad:
             edges.append(_edge(x))
-            metas.append((x._data.shape, x._data.dtype))
+            data = x._data
+            if op.records_strides:
+                metas.append((data.shape, data.dtype, data.strides))
+            else:
+                metas.append((data.shape, data.dtype))
         else:
             edges.append(_NO_EDGE)
             metas.append(None)
@@ -374,7 +378,9 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
             node = _new(node_cls)
             fn = x._grad_fn
             node.next_functions = ((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),)
-            node._in_meta = ((a.shape, a.dtype),)
+            node._in_meta = (
+                ((a.shape, a.dtype, a.strides),) if op.records_strides else ((a.shape, a.dtype),)
+            )
             node._seq = next_sequence_nr()
             node._hooks = None
             plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
@@ -450,14 +456,14 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             if rx:
                 fn = x._grad_fn
                 ex = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
-                mx = (a.shape, a.dtype)
+                mx = (a.shape, a.dtype, a.strides) if op.records_strides else (a.shape, a.dtype)
             else:
                 ex = _NO_EDGE
                 mx = None
             if ry:
                 fn = y._grad_fn
                 ey = (fn, y._output_nr) if fn is not None else (grad_accumulator(y), 0)
-                my = (b.shape, b.dtype)
+                my = (b.shape, b.dtype, b.strides) if op.records_strides else (b.shape, b.dtype)
             else:
                 ey = _NO_EDGE
                 my = None

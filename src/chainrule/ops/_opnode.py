@@ -155,6 +155,9 @@ class OpNode(Node):
                 env.append(_saved_output(data, self) if create_graph else data)
             for meta in self._in_meta:
                 env.append(None if meta is None else meta[0])
+            if op.records_strides:
+                for meta in self._in_meta:
+                    env.append(meta[2] if meta is not None and len(meta) > 2 else None)
         return env
 
     def release(self) -> None:

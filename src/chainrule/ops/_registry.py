@@ -138,7 +138,8 @@ class OpDef:
         self.derivatives: list[_Derivative | None] = [None] * self.n_inputs
         self.result_index = len(self.param_names)
         self.blank_args = (None,) * len(self.param_names)
-        self.uses_extras = False  # a derivative reads ``result`` or an input's shape
+        self.uses_extras = False  # a derivative reads ``result`` or an input's shape/strides
+        self.records_strides = False  # a derivative reads an input's strides (its layout)
         self._plans: dict[tuple[bool, ...], SavePlan] = {}
         self.node_cls = make_node_class(node_name, self, num_outputs > 1 or num_outputs == -1)
 
@@ -159,12 +160,17 @@ class OpDef:
                     # The input's shape, known without saving the input itself.
                     position = self.input_names.index(name[: -len("_shape")])
                     arg_index.append(self.result_index + 1 + position)
+                elif name.endswith("_strides") and name[: -len("_strides")] in self.input_names:
+                    # The input's strides (its memory layout), recorded without saving it.
+                    position = self.input_names.index(name[: -len("_strides")])
+                    arg_index.append(self.result_index + 1 + self.n_inputs + position)
+                    self.records_strides = True
                 elif name in self.index_of:
                     arg_index.append(self.index_of[name])
                 else:
                     raise TypeError(
                         f"derivative of {self.name}: unknown argument {name!r}; expected one of "
-                        f"{self.param_names}, '<input>_shape' or 'result'"
+                        f"{self.param_names}, '<input>_shape', '<input>_strides' or 'result'"
                     )
             self.derivatives[index] = _Derivative(fn, tuple(arg_index))
             if any(i >= self.result_index for i in arg_index):

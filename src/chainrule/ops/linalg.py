@@ -61,19 +61,17 @@ def _(F, grad, mat2):
     return F.mm(grad, F.t(mat2))
 
 
-def _column_major(matrix: object) -> bool:
-    """A matrix seen through ``.t()`` (e.g. a Linear weight): column-major memory."""
-    return (
-        isinstance(matrix, np.ndarray) and matrix.ndim == 2
-        and matrix.flags.f_contiguous and not matrix.flags.c_contiguous
-    )
+def _column_major(strides: tuple[int, ...] | None) -> bool:
+    """A matrix seen through ``.t()`` (e.g. a Linear weight): column-major strides."""
+    return strides is not None and len(strides) == 2 and strides[0] < strides[1]
 
 
 @mm.derivative("mat2")
-def _(F, grad, self, mat2):
-    # As PyTorch does: for a transposed mat2 compute the gradient transposed, so that once
-    # TBackward transposes it back it is row-major like the weight (no copy into .grad).
-    if _column_major(mat2):
+def _(F, grad, self, mat2_strides):
+    # As PyTorch does (it reads mat2's strides, not mat2): for a transposed mat2 compute the
+    # gradient transposed, so that once TBackward transposes it back it is row-major like the
+    # weight and becomes its .grad without a copy.
+    if _column_major(mat2_strides):
         return F.t(F.mm(F.t(grad), self))
     return F.mm(F.t(self), grad)
 
@@ -192,8 +190,8 @@ def _(F, grad, mat2, alpha):
 
 
 @addmm.derivative("mat2")
-def _(F, grad, mat1, mat2, alpha):
-    g = F.t(F.mm(F.t(grad), mat1)) if _column_major(mat2) else F.mm(F.t(mat1), grad)
+def _(F, grad, mat1, mat2_strides, alpha):
+    g = F.t(F.mm(F.t(grad), mat1)) if _column_major(mat2_strides) else F.mm(F.t(mat1), grad)
     return g if alpha == 1 else g * alpha
 
 

@@ -880,14 +880,68 @@ def clamp(input, min=None, max=None):  # noqa: A002
 clip = clamp
 
 
+@op("ClampMinBackward0", promote=ARITH, promote_with=("min",))
+def _clamp_min_scalar(self, min):  # noqa: A002
+    return np.maximum(self, min).astype(self.dtype, copy=False)
+
+
+@_clamp_min_scalar.derivative("self")
+def _(F, grad, self, min):  # noqa: A002
+    return grad * (self >= min)
+
+
+@op("ClampMinBackward1", inputs=("self", "min"), promote=ARITH)
+def _clamp_min_tensor(self, min):  # noqa: A002
+    return np.maximum(self, min)
+
+
+@_clamp_min_tensor.derivative("self")
+def _(F, grad, self, min):  # noqa: A002
+    return grad * (self >= min)
+
+
+@_clamp_min_tensor.derivative("min")
+def _(F, grad, self, min):  # noqa: A002
+    return grad * (self < min)
+
+
+@op("ClampMaxBackward0", promote=ARITH, promote_with=("max",))
+def _clamp_max_scalar(self, max):  # noqa: A002
+    return np.minimum(self, max).astype(self.dtype, copy=False)
+
+
+@_clamp_max_scalar.derivative("self")
+def _(F, grad, self, max):  # noqa: A002
+    return grad * (self <= max)
+
+
+@op("ClampMaxBackward1", inputs=("self", "max"), promote=ARITH)
+def _clamp_max_tensor(self, max):  # noqa: A002
+    return np.minimum(self, max)
+
+
+@_clamp_max_tensor.derivative("self")
+def _(F, grad, self, max):  # noqa: A002
+    return grad * (self <= max)
+
+
+@_clamp_max_tensor.derivative("max")
+def _(F, grad, self, max):  # noqa: A002
+    return grad * (self > max)
+
+
 def clamp_min(input, min):  # noqa: A002
-    """``clamp(input, min=min)``."""
-    return clamp(input, min, None)
+    """``max(input, min)`` element-wise (``min`` a number or a tensor)."""
+    if isinstance(min, Tensor):
+        return _clamp_min_tensor(input, min)
+    return _clamp_min_scalar(input, min)
 
 
 def clamp_max(input, max):  # noqa: A002
-    """``clamp(input, max=max)``."""
-    return clamp(input, None, max)
+    """``min(input, max)`` element-wise (``max`` a number or a tensor)."""
+    if isinstance(max, Tensor):
+        return _clamp_max_tensor(input, max)
+    return _clamp_max_scalar(input, max)
 
 
 @op("MaximumBackward0", inputs=("self", "other"), promote=ARITH)

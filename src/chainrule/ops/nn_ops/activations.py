@@ -387,16 +387,16 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 
 
 def _maybe_inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
-    """``inplace=True``: the result is also written into ``input`` when autograd allows it.
+    """``inplace=True``: write ``result`` into ``input`` as an in-place op does (version bump,
+    ``input`` takes the op's node as its history; PyTorch's error for a leaf that requires
+    grad). The node keeps the out-of-place name (``LeakyReluBackward0``, where PyTorch's
+    in-place kernels are named ``...Backward1``)."""
+    if not inplace:
+        return result
+    from ..inplace import check_inplace, commit
 
-    An input that takes part in autograd keeps its value and the result is returned as a new
-    tensor (the graph is then exactly PyTorch's out-of-place one; only the aliasing differs).
-    """
-    if inplace and not input._requires_grad:
-        input._data[...] = result._data
-        input._vc[0] += 1
-        return input
-    return result
+    check_inplace(input)
+    return commit(input, result)
 
 
 PRIMITIVES: dict[str, Any] = {}

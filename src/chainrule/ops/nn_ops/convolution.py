@@ -41,14 +41,11 @@ __all__ = [
 # Array kernels
 
 
-def _pad_zeros(x: np.ndarray, padding: Sequence[int], extra: Sequence[int] = ()) -> np.ndarray:
-    """``x`` with ``padding[i]`` zeros before and ``padding[i] + extra[i]`` after each spatial dim."""
-    extra = tuple(extra) or (0,) * len(padding)
-    if not any(padding) and not any(extra):
+def _pad_zeros(x: np.ndarray, padding: Sequence[int]) -> np.ndarray:
+    """``x`` with ``padding[i]`` zeros on both sides of spatial dimension ``i``."""
+    if not any(padding):
         return x
-    shape = x.shape[:2] + tuple(
-        s + 2 * p + e for s, p, e in zip(x.shape[2:], padding, extra, strict=True)
-    )
+    shape = x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding, strict=True))
     out = np.zeros(shape, x.dtype)
     inner = (slice(None), slice(None)) + tuple(
         slice(p, p + s) for p, s in zip(padding, x.shape[2:], strict=True)
@@ -66,7 +63,9 @@ def _windows(xp: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
     if out_size is None:
         steps = tuple(slice(None, None, s) for s in stride)
     else:
-        steps = tuple(slice(None, (o - 1) * s + 1, s) for o, s in zip(out_size, stride, strict=True))
+        steps = tuple(
+            slice(None, (o - 1) * s + 1, s) for o, s in zip(out_size, stride, strict=True)
+        )
     taps = tuple(slice(None, None, dl) for dl in dilation)
     return win[(slice(None), slice(None)) + steps + taps]
 
@@ -99,27 +98,36 @@ def _conv_forward(x: np.ndarray, weight: np.ndarray, stride: Sequence[int],
 def _conv_input_adjoint(grad: np.ndarray, weight: np.ndarray, input_size: Sequence[int],
                         stride: Sequence[int], padding: Sequence[int],
                         dilation: Sequence[int], groups: int) -> np.ndarray:
-    """col2im of ``W^T g``: the gradient of a convolution with respect to its input."""
+    """col2im of ``W^T g``: the gradient of a convolution with respect to its input.
+
+    Column ``(c, k, o)`` goes to input position ``o * stride + k * dilation - padding``; for each
+    kernel offset ``k`` that is one strided slice, clipped to the input (so no padded buffer).
+    """
     n = grad.shape[0]
     out_channels, cg = weight.shape[:2]
     kernel = weight.shape[2:]
-    d = len(kernel)
     spatial = grad.shape[2:]
-    g = grad.reshape(n, groups, out_channels // groups, -1)
+    g = np.ascontiguousarray(grad).reshape(n, groups, out_channels // groups, -1)
     w_t = weight.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
     cols = np.matmul(w_t, g).reshape((n, groups * cg) + tuple(kernel) + tuple(spatial))
-    padded = tuple(s + 2 * p for s, p in zip(input_size, padding, strict=True))
-    buffer = np.zeros((n, groups * cg) + padded, grad.dtype)
+    out = np.zeros((n, groups * cg) + tuple(input_size), grad.dtype)
     for offset in itertools.product(*(range(k) for k in kernel)):
-        target = tuple(
-            slice(o * dl, o * dl + s * (size - 1) + 1, s)
-            for o, dl, s, size in zip(offset, dilation, stride, spatial, strict=True)
-        )
-        buffer[(slice(None), slice(None)) + target] += cols[(slice(None), slice(None)) + offset]
-    if not any(padding):
-        return buffer
-    inner = tuple(slice(p, p + s) for p, s in zip(padding, input_size, strict=True))
-    return np.ascontiguousarray(buffer[(slice(None), slice(None)) + inner])
+        source = []
+        target = []
+        for o, dl, s, p, size, length in zip(offset, dilation, stride, padding, spatial,
+                                             input_size, strict=True):
+            shift = o * dl - p  # input position of output 0 at this offset
+            first = max(0, -(shift // s)) if shift < 0 else 0
+            last = min(size, (length - 1 - shift) // s + 1)  # one past the last output
+            if last <= first:
+                break
+            source.append(slice(first, last))
+            target.append(slice(first * s + shift, (last - 1) * s + shift + 1, s))
+        else:
+            out[(slice(None), slice(None)) + tuple(target)] += (
+                cols[(slice(None), slice(None)) + offset + tuple(source)]
+            )
+    return out
 
 
 def _conv_weight_adjoint(x: np.ndarray, grad: np.ndarray, weight_size: Sequence[int],
@@ -130,7 +138,7 @@ def _conv_weight_adjoint(x: np.ndarray, grad: np.ndarray, weight_size: Sequence[
     out_channels = weight_size[0]
     kernel = weight_size[2:]
     cols, _ = _columns(x, kernel, stride, padding, dilation, groups, grad.shape[2:])
-    g = grad.reshape(n, groups, out_channels // groups, -1)
+    g = np.ascontiguousarray(grad).reshape(n, groups, out_channels // groups, -1)
     per_sample = np.matmul(g, cols.transpose(0, 1, 3, 2))  # (N, g, O/g, Cg*K)
     return per_sample.sum(axis=0).reshape(tuple(weight_size))
 
@@ -166,10 +174,24 @@ def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1
     return out
 
 
+def _crop(F: Any, g: Any, shape: Sequence[int]) -> Any:
+    """``g`` cut to ``shape`` in its spatial dims.
+
+    A convolution of a transposed convolution's output can have more positions than the
+    transposed convolution's input (when ``output_padding >= stride``, allowed with dilation):
+    the extra positions come from the output padding, which no input position reaches.
+    """
+    for axis in range(2, len(shape)):
+        if g.shape[axis] != shape[axis]:
+            g = F.slice(g, axis, 0, shape[axis], 1)
+    return g
+
+
 @convolution.derivative("input")
 def _(F, grad, weight, input_shape, stride, padding, dilation, transposed, groups):
     if transposed:
-        return F.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
+        g = F.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
+        return _crop(F, g, input_shape)
     return F.convolution_backward_input(grad, weight, input_shape[2:], stride, padding, dilation,
                                         groups)
 
@@ -198,8 +220,9 @@ def convolution_backward_input(grad, weight, input_size, stride, padding, dilati
 
 
 @convolution_backward_input.derivative("grad")
-def _(F, grad, weight, stride, padding, dilation, groups):
-    return F.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
+def _(F, grad_out, weight, grad_shape, stride, padding, dilation, groups):
+    g = F.convolution(grad_out, weight, None, stride, padding, dilation, False, 0, groups)
+    return _crop(F, g, grad_shape)
 
 
 @convolution_backward_input.derivative("weight")
@@ -225,8 +248,9 @@ def _(F, grad_out, grad, input_shape, stride, padding, dilation, groups):
 
 
 @convolution_backward_weight.derivative("grad")
-def _(F, grad_out, input, stride, padding, dilation, groups):
-    return F.convolution(input, grad_out, None, stride, padding, dilation, False, 0, groups)
+def _(F, grad_out, input, grad_shape, stride, padding, dilation, groups):
+    g = F.convolution(input, grad_out, None, stride, padding, dilation, False, 0, groups)
+    return _crop(F, g, grad_shape)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -259,7 +283,7 @@ def _check_conv(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, d
     x, w = input._data, weight._data
     if w.ndim != d + 2:
         raise RuntimeError(
-            f"weight should have at least three dimensions" if w.ndim < 3 else
+            "weight should have at least three dimensions" if w.ndim < 3 else
             f"Expected {w.ndim}-dimensional input for {w.ndim}-dimensional weight "
             f"{size_list(w.shape)}, but got {x.ndim}-dimensional input of size "
             f"{size_list(x.shape)} instead"

@@ -89,7 +89,8 @@ def _nll_backward(F: Any, grad: Any, self_shape: tuple[int, ...], target: Any, w
                   total_weight: Any, reduction: str) -> Any:
     values = -(grad * weight)
     if reduction == "mean":
-        values = values / total_weight
+        # Every target ignored: the loss is 0/0 = nan (as PyTorch), the gradient 0 (not nan).
+        values = values / F.where(total_weight == 0, 1.0, total_weight)
     if len(self_shape) == 1:
         return F.scatter_along(F.reshape(values, (1,)), self_shape, 0, F.reshape(target, (1,)))
     return F.scatter_along(F.unsqueeze(values, 1), self_shape, 1, F.unsqueeze(target, 1))
@@ -163,15 +164,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
             f"but got weight tensor of shape: {size_list(weight._data.shape)}"
         )
     if x.ndim <= 2:
-        if x.ndim == 2 and t.ndim != 1:
-            raise RuntimeError("1D target tensor expected, multi-target not supported")
-        if x.ndim == 1 and t.ndim != 0:
+        if t.ndim > 1 or (x.ndim == 1 and t.ndim != 0):
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
         prepared = _nll_prepare(x, t, weight, ignore_index)
         return _nll_loss(input, *prepared, reduction)
     if tuple(t.shape[1:]) != tuple(x.shape[2:]):
         expected = (x.shape[0],) + tuple(x.shape[2:])
-        raise RuntimeError(f"Expected target size {size_list(expected)}, got {target.shape}")
+        raise RuntimeError(
+            f"Expected target size {size_list(expected)}, got {size_list(t.shape)}"
+        )
     if x.ndim == 4:
         return _nll_loss2d(input, *_nll_prepare(x, t, weight, ignore_index), reduction)
     # PyTorch views 3-D and 5-D+ inputs as (N, C, 1, -1) and runs the 2-D loss.
@@ -526,5 +527,3 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
 
 
 PRIMITIVES: dict[str, Any] = {}
-__all__ += ["binary_cross_entropy_with_logits"] if False else []  # re-exported below
-binary_cross_entropy_with_logits = binary_cross_entropy_with_logits

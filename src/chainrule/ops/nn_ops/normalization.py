@@ -23,6 +23,7 @@ import numpy as np
 from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
 from .._registry import op
+from ..inplace import bump_version
 from ._common import size_list
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
@@ -57,7 +58,8 @@ def _batch_dims(ndim: int) -> tuple[int, ...]:
 
 @op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
     tensor_params=("mean", "invstd"))
-def native_batch_norm(input, weight, bias, mean, invstd, training, eps):
+def native_batch_norm(input, weight=None, bias=None, mean=None, invstd=None, training=True,
+                      eps=1e-5):
     """``(x - mean) * invstd * weight + bias`` with per-channel statistics given."""
     view = _channel_view(input.shape)
     scale = invstd.reshape(view)
@@ -145,12 +147,12 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
             data = running_mean._data
             data *= 1 - momentum
             data += momentum * mean
-            running_mean._vc[0] += 1
+            bump_version(running_mean)
         if running_var is not None:
             data = running_var._data
             data *= 1 - momentum
             data += momentum * var * (count / (count - 1))
-            running_var._vc[0] += 1
+            bump_version(running_var)
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -176,7 +178,7 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
             for running, update in zip((running_mean, running_var), stats, strict=True):
                 if running is not None:
                     running._data[...] = update._data.reshape(n, c).mean(axis=0)
-                    running._vc[0] += 1
+                    bump_version(running)
     return reshape(out, shape)
 
 
@@ -248,7 +250,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 
 
 @op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"))
-def native_group_norm(input, weight, bias, num_groups, eps):
+def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift."""
     shape = input.shape
     grouped = input.reshape(shape[0], num_groups, -1)

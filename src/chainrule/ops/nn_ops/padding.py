@@ -89,6 +89,7 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
     """The gather op named ``node`` and its scatter adjoint (each the other's derivative)."""
 
     def forward(self, index):
+        """Pad by gathering ``self`` along its last dims at the index vectors ``index``."""
         return _index_pad_forward(self, index)
 
     name = node.replace("Backward0", "").lower()  # reflectionpad2d
@@ -96,6 +97,7 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
     gather = op(node)(forward)
 
     def backward(grad, input_size, index):
+        """The gather's adjoint: ``grad`` added back at the same index vectors."""
         return _index_pad_adjoint(grad, input_size, index)
 
     backward.__name__ = name + "_backward"

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._tensor import Tensor
+from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..reduction import mean
 from ..shape import squeeze, unsqueeze
@@ -49,12 +49,18 @@ def _out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
     return out
 
 
-def _geometry(name: str, x: np.ndarray, kernel_size: Any, stride: Any, padding: Any,
+def _stride(stride: Any, kernel: tuple[int, ...]) -> tuple[int, ...]:
+    """PyTorch's default: the stride is the kernel size when not given (None or empty)."""
+    if stride is None or (not isinstance(stride, int) and len(stride) == 0):
+        return kernel
+    return ntuple(stride, 2, "stride")
+
+
+def _geometry(x: np.ndarray, kernel_size: Any, stride: Any, padding: Any,
               dilation: Any, ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
     """Normalised ``kernel, stride, padding, dilation, out_size`` with PyTorch's checks."""
     kernel = ntuple(kernel_size, 2, "kernel_size")
-    stride_t = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else ntuple(stride, 2, "stride")
+    stride_t = _stride(stride, kernel)
     pad = ntuple(padding, 2, "padding")
     dil = ntuple(dilation, 2, "dilation")
     if x.ndim not in (3, 4) or 0 in x.shape[-3:]:
@@ -73,14 +79,10 @@ def _geometry(name: str, x: np.ndarray, kernel_size: Any, stride: Any, padding: 
             f"dilationW: {dil[1]}"
         )
     for p, k, d in zip(pad, kernel, dil, strict=True):
-        if name == "max" and p > (d * (k - 1) + 1) // 2:
+        if p > (d * (k - 1) + 1) // 2:
             raise RuntimeError(
                 f"pad should be at most half of effective kernel size, but got pad={p}, "
                 f"kernel_size={k} and dilation={d}"
-            )
-        if name == "avg" and p > k // 2:
-            raise RuntimeError(
-                f"pad should be at most half of kernel size, but got pad={p} and kernel_size={k}"
             )
     sizes = x.shape[-2:]
     out = tuple(_out_size(s, k, st, p, d, ceil_mode)
@@ -106,7 +108,8 @@ def _pad_last2(x: np.ndarray, pad: Sequence[int], out: Sequence[int], kernel: Se
     shape = x.shape[:-2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[-2:], widths,
                                                                       strict=True))
     padded = np.full(shape, fill, x.dtype)
-    padded[..., widths[0][0]:widths[0][0] + x.shape[-2], widths[1][0]:widths[1][0] + x.shape[-1]] = x
+    (top, _), (left, _) = widths
+    padded[..., top:top + x.shape[-2], left:left + x.shape[-1]] = x
     return padded
 
 
@@ -182,12 +185,14 @@ def _declare_max_pool(node: str, name: str) -> tuple[Any, Any]:
     """
 
     def gather(self, indices, unique=False):
+        """The values of ``self`` at the flat ``H * W`` ``indices`` of each plane."""
         return _gather_planes(self, indices)
 
     gather.__name__ = name
     gather_op = op(node, tensor_params=("indices",))(gather)
 
     def scatter(grad, input_size, indices, unique=False):
+        """Zeros of ``input_size`` with ``grad`` added at ``indices`` (the gather's adjoint)."""
         return _scatter_planes(grad, input_size, indices, unique)
 
     scatter.__name__ = name + "_backward"
@@ -219,10 +224,8 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """Max pooling over ``(N, C, H, W)`` or ``(C, H, W)``; also the flat ``H * W`` indices."""
     x = input._data
-    kernel, stride_t, pad, dil, out = _geometry("max", x, kernel_size, stride, padding, dilation,
+    kernel, stride_t, pad, dil, out = _geometry(x, kernel_size, stride, padding, dilation,
                                                 ceil_mode)
-    from ..._tensor import wrap
-
     indices = wrap(_max_pool_indices(x, kernel, stride_t, pad, dil, out))
     spans = [d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True)]
     unique = all(s >= span for s, span in zip(stride_t, spans, strict=True))
@@ -303,8 +306,7 @@ def _divisor(sizes: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
 def _avg_geometry(x_shape: Sequence[int], kernel_size: Any, stride: Any, padding: Any,
                   ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
     kernel = ntuple(kernel_size, 2, "kernel_size")
-    stride_t = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else ntuple(stride, 2, "stride")
+    stride_t = _stride(stride, kernel)
     pad = ntuple(padding, 2, "padding")
     out = tuple(_out_size(s, k, st, p, 1, ceil_mode)
                 for s, k, st, p in zip(x_shape[-2:], kernel, stride_t, pad, strict=True))
@@ -364,7 +366,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                divisor_override: int | None = None) -> Tensor:
     """Average pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
     x = input._data
-    _geometry("avg", x, kernel_size, stride, padding, 1, ceil_mode)
+    _geometry(x, kernel_size, stride, padding, 1, ceil_mode)  # checks only
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     kernel, stride_t, pad, _ = _avg_geometry(x.shape, kernel_size, stride, padding, ceil_mode)
@@ -481,8 +483,6 @@ def _adaptive_max_indices(x: np.ndarray, out: tuple[int, int]) -> np.ndarray:
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """Adaptive max pooling and the flat ``H * W`` indices of the maxima."""
-    from ..._tensor import wrap
-
     _check_adaptive("adaptive_max_pool2d", input._data, 2)
     size = _output_size(output_size, input._data.shape)
     indices = wrap(_adaptive_max_indices(input._data, size))

@@ -1,0 +1,228 @@
+"""``nn.init``: fill tensors in place with PyTorch's initialisation distributions.
+
+Each function writes into the tensor's array under ``no_grad`` (bumping its version counter, as
+an in-place op does) and returns the tensor. The distributions are PyTorch's; the random
+streams are chainrule's own (``manual_seed`` reproduces them, but not PyTorch's numbers).
+
+Example:
+    >>> import chainrule as torch
+    >>> w = torch.empty(2, 3)
+    >>> torch.nn.init.constant_(w, 0.5)
+    tensor([[0.5000, 0.5000, 0.5000],
+            [0.5000, 0.5000, 0.5000]])
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..ops.creation import Generator, default_generator
+from ..ops.inplace import bump_version
+
+__all__ = [
+    "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
+    "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
+    "kaiming_normal_", "orthogonal_", "sparse_",
+]
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    return (generator or default_generator).rng
+
+
+def _write(tensor: Tensor, values: Any) -> Tensor:
+    tensor._data[...] = values
+    bump_version(tensor)
+    return tensor
+
+
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
+    """The recommended gain for a nonlinearity (``relu``: sqrt(2), ``tanh``: 5/3 ...)."""
+    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+              "conv_transpose3d")
+    if nonlinearity in linear or nonlinearity == "sigmoid":
+        return 1
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        if param is None:
+            slope = 0.01
+        elif not isinstance(param, bool) and isinstance(param, int | float):
+            slope = param
+        else:
+            raise ValueError(f"negative_slope {param} not a valid number")
+        return math.sqrt(2.0 / (1 + slope**2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
+             generator: Generator | None = None) -> Tensor:
+    """Fill with values from U(a, b)."""
+    return _write(tensor, _rng(generator).uniform(a, b, tensor._data.shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
+            generator: Generator | None = None) -> Tensor:
+    """Fill with values from N(mean, std^2)."""
+    return _write(tensor, _rng(generator).normal(mean, std, tensor._data.shape))
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
+                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
+    """Fill with N(mean, std^2) values redrawn until they fall in [a, b]."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn(
+            "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
+            "values may be incorrect.",
+            stacklevel=2,
+        )
+    rng = _rng(generator)
+    values = rng.normal(mean, std, tensor._data.shape)
+    outside = (values < a) | (values > b)
+    while np.any(outside):
+        values[outside] = rng.normal(mean, std, int(outside.sum()))
+        outside = (values < a) | (values > b)
+    return _write(tensor, values)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    """Fill with ``val``."""
+    return _write(tensor, val)
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    """Fill with ones."""
+    return _write(tensor, 1)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    """Fill with zeros."""
+    return _write(tensor, 0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    """The identity matrix (2-D tensors)."""
+    if tensor._data.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    return _write(tensor, np.eye(*tensor._data.shape))
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The Dirac delta (a convolution that keeps its input's channels)."""
+    dims = tensor._data.ndim
+    if dims not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor._data.shape
+    if sizes[0] % groups:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    values = np.zeros(sizes)
+    centre = tuple(s // 2 for s in sizes[2:])
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _write(tensor, values)
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    shape = tensor._data.shape
+    if len(shape) < 2:
+        raise ValueError(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions"
+        )
+    receptive = math.prod(shape[2:])
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    valid = ["fan_in", "fan_out"]
+    if mode not in valid:
+        raise ValueError(f"Mode {mode} not supported, please use one of {valid}")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
+                    generator: Generator | None = None) -> Tensor:
+    """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (Glorot)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0,
+                   generator: Generator | None = None) -> Tensor:
+    """N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))`` (Glorot)."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                     nonlinearity: str = "leaky_relu",
+                     generator: Generator | None = None) -> Tensor:
+    """U(-bound, bound) with ``bound = gain * sqrt(3 / fan)`` (He). ``Linear`` and ``Conv``
+    initialise their weights with ``a=sqrt(5)``, which gives ``bound = 1 / sqrt(fan_in)``."""
+    if 0 in tensor._data.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
+    return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
+                    nonlinearity: str = "leaky_relu",
+                    generator: Generator | None = None) -> Tensor:
+    """N(0, std^2) with ``std = gain / sqrt(fan)`` (He)."""
+    if 0 in tensor._data.shape:
+        warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
+    """A (semi-)orthogonal matrix from the QR decomposition of a Gaussian one."""
+    shape = tensor._data.shape
+    if len(shape) < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor._data.size == 0:
+        return tensor
+    rows = shape[0]
+    cols = tensor._data.size // rows
+    flat = _rng(generator).normal(0, 1, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q *= np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _write(tensor, (q * gain).reshape(shape))
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
+            generator: Generator | None = None) -> Tensor:
+    """N(0, std^2) values with a fraction ``sparsity`` of each column set to zero."""
+    if tensor._data.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor._data.shape
+    zeros = math.ceil(sparsity * rows)
+    rng = _rng(generator)
+    values = rng.normal(0, std, (rows, cols))
+    for col in range(cols):
+        values[rng.permutation(rows)[:zeros], col] = 0
+    return _write(tensor, values)

@@ -1,0 +1,755 @@
+"""``nn.Module``: the base class of layers and models.
+
+A module holds parameters, buffers and sub-modules in three ordered dicts, so traversal order
+(and therefore ``parameters()``, ``state_dict()`` and ``repr``) is the order of assignment, as in
+PyTorch. Traversals of the module tree use explicit stacks, not recursion.
+
+Beyond PyTorch, ``load_state_dict`` is atomic: every key, type and shape is checked before any
+value is copied, so on error the module is exactly as it was.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, TypeVar
+
+import numpy as np
+
+from ... import _dtype
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...autograd.node import HookDict, RemovableHandle
+from ...ops.inplace import bump_version
+from ..parameter import Buffer, Parameter
+
+__all__ = ["Module", "typename"]
+
+T = TypeVar("T", bound="Module")
+
+
+def typename(obj: Any) -> str:
+    """``torch.typename``: ``'chainrule.FloatTensor'`` for tensors, the qualified type else."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = obj if isinstance(obj, type) else type(obj)
+    module = cls.__module__
+    if module in (None, "builtins"):
+        return cls.__qualname__
+    return f"{module}.{cls.__qualname__}"
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys that were missing and unexpected."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+def _addindent(text: str, spaces: int) -> str:
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    first = lines.pop(0)
+    return first + "\n" + "\n".join(" " * spaces + line for line in lines)
+
+
+def _insert_hook(hooks: HookDict, handle: RemovableHandle, hook: Any, prepend: bool) -> None:
+    if not prepend:
+        hooks[handle.id] = hook
+        return
+    existing = list(hooks.items())
+    hooks.clear()
+    hooks[handle.id] = hook
+    hooks.update(existing)
+
+
+class Module:
+    """Base class of layers and models: holds parameters, buffers and sub-modules.
+
+    Subclasses assign them as attributes in ``__init__`` (after ``super().__init__()``) and
+    implement ``forward``; calling the module runs the forward pre-hooks, ``forward`` and the
+    forward hooks.
+
+    Example:
+        >>> import chainrule as torch
+        >>> class Net(torch.nn.Module):
+        ...     def __init__(self):
+        ...         super().__init__()
+        ...         self.fc = torch.nn.Linear(2, 1)
+        ...     def forward(self, x):
+        ...         return self.fc(x)
+        >>> Net()
+        Net(
+          (fc): Linear(in_features=2, out_features=1, bias=True)
+        )
+    """
+
+    _version: int = 1
+    training: bool
+    dump_patches: bool = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        name = type(self).__name__
+        if kwargs:
+            raise TypeError(
+                f"{name}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'"
+            )
+        if args:
+            raise TypeError(
+                f"{name}.__init__() takes 1 positional argument but {len(args) + 1} were given"
+            )
+        setattr_ = object.__setattr__
+        setattr_(self, "training", True)
+        setattr_(self, "_parameters", {})
+        setattr_(self, "_buffers", {})
+        setattr_(self, "_non_persistent_buffers_set", set())
+        setattr_(self, "_modules", {})
+        setattr_(self, "_forward_pre_hooks", HookDict())
+        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks", HookDict())
+        setattr_(self, "_forward_hooks_with_kwargs", {})
+        setattr_(self, "_forward_hooks_always_called", {})
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Compute the module's output (subclasses implement it)."""
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    # -- calling -------------------------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not self._forward_pre_hooks and not self._forward_hooks:
+            return self.forward(*args, **kwargs)
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict[str, Any]) -> Any:
+        for hook_id, hook in list(self._forward_pre_hooks.items()):
+            if hook_id in self._forward_pre_hooks_with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        called: set[int] = set()
+        try:
+            output = self.forward(*args, **kwargs)
+            for hook_id, hook in list(self._forward_hooks.items()):
+                called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    result = hook(self, args, kwargs, output)
+                else:
+                    result = hook(self, args, output)
+                if result is not None:
+                    output = result
+        except Exception:
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called and hook_id not in called:
+                    try:
+                        if hook_id in self._forward_hooks_with_kwargs:
+                            hook(self, args, kwargs, None)
+                        else:
+                            hook(self, args, None)
+                    except Exception:  # noqa: BLE001 - the original error is what matters
+                        pass
+            raise
+        return output
+
+    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args)`` before ``forward``; it may return new ``args``.
+
+        With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and may return
+        ``(args, kwargs)``.
+        """
+        handle = RemovableHandle(self._forward_pre_hooks)
+        _insert_hook(self._forward_pre_hooks, handle, hook, prepend)
+        if with_kwargs:
+            self._forward_pre_hooks_with_kwargs[handle.id] = True
+        return handle
+
+    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
+                              with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after ``forward``; it may return a new output."""
+        handle = RemovableHandle(self._forward_hooks)
+        _insert_hook(self._forward_hooks, handle, hook, prepend)
+        if with_kwargs:
+            self._forward_hooks_with_kwargs[handle.id] = True
+        if always_call:
+            self._forward_hooks_always_called[handle.id] = True
+        return handle
+
+    # -- attributes ----------------------------------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._remove_name(name, self.__dict__, self._buffers, self._modules,
+                              self._non_persistent_buffers_set)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as parameter '{name}' "
+                    "(chainrule.nn.Parameter or None expected)"
+                )
+            self.register_parameter(name, value)
+            return
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._remove_name(name, self.__dict__, self._parameters, self._buffers,
+                              self._non_persistent_buffers_set)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as child module '{name}' "
+                    "(chainrule.nn.Module or None expected)"
+                )
+            modules[name] = value
+            return
+        buffers = self.__dict__.get("_buffers")
+        if isinstance(value, Buffer) or (buffers is not None and name in buffers):
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(
+                    f"cannot assign '{typename(value)}' as buffer '{name}' "
+                    "(chainrule.nn.Buffer, chainrule.Tensor or None expected)"
+                )
+            if isinstance(value, Buffer):
+                persistent = value.persistent
+            else:
+                persistent = name not in self._non_persistent_buffers_set
+            self.register_buffer(name, value, persistent)
+            return
+        object.__setattr__(self, name, value)
+
+    @staticmethod
+    def _remove_name(name: str, *stores: Any) -> None:
+        for store in stores:
+            if name in store:
+                if isinstance(store, dict):
+                    del store[name]
+                else:
+                    store.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            items = d.get(store)
+            if items is not None and name in items:
+                return items[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        attrs = set(dir(type(self))) | set(self.__dict__)
+        attrs |= set(self._parameters) | set(self._modules) | set(self._buffers)
+        return sorted(a for a in attrs if not a[0].isdigit())
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    # -- registration --------------------------------------------------------------------------
+
+    def _check_new_name(self, kind: str, name: Any, store: dict[str, Any]) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
+        if "." in name:
+            raise KeyError(f"{kind} name can't contain \".\"")
+        if name == "":
+            raise KeyError(f"{kind} name can't be empty string \"\"")
+        if hasattr(self, name) and name not in store:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Add a tensor that is state but not a parameter (e.g. batch norm's running mean).
+
+        Persistent buffers are part of ``state_dict``.
+        """
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_new_name("buffer", name, self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
+                "(chainrule Tensor or None required)"
+            )
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Add a parameter (or None, a parameter slot left empty) under ``name``."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_new_name("parameter", name, self._parameters)
+        if param is None:
+            self._parameters[name] = None
+        elif not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{typename(param)}' object to parameter '{name}' "
+                "(chainrule.nn.Parameter or None required)"
+            )
+        elif param.grad_fn is not None:
+            raise ValueError(
+                f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be "
+                f"created explicitly. To express '{name}' as a function of another Tensor, "
+                "compute the value in the forward() method."
+            )
+        else:
+            self._parameters[name] = param
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Add a child module under ``name`` (also: ``self.name = module``)."""
+        if not isinstance(module, Module) and module is not None:
+            raise TypeError(f"{typename(module)} is not a Module subclass")
+        if not isinstance(name, str):
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
+        if hasattr(self, name) and name not in self._modules:
+            raise KeyError(f"attribute '{name}' already exists")
+        if "." in name:
+            raise KeyError(f"module name can't contain \".\", got: {name}")
+        if name == "":
+            raise KeyError("module name can't be empty string \"\"")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> Module:
+        """The sub-module at dotted path ``target`` (``''`` is the module itself)."""
+        if target == "":
+            return self
+        module: Module = self
+        for item in target.split("."):
+            if not hasattr(module, item):
+                raise AttributeError(module._get_name() + " has no attribute `" + item + "`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at dotted path ``target``."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(module._get_name() + " has no attribute `" + name + "`")
+        if name not in module._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return module._buffers[name]
+
+    # -- traversal (explicit stacks: pre-order, children in assignment order) -------------------
+
+    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """``(dotted name, module)`` for this module and every descendant, pre-order."""
+        seen: set[int] = set() if memo is None else {id(m) for m in memo}
+        stack: list[tuple[str, Module]] = [(prefix, self)]
+        while stack:
+            name, module = stack.pop()
+            if id(module) in seen:
+                continue
+            if remove_duplicate:
+                seen.add(id(module))
+                if memo is not None:
+                    memo.add(module)
+            yield name, module
+            children = [
+                (name + ("." if name else "") + child_name, child)
+                for child_name, child in module._modules.items() if child is not None
+            ]
+            stack.extend(reversed(children))
+
+    def modules(self) -> Iterator[Module]:
+        """This module and every descendant."""
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """``(name, module)`` for the direct children."""
+        seen: set[int] = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self) -> Iterator[Module]:
+        """The direct children."""
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, store: str, prefix: str, recurse: bool,
+                       remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
+        seen: set[int] = set()
+        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+                   if recurse else [(prefix, self)])
+        for module_prefix, module in modules:
+            for name, value in getattr(module, store).items():
+                if value is None or id(value) in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """``(dotted name, parameter)`` of this module and (with ``recurse``) its descendants."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        """The parameters (each shared parameter once)."""
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        """``(dotted name, buffer)`` of this module and (with ``recurse``) its descendants."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        """The buffers."""
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    def apply(self: T, fn: Callable[[Module], Any]) -> T:
+        """Call ``fn`` on every sub-module (children first) and then on this module."""
+        for module in _post_order(self):
+            fn(module)
+        return self
+
+    # -- modes and gradients -------------------------------------------------------------------
+
+    def train(self: T, mode: bool = True) -> T:
+        """Set training mode (dropout active, batch norm uses batch statistics).
+
+        As in PyTorch each child's own ``train`` is called, so subclasses can override it (this
+        recursion is as deep as the module nesting, not the data).
+        """
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        self.training = mode
+        for module in self.children():
+            module.train(mode)
+        return self
+
+    def eval(self: T) -> T:
+        """Set evaluation mode (``train(False)``)."""
+        return self.train(False)
+
+    def requires_grad_(self: T, requires_grad: bool = True) -> T:
+        """Set ``requires_grad`` of every parameter."""
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all parameters (to None, or to zeros)."""
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                grad = p._grad
+                if grad._grad_fn is not None:
+                    grad.detach_()
+                else:
+                    grad.requires_grad_(False)
+                grad._data[...] = 0
+                bump_version(grad)
+
+    # -- dtype and device ----------------------------------------------------------------------
+
+    def _apply(self: T, convert: Callable[[np.ndarray], np.ndarray]) -> T:
+        """Convert every parameter's (and gradient's) and buffer's array in place of the
+        module: parameters stay the same objects, buffers are replaced."""
+        for module in self.modules():
+            for param in module._parameters.values():
+                if param is None:
+                    continue
+                new = convert(param._data)
+                if new is not param._data:
+                    param._data = new
+                    bump_version(param)
+                if param._grad is not None:
+                    g = convert(param._grad._data)
+                    if g is not param._grad._data:
+                        param._grad._data = g
+            for name, buf in list(module._buffers.items()):
+                if buf is not None:
+                    new = convert(buf._data)
+                    if new is not buf._data:
+                        from ..._tensor import make_tensor
+
+                        module._buffers[name] = make_tensor(new, buf._requires_grad)
+        return self
+
+    def to(self: T, *args: Any, **kwargs: Any) -> T:
+        """Cast floating parameters and buffers: ``to(dtype)``, ``to(device)``, ``to(tensor)``."""
+        dtype = kwargs.pop("dtype", None)
+        kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        kwargs.pop("memory_format", None)
+        if kwargs:
+            raise TypeError(f"to() received an invalid combination of arguments - got "
+                            f"{sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, _dtype.dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype = arg.dtype
+        if dtype is None:
+            return self
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise TypeError(
+                "nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                f"dtype={dtype}"
+            )
+        target = dtype.np
+        return self._apply(
+            lambda a: a.astype(target) if a.dtype.kind in "fc" and a.dtype != target else a
+        )
+
+    def _cast_floating(self: T, dtype: Any) -> T:
+        target = dtype.np
+        return self._apply(
+            lambda a: a.astype(target) if a.dtype.kind == "f" and a.dtype != target else a
+        )
+
+    def float(self: T) -> T:
+        """Cast floating parameters and buffers to float32."""
+        return self._cast_floating(_dtype.float32)
+
+    def double(self: T) -> T:
+        """Cast floating parameters and buffers to float64."""
+        return self._cast_floating(_dtype.float64)
+
+    def half(self: T) -> T:
+        """Cast floating parameters and buffers to float16."""
+        return self._cast_floating(_dtype.float16)
+
+    def type(self: T, dst_type: Any) -> T:
+        """Cast every parameter and buffer to ``dst_type``."""
+        target = dst_type.np
+        return self._apply(lambda a: a.astype(target) if a.dtype != target else a)
+
+    def cpu(self: T) -> T:
+        """A no-op: chainrule runs on the CPU."""
+        return self
+
+    def cuda(self: T, device: Any = None) -> T:
+        """chainrule has no CUDA backend."""
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def share_memory(self: T) -> T:
+        """A no-op (kept for API compatibility)."""
+        return self
+
+    # -- state dict ----------------------------------------------------------------------------
+
+    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
+                   keep_vars: bool = False) -> dict[str, Any]:
+        """An ordered dict of every parameter and persistent buffer, by dotted name.
+
+        Values are detached tensors sharing memory with the module (``keep_vars=True``: the
+        parameters themselves). Like PyTorch's, it carries ``_metadata`` (module versions).
+        """
+        if args:
+            destination = args[0] if len(args) > 0 else destination
+            prefix = args[1] if len(args) > 1 else prefix
+            keep_vars = args[2] if len(args) > 2 else keep_vars
+        if destination is None:
+            destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        metadata = getattr(destination, "_metadata", None)
+        # A module shared by two parents is saved under both names, as in PyTorch.
+        for module_prefix, module in self.named_modules(prefix=prefix.rstrip("."),
+                                                        remove_duplicate=False):
+            dotted = module_prefix + "." if module_prefix else ""
+            if metadata is not None:
+                metadata[module_prefix] = {"version": module._version}
+            module._save_to_state_dict(destination, dotted, keep_vars)
+        return destination
+
+    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
+                            keep_vars: bool) -> None:
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+
+    def _local_state(self) -> dict[str, Tensor]:
+        state: dict[str, Tensor] = {}
+        for name, param in self._parameters.items():
+            if param is not None:
+                state[name] = param
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                state[name] = buf
+        return state
+
+    def _upgrade_state_dict(self, state_dict: dict[str, Any], prefix: str,
+                            version: int | None) -> None:
+        """Fill in keys older versions of this module did not save (see BatchNorm)."""
+
+    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
+                        assign: bool = False) -> _IncompatibleKeys:
+        """Copy parameters and buffers from ``state_dict`` (values are copied in place).
+
+        With ``strict``, missing and unexpected keys are errors, reported as PyTorch reports
+        them. Shapes must match. Atomic: if anything is wrong, nothing is changed.
+        """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        metadata = getattr(state_dict, "_metadata", None)
+        state = OrderedDict(state_dict)
+        missing: list[str] = []
+        unexpected: list[str] = []
+        errors: list[str] = []
+        copies: list[tuple[Module, str, Tensor, Any]] = []
+        for module_prefix, module in self.named_modules(remove_duplicate=False):
+            prefix = module_prefix + "." if module_prefix else ""
+            local_meta = {} if metadata is None else metadata.get(module_prefix, {})
+            module._upgrade_state_dict(state, prefix, local_meta.get("version"))
+            local = module._local_state()
+            for name, target in local.items():
+                key = prefix + name
+                if key not in state:
+                    missing.append(key)
+                    continue
+                value = state[key]
+                if not isinstance(value, Tensor):
+                    errors.append(
+                        f'While copying the parameter named "{key}", expected chainrule.Tensor '
+                        f"or Tensor-like object from checkpoint but received {type(value)}"
+                    )
+                    continue
+                if target._data.ndim == 0 and value._data.shape == (1,):
+                    value = value[0]
+                if value._data.shape != target._data.shape:
+                    errors.append(
+                        f"size mismatch for {key}: copying a param with shape {value.shape} from "
+                        f"checkpoint, the shape in current model is {target.shape}."
+                    )
+                    continue
+                copies.append((module, name, target, value))
+            for key in state:
+                if not key.startswith(prefix):
+                    continue
+                head = key[len(prefix):].split(".", 1)[0]
+                if head not in module._modules and head not in local:
+                    unexpected.append(key)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
+                    ", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError(
+                "Error(s) in loading state_dict for {}:\n\t{}".format(
+                    type(self).__name__, "\n\t".join(errors)
+                )
+            )
+        with no_grad():
+            for module, name, target, value in copies:
+                if assign:
+                    _assign(module, name, target, value)
+                else:
+                    target._data[...] = value._data.astype(target._data.dtype, copy=False)
+                    bump_version(target)
+        return _IncompatibleKeys(missing, unexpected)
+
+    # -- printing ------------------------------------------------------------------------------
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def extra_repr(self) -> str:
+        """The module's own settings, shown in its repr (subclasses override it)."""
+        return ""
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [
+            "(" + key + "): " + _addindent(repr(module), 2)
+            for key, module in self._modules.items()
+        ]
+        lines = extra_lines + child_lines
+        main = self._get_name() + "("
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                main += extra_lines[0]
+            else:
+                main += "\n  " + "\n  ".join(lines) + "\n"
+        return main + ")"
+
+
+def _post_order(root: Module) -> list[Module]:
+    """Every module once (duplicates included as PyTorch's ``apply`` visits them), children
+    before their parent, siblings in order."""
+    out: list[Module] = []
+    stack: list[tuple[Module, bool]] = [(root, False)]
+    while stack:
+        module, expanded = stack.pop()
+        if expanded:
+            out.append(module)
+            continue
+        stack.append((module, True))
+        for child in reversed([c for c in module.children()]):
+            stack.append((child, False))
+    return out
+
+
+def _assign(module: Module, name: str, target: Tensor, value: Tensor) -> None:
+    """``load_state_dict(assign=True)``: the checkpoint's tensor replaces the module's."""
+    if isinstance(target, Parameter):
+        module._parameters[name] = Parameter(value.detach(), target._requires_grad)
+    else:
+        module._buffers[name] = value
+

@@ -1,0 +1,143 @@
+"""Pooling layers: max, average and adaptive pooling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..._tensor import Tensor
+from ...ops.nn_ops import pooling as ops
+from .module import Module
+
+__all__ = [
+    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+]
+
+
+class _MaxPoolNd(Module):
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 dilation: Any = 1, return_indices: bool = False,
+                 ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool1d(_MaxPoolNd):
+    """1-D max pooling over ``(N, C, L)``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return ops.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              self.ceil_mode, self.return_indices)
+
+
+class MaxPool2d(_MaxPoolNd):
+    """2-D max pooling over ``(N, C, H, W)``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.nn.MaxPool2d(2)(torch.zeros(1, 3, 8, 8)).shape
+        chainrule.Size([1, 3, 4, 4])
+    """
+
+    def forward(self, input: Tensor) -> Any:
+        return ops.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              self.ceil_mode, self.return_indices)
+
+
+class AvgPool1d(Module):
+    """1-D average pooling."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True) -> None:
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ops.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad)
+
+
+def _single(value: Any) -> tuple[int, ...]:
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+class AvgPool2d(Module):
+    """2-D average pooling."""
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, count_include_pad: bool = True,
+                 divisor_override: int | None = None) -> None:
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ops.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad, self.divisor_override)
+
+
+class _AdaptivePool(Module):
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptivePool):
+    """Average pooling to a fixed length."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ops.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool2d(_AdaptivePool):
+    """Average pooling to a fixed ``(H, W)`` (``None`` keeps that input size)."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ops.adaptive_avg_pool2d(input, self.output_size)
+
+
+class AdaptiveMaxPool1d(_AdaptivePool):
+    """Max pooling to a fixed length."""
+
+    def forward(self, input: Tensor) -> Any:
+        return ops.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptivePool):
+    """Max pooling to a fixed ``(H, W)``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return ops.adaptive_max_pool2d(input, self.output_size, self.return_indices)

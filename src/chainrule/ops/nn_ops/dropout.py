@@ -1,0 +1,97 @@
+"""Dropout as PyTorch computes it: the input times a random mask scaled by ``1 / (1 - p)``
+(one ``MulBackward0`` node; the mask is a constant of the graph)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..._tensor import Tensor, wrap
+from ..creation import default_generator
+
+__all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
+    if p == 1:
+        return np.zeros(shape, dtype)
+    keep = default_generator.rng.random(shape) >= p
+    return (keep / (1 - p)).astype(dtype)
+
+
+def _apply(input: Tensor, mask: np.ndarray, inplace: bool) -> Tensor:
+    if not inplace:
+        return input * wrap(mask)
+    from ..inplace import check_inplace, commit
+
+    check_inplace(input)
+    return commit(input, input * wrap(mask))
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True,
+            inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    Returns ``input`` itself when not training or ``p == 0`` (as PyTorch); ``inplace`` writes
+    the result into ``input``.
+    """
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    return _apply(input, _mask(input._data.shape, p, input._data.dtype), inplace)
+
+
+def _feature_dropout(name: str, dims: int, input: Tensor, p: float, training: bool,
+                     inplace: bool) -> Tensor:
+    _check_p(p)
+    shape = input._data.shape
+    if len(shape) not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"{name}: Expected {dims + 1}D or {dims + 2}D input, but received a {len(shape)}D "
+            f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
+            f"{dims} spatial dimension{'s' if dims > 1 else ''}, a channel dimension, and an "
+            f"optional batch dimension (i.e. {dims + 1}D or {dims + 2}D inputs)."
+        )
+    if not training or p == 0:
+        return input
+    mask_shape = shape[:-dims] + (1,) * dims
+    return _apply(input, _mask(mask_shape, p, input._data.dtype), inplace)
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, L)`` input."""
+    return _feature_dropout("dropout1d", 1, input, p, training, inplace)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, H, W)`` input."""
+    return _feature_dropout("dropout2d", 2, input, p, training, inplace)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
+    """Zero whole channels of ``(N, C, D, H, W)`` input."""
+    return _feature_dropout("dropout3d", 3, input, p, training, inplace)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
+                  inplace: bool = False) -> Tensor:
+    """Dropout that keeps SELU activations' mean and variance (``a * (x * mask + b)``)."""
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    alpha = 1.7580993408473766
+    if p == 1:
+        return input * wrap(np.zeros(input._data.shape, input._data.dtype))
+    keep = default_generator.rng.random(input._data.shape) >= p
+    a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = (keep - 1.0) * (alpha * a) + alpha * a * p
+    noise = keep * a
+    dtype = input._data.dtype
+    return input * wrap(noise.astype(dtype)) + wrap(b.astype(dtype))

@@ -1,0 +1,107 @@
+"""Embedding lookup and its adjoint (a scatter-add of rows), each the other's derivative."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..._tensor import Tensor, wrap
+from ...autograd.grad_mode import no_grad
+from .._registry import op
+from ..inplace import bump_version
+from ._common import scalar_name
+
+__all__ = ["embedding", "embedding_backward"]
+
+
+@op("EmbeddingBackward0", inputs=("weight",), tensor_params=("indices", "scale"))
+def _embedding(weight, indices, scale=None):
+    """Rows of ``weight`` at ``indices``. ``scale`` (per index, or None) only shapes the
+    gradient: 0 at ``padding_idx``, ``1 / count`` with ``scale_grad_by_freq``."""
+    return np.take(weight, indices, axis=0)
+
+
+@_embedding.derivative("weight")
+def _(F, grad, weight_shape, indices, scale):
+    return F.embedding_backward(grad, indices, weight_shape[0], scale)
+
+
+@op("EmbeddingBackwardBackward0", inputs=("grad",), tensor_params=("indices", "scale"))
+def embedding_backward(grad, indices, num_weights, scale=None):
+    """Rows of ``grad`` (times ``scale``) added into a ``(num_weights, dim)`` zero matrix."""
+    dim = grad.shape[-1]
+    rows = grad.reshape(-1, dim)
+    if scale is not None:
+        rows = rows * scale.reshape(-1, 1)
+    out = np.zeros((num_weights, dim), grad.dtype)
+    np.add.at(out, indices.reshape(-1), rows)
+    return out
+
+
+@embedding_backward.derivative("grad")
+def _(F, grad, indices, scale):
+    rows = F.embedding(grad, indices, None)
+    return rows if scale is None else rows * F.unsqueeze(scale, -1)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    """Look up rows of ``weight`` by the integer indices ``input``.
+
+    ``padding_idx`` rows get no gradient; ``max_norm`` renormalises the looked-up rows of
+    ``weight`` in place first (as PyTorch does); ``scale_grad_by_freq`` divides each row's
+    gradient by how often its index occurs in the batch.
+    """
+    idx = input._data
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar "
+            f"types: Long, Int; but got chainrule.{_legacy_name(idx.dtype)} instead (while "
+            "checking arguments for embedding)"
+        )
+    if sparse:
+        raise RuntimeError("sparse gradients are not supported by chainrule (use sparse=False)")
+    num_weights = weight._data.shape[0]
+    if idx.size and (idx.min() < 0 or idx.max() >= num_weights):
+        raise IndexError("index out of range in self")
+    if padding_idx is not None:
+        if padding_idx >= num_weights or padding_idx < -num_weights:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            padding_idx += num_weights
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    scale = None
+    if padding_idx is not None or scale_grad_by_freq:
+        flat = idx.reshape(-1)
+        factor = np.ones(flat.shape, weight._data.dtype)
+        if scale_grad_by_freq:
+            counts = np.bincount(flat, minlength=num_weights)
+            factor = factor / counts[flat]
+        if padding_idx is not None:
+            factor[flat == padding_idx] = 0
+        scale = wrap(factor.astype(weight._data.dtype, copy=False).reshape(idx.shape))
+    return _embedding(weight, input, scale)
+
+
+def _renorm_rows(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:
+    with no_grad():
+        rows = np.unique(idx)
+        data = weight._data
+        norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+        too_big = norms > max_norm
+        if np.any(too_big):
+            factor = (max_norm / (norms[too_big] + 1e-7)).astype(data.dtype)
+            data[rows[too_big]] *= factor[:, None]
+            bump_version(weight)
+
+
+def _legacy_name(dtype: np.dtype) -> str:
+    return {"Float": "FloatTensor", "Double": "DoubleTensor", "Half": "HalfTensor",
+            "Short": "ShortTensor", "Char": "CharTensor", "Byte": "ByteTensor",
+            "Bool": "BoolTensor"}.get(scalar_name(dtype), "Tensor")
+
+
+PRIMITIVES: dict[str, Any] = {"embedding": _embedding, "embedding_backward": embedding_backward}

@@ -1,0 +1,264 @@
+"""``Optimizer``: parameter groups, per-parameter state, ``state_dict``, ``zero_grad``.
+
+Subclasses implement ``step``. Updates are written into the parameters' arrays under
+``no_grad`` and bump their version counters, as PyTorch's in-place updates do; per-parameter
+state (momentum buffers, moment estimates, ``step``) is kept as chainrule tensors, so
+``state_dict()`` looks like PyTorch's.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from copy import deepcopy
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, wrap
+from ..autograd.grad_mode import enable_grad
+from ..nn.modules.module import typename
+from ..ops.inplace import bump_version
+
+__all__ = ["Optimizer", "required"]
+
+
+class _Required:
+    """Marks a hyper-parameter with no default (``SGD``'s ``lr`` in old PyTorch)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required: Any = _Required()
+
+
+def scalar_tensor(value: float) -> Tensor:
+    """A 0-d tensor of PyTorch's scalar dtype for ``step`` (float32, or float64 when that is
+    the default dtype)."""
+    d = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
+    return wrap(np.asarray(value, dtype=d))
+
+
+class Optimizer:
+    """Base class of optimizers.
+
+    ``params`` is an iterable of tensors, of ``(name, tensor)`` pairs, or of dicts (parameter
+    groups, each with its own hyper-parameters overriding ``defaults``).
+    """
+
+    def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        self.state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        self._opt_called = False
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                f"dicts, but got {typename(params)}"
+            )
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state,
+                "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += "\n"
+            text += f"Parameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own hyper-parameters."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list "
+                "instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        tensors = []
+        names = []
+        for param in param_group["params"]:
+            if isinstance(param, tuple):
+                names.append(param[0])
+                tensors.append(param[1])
+            else:
+                tensors.append(param)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+            param_group["param_names"] = names
+        for param in tensors:
+            if not isinstance(param, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is "
+                    + typename(param)
+                )
+            if not self.defaults.get("differentiable", None) and not (
+                param.is_leaf or param.retains_grad
+            ):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    f"parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+        if len({id(p) for p in tensors}) != len(tensors):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                current = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add param "
+                    f"group {current} to the optimizer"
+                )
+        if not seen.isdisjoint(id(p) for p in tensors):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of every optimised parameter (to None, or to zeros)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                grad = p._grad
+                if grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    if grad._grad_fn is not None:
+                        grad.detach_()
+                    else:
+                        grad.requires_grad_(False)
+                    grad._data[...] = 0
+                    bump_version(grad)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Update the parameters from their gradients (subclasses implement it)."""
+        raise NotImplementedError
+
+    def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
+        """Run ``closure`` (which recomputes the loss) with grad mode on."""
+        self._opt_called = True
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # -- state dict ----------------------------------------------------------------------------
+
+    def state_dict(self) -> dict[str, Any]:
+        """``{'state': {index: {...}}, 'param_groups': [{..., 'params': [indices]}]}``.
+
+        Parameters are replaced by their position across groups; state tensors are the live
+        ones (not copies), as in PyTorch.
+        """
+        mapping: dict[int, int] = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {
+            (mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()
+        }
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore hyper-parameters and state saved by :meth:`state_dict`."""
+        state_dict = state_dict.copy()
+        groups = self.param_groups
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"])
+               for g, s in zip(groups, saved_groups, strict=True)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups), strict=True))
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for key, value in state_dict["state"].items():
+            if key in id_map:
+                param = id_map[key]
+                state[param] = _cast(param, value)
+            else:
+                state[key] = value
+        for group, new_group in zip(groups, saved_groups, strict=True):
+            new_group["params"] = group["params"]
+            if "param_names" in group and "param_names" not in new_group:
+                new_group["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
+    """A loaded state value in the parameter's dtype (``step`` is kept as saved)."""
+    if isinstance(value, Tensor):
+        if key == "step" or not param.is_floating_point():
+            return value
+        if value._data.dtype == param._data.dtype:
+            return value
+        return wrap(value._data.astype(param._data.dtype))
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_cast(param, v) for v in value)
+    return value
+
+
+def grads_of(group: dict[str, Any]) -> Iterable[tuple[Tensor, np.ndarray]]:
+    """``(parameter, gradient array)`` for the parameters of ``group`` that have a gradient."""
+    for p in group["params"]:
+        if p._grad is not None:
+            yield p, p._grad._data
+
+
+def lerp_(target: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """``target.lerp_(end, weight)`` with PyTorch's two-sided formula (same rounding)."""
+    if weight < 0.5:
+        target += weight * (end - target)
+    else:
+        target[...] = end - (end - target) * (1 - weight)

@@ -1,0 +1,29 @@
+"""``utils.data``: datasets, samplers and the ``DataLoader``.
+
+Example:
+    >>> import chainrule as torch
+    >>> from chainrule.utils.data import DataLoader, TensorDataset
+    >>> data = TensorDataset(torch.arange(6.0).view(3, 2), torch.tensor([0, 1, 0]))
+    >>> [x.shape for x, y in DataLoader(data, batch_size=2)]
+    [chainrule.Size([2, 2]), chainrule.Size([1, 2])]
+"""
+
+from __future__ import annotations
+
+from .collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import (
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+
+__all__ = [
+    "BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler",
+    "TensorDataset", "default_collate", "default_convert", "random_split",
+]

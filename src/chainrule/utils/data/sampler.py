@@ -1,0 +1,136 @@
+"""Samplers: which indices, in which order, and how they are batched."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence, Sized
+from typing import Any
+
+import numpy as np
+
+from ...ops.creation import Generator
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "BatchSampler"]
+
+
+class Sampler:
+    """Base class: iterating a sampler yields dataset indices."""
+
+    def __init__(self, data_source: Sized | None = None) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler):
+    """``0, 1, ..., len(data_source) - 1``."""
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    if generator is not None:
+        return generator.rng
+    # As PyTorch: a fresh generator seeded from the default one, so the default stream advances.
+    from ...ops.creation import default_generator
+
+    seed = int(default_generator.rng.integers(0, 2**63 - 1))
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+class RandomSampler(Sampler):
+    """A random permutation of the indices each epoch (or ``num_samples`` drawn with
+    replacement)."""
+
+    def __init__(self, data_source: Sized, replacement: bool = False,
+                 num_samples: int | None = None, generator: Generator | None = None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={self.replacement}"
+            )
+        if not isinstance(self.num_samples, int) or self.num_samples <= 0:
+            raise ValueError(
+                f"num_samples should be a positive integer value, but got "
+                f"num_samples={self.num_samples}"
+            )
+
+    @property
+    def num_samples(self) -> int:
+        """How many indices one pass yields."""
+        if self._num_samples is None:
+            return len(self.data_source)
+        return self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.data_source)
+        rng = _rng(self.generator)
+        if self.replacement:
+            yield from rng.integers(0, n, self.num_samples).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in random order."""
+
+    def __init__(self, indices: Sequence[int], generator: Generator | None = None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        for i in _rng(self.generator).permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class BatchSampler(Sampler):
+    """Groups the indices of ``sampler`` into lists of ``batch_size`` (the last one shorter
+    unless ``drop_last``)."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(
+                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )
+        if not isinstance(drop_last, bool):
+            raise ValueError(
+                f"drop_last should be a boolean value, but got drop_last={drop_last}"
+            )
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[list[int]]:
+        batch: list[int] = []
+        for idx in self.sampler:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self) -> int:
+        n = len(self.sampler)  # type: ignore[arg-type]
+        if self.drop_last:
+            return n // self.batch_size
+        return (n + self.batch_size - 1) // self.batch_size
