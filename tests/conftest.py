@@ -36,7 +36,10 @@ def assert_close(ours, theirs, rtol: float = 1e-5, atol: float = 1e-6, what: str
         assert ours is None and theirs is None, f"{what}: one is None ({ours!r}, {theirs!r})"
         return
     a = ours.detach().numpy() if isinstance(ours, chainrule.Tensor) else np.asarray(ours)
-    b = theirs.detach().numpy(force=True) if isinstance(theirs, torch.Tensor) else np.asarray(theirs)
+    if isinstance(theirs, torch.Tensor):
+        b = theirs.detach().numpy(force=True)
+    else:
+        b = np.asarray(theirs)
     assert a.shape == b.shape, f"{what}: shape {a.shape} != {b.shape}"
     if isinstance(ours, chainrule.Tensor) and isinstance(theirs, torch.Tensor):
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1], (

@@ -62,8 +62,8 @@ def _tolerances(info: OpInfo, dtype: str) -> tuple[float, float]:
 
 def _run(lib: Any, info: OpInfo, arrays: list[np.ndarray], requires: list[bool]) -> tuple:
     if lib is chainrule:
-        xs = [chainrule.from_numpy(a.copy()).requires_grad_(r) if r else chainrule.from_numpy(a.copy())
-              for a, r in zip(arrays, requires, strict=True)]
+        xs = [chainrule.from_numpy(a.copy()).requires_grad_(r) for a, r in zip(
+            arrays, requires, strict=True)]
     else:
         xs = [torch.from_numpy(a.copy()).requires_grad_(r) if r else torch.from_numpy(a.copy())
               for a, r in zip(arrays, requires, strict=True)]
@@ -189,13 +189,14 @@ def test_gradcheck(info: OpInfo, index: int) -> None:
     cot = [rng.standard_normal(o.shape) for o in outs]
 
     def analytic(values: list[np.ndarray], create_graph: bool = False) -> tuple:
-        xs = [chainrule.from_numpy(v.copy()).requires_grad_(r) if r else chainrule.from_numpy(v.copy())
-              for v, r in zip(values, requires, strict=True)]
+        xs = [chainrule.from_numpy(v.copy()).requires_grad_(r) for v, r in zip(
+            values, requires, strict=True)]
         out = [o for o in _flat_outputs(info.fn(chainrule, *xs)) if o.dtype.is_floating_point]
         gs = chainrule.autograd.grad(
             [o for o in out if o.requires_grad],
             [xs[i] for i in which],
-            [chainrule.from_numpy(c.copy()) for o, c in zip(out, cot, strict=True) if o.requires_grad],
+            [chainrule.from_numpy(c.copy())
+             for o, c in zip(out, cot, strict=True) if o.requires_grad],
             allow_unused=True, create_graph=create_graph,
         )
         return xs, gs

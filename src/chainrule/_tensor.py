@@ -176,7 +176,7 @@ class Tensor:
     def register_post_accumulate_grad_hook(
         self, hook: Callable[[Tensor], None]
     ) -> RemovableHandle:
-        """Call ``hook(tensor)`` after a gradient has been accumulated into this leaf's ``.grad``."""
+        """Call ``hook(tensor)`` after a gradient was accumulated into this leaf's ``.grad``."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
@@ -222,7 +222,11 @@ class Tensor:
         """Detach this tensor from the graph in place (it becomes a leaf)."""
         if self._base is not None and self._base._requires_grad:
             raise RuntimeError(
-                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "
+                "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
+                "called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
             )
         self._grad_fn = None
         self._output_nr = 0
@@ -579,7 +583,7 @@ def current_grad_fn(t: Tensor) -> Node | None:
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
-    """Where a gradient for ``t`` goes: ``(grad_fn, output_nr)``, the leaf's AccumulateGrad, or None."""
+    """Where a gradient for ``t`` goes: ``(grad_fn, output_nr)``, its AccumulateGrad, or None."""
     if t._base is not None:
         refresh_view(t)
     fn = t._grad_fn

@@ -286,7 +286,9 @@ class GraphTask:
                     if self.accumulate_into is not None and grads is not None:
                         self._accumulate_non_leaf(node, grads)
                     if node not in executes:
-                        yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
+                        yield (
+                            StepRecord(node, _as_tuple(grads, node), (), index) if record else None
+                        )
                         continue
 
             next_functions = node.next_functions
@@ -681,7 +683,7 @@ def backward(
     grad_variables: Any = None,
     inputs: Any = None,
 ) -> None:
-    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (``torch.autograd.backward``)."""
+    """Accumulate gradients of ``tensors`` into the leaves' ``.grad`` (autograd.backward)."""
     if grad_variables is not None:
         grad_tensors = grad_variables
     outputs = _as_tensor_tuple(tensors, "tensors")

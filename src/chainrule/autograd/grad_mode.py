@@ -105,7 +105,9 @@ class _DecoratorContextManager:
 
     def __call__(self, func: F) -> F:
         if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is deprecated and will be disabled in future versions.")
+            raise RuntimeError(
+                "Decorating classes is deprecated and will be disabled in future versions."
+            )
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)  # type: ignore[return-value]
 
@@ -201,7 +203,9 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's publ
 
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
-            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}")
+            raise TypeError(
+                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}"
+            )
         self.prev = state.grad_enabled
         self.mode = mode
         state.grad_enabled = mode

@@ -14,7 +14,9 @@ from typing import Any
 from .grad_mode import MODE, SAVED_HOOKS
 from .node import Node
 
-__all__ = ["saved_tensors_hooks", "Node", "current_saved_tensors_hooks", "disable_saved_tensors_hooks"]
+__all__ = [
+    "saved_tensors_hooks", "Node", "current_saved_tensors_hooks", "disable_saved_tensors_hooks",
+]
 
 PackHook = Callable[[Any], Any]
 UnpackHook = Callable[[Any], Any]
@@ -37,7 +39,8 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's public name
         >>> import chainrule as torch
         >>> seen = []
         >>> x = torch.ones(2, requires_grad=True)
-        >>> with torch.autograd.graph.saved_tensors_hooks(lambda t: seen.append(t) or t, lambda t: t):
+        >>> hooks = torch.autograd.graph.saved_tensors_hooks
+        >>> with hooks(lambda t: seen.append(t) or t, lambda t: t):
         ...     y = (x * x).sum()
         >>> len(seen)
         2

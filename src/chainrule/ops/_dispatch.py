@@ -377,7 +377,9 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         ):
             node = _new(node_cls)
             fn = x._grad_fn
-            node.next_functions = ((fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),)
+            node.next_functions = (
+                (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),
+            )
             node._in_meta = (
                 ((a.shape, a.dtype, a.strides),) if op.records_strides else ((a.shape, a.dtype),)
             )

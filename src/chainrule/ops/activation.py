@@ -66,7 +66,9 @@ def _(F, grad, result, dim):
 def _cast_input(input: Tensor, dtype: Any) -> Tensor:
     if dtype is None:
         if input._data.dtype.kind not in "fc":
-            raise RuntimeError(f'"softmax_lastdim_kernel_impl" not implemented for \'{_type(input)}\'')
+            raise RuntimeError(
+                f'"softmax_lastdim_kernel_impl" not implemented for \'{_type(input)}\''
+            )
         return input
     return input.to(to_dtype(dtype))
 
@@ -77,12 +79,16 @@ def _type(t: Tensor) -> str:
     return _SCALAR_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
 
 
-def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+def softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``."""
     return _softmax(_cast_input(input, dtype), _softmax_dim(input._data.ndim, dim, "softmax"))
 
 
-def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+def log_softmax(
+    input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
+) -> Tensor:
     """``log(softmax(x))`` along ``dim``, computed stably."""
     return _log_softmax(
         _cast_input(input, dtype), _softmax_dim(input._data.ndim, dim, "log_softmax")

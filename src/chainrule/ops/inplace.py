@@ -79,7 +79,9 @@ def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     saved = node._saved
     if saved is None or saved is RELEASED:
         return
-    positions = [pos for pos, version in node._versions if version is not None and saved[pos] is self]
+    positions = [
+        pos for pos, version in node._versions if version is not None and saved[pos] is self
+    ]
     if not positions:
         return
     snapshot = wrap(self._data.copy())

@@ -16,7 +16,8 @@ from .._tensor import Tensor
 from ._registry import ARITH, COMPARE, FLOAT, KEEP, op
 
 __all__ = [
-    "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod",
+    "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
+    "fmod",
     "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
     "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
     "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh",
