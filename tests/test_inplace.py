@@ -171,3 +171,23 @@ def test_copy_slices_second_order() -> None:
         results.append((g.detach().numpy().copy(), gg.numpy().copy()))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)
+
+
+def test_inplace_on_a_custom_function_view_is_refused_like_pytorch() -> None:
+    messages = []
+    for lib in (chainrule, torch):
+
+        class Identity(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, a):
+                return a
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        y = Identity.apply(lib.ones(2, requires_grad=True).clone())
+        with pytest.raises(RuntimeError) as info:
+            y.add_(1)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -25,10 +25,13 @@ __all__ = [
     "backward", "grad", "Variable", "Node", "AccumulateGrad", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "detect_anomaly",
     "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
+    "Function", "gradcheck", "gradgradcheck",
 ]
 
 
 _SUBMODULES = ("graph", "function", "functional", "gradcheck", "stepping", "anomaly")
+# Public names defined in a submodule: name -> submodule.
+_FROM_SUBMODULE = {"Function": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck"}
 
 
 def __getattr__(name: str) -> object:
@@ -42,6 +45,10 @@ def __getattr__(name: str) -> object:
         from . import engine
 
         return getattr(engine, name)
+    if name in _FROM_SUBMODULE:
+        value = getattr(importlib.import_module(f"{__name__}.{_FROM_SUBMODULE[name]}"), name)
+        globals()[name] = value  # importing autograd.gradcheck bound the module to this name
+        return value
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module 'chainrule.autograd' has no attribute '{name}'")

@@ -307,7 +307,7 @@ class GraphTask:
                     is_owned = False
                 # What the node received (or a view of it), sent along one edge only, stays
                 # owned: it may become a leaf's .grad without a copy.
-                single = is_owned and _one_gradient(outputs)
+                single = is_owned and node._fresh_grads and _one_gradient(outputs)
             sent: list[Any] | None = [] if record else None
             in_meta = node._in_meta
             i = -1
@@ -331,7 +331,9 @@ class GraphTask:
                         old = buffers.get(child)
                         if old is None:
                             buffers[child] = g
-                            if not create_graph and (new or single or _is_new(g, grads)):
+                            if not create_graph and (
+                                new or single or (node._fresh_grads and _is_new(g, grads))
+                            ):
                                 owned.add(child)
                         else:
                             buffers[child] = old + g
@@ -421,11 +423,17 @@ def _one_gradient(outputs: Sequence[Any]) -> bool:
 def _is_new(g: Any, grads: Any) -> bool:
     """Whether a derivative's output is memory it made (not the incoming gradient or a view of
     it). Derivatives never return saved values or the same new array twice (see ops)."""
-    if type(g) is not _ndarray or g is grads:
+    if type(g) is not _ndarray:
         return False
-    if g.base is None:
-        return True
-    return type(grads) is _ndarray and not np.may_share_memory(g, grads)
+    if type(grads) is not list:
+        if g is grads:
+            return False
+        return g.base is None or type(grads) is not _ndarray or not np.may_share_memory(g, grads)
+    # A multi-output node: its incoming gradients are a list.
+    for received in grads:
+        if received is g or (type(received) is _ndarray and np.may_share_memory(g, received)):
+            return False
+    return True
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:

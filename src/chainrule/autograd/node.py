@@ -96,6 +96,9 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "_anomaly_trace", "__weakref__")
 
     _n_out = 1
+    # Whether arrays this node's ``apply`` returns without a base are new memory nobody else
+    # holds (true for the op table's derivatives; false for user code such as custom Functions).
+    _fresh_grads = True
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""

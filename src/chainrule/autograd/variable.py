@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .. import _dtype
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor, make_tensor, wrap
 
 __all__ = ["Variable", "legacy_tensor_type"]
-
 
 class _VariableMeta(type):
     def __instancecheck__(cls, instance: Any) -> bool:
@@ -16,20 +16,44 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """``Variable(tensor, requires_grad=False)``: a tensor sharing ``tensor``'s data.
+    """``Variable(tensor, requires_grad=False)``: a leaf sharing ``tensor``'s data (and version
+    counter), cut from its graph.
 
-    Variables and Tensors were merged in PyTorch 0.4; ``isinstance(t, Variable)`` is true for
-    every tensor.
+    Variables and Tensors were merged in PyTorch 0.4: calling ``Variable`` returns a Tensor, and
+    ``isinstance(t, Variable)`` is true for every tensor.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.autograd import Variable
+        >>> Variable(torch.ones(2), requires_grad=True)
+        tensor([1., 1.], requires_grad=True)
     """
 
-    def __new__(cls, data: Tensor, requires_grad: bool = False, volatile: bool = False) -> Tensor:  # type: ignore[misc]
+    def __new__(  # type: ignore[misc]
+        cls, data: Tensor | None = None, requires_grad: bool = False, volatile: bool = False
+    ) -> Tensor:
+        if volatile:
+            warnings.warn(
+                "volatile was removed and now has no effect. Use `with chainrule.no_grad():` "
+                "instead.",
+                UserWarning,
+                stacklevel=2,
+            )
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
+        if data is None:
+            return make_tensor(_empty_default(), requires_grad)
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
-        t = wrap(data._data)
+        t = make_tensor(data._data, requires_grad)
         t._vc = data._vc
-        if requires_grad:
-            t.requires_grad_(True)
         return t
+
+
+def _empty_default() -> Any:
+    import numpy as np
+
+    return np.empty((0,), dtype=_dtype.get_default_dtype().np)
 
 
 class _LegacyTypeMeta(type):
@@ -43,11 +67,17 @@ class _LegacyTypeMeta(type):
 
 
 def legacy_tensor_type(name: str, dtype: _dtype.dtype) -> type:
-    """A class like ``FloatTensor``: calling it makes a tensor of that dtype."""
+    """A class like ``FloatTensor``: calling it makes a tensor of that dtype.
+
+    ``FloatTensor(2, 3)`` is uninitialised memory of that shape, ``FloatTensor([1, 2])`` a
+    copy of the data; a tensor (or NumPy array) of the same dtype is shared, not copied.
+    """
 
     def new(cls: type, *args: Any, **kwargs: Any) -> Tensor:
         from ..ops.creation import legacy_new
 
-        return wrap(legacy_new(dtype, args, kwargs))
+        return wrap(legacy_new(dtype, args, kwargs, strict=True))
 
-    return _LegacyTypeMeta(name, (), {"__new__": new, "_dtype": dtype, "__doc__": f"Legacy constructor for {dtype!r} tensors."})
+    namespace = {"__new__": new, "_dtype": dtype,
+                 "__doc__": f"Legacy constructor for {dtype!r} tensors."}
+    return _LegacyTypeMeta(name, (), namespace)

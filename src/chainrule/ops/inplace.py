@@ -17,6 +17,7 @@ write, beyond PyTorch's message.
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -41,11 +42,25 @@ VIEW_OF_LEAF_MESSAGE = (
 )
 
 
+_CUSTOM_VIEW_MESSAGE = (
+    "Output {nr} of {name} is a view and is being modified inplace. This view was created inside "
+    "a custom Function (or because an input was returned as-is) and the autograd logic to handle "
+    "view+inplace would override the custom backward associated with the custom Function, "
+    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+    "output of the custom Function."
+)
+
+
 def check_inplace(self: Tensor) -> None:
-    """PyTorch's refusal to overwrite a leaf (or a view of one) that requires grad."""
+    """PyTorch's refusal to overwrite a leaf (or a view of one) that requires grad, or a view
+    made by a custom Function."""
     if not mode_get() & GRAD or not self._requires_grad:
         return
     base = self._base
+    fn = self._grad_fn
+    if base is not None and fn is not None and not fn._fresh_grads:
+        name = re.sub(r"Backward\d*$", "", fn.name())
+        raise RuntimeError(_CUSTOM_VIEW_MESSAGE.format(nr=self._output_nr, name=name))
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
     if self._grad_fn is None:

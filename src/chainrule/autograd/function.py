@@ -1,0 +1,799 @@
+"""Custom differentiable operations: ``autograd.Function``, as in PyTorch.
+
+Subclass :class:`Function` with a static ``forward`` and ``backward``, then call ``apply``::
+
+    import chainrule as torch
+
+    class Exp(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, i):
+            result = i.exp()
+            ctx.save_for_backward(result)
+            return result
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            (result,) = ctx.saved_tensors
+            return grad_output * result
+
+    x = torch.tensor([0.0, 1.0], requires_grad=True)
+    y = Exp.apply(x)        # tensor([1.0000, 2.7183], grad_fn=<ExpBackward>)
+
+How it fits the engine: each ``Function`` subclass gets a node class named ``<Name>Backward``
+(:class:`BackwardCFunction`). ``apply`` creates one instance before running ``forward``; that
+instance is the ``ctx`` the user's methods receive *and* the ``grad_fn`` of the outputs, exactly
+as in PyTorch. The forward runs with grad mode off; afterwards the outputs are attached to the
+node (``next_functions`` hold one edge per tensor argument) and what ``save_for_backward`` got is
+saved with a version stamp. In backward the engine calls :meth:`BackwardCFunction.apply`, which
+turns the engine's gradients (ndarrays, or Tensors under ``create_graph=True``) into Tensors,
+calls the user's ``backward`` under the grad mode the engine set (so a backward written with
+chainrule ops is differentiable again), checks what it returned like PyTorch does, and hands
+one gradient per tensor input back. Broadcast gradients are reduced by the engine.
+
+A node never holds its own outputs (that would be a reference cycle): a saved output is kept as
+its array and version counter, and re-attached to the node when ``saved_tensors`` is read.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import warnings
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+from .._tensor import Tensor, grad_accumulator, gradient_edge, wrap
+from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
+from .node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+
+__all__ = [
+    "Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "once_differentiable",
+    "InplaceFunction",
+]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+_AUTOGRAD_FUNCTION_COUNTER = itertools.count()
+
+DIRTY_NOT_RETURNED_MESSAGE = (
+    "Some elements marked as dirty during the forward method were not returned as output. The "
+    "inputs that are modified inplace must all be outputs of the Function."
+)
+DIRTY_LEAF_MESSAGE = "a leaf Variable that requires grad has been used in an in-place operation."
+DIRTY_VIEW_OF_LEAF_MESSAGE = (
+    "a view of a leaf Variable that requires grad is being used in an in-place operation."
+)
+DIRTY_NOT_INPUT_WARNING = (
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+    "been mutated should be passed to ctx.mark_dirty()."
+)
+DIRTY_VIEW_MULTI_OUTPUT_MESSAGE = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function "
+    "cannot return more than one Tensor. This is not supported by the current autograd engine. "
+    "You should either make sure the input is not a view (using .clone() for example) or make "
+    "your Function only return one Tensor (potentially splitting it into two Functions: one doing "
+    "the inplace that returns a single Tensor and a second one that does the other operations). "
+    "You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change."
+)
+SAVED_INPUT_RETURNED_MESSAGE = (
+    "An input that has been returned as-is as output is being saved for backward. This is not "
+    "supported if you override setup_context. You should return and save a view of the input "
+    "instead, e.g. with x.view_as(x) or setup ctx inside the forward function itself."
+)
+ONCE_DIFFERENTIABLE_MESSAGE = (
+    "trying to differentiate twice a function that was marked with @once_differentiable"
+)
+
+
+class _Released:
+    def __repr__(self) -> str:
+        return "<released>"
+
+
+_RELEASED: Any = _Released()
+
+
+# ----------------------------------------------------------------------------------------------
+# What a node saved
+
+
+class _SavedInput:
+    """A saved tensor that is not an output of the node (an input, or an intermediate)."""
+
+    __slots__ = ("tensor", "version")
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
+        self.version = tensor._vc[0]
+
+    def unpack(self, node: BackwardCFunction) -> Tensor:
+        t = self.tensor
+        if t._vc[0] != self.version:
+            from .inplace import modified_error
+
+            raise modified_error(t, node, t._vc[0], self.version)
+        return t
+
+
+class _SavedOutput:
+    """A saved output of the node: its array and version counter, not the Tensor (which points
+    back at the node)."""
+
+    __slots__ = ("data", "counter", "version", "output_nr")
+
+    def __init__(self, tensor: Tensor, output_nr: int) -> None:
+        self.data = tensor._data
+        self.counter = tensor._vc
+        self.version = tensor._vc[0]
+        self.output_nr = output_nr
+
+    def unpack(self, node: BackwardCFunction) -> Tensor:
+        counter = self.counter
+        if counter[0] != self.version:
+            from .inplace import modified_output_error
+
+            raise modified_output_error(self.data, node, counter[0], self.version, counter)
+        t = wrap(self.data)
+        t._vc = counter
+        t._requires_grad = True
+        t._grad_fn = node
+        t._output_nr = self.output_nr
+        return t
+
+
+class _SavedPacked:
+    """A saved tensor that went through a ``saved_tensors_hooks`` pack hook."""
+
+    __slots__ = ("packed", "unpack_hook")
+
+    def __init__(self, packed: Any, unpack_hook: Callable[[Any], Any]) -> None:
+        self.packed = packed
+        self.unpack_hook = unpack_hook
+
+    def unpack(self, node: BackwardCFunction) -> Any:
+        return self.unpack_hook(self.packed)
+
+
+class _SavedNone:
+    __slots__ = ()
+
+    def unpack(self, node: BackwardCFunction) -> None:
+        return None
+
+
+_SAVED_NONE = _SavedNone()
+
+
+# ----------------------------------------------------------------------------------------------
+# ctx
+
+
+class FunctionCtx:
+    """The methods ``ctx`` offers inside ``forward`` / ``setup_context`` (PyTorch's names).
+
+    Each call only records what it was given; :meth:`Function.apply` acts on it once the
+    forward has returned (as PyTorch does), so the order of the calls does not matter.
+    """
+
+    __slots__ = ()
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Save tensors (or None) for ``backward``, where ``ctx.saved_tensors`` returns them.
+
+        Saved tensors are version-checked: modifying one in place before backward raises
+        PyTorch's "one of the variables needed for gradient computation has been modified by an
+        inplace operation" error. They are freed after a backward pass without
+        ``retain_graph``.
+
+        Example:
+            >>> import chainrule as torch
+            >>> class Square(torch.autograd.Function):
+            ...     @staticmethod
+            ...     def forward(ctx, x):
+            ...         ctx.save_for_backward(x)
+            ...         return x * x
+            ...     @staticmethod
+            ...     def backward(ctx, grad):
+            ...         (x,) = ctx.saved_tensors
+            ...         return 2 * x * grad
+            >>> x = torch.tensor([3.0], requires_grad=True)
+            >>> Square.apply(x).backward()
+            >>> x.grad
+            tensor([6.])
+        """
+        self.to_save = tensors  # type: ignore[attr-defined]
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Save tensors for a forward-mode ``jvp`` (kept for API compatibility: chainrule has no
+        forward-mode AD, so nothing reads them)."""
+        for tensor in tensors:
+            if not (isinstance(tensor, Tensor) or tensor is None):
+                raise AssertionError(
+                    "save_for_forward expects all arguments to be tensors; you should save "
+                    "non-tensors as attributes on ctx."
+                )
+        self.saved_for_forward = tensors  # type: ignore[attr-defined]
+
+    def mark_dirty(self, *args: Tensor) -> None:
+        """Declare inputs that ``forward`` modified in place (they must be returned as outputs).
+
+        Their version counter is bumped and their history rewritten to this node, as an
+        in-place op would.
+        """
+        self.dirty_tensors = args  # type: ignore[attr-defined]
+
+    def mark_shared_storage(self, *pairs: Any) -> None:
+        """Deprecated no-op (tensors sharing storage are tracked automatically)."""
+        warnings.warn(
+            "`mark_shared_storage` is deprecated. Tensors with shared storages are automatically "
+            "tracked. Note that calls to `set_()` are not tracked",
+            FutureWarning,
+            stacklevel=2,
+        )
+
+    def mark_non_differentiable(self, *args: Tensor) -> None:
+        """Declare outputs that are not differentiable (they get ``requires_grad=False``;
+        ``backward`` still receives a gradient for them: zeros)."""
+        self.non_differentiable = args  # type: ignore[attr-defined]
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """Whether ``backward`` receives zeros (True, the default) or None for outputs that
+        got no gradient."""
+        self.materialize_grads = value  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------------------------------------
+# The node
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    _fresh_grads = False  # outputs may be arrays the user's code still holds
+    """The node (and ``ctx``) of one application of a custom :class:`Function`.
+
+    Each ``Function`` subclass ``Exp`` gets its own subclass ``ExpBackward`` of this class
+    (``_forward_cls`` points back at ``Exp``). Users may set any attribute on ``ctx``.
+    """
+
+    __slots__ = (
+        "_n_out", "_out_meta", "_saved", "_tensor_args", "needs_input_grad", "to_save",
+        "dirty_tensors", "non_differentiable", "materialize_grads", "saved_for_forward",
+        "__dict__",
+    )
+
+    _forward_cls: type[Function]
+
+    def __repr__(self) -> str:
+        return object.__repr__(self)  # <chainrule.autograd.function.ExpBackward object at 0x..>
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        """The tensors given to ``save_for_backward``, version-checked."""
+        saved = self._saved
+        if saved is None:
+            return ()
+        if saved is _RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        tensors = tuple(entry.unpack(self) for entry in saved)
+        if self._forward_cls.clear_saved_tensors_on_access:
+            self._saved = _RELEASED
+        return tensors
+
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """Deprecated alias of :attr:`saved_tensors`."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
+
+    def release(self) -> None:
+        if self._saved is not None:
+            self._saved = _RELEASED
+
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        """Run the user's ``backward`` (called by the engine; see the module docstring)."""
+        incoming = (grads,) if self._n_out == 1 else tuple(grads)
+        grad_outputs = self._grad_outputs(incoming, create_graph)
+        backward = _user_backward(self._forward_cls)
+        if self._forward_cls.boxed_grads_call:
+            result = backward(self, list(grad_outputs))
+        else:
+            result = backward(self, *grad_outputs)
+        return self._check_result(result, incoming, create_graph)
+
+    def _grad_outputs(self, incoming: tuple, create_graph: bool) -> list[Tensor | None]:
+        """The engine's gradients as Tensors; zeros for tensor outputs that got none (unless
+        ``set_materialize_grads(False)``), None for non-tensor outputs."""
+        result: list[Tensor | None] = []
+        for meta, g in zip(self._out_meta, incoming, strict=True):
+            if g is None:
+                if meta is None or not getattr(self, "materialize_grads", True):
+                    result.append(None)
+                    continue
+                g = wrap(np.zeros(meta[0], meta[1]))
+            elif not create_graph:
+                g = wrap(g)
+            result.append(g)
+        return result
+
+    def _check_result(self, result: Any, incoming: tuple, create_graph: bool) -> list[Any]:
+        """PyTorch's checks of what ``backward`` returned; one gradient per tensor input."""
+        if not isinstance(result, tuple):
+            result = (result,)
+        n_inputs = len(self.needs_input_grad)
+        if len(result) > n_inputs and all(g is None for g in result[n_inputs:]):
+            result = result[:n_inputs]  # extra Nones are allowed
+        if len(result) != n_inputs:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected "
+                f"{n_inputs}, got {len(result)})"
+            )
+        grads: list[Any] = []
+        positions = self._tensor_args
+        in_meta = self._in_meta
+        k = 0
+        for i, g in enumerate(result):
+            if k < len(positions) and positions[k] == i:
+                if g is not None and not isinstance(g, Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
+                if g is None or in_meta[k] is None:
+                    grads.append(None)  # a gradient for an input that needs none is dropped
+                else:
+                    grads.append(g if create_graph else self._engine_array(g, incoming))
+                k += 1
+            elif g is not None:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at position "
+                    f"{i + 1}, but the corresponding forward input was not a Variable"
+                )
+        return grads
+
+    def _engine_array(self, g: Tensor, incoming: tuple) -> np.ndarray:
+        """The array to hand the engine on the fast path. A user's backward may return a
+        tensor it keeps, so this node class tells the engine never to treat its outputs as
+        new memory (``_fresh_grads = False``): a leaf's ``.grad`` gets a copy."""
+        return g._data
+
+
+# ----------------------------------------------------------------------------------------------
+# Function
+
+
+class FunctionMeta(type):
+    """Gives every ``Function`` subclass its node class, ``<Name>Backward``."""
+
+    def __init__(cls, name: str, bases: tuple[type, ...], attrs: dict[str, Any]) -> None:
+        backward_cls = type(
+            name + "Backward",
+            (BackwardCFunction,),
+            {"__slots__": (), "_forward_cls": cls, "__module__": __name__},
+        )
+        backward_cls._autograd_function_id = next(_AUTOGRAD_FUNCTION_COUNTER)  # type: ignore[attr-defined]
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(FunctionCtx, metaclass=FunctionMeta):
+    """Base class of custom differentiable operations (``torch.autograd.Function``).
+
+    Override the static methods ``forward`` and ``backward`` (or ``forward`` without ``ctx``
+    plus ``setup_context``), then call ``MyFunction.apply(*args)``. ``backward`` receives one
+    gradient per output of ``forward`` (None for non-tensor outputs) and returns one gradient per
+    argument of ``forward`` (None for non-tensors and inputs that need none).
+
+    Example:
+        >>> import chainrule as torch
+        >>> class MulConstant(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(tensor, constant):
+        ...         return tensor * constant
+        ...     @staticmethod
+        ...     def setup_context(ctx, inputs, output):
+        ...         _, ctx.constant = inputs
+        ...     @staticmethod
+        ...     def backward(ctx, grad_output):
+        ...         return grad_output * ctx.constant, None
+        >>> x = torch.tensor([1.0, 2.0], requires_grad=True)
+        >>> y = MulConstant.apply(x, 3.0)
+        >>> y
+        tensor([3., 6.], grad_fn=<MulConstantBackward>)
+        >>> y.sum().backward()
+        >>> x.grad
+        tensor([3., 3.])
+    """
+
+    _backward_cls: type[BackwardCFunction]
+
+    # Clear the saved tensors the first time ``ctx.saved_tensors`` is read.
+    clear_saved_tensors_on_access = False
+    # Call ``backward(ctx, grads)`` with one list instead of ``backward(ctx, *grads)``.
+    boxed_grads_call = False
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all "
+            "static, so you should invoke them on the class itself. Instantiating an autograd "
+            "function will raise an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use "
+            "new-style autograd function with static forward method. (Example: "
+            "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
+    @staticmethod
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        """The computation: ``forward(ctx, *args)``, or ``forward(*args)`` with
+        ``setup_context``. Runs with grad mode off."""
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        """Fill ``ctx`` from the inputs and the output (when ``forward`` takes no ``ctx``)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        """Gradients of the inputs from the gradients of the outputs (vector-Jacobian product)."""
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward  # PyTorch's alias: implement one or the other
+
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward-mode derivative (chainrule has no forward-mode AD: kept for the API)."""
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with "
+            "forward mode AD."
+        )
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """Run ``forward`` and, if grad mode is on and a tensor argument requires grad, record
+        a ``<Name>Backward`` node as the outputs' ``grad_fn``."""
+        uses_setup_context = cls.setup_context is not Function.setup_context
+        if uses_setup_context:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        if kwargs:
+            args = _keywords_as_positional(cls.forward, args, kwargs, uses_setup_context)
+            kwargs = {}
+        node = _new_node(cls._backward_cls)
+        tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
+        needs = [False] * len(args)
+        for i in tensor_positions:
+            needs[i] = args[i].requires_grad
+        node.needs_input_grad = tuple(needs)
+        node._tensor_args = tensor_positions
+        executable = bool(mode_get() & GRAD) and any(needs)
+        if executable:
+            edges = []
+            metas = []
+            for i in tensor_positions:
+                t = args[i]
+                if t._requires_grad:
+                    edges.append(gradient_edge(t))
+                    metas.append((t._data.shape, t._data.dtype))
+                else:
+                    edges.append((None, 0))
+                    metas.append(None)
+            node.next_functions = tuple(edges)
+            node._in_meta = tuple(metas)
+
+        token = MODE.set(MODE.get() & ~GRAD)
+        try:
+            if uses_setup_context:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(node, args, output)
+            else:
+                output = cls.forward(node, *args, **kwargs)
+        finally:
+            MODE.reset(token)
+        return _wrap_outputs(node, args, output, executable, uses_setup_context)
+
+
+class InplaceFunction(Function):
+    """Kept for backward compatibility with old code (use :class:`Function`)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+
+def _keywords_as_positional(
+    forward: Callable[..., Any], args: tuple, kwargs: dict[str, Any], no_ctx: bool
+) -> tuple:
+    """PyTorch passes keyword arguments to ``forward`` as positional ones (so they count as
+    inputs), filling no gap with a default."""
+    params = list(inspect.signature(forward).parameters.values())[0 if no_ctx else 1:]
+    names = [
+        p.name for p in params
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    ]
+    for key in kwargs:
+        if key not in names:
+            raise TypeError(f"forward() got an unexpected keyword argument '{key}'")
+        if names.index(key) < len(args):
+            raise TypeError(f"forward() got multiple values for argument '{key}'")
+    values = list(args)
+    for i in range(len(args), 1 + max(names.index(key) for key in kwargs)):
+        if names[i] not in kwargs:
+            raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
+        values.append(kwargs[names[i]])
+    return tuple(values)
+
+
+def _new_node(node_cls: type[BackwardCFunction]) -> BackwardCFunction:
+    node = object.__new__(node_cls)
+    node.next_functions = ()
+    node._in_meta = ()
+    node._seq = next_sequence_nr()
+    node._hooks = None
+    node._anomaly_trace = None
+    node._n_out = 1
+    node._out_meta = ()
+    node._saved = None
+    node._tensor_args = ()
+    node.needs_input_grad = ()
+    node.to_save = None
+    node.dirty_tensors = None
+    node.non_differentiable = None
+    node.saved_for_forward = None
+    return node
+
+
+def _user_backward(cls: type[Function]) -> Callable[..., Any]:
+    backward = cls.backward
+    vjp = cls.vjp
+    if backward is not Function.backward and vjp is not Function.vjp:
+        raise RuntimeError(
+            "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You "
+            "should only implement one of them."
+        )
+    return vjp if vjp is not Function.vjp else backward
+
+
+# ----------------------------------------------------------------------------------------------
+# After forward: attach the outputs, save what was asked
+
+
+def _wrap_outputs(
+    node: BackwardCFunction, args: tuple, output: Any, executable: bool, uses_setup_context: bool
+) -> Any:
+    """Give the outputs their history, following PyTorch's rules for inputs returned as-is,
+    inputs modified in place and non-differentiable outputs; then save for backward."""
+    is_tuple = isinstance(output, tuple)
+    raw = output if is_tuple else (output,)
+    node._n_out = len(raw)
+    input_ids = {id(args[i]) for i in node._tensor_args}
+    dirty = node.dirty_tensors or ()
+    dirty_ids = {id(t) for t in dirty}
+    non_diff_ids = {id(t) for t in node.non_differentiable or ()}
+    saved_ids = {id(t) for t in node.to_save or () if isinstance(t, Tensor)}
+    output_ids = {id(o) for o in raw if isinstance(o, Tensor)}
+    if any(id(t) not in output_ids for t in dirty):
+        raise RuntimeError(DIRTY_NOT_RETURNED_MESSAGE)
+    if dirty:
+        from ..ops.inplace import bump_version
+
+        for t in {id(t): t for t in dirty}.values():
+            bump_version(t)
+
+    results: list[Any] = []
+    out_meta: list[tuple | None] = []
+    for nr, out in enumerate(raw):
+        if not isinstance(out, Tensor):
+            results.append(out)
+            out_meta.append(None)
+            continue
+        out_meta.append((out._data.shape, out._data.dtype))
+        is_input = id(out) in input_ids
+        is_modified = id(out) in dirty_ids
+        differentiable = (
+            executable and id(out) not in non_diff_ids and out._data.dtype.kind in "fc"
+        )
+        if not differentiable:
+            out = _non_differentiable_output(out, is_input, is_modified)
+        elif is_modified:
+            _rebase_modified(node, out, nr, is_input, len(raw))
+        else:
+            if is_input:
+                if uses_setup_context and id(out) in saved_ids:
+                    raise RuntimeError(SAVED_INPUT_RETURNED_MESSAGE)
+                out = _view_of_self(out)
+            out._grad_fn = node
+            out._output_nr = nr
+            out._requires_grad = True
+        results.append(out)
+    node._out_meta = tuple(out_meta)
+    node.dirty_tensors = None
+    node.non_differentiable = None
+    if executable:
+        _save_for_backward(node, results)
+        mode = mode_get()
+        if mode & ANOMALY:
+            from .anomaly import record_trace
+
+            record_trace(node)
+    node.to_save = None
+    return tuple(results) if is_tuple else results[0]
+
+
+def _non_differentiable_output(out: Tensor, is_input: bool, is_modified: bool) -> Tensor:
+    """An output that gets no history (grad mode off, marked non-differentiable, integral)."""
+    if not out._requires_grad:
+        if is_input and not is_modified:
+            return _view_of_self(out)  # a new tensor object, never the input itself
+        return out
+    if is_input or is_modified:
+        return out.detach()  # an alias; the input keeps its own history
+    out._grad_fn = None  # made inside forward under enable_grad: cut in place, as PyTorch does
+    out._output_nr = 0
+    out._requires_grad = False
+    return out
+
+
+def _rebase_modified(
+    node: BackwardCFunction, out: Tensor, nr: int, is_input: bool, n_outputs: int
+) -> None:
+    """``ctx.mark_dirty(out)``: ``out`` itself now has ``node`` as its history."""
+    from ..ops.inplace import _rebase_view
+
+    base = out._base
+    if base is None and out._grad_fn is None and out._requires_grad:
+        raise RuntimeError(DIRTY_LEAF_MESSAGE)
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(DIRTY_VIEW_OF_LEAF_MESSAGE)
+    if not is_input:
+        warnings.warn(DIRTY_NOT_INPUT_WARNING, UserWarning, stacklevel=4)
+    if base is not None:
+        if n_outputs > 1:
+            raise RuntimeError(DIRTY_VIEW_MULTI_OUTPUT_MESSAGE)
+        # As PyTorch's CopySlices: the view must be the node's first tensor input.
+        _rebase_view(out, base, node)
+        return
+    out._grad_fn = node
+    out._output_nr = nr
+    out._requires_grad = True
+
+
+def _view_of_self(t: Tensor) -> Tensor:
+    token = MODE.set(MODE.get() & ~GRAD)
+    try:
+        return t.view_as(t)
+    finally:
+        MODE.reset(token)
+
+
+def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
+    to_save = node.to_save
+    if not to_save:
+        return
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, Tensor):
+            raise TypeError(
+                f"save_for_backward can only save variables, but argument {i} is of type "
+                f"{type(t).__name__}"
+            )
+    own_outputs = {
+        id(o): nr for nr, o in enumerate(outputs)
+        if isinstance(o, Tensor) and o._grad_fn is node
+    }
+    hooks = None
+    if mode_get() & SAVED_HOOKS:
+        from .graph import current_saved_tensors_hooks
+
+        hooks = current_saved_tensors_hooks()
+    entries: list[Any] = []
+    for t in to_save:
+        if t is None:
+            entries.append(_SAVED_NONE)
+        elif hooks is not None:
+            entries.append(_SavedPacked(hooks[0](t), hooks[1]))
+        elif id(t) in own_outputs:
+            entries.append(_SavedOutput(t, own_outputs[id(t)]))
+        else:
+            entries.append(_SavedInput(t))
+    node._saved = tuple(entries)
+
+
+# ----------------------------------------------------------------------------------------------
+# once_differentiable
+
+
+class Error(Node):
+    """A node whose backward raises (PyTorch's ``DelayedError`` makes one, named ``Error``):
+    the history ``once_differentiable`` gives its results, so differentiating them again fails
+    with PyTorch's message. Not an exception class."""
+
+    __slots__ = ("message", "_n_out")
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        raise RuntimeError(self.message)
+
+
+def _delayed_error(outputs: tuple[Any, ...]) -> tuple[Any, ...]:
+    node = object.__new__(Error)
+    node.message = ONCE_DIFFERENTIABLE_MESSAGE
+    node._n_out = len(outputs)
+    node._seq = next_sequence_nr()
+    node._hooks = None
+    node._anomaly_trace = None
+    edges = []
+    metas = []
+    results = []
+    for nr, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            edges.append((None, 0))
+            metas.append(None)
+            results.append(out)
+            continue
+        # As PyTorch: the node's inputs are fresh leaves that require grad, so its outputs
+        # require grad whatever produced them.
+        leaf = wrap(out._data)
+        leaf._requires_grad = True
+        edges.append((grad_accumulator(leaf), 0))
+        metas.append((out._data.shape, out._data.dtype))
+        alias = wrap(out._data)
+        alias._requires_grad = True
+        alias._grad_fn = node
+        alias._output_nr = nr
+        results.append(alias)
+    node.next_functions = tuple(edges)
+    node._in_meta = tuple(metas)
+    return tuple(results)
+
+
+def once_differentiable(fn: _F) -> _F:
+    """Decorate a ``backward`` that is not differentiable itself (e.g. written with NumPy).
+
+    It runs under ``no_grad``; when the backward pass is being recorded
+    (``create_graph=True``) and a gradient it received requires grad, its results get a node
+    that raises "trying to differentiate twice a function that was marked with
+    @once_differentiable" if differentiated.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.autograd.function import once_differentiable
+        >>> class Twice(torch.autograd.Function):
+        ...     @staticmethod
+        ...     def forward(ctx, x):
+        ...         return x * 2
+        ...     @staticmethod
+        ...     @once_differentiable
+        ...     def backward(ctx, grad):
+        ...         return grad * 2
+        >>> x = torch.tensor([1.0], requires_grad=True)
+        >>> Twice.apply(x).backward()
+        >>> x.grad
+        tensor([2.])
+    """
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        token = MODE.set(MODE.get() & ~GRAD)
+        try:
+            outputs = fn(ctx, *args, **kwargs)
+        finally:
+            MODE.reset(token)
+        if not mode_get() & GRAD:
+            return outputs
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        wrapped = _delayed_error(outputs if isinstance(outputs, tuple) else (outputs,))
+        return wrapped if len(wrapped) != 1 else wrapped[0]
+
+    return wrapper  # type: ignore[return-value]

@@ -1,0 +1,1115 @@
+"""Finite-difference checks of gradients: PyTorch's ``gradcheck`` and ``gradgradcheck``, and
+:func:`check_graph`, which finds the node of a graph whose derivative is wrong.
+
+``gradcheck(func, inputs)`` compares, for every output and every input that requires grad, the
+Jacobian computed by backward passes (analytical) with central differences (numerical)
+``(f(x + eps) - f(x - eps)) / (2 eps)``, element by element; ``fast_mode=True`` compares one
+random projection ``v^T J u`` instead (PyTorch's random vectors: the same generator and seed,
+so the same numbers). Failures raise :class:`GradcheckError` with PyTorch's messages, e.g.
+``Jacobian mismatch for output 0 with respect to input 0,\\nnumerical:...\\nanalytical:...``.
+
+``gradgradcheck`` runs ``gradcheck`` on the function that maps inputs and output gradients to the
+input gradients (so it checks second derivatives).
+
+What differs from PyTorch (chainrule has no vmap, no forward-mode AD, no sparse tensors):
+
+* ``check_batched_grad`` / ``check_batched_forward_grad`` are accepted and do nothing: there are
+  no batching rules to check. ``check_forward_ad=True`` raises ``NotImplementedError``.
+* ``check_undefined_grad`` is emulated: the engine never runs a node that received no gradient
+  at all, so what can be checked is a node with several outputs of which one got no gradient
+  (custom Functions with ``set_materialize_grads(False)``); each output in turn gets none.
+* complex inputs and outputs are checked in slow mode as PyTorch does (Wirtinger derivatives,
+  real and imaginary parts of outputs separately); ``fast_mode`` falls back to slow mode for
+  them.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, wrap
+from . import engine
+from .node import AccumulateGrad, Node
+
+__all__ = [
+    "gradcheck", "gradgradcheck", "GradcheckError", "check_graph", "GraphCheck", "NodeCheck",
+]
+
+TensorOrTensors = Tensor | Sequence[Tensor]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by ``gradcheck``/``gradgradcheck`` when a check fails."""
+
+
+FAILED_NONDET_MSG = """\n
+NOTE: If your op relies on non-deterministic operations i.e., it is listed here:
+https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html
+this failure might be expected.
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `nondet_tol=<tol>` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_nondet_tol=<tol>`.
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_nondet_tol=<tol>`
+"""
+
+FAST_FAIL_SLOW_OK_MSG = """
+Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`
+""".strip()
+
+# PyTorch's fast mode draws its random vectors from a fresh CPU generator: an MT19937 with this
+# default seed, 24 random bits per float32. Drawing them the same way gives the same vectors.
+_DEFAULT_SEED = 67280421310721
+
+
+# ----------------------------------------------------------------------------------------------
+# Small helpers
+
+
+def _as_tuple(x: Any) -> tuple:
+    if isinstance(x, tuple):
+        return x
+    if isinstance(x, list):
+        return tuple(x)
+    return (x,)
+
+
+def _differentiable_outputs(x: Any) -> tuple[Tensor, ...]:
+    return tuple(o for o in _as_tuple(x) if o.requires_grad)
+
+
+def _is_float_or_complex(x: Any) -> bool:
+    return isinstance(x, Tensor) and x._data.dtype.kind in "fc"
+
+
+def _diff_inputs(inputs: tuple) -> list[tuple[int, Tensor]]:
+    return [(i, t) for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+
+
+def _real_dtype(dtype: np.dtype) -> np.dtype:
+    return np.empty(0, dtype).real.dtype
+
+
+def _allclose(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> bool:
+    """``torch.allclose(a, b)`` after promoting both to a common dtype."""
+    common = np.result_type(a, b)
+    return bool(np.allclose(a.astype(common), b.astype(common), rtol=rtol, atol=atol))
+
+
+@contextmanager
+def _writable(t: Tensor) -> Iterator[np.ndarray]:
+    """The tensor's array, to perturb in place (a temporary copy if it is read-only)."""
+    data = t._data
+    if data.flags.writeable:
+        yield data
+        return
+    t._data = data.copy()
+    try:
+        yield t._data
+    finally:
+        t._data = data
+
+
+def _outputs_as_arrays(fn: Callable[..., Any], inputs: tuple) -> list[np.ndarray]:
+    return [np.array(o._data, copy=True) for o in _as_tuple(fn(*inputs))]
+
+
+def _check_same_dtype_and_shape(a: np.ndarray, b: np.ndarray, eps: float, idx: Any) -> None:
+    from .._dtype import from_numpy_dtype
+    from .._size import Size
+
+    on_index = f"on index {idx} " if idx is not None else ""
+    if a.shape != b.shape:
+        raise AssertionError(
+            f"Expected `func` to return outputs with the same shape when inputs are perturbed "
+            f"{on_index}by {eps}, but got: shapes {Size(a.shape)} and {Size(b.shape)}."
+        )
+    if a.dtype != b.dtype:
+        raise AssertionError(
+            f"Expected `func` to return outputs with the same dtype when inputs are perturbed "
+            f"{on_index}by {eps}, but got: dtypes {from_numpy_dtype(a.dtype)} and "
+            f"{from_numpy_dtype(b.dtype)}."
+        )
+
+
+def _central_difference(
+    fn: Callable[..., Any], inputs: tuple, data: np.ndarray, index: Any, delta: Any, eps: float,
+    check_idx: Any,
+) -> list[np.ndarray]:
+    """``(f(x + delta) - f(x - delta)) / (2 eps)`` per output, flattened, where ``data[index]``
+    is perturbed in place by ``delta`` (and restored)."""
+    orig = np.array(data[index], copy=True)
+    data[index] = orig - delta
+    outa = _outputs_as_arrays(fn, inputs)
+    data[index] = orig + delta
+    outb = _outputs_as_arrays(fn, inputs)
+    data[index] = orig
+    result = []
+    for a, b in zip(outa, outb, strict=True):
+        _check_same_dtype_and_shape(a, b, eps, check_idx)
+        result.append(((b - a) / (2 * eps)).reshape(-1))
+    return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Numerical Jacobians
+
+
+def _numerical_jacobian(
+    fn: Callable[..., Any], inputs: tuple, outputs: Sequence[Tensor], input_idx: int, eps: float
+) -> list[np.ndarray]:
+    """For input ``input_idx``, one ``(input numel, output numel)`` Jacobian per floating
+    output, by central differences element by element (Wirtinger for a complex input)."""
+    x = inputs[input_idx]
+    float_out = [i for i, o in enumerate(_as_tuple(outputs)) if _is_float_or_complex(o)]
+    jacobians = [
+        np.zeros((x._data.size, outputs[i]._data.size), dtype=_jacobian_dtype(x, outputs[i]))
+        for i in float_out
+    ]
+    is_complex = x._data.dtype.kind == "c"
+    with _writable(x) as data:
+        for d_idx, idx in enumerate(np.ndindex(*data.shape)):
+            ds_dx = _central_difference(fn, inputs, data, idx, eps, eps, idx)
+            if is_complex:
+                ds_dy = _central_difference(fn, inputs, data, idx, eps * 1j, eps, idx)
+                columns = [dx + dy * 1j for dx, dy in zip(ds_dx, ds_dy, strict=True)]
+            else:
+                columns = ds_dx
+            for jac, i in zip(jacobians, float_out, strict=True):
+                jac[d_idx] = columns[i]
+    return jacobians
+
+
+def _jacobian_dtype(x: Tensor, out: Tensor) -> np.dtype:
+    return x._data.dtype if x._data.dtype.kind == "c" else out._data.dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# Analytical Jacobians
+
+
+def _vjp(output: Tensor, diff_inputs: list[Tensor], grad_output: np.ndarray) -> tuple:
+    return engine.grad(
+        output, diff_inputs, wrap(grad_output), retain_graph=True, allow_unused=True
+    )
+
+
+def _analytical_jacobian(
+    inputs: tuple, output: Tensor, nondet_tol: float, check_grad_dtypes: bool,
+    v: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """Per input that requires grad, the ``(input numel, output numel)`` Jacobian by backward
+    passes with one-hot output gradients (or the single row for ``v`` in fast mode); computed
+    twice to check the backward pass is deterministic."""
+    diff = [t for _, t in _diff_inputs(inputs)]
+    out_data = output._data
+    if v is not None:
+        grad_outputs = [v.reshape(out_data.shape)]
+    else:
+        grad_outputs = []
+        for j in range(out_data.size):
+            basis = np.zeros(out_data.size, out_data.dtype)
+            basis[j] = 1
+            grad_outputs.append(basis.reshape(out_data.shape))
+    runs = []
+    sizes_ok = True
+    dtypes_ok = True
+    for _ in range(2):
+        jacobians = [np.zeros((t._data.size, len(grad_outputs)), t._data.dtype) for t in diff]
+        for j, g_out in enumerate(grad_outputs):
+            for jac, t, g in zip(jacobians, diff, _vjp(output, diff, g_out), strict=True):
+                if g is None:
+                    continue
+                if g._data.shape != t._data.shape:
+                    sizes_ok = False
+                elif g._data.dtype != t._data.dtype:
+                    dtypes_ok = False
+                jac[:, j] = g._data.reshape(-1)
+        runs.append(jacobians)
+    if not dtypes_ok and check_grad_dtypes:
+        raise GradcheckError("Gradient has dtype mismatch")
+    if not sizes_ok:
+        raise GradcheckError("Analytical gradient has incorrect size")
+    for j1, j2 in zip(runs[0], runs[1], strict=True):
+        if j1.size and np.abs(j1 - j2).max() > nondet_tol:
+            raise GradcheckError(
+                "Backward is not reentrant, i.e., running backward with same input and "
+                "grad_output multiple times gives different values, although analytical gradient "
+                "matches numerical gradient."
+                f"The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG
+            )
+    return runs[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Slow and fast modes
+
+
+def _mismatch_message(
+    analytical: np.ndarray, numerical: np.ndarray, output_idx: int, input_idx: int,
+    complex_part: str | None,
+) -> str:
+    prefix = ""
+    if complex_part is not None:
+        prefix = f"While considering the {complex_part} part of complex outputs only, "
+    return (
+        prefix + f"Jacobian mismatch for output {output_idx:d} with respect to input "
+        f"{input_idx:d},\nnumerical:{wrap(numerical)}\nanalytical:{wrap(analytical)}\n"
+    )
+
+
+def _slow_gradcheck(
+    func: Callable[..., Any], func_out: Any, inputs: tuple, outputs: tuple, eps: float,
+    rtol: float, atol: float, check_grad_dtypes: bool, nondet_tol: float,
+    complex_part: str | None = None,
+) -> None:
+    func_out = _as_tuple(func_out)
+    diff = _diff_inputs(inputs)
+    float_outputs = [o for o in func_out if _is_float_or_complex(o)]
+    numerical = [_numerical_jacobian(func, inputs, float_outputs, i, eps) for i, _ in diff]
+    if not outputs:
+        for per_input in numerical:
+            for jac in per_input:
+                if np.count_nonzero(jac):
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return
+    # numerical[input][output] over floating outputs; keep those that require grad
+    keep = [k for k, o in enumerate(float_outputs) if o.requires_grad]
+    for i, output in enumerate(outputs):
+        analytical = _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes)
+        for j, a in enumerate(analytical):
+            n = numerical[j][keep[i]]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_mismatch_message(a, n, i, j, complex_part))
+
+
+def _random_vector(
+    generator: np.random.MT19937, numel: int, dtype: np.dtype
+) -> np.ndarray:
+    """PyTorch's ``torch.rand(numel, generator=g).to(dtype); vec /= vec.norm()``."""
+    bits = generator.random_raw(numel) & ((1 << 24) - 1)
+    vec = (bits.astype(np.float64) * 2.0**-24).astype(np.float32).astype(dtype)
+    norm = np.sqrt(np.sum(vec * vec))
+    return vec / norm
+
+
+def _fast_gradcheck(
+    func: Callable[..., Any], func_out: Any, inputs: tuple, outputs: tuple, eps: float,
+    rtol: float, atol: float, check_grad_dtypes: bool, nondet_tol: float,
+) -> None:
+    diff = _diff_inputs(inputs)
+    generator = np.random.MT19937()
+    generator._legacy_seeding(_DEFAULT_SEED & 0xFFFFFFFF)  # torch's mt19937 uses the low 32 bits
+    all_u = [
+        _random_vector(generator, t._data.size, _real_dtype(t._data.dtype)) for _, t in diff
+    ]
+    all_v = [_random_vector(generator, o._data.size, o._data.dtype) for o in outputs]
+    func_out = _as_tuple(func_out)
+    float_out = [k for k, o in enumerate(func_out) if _is_float_or_complex(o)]
+
+    numerical: list[list[np.ndarray]] = []  # [input][output]: v^T J u, or J u (no outputs)
+    for (_, x), u in zip(diff, all_u, strict=True):
+        with _writable(x) as data:
+            delta = (u.reshape(data.shape) * eps).astype(data.dtype)
+            ju = _central_difference(func, inputs, data, ..., delta, eps, None)
+        ju = [ju[k] for k in float_out]
+        if not outputs:
+            for column in ju:
+                if column.size and np.abs(column).max() > nondet_tol:
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+            continue
+        diff_ju = [c for c, k in zip(ju, float_out, strict=True) if func_out[k].requires_grad]
+        numerical.append([np.sum(v * c) for v, c in zip(all_v, diff_ju, strict=True)])
+    if not outputs:
+        return
+
+    analytical: list[list[np.ndarray]] = []  # [output][input]
+    for output, v in zip(outputs, all_v, strict=True):
+        vj = _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes, v=v)
+        analytical.append([np.dot(j[:, 0], u) for j, u in zip(vj, all_u, strict=True)])
+
+    for i, u in enumerate(all_u):
+        for j, v in enumerate(all_v):
+            a = np.asarray(analytical[j][i])
+            n = np.asarray(numerical[i][j])
+            adjusted_atol = atol * float(u.sum()) * float(v.sum())
+            if not _allclose(a, n, rtol, adjusted_atol):
+                raise GradcheckError(
+                    _mismatch_message(a, n, j, i, None)
+                    + _slow_mode_details(func, inputs, outputs, i, j, rtol, atol, eps)
+                )
+
+
+def _slow_mode_details(
+    func: Callable[..., Any], inputs: tuple, outputs: tuple, input_idx: int, output_idx: int,
+    rtol: float, atol: float, eps: float,
+) -> str:
+    """PyTorch's fast-mode failure epilogue: the full Jacobians of the failing pair."""
+    position = _diff_inputs(inputs)[input_idx][0]
+    numerical = _numerical_jacobian(func, inputs, outputs, position, eps)[output_idx]
+    analytical = _analytical_jacobian(inputs, outputs[output_idx], float("inf"), False)[input_idx]
+    if numerical.size == 0:  # PyTorch's ``(numerical - analytical).abs().max()`` fails so
+        raise RuntimeError(
+            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument."
+        )
+    max_diff = np.abs(numerical - analytical).max()
+    message = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background "
+        "\nabout fast mode. Below, we recompute numerical and analytical jacobians in slow mode:"
+        f"\n\nNumerical:\n {wrap(numerical)}\nAnalytical:\n{wrap(analytical)}\n\n"
+        f"The max per-element difference (slow mode) is: {wrap(np.asarray(max_diff))}.\n"
+    )
+    if _allclose(analytical, numerical, rtol, atol):
+        message += FAST_FAIL_SLOW_OK_MSG
+    return message
+
+
+def _real_and_imag_output(fn: Callable[..., Any]) -> tuple[Callable[..., Any], ...]:
+    def part(name: str) -> Callable[..., Any]:
+        def wrapped(*inputs: Any) -> tuple:
+            outs = _as_tuple(fn(*inputs))
+            return tuple(getattr(o, name) if _is_complex(o) else o for o in outs)
+
+        return wrapped
+
+    return part("real"), part("imag")
+
+
+def _is_complex(x: Any) -> bool:
+    return isinstance(x, Tensor) and x._data.dtype.kind == "c"
+
+
+# ----------------------------------------------------------------------------------------------
+# Extra checks
+
+
+def _check_inputs(inputs: tuple) -> None:
+    any_requires_grad = False
+    for idx, inp in enumerate(inputs):
+        if not (isinstance(inp, Tensor) and inp.requires_grad):
+            continue
+        if inp._data.dtype not in (np.float64, np.complex128):
+            warnings.warn(
+                f"Input #{idx} requires gradient and is not a double precision floating point or "
+                "complex. This check will likely fail if all the inputs are not of double "
+                "precision floating point or complex. ",
+                stacklevel=4,
+            )
+        data = inp._data
+        # (An empty array has no overlapping elements, whatever NumPy says its strides are.)
+        if data.size and not all(st > 0 or sz <= 1 for st, sz in zip(data.strides, data.shape,
+                                                                     strict=True)):
+            raise RuntimeError(
+                f"The {idx}th input has a dimension with stride 0. gradcheck only supports "
+                "inputs that are non-overlapping to be able to compute the numerical gradients "
+                "correctly. You should call .contiguous on the input before passing it to "
+                "gradcheck."
+            )
+        any_requires_grad = True
+    if not any_requires_grad:
+        raise ValueError(
+            "gradcheck expects at least one input tensor to require gradient, but none of them "
+            "have requires_grad=True."
+        )
+
+
+def _test_backward_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
+    diff = [t for _, t in _diff_inputs(inputs)]
+    if not outputs:
+        return  # nothing to backpropagate from (PyTorch's engine has nothing to run either)
+    zeros = [wrap(np.zeros_like(o._data)) for o in outputs]
+    grads = engine.grad(outputs, diff, zeros, allow_unused=True)
+    for gi, di in zip(grads, diff, strict=True):
+        if gi is None:
+            continue
+        if np.any(gi._data != 0):
+            raise GradcheckError("backward not multiplied by grad_output")
+        if gi._data.dtype != di._data.dtype:
+            raise GradcheckError("grad is incorrect type")
+        if gi._data.shape != di._data.shape:
+            raise GradcheckError("grad is incorrect size")
+
+
+def _warn_bc_breaking() -> None:
+    warnings.warn(
+        "Backwards compatibility: New undefined gradient support checking feature is enabled by "
+        "default, but it may break existing callers of this function. If this is true for you, "
+        'you can call this function with "check_undefined_grad=False" to disable the feature',
+        stacklevel=4,
+    )
+
+
+def _test_undefined_backward_mode(func: Callable[..., Any], inputs: tuple, n_outputs: int) -> None:
+    """Each differentiable output in turn receives no gradient while the others receive zeros;
+    backward must cope and produce zero (or no) gradients. (See the module docstring.)"""
+    if n_outputs < 2:
+        return
+    diff = [t for _, t in _diff_inputs(inputs)]
+    for undefined in range(n_outputs):
+        outputs = _differentiable_outputs(func(*inputs))
+        others = [o for k, o in enumerate(outputs) if k != undefined]
+        try:
+            grads = engine.grad(
+                others, diff, [wrap(np.zeros_like(o._data)) for o in others], allow_unused=True
+            )
+        except RuntimeError as error:
+            _warn_bc_breaking()
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+            ) from error
+        for gi in grads:
+            if gi is not None and np.any(gi._data != 0):
+                _warn_bc_breaking()
+                raise GradcheckError(
+                    "Expected all input grads to be undefined or zero when all output grads are "
+                    'undefined or zero. Please look at "Notes about undefined output gradients" '
+                    'in "tools/autograd/derivatives.yaml"'
+                )
+
+
+# ----------------------------------------------------------------------------------------------
+# gradcheck and gradgradcheck
+
+
+def gradcheck(
+    func: Callable[..., Any],
+    inputs: TensorOrTensors,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
+) -> bool:
+    """Check the gradients of ``func`` at ``inputs`` against finite differences.
+
+    Every input that is a floating Tensor with ``requires_grad=True`` is checked against every
+    output that requires grad. Returns True, or raises :class:`GradcheckError` (returns False
+    with ``raise_exception=False``). Use float64 inputs: the defaults are tuned for them.
+    See the module docstring for the options chainrule treats differently.
+
+    Example:
+        >>> import chainrule as torch
+        >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+        >>> torch.autograd.gradcheck(lambda x: (x.exp() * x).sum(), (x,))
+        True
+    """
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError(
+            "Expected at least one of check_forward_ad or check_backward_ad to be True"
+        )
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_backward_ad to be True"
+        )
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError(
+            "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
+        )
+    if check_forward_ad:
+        raise NotImplementedError(
+            "gradcheck(check_forward_ad=True): chainrule has no forward-mode AD"
+        )
+    try:
+        return _gradcheck(
+            func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
+            fast_mode,
+        )
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
+
+
+def _gradcheck(
+    func: Callable[..., Any], inputs: TensorOrTensors, eps: float, atol: float, rtol: float,
+    nondet_tol: float, check_undefined_grad: bool, check_grad_dtypes: bool, fast_mode: bool,
+) -> bool:
+    tupled_inputs = _as_tuple(inputs)
+    _check_inputs(tupled_inputs)
+    func_out = func(*tupled_inputs)
+    outputs = _differentiable_outputs(func_out)
+    any_complex = any(_is_complex(o) for o in _as_tuple(func_out)) or any(
+        _is_complex(t) for _, t in _diff_inputs(tupled_inputs)
+    )
+    check = _fast_gradcheck if fast_mode and not any_complex else _slow_gradcheck
+    args = (eps, rtol, atol, check_grad_dtypes, nondet_tol)
+    if any(_is_complex(o) for o in _as_tuple(func_out)):
+        if not hasattr(Tensor, "real"):
+            raise NotImplementedError(
+                "gradcheck: complex outputs are checked through their real and imaginary parts, "
+                "and chainrule has no Tensor.real / Tensor.imag yet"
+            )
+        real_fn, imag_fn = _real_and_imag_output(func)
+        imag_out = imag_fn(*tupled_inputs)
+        _slow_gradcheck(imag_fn, imag_out, tupled_inputs, _differentiable_outputs(imag_out),
+                        *args, complex_part="imaginary")
+        real_out = real_fn(*tupled_inputs)
+        _slow_gradcheck(real_fn, real_out, tupled_inputs, _differentiable_outputs(real_out),
+                        *args, complex_part="real")
+    else:
+        check(func, func_out, tupled_inputs, outputs, *args)
+    _test_backward_mul_by_grad_output(outputs, tupled_inputs)
+    if check_undefined_grad:
+        _test_undefined_backward_mode(func, tupled_inputs, len(outputs))
+    return True
+
+
+def gradgradcheck(
+    func: Callable[..., Any],
+    inputs: TensorOrTensors,
+    grad_outputs: TensorOrTensors | None = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """Check second derivatives: ``gradcheck`` of ``(inputs, grad_outputs) -> input grads``.
+
+    Without ``grad_outputs``, random ones in ``[-1, 1)`` are drawn from chainrule's global
+    generator (``chainrule.manual_seed`` makes them reproducible).
+
+    Example:
+        >>> import chainrule as torch
+        >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+        >>> torch.autograd.gradgradcheck(lambda x: x.sin() * x, (x,))
+        True
+    """
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError(
+            "Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True"
+        )
+    if check_undefined_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_undefined_grad=True requires check_rev_over_rev to be True"
+        )
+    if check_batched_grad and not check_rev_over_rev:
+        raise AssertionError(
+            "Setting check_batched_grad=True requires check_rev_over_rev to be True"
+        )
+    tupled_inputs = _as_tuple(inputs)
+    if grad_outputs is None:
+        outputs = _differentiable_outputs(func(*tupled_inputs))
+        tupled_grad_outputs = tuple(
+            _random_grad_output(o, gen_non_contig_grad_outputs) for o in outputs
+        )
+    else:
+        tupled_grad_outputs = _as_tuple(grad_outputs)
+    num_outputs = len(tupled_grad_outputs)
+    diff_input_indices = {i for i, t in _diff_inputs(tupled_inputs)}
+    diff_grad_output_indices = {
+        i for i, t in enumerate(tupled_grad_outputs) if t.requires_grad
+    }
+
+    def new_func(*args: Any) -> tuple[Tensor, ...]:
+        input_args = tuple(
+            x.requires_grad_() if i in diff_input_indices else x
+            for i, x in enumerate(args[:-num_outputs])
+        )
+        outputs = _differentiable_outputs(func(*input_args))
+        grad_outs = tuple(
+            x.requires_grad_() if i in diff_grad_output_indices else x
+            for i, x in enumerate(args[-num_outputs:])
+        )
+        diff_input_args = tuple(x for i, x in enumerate(input_args) if i in diff_input_indices)
+        grad_inputs = engine.grad(
+            outputs, diff_input_args, grad_outs, create_graph=True, allow_unused=True
+        )
+        return tuple(g for g in grad_inputs if g is not None)
+
+    return gradcheck(
+        new_func, tupled_inputs + tupled_grad_outputs, eps=eps, atol=atol, rtol=rtol,
+        raise_exception=raise_exception, nondet_tol=nondet_tol,
+        check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+        check_batched_grad=check_batched_grad, fast_mode=fast_mode,
+        check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev, masked=masked,
+    )
+
+
+def _random_grad_output(output: Tensor, noncontiguous: bool) -> Tensor:
+    """PyTorch's ``make_tensor(shape, low=-1, high=1, requires_grad=True)`` for an output."""
+    from ..ops.creation import rand
+
+    data = output._data
+    dtype = data.dtype if data.dtype.kind in "fc" else np.dtype(np.float64)
+    from .._dtype import from_numpy_dtype
+
+    values = (rand(*data.shape, dtype=from_numpy_dtype(dtype))._data * 2 - 1).astype(dtype)
+    if noncontiguous and values.size > 1:
+        values = np.repeat(values, 2, axis=-1)[..., ::2]  # same values, every other element
+    t = wrap(values)
+    t._requires_grad = True
+    return t
+
+
+# ----------------------------------------------------------------------------------------------
+# check_graph: find the node whose derivative is wrong
+
+
+@dataclass
+class NodeCheck:
+    """The verdict on one node of the graph.
+
+    ``status`` is ``"ok"``, ``"mismatch"`` or ``"unchecked"`` (then ``reason`` says why). For a
+    mismatch, ``input_index``/``input_name`` name the input, and ``numerical``/``analytical`` are
+    the values compared: the gradient ``J^T v`` for a small input, the directional derivative
+    ``v^T J u`` otherwise.
+    """
+
+    index: int
+    node: Node
+    status: str
+    reason: str = ""
+    input_index: int | None = None
+    input_name: str | None = None
+    numerical: np.ndarray | None = None
+    analytical: np.ndarray | None = None
+
+    @property
+    def name(self) -> str:
+        """The node's name, e.g. ``'MulBackward0'``."""
+        return self.node.name()
+
+    def __str__(self) -> str:
+        head = f"node {self.index} ({self.name})"
+        if self.status == "unchecked":
+            return f"{head}: unchecked, {self.reason}"
+        if self.status == "mismatch" and self.reason:
+            return f"{head}: the derivative for input {self.input_index} ({self.input_name!r}) " \
+                f"{self.reason}"
+        if self.status == "mismatch":
+            return (
+                f"{head}: the derivative for input {self.input_index} ({self.input_name!r}) "
+                f"disagrees with finite differences,\n"
+                f"numerical:{wrap(np.asarray(self.numerical))}\n"
+                f"analytical:{wrap(np.asarray(self.analytical))}"
+            )
+        return f"{head}: ok"
+
+
+@dataclass
+class GraphCheck:
+    """What :func:`check_graph` found: one :class:`NodeCheck` per node, in the order the
+    engine runs them (the node nearest the output first). True when nothing mismatched."""
+
+    checks: list[NodeCheck] = field(default_factory=list)
+
+    @property
+    def first_failure(self) -> NodeCheck | None:
+        """The first node (in engine order) whose derivative disagrees, or None."""
+        return next((c for c in self.checks if c.status == "mismatch"), None)
+
+    @property
+    def checked(self) -> list[NodeCheck]:
+        """The nodes that could be checked."""
+        return [c for c in self.checks if c.status != "unchecked"]
+
+    def __bool__(self) -> bool:
+        return self.first_failure is None
+
+    def __str__(self) -> str:
+        return "\n".join(str(c) for c in self.checks)
+
+
+def check_graph(
+    output: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor] | None = None,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    *,
+    raise_exception: bool = True,
+    seed: int = 0,
+) -> GraphCheck:
+    """Check each op-table node of ``output``'s graph against finite differences and name the
+    first one (in engine order: nearest the output first) whose derivative disagrees.
+
+    Beyond PyTorch. A node is checked on its own: its op's NumPy forward (``node._op.forward``)
+    is re-run in float64 around the point the node was recorded at, and compared with the node's
+    own backward (``node.apply``) through random projections, ``v^T J u`` both ways (unit
+    vectors ``u`` per input and ``v`` per output, drawn from ``seed``). Tolerances are
+    gradcheck's, with ``atol`` scaled by ``sum|u| * sum|v|`` as PyTorch's fast mode does. The
+    walk is iterative; with ``inputs``, only nodes on a path from ``output`` to them are checked.
+
+    The point is rebuilt from what the graph kept: the node's saved arguments, the leaves'
+    current values, values other nodes saved (a saved ``result``, a saved argument of a later
+    node), and outputs recomputed by re-running forwards from the leaves up. An argument that no
+    derivative of the node reads (so was not saved) and is not known otherwise is replaced by a
+    stand-in -- random values for an input that requires grad, zero for a constant, its default
+    for a number -- which cannot change the derivatives being checked (they do not read it),
+    unless the node also reads its ``result``.
+
+    What it cannot check (reported as ``"unchecked"`` with the reason): nodes whose forward
+    cannot be re-run that way (a required number that was not saved, e.g. ``expand``'s size),
+    custom ``Function`` nodes (their forward is user code: use :func:`gradcheck` on them),
+    in-place rewrites (``CopySlices``, ``AsStridedBackward0``), complex nodes, and graphs whose
+    saved values were freed by a backward pass without ``retain_graph``. Points where an op is
+    not differentiable (kinks of ``relu``, ``abs``, ``max``) may report mismatches that are not
+    bugs; leaves modified in place after the graph was recorded give a wrong point.
+
+    Raises :class:`GradcheckError` naming the node at the first mismatch (with
+    ``raise_exception=False``, returns the report instead). Returns a :class:`GraphCheck`.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.autograd.gradcheck import check_graph
+        >>> x = torch.tensor([0.5, 1.5], dtype=torch.float64, requires_grad=True)
+        >>> report = check_graph((x.exp() * x).sum())
+        >>> bool(report), [c.name for c in report.checked]
+        (True, ['SumBackward0', 'MulBackward0', 'ExpBackward0'])
+    """
+    roots = [out.grad_fn for out in _as_tuple(output) if out.grad_fn is not None]
+    order = _engine_order(roots)
+    shapes = _output_shapes(order, _as_tuple(output))
+    values = _known_values(order, shapes)
+    if inputs is not None:
+        order = _restrict_to_inputs(order, _as_tuple(inputs))
+    rng = np.random.default_rng(seed)
+    report = GraphCheck()
+    for index, node in enumerate(order):
+        result = _check_node(index, node, values, shapes, eps, atol, rtol, rng)
+        report.checks.append(result)
+        if result.status == "mismatch" and raise_exception:
+            raise GradcheckError(
+                f"check_graph: the first node whose derivative disagrees is {result}"
+            )
+    return report
+
+
+def _engine_order(roots: list[Node]) -> list[Node]:
+    """Every node below ``roots`` except AccumulateGrad, most recently created first (the
+    order the engine runs them in)."""
+    seen: set[Node] = set()
+    stack = list(roots)
+    nodes = []
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        if type(node) is not AccumulateGrad:
+            nodes.append(node)
+        for child, _ in node.next_functions:
+            if child is not None and child not in seen:
+                stack.append(child)
+    nodes.sort(key=lambda n: -n._seq)
+    return nodes
+
+
+def _restrict_to_inputs(order: list[Node], inputs: tuple) -> list[Node]:
+    """The nodes of ``order`` from which the gradient edge of one of ``inputs`` is reached."""
+    from .._tensor import gradient_edge
+
+    targets = {gradient_edge(t)[0] for t in inputs} - {None}
+    reaches: set[Node] = set(targets)
+    for node in reversed(order):  # created first, so a node's children come before it
+        if any(child in reaches for child, _ in node.next_functions):
+            reaches.add(node)
+    return [n for n in order if n in reaches and n not in targets]
+
+
+def _output_shapes(order: list[Node], outputs: tuple) -> dict[tuple[Node, int], tuple]:
+    """The shape of every ``(node, output_nr)`` that some node records as an input's metadata
+    (and of the outputs given to ``check_graph``)."""
+    shapes: dict[tuple[Node, int], tuple] = {}
+    for out in outputs:
+        if out.grad_fn is not None:
+            shapes[(out.grad_fn, out.output_nr)] = tuple(out.shape)
+    for node in order:
+        for edge, meta in zip(node.next_functions, node._in_meta, strict=False):
+            if edge[0] is not None and meta is not None:
+                shapes.setdefault(edge, tuple(meta[0]))
+    return shapes
+
+
+def _known_values(
+    order: list[Node], shapes: dict[tuple[Node, int], tuple]
+) -> dict[tuple[Node, int], np.ndarray]:
+    """The forward value of every ``(node, output_nr)`` the graph lets us know: leaves, what
+    nodes saved, then outputs recomputed with the ops' forwards from the leaves up."""
+    from ..ops._opnode import OpNode
+
+    values: dict[tuple[Node, int], np.ndarray] = {}
+    for node in order:
+        for child, nr in node.next_functions:
+            if type(child) is AccumulateGrad:
+                values[(child, nr)] = child.variable._data
+        if not isinstance(node, OpNode) or type(node._saved) is not tuple:
+            continue
+        for i, pos in enumerate(node._op.input_pos):
+            value = node._saved[pos]
+            edge = node.next_functions[i]
+            if isinstance(value, Tensor) and edge[0] is not None:
+                values.setdefault(edge, value._data)
+        if node._result is not None:
+            values.setdefault((node, 0), node._result[0])
+    for node in reversed(order):
+        if (node, 0) in values or not isinstance(node, OpNode):
+            continue
+        args = _forward_args(node, values, shapes, None)
+        if isinstance(args, str):
+            continue
+        try:
+            outs = _forward_outputs(node._op, args)
+        except Exception:  # noqa: BLE001 - a forward that cannot re-run leaves the value unknown
+            continue
+        for nr, out in enumerate(outs):
+            values[(node, nr)] = out
+    return values
+
+
+_UNKNOWN: Any = object()
+
+
+def _forward_args(
+    node: Any, values: dict[tuple[Node, int], np.ndarray], shapes: dict[tuple[Node, int], tuple],
+    rng: np.random.Generator | None,
+) -> list[Any] | str:
+    """The node's forward arguments (arrays and numbers), or why they cannot be known.
+
+    With ``rng``, arguments no derivative of the node reads may be stand-ins (see
+    :func:`check_graph`); without it (to recompute values), only true values are used."""
+    from ..ops._opnode import RELEASED, PackedSaved
+
+    op = node._op
+    saved = node._saved
+    if saved is RELEASED:
+        return "its saved values were freed by a backward pass (use retain_graph=True)"
+    if type(saved) is PackedSaved:
+        return "its saved values went through saved_tensors_hooks"
+    needs = tuple(m is not None for m in node._in_meta)
+    read = set(op.save_plan(needs).inputs)  # tensor arguments the node's derivatives read
+    # A kept argument tuple has every number; tensors no derivative read are None in it.
+    args = list(saved) if saved is not None else [_UNKNOWN] * len(op.param_names)
+    stand_ins = rng is not None and node._result is None
+    input_index = {pos: i for i, pos in enumerate(op.input_pos)}
+    unknown_numbers = []
+    for pos, value in enumerate(args):
+        if isinstance(value, Tensor):
+            args[pos] = value._data
+            continue
+        name = op.param_names[pos]
+        if pos not in input_index and pos not in op.tensor_param_pos:
+            if value is _UNKNOWN:
+                unknown_numbers.append(pos)
+            continue
+        if value is None and pos in read:
+            continue  # read, so it would have been saved: it really was None
+        if value is not None and value is not _UNKNOWN:
+            continue  # a number given for a tensor argument
+        i = input_index.get(pos)
+        edge = node.next_functions[i] if i is not None else (None, 0)
+        known = values.get(edge) if edge[0] is not None else None
+        if known is not None:
+            args[pos] = known
+        elif rng is None or not stand_ins:
+            return f"its argument {name!r} was not saved and is not known otherwise"
+        elif i is not None and node._in_meta[i] is not None:
+            shape, dtype = node._in_meta[i][:2]
+            args[pos] = rng.standard_normal(shape).astype(dtype)
+        elif i is not None and op.defaults[pos] is not None:
+            args[pos] = 0.0
+        else:
+            args[pos] = None
+    required = _required_marker()
+    for pos in list(unknown_numbers):
+        if stand_ins and op.defaults[pos] is not required:
+            args[pos] = op.defaults[pos]
+            unknown_numbers.remove(pos)
+    if len(unknown_numbers) > 1:
+        return f"its argument {op.param_names[unknown_numbers[0]]!r} was not saved"
+    if unknown_numbers:
+        inferred = _infer_from_output_shape(node, args, unknown_numbers[0], shapes)
+        if inferred is _UNKNOWN:
+            return f"its argument {op.param_names[unknown_numbers[0]]!r} was not saved"
+        args[unknown_numbers[0]] = inferred
+    return args
+
+
+def _infer_from_output_shape(
+    node: Any, args: list[Any], pos: int, shapes: dict[tuple[Node, int], tuple]
+) -> Any:
+    """A number argument no derivative reads (``view``'s size, ``unsqueeze``'s dim), found as
+    the value that makes the forward produce the output shape the graph recorded. Accepted
+    only if every such value gives the same output."""
+    shape = shapes.get((node, 0))
+    if shape is None:
+        return _UNKNOWN
+    ndim = max([len(shape)] + [np.ndim(a) for a in args if isinstance(a, np.ndarray)])
+    candidates: list[Any] = [shape]
+    candidates += [shape[k:] for k in range(1, len(shape))]
+    candidates += list(range(-ndim - 1, ndim + 1))
+    found = _UNKNOWN
+    found_out = None
+    for candidate in candidates:
+        trial = list(args)
+        trial[pos] = candidate
+        try:
+            with np.errstate(all="ignore"):
+                out = _forward_outputs(node._op, trial)[0]
+        except Exception:  # noqa: BLE001 - most candidates are not valid arguments
+            continue
+        if out.shape != shape:
+            continue
+        if found_out is None:
+            found, found_out = candidate, out
+        elif not np.array_equal(out, found_out):
+            return _UNKNOWN  # ambiguous
+    return found
+
+
+def _required_marker() -> Any:
+    """The registry's marker for parameters without a default."""
+    from ..ops._dispatch import _REQUIRED_MARK
+
+    return _REQUIRED_MARK[0]
+
+
+def _forward_outputs(op: Any, args: list[Any]) -> list[np.ndarray]:
+    """The op's differentiable outputs at ``args``, as arrays."""
+    out = op.forward(*args)
+    if op.multi_output:
+        outs = list(out)
+        return [np.asarray(o) for o in outs[: len(outs) - op.nondiff_outputs]]
+    return [np.asarray(out)]
+
+
+def _as_float64(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return value.astype(np.float64)
+    return value
+
+
+def _unit(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    u = rng.standard_normal(shape)
+    norm = np.sqrt(np.sum(u * u))
+    return u / norm if norm else u
+
+
+def _check_node(
+    index: int, node: Node, values: dict[tuple[Node, int], np.ndarray],
+    shapes: dict[tuple[Node, int], tuple], eps: float, atol: float, rtol: float,
+    rng: np.random.Generator,
+) -> NodeCheck:
+    from ..ops._opnode import OpNode
+
+    if not isinstance(node, OpNode):
+        if _is_custom(node):
+            return NodeCheck(index, node, "unchecked", "a custom Function (use gradcheck on it)")
+        return NodeCheck(index, node, "unchecked", "not an op-table node")
+    args = _forward_args(node, values, shapes, rng)
+    if isinstance(args, str):
+        return NodeCheck(index, node, "unchecked", args)
+    op = node._op
+    try:
+        outs = _forward_outputs(op, args)  # at the recorded dtypes: the gradients' dtypes
+    except Exception as error:  # noqa: BLE001
+        return NodeCheck(index, node, "unchecked", f"its forward failed to re-run ({error})")
+    if any(o.dtype.kind == "c" for o in outs) or any(
+        isinstance(a, np.ndarray) and a.dtype.kind == "c" for a in args
+    ):
+        return NodeCheck(index, node, "unchecked", "complex values")
+    vs = [_unit(rng, o.shape) for o in outs]
+    incoming = [v.astype(o.dtype) for v, o in zip(vs, outs, strict=True)]
+    try:
+        sent = node.apply(incoming[0] if node._n_out == 1 else incoming, False)
+    except Exception as error:  # noqa: BLE001
+        return NodeCheck(index, node, "unchecked", f"its backward failed ({error})")
+    point = [_as_float64(a) for a in args]
+
+    def projected(pos: int, x: np.ndarray) -> float:
+        """``v . f(point with argument pos = x)``, summed over outputs."""
+        shifted = list(point)
+        shifted[pos] = x
+        return sum(
+            float(np.sum(np.asarray(o, dtype=np.float64) * v))
+            for o, v in zip(_forward_outputs(op, shifted), vs, strict=True)
+        )
+
+    for i, pos in enumerate(op.input_pos):
+        meta = node._in_meta[i]
+        if meta is None or sent[i] is None:
+            continue
+        name = op.param_names[pos]
+        g = engine.sum_to_shape(np.asarray(sent[i], dtype=np.float64), meta[0])
+        x = np.asarray(point[pos], dtype=np.float64)
+        if g is None or g.shape != x.shape:
+            reason = f"has shape {list(np.shape(sent[i]))}, expected {list(x.shape)}"
+            return NodeCheck(index, node, "mismatch", reason, i, name)
+        u = _unit(rng, x.shape)
+        numerical = (projected(pos, x + eps * u) - projected(pos, x - eps * u)) / (2 * eps)
+        analytical = float(np.sum(g * u))
+        tolerance = atol * float(np.sum(np.abs(u))) * sum(float(np.sum(np.abs(v))) for v in vs)
+        if abs(analytical - numerical) > tolerance + rtol * abs(numerical):
+            if x.size <= 64:  # small: show the whole gradient, element by element
+                full = np.zeros(x.shape)
+                for idx in np.ndindex(*x.shape):
+                    e = np.zeros(x.shape)
+                    e[idx] = eps
+                    full[idx] = (projected(pos, x + e) - projected(pos, x - e)) / (2 * eps)
+                return NodeCheck(index, node, "mismatch", "", i, name, full, g)
+            return NodeCheck(index, node, "mismatch", "", i, name, np.asarray(numerical),
+                             np.asarray(analytical))
+    return NodeCheck(index, node, "ok")
+
+
+def _is_custom(node: Node) -> bool:
+    from .function import BackwardCFunction
+
+    return isinstance(node, BackwardCFunction)
+
+
+# ``chainrule.autograd.gradcheck`` names the function (as in PyTorch) but is also this module
+# once something imports it as a module; calling the module calls the function.
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args: Any, **kwargs: Any) -> bool:
+        return gradcheck(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

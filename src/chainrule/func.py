@@ -1,0 +1,562 @@
+"""``chainrule.func``: function transforms (``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
+``hessian``) with ``torch.func``'s signatures, built on the tape-based engine.
+
+``grad(f)`` returns a function computing the gradient of a scalar ``f`` with respect to the
+argument(s) at ``argnums``; transforms compose (``grad(grad(f))``, ``jacrev(jacrev(f))``) and
+arguments may be pytrees (nested tuples, lists and dicts of Tensors).
+
+How transforms work here (PyTorch's functorch uses wrapper tensors and levels instead): each
+call makes its differentiated arguments fresh graph inputs -- a view when the argument is itself
+differentiable (an enclosing transform's input, or a tensor requiring grad), so the result stays
+differentiable with respect to it, and a detached copy otherwise. The backward pass records a
+graph (``create_graph``) only when the function's graph reaches something outside the call (an
+enclosing transform's input, a parameter that requires grad): as with ``torch.func``, a plain
+call returns plain tensors, and a nested or closed-over call returns differentiable ones.
+
+Example:
+    >>> import chainrule as torch
+    >>> from chainrule.func import grad
+    >>> x = torch.tensor(2.0)
+    >>> grad(lambda x: x ** 3)(x)
+    tensor(12.)
+    >>> grad(grad(lambda x: x ** 3))(x)
+    tensor(12.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import functools
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ._tensor import Tensor, grad_accumulator, gradient_edge
+from .autograd import engine
+from .autograd.grad_mode import enable_grad, is_grad_enabled
+from .autograd.node import AccumulateGrad, Node
+
+__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian"]
+
+ArgNums = int | tuple[int, ...]
+
+
+# ----------------------------------------------------------------------------------------------
+# Pytrees: tuples, lists and dicts of leaves
+
+
+class _Spec:
+    """The structure of a pytree: ``kind`` is "leaf", "tuple", "list" or "dict"."""
+
+    __slots__ = ("kind", "children", "keys", "type")
+
+    def __init__(self, kind: str, children: tuple[_Spec, ...] = (), keys: tuple = (),
+                 type_: type | None = None) -> None:
+        self.kind = kind
+        self.children = children
+        self.keys = keys
+        self.type = type_
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, _Spec) and self.kind == other.kind and self.keys == other.keys
+            and self.children == other.children
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.keys, self.children))
+
+    def __str__(self) -> str:
+        """PyTorch's ``treespec_pprint``: ``*`` for a leaf, ``(*, *)``, ``[*]``, ``{'a': *}``."""
+        if self.kind == "leaf":
+            return "*"
+        parts = [str(c) for c in self.children]
+        if self.kind == "dict":
+            items = (f"{k!r}: {p}" for k, p in zip(self.keys, parts, strict=True))
+            return "{" + ", ".join(items) + "}"
+        if self.kind == "list":
+            return "[" + ", ".join(parts) + "]"
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+_LEAF = _Spec("leaf")
+
+
+def _tree_flatten(tree: Any) -> tuple[list[Any], _Spec]:
+    """The leaves of ``tree`` in order, and its structure (explicit stack, no recursion)."""
+    leaves: list[Any] = []
+    root: list[_Spec] = []
+    # Frames are (node, where its spec goes); a container is closed (its spec built from its
+    # children's) once all of them have been visited.
+    stack: list[tuple[Any, ...]] = [(tree, root)]
+    while stack:
+        frame = stack.pop()
+        if frame[0] is _CLOSE:
+            _, node, into, children = frame
+            into.append(_container_spec(node, children))
+            continue
+        node, into = frame
+        if isinstance(node, tuple | list | dict):
+            children: list[_Spec] = []
+            stack.append((_CLOSE, node, into, children))
+            values = list(node.values()) if isinstance(node, dict) else list(node)
+            for value in reversed(values):
+                stack.append((value, children))
+        else:
+            leaves.append(node)
+            into.append(_LEAF)
+    return leaves, root[0]
+
+
+_CLOSE = object()
+
+
+def _container_spec(node: Any, children: list[_Spec]) -> _Spec:
+    if isinstance(node, dict):
+        return _Spec("dict", tuple(children), tuple(node.keys()))
+    if isinstance(node, list):
+        return _Spec("list", tuple(children))
+    return _Spec("tuple", tuple(children), type_=type(node))
+
+
+def _tree_unflatten(leaves: list[Any], spec: _Spec) -> Any:
+    """Rebuild a pytree of structure ``spec`` from its leaves."""
+    it = iter(leaves)
+
+    def build(s: _Spec) -> Any:  # recursion depth is the nesting of the user's containers
+        if s.kind == "leaf":
+            return next(it)
+        values = [build(c) for c in s.children]
+        if s.kind == "dict":
+            return dict(zip(s.keys, values, strict=True))
+        if s.kind == "list":
+            return values
+        if s.type is not None and s.type is not tuple and hasattr(s.type, "_fields"):
+            return s.type(*values)  # a namedtuple
+        return tuple(values)
+
+    return build(spec)
+
+
+def _tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
+    leaves, spec = _tree_flatten(tree)
+    return _tree_unflatten([fn(leaf) for leaf in leaves], spec)
+
+
+# ----------------------------------------------------------------------------------------------
+# argnums (PyTorch's checks and messages)
+
+
+def _validate_argnum(argnum: Any, num_args: int) -> int:
+    if not isinstance(argnum, int):
+        raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+    if 0 <= argnum < num_args:
+        return argnum
+    if -num_args <= argnum < 0:
+        return argnum + num_args
+    raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
+
+
+def _slice_argnums(args: tuple, argnums: Any) -> tuple[Any, ArgNums]:
+    """The selected arguments (one, or a tuple), and the normalised argnums."""
+    if not isinstance(argnums, int | tuple):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    if isinstance(argnums, int):
+        argnums = _validate_argnum(argnums, len(args))
+        return args[argnums], argnums
+    argnums = tuple(_validate_argnum(a, len(args)) for a in argnums)
+    if len(argnums) == 0:
+        raise RuntimeError("argnums must be non-empty")
+    if len(set(argnums)) != len(argnums):
+        raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return tuple(args[i] for i in argnums), argnums
+
+
+def _replace_args(args: tuple, new: Any, argnums: ArgNums) -> tuple:
+    if isinstance(argnums, int):
+        return tuple(new if i == argnums else a for i, a in enumerate(args))
+    return tuple(new[argnums.index(i)] if i in argnums else a for i, a in enumerate(args))
+
+
+# ----------------------------------------------------------------------------------------------
+# Making inputs differentiable, and deciding whether results stay in a graph
+
+
+# The transform calls running in this thread/context, innermost last.
+_ACTIVE: contextvars.ContextVar[tuple[_Call, ...]] = contextvars.ContextVar(
+    "chainrule_func_calls", default=()
+)
+
+
+class _Call:
+    """One transform call: the fresh inputs it made and whether its results stay connected.
+
+    The fresh leaves a call makes are its own, and also internal to every call enclosing it
+    (an inner transform's inputs are not "outside" for the outer one); an enclosing call's
+    leaves are outside for the inner call, which must then keep its results differentiable.
+    """
+
+    def __init__(self) -> None:
+        self.own_leaves: set[Node] = set()  # AccumulateGrad nodes of fresh leaves
+        self.connected = False  # an input was itself differentiable
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        token = _ACTIVE.set(_ACTIVE.get() + (self,))
+        try:
+            yield
+        finally:
+            _ACTIVE.reset(token)
+
+    def make_differentiable(self, x: Any) -> Tensor:
+        if not isinstance(x, Tensor):
+            raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if x.requires_grad:
+            self.connected = True
+            return x.view_as(x)  # differentiable with respect to x, but a new graph input
+        fresh = x.detach().requires_grad_()
+        accumulator = grad_accumulator(fresh)
+        for call in _ACTIVE.get():  # this call and the ones enclosing it
+            call.own_leaves.add(accumulator)
+        return fresh
+
+    def reaches_outside(self, outputs: list[Any]) -> bool:
+        """Whether the graph of ``outputs`` reaches a leaf this call did not make (a parameter
+        that requires grad, an enclosing transform's input): then results must stay
+        differentiable. Walked with an explicit stack."""
+        if self.connected:
+            return True
+        stack = []
+        for o in outputs:
+            if isinstance(o, Tensor):
+                node, _ = gradient_edge(o)
+                if node is not None:
+                    stack.append(node)
+        seen: set[Node] = set()
+        while stack:
+            node = stack.pop()
+            if node in seen:
+                continue
+            seen.add(node)
+            if type(node) is AccumulateGrad:
+                if node not in self.own_leaves:
+                    return True
+                continue
+            for child, _ in node.next_functions:
+                if child is not None and child not in seen:
+                    stack.append(child)
+        return False
+
+    def finish(self, value: Any) -> Any:
+        """Detach the tensors of ``value`` unless results stay connected."""
+        if self.connected:
+            return value
+        return _tree_map(_detach_leaf, value)
+
+
+def _detach_leaf(x: Any) -> Any:
+    return x.detach() if isinstance(x, Tensor) else x
+
+
+def _check_aux(aux: Any) -> None:
+    for leaf in _tree_flatten(aux)[0]:
+        if not isinstance(leaf, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
+
+
+def _grads(
+    outputs: list[Tensor], inputs: list[Tensor], grad_outputs: list[Any] | None,
+    create_graph: bool, retain_graph: bool,
+) -> list[Tensor]:
+    """``autograd.grad`` over the outputs that require grad; zeros for unused inputs."""
+    from .ops.creation import zeros_like
+
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o.requires_grad]
+    if not pairs:
+        return [zeros_like(x) for x in inputs]
+    result = engine.grad(
+        [o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=retain_graph,
+        create_graph=create_graph, allow_unused=True,
+    )
+    return [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
+
+
+# ----------------------------------------------------------------------------------------------
+# grad and grad_and_value
+
+
+def grad_and_value(
+    func: Callable[..., Any], argnums: ArgNums = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """Like :func:`grad`, but the returned function gives ``(gradient, value)`` (with
+    ``has_aux``: ``(gradient, (value, aux))``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.func import grad_and_value
+        >>> grad_and_value(lambda x: (x ** 2).sum())(torch.tensor([1.0, 2.0]))
+        (tensor([2., 4.]), tensor(5.))
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        call = _Call()
+        with enable_grad(), call.active():
+            selected, normalised = _slice_argnums(args, argnums)
+            diff_args = _tree_map(call.make_differentiable, selected)
+            output = func(*_replace_args(args, diff_args, normalised), **kwargs)
+            aux = None
+            if has_aux:
+                if not (isinstance(output, tuple) and len(output) == 2):
+                    raise RuntimeError(
+                        "grad_and_value(f)(*args): output of function f should be a tuple: "
+                        "(output, aux) if has_aux is True"
+                    )
+                output, aux = output
+            if not isinstance(output, Tensor):
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                    f"{type(output)}"
+                )
+            if output.dim() != 0:
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
+                    f"tensor with {output.dim()} dims. Maybe you wanted to use the vjp or jacrev "
+                    "APIs instead?"
+                )
+            if has_aux:
+                _check_aux(aux)
+            call.connected = call.reaches_outside([output])
+            flat_inputs, spec = _tree_flatten(diff_args)
+            flat_grads = _grads(
+                [output], flat_inputs, None, create_graph=call.connected,
+                retain_graph=call.connected,
+            )
+            grads = _tree_unflatten(flat_grads, spec)
+            value = call.finish(output)
+            if has_aux:
+                return grads, (value, call.finish(aux))
+            return grads, value
+
+    return wrapper
+
+
+def grad(
+    func: Callable[..., Any], argnums: ArgNums = 0, has_aux: bool = False
+) -> Callable[..., Any]:
+    """The gradient of a scalar-valued ``func`` with respect to the argument(s) at ``argnums``.
+
+    The returned function takes ``func``'s arguments and returns the gradient, shaped like the
+    selected argument (a tuple for a tuple ``argnums``); with ``has_aux``, ``func`` returns
+    ``(output, aux)`` and the function returns ``(gradient, aux)``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.func import grad
+        >>> f = lambda x, y: (x * y).sum()
+        >>> grad(f, argnums=(0, 1))(torch.ones(2), torch.tensor([2.0, 3.0]))
+        (tensor([2., 3.]), tensor([1., 1.]))
+    """
+    inner = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        grads, value = inner(*args, **kwargs)
+        if has_aux:
+            return grads, value[1]
+        return grads
+
+    return wrapper
+
+
+# ----------------------------------------------------------------------------------------------
+# vjp and jacrev
+
+
+def _vjp(
+    func: Callable[..., Any], primals: tuple, argnums: ArgNums | None, has_aux: bool
+) -> tuple[Any, Callable[..., Any], Any, _Call]:
+    """Run ``func`` recording a graph; the output, its vjp function and the aux output."""
+    call = _Call()
+    with enable_grad(), call.active():
+        if argnums is None:
+            diff_primals = _tree_map(call.make_differentiable, primals)
+            new_primals = diff_primals
+        else:
+            selected, normalised = _slice_argnums(primals, argnums)
+            diff_primals = _tree_map(call.make_differentiable, selected)
+            new_primals = _replace_args(primals, diff_primals, normalised)
+        output = func(*new_primals)
+        aux = None
+        if has_aux:
+            if not (isinstance(output, tuple) and len(output) == 2):
+                raise RuntimeError(
+                    "vjp(f, *primals): output of function f should be a tuple: (output, aux) if "
+                    "has_aux is True"
+                )
+            output, aux = output
+            _check_aux(aux)
+        flat_outputs, out_spec = _tree_flatten(output)
+        if (len(flat_outputs) == 1 and flat_outputs[0] is None) or not flat_outputs:
+            raise RuntimeError(
+                "vjp(f, *primals): Expected f to be a function that has non-empty output (got "
+                f"output = {flat_outputs})"
+            )
+        for o in flat_outputs:
+            if not isinstance(o, Tensor):
+                raise RuntimeError(
+                    "vjp(f, *primals): expected f(*primals) to return only tensors, got "
+                    f"unsupported type {type(o)}"
+                )
+        for o in flat_outputs:
+            if not (o.is_floating_point() or o.is_complex()):
+                raise RuntimeError(
+                    "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, "
+                    f"got Tensor with dtype {o.dtype}"
+                )
+        call.connected = call.reaches_outside(flat_outputs)
+    flat_primals, primal_spec = _tree_flatten(diff_primals)
+
+    def vjp_fn(
+        cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
+    ) -> Any:
+        if create_graph is None:
+            create_graph = call.connected and is_grad_enabled()
+        flat_cotangents, cot_spec = _tree_flatten(cotangents)
+        if cot_spec != out_spec:
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of "
+                f"outputs to the function. cotangents: {cot_spec}, primal output: {out_spec}"
+            )
+        with enable_grad():
+            result = _grads(
+                flat_outputs, flat_primals, flat_cotangents, create_graph=create_graph,
+                retain_graph=retain_graph,
+            )
+        return _tree_unflatten(result, primal_spec)
+
+    return call.finish(output), vjp_fn, (call.finish(aux) if has_aux else None), call
+
+
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """``(func(*primals), vjp_fn)``: ``vjp_fn(cotangents)`` returns the vector-Jacobian
+    products with respect to every primal, as a tuple (``(output, vjp_fn, aux)`` with
+    ``has_aux``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.func import vjp
+        >>> out, vjp_fn = vjp(lambda x: x ** 2, torch.tensor([1.0, 2.0]))
+        >>> vjp_fn(torch.ones(2))
+        (tensor([2., 4.]),)
+    """
+    output, vjp_fn, aux, _ = _vjp(func, primals, None, has_aux)
+    if has_aux:
+        return output, vjp_fn, aux
+    return output, vjp_fn
+
+
+def jacrev(
+    func: Callable[..., Any], argnums: ArgNums = 0, *, has_aux: bool = False,
+    chunk_size: int | None = None, _preallocate_and_copy: bool = False,
+) -> Callable[..., Any]:
+    """The Jacobian of ``func`` with respect to the argument(s) at ``argnums``, by reverse mode:
+    one vector-Jacobian product per output element (``chunk_size`` only changes how PyTorch
+    batches them; here they always run one by one).
+
+    For an output of shape ``O`` and an argument of shape ``I`` the Jacobian has shape
+    ``O + I``; tuples and pytrees of outputs/arguments give nested results as in PyTorch.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.func import jacrev
+        >>> jacrev(lambda x: x ** 2)(torch.tensor([1.0, 2.0]))
+        tensor([[2., 0.],
+                [0., 4.]])
+    """
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args: Any) -> Any:
+        _error_if_complex(_tree_flatten(args)[0], is_input=True)
+        output, vjp_fn, aux, call = _vjp(func, args, argnums, has_aux)
+        flat_output, out_spec = _tree_flatten(output)
+        _error_if_complex(flat_output, is_input=False)
+        selected, _ = _slice_argnums(args, argnums)
+        primals = (selected,) if isinstance(argnums, int) else selected
+        flat_primals, primals_spec = _tree_flatten(primals)
+        per_primal = _jacobian_rows(vjp_fn, flat_output, out_spec, flat_primals)
+        # per_primal[p][o]: Jacobian of output o with respect to primal p.
+        by_output = []
+        for o in range(len(flat_output)):
+            tree = _tree_unflatten([per_primal[p][o] for p in range(len(flat_primals))],
+                                   primals_spec)
+            by_output.append(tree[0] if isinstance(argnums, int) else tree)
+        result = call.finish(_tree_unflatten(by_output, out_spec))
+        if has_aux:
+            return result, aux
+        return result
+
+    return wrapper
+
+
+def _jacobian_rows(
+    vjp_fn: Callable[..., Any], flat_output: list[Tensor], out_spec: _Spec,
+    flat_primals: list[Tensor],
+) -> list[list[Tensor]]:
+    """For every primal, the Jacobian of every output: one vjp per row of an identity basis
+    spanning all outputs (as PyTorch's ``jacrev``)."""
+    from .ops.creation import zeros
+    from .ops.shape import stack
+
+    numels = [o.numel() for o in flat_output]
+    rows: list[list[Tensor]] = [[] for _ in flat_primals]
+    for i, numel in enumerate(numels):
+        for j in range(numel):
+            basis = [zeros(o.shape, dtype=o.dtype) for o in flat_output]
+            basis[i]._data.reshape(-1)[j] = 1
+            row = vjp_fn(_tree_unflatten(basis, out_spec))
+            for p, g in enumerate(_tree_flatten(row)[0]):
+                rows[p].append(g)
+    result = []
+    for p, primal in enumerate(flat_primals):
+        if rows[p]:
+            stacked = stack(rows[p], 0)
+        else:
+            stacked = zeros((0, *primal.shape), dtype=primal.dtype)
+        start = 0
+        per_output = []
+        for numel, out in zip(numels, flat_output, strict=True):
+            per_output.append(stacked[start:start + numel].view(out.shape + primal.shape))
+            start += numel
+        result.append(per_output)
+    return result
+
+
+def _error_if_complex(flat: list[Any], is_input: bool) -> None:
+    what = "inputs" if is_input else "outputs"
+    for idx, x in enumerate(flat):
+        if isinstance(x, Tensor) and x.is_complex():
+            raise RuntimeError(
+                f"jacrev: Expected all {what} to be real but received complex tensor at "
+                f"flattened input idx: {idx}"
+            )
+
+
+def hessian(func: Callable[..., Any], argnums: ArgNums = 0) -> Callable[..., Any]:
+    """The Hessian of ``func`` with respect to the argument(s) at ``argnums``.
+
+    PyTorch computes ``jacfwd(jacrev(func))``; chainrule has no forward mode and computes
+    ``jacrev(jacrev(func))``, which gives the same values.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.func import hessian
+        >>> hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    return jacrev(jacrev(func, argnums), argnums)
