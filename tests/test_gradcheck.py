@@ -340,7 +340,7 @@ def test_complex_input_numerical_jacobian_is_pytorchs_gradient() -> None:
     from chainrule.autograd.gradcheck import _numerical_jacobian
 
     values = np.array([1 + 2j, 3 - 1j])
-    x = chainrule.tensor(values, requires_grad=True)
+    x = chainrule.tensor(values)  # (complex tensors cannot require grad in chainrule)
     out = (x * x).abs()
     numerical = _numerical_jacobian(lambda t: (t * t).abs(), (x,), (out,), 0, 1e-6)[0]
     t = torch.tensor(values, requires_grad=True)
@@ -473,3 +473,11 @@ def test_check_graph_reports_a_gradient_of_the_wrong_shape() -> None:
         "node 1 (BadSumBackward0): the derivative for input 0 ('self') has shape [2], expected "
         "[2, 2]"
     )
+
+
+def test_complex_tensors_refuse_requires_grad() -> None:
+    """No silently wrong complex gradients: recording them is refused."""
+    with pytest.raises(RuntimeError, match="does not differentiate complex tensors"):
+        chainrule.tensor([1 + 2j], requires_grad=True)
+    with pytest.raises(RuntimeError, match="does not differentiate complex tensors"):
+        chainrule.tensor([1 + 2j]).requires_grad_()

@@ -34,6 +34,14 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+# Complex tensors compute, but their derivatives (conjugate Wirtinger calculus in PyTorch) are
+# not implemented: refusing to record them beats silently wrong gradients.
+COMPLEX_GRAD_MESSAGE = (
+    "chainrule does not differentiate complex tensors yet: only real floating point tensors can "
+    "require gradients"
+)
+
+
 class TensorHooks:
     """Hooks registered on a leaf tensor (non-leaf hooks live on the ``grad_fn`` node)."""
 
@@ -104,6 +112,8 @@ class Tensor:
             )
         if requires_grad and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self._data.dtype.kind == "c":
+            raise RuntimeError(COMPLEX_GRAD_MESSAGE)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -561,6 +571,8 @@ def make_tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor; checks that only floating types require grad."""
     if requires_grad and data.dtype.kind not in "fc":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    if requires_grad and data.dtype.kind == "c":
+        raise RuntimeError(COMPLEX_GRAD_MESSAGE)
     t = wrap(data)
     t._requires_grad = requires_grad
     return t
