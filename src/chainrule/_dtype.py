@@ -32,6 +32,9 @@ __all__ = [
     "int64",
     "long",
     "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
     "bool",
     "get_default_dtype",
     "set_default_dtype",
@@ -90,6 +93,11 @@ int16 = short = dtype("int16", np.dtype(np.int16), _INT)
 int32 = dtype("int32", np.dtype(np.int32), _INT)
 int64 = long = dtype("int64", np.dtype(np.int64), _INT)
 uint8 = dtype("uint8", np.dtype(np.uint8), _INT)
+# PyTorch's "shell" unsigned types: they exist (from_numpy, tensor, casts) but do not promote
+# with other integer types.
+uint16 = dtype("uint16", np.dtype(np.uint16), _INT)
+uint32 = dtype("uint32", np.dtype(np.uint32), _INT)
+uint64 = dtype("uint64", np.dtype(np.uint64), _INT)
 bool = dtype("bool", np.dtype(np.bool_), _BOOL)  # noqa: A001 - PyTorch's public name
 float = float32  # noqa: A001 - torch.float is float32
 int = int32  # noqa: A001 - torch.int is int32
@@ -97,8 +105,9 @@ int = int32  # noqa: A001 - torch.int is int32
 ALL_DTYPES: tuple[dtype, ...] = (
     float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, bool,
 )
-_BY_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES}
-_BY_NAME: dict[str, dtype] = {d.name: d for d in ALL_DTYPES}
+_SHELL_DTYPES: tuple[dtype, ...] = (uint16, uint32, uint64)
+_BY_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES + _SHELL_DTYPES}
+_BY_NAME: dict[str, dtype] = {d.name: d for d in ALL_DTYPES + _SHELL_DTYPES}
 _BY_NAME.update(
     {"half": float16, "float": float32, "double": float64, "long": int64, "int": int32,
      "short": int16, "cfloat": complex64, "cdouble": complex128, "bfloat16": bfloat16}
@@ -110,13 +119,10 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     try:
         return _BY_NUMPY[np_dtype]
     except KeyError:
-        if np_dtype.kind == "u":
-            # PyTorch has uint16/32/64 only as limited "shell" types; we widen to int64.
-            return int64
         raise TypeError(
-            f"can't convert np.ndarray of type numpy.{np_dtype.name}. The only supported types "
-            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
-            "uint64, uint32, uint16, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np_dtype.type.__name__}. The only supported "
+            "types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+            "int8, uint64, uint32, uint16, uint8, and bool."
         ) from None
 
 
@@ -135,9 +141,9 @@ def to_dtype(obj: object) -> dtype:
     return from_numpy_dtype(np.dtype(obj))  # type: ignore[arg-type]
 
 
-builtins_float = type(1.0)
-builtins_int = type(1)
-builtins_bool = type(True)
+builtins_float = type(1.0)  # noqa: UP003 - `float` is chainrule.float32 in this module
+builtins_int = type(1)  # noqa: UP003 - `int` is chainrule.int32 in this module
+builtins_bool = type(True)  # noqa: UP003 - `bool` is chainrule.bool in this module
 
 
 class _State:
@@ -156,7 +162,7 @@ def get_default_dtype() -> dtype:
 
 
 def set_default_dtype(d: dtype) -> None:
-    """Set the default floating dtype; only ``float32`` and ``float64`` (and ``float16``) allowed."""
+    """Set the default floating dtype (``float32``, ``float64`` or ``float16``)."""
     d = to_dtype(d)
     if not d.is_floating_point:
         raise TypeError(
@@ -186,13 +192,54 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
     return a if a.itemsize >= b.itemsize else b
 
 
-_PAIR_TABLE: dict[tuple[dtype, dtype], dtype] = {
-    (a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES
+# PyTorch's names for dtypes in its messages (c10::ScalarType).
+SCALAR_TYPE_NAMES: dict[dtype, str] = {
+    float16: "Half", float32: "Float", float64: "Double", complex64: "ComplexFloat",
+    complex128: "ComplexDouble", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
+    uint8: "Byte", bool: "Bool", uint16: "UInt16", uint32: "UInt32", uint64: "UInt64",
 }
 
 
+# The C++ element types, as some PyTorch messages print them (``long int != float``).
+CPP_TYPE_NAMES: dict[dtype, str] = {
+    float16: "c10::Half", float32: "float", float64: "double", complex64: "c10::complex<float>",
+    complex128: "c10::complex<double>", int8: "signed char", int16: "short int", int32: "int",
+    int64: "long int", uint8: "unsigned char", bool: "bool", uint16: "unsigned short",
+    uint32: "unsigned int", uint64: "unsigned long",
+}
+
+
+class _PromotionTable(dict):
+    """``(dtype, dtype) -> dtype``; a missing pair is one PyTorch refuses to promote."""
+
+    __slots__ = ()
+
+    def __missing__(self, key: tuple[dtype, dtype]) -> dtype:
+        a, b = key
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{SCALAR_TYPE_NAMES[a]} and {SCALAR_TYPE_NAMES[b]}"
+        )
+
+
+_PAIR_TABLE: dict[tuple[dtype, dtype], dtype] = _PromotionTable(
+    {(a, b): _promote_pair(a, b) for a in ALL_DTYPES for b in ALL_DTYPES}
+)
+# The shell types promote only with themselves and with real floating types.
+for _shell in _SHELL_DTYPES:
+    _PAIR_TABLE[(_shell, _shell)] = _shell
+    for _other in (float16, float32, float64):
+        _PAIR_TABLE[(_shell, _other)] = _PAIR_TABLE[(_other, _shell)] = _other
+
+
 def promote_types(type1: dtype, type2: dtype) -> dtype:
-    """The smallest dtype both can be cast to (``torch.promote_types``)."""
+    """The smallest dtype both can be cast to (``torch.promote_types``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.promote_types(torch.uint8, torch.int8)
+        chainrule.int16
+    """
     return _PAIR_TABLE[(to_dtype(type1), to_dtype(type2))]
 
 
@@ -223,26 +270,32 @@ def scalar_category(value: object) -> int:
     raise TypeError(f"unsupported scalar type {t.__name__}")
 
 
+def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """PyTorch's ``combine_categories``: ``higher`` (a higher-priority class) wins unless
+    ``lower`` is of a higher category; then a floating ``higher`` keeps its precision
+    (float64 with a complex64 0-d tensor is complex128) and an integer one is promoted."""
+    if higher is None:
+        return lower
+    if lower is None or higher._cat == _COMPLEX:
+        return higher
+    if lower._cat == _COMPLEX:
+        return higher.to_complex() if higher._cat == _FLOAT else lower
+    if higher._cat == _FLOAT:
+        return higher
+    if higher is bool or lower._cat == _FLOAT:
+        return _PAIR_TABLE[(higher, lower)]
+    return higher
+
+
 def combine(dim_dtype: dtype | None, zero_dim_dtype: dtype | None, scalar_cat: int) -> dtype:
     """Combine the three priority classes into a result dtype.
 
     ``dim_dtype`` is the promoted dtype of tensors with dimensions, ``zero_dim_dtype`` that of
-    zero-dimensional tensors, ``scalar_cat`` the highest category of Python numbers (-1: none).
+    zero-dimensional tensors, ``scalar_cat`` the highest category of Python numbers (-1: none),
+    which stand for their category's default dtype.
     """
-    result = dim_dtype
-    if zero_dim_dtype is not None:
-        if result is None:
-            result = zero_dim_dtype
-        elif zero_dim_dtype._cat > result._cat:
-            result = zero_dim_dtype
-    if scalar_cat >= 0:
-        if result is None:
-            result = default_for_category(scalar_cat)
-        elif scalar_cat > result._cat:
-            result = default_for_category(scalar_cat)
-            if result.is_complex and dim_dtype is not None and dim_dtype is float64:
-                result = complex128
-    return result  # type: ignore[return-value]
+    wrapped = default_for_category(scalar_cat) if scalar_cat >= 0 else None
+    return _combine_categories(dim_dtype, _combine_categories(zero_dim_dtype, wrapped))  # type: ignore[return-value]
 
 
 _PROMOTION_CACHE: dict[tuple, dtype] = {}

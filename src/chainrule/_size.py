@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
-__all__ = ["Size", "device", "CPU"]
+__all__ = ["Size", "device", "CPU", "check_available"]
 
 
 class Size(tuple):
-    """The shape of a tensor: a tuple of ints, e.g. ``chainrule.Size([2, 3])``."""
+    """The shape of a tensor: a tuple of ints, e.g. ``chainrule.Size([2, 3])``.
+
+    Slicing, ``+`` and ``*`` give a ``Size`` again, as in PyTorch. (Elements are not checked
+    to be ints: ``tensor.shape`` builds one per call, and a check would triple its cost.)
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.Size([2, 3]) + (4,)
+        chainrule.Size([2, 3, 4])
+    """
 
     __slots__ = ()
 
@@ -26,25 +36,60 @@ class Size(tuple):
         return Size(result) if isinstance(key, slice) else result
 
     def __add__(self, other: tuple) -> Size:  # type: ignore[override]
-        return Size(tuple.__add__(self, tuple(other)))
+        if not isinstance(other, tuple):
+            raise TypeError(
+                f"can only concatenate tuple (not {type(other).__name__}) to chainrule.Size"
+            )
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other: tuple) -> Size:
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(other, self))
+
+    def __mul__(self, times: Any) -> Size:  # type: ignore[override]
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
+
+
+# Device types PyTorch knows (only "cpu" can hold chainrule tensors).
+_DEVICE_TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga",
+    "maia", "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
 
 
 class device:  # noqa: N801 - PyTorch's public name
-    """A device; only ``cpu`` exists in chainrule (the backend seam allows others later)."""
+    """A device such as ``device('cpu')``; tensors can only live on the CPU in chainrule (the
+    backend seam allows others later), but any device PyTorch knows can be named.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.device("cpu:0")
+        device(type='cpu', index=0)
+    """
 
     __slots__ = ("type", "index")
 
     def __init__(self, type: str | device = "cpu", index: int | None = None) -> None:  # noqa: A002
         if isinstance(type, device):
             type, index = type.type, type.index
+        if isinstance(type, int):  # an accelerator index, as in device(0)
+            raise RuntimeError("Cannot access accelerator device when none is available.")
         name = str(type)
         if ":" in name:
             name, _, idx = name.partition(":")
+            if not idx.isdigit():
+                raise RuntimeError(f"Invalid device string: '{type}'")
             index = int(idx)
-        if name != "cpu":
+        if name not in _DEVICE_TYPES:
             raise RuntimeError(
-                f"chainrule runs on the CPU only; device '{name}' is not available"
+                f"Expected one of {', '.join(_DEVICE_TYPES)} device type at start of device "
+                f"string: {name}"
             )
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         self.type = name
         self.index = index
 
@@ -57,12 +102,25 @@ class device:  # noqa: N801 - PyTorch's public name
         return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        # As in PyTorch, a device never equals a string: ``device('cpu') == 'cpu'`` is False.
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
 
 CPU = device("cpu")
+
+
+def check_available(where: Any) -> None:
+    """Raise unless ``where`` (a device or its name) is the CPU, with PyTorch's error for CUDA."""
+    if where is None or where is CPU:
+        return
+    kind = device(where).type
+    if kind == "cpu":
+        return
+    if kind == "cuda":
+        raise AssertionError("Torch not compiled with CUDA enabled")
+    raise RuntimeError(f"chainrule runs on the CPU only; device '{kind}' is not available")

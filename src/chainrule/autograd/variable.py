@@ -5,10 +5,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
 from .._tensor import Tensor, make_tensor, wrap
 
 __all__ = ["Variable", "legacy_tensor_type"]
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, instance: Any) -> bool:
@@ -50,9 +53,7 @@ class Variable(metaclass=_VariableMeta):
         return t
 
 
-def _empty_default() -> Any:
-    import numpy as np
-
+def _empty_default() -> np.ndarray:
     return np.empty((0,), dtype=_dtype.get_default_dtype().np)
 
 

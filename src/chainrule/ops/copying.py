@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import _dtype
 from .._dtype import to_dtype
+from .._size import check_available
 from .._size import device as Device
 from .._tensor import Tensor, wrap
 from ._registry import op
@@ -70,16 +71,17 @@ def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool]:
             dtype = arg.dtype
         elif isinstance(arg, _dtype.dtype) or arg in (float, int, bool):
             dtype = to_dtype(arg)
-        elif isinstance(arg, str | Device):
-            device = arg
-        elif isinstance(arg, bool):
+        elif isinstance(arg, bool):  # to(dtype, non_blocking, copy): the copy flag
             copy = copy or arg
+        elif isinstance(arg, str | Device | int):
+            device = arg
         elif arg is None:
             continue
         else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(arg).__name__})")
-    if device is not None:
-        Device(device)
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got ({type(arg).__name__})"
+            )
+    check_available(device)
     return dtype, copy
 
 
@@ -87,7 +89,8 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Convert dtype (or device: only the CPU exists); returns ``self`` if nothing changes."""
     dtype, copy = _parse_to(args, dict(kwargs))
     if dtype is None or self._data.dtype == dtype.np:
-        return clone(self) if copy else self
+        # A forced copy is a ToCopyBackward0 node in PyTorch too, not a clone.
+        return _to_copy(self, self.dtype) if copy else self
     return _to_copy(self, dtype)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import numbers
 import warnings
@@ -13,6 +14,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import dtype as DType
 from .._dtype import to_dtype
+from .._size import Size, check_available
 from .._size import device as Device
 from .._tensor import Tensor, make_tensor, wrap
 
@@ -27,91 +29,189 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------
-# From data
+# From data. Nested Python data goes through PyTorch's three passes, each an explicit walk
+# (no recursion): the shape comes from the first element at each depth, the dtype from promoting
+# every leaf's own dtype, and storing checks every sequence against that shape. Their order
+# decides which error a bad input gets, so it is kept.
 
-def _infer_array(data: Any, dtype: DType | None) -> np.ndarray:
-    """Convert Python data to an array with PyTorch's dtype inference."""
-    if isinstance(data, Tensor):
-        array = data._data.copy()
-        return array if dtype is None else array.astype(dtype.np)
-    if isinstance(data, np.ndarray):
-        array = np.array(data, copy=True)
-        if dtype is None:
-            _dtype.from_numpy_dtype(array.dtype)
-            if array.dtype.kind == "u" and array.dtype != np.uint8:
-                array = array.astype(np.int64)
-        return array if dtype is None else array.astype(dtype.np)
-    if isinstance(data, np.generic):
-        array = np.array(data)
-        return array if dtype is None else array.astype(dtype.np)
-    if isinstance(data, str | bytes):
-        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    _check_nested(data)
-    try:
-        array = np.array(data)
-    except ValueError as error:
-        raise ValueError(str(error)) from None
-    if array.dtype == object or array.dtype.kind in "USV":
-        bad = _first_bad_leaf(data)
-        raise TypeError(f"new(): invalid data type '{type(bad).__name__}'")
-    if dtype is not None:
-        return array.astype(dtype.np)
-    kind = array.dtype.kind
-    if kind == "f":
-        if _has_tensor_leaf(data):
-            return array
-        return array.astype(_dtype.get_default_dtype().np)
-    if kind in "iu":
-        return array.astype(np.int64)
-    if kind == "c":
-        return array.astype(_dtype.default_for_category(3).np)
-    return array
+_MAX_DIMS = 64
+_NUMBER_TYPES = frozenset((float, int, bool))
+_NDARRAY_LIST_WARNING = (
+    "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
+    "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
+    "tensor."
+)
+_REQUIRES_GRAD_SCALAR_WARNING = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first."
+)
+_warned_ndarray_list = [False]
 
 
-def _check_nested(data: Any) -> None:
-    """PyTorch's message for ragged nested sequences (checked without recursion)."""
+def _is_sequence(obj: Any) -> bool:
+    """Whether PyTorch reads ``obj`` as a sequence of elements (tensors and dicts are not)."""
+    kind = type(obj)
+    if kind is list or kind is tuple:
+        return True
+    if kind in _NUMBER_TYPES:
+        return False
+    return isinstance(obj, np.ndarray | str | bytes | Sequence) and not isinstance(obj, Tensor)
+
+
+def _data_shape(data: Any) -> tuple[int, ...]:
+    """The shape of nested sequences, read from the first element at each depth."""
+    sizes: list[int] = []
+    item = data
+    while _is_sequence(item):
+        length = len(item)  # a 0-d ndarray raises "len() of unsized object", as in PyTorch
+        sizes.append(length)
+        if len(sizes) > _MAX_DIMS:  # a str is a sequence of itself: it ends here
+            raise ValueError(f"too many dimensions '{type(item).__name__}'")
+        if length == 0:
+            break
+        item = item[0]
+    return tuple(sizes)
+
+
+def _python_number_dtype(kind: type) -> DType:
+    if kind is float:
+        return _dtype.get_default_dtype()
+    if kind is bool:
+        return _dtype.bool
+    return _dtype.int64
+
+
+def _leaf_dtype(item: Any) -> DType | None:
+    """The dtype one element stands for (None for a sequence, whose elements are read)."""
+    if isinstance(item, Tensor):
+        return item.dtype
+    if isinstance(item, np.ndarray | np.generic):
+        return _dtype.from_numpy_dtype(item.dtype)
+    kind = type(item)
+    if kind in _NUMBER_TYPES:
+        return _python_number_dtype(kind)
+    if isinstance(item, builtins.complex):
+        return _dtype.default_for_category(3)
+    if isinstance(item, str | bytes):
+        raise TypeError(f"new(): invalid data type '{type(item).__name__}'")
+    if _is_sequence(item):
+        return None
+    raise RuntimeError(f"Could not infer dtype of {type(item).__name__}")
+
+
+def _infer_dtype(data: Any) -> DType:
+    """Promote the dtypes of all elements: Python floats count as the default dtype, ints as
+    int64, tensors and NumPy values as their own dtype (``[np.float32(1), 2]`` is float32)."""
+    table = _dtype._PAIR_TABLE
+    result: DType | None = None
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        found = None if kind is list or kind is tuple else _leaf_dtype(item)
+        if found is None:  # a sequence
+            if len(item) == 0:
+                found = _dtype.get_default_dtype()
+            else:
+                kinds = set(map(type, item)) if kind is list or kind is tuple else None
+                if kinds is None or not kinds <= _NUMBER_TYPES:
+                    stack.extend(reversed(item))
+                    continue
+                # A row of Python numbers (the common case): one dtype per distinct type.
+                for number_kind in kinds:
+                    found = _python_number_dtype(number_kind)
+                    result = found if result is None else table[(result, found)]
+                continue
+        result = found if result is None else table[(result, found)]
+    return result if result is not None else _dtype.get_default_dtype()
+
+
+def _scalar_value(item: Any, target: DType) -> Any:
+    """One element as a Python or NumPy number, with PyTorch's errors for anything else."""
+    if isinstance(item, Tensor):
+        if item._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        if item._requires_grad:
+            warnings.warn(_REQUIRES_GRAD_SCALAR_WARNING, UserWarning, stacklevel=4)
+        return item._data.item()
+    if isinstance(item, numbers.Number | np.generic):
+        return item
+    if isinstance(item, np.ndarray) and item.ndim == 0:
+        return item.item()
+    if target.is_floating_point:
+        raise TypeError(f"must be real number, not {type(item).__name__}")
+    raise TypeError(f"'{type(item).__name__}' object cannot be interpreted as an integer")
+
+
+def _flatten(data: Any, sizes: tuple[int, ...], target: DType) -> list[Any]:
+    """The elements in row-major order, checking every sequence against ``sizes``."""
+    ndim = len(sizes)
+    flat: list[Any] = []
     stack = [(data, 0)]
     while stack:
         item, dim = stack.pop()
-        if isinstance(item, list | tuple):
-            length = None
-            for child in item:
-                if isinstance(child, list | tuple):
-                    if length is None:
-                        length = len(child)
-                    elif len(child) != length:
-                        raise ValueError(
-                            f"expected sequence of length {length} at dim {dim + 1} "
-                            f"(got {len(child)})"
-                        )
-                    stack.append((child, dim + 1))
-            kinds = {isinstance(child, list | tuple) for child in item}
-            if len(kinds) > 1:
-                raise TypeError(f"new(): invalid data type '{type(item[0]).__name__}'")
+        if dim == ndim:
+            flat.append(_scalar_value(item, target))
+            continue
+        if not _is_sequence(item):
+            raise TypeError("not a sequence")
+        if len(item) != sizes[dim]:
+            raise ValueError(
+                f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(item)})"
+            )
+        if isinstance(item, np.ndarray) and item.shape == sizes[dim:]:
+            flat.extend(item.reshape(-1).tolist())
+        elif dim + 1 == ndim and type(item) in (list, tuple) and (
+            set(map(type, item)) <= _NUMBER_TYPES
+        ):
+            flat.extend(item)
+        else:
+            stack.extend((child, dim + 1) for child in reversed(item))
+    return flat
 
 
-def _first_bad_leaf(data: Any) -> Any:
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, list | tuple):
-            stack.extend(reversed(item))
-        elif not isinstance(item, numbers.Number | np.generic | Tensor):
-            return item
-    return data
+def _array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
+    """A new array holding ``data`` (numbers, nested sequences, arrays, tensors), with PyTorch's
+    dtype inference when ``dtype`` is None."""
+    if isinstance(data, Tensor):
+        return data._data.astype(dtype.np if dtype is not None else data._data.dtype)
+    if isinstance(data, np.ndarray):
+        inferred = _dtype.from_numpy_dtype(data.dtype)
+        return data.astype((dtype or inferred).np)
+    kind = type(data)
+    if kind in _NUMBER_TYPES:  # a Python number: a 0-d tensor
+        target = dtype if dtype is not None else _python_number_dtype(kind)
+        return _to_array([data], target).reshape(())
+    if isinstance(data, str | bytes):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    sizes = _data_shape(data)
+    target = dtype if dtype is not None else _infer_dtype(data)
+    if sizes and sizes[0] and isinstance(data, list | tuple) and isinstance(data[0], np.ndarray):
+        if not _warned_ndarray_list[0]:
+            _warned_ndarray_list[0] = True
+            warnings.warn(_NDARRAY_LIST_WARNING, UserWarning, stacklevel=3)
+    if 0 in sizes:
+        return np.empty(sizes, dtype=target.np)
+    values = _flatten(data, sizes, target) if sizes else [_scalar_value(data, target)]
+    return _to_array(values, target).reshape(sizes)
 
 
-def _has_tensor_leaf(data: Any) -> bool:
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, Tensor):
-            return item._data.dtype != np.float32 or _dtype.get_default_dtype() is not _dtype.float32
-        if isinstance(item, np.generic) and item.dtype.kind == "f":
-            return True
-        if isinstance(item, list | tuple):
-            stack.extend(item)
-    return False
+def _to_array(values: list[Any], target: DType) -> np.ndarray:
+    """Convert elements as PyTorch stores them: through double (floats), int64 (integers, so
+    ``-1`` wraps in uint8) or bool (non-zero), then to the target dtype."""
+    if target.is_complex:
+        wide = np.complex128
+    elif target.is_floating_point:
+        wide = np.float64
+    elif target is _dtype.bool:
+        wide = np.bool_
+    else:
+        wide = np.int64
+    try:
+        array = np.array(values, dtype=wide)
+    except OverflowError:
+        raise ValueError("Overflow when unpacking long long") from None
+    return array.astype(target.np, copy=False)
 
 
 def _resolve_dtype(dtype: Any) -> DType | None:
@@ -119,8 +219,7 @@ def _resolve_dtype(dtype: Any) -> DType | None:
 
 
 def _check_device(device: Any) -> None:
-    if device is not None:
-        Device(device)
+    check_available(device)
 
 
 def tensor(
@@ -140,7 +239,7 @@ def tensor(
                 [3, 4]])
     """
     if (
-        type(data) is list and dtype is None and device is None
+        type(data) is list and dtype is None and device is None and data
         and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
     ):
         # The common case, a flat list of floats: no inference needed.
@@ -154,7 +253,7 @@ def tensor(
             UserWarning,
             stacklevel=2,
         )
-    array = _infer_array(data, _resolve_dtype(dtype))
+    array = _array_from_data(data, _resolve_dtype(dtype))
     return make_tensor(array, requires_grad)
 
 
@@ -170,72 +269,178 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
         return to(data, d)
     if isinstance(data, np.ndarray):
         if d is None or data.dtype == d.np:
-            _dtype.from_numpy_dtype(data.dtype)
+            _check_shareable(data)
             return wrap(data)
-        return wrap(data.astype(d.np))
-    return make_tensor(_infer_array(data, d))
+        return wrap(_array_from_data(data, d))
+    return make_tensor(_array_from_data(data, d))
 
 
 asarray = as_tensor
 
 
+_NOT_WRITABLE_WARNING = (
+    "The given NumPy array is not writable, and PyTorch does not support non-writable tensors. "
+    "This means writing to this tensor will result in undefined behavior. You may want to copy "
+    "the array to protect its data or make it writable before converting it to a tensor. This "
+    "type of warning will be suppressed for the rest of this program."
+)
+_warned_not_writable = [False]
+
+
+def _check_shareable(array: np.ndarray) -> None:
+    """PyTorch's checks before a tensor shares an array's memory."""
+    if not array.dtype.isnative:
+        raise ValueError(
+            "given numpy array has byte order different from the native byte order. Conversion "
+            "between byte orders is currently not supported."
+        )
+    _dtype.from_numpy_dtype(array.dtype)
+    if not array.flags.writeable and not _warned_not_writable[0]:
+        _warned_not_writable[0] = True
+        warnings.warn(_NOT_WRITABLE_WARNING, UserWarning, stacklevel=3)
+
+
 def from_numpy(ndarray: np.ndarray) -> Tensor:
-    """A tensor sharing memory with a NumPy array."""
+    """A tensor sharing memory with a NumPy array (changes to one show in the other).
+
+    Example:
+        >>> import chainrule as torch, numpy as np
+        >>> a = np.zeros(2)
+        >>> t = torch.from_numpy(a)
+        >>> a[0] = 5
+        >>> t
+        tensor([5., 0.], dtype=chainrule.float64)
+    """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
-    _dtype.from_numpy_dtype(ndarray.dtype)
+    _check_shareable(ndarray)
     return wrap(ndarray)
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
+                  requires_grad: bool = False) -> Tensor:
     """A zero-dimensional tensor (default float dtype unless ``dtype`` is given)."""
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     return make_tensor(np.array(s, dtype=d.np), requires_grad)
 
 
-def legacy_new(default: DType, args: tuple, kwargs: dict[str, Any]) -> np.ndarray:
-    """``Tensor(...)`` / ``FloatTensor(...)``: sizes give uninitialised memory, data is copied."""
-    kwargs = dict(kwargs)
-    kwargs.pop("device", None)
+_LEGACY_SIGNATURES = (
+    " * (*, chainrule.device device = None)\n"
+    " * (chainrule.Storage storage)\n"
+    " * (Tensor other)\n"
+    " * (tuple of ints size, *, chainrule.device device = None)\n"
+    " * (object data, *, chainrule.device device = None)\n"
+)
+
+
+def _tensor_options(d: DType) -> str:
+    return (
+        f"TensorOptions(dtype={_dtype.CPP_TYPE_NAMES[d]}, device=cpu, layout=Strided, "
+        "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))"
+    )
+
+
+def legacy_new(default: DType, args: tuple, kwargs: dict[str, Any],
+               strict: bool = False) -> np.ndarray:
+    """The array behind ``Tensor(...)`` / ``FloatTensor(...)``.
+
+    Ints (or a ``Size``) give uninitialised memory of that shape; data (lists, tuples) is copied
+    into ``default``; a tensor or NumPy array of that dtype is shared. ``strict`` (the typed
+    classes) refuses a tensor of another dtype, as PyTorch does; ``Tensor(t)`` shares any.
+    """
+    unknown = [key for key in kwargs if key != "device"]
+    if unknown:
+        got = [_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()]
+        raise TypeError(
+            f"new() received an invalid combination of arguments - got ({', '.join(got)}), but "
+            f"expected one of:\n{_LEGACY_SIGNATURES}"
+        )
+    where = kwargs.get("device")
+    if where is not None and Device(where).type != "cpu":
+        raise RuntimeError(
+            f"legacy constructor expects device type: cpu but device type: {Device(where).type} "
+            "was passed"
+        )
     if not args:
         return np.empty((0,), dtype=default.np)
-    if len(args) == 1 and not isinstance(args[0], int | np.integer):
+    if len(args) == 1:
         data = args[0]
         if isinstance(data, Tensor):
-            return data._data.astype(default.np, copy=False)
+            if strict and data._data.dtype != default.np:
+                raise TypeError(
+                    f"expected {_tensor_options(default)} (got {_tensor_options(data.dtype)})"
+                )
+            return data._data
         if isinstance(data, np.ndarray):
-            return np.array(data, dtype=default.np)
-        return _infer_array(data, default)
-    if all(isinstance(a, int | np.integer) for a in args):
-        return np.empty(tuple(int(a) for a in args), dtype=default.np)
-    raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
+            return data if data.dtype == default.np else _array_from_data(data, default)
+        is_sizes = isinstance(data, Size) or (
+            isinstance(data, int | np.integer) and not isinstance(data, builtins.bool | np.bool_)
+        )
+        if not is_sizes:
+            if isinstance(data, numbers.Number | np.generic):
+                raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+            return _array_from_data(data, default)
+        args = tuple(data) if isinstance(data, Size) else (data,)
+    return np.empty(_size_args("new", args), dtype=default.np)
 
 
 # ----------------------------------------------------------------------------------------------
 # Filled tensors
 
-def _size_args(size: tuple) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], Sequence | np.ndarray):
-        size = tuple(size[0])
-    result = []
-    for s in size:
-        if isinstance(s, Tensor):
-            s = s.item()
-        if not isinstance(s, int | np.integer):
+def _type_name(value: Any) -> str:
+    """A type's name as PyTorch's argument errors spell it."""
+    kind = type(value)
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _is_int_like(value: Any) -> bool:
+    """An int, a NumPy integer or an integer tensor of one element (bool counts, as in PyTorch)."""
+    if isinstance(value, int | np.integer):
+        return True
+    return isinstance(value, Tensor) and value._data.size == 1 and value._data.dtype.kind in "iub"
+
+
+def _size_args(name: str, size: tuple, position: int = 1) -> tuple[int, ...]:
+    """Sizes given as ``f(2, 3)``, ``f((2, 3))`` or ``f([2, 3])``, with PyTorch's errors."""
+    if not size:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    first = size[0]
+    if len(size) == 1 and (isinstance(first, builtins.bool) or not _is_int_like(first)):
+        if not isinstance(first, list | tuple):
             raise TypeError(
-                f"empty(): argument 'size' (position 1) must be tuple of ints, but found element "
-                f"of type {type(s).__name__} at pos {len(result)}"
+                f"{name}(): argument 'size' (position {position}) must be tuple of ints, not "
+                f"{_type_name(first)}"
             )
-        if s < 0:
-            raise RuntimeError(
-                f"Trying to create tensor with negative dimension {s}: {list(size)}"
+        size = tuple(first)
+    elif not _is_int_like(first):
+        raise TypeError(f"{name}() takes 1 positional argument but {len(size)} were given")
+    shape = []
+    for i, s in enumerate(size):
+        if not _is_int_like(s):
+            if i == 0:
+                raise TypeError(
+                    f"{name}(): argument 'size' (position {position}) must be tuple of ints, but "
+                    f"found element of type {_type_name(s)} at pos 0"
+                )
+            raise TypeError(
+                f"{name}(): argument 'size' failed to unpack the object at pos {i + 1} with error "
+                f'"type must be tuple of ints,but got {_type_name(s)}"'
             )
-        result.append(int(s))
-    return tuple(result)
+        shape.append(int(s))
+    if any(s < 0 for s in shape):
+        if name == "zeros":
+            raise RuntimeError("zeros: Dimension size must be non-negative.")
+        bad = next(s for s in shape if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {shape}")
+    return tuple(shape)
 
 
-def _filled(fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
-    shape = _size_args(size)
+def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+    shape = _size_args(name, size)
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     if fill is None:
         array = np.empty(shape, dtype=d.np)
@@ -247,46 +452,75 @@ def _filled(fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
 
 
 def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-          requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
-    """A tensor of zeros, e.g. ``zeros(2, 3)`` or ``zeros((2, 3))``."""
+          requires_grad: bool = False, pin_memory: bool = False, **kwargs: Any) -> Tensor:
+    """A tensor of zeros, e.g. ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
     _check_device(device)
-    return _filled(0, size, dtype, requires_grad)
+    return _filled("zeros", 0, _size_keyword(size, kwargs), dtype, requires_grad)
 
 
 def ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-         requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+         requires_grad: bool = False, pin_memory: bool = False, **kwargs: Any) -> Tensor:
     """A tensor of ones."""
     _check_device(device)
-    return _filled(1, size, dtype, requires_grad)
+    return _filled("ones", 1, _size_keyword(size, kwargs), dtype, requires_grad)
 
 
 def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-          requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None) -> Tensor:
+          requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None,
+          **kwargs: Any) -> Tensor:
     """An uninitialised tensor."""
     _check_device(device)
-    return _filled(None, size, dtype, requires_grad)
+    return _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad)
+
+
+def _size_keyword(size: tuple, kwargs: dict[str, Any]) -> tuple:
+    """``f(size=(2, 3))`` as ``f((2, 3))``; any other keyword is an error."""
+    if "size" in kwargs:
+        if size:
+            raise TypeError("argument 'size' given by name and position")
+        size = (kwargs.pop("size"),)
+    if kwargs:
+        raise TypeError(f"got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return size
 
 
 def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
                   device: Any = None, requires_grad: bool = False) -> Tensor:
     """An uninitialised tensor (strides are chosen by NumPy)."""
-    return _filled(None, (tuple(size),), dtype, requires_grad)
+    return _filled("empty_strided", None, (tuple(size),), dtype, requires_grad)
+
+
+def _fill_dtype(fill_value: Any) -> DType:
+    """The dtype ``full`` infers from its value: Python bool, integer, complex, else float."""
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    if type(fill_value) is builtins.bool:
+        return _dtype.bool
+    if isinstance(fill_value, int | np.integer) and not isinstance(fill_value, np.bool_):
+        return _dtype.int64
+    if isinstance(fill_value, builtins.complex | np.complexfloating):
+        return _dtype.default_for_category(3)
+    return _dtype.get_default_dtype()
 
 
 def full(size: Sequence[int], fill_value: Any, *, out: Any = None, dtype: Any = None,
          layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A tensor filled with ``fill_value`` (its dtype follows the value unless given)."""
+    """A tensor filled with ``fill_value`` (its dtype follows the value unless given).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.full((2,), 7)
+        tensor([7, 7])
+    """
     _check_device(device)
-    if dtype is None:
-        if isinstance(fill_value, bool):
-            dtype = _dtype.bool
-        elif isinstance(fill_value, int):
-            dtype = _dtype.int64
-        elif isinstance(fill_value, complex):
-            dtype = _dtype.default_for_category(3)
-    if isinstance(size, int):
-        size = (size,)
-    return _filled(fill_value, (tuple(size),), dtype, requires_grad)
+    if not isinstance(size, list | tuple):
+        raise TypeError(
+            f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}"
+        )
+    d = _resolve_dtype(dtype) or _fill_dtype(fill_value)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    return _filled("full", fill_value, (tuple(size),), d, requires_grad)
 
 
 def _like(x: Tensor, dtype: Any) -> tuple[tuple[int, ...], DType]:
@@ -323,25 +557,164 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any 
 
 # ----------------------------------------------------------------------------------------------
 # Ranges and structured matrices
+#
+# PyTorch's CPU kernels compute ``start + step * i`` with a fused multiply-add (one rounding), so
+# a value near zero comes out as 5.5511e-17 rather than 0 and prints in scientific notation.
+# The values here are computed the same way, so they are PyTorch's to the last bit.
+
+_VECTOR_BYTES = 32  # PyTorch's AVX2 kernels: one vector holds 4 doubles or 8 floats
+_SPLIT = 134217729.0  # 2 ** 27 + 1, Veltkamp's splitting constant for float64
+
+
+def _two_sum(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a + b`` rounded, and its rounding error (exactly)."""
+    total = a + b
+    b_part = total - a
+    return total, (a - (total - b_part)) + (b - b_part)
+
+
+def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a * b`` rounded, and its rounding error (exactly, by Veltkamp's splitting)."""
+    product = a * b
+    a_split = _SPLIT * a
+    a_high = a_split - (a_split - a)
+    a_low = a - a_high
+    b_split = _SPLIT * b
+    b_high = b_split - (b_split - b)
+    b_low = b - b_high
+    error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    return product, error
+
+
+def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` in float64 with a single rounding.
+
+    The exact value is split into double terms whose sum is exact; rounding their sum is
+    correct except at a tie, which the smallest term decides.
+    """
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    product, product_error = _two_product(a, b)
+    total, sum_error = _two_sum(product, c)
+    middle, tail = _two_sum(sum_error, product_error)
+    result, error = _two_sum(total, middle)
+    tie = (
+        (error != 0)
+        & (np.abs(error) == np.spacing(np.abs(result)) / 2)
+        & (np.sign(tail) == np.sign(error))
+    )
+    result = np.where(tie, result + 2 * error, result)
+    # Adding a zero would turn -0.0 into +0.0.
+    return np.where(middle == 0, total, result)
+
+
+def _fma_float32(a: Any, b: Any, c: Any) -> np.ndarray:
+    """``a * b + c`` rounded once to float32 (``a``, ``c`` float32, ``b`` a small integer).
+
+    The product is exact in float64 and the sum's rounding error is known, so only a float64
+    sum landing exactly halfway between two float32 values needs care: the error says on which
+    side the exact value lies.
+    """
+    product = np.asarray(a, dtype=np.float64) * np.asarray(b, dtype=np.float64)
+    total, error = _two_sum(product, np.asarray(c, dtype=np.float64))
+    rounded = total.astype(np.float32)
+    wide = rounded.astype(np.float64)
+    direction = np.where(total > wide, np.float32(np.inf), np.float32(-np.inf))
+    neighbour = np.nextafter(rounded, direction)
+    halfway = (total != wide) & (total == (wide + neighbour.astype(np.float64)) / 2)
+    towards_neighbour = (error > 0) == (neighbour > rounded)
+    fix = halfway & (error != 0)
+    return np.where(fix, np.where(towards_neighbour, neighbour, rounded), rounded)
+
+
+def _range_number(value: Any, what: str) -> Any:
+    if isinstance(value, Tensor):
+        return value.item()
+    if isinstance(value, np.generic):
+        return value.item()
+    if not isinstance(value, numbers.Real):
+        raise TypeError(
+            f"arange(): argument '{what}' must be Number, not {_type_name(value)}"
+        )
+    return value
+
+
+def _format_scalar(value: Any) -> str:
+    """A number as PyTorch's messages print it (C++ stream formatting)."""
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Any = None, dtype: Any = None,
            layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Values from ``start`` up to (not including) ``end`` every ``step``."""
+    """Values from ``start`` up to (not including) ``end`` every ``step``.
+
+    The dtype is int64 unless a bound or the step is a float (then the default dtype).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.arange(1, 2.5, 0.5)
+        tensor([1.0000, 1.5000, 2.0000])
+    """
+    _check_device(device)
     if end is None:
         start, end = 0, start
-    values = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
-    if step == 0:
-        raise RuntimeError("step must be nonzero")
+    start = _range_number(start, "start")
+    end = _range_number(end, "end")
+    step = _range_number(step, "step")
     d = _resolve_dtype(dtype)
     if d is None:
-        is_float = any(isinstance(v, float) for v in values)
-        d = _dtype.get_default_dtype() if is_float else _dtype.int64
-    start, end, step = values
-    if (end - start) * step < 0:
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    count = max(0, int(np.ceil((end - start) / step)))
-    array = (start + step * np.arange(count, dtype=np.float64)).astype(d.np) if d.is_floating_point else np.arange(start, end, step).astype(d.np)
-    return make_tensor(array, requires_grad)
+        any_float = any(isinstance(v, float) for v in (start, end, step))
+        d = _dtype.get_default_dtype() if any_float else _dtype.int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if d.is_floating_point or d.is_complex:
+        if not (np.isfinite(start) and np.isfinite(end)):
+            raise RuntimeError(
+                f"unsupported range: {_format_scalar(start)} -> {_format_scalar(end)}"
+            )
+        _check_step_sign(start, end, step)
+        count = int(np.ceil((float(end) - float(start)) / float(step)))
+        values = _arange_values(float(start), float(step), count, d)
+    else:
+        values = _integer_arange(start, end, step, d)
+    return make_tensor(values, requires_grad)
+
+
+def _check_step_sign(start: Any, end: Any, step: Any) -> None:
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+
+
+def _arange_values(start: float, step: float, count: int, d: DType) -> np.ndarray:
+    """``start + step * i`` as PyTorch's vectorised kernel computes it: pairs of vectors of
+    ``start + step * i0`` plus ``k * step`` (fused), the tail element by element."""
+    index = np.arange(count, dtype=np.float64)
+    width = _VECTOR_BYTES // d.itemsize
+    vectorised = count - count % (2 * width)
+    lane = np.arange(count) % width
+    lane[vectorised:] = 0
+    base_index = index - lane
+    # Each vector's first element is rounded to the result dtype before the lanes are added.
+    base = _fma(step, base_index, start).astype(d.np).astype(np.float64)
+    values = np.where(lane == 0, base, _fma(lane, step, base))
+    return values.astype(d.np)
+
+
+def _integer_arange(start: Any, end: Any, step: Any, d: DType) -> np.ndarray:
+    """Integer ranges: bounds and step truncated to integers, as PyTorch converts them."""
+    first, last, stride = builtins.int(start), builtins.int(end), builtins.int(step)
+    if d is _dtype.int64:
+        if stride == 0:
+            raise ValueError("step must be nonzero")
+        _check_step_sign(first, last, stride)
+        sign = 1 if stride > 0 else -1
+        span = last - first + stride - sign
+        count = abs(span) // abs(stride) * (1 if (span >= 0) == (stride > 0) else -1)
+    else:
+        _check_step_sign(start, end, step)
+        count = int(np.ceil((float(end) - float(start)) / float(step)))
+    return (first + stride * np.arange(max(count, 0), dtype=np.int64)).astype(d.np)
 
 
 def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,  # noqa: A001
@@ -361,41 +734,101 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, 
     return make_tensor((start + step * np.arange(count)).astype(d.np), requires_grad)
 
 
-def linspace(start: Any, end: Any, steps: int, *, out: Any = None, dtype: Any = None,
+_LINSPACE_SIGNATURES = "".join(
+    f" * ({first} start, {second} end, int steps, *, Tensor out = None, chainrule.dtype dtype = "
+    "None, chainrule.layout layout = None, chainrule.device device = None, bool pin_memory = "
+    "False, bool requires_grad = False)\n"
+    for first, second in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
+                          ("Number", "Number"))
+)
+
+
+def linspace(start: Any, end: Any, steps: Any = None, *, out: Any = None, dtype: Any = None,
              layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive."""
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linspace(0, 1, 5)
+        tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
+    """
+    if not isinstance(steps, int | np.integer) or isinstance(steps, builtins.bool):
+        given = [_type_name(v) for v in (start, end, steps) if v is not None]
+        raise TypeError(
+            f"linspace() received an invalid combination of arguments - got ({', '.join(given)}), "
+            f"but expected one of:\n{_LINSPACE_SIGNATURES}"
+        )
+    _check_device(device)
+    steps = builtins.int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
-    values = _symmetric_linspace(float(start), float(end), steps)
-    if not d.is_floating_point:
-        values = np.trunc(values)
-    return make_tensor(values.astype(d.np), requires_grad)
+    return make_tensor(_linspace_values(start, end, steps, d), requires_grad)
 
 
-def _symmetric_linspace(start: float, end: float, steps: int) -> np.ndarray:
-    """PyTorch fills the first half from ``start`` and the second half back from ``end``."""
+def _linspace_values(start: Any, end: Any, steps: int, d: DType) -> np.ndarray:
+    """PyTorch's kernel: the first half counts up from ``start``, the second half back from
+    ``end`` (each value one fused multiply-add), in the dtype's own precision; integer dtypes
+    step in double and truncate."""
+    if steps == 0:
+        return np.empty((0,), dtype=d.np)
     if steps == 1:
-        return np.array([start])
-    step = (end - start) / (steps - 1)
+        return np.array([start], dtype=np.float64).astype(d.np)
+    if d is _dtype.float16:
+        return _half_linspace(start, end, steps)
+    # The arithmetic type: float32 for float32, float64 otherwise.
+    work = np.float32 if d is _dtype.float32 else np.float64
+    if d.is_floating_point:
+        first, last = work(start), work(end)
+    else:
+        first, last = np.float64(builtins.int(start)), np.float64(builtins.int(end))
+    step = work((last - first) / work(steps - 1))
     index = np.arange(steps, dtype=np.float64)
     half = steps // 2
-    return np.where(index < half, start + step * index, end - step * (steps - 1 - index))
+    fma = _fma_float32 if work is np.float32 else _fma
+    up = fma(step, index, first)
+    down = fma(-step, steps - 1 - index, last)
+    values = np.where(index < half, up, down).astype(work)
+    if not d.is_floating_point:
+        values = np.trunc(values)
+    return values.astype(d.np)
+
+
+def _half_linspace(start: Any, end: Any, steps: int) -> np.ndarray:
+    """float16 arithmetic rounds after every operation (no fused multiply-add)."""
+    half, single = np.float16, np.float32
+    first, last = single(half(start)), single(half(end))
+    step = single(half(single(half(last - first)) / single(half(steps - 1))))
+    index = np.arange(steps)
+    up = half(first + single(half(step * single(half(index)))))
+    down = half(last - single(half(step * single(half(steps - 1 - index)))))
+    return np.where(index < steps // 2, up, down)
 
 
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
              device: Any = None, requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
-    values = np.power(base, _symmetric_linspace(float(start), float(end), steps))
-    return make_tensor(values.astype(d.np), requires_grad)
+    exponents = _linspace_values(float(start), float(end), steps, _dtype.float64)
+    return make_tensor(np.power(base, exponents).astype(d.np), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, out: Any = None, dtype: Any = None, layout: Any = None,
         device: Any = None, requires_grad: bool = False) -> Tensor:
-    """The ``n x m`` identity matrix."""
+    """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
+    _check_device(device)
+    for name, position, value in (("n", 1, n), ("m", 2, m)):
+        if value is None:
+            continue
+        if not isinstance(value, int | np.integer) or isinstance(value, builtins.bool):
+            raise TypeError(
+                f"eye(): argument '{name}' (position {position}) must be int, not "
+                f"{_type_name(value)}"
+            )
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     return make_tensor(np.eye(n, m, dtype=d.np), requires_grad)
 
@@ -438,6 +871,9 @@ class Generator:
         self.device = Device(device)
         self._seed = 67280421310721
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    def __repr__(self) -> str:
+        return f"<chainrule._C.Generator object at {hex(id(self))}>"
 
     def manual_seed(self, seed: int) -> Generator:
         """Reseed and return self."""
@@ -506,92 +942,187 @@ def set_rng_state(new_state: Tensor) -> None:
     default_generator.set_state(new_state)
 
 
+def _floating_or_raise(d: DType, kernel: str) -> None:
+    """PyTorch has no uniform/normal sampling kernels for integer and bool dtypes."""
+    if not (d.is_floating_point or d.is_complex):
+        raise NotImplementedError(
+            f'"{kernel}" not implemented for \'{_dtype.SCALAR_TYPE_NAMES[d]}\''
+        )
+
+
 def rand(*size: Any, generator: Generator | None = None, out: Any = None, dtype: Any = None,
          layout: Any = None, device: Any = None, requires_grad: bool = False,
-         pin_memory: bool = False) -> Tensor:
+         pin_memory: bool = False, **kwargs: Any) -> Tensor:
     """Uniform samples from ``[0, 1)``."""
-    shape = _size_args(size)
+    _check_device(device)
+    shape = _size_args("rand", _size_keyword(size, kwargs))
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+    _floating_or_raise(d, "check_uniform_bounds")
     return make_tensor(_gen(generator).random(shape).astype(d.np), requires_grad)
 
 
 def randn(*size: Any, generator: Generator | None = None, out: Any = None, dtype: Any = None,
           layout: Any = None, device: Any = None, requires_grad: bool = False,
-          pin_memory: bool = False) -> Tensor:
+          pin_memory: bool = False, **kwargs: Any) -> Tensor:
     """Standard normal samples."""
-    shape = _size_args(size)
+    _check_device(device)
+    shape = _size_args("randn", _size_keyword(size, kwargs))
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+    _floating_or_raise(d, "normal_kernel_cpu")
     return make_tensor(_gen(generator).standard_normal(shape).astype(d.np), requires_grad)
+
+
+_RANDINT_SIGNATURES = "".join(
+    f" * ({bounds}, tuple of ints size, *, {generator}Tensor out = None, chainrule.dtype dtype = "
+    "None, chainrule.layout layout = None, chainrule.device device = None, bool pin_memory = "
+    "False, bool requires_grad = False)\n"
+    for bounds in ("int high", "int low, int high")
+    for generator in ("chainrule.Generator generator, ", "")
+)
 
 
 def randint(*args: Any, generator: Generator | None = None, out: Any = None, dtype: Any = None,
             layout: Any = None, device: Any = None, requires_grad: bool = False,
-            size: Any = None, low: int | None = None, high: int | None = None) -> Tensor:
-    """Integers uniformly from ``[low, high)``: ``randint(high, size)`` or ``randint(low, high, size)``."""
-    positional = list(args)
-    if size is None:
-        size = positional.pop()
-    if high is None:
-        high = positional.pop()
-    if low is None:
-        low = positional.pop() if positional else 0
+            pin_memory: bool = False, **kwargs: Any) -> Tensor:
+    """Integers uniformly from ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)`` (int64 unless ``dtype`` is given).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.randint(3, 5, (4,)).dtype
+        chainrule.int64
+    """
+    _check_device(device)
+    given = dict(zip(("low", "high", "size") if len(args) == 3 else ("high", "size"), args,
+                     strict=False))
+    for key, value in kwargs.items():
+        if key not in ("low", "high", "size") or key in given:
+            raise TypeError(f"randint() got an unexpected keyword argument '{key}'")
+        given[key] = value
+    if "high" not in given or "size" not in given or len(args) > 3:
+        got = ", ".join([_type_name(a) for a in args] +
+                        [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+        raise TypeError(
+            f"randint() received an invalid combination of arguments - got ({got}), but expected "
+            f"one of:\n{_RANDINT_SIGNATURES}"
+        )
+    low, high = given.get("low", 0), given["high"]
+    for position, (name, value) in enumerate((("low", low), ("high", high)), start=1):
+        if not _is_int_like(value) or isinstance(value, builtins.bool):
+            position = position if "low" in given else 1
+            raise TypeError(
+                f"randint(): argument '{name}' (position {position}) must be int, not "
+                f"{_type_name(value)}"
+            )
+    low, high = builtins.int(low), builtins.int(high)
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
+    size = given["size"]
+    if not isinstance(size, list | tuple):
+        raise TypeError(
+            f"randint(): argument 'size' (position {3 if 'low' in given else 2}) must be tuple "
+            f"of ints, not {_type_name(size)}"
+        )
+    shape = _size_args("randint", (tuple(size),), position=3 if "low" in given else 2)
     d = _resolve_dtype(dtype) or _dtype.int64
-    shape = _size_args((size,))
-    return make_tensor(_gen(generator).integers(low, high, shape).astype(d.np), requires_grad)
+    values = _gen(generator).integers(low, high, shape)
+    return make_tensor(values.astype(d.np), requires_grad)
 
 
 def rand_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False,
               generator: Generator | None = None, **_: Any) -> Tensor:
-    """Uniform samples with the shape of ``input``."""
+    """Uniform samples with the shape (and dtype) of ``input``."""
     return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
                 generator=generator)
 
 
 def randn_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False,
                generator: Generator | None = None, **_: Any) -> Tensor:
-    """Normal samples with the shape of ``input``."""
+    """Normal samples with the shape (and dtype) of ``input``."""
     return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
                  generator=generator)
 
 
 def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
+                 requires_grad: bool = False, generator: Generator | None = None,
                  **_: Any) -> Tensor:
-    """Random integers with the shape of ``input``."""
+    """Random integers in ``[low, high)`` with the shape (and dtype) of ``input``."""
     if high is None:
         low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype)
+    return randint(low, high, input._data.shape, dtype=dtype or input.dtype,
+                   requires_grad=requires_grad, generator=generator)
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _resolve_dtype(dtype) or _dtype.int64
     return make_tensor(_gen(generator).permutation(n).astype(d.np), requires_grad)
 
 
+_NORMAL_SIGNATURES = (
+    " * (Tensor mean, Tensor std, *, chainrule.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, chainrule.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, chainrule.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, chainrule.Generator generator = None, "
+    "Tensor out = None, chainrule.dtype dtype = None, chainrule.layout layout = None, "
+    "chainrule.device device = None, bool pin_memory = False, bool requires_grad = False)\n"
+)
+
+
 def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
            generator: Generator | None = None, out: Any = None, dtype: Any = None,
-           device: Any = None, requires_grad: bool = False) -> Tensor:
-    """Normal samples; ``mean`` and ``std`` may be tensors (broadcast) or numbers with ``size``."""
-    rng = _gen(generator)
-    m = mean._data if isinstance(mean, Tensor) else mean
-    s = std._data if isinstance(std, Tensor) else std
+           layout: Any = None, device: Any = None, pin_memory: bool = False,
+           requires_grad: bool = False) -> Tensor:
+    """Normal samples: ``normal(mean_tensor, std)`` / ``normal(mean, std_tensor)`` (broadcast,
+    the dtype of the tensor ``mean``, else of ``std``) or ``normal(mean, std, size)``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.normal(2., 0., (3,))
+        tensor([2., 2., 2.])
+    """
+    tensor_mean, tensor_std = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if (size is None) == (not tensor_mean and not tensor_std):
+        got = [_type_name(v) for v in (mean, std, size) if v is not None]
+        raise TypeError(
+            f"normal() received an invalid combination of arguments - got ({', '.join(got)}), "
+            f"but expected one of:\n{_NORMAL_SIGNATURES}"
+        )
+    if tensor_std:
+        if np.any(std._data < 0):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_format_scalar(std)}")
     if size is None:
-        shape = np.broadcast_shapes(np.shape(m), np.shape(s))
-        like = mean if isinstance(mean, Tensor) else std
-        d = _resolve_dtype(dtype) or (like.dtype if isinstance(like, Tensor) else _dtype.get_default_dtype())
+        like = mean if tensor_mean else std
+        d = like.dtype
+        m = mean._data if tensor_mean else mean
+        s = std._data if tensor_std else std
+        if tensor_mean and tensor_std:
+            from ._dispatch import broadcast_error
+
+            error = broadcast_error(m, s)
+            if error is not None:
+                raise error
+            shape = np.broadcast_shapes(m.shape, s.shape)
+        else:
+            shape = like._data.shape
     else:
-        shape = _size_args((size,))
+        shape = _size_args("normal", (size,), position=3)
         d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
-    values = m + s * rng.standard_normal(shape)
+        m, s = mean, std
+    _floating_or_raise(d, "normal_kernel_cpu")
+    values = m + s * _gen(generator).standard_normal(shape)
     return make_tensor(np.asarray(values).astype(d.np), requires_grad)
 
 
-def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None) -> Tensor:
+def bernoulli(input: Tensor, p: float | None = None, *,
+              generator: Generator | None = None) -> Tensor:
     """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype."""
     prob = input._data if p is None else p
     draws = _gen(generator).random(input._data.shape) < prob

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor
-from ._registry import ARITH, op
+from .._dtype import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, from_numpy_dtype
+from .._tensor import LEGACY_TYPE_NAMES, Tensor
+from ._registry import op
 from .copying import contiguous
-from .shape import _expand, _unsafe_view, _view, reshape, t, transpose, unsqueeze
+from .shape import _expand, _unsafe_view, _view, reshape, squeeze, t, transpose, unsqueeze
 
 __all__ = ["mm", "mv", "dot", "vdot", "bmm", "addmm", "matmul", "outer", "ger", "linear", "inner"]
 
@@ -20,18 +21,36 @@ def _dims(a: np.ndarray) -> str:
     return "x".join(str(s) for s in a.shape)
 
 
-def _check_same_dtype(name: str, a: np.ndarray, b: np.ndarray) -> None:
-    if a.dtype != b.dtype:
-        from .._dtype import from_numpy_dtype
-        from .reduction import _SCALAR_TYPE_NAMES
+def _name(a: np.ndarray) -> str:
+    """PyTorch's scalar type name of an array's dtype (``Float``, ``Long`` ...)."""
+    return SCALAR_TYPE_NAMES[from_numpy_dtype(a.dtype)]
 
-        left = _SCALAR_TYPE_NAMES.get(from_numpy_dtype(a.dtype).name, str(a.dtype))
-        right = _SCALAR_TYPE_NAMES.get(from_numpy_dtype(b.dtype).name, str(b.dtype))
+
+def _cpp_name(a: np.ndarray) -> str:
+    """The C++ element type of an array's dtype (``float``, ``long int`` ...)."""
+    return CPP_TYPE_NAMES[from_numpy_dtype(a.dtype)]
+
+
+def _check_expandable(shape: tuple[int, ...], target: tuple[int, ...], dtype: np.dtype) -> None:
+    """PyTorch's error when ``addmm``'s ``self`` cannot expand to the product's shape (checked
+    from the last dimension, as PyTorch does)."""
+    if len(shape) > len(target):
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {left.lower()} != {right.lower()}"
-            if name == "mm"
-            else f"expected scalar type {left} but found {right}"
+            f"expand(chainrule.{LEGACY_TYPE_NAMES[from_numpy_dtype(dtype)]}"
+            f"{{[{', '.join(map(str, shape))}]}}, "
+            f"size=[{', '.join(map(str, target))}]): the number of sizes provided "
+            f"({len(target)}) must be greater or equal to the number of dimensions in the tensor "
+            f"({len(shape)})"
         )
+    lead = len(target) - len(shape)
+    for i in range(len(target) - 1, lead - 1, -1):
+        size = shape[i - lead]
+        if size != 1 and size != target[i]:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({target[i]}) must match the existing size "
+                f"({size}) at non-singleton dimension {i}.  Target sizes: "
+                f"[{', '.join(map(str, target))}].  Tensor sizes: [{', '.join(map(str, shape))}]"
+            )
 
 
 @op(
@@ -52,7 +71,11 @@ def mm(self, mat2):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_dims(self)} and {_dims(mat2)})"
         )
-    _check_same_dtype("mm", self, mat2)
+    if self.dtype != mat2.dtype:
+        raise RuntimeError(
+            "expected m1 and m2 to have the same dtype, but got: "
+            f"{_cpp_name(self)} != {_cpp_name(mat2)}"
+        )
     return self @ mat2
 
 
@@ -88,7 +111,11 @@ def mv(self, vec):
             f"size mismatch, got input ({self.shape[0]}), mat ({_dims(self)}), "
             f"vec ({vec.shape[0]})"
         )
-    _check_same_dtype("mv", self, vec)
+    if self.dtype != vec.dtype:
+        raise RuntimeError(
+            "addmv input tensors must have the same dtype, but got "
+            f"{_name(vec)}, {_name(self)}, and {_name(vec)}"
+        )
     return self @ vec
 
 
@@ -115,7 +142,11 @@ def dot(self, tensor):
             f"[{self.shape[0]}] and src [{tensor.shape[0]}] to have the same number of elements, "
             f"but got {self.shape[0]} and {tensor.shape[0]} elements respectively"
         )
-    _check_same_dtype("dot", self, tensor)
+    if self.dtype != tensor.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_name(self)} and {_name(tensor)}"
+        )
     return np.dot(self, tensor)
 
 
@@ -144,7 +175,8 @@ def bmm(self, mat2):
             "Expected size for first two dimensions of batch2 tensor to be: "
             f"[{self.shape[0]}, {self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
         )
-    _check_same_dtype("bmm", self, mat2)
+    if self.dtype != mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_name(self)} but found {_name(mat2)}")
     return np.matmul(self, mat2)
 
 
@@ -158,11 +190,25 @@ def _(F, grad, self):
     return F.bmm(F.transpose(self, 1, 2), grad)
 
 
-@op("AddmmBackward0", inputs=("self", "mat1", "mat2"), promote=ARITH)
+@op("AddmmBackward0", inputs=("self", "mat1", "mat2"))
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * self + alpha * (mat1 @ mat2)``."""
-    if mat1.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError("mat1 must be a matrix, got " + str(mat1.ndim) + "-D tensor")
+    """``beta * self + alpha * (mat1 @ mat2)``; ``self`` broadcasts to the product's shape.
+
+    As in PyTorch the three tensors must have one dtype (no promotion).
+    """
+    if mat1.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {mat1.ndim}-D tensor")
+    if mat2.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {mat2.ndim}-D tensor")
+    if self.dtype != mat2.dtype:
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {_name(self)} and {_name(mat2)}"
+        )
+    if mat1.dtype != mat2.dtype:
+        raise RuntimeError(
+            f"mat1 and mat2 must have the same dtype, but got {_name(mat1)} and {_name(mat2)}"
+        )
+    _check_expandable(self.shape, (mat1.shape[0], mat2.shape[1]), self.dtype)
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_dims(mat1)} and {_dims(mat2)})"
@@ -219,9 +265,9 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for every rank (1-D vectors, batches broadcast).
 
-    Decomposed as PyTorch decomposes it, so the graph has PyTorch's nodes: dot, mv, mm with
-    unsqueeze/squeeze for vectors, folding of batch dimensions into rows when only one side is
-    batched, and expand + bmm when both are.
+    Decomposed exactly as PyTorch's ``_matmul_impl``, so the graph has PyTorch's nodes: dot,
+    mv and mm for 1-D/2-D operands; one mm or mv on the larger operand folded into a matrix
+    when PyTorch folds (see :func:`_should_fold`); otherwise expand, reshape and one bmm.
 
     Example:
         >>> import chainrule as torch
@@ -247,18 +293,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return _squeeze_vector_product(mm(unsqueeze(input, 0), other))
     if da == 2 and db == 2:
         return mm(input, other)
-    if da >= 3 and db <= 2:
-        return _fold_batch_left(input, other)
-    if da == 1:
-        return _fold_batch_right_vector(input, other)
-    if da == 2:
-        # (n, m) @ (..., m, p) is computed as ((..., m, p).mT @ (n, m).mT).mT
-        return contiguous(transpose(matmul(transpose(other, -1, -2), t(input)), -1, -2))
+    if _should_fold(input, other):
+        return _folded(input, other)
     return _batched(input, other)
 
 
 @op("SqueezeBackward4", view=True)
 def _squeeze_vector_product(self):
+    # PyTorch squeezes the (1, p) product in place (``squeeze_(0)``), hence SqueezeBackward4.
     return np.squeeze(self, axis=0)
 
 
@@ -267,51 +309,113 @@ def _(F, grad, self_shape):
     return F.reshape(grad, self_shape)
 
 
-def _fold_batch_left(input: Tensor, other: Tensor) -> Tensor:
-    """(..., n, m) @ (m[, p]): fold the batch into rows, one mm (or mv)."""
-    a_shape = input._data.shape
-    folded = reshape(input, (-1, a_shape[-1]))
-    if other._data.ndim == 2:
-        return _unsafe_view(mm(folded, other), a_shape[:-1] + (other._data.shape[-1],))
-    return _unsafe_view(mv(folded, other), a_shape[:-1])
+def _should_fold(tensor1: Tensor, tensor2: Tensor) -> bool:
+    """PyTorch's ``should_fold``: compute ``(..., n, m) @ (m[, p])`` (or the transposed case)
+    as one mm/mv on the batched operand reshaped to a matrix.
+
+    It folds when the smaller operand requires grad (a bmm would expand it, and its gradient
+    would be a large tensor summed afterwards), and otherwise only when the fold is a view.
+    """
+    first_larger = tensor1._data.ndim >= tensor2._data.ndim
+    large = tensor1._data if first_larger else np.swapaxes(tensor2._data, -1, -2)
+    small = tensor2 if first_larger else tensor1
+    if not (large.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small.requires_grad:
+        return True
+    if tensor1._data.ndim == 2:
+        return False
+    if large.size == 0:
+        return True
+    shape = large.shape
+    strides = [s // large.itemsize for s in large.strides]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(large.ndim - 2))
 
 
-def _fold_batch_right_vector(input: Tensor, other: Tensor) -> Tensor:
-    """(m) @ (..., m, p): fold the transposed batch operand into rows, one mv."""
-    b_shape = other._data.shape
-    folded = reshape(transpose(other, -1, -2), (-1, b_shape[-2]))
-    return _unsafe_view(mv(folded, input), b_shape[:-2] + (b_shape[-1],))
+def _folded(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    """``(..., n, m) @ (m[, p])`` as one mm (or mv); ``(n, m) @ (..., m, p)`` computed as
+    ``((..., m, p).mT @ (n, m).t()).mT``."""
+    swap = tensor2._data.ndim > tensor1._data.ndim
+    if swap:
+        big = transpose(tensor2, -2, -1)
+        small = t(tensor1) if tensor1._data.ndim == 2 else tensor1
+    else:
+        big, small = tensor1, tensor2
+    sizes = big._data.shape
+    output_shape = sizes[:-1]
+    folded = reshape(big, (int(np.prod(output_shape, dtype=np.int64)), sizes[-1]))
+    if small._data.ndim == 2:
+        output = _unsafe_view(mm(folded, small), output_shape + (small._data.shape[1],))
+        return contiguous(transpose(output, -2, -1)) if swap else output
+    return _unsafe_view(mv(folded, small), output_shape)
 
 
-def _batched(input: Tensor, other: Tensor) -> Tensor:
-    """Both sides have batch dimensions: broadcast them, then one bmm."""
-    a_shape, b_shape = input._data.shape, other._data.shape
-    n, m = a_shape[-2:]
-    m2, p = b_shape[-2:]
-    try:
-        batch = tuple(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]))
-    except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({a_shape[-3]}) must match the size of tensor b "
-            f"({b_shape[-3]}) at non-singleton dimension 0"
-        ) from None
-    count = int(np.prod(batch, dtype=np.int64)) if batch else 1
-    if m != m2:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: [{count}, {m}] but "
-            f"got: [{count}, {m2}]."
-        )
-    left = reshape(_expand(input, batch + (n, m)), (count, n, m))
-    right = reshape(_expand(other, batch + (m, p)), (count, m, p))
-    return _unsafe_view(bmm(left, right), batch + (n, p))
+def _broadcast_batches(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast batch shape, with PyTorch's ``infer_size`` error."""
+    ndim = max(len(a), len(b))
+    result = []
+    for i in range(ndim):
+        offset = ndim - 1 - i
+        size_a = a[len(a) - 1 - offset] if len(a) - 1 - offset >= 0 else 1
+        size_b = b[len(b) - 1 - offset] if len(b) - 1 - offset >= 0 else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(
+                f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) at "
+                f"non-singleton dimension {i}"
+            )
+        result.append(size_b if size_a == 1 else size_a)
+    return tuple(result)
+
+
+def _batched(tensor1: Tensor, tensor2: Tensor) -> Tensor:
+    """Batch dimensions broadcast, folded into one, then one bmm."""
+    shape1, shape2 = tensor1._data.shape, tensor2._data.shape
+    da, db = len(shape1), len(shape2)
+    n = shape1[-2] if da > 1 else 1
+    m1 = shape1[-1]
+    batch1 = shape1[:max(da - 2, 0)]
+    m2 = shape2[-2] if db > 1 else shape2[0]
+    p = shape2[-1] if db > 1 else 1
+    batch2 = shape2[:max(db - 2, 0)]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        # A batch of one that requires grad is squeezed (so the fold applies) rather than
+        # expanded, as PyTorch does for the gradient's sake.
+        if batch1[0] == 1 and tensor1.requires_grad:
+            return matmul(squeeze(tensor1, 0), tensor2)
+        if batch2[0] == 1 and tensor2.requires_grad:
+            return matmul(tensor1, squeeze(tensor2, 0))
+    batch = _broadcast_batches(batch1, batch2)
+    count = int(np.prod(batch, dtype=np.int64))
+    left = reshape(_expand(tensor1, batch + (n, m1)), (count, n, m1))
+    if db == 1:
+        right = unsqueeze(reshape(_expand(tensor2, batch + (m2,)), (count, m2)), 2)
+    else:
+        right = reshape(_expand(tensor2, batch + (m2, p)), (count, m2, p))
+    output_shape = batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ())
+    product = bmm(left, right)
+    if db == 1:
+        product = squeeze(product, -1)
+    return _unsafe_view(product, output_shape)
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias``, as PyTorch computes it (``addmm`` when there is a bias)."""
-    if bias is None:
-        return matmul(input, t(weight))
-    if input._data.ndim == 2:
-        return addmm(bias, input, t(weight))
-    lead = input._data.shape[:-1]
-    folded = reshape(input, (-1, input._data.shape[-1]))
-    return _view(addmm(bias, folded, t(weight)), lead + (weight._data.shape[0],))
+    """``input @ weight.T + bias``, as PyTorch computes it: ``addmm`` for a 2-D input, or a
+    contiguous input flattened to 2-D around an ``addmm``; otherwise ``matmul`` then ``+``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.nn.functional.linear(torch.ones(2, 3), torch.ones(4, 3), torch.zeros(4)).shape
+        chainrule.Size([2, 4])
+    """
+    ndim = input._data.ndim
+    if bias is not None:
+        if ndim == 2:
+            return addmm(bias, input, t(weight))
+        if input._data.flags.c_contiguous and (ndim == 3 or bias._data.ndim == 1):
+            lead = input._data.shape[:-1]
+            rows = int(np.prod(lead, dtype=np.int64))
+            folded = reshape(input, (rows, input._data.shape[-1]))
+            result = addmm(bias, folded, t(weight))
+            return _view(result, lead + (result._data.shape[1],))
+        return matmul(input, t(weight)) + bias
+    return matmul(input, t(weight))
