@@ -564,10 +564,7 @@ def test_matmul_of_random_ranks_matches_torch(operands) -> None:
         return graph_structure(out.grad_fn), [out, *grads]
 
     ours, theirs = run(chainrule), run(torch)
-    # ReshapeAliasBackward0 is the xfail'd reshape gap (see the test below); the rest must match.
-    expected = [(name.replace("ReshapeAliasBackward0", "ViewBackward0"), edges)
-                for name, edges in theirs[0]]
-    assert ours[0] == expected
+    assert ours[0] == theirs[0]
     for a, b in zip(ours[1], theirs[1], strict=True):
         assert tuple(a.shape) == tuple(b.shape)
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
@@ -578,15 +575,10 @@ def test_matmul_of_random_ranks_matches_torch(operands) -> None:
 def test_matmul_graph_of_non_contiguous_batches_matches_torch(case: str, who: str) -> None:
     build = _matmul_graph(MATMUL_SHAPES[case], REQUIRES[who], permuted=True)
     ours, theirs = build(chainrule), build(torch)
-    if "ReshapeAliasBackward0" in str(theirs[0]):
-        pytest.xfail("lead: see test_reshape_of_viewable_non_contiguous_tensor_records_alias")
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1].detach().numpy(), theirs[1].detach().numpy(), rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: ops/shape.reshape records ViewBackward0 for a "
-                   "non-contiguous tensor it can view; PyTorch records ReshapeAliasBackward0 "
-                   "(only contiguous inputs get ViewBackward0)")
 def test_reshape_of_viewable_non_contiguous_tensor_records_alias() -> None:
     def build(lib):
         sliced = lib.ones(4, 6, requires_grad=True)[:, :3]
@@ -645,9 +637,6 @@ def test_one_accumulate_grad_per_leaf() -> None:
     assert_same(accumulators)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograd/node.AccumulateGrad.name() is "
-                   "'AccumulateGrad'; PyTorch's is 'torch::autograd::AccumulateGrad' (here "
-                   "'chainrule::autograd::AccumulateGrad')")
 def test_accumulate_grad_name_matches_torch() -> None:
     x = chainrule.tensor([1.0], requires_grad=True)
     y = torch.tensor([1.0], requires_grad=True)

@@ -95,8 +95,6 @@ def test_outputs(report: Report, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("workload", list(WORKLOADS))
 def test_profile(workload: str) -> None:
-    if workload == "conv" and conv_path(chainrule) is None:
-        pytest.skip("chainrule has no conv2d yet")
     text = profile_workload(workload, Config.smoke(), top=5)
     assert "tottime" in text
 

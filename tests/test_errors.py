@@ -232,9 +232,6 @@ STATE_CASES = {
 def test_nothing_changes_after_an_error(case: str) -> None:
     ours = _state_after(STATE_CASES[case])(chainrule)
     assert ours[0] is not None, "the case must raise"
-    if case == "grad assignment of another shape":  # message differs (xfail'd elsewhere)
-        assert_same(lambda lib: _state_after(STATE_CASES[case])(lib)[1:])
-        return
     assert_same(_state_after(STATE_CASES[case]))
 
 
@@ -255,23 +252,14 @@ def test_requires_grad_flags_unchanged_after_errors() -> None:
 # Gaps (autograd/engine.py, ops/shape.py)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograd/engine.grad says 'grad requires "
-                   "non-empty inputs.'; PyTorch: '`inputs` argument to `grad()` cannot be "
-                   "empty.'")
 def test_grad_with_empty_inputs_matches_torch() -> None:
     assert_raises_same(lambda lib: lib.autograd.grad((_xw(lib)[0] * 2).sum(), []))
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograd/engine.backward(inputs=[t]) for a t that "
-                   "does not require grad raises 'element 0 of the input tensors...'; PyTorch "
-                   "raises \"can't retain_grad on Tensor that has requires_grad=False\"")
 def test_backward_inputs_without_grad_matches_torch() -> None:
     assert_raises_same(lambda lib: (_xw(lib)[0] * 2).sum().backward(inputs=[lib.ones(2)]))
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograd/engine.backward/grad check the number of "
-                   "gradients first (and word it 'got 2 tensors and 1 gradients'); PyTorch zips "
-                   "outputs with gradients, so extra gradients are ignored")
 def test_extra_gradients_are_ignored_like_torch() -> None:
     assert_raises_same(lambda lib: (_xw(lib)[0] * 2).backward([1.0, 1.0]))
     def extra(lib):
@@ -282,7 +270,5 @@ def test_extra_gradients_are_ignored_like_torch() -> None:
     assert_same(extra)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: ops/shape._expanded_shape checks dimensions first "
-                   "to last; PyTorch reports the last mismatching dimension first")
 def test_expand_error_names_the_last_mismatching_dimension() -> None:
     assert_raises_same(lambda lib: lib.ones(3, 3).expand(2, 4))

@@ -278,8 +278,6 @@ def test_many_threads_toggling_do_not_interfere() -> None:
 # Gaps (grad_mode.py, _tensor.py)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograd/grad_mode.no_grad cannot decorate "
-                   "without parentheses (@torch.no_grad works in PyTorch 2.x)")
 def test_no_grad_decorator_without_parentheses() -> None:
     def decorated(lib):
         @lib.no_grad
@@ -291,8 +289,6 @@ def test_no_grad_decorator_without_parentheses() -> None:
     assert_same(decorated)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: autograd/grad_mode.inference_mode cannot decorate "
-                   "without parentheses (@torch.inference_mode works in PyTorch)")
 def test_inference_mode_decorator_without_parentheses() -> None:
     def decorated(lib):
         @lib.inference_mode
@@ -304,15 +300,10 @@ def test_inference_mode_decorator_without_parentheses() -> None:
     assert_same(decorated)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: grad_mode.set_grad_enabled's TypeError names the "
-                   "argument 'mode'; PyTorch: \"set_grad_enabled(): argument 'enabled' "
-                   "(position 1) must be bool, not int\"")
 def test_set_grad_enabled_rejects_non_bool_like_torch() -> None:
     assert_raises_same(lambda lib: lib.set_grad_enabled(1))
 
 
-@pytest.mark.xfail(strict=True, reason="lead: Tensor.is_inference() is missing (_tensor.py); "
-                   "tensors made in inference_mode are inference tensors in PyTorch")
 def test_is_inference_matches_torch() -> None:
     def flags(lib):
         x = lib.ones(2)
@@ -323,8 +314,6 @@ def test_is_inference_matches_torch() -> None:
     assert_same(flags)
 
 
-@pytest.mark.xfail(strict=True, reason="lead: grad_mode decorating a class raises RuntimeError; "
-                   "PyTorch 2.13 only warns (FutureWarning 'Decorating classes is deprecated...')")
 def test_decorating_a_class_warns_like_torch() -> None:
     def decorate(lib):
         @lib.no_grad()

@@ -96,9 +96,6 @@ def _polynomial_nn_data_update(lib: ModuleType, steps: int = 2000) -> tuple:
     return losses, _weights(model)
 
 
-@pytest.mark.skipif(not hasattr(chainrule.Tensor, "__isub__"),
-                    reason="augmented assignment on tensors (param -= ...) is issue 3's in-place "
-                           "ops; the .data variant below runs the same program")
 def test_polynomial_nn_matches_torch() -> None:
     _compare(_polynomial_nn(chainrule), _polynomial_nn(torch))
 

@@ -56,23 +56,14 @@ def _bool_subtraction(a_kind, a_dtype, a_scalar, b_kind, b_dtype, b_scalar) -> b
 
 def _outside_the_comparison(a_kind, a_dtype, a_scalar, b_kind, b_dtype, b_scalar) -> bool:
     """Cases left out of the sweep: float16 with complex gives PyTorch's complex32, which
-    NumPy (and so chainrule) does not have; a negative Python int with a uint8 tensor, and a
-    Python complex with a floating tensor, are xfail'd bugs tested below."""
+    NumPy (and so chainrule) does not have."""
     operands = [(a_kind, a_dtype, a_scalar), (b_kind, b_dtype, b_scalar)]
     dtypes = {dtype for kind, dtype, _ in operands if kind != "scalar"}
     scalars = [scalar for kind, _, scalar in operands if kind == "scalar"]
     complex_operand = bool(dtypes & {"complex64", "complex128"}) or any(
         type(s) is complex for s in scalars
     )
-    negative_int = any(type(s) is int and s < 0 for s in scalars)
-    complex_scalar_with_float = any(type(s) is complex for s in scalars) and bool(
-        dtypes & {"float16", "float32", "float64"}
-    )
-    return (
-        ("float16" in dtypes and complex_operand)
-        or ("uint8" in dtypes and negative_int)
-        or complex_scalar_with_float
-    )
+    return "float16" in dtypes and complex_operand
 
 
 _kinds = st.sampled_from(["dim", "zero", "scalar"])
@@ -235,12 +226,6 @@ def test_result_type_is_not_numpy_result_type() -> None:
 # Subtraction of bools: PyTorch refuses it
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lead: ops/pointwise.py sub/rsub compute bool subtraction (or raise NumPy's TypeError) "
-    "instead of PyTorch's RuntimeError 'Subtraction, the `-` operator, with a bool tensor is "
-    "not supported...'",
-)
 @pytest.mark.parametrize(
     "make",
     [
@@ -264,11 +249,6 @@ def test_subtraction_with_bool_raises_like_torch(make) -> None:
     assert_same(make)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lead: ops/_dispatch.py hands a negative Python int to NumPy with a uint8 array; "
-    "NumPy 2 raises OverflowError where PyTorch wraps (uint8 tensor + -3 -> 253)",
-)
 @pytest.mark.parametrize(
     "make",
     [
@@ -282,12 +262,6 @@ def test_negative_python_int_with_uint8_wraps_like_torch(make) -> None:
     assert_same(make)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lead: ops/_dispatch.promote's one-dtype fast path gives a Python complex the default "
-    "complex dtype; PyTorch keeps the tensor's precision (float32 tensor * 1j is complex64 even "
-    "with default float64, as _dtype.combine and result_type say)",
-)
 def test_python_complex_keeps_float32_precision_with_float64_default() -> None:
     def compute(lib):
         lib.set_default_dtype(lib.float64)

@@ -42,6 +42,9 @@ from ._dtype import (
     set_default_dtype,
     short,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._size import Size, device

@@ -17,6 +17,7 @@ import numpy as np
 from . import _dtype
 from ._dtype import dtype as DType
 from ._size import CPU, Size, device
+from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.grad_mode import state as _grad_state
 from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle
 
@@ -98,6 +99,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if value and self._data.dtype.kind not in "fc":
+            # (the setter's wording differs from requires_grad_()'s in PyTorch)
+            raise RuntimeError(
+                "only Tensors of floating point and complex dtype can require gradients"
+            )
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -144,10 +150,21 @@ class Tensor:
                 )
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    "assigned grad has data of a different type"
+                    f"attempting to assign a gradient with dtype "
+                    f"'{_C_TYPE_NAMES.get(value._data.dtype.name, value._data.dtype.name)}' to a "
+                    f"tensor with grad_dtype "
+                    f"'{_SCALAR_NAMES.get(self._data.dtype.name, self._data.dtype.name)}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
+                    "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
+                    "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match."
                 )
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size"
+                )
         self._grad = value
 
     @grad.deleter
@@ -258,6 +275,11 @@ class Tensor:
             )
         self._data = value._data
 
+    def is_inference(self) -> bool:
+        """Whether this tensor was made inside ``inference_mode()``."""
+        ref = INFERENCE_TENSORS.get(id(self))
+        return ref is not None and ref() is self
+
     @property
     def _version(self) -> int:
         return self._vc[0]
@@ -286,6 +308,10 @@ class Tensor:
         """The shape, or the size of one dimension."""
         if dim is None:
             return Size(self._data.shape)
+        if not isinstance(dim, int):
+            raise TypeError(
+                f"size(): argument 'dim' (position 1) must be int, not {type(dim).__name__}"
+            )
         return self._data.shape[wrap_dim(dim, self._data.ndim)]
 
     def dim(self) -> int:
@@ -376,7 +402,16 @@ class Tensor:
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Steps in elements between neighbours in each dimension."""
-        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        if self._data.size == 0:
+            # PyTorch gives an empty tensor contiguous strides, as if every size were >= 1.
+            strides_list = []
+            step = 1
+            for size in reversed(self._data.shape):
+                strides_list.append(step)
+                step *= max(size, 1)
+            strides = tuple(reversed(strides_list))
+        else:
+            strides = tuple(s // self._data.itemsize for s in self._data.strides)
         if dim is None:
             return strides
         return strides[wrap_dim(dim, self._data.ndim)]
@@ -450,6 +485,16 @@ class Tensor:
         return self._data.item()
 
     def __float__(self) -> float:
+        # PyTorch warns once per process, from float() only, and only for a tensor with history
+        # (not for a leaf, nor from int() or item()).
+        if self._grad_fn is not None and not _FLOAT_WARNED[0]:
+            _FLOAT_WARNED[0] = True
+            warnings.warn(
+                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+                "behavior.\nConsider using tensor.detach() first.",
+                UserWarning,
+                stacklevel=2,
+            )
         return float(self._scalar())
 
     def __int__(self) -> int:
@@ -474,7 +519,7 @@ class Tensor:
         suffixes = []
         fn = self._grad_fn
         if fn is not None:
-            suffixes.append(f"grad_fn=<{fn.name()}>")
+            suffixes.append(f"grad_fn=<{fn.name().rpartition('::')[2]}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return format_tensor(
@@ -532,6 +577,18 @@ def _engine() -> Any:
     return _ENGINE[0]
 
 
+_C_TYPE_NAMES = {
+    "float64": "double", "float32": "float", "float16": "c10::Half", "int64": "long int",
+    "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+    "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}
+_SCALAR_NAMES = {
+    "float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long", "int32": "Int",
+    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool", "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+}
+
+
 def _rebuild_tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
     t = wrap(data)
     t._requires_grad = requires_grad
@@ -551,6 +608,20 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._retains_grad = False
 
 
+_FLOAT_WARNED = [False]  # float() of a tensor with history has warned (PyTorch warns once)
+
+# Inference tensors by id. Not a WeakSet: membership there compares with ``==``, which for
+# tensors is elementwise. The weak reference's callback forgets a tensor when it dies.
+INFERENCE_TENSORS: dict[int, weakref.ref[Tensor]] = {}
+
+
+def mark_if_inference(t: Tensor) -> None:
+    """Remember ``t`` as an inference tensor if this thread is in ``inference_mode``."""
+    if mode_get() & INFERENCE:
+        key = id(t)
+        INFERENCE_TENSORS[key] = weakref.ref(t, lambda _ref: INFERENCE_TENSORS.pop(key, None))
+
+
 def wrap(data: np.ndarray) -> Tensor:
     """A new leaf tensor around ``data`` (no copy, requires_grad False)."""
     t = _new(Tensor)
@@ -564,6 +635,8 @@ def wrap(data: np.ndarray) -> Tensor:
     t._acc = None
     t._hooks = None
     t._retains_grad = False
+    if INFERENCE_BLOCKS[0]:
+        mark_if_inference(t)
     return t
 
 

@@ -666,6 +666,13 @@ def _root_edges(outputs: tuple) -> list[tuple[Node, int]]:
     return edges
 
 
+def _pair_gradients(outputs: tuple, gradients: tuple) -> tuple:
+    """PyTorch pairs outputs with gradients: too few is an error, extra ones are ignored."""
+    if len(gradients) < len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(gradients)} gradients")
+    return gradients[: len(outputs)]
+
+
 def backward_scalar(tensor: Tensor) -> None:
     """``tensor.backward()`` with no arguments: the common case, without argument handling."""
     if not tensor._requires_grad:
@@ -701,10 +708,7 @@ def backward(
         grads_given = (grad_tensors,)
     else:
         grads_given = tuple(grad_tensors)
-    if len(grads_given) != len(outputs):
-        raise RuntimeError(
-            f"got {len(grads_given)} tensors and {len(outputs)} gradients"
-        )
+    grads_given = _pair_gradients(outputs, grads_given)
     input_tensors = _as_tensor_tuple(inputs, "inputs")
     if inputs is not None and not input_tensors:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
@@ -717,10 +721,10 @@ def backward(
     accumulate_into = None
     if input_tensors:
         accumulate_into = {}
-        for i, t in enumerate(input_tensors):
+        for t in input_tensors:
             edge = gradient_edge(t)
             if edge[0] is None:
-                raise RuntimeError(f"element {i} of the input tensors does not require grad")
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             accumulate_into[edge] = t
     GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()
 
@@ -747,17 +751,14 @@ def grad(
     outs = _as_tensor_tuple(outputs, "outputs")
     ins = _as_tensor_tuple(inputs, "inputs")
     if not ins:
-        raise RuntimeError("grad requires non-empty inputs.")
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     if grad_outputs is None:
         grads_given: tuple = (None,) * len(outs)
     elif isinstance(grad_outputs, Tensor):
         grads_given = (grad_outputs,)
     else:
         grads_given = tuple(grad_outputs)
-    if len(grads_given) != len(outs):
-        raise RuntimeError(
-            f"grad_outputs should be a sequence of length {len(outs)} but got {len(grads_given)}"
-        )
+    grads_given = _pair_gradients(outs, grads_given)
     if retain_graph is None:
         retain_graph = create_graph
     root_grads = _make_root_grads(outs, grads_given, create_graph)

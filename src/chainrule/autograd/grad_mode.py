@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -89,6 +90,10 @@ class _State:
 
 state = _State()
 
+# How many inference_mode blocks are open in any thread: the hot paths read this plain number
+# and look at the (per-thread) mode only when it is non-zero.
+INFERENCE_BLOCKS = [0]
+
 
 def is_grad_enabled() -> bool:
     """Whether operations record a graph in this thread (``torch.is_grad_enabled``)."""
@@ -105,9 +110,16 @@ class _DecoratorContextManager:
 
     def __call__(self, func: F) -> F:
         if inspect.isclass(func):
-            raise RuntimeError(
-                "Decorating classes is deprecated and will be disabled in future versions."
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You "
+                "should only decorate functions or methods. To preserve the current behavior of "
+                "class decoration, you can directly decorate the `__init__` method and nothing "
+                "else.",
+                FutureWarning,
+                stacklevel=2,
             )
+            cls = func
+            return lambda *args, **kwargs: self.clone()(cls)(*args, **kwargs)  # type: ignore
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)  # type: ignore[return-value]
 
@@ -153,7 +165,16 @@ class _DecoratorContextManager:
         raise NotImplementedError
 
 
-class no_grad(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+class _BareDecorator(_DecoratorContextManager):
+    """Also usable as ``@no_grad`` without parentheses, as in PyTorch 2."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and not kwargs and callable(args[0]) and not isinstance(args[0], bool):
+            return cls()(args[0])
+        return super().__new__(cls)
+
+
+class no_grad(_BareDecorator):  # noqa: N801 - PyTorch's public name
     """Disable graph recording in this thread.
 
     Example:
@@ -176,7 +197,7 @@ class no_grad(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
         state.grad_enabled = self.prev
 
 
-class enable_grad(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+class enable_grad(_BareDecorator):  # noqa: N801 - PyTorch's public name
     """Enable graph recording in this thread (e.g. inside a ``no_grad`` block)."""
 
     def __init__(self) -> None:
@@ -204,7 +225,8 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's publ
     def __init__(self, mode: bool) -> None:
         if not isinstance(mode, bool):
             raise TypeError(
-                f"set_grad_enabled(): argument 'mode' must be bool, not {type(mode).__name__}"
+                "set_grad_enabled(): argument 'enabled' (position 1) must be bool, not "
+                f"{type(mode).__name__}"
             )
         self.prev = state.grad_enabled
         self.mode = mode
@@ -225,7 +247,7 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's publ
         return self.__class__(self.mode)
 
 
-class inference_mode(_DecoratorContextManager):  # noqa: N801 - PyTorch's public name
+class inference_mode(_BareDecorator):  # noqa: N801 - PyTorch's public name
     """Like ``no_grad`` (tensors made inside never require grad); ``mode=False`` is a no-op."""
 
     def __init__(self, mode: bool = True) -> None:
@@ -239,10 +261,13 @@ class inference_mode(_DecoratorContextManager):  # noqa: N801 - PyTorch's public
         if self.mode:
             state.grad_enabled = False
             state.inference = True
+            INFERENCE_BLOCKS[0] += 1
 
     def __exit__(self, *exc: object) -> None:
         state.grad_enabled = self.prev_grad
         state.inference = self.prev_inference
+        if self.mode:
+            INFERENCE_BLOCKS[0] -= 1
 
     def clone(self) -> inference_mode:
         return self.__class__(self.mode)
@@ -267,8 +292,6 @@ class detect_anomaly(_DecoratorContextManager):  # noqa: N801 - PyTorch's public
         self.prev_check_nan = True
 
     def __enter__(self) -> None:
-        import warnings
-
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should "
             "only be enabled for debugging.",

@@ -159,6 +159,10 @@ class AccumulateGrad(Node):
         self._hooks = None
         self._anomaly_trace = None
 
+    def name(self) -> str:
+        """``'chainrule::autograd::AccumulateGrad'`` (PyTorch's C++ name, this package's)."""
+        return "chainrule::autograd::AccumulateGrad"
+
     def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
         from .engine import accumulate_grad
 

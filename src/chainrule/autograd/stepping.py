@@ -54,8 +54,8 @@ class Step:
 
     @property
     def name(self) -> str:
-        """The node's name, e.g. ``'MulBackward0'``."""
-        return self.node.name()
+        """The node's short name, e.g. ``'MulBackward0'`` or ``'AccumulateGrad'``."""
+        return self.node.name().rpartition("::")[2]
 
 
 def _as_tensor(g: Any) -> Tensor | None:

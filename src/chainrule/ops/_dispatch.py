@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, grad_accumulator, refresh_view
-from ..autograd.grad_mode import ANOMALY, GRAD, SAVED_HOOKS, mode_get
+from .._tensor import Tensor, grad_accumulator, mark_if_inference, refresh_view
+from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr
 
 if TYPE_CHECKING:
@@ -63,14 +63,8 @@ def promote(op: OpDef, values: list[Any]) -> None:
         elif isinstance(v, np.generic):
             values[p] = v = v.item()
             scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
-    if first is not None and same:
-        d = _dtype._BY_NUMPY[first]
-        if scalar_cat <= d._cat:
-            target = d
-        else:
-            target = _dtype.default_for_category(scalar_cat)
-            if target.is_complex and d is _dtype.float64:
-                target = _dtype.complex128
+    if first is not None and same and scalar_cat <= _dtype._BY_NUMPY[first]._cat:
+        target = _dtype._BY_NUMPY[first]
     else:
         dim_dtype = zero_dtype = None
         for p in positions:
@@ -95,6 +89,23 @@ def promote(op: OpDef, values: list[Any]) -> None:
             # A number that decides the result's category: an array of the target dtype, so
             # NumPy computes in the dtype PyTorch would.
             values[p] = _asarray(v, dtype=np_target)
+        elif type(v) is int and np_target.kind in "iu":
+            low, high = _int_range(np_target)
+            if not low <= v <= high:
+                # PyTorch converts the number to the tensor's type, wrapping around (uint8 -3
+                # is 253); NumPy refuses out-of-range Python ints.
+                values[p] = np.array(v, dtype=np.int64).astype(np_target)
+
+
+_INT_RANGES: dict[np.dtype, tuple[int, int]] = {}
+
+
+def _int_range(np_dtype: np.dtype) -> tuple[int, int]:
+    limits = _INT_RANGES.get(np_dtype)
+    if limits is None:
+        info = np.iinfo(np_dtype)
+        limits = _INT_RANGES[np_dtype] = (int(info.min), int(info.max))
+    return limits
 
 
 def _needs_promotion(mode: str, a: Any, b: Any) -> bool:
@@ -112,6 +123,9 @@ def _needs_promotion(mode: str, a: Any, b: Any) -> bool:
     if tb is float:
         return kind not in "fc"
     if tb is int:
+        if kind in "iu":
+            low, high = _int_range(a.dtype)
+            return not low <= b <= high  # PyTorch wraps such numbers; NumPy would refuse
         return kind == "b"
     if tb is bool:
         return False
@@ -215,6 +229,8 @@ def _new_tensor(data: np.ndarray) -> Tensor:
     t._acc = None
     t._hooks = None
     t._retains_grad = False
+    if INFERENCE_BLOCKS[0]:
+        mark_if_inference(t)
     return t
 
 
@@ -257,6 +273,8 @@ def run_general(op: OpDef, args: tuple) -> Any:
         x = values[p]
         if isinstance(x, Tensor):
             values[p] = x._data
+    if op.check is not None:
+        op.check(*values)
     if op.promote is not KEEP:
         promote(op, values)
     try:
@@ -368,6 +386,8 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         t._acc = None
         t._hooks = None
         t._retains_grad = False
+        if INFERENCE_BLOCKS[0]:
+            mark_if_inference(t)
         if view:
             _share_with_base(t, x)
         else:
@@ -451,6 +471,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
         t._acc = None
         t._hooks = None
         t._retains_grad = False
+        if INFERENCE_BLOCKS[0]:
+            mark_if_inference(t)
         if (rx or ry) and differentiable and (mode := mode_get()) & GRAD and (
             out.dtype.kind in "fc"
         ):

@@ -109,8 +109,12 @@ class OpDef:
         promote_with: Sequence[str] = (),
         view: bool = False,
         signatures: Sequence[str] = (),
+        check: Callable[..., None] | None = None,
     ) -> None:
         self.forward = _positional(forward)
+        # Called with the unwrapped arguments before type promotion (for errors that depend
+        # on the operands' own dtypes, e.g. subtraction of bools).
+        self.check = check
         self.name = forward.__name__
         self.node_name = node_name
         # PyTorch's overload signatures, quoted in its error for arguments that match none.
@@ -296,6 +300,7 @@ def op(
     promote_with: Sequence[str] = (),
     view: bool = False,
     signatures: Sequence[str] = (),
+    check: Callable[..., None] | None = None,
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -310,7 +315,7 @@ def op(
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
-            nondiff_outputs, promote_with, view, signatures,
+            nondiff_outputs, promote_with, view, signatures, check,
         )
         return make_public(opdef)
 

@@ -198,6 +198,10 @@ class CopySlices(Node):
 
     __slots__ = ("fn", "positions", "view_shape")
 
+    def name(self) -> str:
+        """``'chainrule::autograd::CopySlices'`` (PyTorch's C++ name, this package's)."""
+        return "chainrule::autograd::CopySlices"
+
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         fn = self.fn
         positions = self.positions

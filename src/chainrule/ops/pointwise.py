@@ -38,6 +38,19 @@ def _is_bool(x: Any) -> bool:
     return isinstance(x, np.ndarray | np.bool_) and x.dtype == np.bool_ or type(x) is bool
 
 
+def _check_bool_sub(self, other, *_options):
+    if _is_bool(self) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+            "or `logical_xor()` operator instead."
+        )
+    if _is_bool(self) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+            "trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
 # ------------------------------------------------------------------------------------------------
 # add / sub / mul / div
 
@@ -89,15 +102,7 @@ def add(input, other, *, alpha=1):
     return _add_alpha(input, other, alpha)
 
 
-def _check_bool_sub(self, other):
-    if _is_bool(self) and _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-            "or `logical_xor()` operator instead."
-        )
-
-
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH)
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _sub(self, other):
     _check_bool_sub(self, other)
     return self - other
@@ -113,7 +118,7 @@ def _(F, grad):
     return -grad
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH)
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _sub_alpha(self, other, alpha):
     _check_bool_sub(self, other)
     return self - alpha * other
@@ -139,8 +144,9 @@ def sub(input, other, *, alpha=1):
 subtract = sub
 
 
-@op("RsubBackward0", inputs=("self", "other"), promote=ARITH)
+@op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _rsub_tensor(self, other, *, alpha=1):
+    _check_bool_sub(self, other)
     return other - self if alpha == 1 else other - alpha * self
 
 
@@ -156,6 +162,7 @@ def _(F, grad):
 
 @op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",))
 def _rsub_scalar(self, other, alpha=1):
+    _check_bool_sub(self, other)
     return other - self if alpha == 1 else other - alpha * self
 
 

@@ -126,11 +126,24 @@ def _can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
     return True
 
 
+@op("ReshapeAliasBackward0", view=True)
+def _reshape_alias(self, size):
+    return np.reshape(self, size, copy=False)
+
+
+@_reshape_alias.derivative("self")
+def _(F, grad, self_shape):
+    return F.reshape(grad, self_shape)
+
+
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """``view`` when the memory layout allows it, otherwise a copy."""
     size = infer_size(size_args(shape), input._data.size)
     if _can_view(input._data, size):
-        return _view(input, size)
+        if input._data.flags.c_contiguous:
+            return _view(input, size)
+        # A view of non-contiguous memory: PyTorch records it as _reshape_alias.
+        return _reshape_alias(input, size)
     from .copying import clone
 
     return _unsafe_view(clone(input), size)
@@ -323,6 +336,11 @@ def adjoint(input: Tensor) -> Tensor:
 
 def matrix_transpose(input: Tensor) -> Tensor:
     """``input.mT``."""
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            "tensor.mT is only supported on matrices or batches of matrices. Got "
+            f"{input._data.ndim}-D tensor."
+        )
     return transpose(input, -2, -1)
 
 
@@ -373,21 +391,23 @@ def _expanded_shape(
             f"({len(shape)})"
         )
     lead = len(size) - len(shape)
-    out = []
-    for i, s in enumerate(size):
+    out = [0] * len(size)
+    # Checked from the last dimension, as PyTorch does (it reports the last mismatch).
+    for i in range(len(size) - 1, -1, -1):
+        s = size[i]
         if i < lead:
             if s < 0:
                 raise RuntimeError(
                     f"The expanded size of the tensor ({s}) isn't allowed in a leading, "
-                    "non-existing dimension 0"
+                    f"non-existing dimension {i}"
                 )
-            out.append(s)
+            out[i] = s
             continue
         current = shape[i - lead]
         if s == -1:
-            out.append(current)
+            out[i] = current
         elif current == 1 or current == s:
-            out.append(s)
+            out[i] = s
         else:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({current}) "

@@ -205,8 +205,16 @@ def _preorder(roots: list[Node]) -> tuple[list[Node], dict[Node, int]]:
     return nodes, index
 
 
+def display_name(node: Node) -> str:
+    """A node's short name: ``'AccumulateGrad'`` for a ``name()`` of
+    ``'chainrule::autograd::AccumulateGrad'``; every other node's ``name()`` unchanged."""
+    return node.name().rpartition("::")[2]
+
+
 def _names(nodes: list[Node]) -> list[str]:
-    """``name()`` of every node, asked once per node class when the class does not override it."""
+    """Display name of every node: ``name()`` without the ``chainrule::autograd::`` prefix that
+    ``AccumulateGrad`` and ``CopySlices`` carry (torchviz shows those by class name too).
+    Asked once per node class when the class does not override ``name()``."""
     by_type: dict[type, str] = {}
     names = []
     add = names.append
@@ -215,7 +223,7 @@ def _names(nodes: list[Node]) -> list[str]:
         cls = type(node)
         name = by_type.get(cls)
         if name is None:
-            name = node.name()
+            name = display_name(node)
             if cls.name is default:
                 by_type[cls] = name
         add(name)
