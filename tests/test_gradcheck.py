@@ -481,3 +481,10 @@ def test_complex_tensors_refuse_requires_grad() -> None:
         chainrule.tensor([1 + 2j], requires_grad=True)
     with pytest.raises(RuntimeError, match="does not differentiate complex tensors"):
         chainrule.tensor([1 + 2j]).requires_grad_()
+
+
+def test_check_graph_is_exported_from_autograd() -> None:
+    assert chainrule.autograd.check_graph is check_graph
+    x = chainrule.tensor([1.0, 2.0], dtype=chainrule.float64, requires_grad=True)
+    report = chainrule.autograd.check_graph((x.exp() * x).sum())
+    assert "MulBackward0" in str(report) and "ExpBackward0" in str(report)

@@ -86,3 +86,7 @@ def test_steps_free_the_graph_like_backward() -> None:
     list(backward_steps(y))
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         y.backward()
+
+
+def test_backward_steps_is_exported_from_autograd() -> None:
+    assert chainrule.autograd.backward_steps is backward_steps

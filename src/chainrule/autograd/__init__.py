@@ -25,13 +25,17 @@ __all__ = [
     "backward", "grad", "Variable", "Node", "AccumulateGrad", "no_grad", "enable_grad",
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "detect_anomaly",
     "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
-    "Function", "gradcheck", "gradgradcheck",
+    "Function", "gradcheck", "gradgradcheck", "check_graph", "backward_steps",
 ]
 
 
 _SUBMODULES = ("graph", "function", "functional", "gradcheck", "stepping", "anomaly")
 # Public names defined in a submodule: name -> submodule.
-_FROM_SUBMODULE = {"Function": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck"}
+# check_graph and backward_steps are beyond PyTorch.
+_FROM_SUBMODULE = {
+    "Function": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck",
+    "check_graph": "gradcheck", "backward_steps": "stepping",
+}
 
 
 def __getattr__(name: str) -> object:
