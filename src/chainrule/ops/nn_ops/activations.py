@@ -108,10 +108,14 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 # The ELU family
 
 
-@op("EluBackward0")
-def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
+def _elu_array(self: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
     negative = alpha * np.expm1(np.minimum(self, 0) * input_scale)
     return (scale * np.where(self > 0, self, negative)).astype(self.dtype, copy=False)
+
+
+@op("EluBackward0")
+def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
+    return _elu_array(self, alpha, scale, input_scale)
 
 
 @_elu.derivative("self")
@@ -120,20 +124,48 @@ def _(F, grad, self, alpha, scale, input_scale):
     return grad * F.where(self > 0, scale, negative)
 
 
+_NEGATIVE_SLOPE_ELU = (
+    "In-place elu backward calculation is triggered with a negative slope which is not "
+    "supported. This is caused by calling in-place forward function with a negative slope, "
+    "please call out-of-place version instead."
+)
+
+
+@op("EluBackward1")
+def _elu_inplace(self, alpha=1.0, scale=1.0, input_scale=1.0):
+    return _elu_array(self, alpha, scale, input_scale)
+
+
+@_elu_inplace.derivative("self")
+def _(F, grad, result, alpha, scale, input_scale):
+    # The in-place kernel keeps only its output: for x <= 0, dy/dx = input_scale * (y + a * s).
+    if alpha < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_ELU)
+    return grad * F.where(result > 0, scale, input_scale * (result + alpha * scale))
+
+
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
-    return _maybe_inplace(input, _elu(input, alpha, 1.0, 1.0), inplace)
+    if inplace:
+        return _maybe_inplace(input, _elu_inplace(input, alpha, 1.0, 1.0), True)
+    return _elu(input, alpha, 1.0, 1.0)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants (``EluBackward0``, as in PyTorch)."""
-    return _maybe_inplace(input, _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0), inplace)
+    if inplace:
+        return _maybe_inplace(input, _elu_inplace(input, _SELU_ALPHA, _SELU_SCALE, 1.0), True)
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def _celu_array(self: np.ndarray, alpha: float) -> np.ndarray:
+    negative = alpha * np.expm1(np.minimum(self, 0) / alpha)
+    return np.where(self > 0, self, negative).astype(self.dtype, copy=False)
 
 
 @op("CeluBackward0")
 def _celu(self, alpha=1.0):
-    negative = alpha * np.expm1(np.minimum(self, 0) / alpha)
-    return np.where(self > 0, self, negative).astype(self.dtype, copy=False)
+    return _celu_array(self, alpha)
 
 
 @_celu.derivative("self")
@@ -141,20 +173,39 @@ def _(F, grad, self, alpha):
     return grad * F.where(self > 0, 1.0, F.exp(F.clamp(self, None, 0) / alpha))
 
 
+@op("CeluBackward1")
+def _celu_inplace(self, alpha=1.0):
+    return _celu_array(self, alpha)
+
+
+@_celu_inplace.derivative("self")
+def _(F, grad, result, alpha):
+    # An ELU with input_scale 1 / alpha: for x <= 0, dy/dx = (y + alpha) / alpha.
+    if alpha < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_ELU)
+    return grad * F.where(result > 0, 1.0, (result + alpha) / alpha)
+
+
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
-    return _maybe_inplace(input, _celu(input, alpha), inplace)
+    if inplace:
+        return _maybe_inplace(input, _celu_inplace(input, alpha), True)
+    return _celu(input, alpha)
 
 
 # ----------------------------------------------------------------------------------------------
 # Piecewise-linear functions
 
 
+def _leaky_relu_array(self: np.ndarray, negative_slope: float) -> np.ndarray:
+    return np.where(self > 0, self, self * _like(negative_slope, self))
+
+
 @op("LeakyReluBackward0")
 def _leaky_relu(self, negative_slope=0.01):
-    return np.where(self > 0, self, self * _like(negative_slope, self))
+    return _leaky_relu_array(self, negative_slope)
 
 
 @_leaky_relu.derivative("self")
@@ -162,9 +213,29 @@ def _(F, grad, self, negative_slope):
     return F.where(self > 0, grad, grad * negative_slope)
 
 
+@op("LeakyReluBackward1")
+def _leaky_relu_inplace(self, negative_slope=0.01):
+    return _leaky_relu_array(self, negative_slope)
+
+
+@_leaky_relu_inplace.derivative("self")
+def _(F, grad, result, negative_slope):
+    if negative_slope < 0:
+        raise RuntimeError(
+            "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+            "not supported. This is caused by calling in-place forward function with a negative "
+            "slope, please call out-of-place version instead. File an issue at "
+            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+            "backward calculation with negative slope"
+        )
+    return F.where(result > 0, grad, grad * negative_slope)
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
-    return _maybe_inplace(input, _leaky_relu(input, negative_slope), inplace)
+    if inplace:
+        return _maybe_inplace(input, _leaky_relu_inplace(input, negative_slope), True)
+    return _leaky_relu(input, negative_slope)
 
 
 @op("HardtanhBackward0")
@@ -221,9 +292,13 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, _hardswish(input), inplace)
 
 
+def _threshold_array(self: np.ndarray, threshold: float, value: float) -> np.ndarray:
+    return np.where(self > threshold, self, _like(value, self))
+
+
 @op("ThresholdBackward0")
 def _threshold(self, threshold, value):
-    return np.where(self > threshold, self, _like(value, self))
+    return _threshold_array(self, threshold, value)
 
 
 @_threshold.derivative("self")
@@ -231,9 +306,22 @@ def _(F, grad, self, threshold):
     return F.where(self > threshold, grad, 0)
 
 
+@op("ThresholdBackward1")
+def _threshold_inplace(self, threshold, value):
+    return _threshold_array(self, threshold, value)
+
+
+@_threshold_inplace.derivative("self")
+def _(F, grad, self, threshold):
+    # PyTorch's in-place kernel saves a copy of its input, so the derivative is the same.
+    return F.where(self > threshold, grad, 0)
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
-    return _maybe_inplace(input, _threshold(input, threshold, value), inplace)
+    if inplace:
+        return _maybe_inplace(input, _threshold_inplace(input, threshold, value), True)
+    return _threshold(input, threshold, value)
 
 
 @op("HardshrinkBackward0")
@@ -389,8 +477,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
 def _maybe_inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
     """``inplace=True``: write ``result`` into ``input`` as an in-place op does (version bump,
     ``input`` takes the op's node as its history; PyTorch's error for a leaf that requires
-    grad). The node keeps the out-of-place name (``LeakyReluBackward0``, where PyTorch's
-    in-place kernels are named ``...Backward1``)."""
+    grad). Where PyTorch's in-place kernel has its own node (``LeakyReluBackward1``, which
+    keeps the output instead of the input), ``result`` comes from that op."""
     if not inplace:
         return result
     from ..inplace import check_inplace, commit
