@@ -23,6 +23,7 @@ import numpy as np
 from .._dtype import from_numpy_dtype
 from .._size import Size
 from .._tensor import Tensor, gradient_edge, wrap
+from .grad_mode import ANOMALY, GRAD, MODE, mode_get
 from .grad_mode import state as _state
 from .node import AccumulateGrad, Node
 
@@ -166,7 +167,7 @@ class GraphTask:
     """
 
     __slots__ = (
-        "keep_graph", "create_graph", "deps", "buffers", "heap", "counter", "captures",
+        "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
         "captured", "executes", "owned", "accumulate_into", "_loop",
     )
 
@@ -188,8 +189,8 @@ class GraphTask:
             self.captured = [None] * (1 + max(i for ids in captures.values() for i in ids))
         self.buffers: dict[Node, Any] = {}
         self.owned: set[Node] = set()
-        self.heap: list[tuple[int, int, Node]] = []
-        self.counter = 0
+        self.heap: list[tuple[int, Node]] = []
+        self.ready: deque[AccumulateGrad] = deque()
         self._loop: Any = None
         root_nodes = [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
@@ -199,6 +200,12 @@ class GraphTask:
             targets.update(node for node, _ in (accumulate_into or {}))
             self.executes = _nodes_to_execute(root_nodes, self.deps, targets)
             self.deps = _restricted_dependencies(root_nodes, self.executes, targets)
+        if len(roots) == 1 and len(root_grads) == 1:  # backward() of one tensor
+            node, nr = roots[0]
+            self._add_root_grad(node, nr, root_grads[0])
+            if self.deps.get(node, 0) == 0:
+                self._push(node)
+            return
         for (node, nr), g in zip(roots, root_grads, strict=True):
             self._add_root_grad(node, nr, g)
         for node in dict.fromkeys(root_nodes):
@@ -206,13 +213,17 @@ class GraphTask:
                 self._push(node)
 
     def _push(self, node: Node) -> None:
-        """Queue a ready node. Op nodes have unique sequence numbers; AccumulateGrad nodes all
-        share the largest, and among them the one ready first runs first."""
+        """Queue a ready node. Op nodes have unique sequence numbers and go on a heap, largest
+        first; AccumulateGrad nodes all share the largest number, so they run before any op
+        node, the one ready first first: a FIFO queue of their own gives that order."""
         if type(node) is AccumulateGrad:
-            self.counter += 1
-            heapq.heappush(self.heap, (-node._seq, self.counter, node))
+            self.ready.append(node)
         else:
             heapq.heappush(self.heap, (-node._seq, node))
+
+    def pending(self) -> bool:
+        """Whether a node is ready to run."""
+        return bool(self.ready or self.heap)
 
     def _add_root_grad(self, node: Node, nr: int, g: Any) -> None:
         n_out = node._n_out
@@ -225,12 +236,17 @@ class GraphTask:
 
     def run(self) -> None:
         """Run every remaining node."""
-        prev = _state.grad_enabled
-        _state.grad_enabled = self.create_graph
+        prev = mode_get()
+        wanted = prev | GRAD if self.create_graph else prev & ~GRAD
+        if wanted != prev:
+            MODE.set(wanted)
         try:
             _drain(self.steps(False))
         finally:
-            _state.grad_enabled = prev
+            now = mode_get()
+            restored = now | GRAD if prev & GRAD else now & ~GRAD
+            if restored != now:
+                MODE.set(restored)
 
     def step(self, record: bool) -> StepRecord | None:
         """Run the next ready node; None when none is left (or when not recording)."""
@@ -248,6 +264,8 @@ class GraphTask:
         queued. Hooks, captures and restrictions are handled off the common path.
         """
         heap = self.heap
+        ready = self.ready
+        popleft = ready.popleft
         buffers = self.buffers
         owned = self.owned
         deps = self.deps
@@ -258,11 +276,16 @@ class GraphTask:
         heappop = heapq.heappop
         heappush = heapq.heappush
         accumulate = AccumulateGrad
-        anomaly = _state.anomaly
+        anomaly = bool(mode_get() & ANOMALY)
         simple = captures is None and executes is None and not anomaly
         index = -1
-        while heap:
-            node = heappop(heap)[-1]
+        while True:
+            if ready:
+                node = popleft()
+            elif heap:
+                node = heappop(heap)[1]
+            else:
+                return
             index += 1
             grads = buffers.pop(node, None)
             is_owned = False
@@ -294,7 +317,6 @@ class GraphTask:
             next_functions = node.next_functions
             if grads is None:
                 outputs: Sequence[Any] = (None,) * len(next_functions)
-                single = False
             else:
                 if anomaly:
                     outputs = self._apply_checked(node, grads)
@@ -305,9 +327,6 @@ class GraphTask:
                 if hooks is not None and hooks.post:
                     outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
                     is_owned = False
-                # What the node received (or a view of it), sent along one edge only, stays
-                # owned: it may become a leaf's .grad without a copy.
-                single = is_owned and node._fresh_grads and _one_gradient(outputs)
             sent: list[Any] | None = [] if record else None
             in_meta = node._in_meta
             i = -1
@@ -331,9 +350,12 @@ class GraphTask:
                         old = buffers.get(child)
                         if old is None:
                             buffers[child] = g
-                            if not create_graph and (
-                                new or single or (node._fresh_grads and _is_new(g, grads))
-                            ):
+                            # Owned: memory the derivative made, or what the node received
+                            # (or a view of it) sent along this edge only. An owned gradient
+                            # may become a leaf's .grad without a copy.
+                            if not create_graph and (new or node._fresh_grads and (
+                                _is_new(g, grads) or is_owned and _one_gradient(outputs)
+                            )):
                                 owned.add(child)
                         else:
                             buffers[child] = old + g
@@ -349,8 +371,7 @@ class GraphTask:
                 deps[child] = remaining
                 if remaining == 0:
                     if type(child) is accumulate:
-                        self.counter += 1
-                        heappush(heap, (-child._seq, self.counter, child))
+                        ready.append(child)
                     else:
                         heappush(heap, (-child._seq, child))
             if record:
@@ -448,19 +469,21 @@ def _as_tuple(grads: Any, node: Node) -> tuple:
 def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     """For every node reachable from ``roots``, how many edges point at it."""
     deps: dict[Node, int] = {}
+    get = deps.get
     root_set = set(roots)
     stack = list(root_set)
+    push = stack.append
+    pop = stack.pop
     while stack:
-        node = stack.pop()
-        for child, _ in node.next_functions:
-            if child is None:
-                continue
-            if child in deps:
-                deps[child] += 1
-            else:
-                deps[child] = 1
-                if child not in root_set:  # roots are expanded already
-                    stack.append(child)
+        for child, _ in pop().next_functions:
+            if child is not None:
+                count = get(child)
+                if count is None:
+                    deps[child] = 1
+                    if child not in root_set:  # roots are expanded already
+                        push(child)
+                else:
+                    deps[child] = count + 1
     return deps
 
 

@@ -87,7 +87,7 @@ def backward_steps(
         retain_graph = create_graph
     root_grads = _make_root_grads(outputs, given, create_graph)
     task = GraphTask(_root_edges(outputs), root_grads, retain_graph, create_graph)
-    while task.heap:
+    while task.pending():
         previous = _state.grad_enabled
         _state.grad_enabled = create_graph
         try:
