@@ -296,7 +296,11 @@ class GraphTask:
 
             if type(node) is accumulate:
                 if grads is not None:
-                    self._accumulate(node, grads, is_owned)
+                    variable = node.variable
+                    if simple and hooks is None and variable._hooks is None:
+                        accumulate_grad(variable, grads, create_graph, is_owned)
+                    else:
+                        self._accumulate(node, grads, is_owned)
                 yield StepRecord(node, (grads,), (), index) if record else None
                 continue
             if not simple or hooks is not None:

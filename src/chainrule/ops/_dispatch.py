@@ -400,9 +400,10 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
             node.next_functions = (
                 (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),
             )
-            node._in_meta = (
+            metas = (
                 ((a.shape, a.dtype, a.strides),) if op.records_strides else ((a.shape, a.dtype),)
             )
+            node._in_meta = _METAS.get(metas) or _intern_metas(metas)
             node._seq = next_sequence_nr()
             node._hooks = None
             plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
@@ -492,7 +493,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
                 ey = _NO_EDGE
                 my = None
             node.next_functions = (ex, ey)
-            node._in_meta = (mx, my)
+            metas = (mx, my)
+            node._in_meta = _METAS.get(metas) or _intern_metas(metas)
             node._seq = next_sequence_nr()
             node._hooks = None
             needs = (rx, ry)
@@ -509,17 +511,27 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
 
 _TRUE1 = (True,)
 
+# Nodes' input metadata, shared: the nodes of a long graph mostly see the same few shapes, and
+# one tuple for all of them means fewer live objects for the cyclic GC to walk (each node would
+# otherwise keep two or three tuples of its own). Bounded: cleared when it gets large.
+_METAS: dict[tuple, tuple] = {}
+_METAS_LIMIT = 4096
+
+
+def _intern_metas(metas: tuple) -> tuple:
+    """The shared copy of a node's ``_in_meta`` (``metas`` itself the first time it is seen)."""
+    if len(_METAS) >= _METAS_LIMIT:
+        _METAS.clear()
+    _METAS[metas] = metas
+    return metas
+
 
 def _save(node: Any, plan: Any, op: OpDef, args: tuple, out: Any, result: Tensor) -> None:
     """``attach_saved`` for the specialised paths (arguments may lack trailing defaults)."""
-    if not plan.keep_args:
-        node._saved = None
-        node._versions = ()
-        node._result = (out, result._vc, result._vc[0]) if plan.save_result else None
-        return
     if plan.keep_args:
-        if len(args) != len(op.defaults):
-            args = args + op.defaults[len(args):]
+        defaults = op.defaults
+        if len(args) != len(defaults):
+            args = args + defaults[len(args):]
         if plan.drop:
             kept = list(args)
             for p in plan.drop:

@@ -242,8 +242,11 @@ def tensor(
         type(data) is list and dtype is None and device is None and data
         and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
     ):
-        # The common case, a flat list of floats: no inference needed.
-        return make_tensor(np.array(data, dtype=_dtype.get_default_dtype().np), requires_grad)
+        # The common case, a flat list of floats: no inference needed, and the default dtype is
+        # floating, so the tensor may require grad.
+        t = wrap(np.array(data, dtype=_dtype.get_default_dtype().np))
+        t._requires_grad = requires_grad
+        return t
     _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(
