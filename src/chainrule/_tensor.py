@@ -232,7 +232,7 @@ class Tensor:
             >>> x.grad
             tensor([2., 0.])
         """
-        engine = _engine()
+        engine = _ENGINE[0] if _ENGINE else _engine()
         if gradient is None and inputs is None and retain_graph is None and not create_graph:
             engine.backward_scalar(self)
         else:

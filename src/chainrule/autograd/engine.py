@@ -192,7 +192,7 @@ class GraphTask:
         self.heap: list[tuple[int, Node]] = []
         self.ready: deque[AccumulateGrad] = deque()
         self._loop: Any = None
-        root_nodes = [node for node, _ in roots]
+        root_nodes = [roots[0][0]] if len(roots) == 1 else [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
         self.executes: set[Node] | None = None
         if captures is not None or accumulate_into is not None:

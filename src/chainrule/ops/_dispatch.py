@@ -407,8 +407,13 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
             node._seq = next_sequence_nr()
             node._hooks = None
             plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
-            _save(node, plan, op, (x, *rest), out, t)
-            if mode & (ANOMALY | SAVED_HOOKS):
+            if plan.keep_args:
+                _save_args(node, plan, op, (x, *rest) if rest else (x,))
+            else:
+                node._saved = None
+                node._versions = ()
+            node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
+            if mode & _RARE_MODES:
                 _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
@@ -428,9 +433,13 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
     node_cls = op.node_cls
     plans = op._plans
     numbers = _number_types
+    strides = op.records_strides
+    max_rest = n_params - 2
+    # Two arrays of one dtype need no promotion (unless the op computes in floating point).
+    same_dtype_ok = promote_mode is ARITH or promote_mode is COMPARE
 
     def public(x: Any = _MISSING, y: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
-        if kwargs or y is _MISSING or slow or len(rest) > n_params - 2:
+        if kwargs or y is _MISSING or slow or len(rest) > max_rest:
             args = tuple(v for v in (x, y) if v is not _MISSING) + rest
             return run_general(op, bind(args, kwargs))
         if isinstance(x, Tensor):
@@ -453,7 +462,9 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             ry = False
         else:
             return run_general(op, _full_args(op, (x, y, *rest)))
-        if promote_mode is not KEEP and _needs_promotion(promote_mode, a, b):
+        if promote_mode is not KEEP and not (
+            same_dtype_ok and type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype
+        ) and _needs_promotion(promote_mode, a, b):
             return run_general(op, _full_args(op, (x, y, *rest)))
         try:
             out = forward(a, b, *rest) if rest else forward(a, b)
@@ -481,14 +492,14 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             if rx:
                 fn = x._grad_fn
                 ex = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
-                mx = (a.shape, a.dtype, a.strides) if op.records_strides else (a.shape, a.dtype)
+                mx = (a.shape, a.dtype, a.strides) if strides else (a.shape, a.dtype)
             else:
                 ex = _NO_EDGE
                 mx = None
             if ry:
                 fn = y._grad_fn
                 ey = (fn, y._output_nr) if fn is not None else (grad_accumulator(y), 0)
-                my = (b.shape, b.dtype, b.strides) if op.records_strides else (b.shape, b.dtype)
+                my = (b.shape, b.dtype, b.strides) if strides else (b.shape, b.dtype)
             else:
                 ey = _NO_EDGE
                 my = None
@@ -499,8 +510,13 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             node._hooks = None
             needs = (rx, ry)
             plan = plans.get(needs) or op.save_plan(needs)
-            _save(node, plan, op, (x, y, *rest), out, t)
-            if mode & (ANOMALY | SAVED_HOOKS):
+            if plan.keep_args:
+                _save_args(node, plan, op, (x, y, *rest) if rest else (x, y))
+            else:
+                node._saved = None
+                node._versions = ()
+            node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
+            if mode & _RARE_MODES:
                 _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
@@ -526,27 +542,26 @@ def _intern_metas(metas: tuple) -> tuple:
     return metas
 
 
-def _save(node: Any, plan: Any, op: OpDef, args: tuple, out: Any, result: Tensor) -> None:
-    """``attach_saved`` for the specialised paths (arguments may lack trailing defaults)."""
-    if plan.keep_args:
-        defaults = op.defaults
-        if len(args) != len(defaults):
-            args = args + defaults[len(args):]
-        if plan.drop:
-            kept = list(args)
-            for p in plan.drop:
-                kept[p] = None
-            args = tuple(kept)
-        node._saved = args
-        versions = []
-        for p in plan.inputs:
-            x = args[p]
-            versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
-        node._versions = tuple(versions)
-    else:
-        node._saved = None
-        node._versions = ()
-    node._result = (out, result._vc, result._vc[0]) if plan.save_result else None
+_RARE_MODES = ANOMALY | SAVED_HOOKS  # modes that need _after_record
+
+
+def _save_args(node: Any, plan: Any, op: OpDef, args: tuple) -> None:
+    """``attach_saved``'s arguments for the specialised paths (which may lack trailing
+    defaults), when the plan keeps them; the caller saves the result."""
+    defaults = op.defaults
+    if len(args) != len(defaults):
+        args = args + defaults[len(args):]
+    if plan.drop:
+        kept = list(args)
+        for p in plan.drop:
+            kept[p] = None
+        args = tuple(kept)
+    node._saved = args
+    versions = []
+    for p in plan.inputs:
+        x = args[p]
+        versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
+    node._versions = tuple(versions)
 
 
 def make_public_function(op: OpDef) -> Callable[..., Any]:
