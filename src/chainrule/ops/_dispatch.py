@@ -400,10 +400,9 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
             node.next_functions = (
                 (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),
             )
-            metas = (
+            node._in_meta = (
                 ((a.shape, a.dtype, a.strides),) if op.records_strides else ((a.shape, a.dtype),)
             )
-            node._in_meta = _METAS.get(metas) or _intern_metas(metas)
             node._seq = next_sequence_nr()
             node._hooks = None
             plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
@@ -504,8 +503,7 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
                 ey = _NO_EDGE
                 my = None
             node.next_functions = (ex, ey)
-            metas = (mx, my)
-            node._in_meta = _METAS.get(metas) or _intern_metas(metas)
+            node._in_meta = (mx, my)
             node._seq = next_sequence_nr()
             node._hooks = None
             needs = (rx, ry)
@@ -526,20 +524,6 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
 
 
 _TRUE1 = (True,)
-
-# Nodes' input metadata, shared: the nodes of a long graph mostly see the same few shapes, and
-# one tuple for all of them means fewer live objects for the cyclic GC to walk (each node would
-# otherwise keep two or three tuples of its own). Bounded: cleared when it gets large.
-_METAS: dict[tuple, tuple] = {}
-_METAS_LIMIT = 4096
-
-
-def _intern_metas(metas: tuple) -> tuple:
-    """The shared copy of a node's ``_in_meta`` (``metas`` itself the first time it is seen)."""
-    if len(_METAS) >= _METAS_LIMIT:
-        _METAS.clear()
-    _METAS[metas] = metas
-    return metas
 
 
 _RARE_MODES = ANOMALY | SAVED_HOOKS  # modes that need _after_record
