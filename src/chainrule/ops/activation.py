@@ -35,9 +35,9 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
 def _softmax(self, dim):
     if self.ndim == 0:
         return np.ones_like(self)
-    shifted = self - np.max(self, axis=dim, keepdims=True)
+    shifted = self - self.max(axis=dim, keepdims=True)
     e = np.exp(shifted)
-    e /= np.sum(e, axis=dim, keepdims=True)
+    e /= e.sum(axis=dim, keepdims=True)
     return e
 
 
@@ -52,8 +52,8 @@ def _(F, grad, result, dim):
 def _log_softmax(self, dim):
     if self.ndim == 0:
         return np.zeros_like(self)
-    shifted = self - np.max(self, axis=dim, keepdims=True)
-    return shifted - np.log(np.sum(np.exp(shifted), axis=dim, keepdims=True))
+    shifted = self - self.max(axis=dim, keepdims=True)
+    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
 
 @_log_softmax.derivative("self")

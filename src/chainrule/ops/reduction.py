@@ -223,7 +223,7 @@ def _(F, grad, self_shape):
 @op("SumBackward1")
 def _sum_dim(self, dim, keepdim=False, *, dtype=None):
     dims = normalize_dims(dim, self.ndim)
-    return np.sum(self, axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(self, dtype))
+    return self.sum(axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(self, dtype))
 
 
 @_sum_dim.derivative("self")
@@ -563,7 +563,10 @@ def _scatter_along(grad, input_sizes, dim, index):
     """Zeros of shape ``input_sizes`` with ``grad`` written at ``index`` along ``dim`` (one
     index per slice): the gradient of selecting those elements."""
     out = np.zeros(input_sizes, grad.dtype)
-    np.put_along_axis(out, index, grad, axis=dim)
+    if out.ndim == 2 and dim in (1, -1) and index.shape == (out.shape[0], 1):
+        out[np.arange(out.shape[0]), index[:, 0]] = grad[:, 0]  # one per row (a loss's pick)
+    else:
+        np.put_along_axis(out, index, grad, axis=dim)
     return out
 
 

@@ -244,7 +244,7 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 @op("UnsqueezeBackward0", view=True)
 def unsqueeze(self, dim):
     """Insert a dimension of size 1 at ``dim``."""
-    return np.expand_dims(self, wrap_dim(dim, self.ndim + 1))
+    return self[(slice(None),) * wrap_dim(dim, self.ndim + 1) + (None,)]  # always a view
 
 
 @unsqueeze.derivative("self")

@@ -74,12 +74,14 @@ def _nll_forward(self, target, weight, total_weight, reduction):
     """``-self[n, target[n], ...] * weight[n, ...]``; ignored targets have weight 0."""
     if self.ndim == 1:
         picked = self[target]
+    elif self.ndim == 2:
+        picked = self[np.arange(self.shape[0]), target]
     else:
         picked = np.take_along_axis(self, np.expand_dims(target, 1), axis=1)[:, 0]
     losses = -picked * weight
     if reduction == "none":
         return losses
-    total = np.sum(losses, dtype=self.dtype)
+    total = losses.sum(dtype=self.dtype)
     if reduction == "sum":
         return np.asarray(total)
     return np.asarray(total / total_weight, dtype=self.dtype)
@@ -123,16 +125,21 @@ def _nll_prepare(x: np.ndarray, target: np.ndarray, weight: Tensor | None,
     """Targets with ignored entries at 0, per-element weights, and their total."""
     classes = x.shape[0] if x.ndim == 1 else x.shape[1]
     valid = target != ignore_index
-    bad = valid & ((target < 0) | (target >= classes))
-    if np.any(bad):
+    all_valid = bool(valid.all())
+    in_range = (target >= 0) & (target < classes)
+    if not (in_range.all() if all_valid else (in_range | ~valid).all()):
+        bad = valid & ~in_range
         raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
-    safe = np.where(valid, target, 0).astype(np.int64, copy=False)
+    if all_valid:  # the common case: no ignored targets
+        safe = target.astype(np.int64, copy=False)
+    else:
+        safe = np.where(valid, target, 0).astype(np.int64, copy=False)
     if weight is None:
         per_element = valid.astype(x.dtype)
     else:
         per_element = np.where(valid, weight._data.astype(x.dtype, copy=False)[safe], 0)
         per_element = per_element.astype(x.dtype, copy=False)
-    total = np.asarray(np.sum(per_element, dtype=x.dtype))
+    total = np.asarray(per_element.sum(dtype=x.dtype))
     return wrap(safe), wrap(per_element), wrap(total)
 
 
