@@ -741,7 +741,7 @@ def relu(self):
 
 @relu.derivative("self")
 def _(F, grad, result):
-    return grad * (result > 0)
+    return F.threshold_backward(grad, result, 0)
 
 
 @op("ErfBackward0", promote=FLOAT)

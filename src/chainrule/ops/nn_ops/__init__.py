@@ -1,7 +1,8 @@
 """The op table's entries for layers and losses (``nn.functional`` re-exports them).
 
 One module per kind of layer: ``convolution``, ``pooling``, ``normalization``, ``dropout``,
-``embedding``, ``padding``, ``activations``, ``losses`` and ``misc`` (bilinear, one-hot, ...).
+``embedding``, ``padding``, ``activations`` (with ``activation_backward``, the derivatives of
+the piecewise-linear ones as ops), ``losses`` and ``misc`` (bilinear, one-hot, ...).
 Each module's ``PRIMITIVES`` are the ops other derivatives call through ``F`` (a convolution's
 gradient is a convolution), merged into the derivative namespaces by ``ops/__init__.py``.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import activation_backward as _activation_backward
 from . import activations as _activations
 from . import convolution as _convolution
 from . import dropout as _dropout
@@ -20,8 +22,8 @@ from . import normalization as _normalization
 from . import padding as _padding
 from . import pooling as _pooling
 
-_MODULES = (_activations, _convolution, _dropout, _embedding, _losses, _misc, _normalization,
-            _padding, _pooling)
+_MODULES = (_activation_backward, _activations, _convolution, _dropout, _embedding, _losses,
+            _misc, _normalization, _padding, _pooling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403

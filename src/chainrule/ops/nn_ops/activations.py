@@ -210,7 +210,7 @@ def _leaky_relu(self, negative_slope=0.01):
 
 @_leaky_relu.derivative("self")
 def _(F, grad, self, negative_slope):
-    return F.where(self > 0, grad, grad * negative_slope)
+    return F.leaky_relu_backward(grad, self, negative_slope)
 
 
 @op("LeakyReluBackward1")
@@ -228,7 +228,7 @@ def _(F, grad, result, negative_slope):
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope"
         )
-    return F.where(result > 0, grad, grad * negative_slope)
+    return F.leaky_relu_backward(grad, result, negative_slope)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -245,7 +245,7 @@ def _hardtanh(self, min_val=-1.0, max_val=1.0):
 
 @_hardtanh.derivative("self")
 def _(F, grad, self, min_val, max_val):
-    return F.where((self > min_val) & (self < max_val), grad, 0)
+    return F.hardtanh_backward(grad, self, min_val, max_val)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -303,7 +303,7 @@ def _threshold(self, threshold, value):
 
 @_threshold.derivative("self")
 def _(F, grad, self, threshold):
-    return F.where(self > threshold, grad, 0)
+    return F.threshold_backward(grad, self, threshold)
 
 
 @op("ThresholdBackward1")
@@ -314,7 +314,7 @@ def _threshold_inplace(self, threshold, value):
 @_threshold_inplace.derivative("self")
 def _(F, grad, self, threshold):
     # PyTorch's in-place kernel saves a copy of its input, so the derivative is the same.
-    return F.where(self > threshold, grad, 0)
+    return F.threshold_backward(grad, self, threshold)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -331,7 +331,7 @@ def _hardshrink(self, lambd=0.5):
 
 @_hardshrink.derivative("self")
 def _(F, grad, self, lambd):
-    return F.where((self >= -lambd) & (self <= lambd), 0, grad)
+    return F.hardshrink_backward(grad, self, lambd)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
