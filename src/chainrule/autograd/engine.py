@@ -13,6 +13,7 @@ itself recorded and can be differentiated again).
 from __future__ import annotations
 
 import heapq
+import sys
 import warnings
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -30,6 +31,7 @@ from .node import AccumulateGrad, Node
 __all__ = ["backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord"]
 
 _ndarray = np.ndarray
+_getrefcount = sys.getrefcount
 
 CREATE_GRAPH_WARNING = (
     "Using backward() with create_graph=True will create a reference cycle between the parameter "
@@ -168,7 +170,7 @@ class GraphTask:
 
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
-        "captured", "executes", "owned", "accumulate_into", "_loop",
+        "captured", "executes", "accumulate_into", "_loop",
     )
 
     def __init__(
@@ -188,7 +190,6 @@ class GraphTask:
         if captures:
             self.captured = [None] * (1 + max(i for ids in captures.values() for i in ids))
         self.buffers: dict[Node, Any] = {}
-        self.owned: set[Node] = set()
         self.heap: list[tuple[int, Node]] = []
         self.ready: deque[AccumulateGrad] = deque()
         self._loop: Any = None
@@ -267,7 +268,6 @@ class GraphTask:
         ready = self.ready
         popleft = ready.popleft
         buffers = self.buffers
-        owned = self.owned
         deps = self.deps
         create_graph = self.create_graph
         keep_graph = self.keep_graph
@@ -288,14 +288,12 @@ class GraphTask:
                 return
             index += 1
             grads = buffers.pop(node, None)
-            is_owned = False
-            if owned and node in owned:
-                owned.discard(node)
-                is_owned = True
             hooks = node._hooks
 
             if type(node) is accumulate:
                 if grads is not None:
+                    # Owned: nothing but this frame holds the gradient (see _sole_owner).
+                    is_owned = not create_graph and _sole_owner(grads)
                     variable = node.variable
                     if simple and hooks is None and variable._hooks is None:
                         accumulate_grad(variable, grads, create_graph, is_owned)
@@ -306,7 +304,6 @@ class GraphTask:
             if not simple or hooks is not None:
                 if hooks is not None and grads is not None:
                     grads = _call_pre_hooks(node, grads, create_graph)
-                    is_owned = False
                 if captures is not None:
                     self._capture(node, grads)
                 if executes is not None:
@@ -330,7 +327,6 @@ class GraphTask:
                     node.release()
                 if hooks is not None and hooks.post:
                     outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
-                    is_owned = False
             sent: list[Any] | None = [] if record else None
             in_meta = node._in_meta
             i = -1
@@ -343,27 +339,13 @@ class GraphTask:
                 g = outputs[i]
                 if g is not None:
                     meta = in_meta[i]
-                    new = False
                     if meta is not None and (
                         create_graph or g.dtype is not meta[1] or g.shape != meta[0]
                     ):
-                        fixed = _fix_grad(node, i, g, meta, create_graph)
-                        new = fixed is not g
-                        g = fixed
+                        g = _fix_grad(node, i, g, meta, create_graph)
                     if child._n_out == 1:
                         old = buffers.get(child)
-                        if old is None:
-                            buffers[child] = g
-                            # Owned: memory the derivative made, or what the node received
-                            # (or a view of it) sent along this edge only. An owned gradient
-                            # may become a leaf's .grad without a copy.
-                            if not create_graph and (new or node._fresh_grads and (
-                                _is_new(g, grads) or is_owned and _one_gradient(outputs)
-                            )):
-                                owned.add(child)
-                        else:
-                            buffers[child] = old + g
-                            owned.add(child)
+                        buffers[child] = g if old is None else old + g
                     else:
                         slots = buffers.get(child)
                         if slots is None:
@@ -378,6 +360,9 @@ class GraphTask:
                         ready.append(child)
                     else:
                         heappush(heap, (-child._seq, child))
+            # Drop this frame's references to the gradients sent, so that the reference
+            # counts _sole_owner reads are the buffers' alone.
+            outputs = g = old = None
             if record:
                 yield StepRecord(node, _as_tuple(grads, node), tuple(sent or ()), index)
             else:
@@ -436,29 +421,22 @@ class GraphTask:
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
 
 
-def _one_gradient(outputs: Sequence[Any]) -> bool:
-    """Whether exactly one of a node's outputs is a gradient (not None)."""
-    if len(outputs) == 1:
-        return outputs[0] is not None
-    if len(outputs) == 2:
-        return (outputs[0] is None) != (outputs[1] is None)
-    return sum(1 for g in outputs if g is not None) == 1
+def _sole_owner(g: Any) -> bool:
+    """Whether the caller's local variable is the only reference to the gradient array ``g``
+    and to the memory under it, so a leaf may keep ``g`` as its ``.grad`` without a copy.
 
-
-def _is_new(g: Any, grads: Any) -> bool:
-    """Whether a derivative's output is memory it made (not the incoming gradient or a view of
-    it). Derivatives never return saved values or the same new array twice (see ops)."""
-    if type(g) is not _ndarray:
+    PyTorch decides the same way (the gradient's use count). Anything else still holding ``g``
+    -- another node's buffer, the user (a ``gradient=`` argument, a tensor a hook returned or
+    kept, a custom Function's saved array), a step record -- holds a reference, and so does an
+    array whose view ``g`` is. Expected counts: the caller's local, this frame's argument and
+    ``getrefcount``'s own (3); for the base, ``g.base``, the local ``base`` and the argument.
+    """
+    if type(g) is not _ndarray or _getrefcount(g) > 3:
         return False
-    if type(grads) is not list:
-        if g is grads:
-            return False
-        return g.base is None or type(grads) is not _ndarray or not np.may_share_memory(g, grads)
-    # A multi-output node: its incoming gradients are a list.
-    for received in grads:
-        if received is g or (type(received) is _ndarray and np.may_share_memory(g, received)):
-            return False
-    return True
+    base = g.base
+    return base is None or (
+        type(base) is _ndarray and base.base is None and _getrefcount(base) <= 3
+    )
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:
@@ -474,6 +452,21 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     """For every node reachable from ``roots``, how many edges point at it."""
     deps: dict[Node, int] = {}
     get = deps.get
+    if len(roots) == 1:
+        # One root cannot be reached from itself (the graph is acyclic): no root set needed.
+        stack = [roots[0]]
+        push = stack.append
+        pop = stack.pop
+        while stack:
+            for child, _ in pop().next_functions:
+                if child is not None:
+                    count = get(child)
+                    if count is None:
+                        deps[child] = 1
+                        push(child)
+                    else:
+                        deps[child] = count + 1
+        return deps
     root_set = set(roots)
     stack = list(root_set)
     push = stack.append
