@@ -186,9 +186,9 @@ class GraphTask:
         self.create_graph = create_graph
         self.captures = captures
         self.accumulate_into = accumulate_into
-        self.captured: list[Any] = []
-        if captures:
-            self.captured = [None] * (1 + max(i for ids in captures.values() for i in ids))
+        self.captured: list[Any] = (
+            [None] * (1 + max(i for ids in captures.values() for i in ids)) if captures else []
+        )
         self.buffers: dict[Node, Any] = {}
         self.heap: list[tuple[int, Node]] = []
         self.ready: deque[AccumulateGrad] = deque()
@@ -203,7 +203,10 @@ class GraphTask:
             self.deps = _restricted_dependencies(root_nodes, self.executes, targets)
         if len(roots) == 1 and len(root_grads) == 1:  # backward() of one tensor
             node, nr = roots[0]
-            self._add_root_grad(node, nr, root_grads[0])
+            if node._n_out == 1:
+                self.buffers[node] = root_grads[0]
+            else:
+                self._add_root_grad(node, nr, root_grads[0])
             if self.deps.get(node, 0) == 0:
                 self._push(node)
             return
@@ -271,6 +274,7 @@ class GraphTask:
         deps = self.deps
         create_graph = self.create_graph
         keep_graph = self.keep_graph
+        release = not keep_graph
         executes = self.executes
         captures = self.captures
         heappop = heapq.heappop
@@ -321,10 +325,10 @@ class GraphTask:
             else:
                 if anomaly:
                     outputs = self._apply_checked(node, grads)
+                    if not keep_graph:
+                        node.release()
                 else:
-                    outputs = node.apply(grads, create_graph)
-                if not keep_graph:
-                    node.release()
+                    outputs = node.run_backward(grads, create_graph, release)
                 if hooks is not None and hooks.post:
                     outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
             sent: list[Any] | None = [] if record else None

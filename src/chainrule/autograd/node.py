@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import itertools
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -113,6 +113,14 @@ class Node:
 
     def release(self) -> None:
         """Drop saved values after a backward pass that does not retain the graph."""
+
+    def run_backward(self, grads: Any, create_graph: bool, release: bool) -> Sequence[Any]:
+        """What the engine runs: :meth:`apply`, then :meth:`release` if ``release`` (op nodes
+        do both in one call)."""
+        outputs = self.apply(grads, create_graph)
+        if release:
+            self.release()
+        return outputs
 
     def _sequence_nr(self) -> int:
         return self._seq

@@ -92,7 +92,10 @@ class OpNode(Node):
 
     _op: OpDef
 
-    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        return OpNode.run_backward(self, grads, create_graph, False)
+
+    def run_backward(self, grads: Any, create_graph: bool, release: bool) -> list[Any]:
         op = self._op
         if self._saved is None and not op.uses_extras:
             env = op.blank_args  # nothing saved: derivatives read only the gradient
@@ -114,6 +117,10 @@ class OpNode(Node):
             else:
                 out.append(derivative.fn(F, grads))
             i += 1
+        if release and (
+            self._versions or self._result is not None or type(self._saved) is PackedSaved
+        ):
+            self.release()
         return out
 
     def _unpack(self, create_graph: bool) -> list[Any]:
@@ -205,10 +212,16 @@ class MultiOutputOpNode(OpNode):
 
     __slots__ = ("_n_out", "_out_meta")
 
-    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         if self._n_out == 1:
             grads = [grads]  # the engine hands a single-output node its gradient unwrapped
         return OpNode.apply(self, self._materialize(grads, create_graph), create_graph)
+
+    def run_backward(self, grads: Any, create_graph: bool, release: bool) -> list[Any]:
+        outputs = self.apply(grads, create_graph)
+        if release:
+            self.release()
+        return outputs
 
     def _materialize(self, grads: list[Any], create_graph: bool) -> list[Any]:
         """Zeros for outputs that received no gradient."""
