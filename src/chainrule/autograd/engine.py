@@ -467,7 +467,8 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
                     count = get(child)
                     if count is None:
                         deps[child] = 1
-                        push(child)
+                        if child.next_functions:  # not a sink (an AccumulateGrad)
+                            push(child)
                     else:
                         deps[child] = count + 1
         return deps
