@@ -113,3 +113,26 @@ def test_new_gradients_still_accumulate_correctly() -> None:
     for _ in range(3):
         (w * w).sum().backward()
     assert w.grad.tolist() == [6.0, 12.0]
+
+
+def test_sole_owner_counts_other_references() -> None:
+    """The calibrated counts: a lone array or lone view is owned; any other holder of it, or of
+    the memory under it, makes it shared."""
+    from chainrule.autograd import engine
+
+    g = np.empty(3)
+    assert engine._sole_owner(g)
+    also = g
+    assert not engine._sole_owner(g)
+    del also
+    view = np.empty(4)[:2]
+    assert engine._sole_owner(view)
+    base = view.base
+    assert not engine._sole_owner(view)
+    del base
+    middle = np.empty(4)[:2]
+    inner = middle[:1]  # NumPy points inner.base at the owner, which middle also holds
+    assert not engine._sole_owner(inner)
+    del middle
+    assert engine._sole_owner(inner)
+    assert not engine._sole_owner(np.frombuffer(bytearray(8)))  # memory NumPy does not own

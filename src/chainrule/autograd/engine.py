@@ -432,15 +432,31 @@ def _sole_owner(g: Any) -> bool:
     PyTorch decides the same way (the gradient's use count). Anything else still holding ``g``
     -- another node's buffer, the user (a ``gradient=`` argument, a tensor a hook returned or
     kept, a custom Function's saved array), a step record -- holds a reference, and so does an
-    array whose view ``g`` is. Expected counts: the caller's local, this frame's argument and
-    ``getrefcount``'s own (3); for the base, ``g.base``, the local ``base`` and the argument.
+    array whose view ``g`` is. The counts a sole owner produces depend on the interpreter (its
+    frames and stack), so they are measured once, on import, by :func:`_sole_owner_counts`.
     """
-    if type(g) is not _ndarray or _getrefcount(g) > 3:
+    if type(g) is not _ndarray or _getrefcount(g) > _SOLE_COUNT:
         return False
     base = g.base
     return base is None or (
-        type(base) is _ndarray and base.base is None and _getrefcount(base) <= 3
+        type(base) is _ndarray and base.base is None and _getrefcount(base) <= _SOLE_BASE_COUNT
     )
+
+
+def _probe_counts(g: Any) -> tuple[int, int]:
+    """The reference counts :func:`_sole_owner` reads, from a frame shaped like its own."""
+    base = g.base
+    return _getrefcount(g), _getrefcount(base)
+
+
+def _sole_owner_counts() -> tuple[int, int]:
+    """What :func:`_sole_owner` sees for a view held by one local variable only, whose base
+    only that view holds (CPython 3.11: 3 and 3)."""
+    g = np.empty(2)[:1]
+    return _probe_counts(g)
+
+
+_SOLE_COUNT, _SOLE_BASE_COUNT = _sole_owner_counts()
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:
