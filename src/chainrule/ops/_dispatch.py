@@ -175,17 +175,7 @@ def attach_saved(node: Any, op: OpDef, args: tuple, needs: tuple[bool, ...], out
     if plan is None:
         plan = op.save_plan(needs)
     if plan.keep_args:
-        if plan.drop:
-            kept = list(args)
-            for p in plan.drop:
-                kept[p] = None
-            args = tuple(kept)
-        node._saved = args
-        versions = []
-        for p in plan.inputs:
-            x = args[p]
-            versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
-        node._versions = tuple(versions)
+        _keep_args(node, plan, args)
     else:
         node._saved = None
         node._versions = ()
@@ -535,6 +525,12 @@ def _save_args(node: Any, plan: Any, op: OpDef, args: tuple) -> None:
     defaults = op.defaults
     if len(args) != len(defaults):
         args = args + defaults[len(args):]
+    _keep_args(node, plan, args)
+
+
+def _keep_args(node: Any, plan: Any, args: tuple) -> None:
+    """Keep ``args`` on ``node`` but for those no derivative reads (``plan.drop``), with the
+    version of each saved input, checked when backward unpacks it."""
     if plan.drop:
         kept = list(args)
         for p in plan.drop:
