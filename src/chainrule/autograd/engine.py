@@ -472,24 +472,10 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     """For every node reachable from ``roots``, how many edges point at it."""
     deps: dict[Node, int] = {}
     get = deps.get
-    if len(roots) == 1:
-        # One root cannot be reached from itself (the graph is acyclic): no root set needed.
-        stack = [roots[0]]
-        push = stack.append
-        pop = stack.pop
-        while stack:
-            for child, _ in pop().next_functions:
-                if child is not None:
-                    count = get(child)
-                    if count is None:
-                        deps[child] = 1
-                        if child.next_functions:  # not a sink (an AccumulateGrad)
-                            push(child)
-                    else:
-                        deps[child] = count + 1
-        return deps
-    root_set = set(roots)
-    stack = list(root_set)
+    # Roots start on the stack, so one that another root reaches is not pushed again. A single
+    # root cannot be reached from itself (the graph is acyclic): it needs no such check.
+    root_set: set[Node] | tuple[()] = set(roots) if len(roots) > 1 else ()
+    stack = list(root_set or roots)
     push = stack.append
     pop = stack.pop
     while stack:
@@ -498,7 +484,8 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
                 count = get(child)
                 if count is None:
                     deps[child] = 1
-                    if child not in root_set:  # roots are expanded already
+                    # Sinks (AccumulateGrad) have nothing to expand.
+                    if child.next_functions and child not in root_set:
                         push(child)
                 else:
                     deps[child] = count + 1
