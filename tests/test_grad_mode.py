@@ -318,8 +318,13 @@ def test_decorating_a_class_warns_like_torch() -> None:
     def decorate(lib):
         @lib.no_grad()
         class Model:
-            pass
+            def __init__(self, scale: float) -> None:
+                self.grad_enabled = lib.is_grad_enabled()
+                self.scale = scale
 
-        return Model.__name__
+        model = Model(2.0)  # constructed inside the context, as PyTorch does
+        return Model.__name__, type(model).__name__, model.grad_enabled, model.scale, (
+            lib.is_grad_enabled()
+        )
 
     assert_same(decorate, check_warnings=True)

@@ -119,7 +119,8 @@ class _DecoratorContextManager:
                 stacklevel=2,
             )
             cls = func
-            return lambda *args, **kwargs: self.clone()(cls)(*args, **kwargs)  # type: ignore
+            # As PyTorch: calling the result constructs the class inside the context.
+            return lambda *args, **kwargs: self._construct(cls, args, kwargs)  # type: ignore
         if inspect.isgeneratorfunction(func):
             return self._wrap_generator(func)  # type: ignore[return-value]
 
@@ -154,6 +155,10 @@ class _DecoratorContextManager:
                         return stop.value
 
         return generator
+
+    def _construct(self, cls: type, args: tuple, kwargs: dict[str, Any]) -> Any:
+        with self.clone():
+            return cls(*args, **kwargs)
 
     def clone(self) -> _DecoratorContextManager:
         return self.__class__()
