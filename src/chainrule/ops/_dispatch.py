@@ -426,6 +426,7 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
     max_rest = n_params - 2
     # Two arrays of one dtype need no promotion (unless the op computes in floating point).
     same_dtype_ok = promote_mode is ARITH or promote_mode is COMPARE
+    check = op.check
 
     def public(x: Any = _MISSING, y: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or y is _MISSING or slow or len(rest) > max_rest:
@@ -451,6 +452,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
             ry = False
         else:
             return run_general(op, _full_args(op, (x, y, *rest)))
+        if check is not None:
+            check(a, b, *rest)
         if promote_mode is not KEEP and not (
             same_dtype_ok and type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype
         ) and _needs_promotion(promote_mode, a, b):

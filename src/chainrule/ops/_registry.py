@@ -112,8 +112,8 @@ class OpDef:
         check: Callable[..., None] | None = None,
     ) -> None:
         self.forward = _positional(forward)
-        # Called with the unwrapped arguments before type promotion (for errors that depend
-        # on the operands' own dtypes, e.g. subtraction of bools).
+        # Called with the unwrapped arguments before type promotion, on every path (for errors
+        # that depend on the operands' own dtypes, e.g. subtraction of bools).
         self.check = check
         self.name = forward.__name__
         self.node_name = node_name

@@ -39,6 +39,7 @@ def _is_bool(x: Any) -> bool:
 
 
 def _check_bool_sub(self, other, *_options):
+    """PyTorch's refusal of bool subtraction (the ops' ``check``, run before promotion)."""
     if _is_bool(self) and _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
@@ -104,7 +105,6 @@ def add(input, other, *, alpha=1):
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _sub(self, other):
-    _check_bool_sub(self, other)
     return self - other
 
 
@@ -120,7 +120,6 @@ def _(F, grad):
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _sub_alpha(self, other, alpha):
-    _check_bool_sub(self, other)
     return self - alpha * other
 
 
@@ -146,7 +145,6 @@ subtract = sub
 
 @op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _rsub_tensor(self, other, *, alpha=1):
-    _check_bool_sub(self, other)
     return other - self if alpha == 1 else other - alpha * self
 
 
@@ -160,9 +158,9 @@ def _(F, grad):
     return grad
 
 
-@op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",))
+@op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",),
+    check=_check_bool_sub)
 def _rsub_scalar(self, other, alpha=1):
-    _check_bool_sub(self, other)
     return other - self if alpha == 1 else other - alpha * self
 
 
