@@ -19,7 +19,7 @@ from ._dtype import dtype as DType
 from ._size import CPU, Size, device
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.grad_mode import state as _grad_state
-from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle
+from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle, short_name
 
 __all__ = ["Tensor", "make_tensor", "wrap"]
 
@@ -519,7 +519,7 @@ class Tensor:
         suffixes = []
         fn = self._grad_fn
         if fn is not None:
-            suffixes.append(f"grad_fn=<{fn.name().rpartition('::')[2]}>")
+            suffixes.append(f"grad_fn=<{short_name(fn)}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return format_tensor(

@@ -250,7 +250,7 @@ class FunctionCtx:
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    _fresh_grads = False  # outputs may be arrays the user's code still holds
+    _custom_function = True
     """The node (and ``ctx``) of one application of a custom :class:`Function`.
 
     Each ``Function`` subclass ``Exp`` gets its own subclass ``ExpBackward`` of this class
@@ -353,8 +353,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def _engine_array(self, g: Tensor, incoming: tuple) -> np.ndarray:
         """The array to hand the engine on the fast path. A user's backward may return a
-        tensor it keeps, so this node class tells the engine never to treat its outputs as
-        new memory (``_fresh_grads = False``): a leaf's ``.grad`` gets a copy."""
+        tensor it keeps; the engine then sees the array's other references and copies it
+        before it becomes a leaf's ``.grad`` (``engine._sole_owner``)."""
         return g._data
 
 

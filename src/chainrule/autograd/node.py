@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
+    "short_name",
 ]
 
 SECOND_BACKWARD_MESSAGE = (
@@ -96,9 +97,9 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "_anomaly_trace", "__weakref__")
 
     _n_out = 1
-    # Whether arrays this node's ``apply`` returns without a base are new memory nobody else
-    # holds (true for the op table's derivatives; false for user code such as custom Functions).
-    _fresh_grads = True
+    # Whether this is the node of a custom ``autograd.Function`` (whose views PyTorch refuses
+    # to modify in place).
+    _custom_function = False
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""
@@ -176,3 +177,10 @@ class AccumulateGrad(Node):
 
         accumulate_grad(self.variable, grads, create_graph)
         return ()
+
+
+def short_name(node: Node) -> str:
+    """The name reprs, drawings and steps show: ``name()`` without the
+    ``chainrule::autograd::`` prefix of ``AccumulateGrad`` and ``CopySlices`` (PyTorch prints
+    ``grad_fn=<CopySlices>`` although its ``name()`` is ``torch::autograd::CopySlices``)."""
+    return node.name().rpartition("::")[2]

@@ -32,7 +32,7 @@ import numpy as np
 from .._tensor import Tensor, wrap
 from .engine import GraphTask, _as_tensor_tuple, _make_root_grads, _root_edges
 from .grad_mode import state as _state
-from .node import Node
+from .node import Node, short_name
 
 __all__ = ["Step", "backward_steps"]
 
@@ -55,7 +55,7 @@ class Step:
     @property
     def name(self) -> str:
         """The node's short name, e.g. ``'MulBackward0'`` or ``'AccumulateGrad'``."""
-        return self.node.name().rpartition("::")[2]
+        return short_name(self.node)
 
 
 def _as_tensor(g: Any) -> Tensor | None:

@@ -117,9 +117,7 @@ class OpNode(Node):
             else:
                 out.append(derivative.fn(F, grads))
             i += 1
-        if release and (
-            self._versions or self._result is not None or type(self._saved) is PackedSaved
-        ):
+        if release:
             self.release()
         return out
 
@@ -217,11 +215,8 @@ class MultiOutputOpNode(OpNode):
             grads = [grads]  # the engine hands a single-output node its gradient unwrapped
         return OpNode.apply(self, self._materialize(grads, create_graph), create_graph)
 
-    def run_backward(self, grads: Any, create_graph: bool, release: bool) -> list[Any]:
-        outputs = self.apply(grads, create_graph)
-        if release:
-            self.release()
-        return outputs
+    # apply() wraps OpNode's, so the engine's entry point is the generic apply-then-release.
+    run_backward = Node.run_backward
 
     def _materialize(self, grads: list[Any], create_graph: bool) -> list[Any]:
         """Zeros for outputs that received no gradient."""

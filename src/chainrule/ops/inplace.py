@@ -58,7 +58,7 @@ def check_inplace(self: Tensor) -> None:
         return
     base = self._base
     fn = self._grad_fn
-    if base is not None and fn is not None and not fn._fresh_grads:
+    if base is not None and fn is not None and fn._custom_function:
         name = re.sub(r"Backward\d*$", "", fn.name())
         raise RuntimeError(_CUSTOM_VIEW_MESSAGE.format(nr=self._output_nr, name=name))
     if base is not None and base._grad_fn is None and base._requires_grad:

@@ -30,7 +30,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
-from ..autograd.node import ACCUMULATE_GRAD_SEQ, AccumulateGrad, Node
+from ..autograd.node import ACCUMULATE_GRAD_SEQ, AccumulateGrad, Node, short_name
 
 __all__ = [
     "BackwardGraph", "Output", "walk", "node_details", "tensor_summary", "dtype_name",
@@ -205,12 +205,6 @@ def _preorder(roots: list[Node]) -> tuple[list[Node], dict[Node, int]]:
     return nodes, index
 
 
-def display_name(node: Node) -> str:
-    """A node's short name: ``'AccumulateGrad'`` for a ``name()`` of
-    ``'chainrule::autograd::AccumulateGrad'``; every other node's ``name()`` unchanged."""
-    return node.name().rpartition("::")[2]
-
-
 def _names(nodes: list[Node]) -> list[str]:
     """Display name of every node: ``name()`` without the ``chainrule::autograd::`` prefix that
     ``AccumulateGrad`` and ``CopySlices`` carry (torchviz shows those by class name too).
@@ -223,7 +217,7 @@ def _names(nodes: list[Node]) -> list[str]:
         cls = type(node)
         name = by_type.get(cls)
         if name is None:
-            name = display_name(node)
+            name = short_name(node)
             if cls.name is default:
                 by_type[cls] = name
         add(name)
