@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import re
+import subprocess
+import sys
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -342,21 +344,54 @@ def test_mT_of_vector_matches_torch() -> None:
     assert_raises_same(lambda lib: lib.ones(3).mT)
 
 
-def test_float_of_requires_grad_tensor_warns_like_torch() -> None:
-    # A leaf converts silently; float() of a tensor with history warns once per process (as
-    # in PyTorch). Reset the once-flags so the comparison does not depend on test order.
-    assert_same(lambda lib: float(lib.tensor(2.0, requires_grad=True)), check_warnings=True)
-    import chainrule._tensor
+_SCALAR_WARNINGS = {
+    "float": """
+plain = lib.tensor(2.0)
+float(plain), int(plain), plain.item()
+report("no grad")
+leaf = lib.tensor(2.0, requires_grad=True)
+y = leaf * 2
+int(leaf), leaf.item(), int(y), y.item()
+report("int and item")
+float(leaf)
+report("first float")
+float(y), float(leaf), float(leaf * 3), lib.tensor([leaf])
+report("later conversions")
+""",
+    "tensor() first": """
+leaf = lib.tensor(2.0, requires_grad=True)
+lib.tensor([leaf])
+report("tensor([leaf])")
+lib.tensor([leaf, leaf]), float(leaf)
+report("later conversions")
+""",
+}
+_SCALAR_WARNINGS_PRELUDE = """
+import sys, warnings
+lib = __import__(sys.argv[1])
+warnings.simplefilter("always")
+caught = []
+warnings.showwarning = lambda message, category, filename, lineno, *rest: caught.append(
+    (category.__name__, str(message).split(chr(10))[0], filename))
+def report(what):
+    print(what, caught)
+"""
 
-    chainrule._tensor._FLOAT_WARNED[0] = False
-    x = chainrule.tensor(2.0, requires_grad=True) * 2
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        assert float(x) == 4.0 and int(x) == 4 and x.item() == 4.0
-        float(x)
-    assert [str(w.message).split("\n")[0] for w in caught] == [
-        "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."
-    ]
+
+@pytest.mark.parametrize("program", _SCALAR_WARNINGS)
+def test_scalar_conversion_warns_like_torch(program: str) -> None:
+    """PyTorch warns once per process, from ``float()`` and ``tensor([t])`` (not ``int()`` nor
+    ``item()``), for a tensor that requires grad, pointing at the user's line: each library
+    runs in a fresh interpreter so the once-flag starts unset."""
+    def run(name: str) -> str:
+        code = _SCALAR_WARNINGS_PRELUDE + _SCALAR_WARNINGS[program]
+        done = subprocess.run([sys.executable, "-c", code, name],
+                              capture_output=True, text=True, check=True)
+        return done.stdout
+
+    ours, theirs = run("chainrule"), run("torch")
+    assert "Converting a tensor with requires_grad=True" in theirs
+    assert ours == theirs
 
 
 def test_stride_of_empty_tensor_matches_torch() -> None:

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _dtype
 from ._dtype import dtype as DType
+from ._frames import user_stacklevel
 from ._size import CPU, Size, device
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.grad_mode import state as _grad_state
@@ -485,16 +486,8 @@ class Tensor:
         return self._data.item()
 
     def __float__(self) -> float:
-        # PyTorch warns once per process, from float() only, and only for a tensor with history
-        # (not for a leaf, nor from int() or item()).
-        if self._grad_fn is not None and not _FLOAT_WARNED[0]:
-            _FLOAT_WARNED[0] = True
-            warnings.warn(
-                "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
-                "behavior.\nConsider using tensor.detach() first.",
-                UserWarning,
-                stacklevel=2,
-            )
+        if self._requires_grad:  # (int() and item() do not warn in PyTorch)
+            warn_scalar_conversion()
         return float(self._scalar())
 
     def __int__(self) -> int:
@@ -608,7 +601,21 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._retains_grad = False
 
 
-_FLOAT_WARNED = [False]  # float() of a tensor with history has warned (PyTorch warns once)
+_SCALAR_WARNED = [False]
+
+
+def warn_scalar_conversion() -> None:
+    """PyTorch's warning for turning a tensor that requires grad into a Python number
+    (``float(t)``, ``tensor([t])``): given once per process, whichever call comes first, and
+    pointing at the user's line."""
+    if not _SCALAR_WARNED[0]:
+        _SCALAR_WARNED[0] = True
+        warnings.warn(
+            "Converting a tensor with requires_grad=True to a scalar may lead to unexpected "
+            "behavior.\nConsider using tensor.detach() first.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 # Inference tensors by id. Not a WeakSet: membership there compares with ``==``, which for
 # tensors is elementwise. The weak reference's callback forgets a tensor when it dies.

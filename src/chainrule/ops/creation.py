@@ -16,7 +16,7 @@ from .._dtype import dtype as DType
 from .._dtype import to_dtype
 from .._size import Size, check_available
 from .._size import device as Device
-from .._tensor import Tensor, make_tensor, wrap
+from .._tensor import Tensor, make_tensor, warn_scalar_conversion, wrap
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "scalar_tensor", "zeros", "ones", "full",
@@ -40,10 +40,6 @@ _NDARRAY_LIST_WARNING = (
     "Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider "
     "converting the list to a single numpy.ndarray with numpy.array() before converting to a "
     "tensor."
-)
-_REQUIRES_GRAD_SCALAR_WARNING = (
-    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-    "Consider using tensor.detach() first."
 )
 _warned_ndarray_list = [False]
 
@@ -132,7 +128,7 @@ def _scalar_value(item: Any, target: DType) -> Any:
         if item._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if item._requires_grad:
-            warnings.warn(_REQUIRES_GRAD_SCALAR_WARNING, UserWarning, stacklevel=4)
+            warn_scalar_conversion()
         return item._data.item()
     if isinstance(item, numbers.Number | np.generic):
         return item
@@ -238,6 +234,8 @@ def tensor(
         tensor([[1, 2],
                 [3, 4]])
     """
+    if type(requires_grad) is not builtins.bool:
+        _check_requires_grad("tensor", requires_grad, none_ok=False)
     if (
         type(data) is list and dtype is None and device is None and data
         and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
@@ -400,6 +398,16 @@ def _type_name(value: Any) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+def _check_requires_grad(name: str, value: Any, none_ok: bool = True) -> builtins.bool:
+    """``requires_grad`` as a bool, or PyTorch's TypeError for anything else (1, numpy.bool).
+    The factories (``zeros`` ...) take None as the default; ``tensor()`` does not."""
+    if type(value) is builtins.bool:
+        return value
+    if value is None and none_ok:
+        return False
+    raise TypeError(f"{name}(): argument 'requires_grad' must be bool, not {_type_name(value)}")
+
+
 def _is_int_like(value: Any) -> bool:
     """An int, a NumPy integer or an integer tensor of one element (bool counts, as in PyTorch)."""
     if isinstance(value, int | np.integer):
@@ -443,6 +451,7 @@ def _size_args(name: str, size: tuple, position: int = 1) -> tuple[int, ...]:
 
 
 def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+    requires_grad = _check_requires_grad(name, requires_grad)
     shape = _size_args(name, size)
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     if fill is None:
@@ -526,35 +535,38 @@ def full(size: Sequence[int], fill_value: Any, *, out: Any = None, dtype: Any = 
     return _filled("full", fill_value, (tuple(size),), d, requires_grad)
 
 
-def _like(x: Tensor, dtype: Any) -> tuple[tuple[int, ...], DType]:
-    return x._data.shape, _resolve_dtype(dtype) or x.dtype
+def _like(name: str, x: Tensor, dtype: Any, requires_grad: Any) -> tuple[Any, DType, bool]:
+    """Shape, dtype and requires_grad of a ``*_like`` result (``name`` for errors)."""
+    return x._data.shape, _resolve_dtype(dtype) or x.dtype, _check_requires_grad(
+        name, requires_grad
+    )
 
 
 def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``."""
-    shape, d = _like(input, dtype)
+    shape, d, requires_grad = _like("zeros_like", input, dtype, requires_grad)
     return make_tensor(np.zeros(shape, dtype=d.np), requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Ones with the shape (and dtype) of ``input``."""
-    shape, d = _like(input, dtype)
+    shape, d, requires_grad = _like("ones_like", input, dtype, requires_grad)
     return make_tensor(np.ones(shape, dtype=d.np), requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
                requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """Uninitialised, with the shape (and dtype) of ``input``."""
-    shape, d = _like(input, dtype)
+    shape, d, requires_grad = _like("empty_like", input, dtype, requires_grad)
     return make_tensor(np.empty(shape, dtype=d.np), requires_grad)
 
 
 def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None,
               device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
-    shape, d = _like(input, dtype)
+    shape, d, requires_grad = _like("full_like", input, dtype, requires_grad)
     return make_tensor(np.full(shape, fill_value, dtype=d.np), requires_grad)
 
 

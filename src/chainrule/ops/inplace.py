@@ -18,13 +18,13 @@ write, beyond PyTorch's message.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
+from .._frames import user_frame
 from .._tensor import Tensor, current_grad_fn, gradient_edge, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ..autograd.node import Node, next_sequence_nr
@@ -69,10 +69,7 @@ def check_inplace(self: Tensor) -> None:
 
 def _caller_location() -> str:
     """``file:line`` of the first frame outside chainrule (where the user wrote the op)."""
-    frame = sys._getframe(2)
-    package = __name__.rsplit(".", 2)[0]
-    while frame is not None and frame.f_globals.get("__name__", "").startswith(package + "."):
-        frame = frame.f_back
+    frame = user_frame()
     if frame is None:
         return "<unknown>"
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"
