@@ -11,10 +11,16 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,viz,train,fast]'
 	touch $(STAMP)
 
+# System packages (Graphviz for drawings, Chromium for the browser tests), installed when this
+# runs as root or with password-less sudo; otherwise the tests that need them skip with a reason.
+SYSTEM_PACKAGES := scripts/system-packages.sh
+
 demo: $(STAMP)
+	@$(SYSTEM_PACKAGES) dot:graphviz
 	$(PY) -m chainrule demo
 
 test: $(STAMP)
+	@$(SYSTEM_PACKAGES) dot:graphviz chromium:chromium
 	$(PY) -m ruff check src tests benchmarks
 	$(PY) -m pytest
 

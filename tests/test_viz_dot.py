@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import warnings
 
 import pytest
@@ -15,12 +13,11 @@ from chainrule import viz
 from chainrule.cli import graph as graph_cli
 from chainrule.viz.dot import GraphvizMissingWarning
 
+from .conftest import require_dot
+
 NASTY = '<script>alert("x")</script>\\l & </svg>'
 
-requires_dot = pytest.mark.skipif(
-    shutil.which("dot") is None and not os.environ.get("CI"),
-    reason="Graphviz's dot is not installed (CI installs it: .ci/run)",
-)
+requires_dot = pytest.mark.usefixtures("needs_dot")
 
 
 def seed():
@@ -150,8 +147,8 @@ loss = (model(torch.ones(4, 3)) * w).sum()
 
 @pytest.mark.parametrize("suffix", [".dot", ".txt", ".svg", ".html"])
 def test_cli_graph(tmp_path, capsys, suffix):
-    if suffix in (".svg", ".html") and shutil.which("dot") is None and not os.environ.get("CI"):
-        pytest.skip("Graphviz's dot is not installed")
+    if suffix in (".svg", ".html"):
+        require_dot()
     script = tmp_path / "train.py"
     script.write_text(SCRIPT)
     out = tmp_path / f"graph{suffix}"
