@@ -1,8 +1,10 @@
 """``python -m benchmarks`` / ``make bench`` / ``python -m chainrule bench``: run the suite.
 
-Runs the chosen workloads, prints the table, and writes ``results.md`` and ``results.json``
-next to this file (or into ``--output-dir``). ``--profile WORKLOAD`` instead runs chainrule's
-part of one workload under cProfile and prints the 25 functions with the most own time.
+Runs the chosen workloads and prints the table. With ``--write-results`` it also writes
+``results.md`` and ``results.json`` next to this file (or into ``--output-dir``): the tracked
+copies change only when asked, so a user's checkout stays clean. ``--profile WORKLOAD`` instead
+runs chainrule's part of one workload under cProfile and prints the 25 functions with the most
+own time.
 """
 
 from __future__ import annotations
@@ -120,10 +122,11 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--profile", choices=list(WORKLOADS), metavar="WORKLOAD",
                         help="instead of timing, cProfile chainrule's part of WORKLOAD "
                              "(top 25 functions by own time)")
+    parser.add_argument("--write-results", action="store_true",
+                        help="also write results.md and results.json (the tracked copies, or "
+                             "into --output-dir)")
     parser.add_argument("--output-dir", type=Path, default=DEFAULT_OUTPUT, metavar="DIR",
-                        help="where to write results.md and results.json (default: %(default)s)")
-    parser.add_argument("--no-save", action="store_true",
-                        help="print the table only; do not write results.md/results.json")
+                        help="where --write-results writes (default: %(default)s)")
     return parser
 
 
@@ -150,7 +153,7 @@ def main(argv: Sequence[str] | None = None, prog: str = "python -m benchmarks") 
     workloads = args.only or list(WORKLOADS)
     report = run_suite(config, workloads, command_line(prog.removeprefix("python "), args_list))
     print(report.text())
-    if not args.no_save:
+    if args.write_results:
         md, js = report.save(args.output_dir)
         print(f"\nwrote {md} and {js}")
     return 0

@@ -19,6 +19,8 @@ from benchmarks.report import Report
 import chainrule
 from chainrule.cli import bench
 
+pytestmark = pytest.mark.slow
+
 EXPECTED_ROWS = {
     "tiny": ["tiny"],
     "mlp": ["mlp"],
@@ -99,11 +101,15 @@ def test_profile(workload: str) -> None:
     assert "tottime" in text
 
 
-def test_cli_quick_only_tiny(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["--only", "tiny", "--quick", "--repeat", "1", "--no-save"]) == 0
+def test_cli_quick_only_tiny(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    args = ["--only", "tiny", "--quick", "--repeat", "1", "--output-dir", str(tmp_path)]
+    assert main(args) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:2] == ["workload", "size"]
     assert "tiny" in out
+    assert list(tmp_path.iterdir()) == []  # results are written only when asked
+    assert main([*args, "--write-results"]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.json", "results.md"]
 
 
 def test_cli_rejects_unknown_workload() -> None:
