@@ -13,6 +13,7 @@ import chainrule
 from chainrule.cli import train
 
 
+@pytest.mark.slow
 def test_default_mlp_run_exceeds_97_percent(tmp_path) -> None:
     result = train.run(out=str(tmp_path), quiet=True)
     assert result["model"] == "mlp" and result["epochs"] == train.DEFAULTS["mlp"]["epochs"]
@@ -36,6 +37,7 @@ def test_default_mlp_run_exceeds_97_percent(tmp_path) -> None:
     assert accuracy == pytest.approx(result["accuracy"])
 
 
+@pytest.mark.slow
 def test_cnn_command_line(tmp_path, capsys) -> None:
     code = train.main(["--model", "cnn", "--epochs", "4", "--out", str(tmp_path), "--quiet",
                        "--seed", "1"])
@@ -49,6 +51,7 @@ def test_cnn_command_line(tmp_path, capsys) -> None:
     assert accuracy > 80  # 4 of the default 15 epochs (which reach about 99%)
 
 
+@pytest.mark.slow
 def test_runs_are_reproducible(tmp_path) -> None:
     first = train.run(epochs=2, out=str(tmp_path / "a"), quiet=True, seed=3)
     second = train.run(epochs=2, out=str(tmp_path / "b"), quiet=True, seed=3)
@@ -75,3 +78,23 @@ def test_python_m_chainrule_train_dispatches() -> None:
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0
     assert done.stdout.startswith("usage: python -m chainrule train")
+
+
+def test_missing_training_extra_says_what_to_install(monkeypatch, capsys, tmp_path) -> None:
+    monkeypatch.setitem(sys.modules, "tqdm", None)  # as if tqdm were not installed
+    assert train.main(["--epochs", "1", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "tqdm" in err and "pip install 'chainrule[train]'" in err
+    assert not list(tmp_path.iterdir())  # nothing trained, nothing written
+
+
+def test_version_option() -> None:
+    import importlib.metadata
+
+    import chainrule
+
+    done = subprocess.run([sys.executable, "-m", "chainrule", "--version"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert done.stdout == f"chainrule {chainrule.__version__}\n"
+    assert chainrule.__version__ == importlib.metadata.version("chainrule")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from . import __version__
+
 COMMANDS = {
     "demo": "the seed example, its graph, and a short training run",
     "train": "train a small network on scikit-learn's handwritten digits",
@@ -20,7 +22,8 @@ def _usage() -> str:
     lines = ["usage: python -m chainrule <command> [options]", "", "commands:"]
     lines.extend(f"  {name:<7} {text}" for name, text in COMMANDS.items())
     lines.append("")
-    lines.append("Run 'python -m chainrule <command> --help' for a command's options.")
+    lines.append("Run 'python -m chainrule <command> --help' for a command's options, "
+                 "'python -m chainrule --version' for the version.")
     return "\n".join(lines)
 
 
@@ -29,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if not args or args[0] in ("-h", "--help"):
         print(_usage())
+        return 0
+    if args[0] in ("-V", "--version"):
+        print(f"chainrule {__version__}")
         return 0
     command, rest = args[0], args[1:]
     if command not in COMMANDS:

@@ -92,9 +92,13 @@ def train_and_explore(out: Path, epochs: int | None, model: str) -> list[Path]:
     import chainrule as torch
     from chainrule import viz
 
-    from .train import build_model, load_digits_tensors, run
+    from .train import build_model, load_digits_tensors, missing_extras, run
 
     _heading(f"3. Training a small {model.upper()} on scikit-learn's handwritten digits")
+    problem = missing_extras()
+    if problem is not None:
+        print(f"skipped: {problem}")
+        return []
     result = run(epochs=epochs, model=model, out=str(out))
     print(
         f"test accuracy: {100 * result['accuracy']:.2f}% on {result['test_size']} images "

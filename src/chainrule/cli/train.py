@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["run", "main", "build_model", "load_digits_tensors", "DEFAULTS"]
+__all__ = ["run", "main", "build_model", "load_digits_tensors", "missing_extras", "DEFAULTS"]
 
 PROG = "python -m chainrule train"
 
@@ -28,6 +28,29 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "mlp": {"epochs": 30, "lr": 2e-3, "batch_size": 32},
     "cnn": {"epochs": 15, "lr": 3e-3, "batch_size": 32},
 }
+
+
+# The optional libraries training uses (the ``train`` extra): import name -> distribution name.
+TRAINING_EXTRAS = {
+    "tqdm": "tqdm", "sklearn": "scikit-learn", "matplotlib": "matplotlib",
+    "safetensors": "safetensors",
+}
+
+
+def missing_extras() -> str | None:
+    """What to install to train, if one of the ``train`` extra's libraries is missing."""
+    missing = []
+    for module, distribution in TRAINING_EXTRAS.items():
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(distribution)
+    if not missing:
+        return None
+    return (
+        f"training needs {', '.join(missing)} (chainrule's 'train' extra): "
+        "pip install 'chainrule[train]', or run `make demo` in a checkout, which installs it"
+    )
 
 
 def build_model(kind: str) -> Any:
@@ -214,6 +237,10 @@ def main(argv: list[str] | None = None) -> int:
             _parser().error(f"--{name.replace('_', '-')} must be positive")
     if args.lr is not None and args.lr <= 0:
         _parser().error("--lr must be positive")
+    problem = missing_extras()
+    if problem is not None:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+        return 2
     result = run(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size, model=args.model,
                  seed=args.seed, out=args.out, quiet=args.quiet)
     correct = round(result["accuracy"] * result["test_size"])
