@@ -4,16 +4,78 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 import chainrule
 
-torch = pytest.importorskip("torch")
+REFERENCE_TORCH = "2.13.0"
+
+try:
+    import torch
+except ImportError as error:  # the suite is differential: without its reference it proves nothing
+    raise ImportError(
+        f"the tests compare chainrule with PyTorch and need torch=={REFERENCE_TORCH} (CPU build); "
+        "`make test` installs it into .venv"
+    ) from error
+if torch.__version__.split("+")[0] != REFERENCE_TORCH:
+    raise ImportError(
+        f"the tests compare with PyTorch {REFERENCE_TORCH}, but torch {torch.__version__} is "
+        "installed; `make test` installs the pinned version"
+    )
 
 os.environ.setdefault("PYTHONHASHSEED", "0")
+
+# Property tests draw the same examples on every run, so a failure seen once is seen again.
+settings.register_profile("chainrule", derandomize=True, print_blob=True, deadline=None)
+settings.load_profile("chainrule")
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Say what the run compares against and how hypothesis draws examples."""
+    return [
+        f"reference: torch {torch.__version__}, numpy {np.__version__}",
+        "hypothesis: profile 'chainrule', derandomized (each test's examples are fixed by its "
+        "name; a failure prints the blob to reproduce it)",
+    ]
+
+
+def _system_tool_missing(what: str, install: str) -> None:
+    """Skip a test whose system tool is missing; in CI (``CI`` set) fail instead.
+
+    ``make test`` installs Graphviz and Chromium when it can (as root or with sudo): see
+    ``scripts/system-packages.sh``. A user without them still gets a green run, with the skip
+    saying what to install.
+    """
+    message = f"{what} is not installed ({install}; `make test` installs it as root or with sudo)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def require_dot() -> None:
+    """Skip (fail in CI) unless Graphviz's ``dot`` is on the PATH."""
+    if shutil.which("dot") is None:
+        _system_tool_missing("Graphviz's dot", "apt-get install graphviz")
+
+
+def require_chromium() -> str:
+    """The Chromium executable; skip (fail in CI) when there is none."""
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(chromium).exists():
+        _system_tool_missing("Chromium", "apt-get install chromium")
+    return chromium
+
+
+@pytest.fixture
+def needs_dot() -> None:
+    """For tests that render with Graphviz: ``@pytest.mark.usefixtures("needs_dot")``."""
+    require_dot()
 
 
 def to_torch(x: chainrule.Tensor, requires_grad: bool | None = None) -> torch.Tensor:

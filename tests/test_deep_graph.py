@@ -37,6 +37,7 @@ def _chain(x: chainrule.Tensor, length: int, factor: float) -> chainrule.Tensor:
     return y
 
 
+@pytest.mark.slow
 def test_backward_through_a_million_ops_and_free_the_graph() -> None:
     length = 1_000_000
     factor = 1.000001

@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,7 +27,6 @@ import chainrule._special as special
 
 from .conftest import assert_close, torch
 
-mpmath = pytest.importorskip("mpmath")
 mpmath.mp.dps = 40
 
 T = np.float64

@@ -27,6 +27,7 @@ def test_grad_mode_is_thread_local() -> None:
         assert not chainrule.is_grad_enabled()
         done.set()
         thread.join(5)
+    assert not thread.is_alive()
     assert seen == {"start": True, "end": True}
 
 
@@ -49,7 +50,9 @@ def test_concurrent_backward_on_independent_graphs() -> None:
         t.start()
     for t in threads:
         t.join(60)
+    assert not any(t.is_alive() for t in threads), "a thread did not finish"
     assert not errors
+    assert sorted(results) == [1, 2, 3, 4]  # every thread got its result
     for k, grad in results.items():
         w = np.arange(1.0, 4.0) * k
         expected = 2 * w * np.exp(w * w) * 0.001 + np.cos(w)
@@ -70,4 +73,5 @@ def test_no_grad_in_one_thread_does_not_stop_recording_in_another() -> None:
     with chainrule.no_grad():
         barrier.wait(5)
         thread.join(5)
+    assert not thread.is_alive()
     assert recorded == [True]
