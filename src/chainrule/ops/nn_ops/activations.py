@@ -266,9 +266,14 @@ def _hardsigmoid(self):
     return (np.clip(self + 3, 0, 6) / 6).astype(self.dtype, copy=False)
 
 
+# PyTorch's hardsigmoid_backward multiplies by 1/6 rounded to float32, in every dtype (float64
+# too): 0.1666666716337204, not 1/6.
+_ONE_SIXTH_AS_FLOAT32 = float(np.float32(1 / 6))
+
+
 @_hardsigmoid.derivative("self")
 def _(F, grad, self):
-    return F.where((self > -3) & (self < 3), grad / 6, 0)
+    return F.where((self > -3) & (self < 3), grad * _ONE_SIXTH_AS_FLOAT32, 0)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:

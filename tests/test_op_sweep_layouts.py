@@ -1,0 +1,272 @@
+"""Every entry of the op table on inputs that are not fresh contiguous leaves.
+
+Layout bugs (a kernel that assumes C order, a derivative that writes through a stride-0 view,
+a gradient that is not reduced onto an expanded input's base) hide when every input is a new
+contiguous array. Each sample of each :class:`~tests.opinfos.OpInfo` runs here with its tensor
+inputs made, in both libraries in the same way, as
+
+* ``transposed``: a contiguous leaf of the reversed shape, permuted back (reversed strides);
+* ``strided``: every other element of a leaf twice as long in the last dimension (the skipped
+  elements hold a sentinel, so reading them shows);
+* ``expanded``: the first row of the sample broadcast along the first dimension (stride 0);
+* ``view``: a flat leaf viewed in the sample's shape (a view with a base).
+
+Values and output strides equal PyTorch's; the gradients with respect to the leaves (the
+storage behind each input, so a gradient written to the wrong place shows) equal PyTorch's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import assert_close, torch
+from .opinfos import ALL_OPS, OpInfo
+from .test_op_sweep import _flat_outputs, _inputs, _requires, _tolerances
+
+SENTINEL = 1234.5  # the skipped elements of a strided input: a kernel that reads them is wrong
+
+
+def _transposed(lib: Any, a: np.ndarray, requires: bool) -> tuple[Any, Any]:
+    order = tuple(reversed(range(a.ndim)))
+    leaf = lib.from_numpy(np.ascontiguousarray(a.transpose(order))).requires_grad_(requires)
+    return leaf, leaf.permute(order)
+
+
+def _strided(lib: Any, a: np.ndarray, requires: bool) -> tuple[Any, Any]:
+    storage = np.full(a.shape[:-1] + (2 * a.shape[-1],), SENTINEL, dtype=a.dtype)
+    storage[..., ::2] = a
+    leaf = lib.from_numpy(storage).requires_grad_(requires)
+    return leaf, leaf[..., ::2]
+
+
+def _expanded(lib: Any, a: np.ndarray, requires: bool) -> tuple[Any, Any]:
+    leaf = lib.from_numpy(np.ascontiguousarray(a[:1])).requires_grad_(requires)
+    return leaf, leaf.expand(a.shape)
+
+
+def _view(lib: Any, a: np.ndarray, requires: bool) -> tuple[Any, Any]:
+    leaf = lib.from_numpy(a.reshape(-1).copy()).requires_grad_(requires)
+    return leaf, leaf.view(a.shape)
+
+
+Maker = Callable[[Any, np.ndarray, bool], tuple[Any, Any]]
+
+#: Layout name -> (applies to an array of this shape?, how to build it).
+LAYOUTS: dict[str, tuple[Callable[[tuple[int, ...]], bool], Maker]] = {
+    "transposed": (lambda s: len(s) >= 2 and sum(n > 1 for n in s) >= 2, _transposed),
+    "strided": (lambda s: len(s) >= 1 and s[-1] > 0, _strided),
+    "expanded": (lambda s: len(s) >= 1 and s[0] > 1, _expanded),
+    "view": (lambda s: len(s) >= 1, _view),
+}
+
+
+def _applies(info: OpInfo, arrays: list[np.ndarray], layout: str) -> bool:
+    if layout == "expanded" and info.make_inputs is not None:
+        return False  # its samples are chosen (distinct values ...): repeated rows would tie
+    fits = LAYOUTS[layout][0]
+    return any(fits(a.shape) for a in arrays)
+
+
+def _layout(t: Any) -> tuple[tuple[int, int], ...]:
+    """Size and stride of the dimensions longer than 1: where the elements are in memory (the
+    stride of a dimension of size 0 or 1 is never used, and PyTorch's own contiguity ignores it).
+    """
+    if t.numel() == 0:
+        return ()
+    return tuple((n, s) for n, s in zip(t.shape, t.stride(), strict=True) if n > 1)
+
+
+def _cases() -> list[Any]:
+    cases = []
+    for info in ALL_OPS:
+        for index in range(len(info.shapes)):
+            arrays = _inputs(info, index, "float64")
+            for layout in LAYOUTS:
+                if _applies(info, arrays, layout):
+                    case_id = f"{info.name}-{index}-{layout}"
+                    cases.append(pytest.param(info, index, layout, id=case_id))
+    return cases
+
+
+def _build(lib: Any, arrays: list[np.ndarray], requires: list[bool], layout: str
+           ) -> tuple[list[Any], list[Any]]:
+    """The leaves (what gradients are taken with respect to) and the op's inputs."""
+    fits, make = LAYOUTS[layout]
+    leaves, inputs = [], []
+    for a, r in zip(arrays, requires, strict=True):
+        if fits(a.shape):
+            leaf, x = make(lib, a, r)
+        else:
+            leaf = x = lib.from_numpy(a.copy()).requires_grad_(r)
+        leaves.append(leaf)
+        inputs.append(x)
+    return leaves, inputs
+
+
+@pytest.mark.parametrize(("info", "index", "layout"), _cases())
+def test_layouts_match_torch(info: OpInfo, index: int, layout: str) -> None:
+    dtype = "float64"
+    arrays = _inputs(info, index, dtype)
+    requires = _requires(info, arrays)
+    rtol, atol = _tolerances(info, dtype)
+    ours_leaves, ours_in = _build(chainrule, arrays, requires, layout)
+    theirs_leaves, theirs_in = _build(torch, arrays, requires, layout)
+    try:
+        theirs = _flat_outputs(info.fn(torch, *theirs_in))
+    except RuntimeError as error:  # e.g. view() of a transposed input: the same error
+        with pytest.raises(type(error)) as ours_error:
+            info.fn(chainrule, *ours_in)
+        assert str(ours_error.value).split("(")[0] == str(error).split("(")[0]
+        return
+    ours = _flat_outputs(info.fn(chainrule, *ours_in))
+    assert len(ours) == len(theirs)
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        assert_close(a, b, rtol, atol, what=f"{info.name} ({layout}) output {i}")
+    diff = [(a, b) for a, b in zip(ours, theirs, strict=True) if b.requires_grad]
+    if not any(requires) or not diff:
+        return
+    rng = np.random.default_rng(321)
+    cotangents = [rng.standard_normal(b.shape) for _, b in diff]
+    ours_x = [x for x, r in zip(ours_leaves, requires, strict=True) if r]
+    theirs_x = [x for x, r in zip(theirs_leaves, requires, strict=True) if r]
+    g_ours = chainrule.autograd.grad(
+        [a for a, _ in diff], ours_x, [chainrule.from_numpy(c.copy()) for c in cotangents],
+        allow_unused=True,
+    )
+    g_theirs = torch.autograd.grad(
+        [b for _, b in diff], theirs_x, [torch.from_numpy(c.copy()) for c in cotangents],
+        allow_unused=True,
+    )
+    for i, (a, b) in enumerate(zip(g_ours, g_theirs, strict=True)):
+        if b is None:
+            assert a is None or not np.any(a.numpy()), f"{info.name} ({layout}) grad {i}"
+            continue
+        assert_close(a, b, rtol * 10, atol * 10, what=f"{info.name} ({layout}) grad {i}")
+
+
+#: Samples whose output layout is not yet PyTorch's. Values and gradients are right
+#: (test_layouts_match_torch); the output's strides are not, so a ``.view()`` of it can raise
+#: where PyTorch's works. Each is a strict xfail: fixing one fails its test until it is taken off
+#: this list.
+KNOWN_LAYOUT_DIFFERENCES: frozenset[str] = frozenset({
+    "adaptive_avg_pool1d-0-transposed",
+    "adaptive_avg_pool2d-0-transposed",
+    "adaptive_avg_pool2d_1-0-transposed",
+    "all_dim_keepdim-1-transposed",
+    "amax_dim-1-transposed",
+    "any_float-1-transposed",
+    "batch_norm_eval-0-transposed",
+    "batch_norm_eval_bias-0-transposed",
+    "batch_norm_train-0-transposed", "batch_norm_train-1-transposed",
+    "batch_norm_train_bias-0-transposed",
+    "cat-0-expanded", "cat-0-transposed",
+    "cat_dim1_repeated_input-0-expanded", "cat_dim1_repeated_input-0-transposed",
+    "cat_legacy_empty-0-expanded", "cat_legacy_empty-0-transposed",
+    "cat_promotes-0-expanded", "cat_promotes-0-transposed",
+    "cat_single-0-expanded", "cat_single-0-transposed",
+    "cat_sq-0-expanded", "cat_sq-0-transposed",
+    "chain_logsumexp_max-1-transposed",
+    "column_stack-1-expanded", "column_stack-1-transposed",
+    "concat-0-expanded", "concat-0-transposed",
+    "concatenate-0-expanded", "concatenate-0-transposed",
+    "cross_entropy_3d_none-0-transposed",
+    "cumprod-0-transposed", "cumprod-1-transposed",
+    "cumprod_dim0-0-transposed",
+    "cumprod_zeros-0-transposed",
+    "cumsum-0-transposed", "cumsum-1-transposed",
+    "cumsum_dtype-0-transposed", "cumsum_dtype-1-transposed",
+    "cumsum_neg_dim-0-transposed",
+    "dstack-1-expanded", "dstack-1-transposed",
+    "flip-0-transposed", "flip-2-transposed",
+    "flip_dims-0-transposed",
+    "flip_keyword-0-transposed",
+    "flip_sq-0-transposed",
+    "fliplr_flipud-0-transposed",
+    "getitem_bool_tensor-0-expanded", "getitem_bool_tensor-0-strided",
+    "getitem_bool_tensor-0-transposed", "getitem_bool_tensor-0-view",
+    "getitem_int_slice_list-0-expanded", "getitem_int_slice_list-0-strided",
+    "getitem_int_slice_list-0-transposed", "getitem_int_slice_list-0-view",
+    "getitem_none_and_list-0-expanded", "getitem_none_and_list-0-strided",
+    "getitem_none_and_list-0-transposed", "getitem_none_and_list-0-view",
+    "getitem_python_bools-0-expanded",
+    "hstack-1-expanded", "hstack-1-transposed",
+    "index_put-0-transposed", "index_put-1-transposed",
+    "index_put_accumulate-0-transposed",
+    "index_put_sq-0-transposed",
+    "layer_norm-0-transposed",
+    "layer_norm_2d_noaffine-0-transposed",
+    "layer_norm_bias-0-transposed",
+    "logsigmoid-0-transposed",
+    "logsumexp_dim-1-transposed",
+    "logsumexp_large-1-transposed",
+    "masked_fill-0-transposed",
+    "masked_fill_sq-0-transposed",
+    "masked_fill_tensor_value-0-transposed",
+    "norm_1_5-1-transposed",
+    "norm_1_dim-1-transposed",
+    "norm_2_dim-1-transposed",
+    "norm_3_dim-1-transposed",
+    "norm_inf_dim-1-transposed",
+    "norm_neg_1-1-transposed",
+    "norm_neg_inf_dim-1-transposed",
+    "prod_dim-1-transposed",
+    "prod_dim_keepdim-1-transposed",
+    "put-0-transposed",
+    "put_accumulate-0-transposed",
+    "put_sq-0-transposed",
+    "roll_dims-0-expanded", "roll_dims-0-transposed",
+    "roll_sq-0-expanded", "roll_sq-0-transposed",
+    "row_stack-1-expanded", "row_stack-1-transposed",
+    "rpow_scalar-0-transposed", "rpow_scalar-3-transposed",
+    "setitem_no_grad-0-transposed",
+    "softmin-0-transposed",
+    "stack-0-expanded", "stack-0-transposed",
+    "stack_sq-0-expanded", "stack_sq-0-transposed",
+    "stack_three-0-expanded", "stack_three-0-transposed",
+    "std_dim_keepdim-1-transposed",
+    "std_mean_std_only-1-transposed",
+    "sum_dim-1-transposed",
+    "tril-1-transposed",
+    "triu-1-transposed",
+    "var_correction-1-transposed",
+    "var_correction_half-1-transposed",
+    "var_dim-1-transposed",
+    "var_mean_dim-1-transposed",
+    "var_mean_mean_only-1-transposed",
+    "var_unbiased_false-1-transposed",
+    "vstack-1-expanded", "vstack-1-transposed",
+})
+
+
+def _stride_cases() -> list[Any]:
+    cases = []
+    for case in _cases():
+        if case.id in KNOWN_LAYOUT_DIFFERENCES:
+            case = pytest.param(*case.values, id=case.id, marks=pytest.mark.xfail(
+                strict=True, reason="output layout differs from PyTorch's (issue 21)"))
+        cases.append(case)
+    return cases
+
+
+@pytest.mark.parametrize(("info", "index", "layout"), _stride_cases())
+def test_output_layouts_match_torch(info: OpInfo, index: int, layout: str) -> None:
+    """Where the output's elements lie in memory (decides whether ``.view()`` works on it)."""
+    arrays = _inputs(info, index, "float64")
+    requires = [False] * len(arrays)
+    _, ours_in = _build(chainrule, arrays, requires, layout)
+    _, theirs_in = _build(torch, arrays, requires, layout)
+    try:
+        theirs = _flat_outputs(info.fn(torch, *theirs_in))
+    except RuntimeError:
+        return  # compared in test_layouts_match_torch
+    ours = _flat_outputs(info.fn(chainrule, *ours_in))
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        assert _layout(a) == _layout(b), (
+            f"{info.name} ({layout}) output {i}: strides {a.stride()} != {b.stride()}"
+        )
