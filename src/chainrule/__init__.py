@@ -83,10 +83,7 @@ CharTensor = _legacy("CharTensor", int8)
 ByteTensor = _legacy("ByteTensor", uint8)
 BoolTensor = _legacy("BoolTensor", bool)
 
-strided = "chainrule.strided"
-contiguous_format = "chainrule.contiguous_format"
-preserve_format = "chainrule.preserve_format"
-channels_last = "chainrule.channels_last"
+from ._strides import channels_last, contiguous_format, preserve_format, strided
 
 
 def is_tensor(obj: object) -> builtins_bool:

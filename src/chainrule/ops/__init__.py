@@ -304,7 +304,8 @@ Tensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign,assignment
 _INPLACE_FROM: dict[str, Any] = {
     name: getattr(pointwise, name)
     for name in (
-        "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "pow",
+        "add", "sub", "subtract", "mul", "div", "divide", "true_divide", "floor_divide",
+        "remainder", "fmod", "pow",
         "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2", "expm1",
         "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin",
         "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh", "tanh",
@@ -312,7 +313,7 @@ _INPLACE_FROM: dict[str, Any] = {
         "clamp_min", "clamp_max", "lerp", "floor", "ceil", "round", "trunc", "frac", "hypot",
         "xlogy", "nan_to_num", "logical_and", "logical_or", "logical_xor", "logical_not",
         "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt",
-        "ge", "fmax", "fmin",
+        "ge",
     )
     if hasattr(pointwise, name)
 }

@@ -8,6 +8,7 @@ from .. import _dtype
 from .._dtype import to_dtype
 from .._size import check_available
 from .._size import device as Device
+from .._strides import copy_preserving_layout, preserve_format
 from .._tensor import Tensor, wrap
 from ._registry import op
 
@@ -19,8 +20,15 @@ __all__ = [
 
 @op("CloneBackward0")
 def clone(self, *, memory_format=None):
-    """A copy that stays in the graph (its gradient flows back to ``self``)."""
-    return self.copy()
+    """A copy that stays in the graph (its gradient flows back to ``self``).
+
+    As PyTorch's default ``preserve_format``, the copy keeps ``self``'s memory order (a
+    transposed tensor clones to a transposed one); ``memory_format=torch.contiguous_format``
+    gives a row-major copy.
+    """
+    if memory_format is not None and memory_format != preserve_format:
+        return self.copy()
+    return copy_preserving_layout(self)
 
 
 @clone.derivative("self")
