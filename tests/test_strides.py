@@ -46,3 +46,12 @@ def test_clone_layout_matches_torch(layout: str) -> None:
 
 def _lib(t: Any) -> Any:
     return chainrule if isinstance(t, chainrule.Tensor) else torch
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_contiguous_and_reshape_copies_are_row_major(layout: str) -> None:
+    ours, theirs = LAYOUTS[layout](chainrule), LAYOUTS[layout](torch)
+    assert ours.contiguous().is_contiguous() and theirs.contiguous().is_contiguous()
+    a, b = ours.reshape(-1), theirs.reshape(-1)
+    assert a.is_contiguous() and b.is_contiguous()
+    assert np.array_equal(a.numpy(), b.numpy())

@@ -8,7 +8,7 @@ from .. import _dtype
 from .._dtype import to_dtype
 from .._size import check_available
 from .._size import device as Device
-from .._strides import copy_preserving_layout, preserve_format
+from .._strides import contiguous_format, copy_preserving_layout, preserve_format
 from .._tensor import Tensor, wrap
 from ._registry import op
 
@@ -40,7 +40,7 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     """``self`` if its memory is row-major and dense, otherwise a copy (``CloneBackward0``)."""
     if self._data.flags.c_contiguous:
         return self
-    return clone(self)
+    return clone(self, memory_format=contiguous_format)
 
 
 @op("ToCopyBackward0")

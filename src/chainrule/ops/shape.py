@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
+from .._strides import contiguous_format
 from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap_dim
 from ._registry import ARITH, op
 
@@ -146,7 +147,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
         return _reshape_alias(input, size)
     from .copying import clone
 
-    return _unsafe_view(clone(input), size)
+    return _unsafe_view(clone(input, memory_format=contiguous_format), size)
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:
