@@ -22,7 +22,6 @@ from .conftest import assert_close, torch
 from .opinfos import ALL_OPS, OpInfo
 from .test_op_sweep import _flat_outputs, _inputs, _requires
 
-
 #: Entries where PyTorch 2.13's double backward is wrong, by finite differences; chainrule keeps
 #: the true derivative (checked below against finite differences instead of PyTorch).
 PYTORCH_DOUBLE_BACKWARD_BUGS = {
