@@ -53,20 +53,23 @@ def layout_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
     return order
 
 
-def empty_preserving_layout(array: np.ndarray) -> np.ndarray:
-    """An uninitialised array of ``array``'s shape and dtype, laid out as PyTorch would."""
+def empty_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
+    """An uninitialised array of ``array``'s shape (and dtype, unless given), laid out as
+    PyTorch lays out a copy of it."""
+    dtype = array.dtype if dtype is None else dtype
     if array.ndim < 2 or array.flags.c_contiguous or any(s < 0 for s in array.strides):
-        return np.empty(array.shape, array.dtype)  # (negative strides: PyTorch has none)
+        return np.empty(array.shape, dtype)  # (negative strides: PyTorch has none)
     inner_to_outer = layout_order(array.shape, array.strides)
     outer_to_inner = inner_to_outer[::-1]
-    block = np.empty([array.shape[d] for d in outer_to_inner], array.dtype)
+    block = np.empty([array.shape[d] for d in outer_to_inner], dtype)
     return block.transpose(np.argsort(outer_to_inner))
 
 
-def copy_preserving_layout(array: np.ndarray) -> np.ndarray:
-    """A copy of ``array`` in the layout PyTorch's ``clone()`` gives it."""
+def copy_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
+    """A copy of ``array`` (cast to ``dtype`` if given) in the layout PyTorch's ``clone()`` and
+    ``to()`` give it."""
     if array.flags.c_contiguous:
-        return array.copy()
-    out = empty_preserving_layout(array)
-    np.copyto(out, array)
+        return array.astype(array.dtype if dtype is None else dtype)
+    out = empty_preserving_layout(array, dtype)
+    np.copyto(out, array, casting="unsafe")
     return out

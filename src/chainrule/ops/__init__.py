@@ -114,9 +114,18 @@ for _module in (pointwise, reduction, linalg, activation):
         _fn = getattr(_module, _name)
         if callable(_fn) and not _name.startswith("_"):
             _METHODS[_name] = _fn
+# Functions of these modules that are no Tensor methods in PyTorch.
 for _name in ("apply_reduction", "binary_cross_entropy_with_logits", "softplus_", "linear",
-              "normalize_dims", "expand_reduced", "var_mean", "std_mean"):
+              "normalize_dims", "expand_reduced", "var_mean", "std_mean", "rsub"):
     _METHODS.pop(_name, None)
+
+
+def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
+    """``x.where(condition, y)``: ``torch.where(condition, x, y)`` (the method's self is input)."""
+    return pointwise.where(condition, self, other)
+
+
+_METHODS["where"] = _where_method
 
 _METHODS.update(
     {

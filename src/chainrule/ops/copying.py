@@ -45,7 +45,7 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
 
 @op("ToCopyBackward0")
 def _to_copy(self, dtype):
-    return self.astype(dtype.np)
+    return copy_preserving_layout(self, dtype.np)
 
 
 @_to_copy.derivative("self")
