@@ -1,4 +1,4 @@
-"""Method, alias, operator and in-place forms of ops whose function form is swept elsewhere.
+"""Method, alias, operator, overload and in-place forms of ops swept elsewhere.
 
 ``x.exp()``, ``torch.arccos(x)``, ``x.exp_()`` and ``x += y`` reach the same op-table entry as
 ``torch.exp(x)``, but through their own binding (a method, an alias, an in-place wrapper that
@@ -402,4 +402,49 @@ NN_FORMS = [
     OpInfo("torch.linear_via_F", lambda lib, x, w: _f(lib).linear(x, w), [((2, 3), (4, 3))]),
 ]
 
-OPS = _entries() + OPERATORS + SHAPE_AND_LINALG + CONVERSIONS + NN_FORMS
+
+
+def _inplace_through_view(lib: Any, x: Any, y: Any) -> Any:
+    """In place on a view: the base's history becomes CopySlices."""
+    base = x.clone()
+    base[1:, ::2].mul_(y)
+    return base
+
+
+def _view_after_base_write(lib: Any, x: Any) -> Any:
+    """A view of a base written in place afterwards is regenerated as AsStridedBackward0."""
+    base = x.clone()
+    view = base[1]
+    base.mul_(2)
+    return view * 1
+
+
+def _setitem_tensor(lib: Any, x: Any, v: Any) -> Any:
+    y = x.clone()
+    y[0] = v
+    return y
+
+
+OVERLOADS = [
+    OpInfo("Tensor.inplace_through_view", _inplace_through_view, [((3, 4), (2, 2))]),
+    OpInfo("Tensor.view_after_base_write", _view_after_base_write, [((3, 4),)]),
+    OpInfo("Tensor.__setitem__tensor", _setitem_tensor, [((3, 4), (4,))]),
+    OpInfo("torch.remainder_scalar", lambda lib, x: lib.remainder(x, 1.5), UNARY_SHAPES,
+           make_inputs=_away_from_zero, second_order=False, gradcheck=False),
+    OpInfo("torch.round_decimals", lambda lib, x: lib.round(x, decimals=1), UNARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("Tensor.squeeze_dims", lambda lib, x: x.squeeze((0, 2)), [((1, 3, 1, 2),)]),
+    OpInfo("Tensor.reshape_alias", lambda lib, x: x.t().reshape(2, 2, 3), [M]),
+    OpInfo("F.pad_reflect_1d", lambda lib, x: _f(lib).pad(x, (2, 1), mode="reflect"),
+           [((2, 3, 5),)]),
+    OpInfo("F.pad_reflect_3d", lambda lib, x: _f(lib).pad(x, (1, 0, 1, 1, 0, 1),
+                                                           mode="reflect"),
+           [((1, 2, 3, 3, 3),)]),
+    OpInfo("F.pad_replicate_2d", lambda lib, x: _f(lib).pad(x, (1, 2, 2, 0), mode="replicate"),
+           [((1, 2, 3, 4),)]),
+    OpInfo("F.pad_replicate_3d", lambda lib, x: _f(lib).pad(x, (1, 1, 0, 2, 1, 0),
+                                                             mode="replicate"),
+           [((1, 2, 2, 3, 2),)]),
+]
+
+OPS = _entries() + OPERATORS + SHAPE_AND_LINALG + CONVERSIONS + NN_FORMS + OVERLOADS
