@@ -59,7 +59,7 @@ Tensors
 
 Memory
     Storages cost exactly their size in the file (entries cannot overlap, so at most the file's
-    size in all); the Python objects of a pickle are charged to a budget of 16 MiB plus 64 bytes
+    size in all); the Python objects of a pickle are charged to a budget of 4 MiB plus 64 bytes
     per pickle byte. So a load needs about the bytes its tensors occupy plus a small multiple of
     the pickle's size, never more than the file can back.
 

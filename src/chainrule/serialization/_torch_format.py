@@ -41,7 +41,7 @@ from ._unpickler import Global, Unpickler, _describe
 from ._zip import ZipArchive
 
 # Python objects a pickle may build: a floor for small files plus a multiple of its size.
-_BUDGET_FLOOR = 16 << 20
+_BUDGET_FLOOR = 4 << 20
 _BUDGET_PER_BYTE = 64
 _TENSOR_COST = 1024
 
@@ -189,10 +189,10 @@ def _check_geometry(storage: Storage, itemsize: int, offset: int, size: tuple[in
         )
     if needed > storage.nbytes:
         raise RuntimeError(
-            "Trying to resize storage that is not resizable: a tensor of sizes "
+            "Trying to resize storage that is not resizable. chainrule.load: a tensor of sizes "
             f"{list(size)}, strides {list(stride)}, storage offset {offset} and itemsize "
-            f"{itemsize} needs {needed} bytes, but its storage has {storage.nbytes} "
-            "(chainrule.load: the file is corrupt)"
+            f"{itemsize} needs {needed} bytes, but its storage has {storage.nbytes}; the file "
+            "is corrupt."
         )
 
 

@@ -39,12 +39,14 @@ from ._files import Truncated
 #: Deepest nesting of tuples and frozensets (hashing recurses in C without a guard).
 MAX_NESTING = 1000
 
-# Approximate sizes in bytes, charged to the budget (CPython 3.11, 64-bit).
+# Approximate sizes in bytes, charged to the budget (CPython 3.11, 64-bit, as tracemalloc
+# counts them). _TRACKED: this unpickler's own record of a container it built.
 _OBJECT = 64
 _ITEM = 8
 _DICT_ITEM = 48
 _SET_ITEM = 40
 _SET = 216
+_TRACKED = 128
 
 _UNPACK_I = struct.Struct("<i").unpack
 _UNPACK_UI = struct.Struct("<I").unpack
@@ -116,6 +118,7 @@ class Unpickler:
 
     def adopt(self, obj: Any) -> Any:
         """Mark a container made by a handler as built by this load (so opcodes may fill it)."""
+        self.charge(_TRACKED)
         self._built[id(obj)] = obj
         return obj
 
@@ -131,6 +134,7 @@ class Unpickler:
                 "such an object would overflow the stack"
             )
         if depth > 1:
+            self.charge(2 * _TRACKED)
             self._depth[id(obj)] = depth
             self._built[id(obj)] = obj
         return obj
