@@ -22,6 +22,8 @@ import numpy as np
 # Data is copied from the file into its final buffer in pieces of at most this size, so that a
 # file object without ``readinto`` costs one piece of extra memory, never a second copy.
 _CHUNK = 1 << 22
+# How far a sequential reader reads ahead (pickles are small; a long string is read directly).
+_READ_AHEAD = 1 << 16
 
 
 class Truncated(RuntimeError):
@@ -98,13 +100,13 @@ class SequentialReader:
         if at + length <= len(self._buffer):
             self.position += length
             return self._buffer[at:at + length]
-        if length > _CHUNK:
+        if length > _READ_AHEAD:
             data = self._source.read_at(self.position, length)
         else:
             available = self._source.size - self.position
             if length > available:
                 raise Truncated(length - available)
-            self._buffer = self._source.read_at(self.position, min(_CHUNK, available))
+            self._buffer = self._source.read_at(self.position, min(_READ_AHEAD, available))
             self._buffer_start = self.position
             data = self._buffer[:length]
         self.position += length

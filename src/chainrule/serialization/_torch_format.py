@@ -235,7 +235,9 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     elif metadata is not None:
         raise pickle.UnpicklingError(f"a tensor's metadata must be a dict, not "
                                      f"{_describe(metadata)}")
-    return wrap(view)
+    tensor = wrap(view)
+    tensor._vc[0] = 1  # PyTorch's loaded tensors are at version 1 (set_ is an in-place op)
+    return tensor
 
 
 def _finish(tensor: Any, requires_grad: Any, backward_hooks: Any) -> Any:
