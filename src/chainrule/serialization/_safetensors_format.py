@@ -182,8 +182,6 @@ def _read_header(source: Source) -> tuple[dict[str, Any], int]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise SafetensorsError(f"invalid UTF-8 in header: {e}") from None
-    if not text.startswith("{"):
-        raise SafetensorsError("invalid header start")
     header = _parse_json(text, "header")
     if not isinstance(header, dict):
         raise SafetensorsError("invalid JSON in header: the header is not an object")
