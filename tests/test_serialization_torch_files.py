@@ -239,6 +239,27 @@ def test_a_file_object_is_read_from_its_position() -> None:
         assert chainrule.load(buffer)["w"].tolist() == [0.0, 1.0, 2.0]
 
 
+def test_large_legitimate_pickles_fit_the_object_budget(tmp_path) -> None:
+    """The budget on a pickle's Python objects (64 bytes per pickle byte) leaves room for real
+    checkpoints, which build 10 to 30: thousands of tensors, long histories, many small dicts."""
+    checkpoint = {
+        "model": {f"layer{i}.{k}": torch.randn(4, 4) for i in range(2500)
+                  for k in ("weight", "bias")},
+        "losses": [float(i) / 7 for i in range(100_000)],
+        "steps": list(range(100_000)),
+        "log": [{"step": i, "tag": str(i), "pair": [i, -i]} for i in range(20_000)],
+    }
+    path = tmp_path / "big_pickle.pt"
+    torch.save(checkpoint, path)
+    ours = chainrule.load(path)
+    theirs = _torch_load(path)
+    assert list(ours["model"]) == list(theirs["model"])
+    np.testing.assert_array_equal(ours["model"]["layer2499.bias"].numpy(),
+                                  theirs["model"]["layer2499.bias"].numpy())
+    assert ours["losses"] == theirs["losses"] and ours["steps"] == theirs["steps"]
+    assert ours["log"] == theirs["log"]
+
+
 def test_memory_of_a_real_load_is_about_its_tensors(tmp_path) -> None:
     """A 16 MiB checkpoint loads at about 16 MiB (the old loader read the whole file, then
     copied every storage, then copied every tensor: about three times)."""

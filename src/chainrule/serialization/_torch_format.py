@@ -37,7 +37,7 @@ from .. import _dtype
 from .._size import Size, device
 from .._tensor import Tensor, wrap
 from ._files import BytesReader, SequentialReader, Source, Truncated
-from ._unpickler import Global, Unpickler, _describe
+from ._unpickler import Global, Unpickler, describe, hashing
 from ._zip import ZipArchive
 
 # Python objects a pickle may build: a floor for small files plus a multiple of its size.
@@ -143,7 +143,7 @@ _PENDING = Global("chainrule.load", "<tensor not yet read>")
 def _ints(value: Any, what: str) -> tuple[int, ...]:
     if not isinstance(value, tuple | list) or not all(isinstance(v, int) for v in value):
         raise pickle.UnpicklingError(f"a tensor's {what} must be a tuple of ints, not "
-                                     f"{_describe(value)}")
+                                     f"{describe(value)}")
     return tuple(int(v) for v in value)
 
 
@@ -201,11 +201,11 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     """A tensor viewing ``storage`` as elements of type ``code`` (what ``set_`` does)."""
     if not isinstance(storage, Storage):
         raise pickle.UnpicklingError(
-            f"a tensor must be rebuilt on a storage, not on {_describe(storage)}"
+            f"a tensor must be rebuilt on a storage, not on {describe(storage)}"
         )
     if not isinstance(offset, int):
         raise pickle.UnpicklingError(f"a tensor's storage offset must be an int, not "
-                                     f"{_describe(offset)}")
+                                     f"{describe(offset)}")
     size = _ints(size, "size")
     stride = _ints(stride, "stride")
     itemsize = 2 if code == "bf16" else np.dtype(code).itemsize
@@ -219,11 +219,16 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     else:
         base, dtype, start = storage.root, _native(code), storage.start
         step = itemsize
-    if 0 in size:
-        view = np.ndarray(size, dtype)
-    else:
-        view = np.ndarray(size, dtype, buffer=base, offset=start + step * int(offset),
-                          strides=tuple(step * s for s in stride))
+    try:
+        if 0 in size:
+            view = np.ndarray(size, dtype)
+        else:
+            view = np.ndarray(size, dtype, buffer=base, offset=start + step * int(offset),
+                              strides=tuple(step * s for s in stride))
+    except ValueError as e:  # e.g. an empty tensor of sizes [2**62, 0]: too big for NumPy
+        raise RuntimeError(
+            f"chainrule.load: a tensor of sizes {list(size)} cannot be made in NumPy ({e})"
+        ) from None
     if any(st == 0 and n > 1 for n, st in zip(size, stride, strict=True)):
         # Elements alias: in-place writes are refused, as on an expanded tensor.
         view.flags.writeable = False
@@ -234,7 +239,7 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
             view = np.negative(view)
     elif metadata is not None:
         raise pickle.UnpicklingError(f"a tensor's metadata must be a dict, not "
-                                     f"{_describe(metadata)}")
+                                     f"{describe(metadata)}")
     tensor = wrap(view)
     tensor._vc[0] = 1  # PyTorch's loaded tensors are at version 1 (set_ is an in-place op)
     return tensor
@@ -243,7 +248,7 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
 def _finish(tensor: Any, requires_grad: Any, backward_hooks: Any) -> Any:
     if type(requires_grad) is not bool:
         raise pickle.UnpicklingError(f"requires_grad must be a bool, not "
-                                     f"{_describe(requires_grad)}")
+                                     f"{describe(requires_grad)}")
     if backward_hooks is not None and (not isinstance(backward_hooks, dict) or backward_hooks):
         raise pickle.UnpicklingError("a tensor in this file has backward hooks, which are code "
                                      "and are not loaded")
@@ -277,7 +282,7 @@ def _rebuild_tensor_v3(u: Unpickler, args: tuple) -> Any:
     _arity("_rebuild_tensor_v3", args, 7, 8)
     dtype = args[6]
     if not isinstance(dtype, _dtype.dtype):
-        raise pickle.UnpicklingError(f"_rebuild_tensor_v3 needs a dtype, not {_describe(dtype)}")
+        raise pickle.UnpicklingError(f"_rebuild_tensor_v3 needs a dtype, not {describe(dtype)}")
     tensor = _tensor_on(u, args[0], _DTYPE_CODES[dtype.name], *args[1:4],
                         metadata=args[7] if len(args) > 7 else None)
     return _finish(tensor, args[4], args[5])
@@ -295,7 +300,7 @@ def _set_attributes(obj: Any, state: Any) -> Any:
         if not part:
             continue
         if type(part) is not dict:
-            raise pickle.UnpicklingError(f"a state must be a dict, not {_describe(part)}")
+            raise pickle.UnpicklingError(f"a state must be a dict, not {describe(part)}")
         if obj is _PENDING:
             continue
         for key, value in part.items():
@@ -348,17 +353,19 @@ def _rebuild_from_type_v2(u: Unpickler, args: tuple) -> Any:
     func, new_type, func_args, state = args
     if type(func) is not Global or func.call is None or func.info != "rebuild":
         raise pickle.UnpicklingError(
-            f"_rebuild_from_type_v2 calls only tensor rebuild functions, not {_describe(func)}"
+            f"_rebuild_from_type_v2 calls only tensor rebuild functions, not {describe(func)}"
         )
     if type(func_args) is not tuple:
         raise pickle.UnpicklingError("_rebuild_from_type_v2 needs a tuple of arguments")
     result = func.call(u, func_args)
     if new_type is _PARAMETER:
-        if result is not _PENDING and type(result).__name__ != "Parameter":
+        from ..nn.parameter import Parameter
+
+        if result is not _PENDING and not isinstance(result, Parameter):
             result = _parameter(result, result.requires_grad)
     elif new_type is not _TENSOR:
         raise pickle.UnpicklingError(
-            f"chainrule.load cannot rebuild tensors of type {_describe(new_type)} (tensor "
+            f"chainrule.load cannot rebuild tensors of type {describe(new_type)} (tensor "
             "subclasses are not loaded)"
         )
     return _set_attributes(result, state)
@@ -371,7 +378,7 @@ def _rebuild_from_type_v2(u: Unpickler, args: tuple) -> Any:
 def _one_iterable(name: str, args: tuple, kinds: tuple[type, ...]) -> Any:
     _arity(name, args, 0, 1)
     if args and type(args[0]) not in kinds:
-        raise pickle.UnpicklingError(f"{name}() of {_describe(args[0])} is not loaded")
+        raise pickle.UnpicklingError(f"{name}() of {describe(args[0])} is not loaded")
     return args[0] if args else ()
 
 
@@ -381,7 +388,7 @@ def _ordered_dict(u: Unpickler, args: tuple) -> Any:
     pairs = items.items() if isinstance(items, dict) else items
     if not all(type(p) is tuple and len(p) == 2 for p in pairs):
         raise pickle.UnpicklingError("OrderedDict() needs (key, value) pairs")
-    return u.adopt(u_hash(OrderedDict, pairs))
+    return u.adopt(hashing(OrderedDict, pairs))
 
 
 def _counter(u: Unpickler, args: tuple) -> Any:
@@ -393,21 +400,13 @@ def _counter(u: Unpickler, args: tuple) -> Any:
 def _set(u: Unpickler, args: tuple) -> Any:
     items = _one_iterable("set", args, (list, tuple, set, frozenset))
     u.charge(216 + 40 * len(items))
-    return u.adopt(u_hash(set, items))
+    return u.adopt(hashing(set, items))
 
 
 def _frozenset(u: Unpickler, args: tuple) -> Any:
     items = _one_iterable("frozenset", args, (list, tuple, set, frozenset))
     u.charge(216 + 40 * len(items))
-    return u.nested(u_hash(frozenset, items), items)
-
-
-def u_hash(make: Callable[[Any], Any], items: Any) -> Any:
-    """``make(items)``, with an unhashable key reported as a bad pickle."""
-    try:
-        return make(items)
-    except TypeError as e:
-        raise pickle.UnpicklingError(f"invalid key in the pickle: {e}") from None
+    return u.nested(hashing(frozenset, items), items)
 
 
 def _bytearray(u: Unpickler, args: tuple) -> Any:
@@ -417,7 +416,7 @@ def _bytearray(u: Unpickler, args: tuple) -> Any:
     elif args:
         data = args[0]
         if type(data) is not bytes:
-            raise pickle.UnpicklingError(f"bytearray() of {_describe(data)} is not loaded")
+            raise pickle.UnpicklingError(f"bytearray() of {describe(data)} is not loaded")
     else:
         data = b""
     u.charge(64 + len(data))
@@ -574,14 +573,14 @@ def _storage_id(pid: Any, length: int) -> tuple[StorageKind, str, int, Any]:
     """Check a persistent id ``('storage', kind, key, location, numel[, view])``."""
     if type(pid) is not tuple:
         raise pickle.UnpicklingError(
-            f"persistent_load id must be tuple, but got {_describe(pid)}"
+            f"persistent_load id must be tuple, but got {describe(pid)}"
         )
     typename = pid[0] if pid else None
     if isinstance(typename, bytes):
         typename = typename.decode("ascii", "replace")
     if typename != "storage":
         raise pickle.UnpicklingError(
-            f"Only persistent_load of storage is allowed, but got {_describe(typename)}"
+            f"Only persistent_load of storage is allowed, but got {describe(typename)}"
         )
     if len(pid) != length:
         raise pickle.UnpicklingError(
@@ -589,7 +588,7 @@ def _storage_id(pid: Any, length: int) -> tuple[StorageKind, str, int, Any]:
         )
     kind = pid[1].info if type(pid[1]) is Global else None
     if not isinstance(kind, StorageKind):
-        raise pickle.UnpicklingError(f"a storage id names a storage type, not {_describe(pid[1])}")
+        raise pickle.UnpicklingError(f"a storage id names a storage type, not {describe(pid[1])}")
     key, location, numel = pid[2], pid[3], pid[4]
     if type(key) not in (str, int) or type(location) not in (str, bytes) \
             or type(numel) is not int:
@@ -646,7 +645,10 @@ def load_zip(source: Source) -> Any:
                 f"bytes = {nbytes} elements * 1 bytes/element) for dtype Byte"
             )
         root = np.empty(nbytes, np.uint8)  # nbytes <= the file's size: checked just above
-        archive.read_into(name, root)
+        try:
+            archive.read_into(name, root)
+        except Truncated as e:  # the file shrank under us: not the pickle's truncation
+            raise RuntimeError(str(e)) from None
         if byteorder != sys.byteorder:
             _byteswap(root, kind)
         storage = Storage(kind, root, 0, nbytes)

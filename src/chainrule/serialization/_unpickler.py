@@ -31,7 +31,7 @@ import pickle
 import struct
 from collections import Counter, OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ._files import Truncated
@@ -79,7 +79,7 @@ class Global:
     call: Callable[[Unpickler, tuple], Any] | None = None
     new: Callable[[Unpickler, tuple], Any] | None = None
     value: Any = None
-    info: Any = field(default=None)
+    info: Any = None
 
     def __repr__(self) -> str:
         return f"{self.module}.{self.name}"
@@ -126,7 +126,7 @@ class Unpickler:
         """Record the nesting depth of a tuple/frozenset ``obj`` made of ``items``."""
         depth = 1
         for item in items:
-            if type(item) in (tuple, frozenset) or isinstance(item, tuple):
+            if isinstance(item, tuple | frozenset):
                 depth = max(depth, self._depth.get(id(item), 1) + 1)
         if depth > MAX_NESTING:
             raise pickle.UnpicklingError(
@@ -197,8 +197,8 @@ class Unpickler:
                 read(8)
             elif code == 0x2E:                                  # STOP
                 return pop()
-            elif code == 0x28:                                  # MARK
-                charge(_OBJECT + _ITEM * len(stack))
+            elif code == 0x28:                                  # MARK (the stack is kept,
+                charge(_OBJECT)                                 # not copied: a new list)
                 metastack.append(stack)
                 stack = []
             elif code == 0x30:                                  # POP
@@ -290,11 +290,11 @@ class Unpickler:
                 items = pop_mark()
                 target = self._target(top(), (set,), "add to sets")
                 charge(_SET_ITEM * len(items))
-                self._hashing(target.update, items)
+                hashing(target.update, items)
             elif code == 0x91:                                  # FROZENSET
                 items = pop_mark()
                 charge(_SET + _SET_ITEM * len(items))
-                value = self._hashing(frozenset, items)
+                value = hashing(frozenset, items)
                 stack.append(self.nested(value, items))
             elif code == 0x63:                                  # GLOBAL
                 module = self._line()
@@ -364,21 +364,21 @@ class Unpickler:
         if handler is None:
             if how == "new":
                 raise pickle.UnpicklingError(
-                    f"Can only create new object for nn.Parameter, but got {_describe(func)}"
+                    f"Can only create new object for nn.Parameter, but got {describe(func)}"
                 )
             raise pickle.UnpicklingError(
-                f"Trying to call reduce for unrecognized function {_describe(func)}"
+                f"Trying to call reduce for unrecognized function {describe(func)}"
             )
         if type(args) is not tuple:
             raise pickle.UnpicklingError(
-                f"{func!r} needs a tuple of arguments, but got {_describe(args)}"
+                f"{func!r} needs a tuple of arguments, but got {describe(args)}"
             )
         return handler(self, args)
 
     def _target(self, obj: Any, types: tuple[type, ...], what: str) -> Any:
         if type(obj) not in types or not self.is_built(obj):
             raise pickle.UnpicklingError(
-                f"Can only {what} built by this load, but got {_describe(obj)}"
+                f"Can only {what} built by this load, but got {describe(obj)}"
             )
         return obj
 
@@ -393,24 +393,18 @@ class Unpickler:
             for i in range(0, len(pairs), 2):
                 target[pairs[i]] = pairs[i + 1]
 
-        self._hashing(fill, items)
-
-    def _hashing(self, operation: Callable[[Any], Any], items: Any) -> Any:
-        try:
-            return operation(items)
-        except TypeError as e:  # an unhashable key
-            raise pickle.UnpicklingError(f"invalid key in the pickle: {e}") from None
+        hashing(fill, items)
 
     def _build(self, target: Any, state: Any) -> None:
         if type(target) is not OrderedDict or not self.is_built(target):
             raise pickle.UnpicklingError(
-                f"Can only build OrderedDict, but got {_describe(target)}"
+                f"Can only build OrderedDict, but got {describe(target)}"
             )
         if state is None:
             return
         if type(state) is not dict:
             raise pickle.UnpicklingError(
-                f"the state to build an OrderedDict from must be a dict, not {_describe(state)}"
+                f"the state to build an OrderedDict from must be a dict, not {describe(state)}"
             )
         for key in state:
             # New attribute names only: state must not shadow a method (``keys``) or reach
@@ -423,13 +417,22 @@ class Unpickler:
         vars(target).update(state)
 
 
+def hashing(operation: Callable[[Any], Any], items: Any) -> Any:
+    """``operation(items)`` (which hashes the items), an unhashable one reported as a bad
+    pickle."""
+    try:
+        return operation(items)
+    except TypeError as e:
+        raise pickle.UnpicklingError(f"invalid key in the pickle: {e}") from None
+
+
 def _short_repr(obj: Any) -> str:
     import reprlib
 
     return reprlib.repr(obj)
 
 
-def _describe(obj: Any) -> str:
+def describe(obj: Any) -> str:
     """A name for ``obj`` in an error message (never a repr of loaded data: it may be huge or
     nested beyond the recursion limit)."""
     if type(obj) is Global:
