@@ -160,6 +160,23 @@ def test_a_refused_file_does_not_poison_later_loads(tmp_path) -> None:
     assert loaded.tolist() == [1.5, -2.0]
 
 
+def test_allow_listed_markers_are_immutable() -> None:
+    """What a GLOBAL resolves to is a frozen marker in a read-only table: nothing in a file, and
+    nothing else in the process, can change what a later load sees."""
+    import dataclasses
+
+    from chainrule.serialization import _torch_format
+
+    marker = _torch_format.find_global("torch", "FloatStorage")
+    assert marker is _torch_format.find_global("torch", "FloatStorage")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        marker.info = None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        marker.info.code = "i4"
+    with pytest.raises(TypeError):
+        _torch_format._GLOBALS[("torch", "FloatStorage")] = marker
+
+
 def test_stride_zero_tensor_stays_a_read_only_view(tmp_path) -> None:
     path = tmp_path / "expanded.pt"
     path.write_bytes(one_tensor(tensor(storage_id(numel=1), 0, (16384, 16384), (0, 0)),

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import io
 import os
+import pickle
 import subprocess
 import sys
 import warnings
@@ -148,9 +149,36 @@ def test_plain_values_beyond_pytorchs_weights_only_list(tmp_path) -> None:
     the test wrote, is the reference)."""
     path = tmp_path / "extras.pt"
     torch.save({"frozen": frozenset({"a", 1}), "empty": b"", "nested": (frozenset(),)}, path)
-    with pytest.raises(pickle_error(), match="GLOBAL (frozenset|bytes) was not an allowed"):
+    with pytest.raises(pickle.UnpicklingError, match="GLOBAL (frozenset|bytes) was not an allowed"):
         _torch_load(path)
     assert chainrule.load(path) == _torch_load(path, weights_only=False)
+
+
+@pytest.mark.parametrize("protocol", [2, 3, 4, 5])
+def test_plain_data_pickles_of_every_protocol_match_pickle_loads(protocol, tmp_path) -> None:
+    """Data as Python's own pickle writes it, protocols 2 to 5 (FRAME, MEMOIZE, STACK_GLOBAL,
+    BINBYTES, EMPTY_SET/ADDITEMS, FROZENSET, BYTEARRAY8 ...), rebuilt as pickle.loads
+    rebuilds it, shared references and a list containing itself included."""
+    shared = ["shared"]
+    loop: list = [1]
+    loop.append(loop)
+    value = {
+        "ints": [0, 255, 256, -1, 2 ** 31, -(2 ** 31) - 1, 2 ** 100, -(2 ** 100)],
+        "floats": [0.0, -0.0, 1.5, float("inf"), 1e-310], "text": ["", "ü€😀", "x" * 300],
+        "bytes": [b"", b"\x00\xff", b"y" * 300], "bytearray": bytearray(b"ab"),
+        "set": {1, "a", (2, 3)}, "frozenset": frozenset({1, frozenset({2})}), "none": None,
+        "bools": (True, False), "tuples": ((), (1,), (1, 2), (1, 2, 3), (1, 2, 3, 4)),
+        "complex": complex(1, -2), "ordered": OrderedDict(b=1, a=2),
+        "counter": collections.Counter("abca"), "a": shared, "b": shared, "loop": loop,
+        "nested": {"k": [{"j": (1, [2, {3: 4}])}]},
+    }
+    path = tmp_path / "plain.pt"
+    path.write_bytes(archive(pickle.dumps(value, protocol=protocol)))
+    ours = chainrule.load(path)
+    assert ours["a"] is ours["b"] and ours["loop"][1] is ours["loop"]
+    del ours["loop"], value["loop"]
+    assert ours == value
+    assert [type(v) for v in ours.values()] == [type(v) for v in value.values()]
 
 
 def test_in_place_writes_show_through_shared_storages(tmp_path) -> None:
@@ -220,14 +248,8 @@ def test_unsupported_dtypes_are_refused_by_name(tmp_path) -> None:
     for dtype in (torch.uint16, torch.float8_e4m3fn):
         path = tmp_path / "u.pt"
         torch.save({"w": torch.zeros(2, dtype=dtype)}, path)
-        with pytest.raises(pickle_error(), match=f"cannot load tensors of type {dtype}"):
+        with pytest.raises(pickle.UnpicklingError, match=f"cannot load tensors of type {dtype}"):
             chainrule.load(path)
-
-
-def pickle_error() -> type[Exception]:
-    import pickle
-
-    return pickle.UnpicklingError
 
 
 def test_a_file_object_is_read_from_its_position() -> None:

@@ -716,9 +716,10 @@ def load_legacy(source: Source) -> Any:
     keys = header()
     if type(keys) is not list or not all(type(k) is str for k in keys):
         raise pickle.UnpicklingError("the legacy storage list must be a list of str")
-    if len(set(keys)) != len(keys):
+    listed = set(keys)
+    if len(listed) != len(keys):
         raise RuntimeError("chainrule.load: the legacy storage list names a storage twice")
-    missing = [k for k in declared if k not in keys]
+    missing = [k for k in declared if k not in listed]
     if missing:
         raise RuntimeError(
             f"chainrule.load: storage {missing[0]!r} is used but its bytes are not in the file"
