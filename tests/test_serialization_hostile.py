@@ -14,6 +14,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import chainrule
@@ -193,6 +194,23 @@ def test_stride_zero_tensor_stays_a_read_only_view(tmp_path) -> None:
                                            "the written-to tensor refers to a single memory"):
         ours.add_(1)
     assert ours[0, 0].item() == 1.0
+
+
+def test_conjugate_and_negative_bits_keep_views_small(tmp_path) -> None:
+    """PyTorch saves lazily conjugated/negated tensors with a metadata bit; applying it copies
+    only the elements the tensor spans, so a stride-0 tensor stays a small view."""
+    from .hostile_weights import EMPTY_DICT, NEWTRUE, SETITEM
+
+    data = np.array([1 + 2j, 3 - 1j], dtype="<c8").tobytes()
+    for bits in (("conj",), ("neg",), ("conj", "neg")):
+        metadata = EMPTY_DICT + b"".join(text(b) + NEWTRUE + SETITEM for b in bits)
+        path = tmp_path / "bits.pt"
+        path.write_bytes(one_tensor(tensor(storage_id("ComplexFloatStorage", numel=2), 1,
+                                           (3, 4), (0, 0), False, metadata), data))
+        ours = chainrule.load(path)
+        theirs = torch.load(path, weights_only=True)
+        np.testing.assert_array_equal(ours.numpy(), theirs.resolve_conj().resolve_neg().numpy())
+        assert ours.stride() == (0, 0) and ours.untyped_storage().nbytes == 8
 
 
 def test_parameter_state_sets_new_attributes_only(tmp_path) -> None:

@@ -148,8 +148,9 @@ def _ints(value: Any, what: str) -> tuple[int, ...]:
 
 
 def _check_geometry(storage: Storage, itemsize: int, offset: int, size: tuple[int, ...],
-                    stride: tuple[int, ...]) -> None:
-    """PyTorch's checks in ``set_``, in its order and with its messages."""
+                    stride: tuple[int, ...]) -> int:
+    """PyTorch's checks in ``set_``, in its order and with its messages; the number of storage
+    elements the tensor spans (0 for an empty tensor)."""
     if len(size) != len(stride):
         raise RuntimeError(
             f"unequal size length ({len(size)}) and stride length ({len(stride)})"
@@ -172,7 +173,7 @@ def _check_geometry(storage: Storage, itemsize: int, offset: int, size: tuple[in
         if numel > _INT64_MAX:
             raise RuntimeError("numel: integer multiplication overflow")
     if numel == 0:
-        return
+        return 0
     extent = 1
     for s, st in zip(size, stride, strict=True):
         extent += (s - 1) * st
@@ -194,6 +195,7 @@ def _check_geometry(storage: Storage, itemsize: int, offset: int, size: tuple[in
             f"{itemsize} needs {needed} bytes, but its storage has {storage.nbytes}; the file "
             "is corrupt."
         )
+    return extent
 
 
 def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, stride: Any,
@@ -209,7 +211,11 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     size = _ints(size, "size")
     stride = _ints(stride, "stride")
     itemsize = 2 if code == "bf16" else np.dtype(code).itemsize
-    _check_geometry(storage, itemsize, int(offset), size, stride)
+    if metadata is not None and type(metadata) is not dict:
+        raise pickle.UnpicklingError(f"a tensor's metadata must be a dict, not "
+                                     f"{describe(metadata)}")
+    offset = int(offset)
+    extent = _check_geometry(storage, itemsize, offset, size, stride)
     u.charge(_TENSOR_COST)
     if storage.root is None:
         return _PENDING
@@ -219,11 +225,23 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     else:
         base, dtype, start = storage.root, _native(code), storage.start
         step = itemsize
+    start += step * offset
+    conj = bool(metadata) and metadata.get("conj") is True and dtype.kind == "c"
+    neg = bool(metadata) and metadata.get("neg") is True
+    if (conj or neg) and extent:
+        # PyTorch's lazy conjugate/negative bits: apply them to a copy of just the elements
+        # the tensor spans, viewed with the same strides (a stride-0 tensor stays small).
+        region = np.ndarray((extent,), dtype, buffer=base, offset=start).copy()
+        if conj:
+            np.conjugate(region, out=region)
+        if neg:
+            np.negative(region, out=region)
+        base, start = region, 0
     try:
         if 0 in size:
             view = np.ndarray(size, dtype)
         else:
-            view = np.ndarray(size, dtype, buffer=base, offset=start + step * int(offset),
+            view = np.ndarray(size, dtype, buffer=base, offset=start,
                               strides=tuple(step * s for s in stride))
     except ValueError as e:  # e.g. an empty tensor of sizes [2**62, 0]: too big for NumPy
         raise RuntimeError(
@@ -232,14 +250,6 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     if any(st == 0 and n > 1 for n, st in zip(size, stride, strict=True)):
         # Elements alias: in-place writes are refused, as on an expanded tensor.
         view.flags.writeable = False
-    if isinstance(metadata, dict):
-        if metadata.get("conj") is True and view.dtype.kind == "c":
-            view = np.conj(view)
-        if metadata.get("neg") is True:
-            view = np.negative(view)
-    elif metadata is not None:
-        raise pickle.UnpicklingError(f"a tensor's metadata must be a dict, not "
-                                     f"{describe(metadata)}")
     tensor = wrap(view)
     tensor._vc[0] = 1  # PyTorch's loaded tensors are at version 1 (set_ is an in-place op)
     return tensor
