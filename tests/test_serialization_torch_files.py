@@ -244,6 +244,20 @@ def test_legacy_storage_views(tmp_path) -> None:
     assert ours.storage_offset() == theirs.storage_offset() + 1  # chainrule counts from the root
 
 
+def test_a_storage_is_typed_by_the_first_id_naming_it(tmp_path) -> None:
+    """Two ids name storage ``0`` with different types: both tensors see the first type, as in
+    PyTorch (which caches storages by key)."""
+    path = tmp_path / "retyped.pt"
+    first = tensor(storage_id("FloatStorage", numel=4))
+    second = tensor(storage_id("IntStorage", numel=4), 2, (2,), (1,))
+    path.write_bytes(archive(pickled(first + second + b"\x86"),
+                             {"0": np.arange(4, dtype="<f4").tobytes()}))
+    ours = chainrule.load(path)
+    theirs = _torch_load(path)
+    _compare(ours, theirs)
+    assert ours[1].dtype == chainrule.float32 and ours[1].tolist() == [2.0, 3.0]
+
+
 def test_unsupported_dtypes_are_refused_by_name(tmp_path) -> None:
     for dtype in (torch.uint16, torch.float8_e4m3fn):
         path = tmp_path / "u.pt"

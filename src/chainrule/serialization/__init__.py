@@ -33,11 +33,12 @@ Legacy PyTorch streams (``_use_new_zipfile_serialization=False``)
     with ``weights_only=True``.
 
 The pickles (see :mod:`._unpickler`)
-    Opcodes of protocols 2 to 5 that build data (no ``INST``/``OBJ``/``EXT``/text opcodes,
-    no ``PERSID``). Globals: ``collections.OrderedDict`` and ``Counter``; ``set``,
-    ``frozenset``, ``bytearray``, ``bytes()``, ``complex``, ``_codecs.encode(str, 'latin1')``;
-    ``torch.Size``, ``torch.device``, the dtypes chainrule has (``torch.float32`` ...), the
-    ``<Type>Storage`` classes and ``UntypedStorage``; ``torch._utils._rebuild_tensor``,
+    The opcodes ``pickle`` writes for data with protocols 2 to 5 (no ``INST``/``OBJ``/``EXT``,
+    no ``PERSID``, no text opcodes of protocol 0). Globals: ``collections.OrderedDict`` and
+    ``Counter``; ``set``, ``frozenset``, ``bytearray``, ``bytes()``, ``complex``,
+    ``_codecs.encode(str, 'latin1')``; ``torch.Size``, ``torch.device``, the dtypes chainrule
+    has (``torch.float32`` ...), the ``<Type>Storage`` classes and ``UntypedStorage``;
+    ``torch._utils._rebuild_tensor``,
     ``_rebuild_tensor_v2``, ``_rebuild_tensor_v3``, ``_rebuild_parameter``,
     ``_rebuild_parameter_with_state``, ``torch._tensor._rebuild_from_type_v2`` (plain tensors
     and parameters) and ``torch.nn.Parameter``. Any other global is refused before it is
@@ -52,8 +53,12 @@ Tensors
     Views of their storage with the file's offset, sizes and strides (checked as ``set_``
     checks them, with PyTorch's messages), so sharing between tensors of one storage is kept
     and an expanded tensor stays a view of its small storage; where elements alias (a stride 0
-    over a size above 1) the view is read-only, as PyTorch refuses in-place writes there.
-    Storages are read in the file's byte order. Sparse, quantized, nested and subclass tensors,
+    over a size above 1) the view is read-only, as PyTorch refuses in-place writes there. A
+    storage is typed by the first storage id naming it (as in PyTorch), read in the file's
+    byte order; bfloat16 storages are widened to float32 once per storage. A conjugate or
+    negative bit in a tensor's metadata is applied to a copy of just the elements it spans.
+    Loaded tensors are leaves with their own version counter at 1, as ``torch.load`` leaves
+    them. Sparse, quantized, nested and subclass tensors,
     tensors with Python attributes, backward hooks, and dtypes chainrule lacks (``uint16``,
     ``float8_*`` ...) are refused.
 

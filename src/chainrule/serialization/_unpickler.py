@@ -20,6 +20,16 @@ again so that every guarantee is ours to check:
   key nested 10**6 deep crashes CPython, and PyTorch's unpickler with it).
 * **No recursion**: the machine is a loop over opcodes.
 
+Opcodes: ``PROTO`` (up to 5), ``FRAME``, ``STOP``, ``MARK``, ``POP``, ``POP_MARK``, ``NONE``,
+``NEWTRUE``, ``NEWFALSE``, ``BININT``/``1``/``2``, ``LONG1``, ``LONG4``, ``BINFLOAT``,
+``BINUNICODE``/``SHORT_``/``8``, ``SHORT_BINSTRING``, ``BINBYTES``/``SHORT_``/``8``,
+``BYTEARRAY8``, ``EMPTY_TUPLE``, ``TUPLE``/``1``/``2``/``3``, ``EMPTY_LIST``, ``APPEND(S)``,
+``EMPTY_DICT``, ``SETITEM(S)``, ``EMPTY_SET``, ``ADDITEMS``, ``FROZENSET``, ``GLOBAL``,
+``STACK_GLOBAL``, ``REDUCE``, ``NEWOBJ``, ``BUILD``, ``BINPERSID``, ``(LONG_)BINGET``,
+``(LONG_)BINPUT``, ``MEMOIZE``: what ``pickle`` writes for data with protocols 2 to 5. Any
+other (``INST``, ``OBJ``, ``EXT*``, ``PERSID``, the text opcodes of protocol 0, out-of-band
+buffers ...) is ``Unsupported operand <n>``, as in PyTorch.
+
 Errors are :class:`pickle.UnpicklingError` (handlers may raise ``RuntimeError`` as PyTorch's
 rebuild functions do).
 """
