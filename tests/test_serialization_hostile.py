@@ -245,3 +245,16 @@ def test_deep_lists_load_but_deep_tuples_are_refused(tmp_path) -> None:
         chainrule.load(tuples)
     tuples.write_bytes(archive(pickled(b")" + b"\x85" * 999)))
     assert isinstance(chainrule.load(tuples), tuple)
+
+
+def test_errors_are_plain_runtime_or_unpickling_errors(corpus_dir) -> None:
+    """Whatever part of the loader refuses a file, the exception is exactly PyTorch's
+    ``RuntimeError`` or ``pickle.UnpicklingError`` (no private subclass in a traceback)."""
+    directory, _ = corpus_dir
+    for hostile in CORPUS:
+        if hostile.error is None:
+            continue
+        try:
+            chainrule.load(directory / f"{hostile.name}.pt")
+        except Exception as e:  # noqa: BLE001 - the type is what is tested
+            assert type(e) in (RuntimeError, pickle.UnpicklingError), (hostile.name, type(e))

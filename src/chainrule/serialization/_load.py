@@ -37,7 +37,13 @@ def load(f: FileLike, map_location: Any = None, pickle_module: Any = None, *,
     with open_source(f) as source:
         try:
             return _load(source)
-        except (pickle.UnpicklingError, RuntimeError, OSError, MemoryError):
+        except RuntimeError as e:
+            if type(e) is RuntimeError:
+                raise
+            # Our subclasses (a truncated file, a refused archive ...) surface as PyTorch's
+            # plain RuntimeError; the message says which.
+            raise RuntimeError(str(e)) from None
+        except (pickle.UnpicklingError, OSError, MemoryError):
             raise
         except RecursionError:
             raise pickle.UnpicklingError(
