@@ -1,0 +1,83 @@
+"""``chainrule.save`` / ``chainrule.load``: weights in the safetensors format, and PyTorch's own
+files read without PyTorch. Loading never runs code from a file.
+
+``save`` writes safetensors (see :mod:`._safetensors_format`): tensors as entries, the nesting
+of dicts/lists/tuples and which tensors are parameters as JSON metadata.
+
+What ``load`` accepts
+---------------------
+Sources
+    A path to a regular file, or a seekable binary file object (read from its current
+    position). Paths to devices, FIFOs and sockets (directly or through symlinks) are refused
+    with ``RuntimeError`` before anything is read; a directory raises ``IsADirectoryError`` and
+    a stream that cannot seek ``io.UnsupportedOperation`` (as PyTorch). Every length the file
+    declares is compared with the bytes it really has before anything is allocated.
+
+safetensors files (the first 8 bytes a header length, then ``{``)
+    As the safetensors library accepts them (header at most 100 MB of UTF-8 JSON, known dtypes,
+    byte ranges tiling the data exactly), but duplicate JSON keys are refused. Dtypes: BOOL,
+    U8, I8, I16, I32, I64, F16, BF16 (loaded as float32, chainrule's bfloat16), F32, F64, C64.
+    Errors are ``RuntimeError`` with the library's wording ("Error while deserializing: ...").
+
+PyTorch zip archives (``torch.save``, PyTorch >= 1.6)
+    Entries must be stored (uncompressed, as ``torch.save`` writes them; PyTorch would also
+    inflate compressed ones), with unique names that are plain relative paths (no ``..``),
+    non-overlapping data inside the file, all in the folder of the first entry, with a
+    ``version`` record between 1 and 10. Each storage ``data/<key>`` must be exactly as long
+    as its id declares. See :mod:`._zip` and :mod:`._torch_format`.
+
+Legacy PyTorch streams (``_use_new_zipfile_serialization=False``)
+    Magic number, protocol 1001, system information, the object, the storage list and the
+    storages, as ``torch.load`` reads them; each storage used must be in the list with the
+    declared size. The legacy ``.tar`` format (PyTorch < 0.4) is refused, as PyTorch refuses it
+    with ``weights_only=True``.
+
+The pickles (see :mod:`._unpickler`)
+    The opcodes ``pickle`` writes for data with protocols 2 to 5 (no ``INST``/``OBJ``/``EXT``,
+    no ``PERSID``, no text opcodes of protocol 0). Globals: ``collections.OrderedDict`` and
+    ``Counter``; ``set``, ``frozenset``, ``bytearray``, ``bytes()``, ``complex``,
+    ``_codecs.encode(str, 'latin1')``; ``torch.Size``, ``torch.device``, the dtypes chainrule
+    has (``torch.float32`` ...), the ``<Type>Storage`` classes and ``UntypedStorage``;
+    ``torch._utils._rebuild_tensor``,
+    ``_rebuild_tensor_v2``, ``_rebuild_tensor_v3``, ``_rebuild_parameter``,
+    ``_rebuild_parameter_with_state``, ``torch._tensor._rebuild_from_type_v2`` (plain tensors
+    and parameters) and ``torch.nn.Parameter``. Any other global is refused before it is
+    resolved (nothing is imported); ``sys``/``os``/``posix``/``nt`` get PyTorch's "blocked"
+    message. ``BUILD`` only sets new attribute names (a state dict's ``_metadata``) on an
+    ``OrderedDict`` this load built; no other opcode mutates anything but the lists, dicts and
+    sets this load built. Tuples and frozensets nest at most 1000 deep (hashing deeper ones
+    crashes CPython); lists and dicts may nest deeper. Unlike PyTorch's weights-only
+    unpickler, files written with ``pickle_protocol`` 3 to 5 load too.
+
+Tensors
+    Views of their storage with the file's offset, sizes and strides (checked as ``set_``
+    checks them, with PyTorch's messages), so sharing between tensors of one storage is kept
+    and an expanded tensor stays a view of its small storage; where elements alias (a stride 0
+    over a size above 1) the view is read-only, as PyTorch refuses in-place writes there. A
+    storage is typed by the first storage id naming it (as in PyTorch), read in the file's
+    byte order; bfloat16 storages are widened to float32 once per storage. A conjugate or
+    negative bit in a tensor's metadata is applied to a copy of just the elements it spans.
+    Loaded tensors are leaves with their own version counter at 1, as ``torch.load`` leaves
+    them. Sparse, quantized, nested and subclass tensors,
+    tensors with Python attributes, backward hooks, and dtypes chainrule lacks (``uint16``,
+    ``float8_*`` ...) are refused.
+
+Memory
+    Storages cost exactly their size in the file (entries cannot overlap, so at most the file's
+    size in all); the Python objects of a pickle are charged to a budget of 4 MiB plus 64 bytes
+    per pickle byte. So a load needs about the bytes its tensors occupy plus a small multiple of
+    the pickle's size, never more than the file can back.
+
+Errors
+    A malformed or hostile file raises ``pickle.UnpicklingError`` (the pickle asks for
+    something refused; the message starts as PyTorch's: "Weights only load failed.") or
+    ``RuntimeError`` (a corrupt archive, storage or tensor geometry; PyTorch's message where it
+    has one) and never runs, imports or mutates anything outside the load.
+"""
+
+from __future__ import annotations
+
+from ._load import load
+from ._safetensors_format import save
+
+__all__ = ["save", "load"]
