@@ -191,3 +191,96 @@ def test_inplace_on_a_custom_function_view_is_refused_like_pytorch() -> None:
             y.add_(1)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# retain_grad and in-place ops: .grad is the gradient of the tensor's current value
+
+
+def _fmt(t) -> object:
+    return None if t is None else t.detach().numpy().astype(float).tolist()
+
+
+def _assert_same(ours, theirs) -> None:
+    """Equal structure; numbers equal to float32 precision."""
+    if isinstance(ours, list | tuple) and ours and isinstance(ours[0], float):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    elif isinstance(ours, list | tuple):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs)
+        for a, b in zip(ours, theirs, strict=True):
+            _assert_same(a, b)
+    else:
+        assert ours == theirs
+
+
+RETAIN_PROGRAMS = [
+    # retain_grad, then an in-place op on the tensor itself
+    "a = w.clone(); a.retain_grad(); a.mul_(2); loss = a.sum()",
+    "a = w.clone(); a.retain_grad(); a.mul_(2); a.add_(1); loss = (a * a).sum()",
+    "a = w * 1; a.retain_grad(); a.mul_(v); loss = (a * v).sum()",
+    "a = w * 1; a.retain_grad(); a.exp_(); loss = (a * a).sum()",
+    "a = w * 1; a.retain_grad(); a[1] = 5.0; loss = (a * v).sum()",
+    "a = w * 1; a.retain_grad(); a[[0, 2]] = v[:2]; loss = (a * a).sum()",
+    # retain_grad on a base, in place through a view of it
+    "a = w * 1; a.retain_grad(); a[:2].mul_(3); loss = (a * lib.tensor([1., 2., 3.])).sum()",
+    "a = w * 1; a.retain_grad(); a[1:].mul_(v[1:]); loss = (a * a).sum()",
+    "a = (w * 1).view(3, 1); a.retain_grad(); a[:, 0].exp_(); loss = (a * a).sum()",
+    # retain_grad on a view, in place through it or through its base
+    "b = w * 1; a = b[:2]; a.retain_grad(); a.mul_(3); loss = (a * v[:2]).sum()",
+    "b = w * 1; a = b[:2]; a.retain_grad(); b.mul_(3); loss = (a * v[:2]).sum()",
+    "b = w * 1; a = b[:2]; a.retain_grad(); b[1:].mul_(3); loss = (a * a).sum()",
+    "b = w * 1; a = b[:2]; a.retain_grad(); a.mul_(3); loss = (b * v).sum()",
+    # retain_grad after the in-place op; hooks registered before stay with the old value
+    "a = w * 1; a.mul_(2); a.retain_grad(); loss = (a * a).sum()",
+    "a = w * 1; h = a.register_hook(lambda g: g * 10); a.retain_grad(); a.mul_(2); "
+    "loss = (a * a).sum()",
+]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("program", RETAIN_PROGRAMS)
+def test_retain_grad_follows_inplace_ops_like_pytorch(program: str, create_graph: bool) -> None:
+    results = []
+    for lib in (chainrule, torch):
+        scope = _run(program, lib)
+        a, loss = scope["a"], scope["loss"]
+        if create_graph:
+            grads = lib.autograd.grad(loss, [scope["w"], scope["v"]], create_graph=True,
+                                      allow_unused=True)
+            # second order through the retained gradient's history
+            second = None
+            if a.grad is not None and a.grad.requires_grad:
+                (second,) = lib.autograd.grad(a.grad.sum(), [scope["w"]], allow_unused=True)
+            results.append((
+                _fmt(a.grad), a.grad is not None and a.grad.requires_grad,
+                [_fmt(g) for g in grads], _fmt(second), a.retains_grad,
+            ))
+        else:
+            loss.backward()
+            results.append((
+                _fmt(a.grad), _fmt(scope["w"].grad), _fmt(scope["v"].grad), a.retains_grad,
+            ))
+    _assert_same(results[0], results[1])
+
+
+def test_retain_grad_follows_mark_dirty() -> None:
+    results = []
+    for lib in (chainrule, torch):
+
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = w * 1
+        a.retain_grad()
+        Double.apply(a)
+        (a * a).sum().backward()
+        results.append((_fmt(a.grad), _fmt(w.grad)))
+    _assert_same(results[0], results[1])

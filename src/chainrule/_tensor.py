@@ -178,8 +178,12 @@ class Tensor:
         return self._retains_grad
 
     def retain_grad(self) -> None:
-        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
-        if not self._requires_grad:
+        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward.
+
+        The gradient kept is that of the tensor's current value: after an in-place op the
+        tensor has a new ``grad_fn`` and retain_grad follows it (:func:`set_history`).
+        """
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
@@ -187,8 +191,12 @@ class Tensor:
         self._retains_grad = True
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
-        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
-        if not self._requires_grad:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
+
+        On a non-leaf the hook belongs to the current ``grad_fn``: after an in-place op it is
+        called with the gradient of the value the tensor had when the hook was registered.
+        """
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             hooks = self._grad_fn._get_hooks().tensor_pre
@@ -672,6 +680,25 @@ def current_grad_fn(t: Tensor) -> Node | None:
     if t._base is not None:
         refresh_view(t)
     return t._grad_fn
+
+
+def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
+    """Give ``t`` (modified in place, or a view regenerated) the new history ``node``.
+
+    ``retain_grad`` follows the tensor to its new ``grad_fn``, as PyTorch moves its
+    retains-grad hook: ``.grad`` is then the gradient of the tensor's current value. Hooks
+    registered before stay with the old node.
+    """
+    if t._retains_grad:
+        old = t._grad_fn
+        if old is not None and old._hooks is not None:
+            ref = old._hooks.retains.get(t._output_nr)
+            if ref is not None and ref() is t:
+                del old._hooks.retains[t._output_nr]
+        node._get_hooks().retains[output_nr] = weakref.ref(t)
+    t._grad_fn = node
+    t._output_nr = output_nr
+    t._requires_grad = True
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:

@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .._tensor import Tensor, grad_accumulator, gradient_edge, wrap
+from .._tensor import Tensor, grad_accumulator, gradient_edge, set_history, wrap
 from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
 
@@ -665,9 +665,7 @@ def _rebase_modified(
         # As PyTorch's CopySlices: the view must be the node's first tensor input.
         _rebase_view(out, base, node)
         return
-    out._grad_fn = node
-    out._output_nr = nr
-    out._requires_grad = True
+    set_history(out, node, nr)
 
 
 def _view_of_self(t: Tensor) -> Tensor:

@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _dtype
 from .._frames import user_frame
-from .._tensor import Tensor, current_grad_fn, gradient_edge, wrap
+from .._tensor import Tensor, current_grad_fn, gradient_edge, set_history, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ..autograd.node import Node, next_sequence_nr
 from ._opnode import RELEASED, OpNode
@@ -145,9 +145,7 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
         node._result = (data, self._vc, self._vc[0])
     base = self._base
     if base is None:
-        self._grad_fn = node
-        self._output_nr = 0
-        self._requires_grad = True
+        set_history(self, node)
         return self
     _rebase_view(self, base, node)
     return self
@@ -265,9 +263,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     copy_slices.fn = fn
     copy_slices.positions = positions
     copy_slices.view_shape = view._data.shape
-    base._grad_fn = copy_slices
-    base._output_nr = 0
-    base._requires_grad = True
+    set_history(base, copy_slices)
     view_of_base(view, base, positions)
 
 
@@ -282,9 +278,7 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     node.positions = positions
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
-    view._grad_fn = node
-    view._output_nr = 0
-    view._requires_grad = True
+    set_history(view, node)
     view._view_src_fn = base._grad_fn
     return node
 
