@@ -284,3 +284,133 @@ def test_retain_grad_follows_mark_dirty() -> None:
         (a * a).sum().backward()
         results.append((_fmt(a.grad), _fmt(w.grad)))
     _assert_same(results[0], results[1])
+
+
+# ----------------------------------------------------------------------------------------------
+# Views PyTorch forbids modifying in place: made in no_grad or inference mode, by an op
+# returning several views, or by a custom Function; and detach(), which is allowed
+
+
+def _view_program(program: str, lib) -> tuple:
+    """Run ``program``; its outcome (``("ok",)`` or the error) and its variables."""
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    class Ident(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.view_as(a)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    scope = {"lib": lib, "x": x, "Ident": Ident, "Same": Same}
+    try:
+        exec(program, scope)  # noqa: S102 - the programs below
+        outcome: tuple = ("ok",)
+    except Exception as error:  # noqa: BLE001 - compared with PyTorch's
+        message = str(error).replace("torch.", "chainrule.")
+        # (beyond PyTorch, chainrule says where the tensor was modified)
+        outcome = (type(error).__name__, re.sub(r" The tensor was last modified .*", "", message))
+    return outcome, scope
+
+
+def _node_names(item) -> object:
+    if isinstance(item, tuple):
+        return tuple(_node_names(i) for i in item)
+    if item is None or isinstance(item, bool | int):
+        return item
+    return type(item).__name__
+
+
+VIEW_PROGRAMS = [
+    # made in no_grad / inference mode, modified with grad mode on
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv.mul_(3)\ny.sum().backward()",
+    "y = x * 2\nwith lib.inference_mode(): v = y[:2]\nv.mul_(3)\ny.sum().backward()",
+    "with lib.no_grad(): v = x[:2]\nv.mul_(2)",
+    "y = x * 2\nwith lib.no_grad(): v = y.view(3)\nv.zero_()",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv[0] = 5.0",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv[[0]] = 5.0",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv2 = v[:1]\nv2.mul_(3)",
+    "y = lib.zeros(3)\nwith lib.no_grad(): v = y[:2]\nv.add_(x[:2])",
+    "y = lib.zeros(3)\nwith lib.no_grad(): v = y[:2]\nv += x[:2]",
+    "y = lib.zeros(3)\nwith lib.no_grad(): v = y[:2]\nv.copy_(x[:2])",
+    "y = x * 2\nwith lib.no_grad(): v, w = y.unbind()[:2]\nv.mul_(2)",
+    # allowed: both in no_grad, or the base modified (not the view) and the view unused
+    "y = x * 2\nwith lib.no_grad():\n    v = y[:2]\n    v.mul_(3)\ny.sum().backward()",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\ny[0] = 5.0\ny.sum().backward()",
+    # modified through its base (or a detached alias): the error comes when the view is used
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\ny.mul_(3)\nz = v * 2",
+    "y = x * 2\nwith lib.no_grad():\n    v = y[:2]\n    v.mul_(3)\nz = v.grad_fn",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv.detach().mul_(3)\nz = v * 2",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\ny.mul_(3)\nwith lib.no_grad(): z = v * 2",
+    # a no-grad view of a tensor that requires grad: requires grad, gradients go nowhere
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nz = v * 2\nz.sum().backward()\n"
+    "r = (v.requires_grad, v.is_leaf, v.grad_fn, z.grad_fn.next_functions)",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv2 = v[:1]\n"
+    "r = (v2.requires_grad, v2.grad_fn.next_functions)",
+    # multi-output views
+    "y = x * 2\nv = y.unbind()[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.unbind()[1]\nv.add_(1)",
+    "y = x * 2\nv = y.split(1)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.split(2)[1]\nv.exp_()",
+    "y = x * 2\nv = y.split(3)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.chunk(3)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.chunk(1)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.split([1, 2])[1]\nv.mul_(3)",
+    "y = x * 2\nv = y.split([3])[0]\nv.mul_(3)",
+    "y = x * 2\nv = list(y)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.unbind()[0].view(1)\nv.mul_(3)",
+    "y = x * 2\nv = y.unbind()[0]\nv[...] = 1.0",
+    "y = x * 2\na, b, c = y.unbind()\ny.mul_(3)\nz = a * 2",
+    "y = x * 2\na, b, c = y.unbind()\nb.detach().mul_(3)\nz = a * 2",
+    "y = x * 2\na, b, c = y.unbind()\nwith lib.no_grad(): b.mul_(3)\nz = (a * 2, y.grad_fn)",
+    # allowed: tensor_split and unflatten give ordinary views; no grad involved at all
+    "y = x * 2\nv = y.tensor_split(3)[0]\nv.mul_(3)\ny.sum().backward()",
+    "y = x * 2\nv = y.unflatten(0, (3, 1))\nv.mul_(3)\ny.sum().backward()",
+    "y = (x * 2).detach()\na, b, c = y.unbind()\na.mul_(2)\nz = y",
+    "y = x * 2\na = y.unbind()[0]\nwith lib.no_grad(): a.mul_(2)\ny.sum().backward()",
+    # detach(): not a view; shares the version counter
+    "y = x * 2\nd = y.detach()\nd.mul_(3)\ny.sum().backward()",
+    "y = (x * 2).exp()\nd = y.detach()\nd.mul_(3)\ny.sum().backward()",
+    "d = x.detach()\nd.mul_(3)\nz = x * 1",
+    # custom Function outputs that are views
+    "y = x * 2\nv = Ident.apply(y)\nv.mul_(3)",
+    "y = x * 2\nv = Same.apply(y)\nv.mul_(3)",
+    "y = x * 2\nv = Ident.apply(y)\nw = v[:1]\nw.mul_(2)",
+    "y = x * 2\nv = Ident.apply(y)\ny.mul_(2)\nz = v * 2",
+    "y = x * 2\nv = Ident.apply(y)\nwith lib.no_grad(): v.mul_(2)\nz = v * 2",
+    "y = x * 2\nv = Ident.apply(y)\nv.sum().backward()",
+]
+
+
+@pytest.mark.parametrize("program", VIEW_PROGRAMS)
+def test_forbidden_view_modifications_match_pytorch(program: str) -> None:
+    """Same error (raised before anything changed) or same values and gradients."""
+    results = []
+    for lib in (chainrule, torch):
+        outcome, scope = _view_program(program, lib)
+        summary = {"x": _fmt(scope["x"]), "x.grad": _fmt(scope["x"].grad)}
+        for name in ("y", "v"):
+            if name in scope:
+                summary[name] = _fmt(scope[name])
+        if "r" in scope:
+            summary["r"] = _node_names(scope["r"])
+        results.append((outcome, summary))
+    ours, theirs = results
+    assert ours[0] == theirs[0]
+    assert sorted(ours[1]) == sorted(theirs[1])
+    for key in ours[1]:
+        if key == "r":
+            assert ours[1][key] == theirs[1][key]
+        else:
+            _assert_same(ours[1][key], theirs[1][key])

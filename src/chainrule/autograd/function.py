@@ -45,7 +45,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .._tensor import Tensor, grad_accumulator, gradient_edge, set_history, wrap
+from .._tensor import (
+    CUSTOM_FUNCTION_VIEW, SPECIAL_VIEW, Tensor, grad_accumulator, gradient_edge, set_history, wrap,
+)
 from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
 
@@ -250,7 +252,6 @@ class FunctionCtx:
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    _custom_function = True
     """The node (and ``ctx``) of one application of a custom :class:`Function`.
 
     Each ``Function`` subclass ``Exp`` gets its own subclass ``ExpBackward`` of this class
@@ -617,6 +618,8 @@ def _wrap_outputs(
             out._grad_fn = node
             out._output_nr = nr
             out._requires_grad = True
+        if out._base is not None and not (is_input and is_modified):
+            _mark_custom_function_view(out)
         results.append(out)
     node._out_meta = tuple(out_meta)
     node.dirty_tensors = None
@@ -630,6 +633,14 @@ def _wrap_outputs(
             record_trace(node)
     node.to_save = None
     return tuple(results) if is_tuple else results[0]
+
+
+def _mark_custom_function_view(out: Tensor) -> None:
+    """An output that is a view (made in forward, or an input returned as-is): PyTorch forbids
+    modifying it in place, which would bypass the Function's backward."""
+    out._view_meta = CUSTOM_FUNCTION_VIEW
+    out._view_src_fn = SPECIAL_VIEW
+    out._view_version = out._vc[0]
 
 
 def _non_differentiable_output(out: Tensor, is_input: bool, is_modified: bool) -> Tensor:
@@ -662,6 +673,10 @@ def _rebase_modified(
     if base is not None:
         if n_outputs > 1:
             raise RuntimeError(DIRTY_VIEW_MULTI_OUTPUT_MESSAGE)
+        if out._view_meta is not None:
+            from ..ops.inplace import view_inplace_error
+
+            raise view_inplace_error(out, indirect=False)
         # As PyTorch's CopySlices: the view must be the node's first tensor input.
         _rebase_view(out, base, node)
         return

@@ -97,9 +97,6 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "_anomaly_trace", "__weakref__")
 
     _n_out = 1
-    # Whether this is the node of a custom ``autograd.Function`` (whose views PyTorch refuses
-    # to modify in place).
-    _custom_function = False
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""

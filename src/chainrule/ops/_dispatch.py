@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, grad_accumulator, mark_if_inference, refresh_view
-from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
+from .._tensor import (
+    INFERENCE_TENSORS, INFERENCE_VIEW, MULTI_OUTPUT_VIEW, NO_ACCUMULATOR, NO_GRAD_VIEW,
+    SPECIAL_VIEW, Tensor, grad_accumulator, mark_if_inference, refresh_view,
+)
+from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr
 
 if TYPE_CHECKING:
@@ -224,12 +227,43 @@ def _new_tensor(data: np.ndarray) -> Tensor:
     return t
 
 
-def _share_with_base(view: Tensor, source: Tensor) -> None:
-    """A view shares its base's version counter; ``_base`` is the tensor owning the memory."""
+def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> None:
+    """A view shares its base's version counter; ``_base`` is the tensor owning the memory.
+
+    Also how it was made (PyTorch's CreationMeta, see ``_tensor.NO_GRAD_VIEW``): in no_grad or
+    inference mode, or as one of several views (``multi_view``); a view of such a view is one
+    too. PyTorch forbids modifying those in place when autograd would have to record it.
+    """
     view._vc = source._vc
-    base = source._base if source._base is not None else source
+    base = source._base
+    if base is None:
+        base = source
+        kind = None
+    else:
+        kind = source._view_meta
     view._base = base
-    view._view_src_fn = base._grad_fn
+    if kind is not INFERENCE_VIEW:
+        mode = mode_get()
+        if not mode & GRAD:
+            if not mode & INFERENCE:
+                kind = NO_GRAD_VIEW
+            elif not source.is_inference():
+                # A view of a normal tensor made in inference mode is a normal tensor.
+                INFERENCE_TENSORS.pop(id(view), None)
+                kind = INFERENCE_VIEW
+        elif multi_view:
+            kind = MULTI_OUTPUT_VIEW
+    view._view_meta = kind
+    if kind is None:
+        view._view_src_fn = base._grad_fn
+        return
+    view._view_src_fn = SPECIAL_VIEW
+    view._view_version = source._vc[0]
+    if kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW:
+        if base._requires_grad and view._grad_fn is None:
+            # It requires grad through its base, but gradients sent to it go nowhere.
+            view._requires_grad = True
+            view._acc = NO_ACCUMULATOR
 
 
 # ----------------------------------------------------------------------------------------------
@@ -277,7 +311,7 @@ def run_general(op: OpDef, args: tuple) -> Any:
             out = _asarray(out)
         result = _new_tensor(out)
         if op.view:
-            _share_with_base(result, args[op.input_pos[0]])
+            _share_with_base(result, args[op.input_pos[0]], op.multi_view)
         if record and out.dtype.kind in "fc":
             _record(op, args, (out,), (result,))
         return result
@@ -291,7 +325,7 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
     if op.view:
         source = args[op.input_pos[0]]
         for t in results[:n_diff]:
-            _share_with_base(t, source)
+            _share_with_base(t, source, op.multi_view)
     if record and n_diff and outs[0].dtype.kind in "fc":
         _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
     return results
@@ -347,6 +381,7 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
     forward = op.forward
     differentiable = op.differentiable
     view = op.view
+    multi_view = op.multi_view
     slow = len(op.promote_pos) > 1
     needs_float = op.promote is FLOAT
     n_params = len(op.defaults)
@@ -379,7 +414,7 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         if INFERENCE_BLOCKS[0]:
             mark_if_inference(t)
         if view:
-            _share_with_base(t, x)
+            _share_with_base(t, x, multi_view)
         else:
             t._vc = [0]
         if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (

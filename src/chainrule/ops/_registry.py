@@ -110,6 +110,7 @@ class OpDef:
         view: bool = False,
         signatures: Sequence[str] = (),
         check: Callable[..., None] | None = None,
+        multi_view: bool = False,
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -134,7 +135,10 @@ class OpDef:
         # Numbers passed as non-tensor arguments that still take part in type promotion
         # (the exponent of ``x ** 2.5``, the bounds of ``clamp``).
         self.promote_pos = self.input_pos + tuple(self.index_of[n] for n in promote_with)
-        self.view = view
+        self.view = view or multi_view
+        # The op is one that returns several views (split, unbind; also when it returns one):
+        # PyTorch forbids modifying them in place.
+        self.multi_view = multi_view
         self.differentiable = differentiable
         self.num_outputs = num_outputs  # differentiable outputs (1 for most ops; -1: variable)
         self.nondiff_outputs = nondiff_outputs  # trailing outputs that never get a grad_fn
@@ -301,6 +305,7 @@ def op(
     view: bool = False,
     signatures: Sequence[str] = (),
     check: Callable[..., None] | None = None,
+    multi_view: bool = False,
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -309,13 +314,15 @@ def op(
     but get no edge. ``num_outputs`` > 1 (or -1 for a variable number) makes a multi-output node;
     ``nondiff_outputs`` counts trailing outputs that are never differentiable (e.g. indices).
     ``promote_with`` names number arguments that take part in type promotion; ``view=True``
-    marks ops whose result shares memory (and the version counter) with ``self``.
+    marks ops whose result shares memory (and the version counter) with ``self``;
+    ``multi_view=True`` ops whose results are views PyTorch makes as several outputs of one
+    node (split, unbind), which may not be modified in place.
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
-            nondiff_outputs, promote_with, view, signatures, check,
+            nondiff_outputs, promote_with, view, signatures, check, multi_view,
         )
         return make_public(opdef)
 

@@ -524,6 +524,8 @@ def _check_writable(self: Tensor, is_self: bool) -> None:
         return
     if self._requires_grad:
         base = self._base
+        if base is not None and self._view_meta is not None:
+            return  # a view PyTorch forbids writing to: the write's own check says so
         if self._grad_fn is None:
             raise RuntimeError(_LEAF_MESSAGE if is_self else _VIEW_OF_LEAF_MESSAGE)
         if base is not None and base._grad_fn is None and base._requires_grad:
@@ -534,7 +536,7 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value`` when autograd must record it: the indexed view of ``self`` is
     overwritten in place (``CopySlices`` on ``self``, as PyTorch), with ``copy_``/``fill_`` for
     basic indices and ``index_put`` for tensor indices."""
-    from .inplace import commit
+    from .inplace import check_inplace, commit
 
     if index is None or index is True:
         items: tuple = (None,)
@@ -563,6 +565,7 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
         value = wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
         value = value.to(self.dtype)
+    check_inplace(target, value)
     commit(target, _index_put(target, indices, value, False))
 
 
