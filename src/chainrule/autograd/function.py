@@ -46,7 +46,13 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._tensor import (
-    CUSTOM_FUNCTION_VIEW, SPECIAL_VIEW, Tensor, grad_accumulator, gradient_edge, set_history, wrap,
+    CUSTOM_FUNCTION_VIEW,
+    SPECIAL_VIEW,
+    Tensor,
+    grad_accumulator,
+    gradient_edge,
+    set_history,
+    wrap,
 )
 from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr

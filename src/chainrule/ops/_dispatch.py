@@ -16,8 +16,16 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import (
-    INFERENCE_TENSORS, INFERENCE_VIEW, MULTI_OUTPUT_VIEW, NO_ACCUMULATOR, NO_GRAD_VIEW,
-    SPECIAL_VIEW, Tensor, grad_accumulator, mark_if_inference, refresh_view,
+    INFERENCE_TENSORS,
+    INFERENCE_VIEW,
+    MULTI_OUTPUT_VIEW,
+    NO_ACCUMULATOR,
+    NO_GRAD_VIEW,
+    SPECIAL_VIEW,
+    Tensor,
+    grad_accumulator,
+    mark_if_inference,
+    refresh_view,
 )
 from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr

@@ -26,8 +26,16 @@ import numpy as np
 from .. import _dtype
 from .._frames import user_frame
 from .._tensor import (
-    CUSTOM_FUNCTION_VIEW, INFERENCE_VIEW, MULTI_OUTPUT_VIEW, NO_ACCUMULATOR, NO_GRAD_VIEW, Tensor,
-    current_grad_fn, gradient_edge, set_history, wrap,
+    CUSTOM_FUNCTION_VIEW,
+    INFERENCE_VIEW,
+    MULTI_OUTPUT_VIEW,
+    NO_ACCUMULATOR,
+    NO_GRAD_VIEW,
+    Tensor,
+    current_grad_fn,
+    gradient_edge,
+    set_history,
+    wrap,
 )
 from ..autograd.grad_mode import GRAD, mode_get
 from ..autograd.node import Node, next_sequence_nr
