@@ -152,19 +152,6 @@ class _SavedOutput:
         return t
 
 
-class _SavedPacked:
-    """A saved tensor that went through a ``saved_tensors_hooks`` pack hook."""
-
-    __slots__ = ("packed", "unpack_hook")
-
-    def __init__(self, packed: Any, unpack_hook: Callable[[Any], Any]) -> None:
-        self.packed = packed
-        self.unpack_hook = unpack_hook
-
-    def unpack(self, node: BackwardCFunction) -> Any:
-        return self.unpack_hook(self.packed)
-
-
 class _SavedNone:
     __slots__ = ()
 
@@ -713,7 +700,7 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
     }
     hooks = None
     if mode_get() & SAVED_HOOKS:
-        from .graph import current_saved_tensors_hooks
+        from .graph import current_saved_tensors_hooks, pack_tensor
 
         hooks = current_saved_tensors_hooks()
     entries: list[Any] = []
@@ -721,7 +708,8 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
         if t is None:
             entries.append(_SAVED_NONE)
         elif hooks is not None:
-            entries.append(_SavedPacked(hooks[0](t), hooks[1]))
+            # (a graph.SavedTensor: unpacking it gives the tensor its history back)
+            entries.append(pack_tensor(t, hooks, id(t) in own_outputs))
         elif id(t) in own_outputs:
             entries.append(_SavedOutput(t, own_outputs[id(t)]))
         else:

@@ -936,6 +936,9 @@ def _forward_args(
         if isinstance(value, Tensor):
             args[pos] = value._data
             continue
+        if type(value) is tuple and pos in op.tensor_list_pos:
+            args[pos] = tuple(e._data if isinstance(e, Tensor) else e for e in value)
+            continue
         name = op.param_names[pos]
         if pos not in input_index and pos not in op.tensor_param_pos:
             if value is _UNKNOWN:

@@ -203,7 +203,8 @@ def _new_node(op: OpDef, edges: tuple, metas: tuple) -> Any:
 
 
 def _after_record(node: Any, output: Tensor) -> None:
-    """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline)."""
+    """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline;
+    after ``output`` got its ``grad_fn``: the pack hook sees the output as PyTorch's does)."""
     mode = mode_get()
     if mode & ANOMALY:
         from ..autograd.anomaly import record_trace
@@ -215,7 +216,7 @@ def _after_record(node: Any, output: Tensor) -> None:
 
         hooks = current_saved_tensors_hooks()
         if hooks is not None:
-            pack_saved(node, hooks[0], hooks[1], output)
+            pack_saved(node, hooks, output)
 
 
 def _new_tensor(data: np.ndarray) -> Tensor:
@@ -305,6 +306,8 @@ def run_general(op: OpDef, args: tuple) -> Any:
         x = values[p]
         if isinstance(x, Tensor):
             values[p] = x._data
+        elif type(x) is tuple and p in op.tensor_list_pos:
+            values[p] = tuple(e._data if isinstance(e, Tensor) else e for e in x)
     if op.check is not None:
         op.check(*values)
     if op.promote is not KEEP:
@@ -361,11 +364,11 @@ def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
     if op.num_outputs != 1:  # a MultiOutputOpNode (trailing non-differentiable outputs aside)
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
-    _after_record(node, results[0])
     for nr, t in enumerate(results):
         t._requires_grad = True
         t._grad_fn = node
         t._output_nr = nr
+    _after_record(node, results[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -445,10 +448,10 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
                 node._saved = None
                 node._versions = ()
             node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
-            if mode & _RARE_MODES:
-                _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
+            if mode & _RARE_MODES:
+                _after_record(node, t)
         return t
 
     return public
@@ -550,10 +553,10 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
                 node._saved = None
                 node._versions = ()
             node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
-            if mode & _RARE_MODES:
-                _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
+            if mode & _RARE_MODES:
+                _after_record(node, t)
         return t
 
     return public
@@ -586,7 +589,12 @@ def _keep_args(node: Any, plan: Any, args: tuple) -> None:
     versions = []
     for p in plan.inputs:
         x = args[p]
-        versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
+        if isinstance(x, Tensor):
+            versions.append((p, x._vc[0]))
+        elif p in plan.lists and type(x) is tuple:
+            versions.append((p, tuple(e._vc[0] if isinstance(e, Tensor) else None for e in x)))
+        else:
+            versions.append((p, None))
     node._versions = tuple(versions)
 
 

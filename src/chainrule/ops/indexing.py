@@ -76,9 +76,11 @@ def _(F, grad):
     return grad
 
 
-@op("IndexBackward0")
+@op("IndexBackward0", tensor_lists=("indices",))
 def _index(self, indices):
-    # ``indices``: int64 arrays (or None) per dimension, checked by ``_expand_indices``.
+    # ``indices``: PyTorch's list of index tensors (None for a dimension taken whole), masks
+    # as masks (NumPy reads a mask in an index tuple as PyTorch does); checked beforehand by
+    # ``_index_arguments``. They are what the node saves, as in PyTorch.
     return self[_np_index(indices)]
 
 
@@ -92,7 +94,7 @@ def _(F, grad, self_shape, indices):
 # input is the number 0 (``zeros``), which gives the same edge without allocating anything.
 
 
-@op("IndexPutImplBackward0", inputs=("zeros", "grad"))
+@op("IndexPutImplBackward0", inputs=("zeros", "grad"), tensor_lists=("indices",))
 def _index_backward(zeros, grad, input_sizes, indices):
     """Zeros of ``input_sizes`` with ``grad`` added at ``indices`` (repeats accumulate)."""
     out = np.zeros(input_sizes, grad.dtype)
@@ -105,23 +107,54 @@ def _(F, grad, indices):
     return F.index(grad, indices)
 
 
-def _expand_indices(shape: tuple[int, ...], entries: dict[int, np.ndarray]) -> tuple:
+def _expand_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
     """PyTorch's checks and mask expansion for the tensor indices of an advanced index.
 
-    ``entries`` maps a dimension of the indexed tensor to an index array (integer, or a bool
-    mask covering ``mask.ndim`` dimensions from there). Returns one int64 array or None per
-    dimension, trailing Nones dropped.
+    ``entries`` maps a dimension of the indexed tensor to an index tensor or array (integer, or
+    a bool mask covering ``mask.ndim`` dimensions from there). Returns one int64 array or None
+    per dimension, trailing Nones dropped.
     """
+    return _check_indices(shape, entries)[0]
+
+
+def _index_arguments(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
+    """The ``indices`` of the recorded index ops: checked as ``_expand_indices`` checks them,
+    then as PyTorch passes (and saves) them: one tensor per index (the user's own tensor when
+    one was given, a mask as a mask), None for a dimension before one that is taken whole."""
+    expanded, substituted = _check_indices(shape, entries)
+    if substituted:
+        # Nothing is copied, so any index goes; NumPy gets in-range zeros instead.
+        return tuple(None if a is None else wrap(a) for a in expanded)
+    out: list[Tensor | None] = []
+    covered = 0
+    for dim in sorted(entries):
+        entry = entries[dim]
+        a = entry._data if isinstance(entry, Tensor) else entry
+        if a.dtype == _UINT8:
+            entry = a = a.astype(np.bool_)  # (the deprecation warning was given above)
+        elif a.dtype != _BOOL and a.dtype != _INT64:
+            entry = a = a.astype(np.int64)
+        out.extend([None] * (dim - covered))
+        out.append(entry if isinstance(entry, Tensor) else wrap(a))
+        covered = dim + (a.ndim if a.dtype == _BOOL else 1)
+    return tuple(out)
+
+
+def _check_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple[tuple, bool]:
+    """``_expand_indices``, and whether the result is empty so that in-range zeros stand in
+    for the indices."""
     out: list[np.ndarray | None] = []
     for dim in sorted(entries):
         a = entries[dim]
+        if isinstance(a, Tensor):
+            a = a._data
         out.extend([None] * (dim - len(out)))
         if a.dtype == _UINT8:
             warnings.warn(
                 "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                 "torch.bool instead.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             a = a.astype(np.bool_)
         if a.dtype == _BOOL:
@@ -142,7 +175,7 @@ def _expand_indices(shape: tuple[int, ...], entries: dict[int, np.ndarray]) -> t
         out.pop()
     indices = tuple(out)
     if not indices:
-        return indices
+        return indices, False
     defined = [(a, shape[dim]) for dim, a in enumerate(indices) if a is not None]
     if len(defined) == 1:
         count = defined[0][0].size
@@ -162,9 +195,9 @@ def _expand_indices(shape: tuple[int, ...], entries: dict[int, np.ndarray]) -> t
     if not count or not math.prod(kept):
         # PyTorch checks bounds while copying elements: with none to copy, any index goes.
         # Zeros of the same shapes give NumPy the same (empty) result without its own check.
-        return tuple(None if a is None else np.zeros_like(a) for a in indices)
+        return tuple(None if a is None else np.zeros_like(a) for a in indices), True
     _check_advanced_bounds(defined)
-    return indices
+    return indices, False
 
 
 def _check_advanced_bounds(indices: list[tuple[np.ndarray, int]]) -> None:
@@ -336,7 +369,7 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
                 dim += 1
                 continue
             else:
-                entries[dim] = a
+                entries[dim] = obj  # the tensor itself: the recorded op saves it
                 dim += a.ndim if a.dtype == _BOOL or a.dtype == _UINT8 else 1
                 continue
         if _int_like(obj):
@@ -429,7 +462,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         else:
             result = unsqueeze(result, step[1])
     if entries:
-        return _index(result, _expand_indices(result._data.shape, entries))
+        return _index(result, _index_arguments(result._data.shape, entries))
     return _alias(self) if result is self else result
 
 
@@ -536,7 +569,7 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value`` when autograd must record it: the indexed view of ``self`` is
     overwritten in place (``CopySlices`` on ``self``, as PyTorch), with ``copy_``/``fill_`` for
     basic indices and ``index_put`` for tensor indices."""
-    from .inplace import check_inplace, commit
+    from .inplace import apply_inplace, check_inplace
 
     if index is None or index is True:
         items: tuple = (None,)
@@ -560,13 +593,13 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
             value = wrap(np.asarray(value, dtype=self._data.dtype))
         target.copy_(value)
         return
-    indices = _expand_indices(target._data.shape, entries)
+    indices = _index_arguments(target._data.shape, entries)
     if not isinstance(value, Tensor):
         value = wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
         value = value.to(self.dtype)
     check_inplace(target, value)
-    commit(target, _index_put(target, indices, value, False))
+    apply_inplace(target, _index_put, indices, value, False)
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
@@ -722,8 +755,9 @@ def _gather(self, dim, index):
 
 
 @_gather.derivative("self")
-def _(F, grad, self_shape, dim, index):
-    return F.gather_backward(0, grad, self_shape, dim, index)
+def _(F, grad, self, dim, index):
+    # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.gather_backward(0, grad, tuple(self.shape), dim, index)
 
 
 @op("ScatterAddBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -984,8 +1018,9 @@ def _masked_select(self, mask):
 
 
 @_masked_select.derivative("self")
-def _(F, grad, self_shape, mask):
-    return F.masked_select_backward(0, grad, self_shape, mask)
+def _(F, grad, self, mask):
+    # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.masked_select_backward(0, grad, tuple(self.shape), mask)
 
 
 @op("MaskedScatterBackward0", inputs=("zeros", "grad"), tensor_params=("mask",))
@@ -1021,8 +1056,9 @@ def _take(self, index):
 
 
 @_take.derivative("self")
-def _(F, grad, self_shape, index):
-    return F.take_backward(0, grad, self_shape, index)
+def _(F, grad, self, index):
+    # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.take_backward(0, grad, tuple(self.shape), index)
 
 
 @op("PutBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -1075,8 +1111,9 @@ def _(F, grad, index, accumulate):
 
 
 @_put.derivative("source")
-def _(F, grad, index, source_shape):
-    return F.reshape(F.take(grad, index), source_shape)
+def _(F, grad, index, source):
+    # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.reshape(F.take(grad, index), tuple(source.shape))
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -1119,8 +1156,9 @@ def _(F, grad):
 
 
 @_index_add.derivative("source")
-def _(F, grad, dim, index, alpha, source_shape):
-    g = F.reshape(F.index_select(grad, dim, index), source_shape)
+def _(F, grad, dim, index, alpha, source):
+    # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
+    g = F.reshape(F.index_select(grad, dim, index), tuple(source.shape))
     return g if alpha == 1 else g * alpha
 
 
@@ -1179,7 +1217,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return _index_add(input, d, index, source, alpha)
 
 
-@op("IndexPutBackward0", inputs=("self", "values"))
+@op("IndexPutBackward0", inputs=("self", "values"), tensor_lists=("indices",))
 def _index_put(self, indices, values, accumulate):
     out = self.copy()
     if accumulate:
@@ -1206,7 +1244,7 @@ def _index_list(indices: Any) -> dict[int, np.ndarray]:
             "index_put(): argument 'indices' (position 1) must be tuple of Tensors, not "
             f"{type(indices).__name__}"
         )
-    entries: dict[int, np.ndarray] = {}
+    entries: dict[int, Any] = {}
     dim = 0
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
@@ -1214,7 +1252,7 @@ def _index_list(indices: Any) -> dict[int, np.ndarray]:
                 f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
             )
         a = t._data
-        entries[dim] = a
+        entries[dim] = t
         dim += a.ndim if a.dtype == _BOOL or a.dtype == _UINT8 else 1
     return entries
 
@@ -1230,7 +1268,8 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
     """
     values = _tensor_arg("index_put", "values", 2, values)
     shape = input._data.shape
-    prepared = _expand_indices(shape, _index_list(indices))
+    entries = _index_list(indices)
+    prepared = _expand_indices(shape, entries)
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -1239,6 +1278,7 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
         )
     if prepared:
         _check_values_fit(values._data.shape, shape, prepared)
+        return _index_put(input, _index_arguments(shape, entries), values, bool(accumulate))
     return _index_put(input, prepared, values, bool(accumulate))
 
 

@@ -32,20 +32,19 @@ from .._tensor import (
     NO_ACCUMULATOR,
     NO_GRAD_VIEW,
     Tensor,
-    current_grad_fn,
     gradient_edge,
     set_history,
     wrap,
 )
-from ..autograd.grad_mode import GRAD, mode_get
-from ..autograd.node import Node, next_sequence_nr
-from ._opnode import RELEASED, OpNode
+from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
+from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from ._opnode import RELEASED, OpNode, pack_saved
 from ._registry import KEEP, op
 
 __all__ = [
-    "commit", "inplace_method", "augmented", "check_inplace", "CopySlices", "AsStridedBackward0",
-    "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_", "view_inplace_error",
-    "refresh_special_view",
+    "commit", "apply_inplace", "inplace_method", "augmented", "check_inplace", "CopySlices",
+    "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_",
+    "view_inplace_error", "refresh_special_view",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -184,10 +183,10 @@ def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     ]
     if not positions:
         return
-    snapshot = wrap(self._data.copy())
-    snapshot._requires_grad = self._requires_grad
-    snapshot._grad_fn = current_grad_fn(self)
-    snapshot._output_nr = self._output_nr
+    from .copying import clone
+
+    # Recorded (CloneBackward0 of self's old history), as PyTorch's ``original_self.clone()``.
+    snapshot = clone(self)
     values = list(saved)
     for pos in positions:
         values[pos] = snapshot
@@ -195,6 +194,33 @@ def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     node._versions = tuple(
         (pos, 0 if pos in positions else version) for pos, version in node._versions
     )
+
+
+def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
+                  **kwargs: Any) -> Tensor:
+    """``out_of_place(self, *args, **kwargs)`` written into ``self`` (:func:`commit`).
+
+    With ``saved_tensors_hooks`` active, what the op's node saves is packed once ``self`` is
+    written, as PyTorch packs an in-place op's: the old ``self`` as its (recorded) copy, the
+    output as ``self`` itself with its new history.
+    """
+    mode = mode_get()
+    if not mode & SAVED_HOOKS:
+        return commit(self, out_of_place(self, *args, **kwargs))
+    token = MODE.set(mode & ~SAVED_HOOKS)
+    try:
+        out = out_of_place(self, *args, **kwargs)
+    finally:
+        MODE.reset(token)
+    commit(self, out)
+    node = out._grad_fn
+    if isinstance(node, OpNode):
+        from ..autograd.graph import current_saved_tensors_hooks
+
+        hooks = current_saved_tensors_hooks()
+        if hooks is not None:
+            pack_saved(node, hooks, self)
+    return self
 
 
 def commit(self: Tensor, out: Tensor) -> Tensor:
@@ -287,6 +313,8 @@ class CopySlices(Node):
 
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         fn = self.fn
+        if fn is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         positions = self.positions
         if create_graph:
             from .indexing import put, take
@@ -308,7 +336,9 @@ class CopySlices(Node):
         return [base_grad, *sent[1:]]
 
     def release(self) -> None:
-        self.fn.release()
+        # PyTorch's CopySlices drops the op's node: a second backward through it raises even
+        # when that node saved nothing.
+        self.fn = None
 
 
 class AsStridedBackward0(Node):
@@ -424,7 +454,7 @@ def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[.
         if ufunc is not None and _direct(self, ufunc, args, kwargs):
             return self
         check_inplace(self, *args, *kwargs.values())
-        return commit(self, out_of_place(self, *args, **kwargs))
+        return apply_inplace(self, out_of_place, *args, **kwargs)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
@@ -439,7 +469,7 @@ def augmented(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., A
         if not (isinstance(other, Tensor | int | float | bool | complex | np.generic)):
             return NotImplemented
         check_inplace(self, other)
-        return commit(self, out_of_place(self, other))
+        return apply_inplace(self, out_of_place, other)
 
     method.__name__ = name
     return method
@@ -543,14 +573,14 @@ def fill_(self: Tensor, value: Any) -> Tensor:
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions."
             )
-        return commit(self, _fill_tensor(self, value))
-    return commit(self, _fill_scalar(self, value))
+        return apply_inplace(self, _fill_tensor, value)
+    return apply_inplace(self, _fill_scalar, value)
 
 
 def zero_(self: Tensor) -> Tensor:
     """Set every element to zero."""
     check_inplace(self)
-    return commit(self, _zero(self))
+    return apply_inplace(self, _zero)
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -560,16 +590,16 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         raise TypeError(
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
-    return commit(self, _copy(self, src))
+    return apply_inplace(self, _copy, src)
 
 
 def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from ``U(from_, to)``."""
     check_inplace(self)
-    return commit(self, _uniform(self, from_, to, generator))
+    return apply_inplace(self, _uniform, from_, to, generator)
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from ``N(mean, std**2)``."""
     check_inplace(self)
-    return commit(self, _normal(self, mean, std, generator))
+    return apply_inplace(self, _normal, mean, std, generator)
