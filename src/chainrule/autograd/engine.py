@@ -26,7 +26,7 @@ from .._size import Size
 from .._tensor import Tensor, gradient_edge, wrap
 from .grad_mode import ANOMALY, GRAD, MODE, mode_get
 from .grad_mode import state as _state
-from .node import AccumulateGrad, Node
+from .node import AccumulateGrad, Node, type_name
 
 __all__ = ["backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord"]
 
@@ -573,7 +573,7 @@ def _hook_name(hook: Any) -> str:
     return name if isinstance(name, str) else "<unknown>"
 
 
-def _type_name(t: Tensor) -> str:
+def _legacy_type_name(t: Tensor) -> str:
     """PyTorch's ``Tensor.toString()``: the legacy type name, ``chainrule.FloatTensor``."""
     from .._tensor import LEGACY_TYPE_NAMES
 
@@ -585,11 +585,11 @@ def _check_hook_result(original: Tensor | None, result: Any, hook: Any) -> None:
     if original is None:
         raise RuntimeError("can't replace a None gradient with a non-None value")
     if not isinstance(result, Tensor):
-        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        raise TypeError(f"expected Variable, but hook returned '{type_name(result)}'")
     if result._data.dtype != original._data.dtype:
         raise RuntimeError(
             f"hook '{_hook_name(hook)}' has changed the type of value (was "
-            f"{_type_name(original)} got {_type_name(result)})"
+            f"{_legacy_type_name(original)} got {_legacy_type_name(result)})"
         )
     if result._data.shape != original._data.shape:
         raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
@@ -598,7 +598,7 @@ def _check_hook_result(original: Tensor | None, result: Any, hook: Any) -> None:
 def _check_hook_results(original: tuple, result: Any, hook: Any) -> None:
     """The checks for hooks that take and return a tuple of gradients (node hooks)."""
     if not isinstance(result, tuple):
-        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+        raise TypeError(f"expected tuple, but hook returned '{type_name(result)}'")
     if len(result) != len(original):
         raise RuntimeError(
             f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "

@@ -13,7 +13,7 @@ from typing import Any
 
 from .._tensor import Tensor, wrap
 from .grad_mode import GRAD, MODE, SAVED_HOOKS
-from .node import Node
+from .node import Node, type_name
 
 __all__ = [
     "saved_tensors_hooks", "Node", "current_saved_tensors_hooks", "disable_saved_tensors_hooks",
@@ -115,7 +115,7 @@ class SavedTensor:
         if not isinstance(data, Tensor):
             raise TypeError(
                 "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
-                f"type {type(data).__name__}"
+                f"type {type_name(data)}"
             )
         fn = owner if self.is_output else self.grad_fn
         if fn is None and not self.requires_grad and not data._requires_grad:

@@ -204,63 +204,63 @@ class OpNode(Node):
     # -- inspection (drawing, ``grad_fn._saved_self``) ------------------------------------
 
     def _get_saved(self, key: str, attribute: str) -> Any:
-        """``grad_fn._saved_<key>`` as PyTorch gives it: a saved input itself, the saved output
-        re-attached to this node, or what the unpack hook returns (called on each access)."""
+        """``grad_fn._saved_<key>`` as PyTorch gives it: a saved input itself (a number as the
+        0-d tensor PyTorch wraps it in), the saved output re-attached to this node, or what
+        the unpack hook returns (called on each access); None if this node did not need it."""
+        op = self._op
+        pos = op.result_index if key == "result" else op.index_of.get(key)
+        if pos is None or pos not in op.read_positions:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
         saved = self._saved
         if saved is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if type(saved) is PackedSaved:
-            if key == "result" and saved.result is not None:
-                return saved.result.unpack(self)
-            pos = self._op.index_of.get(key)
-            if pos is not None and pos in saved.positions:
-                return _unpack_packed(saved.args[pos], self, True)
-        values = self.saved_values()
-        if key not in values:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
-        value = values[key]
         if key == "result":
-            data, counter = self._result[0], self._result[1]
-            return _saved_output(data, self, counter)
+            if type(saved) is PackedSaved and saved.result is not None:
+                return saved.result.unpack(self)
+            if self._result is None:
+                return None
+            return _saved_output(self._result[0], self, self._result[1])
+        if type(saved) is PackedSaved:
+            if pos in saved.positions:
+                return _unpack_packed(saved.args[pos], self, True)
+            saved = saved.args
+        value = saved[pos] if saved else None
+        if pos in op.input_pos and isinstance(value, bool | int | float | complex):
+            return wrap(np.asarray(value))  # PyTorch saved it as a wrapped number
         return value
 
-    def _get_saved_sizes(self, name: str, attribute: str) -> tuple[int, ...]:
-        """``grad_fn._saved_self_sym_sizes``: an input's shape, kept when a derivative reads
+    def _get_saved_sizes(self, name: str, attribute: str) -> tuple[int, ...] | None:
+        """``grad_fn._saved_self_sym_sizes``: an input's shape, for an op whose derivative reads
         ``<input>_shape`` (PyTorch saves ``self.sym_sizes()`` the same way)."""
         op = self._op
         i = op.input_names.index(name)
-        meta = self._in_meta[i]
-        reads = any(
-            d is not None and need and op.result_index + 1 + i in d.arg_index
-            for d, need in zip(op.derivatives, _needs(self), strict=True)
-        )
-        if meta is None or not reads:
+        if op.result_index + 1 + i not in op.read_positions:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
         if self._saved is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        return tuple(meta[0])
+        meta = self._in_meta[i]
+        return None if meta is None else tuple(meta[0])
 
     def __dir__(self) -> list[str]:
-        # As PyTorch's nodes: only the ``_saved_*`` attributes this node has.
+        # As PyTorch's nodes: a ``_saved_*`` attribute for each value a derivative reads.
+        op = self._op
         names = [
             n for n in object.__dir__(self)
             if not n.startswith(("_saved_", "_raw_saved_")) and n != "_saved"
         ]
-        saved = self._saved
-        if saved is RELEASED:
-            return sorted(names)
-        tensors = {self._op.param_names[pos] for pos, v in self._versions if v is not None}
-        values = self.saved_values()
-        for key in values:
-            names.append("_saved_" + key)
-            if key in tensors or key == "result":
-                names.append("_raw_saved_" + key)
-        for name in self._op.input_names:
-            try:
-                self._get_saved_sizes(name, "")
-            except AttributeError:
+        for pos in sorted(op.read_positions):
+            if pos < op.result_index:
+                name = op.param_names[pos]
+            elif pos == op.result_index:
+                name = "result"
+            elif pos <= op.result_index + op.n_inputs:
+                names.append(f"_saved_{op.input_names[pos - op.result_index - 1]}_sym_sizes")
                 continue
-            names.append(f"_saved_{name}_sym_sizes")
+            else:
+                continue
+            names.append("_saved_" + name)
+            if pos in op.tensor_positions or pos == op.result_index:
+                names.append("_raw_saved_" + name)
         return sorted(names)
 
     def saved_values(self) -> dict[str, Any]:

@@ -161,6 +161,9 @@ class OpDef:
         self.uses_extras = False  # a derivative reads ``result`` or an input's shape/strides
         self.records_strides = False  # a derivative reads an input's strides (its layout)
         self._plans: dict[tuple[bool, ...], SavePlan] = {}
+        # What any derivative reads (environment positions): PyTorch's node has a ``_saved_*``
+        # attribute for each, None when this node did not need to save it.
+        self.read_positions: frozenset[int] = frozenset()
         self.node_cls = make_node_class(node_name, self, num_outputs > 1 or num_outputs == -1)
 
     def __repr__(self) -> str:
@@ -196,6 +199,9 @@ class OpDef:
             if any(i >= self.result_index for i in arg_index):
                 self.uses_extras = True
             self._plans.clear()
+            self.read_positions = frozenset(
+                i for d in self.derivatives if d is not None for i in d.arg_index
+            )
             return fn
 
         return register
