@@ -317,3 +317,30 @@ def test_hooks_with_autograd_grad_match_pytorch() -> None:
         log.append((_fmt(lib.autograd.grad((y * 3).sum(), [y])), _fmt(y.grad)))
         results.append(log)
     assert results[0] == results[1]
+
+
+def _backward_inputs_program(lib) -> list:
+    log: list = []
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.register_hook(lambda g: g * 5)
+    y.grad_fn.register_prehook(lambda grads: log.append(("y_pre", _fmt(grads))))
+    (y * y).sum().backward(inputs=[y], retain_graph=True)
+    log.append((_fmt(y.grad), _fmt(x.grad), y.retains_grad))
+    z = y * 2
+    (z * y).sum().backward(inputs=[y, x], retain_graph=True)
+    log.append((_fmt(y.grad), _fmt(x.grad)))
+    w = x + 0
+    try:
+        (w * x).sum().backward(inputs=[w])
+        (w * x).sum().backward(inputs=[w])
+    except RuntimeError as error:
+        log.append(str(error).split(".")[0])
+    log.append(_fmt(w.grad))
+    return log
+
+
+def test_backward_inputs_of_a_non_leaf_runs_its_node_like_pytorch() -> None:
+    """backward(inputs=[y]) for a non-leaf y: y's node runs (its hooks; its saved values are
+    freed) and y keeps its gradient by retain_grad, as in PyTorch."""
+    assert _backward_inputs_program(chainrule) == _backward_inputs_program(torch)

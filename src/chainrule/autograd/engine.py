@@ -199,6 +199,11 @@ class GraphTask:
             targets = {node for node, _ in (captures or {})}
             targets.update(node for node, _ in (accumulate_into or {}))
             self.executes = _nodes_to_execute(root_nodes, self.deps, targets)
+            # backward(inputs=[non_leaf]): its node runs (hooks, derivative, release), as in
+            # PyTorch; its gradient reaches .grad through retain_grad.
+            self.executes.update(
+                node for node, _ in (accumulate_into or {}) if type(node) is not AccumulateGrad
+            )
             self.deps = _restricted_dependencies(root_nodes, self.executes, targets)
         if len(roots) == 1 and len(root_grads) == 1:  # backward() of one tensor
             node, nr = roots[0]
@@ -320,12 +325,9 @@ class GraphTask:
                 if captures is not None:
                     # A node that also runs is captured before its hooks, as in PyTorch.
                     self._capture(node, grads)
-                if grads is not None:
-                    if hooks is not None:
-                        grads = _call_tensor_pre_hooks(node, grads, create_graph)
-                    if self.accumulate_into is not None:
-                        self._accumulate_non_leaf(node, grads)
-                    if hooks is not None and hooks.pre:
+                if grads is not None and hooks is not None:
+                    grads = _call_tensor_pre_hooks(node, grads, create_graph)
+                    if hooks.pre:
                         grads = _call_node_pre_hooks(node, grads, create_graph)
 
             next_functions = node.next_functions
@@ -397,14 +399,12 @@ class GraphTask:
         return True, grads
 
     def _reach(self, node: Node, grads: Any) -> None:
-        """A node the pass does not run, reached to capture its gradient (``autograd.grad``)
-        or accumulate it (``backward(inputs=[non_leaf])``): tensor hooks, then that."""
+        """A node the pass does not run, reached to capture its gradient (``autograd.grad``):
+        its tensor hooks, then the capture."""
         if node._hooks is not None and grads is not None:
             grads = _call_tensor_pre_hooks(node, grads, self.create_graph)
         if self.captures is not None:
             self._capture(node, grads)
-        if self.accumulate_into is not None and grads is not None:
-            self._accumulate_non_leaf(node, grads)
 
     def _apply_checked(self, node: Node, grads: Any) -> Sequence[Any]:
         """``node.apply`` in anomaly mode: NaN check, and the forward traceback on error."""
@@ -427,18 +427,6 @@ class GraphTask:
                 g = grads if node._n_out == 1 or grads is None else grads[nr]
                 for i in ids:
                     self.captured[i] = g
-
-    def _accumulate_non_leaf(self, node: Node, grads: Any) -> None:
-        """``backward(inputs=[non_leaf])``: accumulate into that tensor's ``.grad``."""
-        targets = self.accumulate_into
-        assert targets is not None
-        for nr in range(node._n_out):
-            t = targets.get((node, nr))
-            if t is None:
-                continue
-            g = grads if node._n_out == 1 else grads[nr]
-            if g is not None:
-                accumulate_grad(t, g, self.create_graph)
 
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
@@ -861,6 +849,10 @@ def backward(
             if edge[0] is None:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
             accumulate_into[edge] = t
+        for t in input_tensors:
+            # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
+            if t._grad_fn is not None:
+                t.retain_grad()
     GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()
 
 
