@@ -358,6 +358,10 @@ VIEW_PROGRAMS = [
     "r = (v.requires_grad, v.is_leaf, v.grad_fn, z.grad_fn.next_functions)",
     "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv2 = v[:1]\n"
     "r = (v2.requires_grad, v2.grad_fn.next_functions)",
+    "y = x * 2\nwith lib.no_grad(): v = y[0]\nv.backward()",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\n(v * 2).sum().backward(inputs=[v])\n"
+    "r = (v.grad, v.retains_grad)",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nr = lib.autograd.grad((v * 2).sum(), v)",
     # multi-output views
     "y = x * 2\nv = y.unbind()[0]\nv.mul_(3)",
     "y = x * 2\nv = y.unbind()[1]\nv.add_(1)",

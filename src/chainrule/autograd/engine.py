@@ -810,7 +810,7 @@ def backward_scalar(tensor: Tensor) -> None:
             "grad can be implicitly created only for real scalar outputs but got "
             f"{from_numpy_dtype(data.dtype)}"
         )
-    GraphTask([gradient_edge(tensor)], [_ones(data.shape, data.dtype)], False, False).run()
+    GraphTask(_root_edges((tensor,)), [_ones(data.shape, data.dtype)], False, False).run()
 
 
 def backward(
@@ -847,7 +847,11 @@ def backward(
         for t in input_tensors:
             edge = gradient_edge(t)
             if edge[0] is None:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+                if not t._requires_grad:
+                    raise RuntimeError(
+                        "can't retain_grad on Tensor that has requires_grad=False"
+                    )
+                continue  # a no-grad view: it requires grad, but nothing accumulates into it
             accumulate_into[edge] = t
         for t in input_tensors:
             # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
