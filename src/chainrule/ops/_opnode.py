@@ -92,6 +92,13 @@ def pack_saved(node: OpNode, hooks: tuple[Any, Any], output: Tensor) -> None:
     node._saved = PackedSaved(args, positions, result)
 
 
+def _packed_objects(value: Any) -> Any:
+    """What the pack hook returned for a saved tensor (or each tensor of a tensor list)."""
+    if type(value) is tuple:
+        return tuple(_packed_objects(e) for e in value)
+    return getattr(value, "packed", value)
+
+
 def _needs(node: Node) -> tuple[bool, ...]:
     return tuple(meta is not None for meta in node._in_meta)
 
@@ -271,13 +278,18 @@ class OpNode(Node):
         if saved is RELEASED:
             return values
         packed_result = None
+        packed_at: tuple[int, ...] = ()
         if type(saved) is PackedSaved:
             packed_result = saved.result
+            packed_at = saved.positions
             saved = saved.args or None
         names = self._op.param_names
         if saved is not None:
             for pos, _ in self._versions:
-                values[names[pos]] = saved[pos]
+                value = saved[pos]
+                if pos in packed_at:
+                    value = _packed_objects(value)
+                values[names[pos]] = value
             tensor_pos = self._op.tensor_positions
             for pos, value in enumerate(saved):
                 if pos not in tensor_pos:
