@@ -59,6 +59,11 @@ OPS: dict[str, Any] = {
     "index_mask": lambda lib, x, y, w, c: x[x > 1.0],
     "index_two": lambda lib, x, y, w, c: x[[0, 1], [1, 3]],
     "index_after_slice": lambda lib, x, y, w, c: x[1:, [0, 3]],
+    "index_int32": lambda lib, x, y, w, c: x[lib.tensor([2, 0], dtype=lib.int32)],
+    "index_uint8_mask": lambda lib, x, y, w, c: _quietly(
+        lambda: x[lib.tensor([1, 0, 1], dtype=lib.uint8)]),
+    "index_bool": lambda lib, x, y, w, c: x[True],
+    "index_bool_tensor": lambda lib, x, y, w, c: x[:, lib.tensor(False)],
     "relu": lambda lib, x, y, w, c: (x - 1).relu(),
     "softmax": lambda lib, x, y, w, c: x.softmax(1),
     "log_softmax": lambda lib, x, y, w, c: x.log_softmax(1),
@@ -89,6 +94,12 @@ OPS: dict[str, Any] = {
 # (``2.0 ** x`` and ``x ** tensor(2.)`` differ from PyTorch in what they save; ``x ** y`` and
 # ``x ** 3`` pass every test here with this branch's machinery).
 OTHER_BRANCH = {"pow", "pow_number", "rpow", "pow_0d_exponent"}
+
+
+def _quietly(run):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (uint8 indices are deprecated, in both)
+        return run()
 
 
 def _setitem(t, index, value):

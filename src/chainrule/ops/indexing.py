@@ -61,8 +61,11 @@ def _scalar_name(np_dtype: np.dtype) -> str:
 
 
 def _np_index(indices: tuple) -> tuple:
-    """Our index tuple (arrays, None for a whole dimension) as a NumPy index."""
-    return tuple(slice(None) if i is None else i for i in indices)
+    """Our index tuple (arrays, None for a whole dimension) as a NumPy index (a uint8 mask,
+    deprecated in PyTorch but still a mask, as NumPy's bool mask)."""
+    return tuple(
+        slice(None) if i is None else (i != 0 if i.dtype == _UINT8 else i) for i in indices
+    )
 
 
 @op("AliasBackward0", view=True)
@@ -130,13 +133,9 @@ def _index_arguments(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
     for dim in sorted(entries):
         entry = entries[dim]
         a = entry._data if isinstance(entry, Tensor) else entry
-        if a.dtype == _UINT8:
-            entry = a = a.astype(np.bool_)  # (the deprecation warning was given above)
-        elif a.dtype != _BOOL and a.dtype != _INT64:
-            entry = a = a.astype(np.int64)
         out.extend([None] * (dim - covered))
         out.append(entry if isinstance(entry, Tensor) else wrap(a))
-        covered = dim + (a.ndim if a.dtype == _BOOL else 1)
+        covered = dim + (a.ndim if a.dtype == _BOOL or a.dtype == _UINT8 else 1)
     return tuple(out)
 
 
@@ -362,10 +361,12 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
             a = obj._data
             if a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != _UINT8:
                 obj = int(a)  # a 0-d integer tensor indexes like an int
-            elif a.ndim == 0:  # a 0-d bool (or byte) tensor: a new dim, masked
+            elif a.ndim == 0:  # a 0-d bool (or byte) tensor: a new dim, indexed as a bool
                 steps.append((_UNSQUEEZE, dim))
                 current.insert(dim, 1)
-                entries[dim] = a.reshape(1)
+                # (a 0-d float tensor ends here too: refused by the checks of its entry)
+                is_flag = a.dtype == _BOOL or a.dtype == _UINT8
+                entries[dim] = _bool_index(bool(a)) if is_flag else a.reshape(1)
                 dim += 1
                 continue
             else:
@@ -393,7 +394,7 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
             steps.append((_UNSQUEEZE, dim))
             current.insert(dim, 1)
             if obj is not None:
-                entries[dim] = np.array([obj])
+                entries[dim] = _bool_index(obj)
             dim += 1
         elif _is_sequence(obj):
             a = _sequence_index(obj)
@@ -405,6 +406,12 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
                 f"are valid indices (got {type(obj).__name__})"
             )
     return steps, entries
+
+
+def _bool_index(flag: bool) -> np.ndarray:
+    """A bool used as an index (on the new dimension it adds): the positions it keeps, as
+    PyTorch turns it into ``[0]`` or ``[]``."""
+    return np.arange(int(flag), dtype=np.int64)
 
 
 def _as_items(index: Any) -> tuple:
