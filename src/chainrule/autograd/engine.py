@@ -810,7 +810,12 @@ def backward_scalar(tensor: Tensor) -> None:
             "grad can be implicitly created only for real scalar outputs but got "
             f"{from_numpy_dtype(data.dtype)}"
         )
-    GraphTask(_root_edges((tensor,)), [_ones(data.shape, data.dtype)], False, False).run()
+    edge = gradient_edge(tensor)
+    if edge[0] is None:  # a no-grad view that requires grad: gradients to it go nowhere
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+    GraphTask([edge], [_ones(data.shape, data.dtype)], False, False).run()
 
 
 def backward(

@@ -424,10 +424,17 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         t._retains_grad = False
         if INFERENCE_BLOCKS[0]:
             mark_if_inference(t)
-        if view:
-            _share_with_base(t, x, multi_view)
-        else:
+        if not view:
             t._vc = [0]
+        elif x._base is None and not multi_view and mode_get() & GRAD:
+            # The common view (_share_with_base's first case, inline): of a tensor that is
+            # not a view, in grad mode.
+            t._vc = x._vc
+            t._base = x
+            t._view_meta = None
+            t._view_src_fn = x._grad_fn
+        else:
+            _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (
             out.dtype.kind in "fc"
         ):
