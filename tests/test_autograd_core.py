@@ -457,6 +457,58 @@ def test_second_backward_error_leaves_grads_unchanged() -> None:
     assert (x.grad.tolist(), w.grad.tolist()) == before
 
 
+# Backward twice without retain_graph: PyTorch raises exactly when a node that saved something
+# (a tensor, an index tensor, a wrapped number) is run again, or a CopySlices (which drops its
+# op's node); a graph of nodes that saved nothing runs again. ``b`` requires grad.
+SECOND_RUN_PROGRAMS = {
+    "issue_12_index_put": "c = lib.zeros(3); c[[1, 2]] = b[[1, 1]]; out = c",
+    "index_list": "out = b[[1, 1]]",
+    "index_tensor": "out = b[lib.tensor([0, 2])]",
+    "index_mask": "out = b[b > 1.5]",
+    "index_put_self": "c = b.clone(); c[[0]] = 5.0; out = c",
+    "slice_copy": "c = lib.zeros(3); c[1:] = b[:2]; out = c",
+    "slice_copy_saving": "c = lib.zeros(3); c[1:] = b[:2] * 2; out = c",
+    "view_inplace_add": "c = b.clone(); c[:2].add_(1.0); out = c",
+    "add_only": "out = b + b",
+    "sub_neg_view": "out = (-(b - b[0])).view(3, 1).t()",
+    "mul_number": "out = b * 2.0",
+    "sum_cat": "out = lib.cat([b, b]).sum()",
+    "expand_permute": "out = b[None].expand(2, 3).permute(1, 0)",
+    "clone_to": "out = b.clone().to(lib.float64)",
+    "exp": "out = b.exp()",
+    "mul_inplace": "c = b * 1; c.mul_(2.0); out = c",
+    "gather": "out = b.gather(0, lib.tensor([0, 0]))",
+    "index_select": "out = b.index_select(0, lib.tensor([1]))",
+    "masked_fill": "out = b.masked_fill(b > 1.5, 0.0)",
+    "where": "out = lib.where(b > 1.5, b, b * b)",
+    "split_unbind": "out = lib.cat(b.split(1)) + lib.stack(b.unbind())",
+    "relu_sum": "out = b.relu().sum()",
+}
+
+
+def _run_twice(program: str, lib) -> tuple:
+    b = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    scope = {"lib": lib, "b": b}
+    exec(program, scope)  # noqa: S102 - the programs above
+    out = scope["out"]
+    outcomes = []
+    for _ in range(2):
+        try:
+            out.backward(lib.ones_like(out))
+            outcomes.append("ok")
+        except RuntimeError as error:
+            outcomes.append(str(error).split(" Saved intermediate")[0])
+    return outcomes, b.grad.tolist()
+
+
+@pytest.mark.parametrize("name", sorted(SECOND_RUN_PROGRAMS))
+def test_second_backward_runs_again_exactly_when_pytorch_does(name: str) -> None:
+    program = SECOND_RUN_PROGRAMS[name]
+    ours, theirs = _run_twice(program, chainrule), _run_twice(program, torch)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+
+
 def test_retain_graph_allows_any_number_of_backwards() -> None:
     x = chainrule.tensor([1.0, 2.0], requires_grad=True)
     y = (x.exp() * x).sum()

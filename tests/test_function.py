@@ -883,3 +883,59 @@ def test_tensor_values_agree_for_a_multi_input_function() -> None:
         grads.append((out, a.grad, b.grad))
     for ours, theirs in zip(grads[0], grads[1], strict=True):
         assert_close(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------
+# What backward receives for outputs without a gradient (materialize_grads True and False)
+
+
+def _received(lib, materialize: bool, use: str, create_graph: bool) -> list:
+    """A Function with a differentiable output, a non-differentiable float output (0-d), an
+    integral output, an output the loss may not use, and a non-tensor output: what its
+    backward gets for each."""
+    log: list = []
+
+    def describe(g):
+        if g is None:
+            return None
+        if not isinstance(g, lib.Tensor):
+            return repr(g)
+        return (tuple(g.shape), str(g.dtype).split(".")[-1], g.tolist(), g.requires_grad)
+
+    class Outputs(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(materialize)
+            total = x.sum()
+            ctx.mark_non_differentiable(total)
+            return x * 2, total, (x > 1).long(), x * 3, "text"
+
+        @staticmethod
+        def backward(ctx, g_twice, g_total, g_long, g_thrice, g_text):
+            log.append([describe(g) for g in (g_twice, g_total, g_long, g_thrice, g_text)])
+            result = None
+            for g, factor in ((g_twice, 2), (g_thrice, 3)):
+                if g is not None:
+                    result = g * factor if result is None else result + g * factor
+            return result
+
+    x = lib.tensor([1.0, 2.0], requires_grad=True)
+    twice, total, long, thrice, _ = Outputs.apply(x)
+    log.append((total.requires_grad, long.requires_grad, thrice.requires_grad))
+    loss = {"first": twice.sum(), "last": thrice.sum(), "both": (twice * thrice).sum()}[use]
+    grads = lib.autograd.grad(loss, x, create_graph=create_graph)
+    log.append([describe(g) for g in grads])
+    return log
+
+
+@pytest.mark.parametrize("create_graph", [False, True], ids=["plain", "create_graph"])
+@pytest.mark.parametrize("use", ["first", "last", "both"])
+@pytest.mark.parametrize("materialize", [True, False], ids=["materialize", "no_materialize"])
+def test_outputs_without_gradient_reach_backward_as_in_pytorch(
+    materialize: bool, use: str, create_graph: bool
+) -> None:
+    """Unused and non-differentiable outputs: zeros of their shape and dtype when
+    materialized, None otherwise (never a 0-d zero); non-tensor outputs: None."""
+    ours = _received(chainrule, materialize, use, create_graph)
+    theirs = _received(torch, materialize, use, create_graph)
+    assert ours == theirs

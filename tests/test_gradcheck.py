@@ -361,6 +361,65 @@ def test_gradcheck_is_the_function_even_after_importing_the_module() -> None:
     assert chainrule.autograd.gradgradcheck(lambda a: a ** 3, (_y(chainrule),))
 
 
+def _scalar(lib):
+    return lib.tensor(1.5, dtype=lib.float64, requires_grad=True)
+
+
+def _wrong_cube(lib):
+    """Right first derivative, second derivative off (``a`` detached in backward)."""
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a ** 3
+
+    def backward(ctx, g):
+        (a,) = ctx.saved_tensors
+        return g * 3 * a.detach() * a
+
+    return _function(lib, "WrongCube", forward, backward)
+
+
+# 0-d inputs and outputs, several outputs, and non-default options: each must give the result
+# PyTorch gives (gradgradcheck drew its random grad_outputs with ``rand(*shape)``, which for a
+# 0-d output is ``rand()`` without a size).
+ZERO_DIM_AND_OPTIONS = {
+    "gc_0d": lambda lib: lib.autograd.gradcheck(lambda a: a * a, (_scalar(lib),)),
+    "ggc_0d": lambda lib: lib.autograd.gradgradcheck(lambda a: a * a * a, (_scalar(lib),)),
+    "ggc_0d_out": lambda lib: lib.autograd.gradgradcheck(lambda a: (a ** 3).sum(), (_y(lib),)),
+    "ggc_0d_in": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: a * a * lib.tensor([1.0, 2.0], dtype=lib.float64), (_scalar(lib),)),
+    "ggc_multi_out": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: (a * a * a, a.sum() ** 2), (_y(lib),)),
+    "ggc_multi_out_0d": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: (a * a * a, a.exp()), (_scalar(lib),)),
+    "ggc_fast_0d": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: a * a * a, (_scalar(lib),), fast_mode=True),
+    "ggc_fast_multi": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: (a * a * a, a.sum() ** 2), (_y(lib),), fast_mode=True),
+    "ggc_non_contig_0d": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: a * a * a, (_scalar(lib),), gen_non_contig_grad_outputs=True),
+    "ggc_non_contig": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: a * a * a, (_y(lib),), gen_non_contig_grad_outputs=True),
+    "ggc_grad_outputs_0d": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: a * a * a, (_scalar(lib),), (lib.tensor(2.0, dtype=lib.float64),)),
+    "ggc_0d_two_inputs": lambda lib: lib.autograd.gradgradcheck(
+        lambda a, b: a * b * a, (_scalar(lib), _y(lib))),
+    "ggc_wrong_0d": lambda lib: lib.autograd.gradgradcheck(
+        _wrong_cube(lib).apply, (_scalar(lib),), raise_exception=False),
+    "ggc_wrong_0d_raises": lambda lib: lib.autograd.gradgradcheck(
+        _wrong_cube(lib).apply, (_scalar(lib),), (lib.tensor(2.0, dtype=lib.float64),)),
+    "gc_0d_options": lambda lib: lib.autograd.gradcheck(
+        lambda a: a.sin(), (_scalar(lib),), eps=1e-4, atol=1e-3, rtol=1e-2, nondet_tol=1e-7,
+        check_undefined_grad=False, check_batched_grad=True),
+    "gc_empty": lambda lib: lib.autograd.gradgradcheck(
+        lambda a: a * a, (lib.zeros(0, dtype=lib.float64, requires_grad=True),)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ZERO_DIM_AND_OPTIONS))
+def test_zero_dim_multiple_outputs_and_options_match_pytorch(case: str) -> None:
+    _same(ZERO_DIM_AND_OPTIONS[case], round_numbers=True)
+
+
 # ----------------------------------------------------------------------------------------------
 # check_graph
 

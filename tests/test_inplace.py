@@ -191,3 +191,230 @@ def test_inplace_on_a_custom_function_view_is_refused_like_pytorch() -> None:
             y.add_(1)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# retain_grad and in-place ops: .grad is the gradient of the tensor's current value
+
+
+def _fmt(t) -> object:
+    return None if t is None else t.detach().numpy().astype(float).tolist()
+
+
+def _assert_same(ours, theirs) -> None:
+    """Equal structure; numbers equal to float32 precision."""
+    if isinstance(ours, list | tuple) and ours and isinstance(ours[0], float):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    elif isinstance(ours, list | tuple):
+        assert type(ours) is type(theirs) and len(ours) == len(theirs)
+        for a, b in zip(ours, theirs, strict=True):
+            _assert_same(a, b)
+    else:
+        assert ours == theirs
+
+
+RETAIN_PROGRAMS = [
+    # retain_grad, then an in-place op on the tensor itself
+    "a = w.clone(); a.retain_grad(); a.mul_(2); loss = a.sum()",
+    "a = w.clone(); a.retain_grad(); a.mul_(2); a.add_(1); loss = (a * a).sum()",
+    "a = w * 1; a.retain_grad(); a.mul_(v); loss = (a * v).sum()",
+    "a = w * 1; a.retain_grad(); a.exp_(); loss = (a * a).sum()",
+    "a = w * 1; a.retain_grad(); a[1] = 5.0; loss = (a * v).sum()",
+    "a = w * 1; a.retain_grad(); a[[0, 2]] = v[:2]; loss = (a * a).sum()",
+    # retain_grad on a base, in place through a view of it
+    "a = w * 1; a.retain_grad(); a[:2].mul_(3); loss = (a * lib.tensor([1., 2., 3.])).sum()",
+    "a = w * 1; a.retain_grad(); a[1:].mul_(v[1:]); loss = (a * a).sum()",
+    "a = (w * 1).view(3, 1); a.retain_grad(); a[:, 0].exp_(); loss = (a * a).sum()",
+    # retain_grad on a view, in place through it or through its base
+    "b = w * 1; a = b[:2]; a.retain_grad(); a.mul_(3); loss = (a * v[:2]).sum()",
+    "b = w * 1; a = b[:2]; a.retain_grad(); b.mul_(3); loss = (a * v[:2]).sum()",
+    "b = w * 1; a = b[:2]; a.retain_grad(); b[1:].mul_(3); loss = (a * a).sum()",
+    "b = w * 1; a = b[:2]; a.retain_grad(); a.mul_(3); loss = (b * v).sum()",
+    # retain_grad after the in-place op; hooks registered before stay with the old value
+    "a = w * 1; a.mul_(2); a.retain_grad(); loss = (a * a).sum()",
+    "a = w * 1; h = a.register_hook(lambda g: g * 10); a.retain_grad(); a.mul_(2); "
+    "loss = (a * a).sum()",
+]
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("program", RETAIN_PROGRAMS)
+def test_retain_grad_follows_inplace_ops_like_pytorch(program: str, create_graph: bool) -> None:
+    results = []
+    for lib in (chainrule, torch):
+        scope = _run(program, lib)
+        a, loss = scope["a"], scope["loss"]
+        if create_graph:
+            grads = lib.autograd.grad(loss, [scope["w"], scope["v"]], create_graph=True,
+                                      allow_unused=True)
+            # second order through the retained gradient's history
+            second = None
+            if a.grad is not None and a.grad.requires_grad:
+                (second,) = lib.autograd.grad(a.grad.sum(), [scope["w"]], allow_unused=True)
+            results.append((
+                _fmt(a.grad), a.grad is not None and a.grad.requires_grad,
+                [_fmt(g) for g in grads], _fmt(second), a.retains_grad,
+            ))
+        else:
+            loss.backward()
+            results.append((
+                _fmt(a.grad), _fmt(scope["w"].grad), _fmt(scope["v"].grad), a.retains_grad,
+            ))
+    _assert_same(results[0], results[1])
+
+
+def test_retain_grad_follows_mark_dirty() -> None:
+    results = []
+    for lib in (chainrule, torch):
+
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.mark_dirty(x)
+                return x.mul_(2)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+
+        w = lib.tensor([1.0, 2.0], requires_grad=True)
+        a = w * 1
+        a.retain_grad()
+        Double.apply(a)
+        (a * a).sum().backward()
+        results.append((_fmt(a.grad), _fmt(w.grad)))
+    _assert_same(results[0], results[1])
+
+
+# ----------------------------------------------------------------------------------------------
+# Views PyTorch forbids modifying in place: made in no_grad or inference mode, by an op
+# returning several views, or by a custom Function; and detach(), which is allowed
+
+
+def _view_program(program: str, lib) -> tuple:
+    """Run ``program``; its outcome (``("ok",)`` or the error) and its variables."""
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+
+    class Ident(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.view_as(a)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    scope = {"lib": lib, "x": x, "Ident": Ident, "Same": Same}
+    try:
+        exec(program, scope)  # noqa: S102 - the programs below
+        outcome: tuple = ("ok",)
+    except Exception as error:  # noqa: BLE001 - compared with PyTorch's
+        message = str(error).replace("torch.", "chainrule.")
+        # (beyond PyTorch, chainrule says where the tensor was modified)
+        outcome = (type(error).__name__, re.sub(r" The tensor was last modified .*", "", message))
+    return outcome, scope
+
+
+def _node_names(item) -> object:
+    if isinstance(item, tuple):
+        return tuple(_node_names(i) for i in item)
+    if item is None or isinstance(item, bool | int):
+        return item
+    return type(item).__name__
+
+
+VIEW_PROGRAMS = [
+    # made in no_grad / inference mode, modified with grad mode on
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv.mul_(3)\ny.sum().backward()",
+    "y = x * 2\nwith lib.inference_mode(): v = y[:2]\nv.mul_(3)\ny.sum().backward()",
+    "with lib.no_grad(): v = x[:2]\nv.mul_(2)",
+    "y = x * 2\nwith lib.no_grad(): v = y.view(3)\nv.zero_()",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv[0] = 5.0",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv[[0]] = 5.0",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv2 = v[:1]\nv2.mul_(3)",
+    "y = lib.zeros(3)\nwith lib.no_grad(): v = y[:2]\nv.add_(x[:2])",
+    "y = lib.zeros(3)\nwith lib.no_grad(): v = y[:2]\nv += x[:2]",
+    "y = lib.zeros(3)\nwith lib.no_grad(): v = y[:2]\nv.copy_(x[:2])",
+    "y = x * 2\nwith lib.no_grad(): v, w = y.unbind()[:2]\nv.mul_(2)",
+    # allowed: both in no_grad, or the base modified (not the view) and the view unused
+    "y = x * 2\nwith lib.no_grad():\n    v = y[:2]\n    v.mul_(3)\ny.sum().backward()",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\ny[0] = 5.0\ny.sum().backward()",
+    # modified through its base (or a detached alias): the error comes when the view is used
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\ny.mul_(3)\nz = v * 2",
+    "y = x * 2\nwith lib.no_grad():\n    v = y[:2]\n    v.mul_(3)\nz = v.grad_fn",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv.detach().mul_(3)\nz = v * 2",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\ny.mul_(3)\nwith lib.no_grad(): z = v * 2",
+    # a no-grad view of a tensor that requires grad: requires grad, gradients go nowhere
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nz = v * 2\nz.sum().backward()\n"
+    "r = (v.requires_grad, v.is_leaf, v.grad_fn, z.grad_fn.next_functions)",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nv2 = v[:1]\n"
+    "r = (v2.requires_grad, v2.grad_fn.next_functions)",
+    "y = x * 2\nwith lib.no_grad(): v = y[0]\nv.backward()",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\n(v * 2).sum().backward(inputs=[v])\n"
+    "r = (v.grad, v.retains_grad)",
+    "y = x * 2\nwith lib.no_grad(): v = y[:2]\nr = lib.autograd.grad((v * 2).sum(), v)",
+    # multi-output views
+    "y = x * 2\nv = y.unbind()[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.unbind()[1]\nv.add_(1)",
+    "y = x * 2\nv = y.split(1)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.split(2)[1]\nv.exp_()",
+    "y = x * 2\nv = y.split(3)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.chunk(3)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.chunk(1)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.split([1, 2])[1]\nv.mul_(3)",
+    "y = x * 2\nv = y.split([3])[0]\nv.mul_(3)",
+    "y = x * 2\nv = list(y)[0]\nv.mul_(3)",
+    "y = x * 2\nv = y.unbind()[0].view(1)\nv.mul_(3)",
+    "y = x * 2\nv = y.unbind()[0]\nv[...] = 1.0",
+    "y = x * 2\na, b, c = y.unbind()\ny.mul_(3)\nz = a * 2",
+    "y = x * 2\na, b, c = y.unbind()\nb.detach().mul_(3)\nz = a * 2",
+    "y = x * 2\na, b, c = y.unbind()\nwith lib.no_grad(): b.mul_(3)\nz = (a * 2, y.grad_fn)",
+    # allowed: tensor_split and unflatten give ordinary views; no grad involved at all
+    "y = x * 2\nv = y.tensor_split(3)[0]\nv.mul_(3)\ny.sum().backward()",
+    "y = x * 2\nv = y.unflatten(0, (3, 1))\nv.mul_(3)\ny.sum().backward()",
+    "y = (x * 2).detach()\na, b, c = y.unbind()\na.mul_(2)\nz = y",
+    "y = x * 2\na = y.unbind()[0]\nwith lib.no_grad(): a.mul_(2)\ny.sum().backward()",
+    # detach(): not a view; shares the version counter
+    "y = x * 2\nd = y.detach()\nd.mul_(3)\ny.sum().backward()",
+    "y = (x * 2).exp()\nd = y.detach()\nd.mul_(3)\ny.sum().backward()",
+    "d = x.detach()\nd.mul_(3)\nz = x * 1",
+    # custom Function outputs that are views
+    "y = x * 2\nv = Ident.apply(y)\nv.mul_(3)",
+    "y = x * 2\nv = Same.apply(y)\nv.mul_(3)",
+    "y = x * 2\nv = Ident.apply(y)\nw = v[:1]\nw.mul_(2)",
+    "y = x * 2\nv = Ident.apply(y)\ny.mul_(2)\nz = v * 2",
+    "y = x * 2\nv = Ident.apply(y)\nwith lib.no_grad(): v.mul_(2)\nz = v * 2",
+    "y = x * 2\nv = Ident.apply(y)\nv.sum().backward()",
+]
+
+
+@pytest.mark.parametrize("program", VIEW_PROGRAMS)
+def test_forbidden_view_modifications_match_pytorch(program: str) -> None:
+    """Same error (raised before anything changed) or same values and gradients."""
+    results = []
+    for lib in (chainrule, torch):
+        outcome, scope = _view_program(program, lib)
+        summary = {"x": _fmt(scope["x"]), "x.grad": _fmt(scope["x"].grad)}
+        for name in ("y", "v"):
+            if name in scope:
+                summary[name] = _fmt(scope[name])
+        if "r" in scope:
+            summary["r"] = _node_names(scope["r"])
+        results.append((outcome, summary))
+    ours, theirs = results
+    assert ours[0] == theirs[0]
+    assert sorted(ours[1]) == sorted(theirs[1])
+    for key in ours[1]:
+        if key == "r":
+            assert ours[1][key] == theirs[1][key]
+        else:
+            _assert_same(ours[1][key], theirs[1][key])

@@ -72,11 +72,16 @@ class Tensor:
     # tensor with a grad_fn (so ops test one flag). _vc: the version counter, a one-element
     # list shared with views. _base: the tensor this one is a view of. _acc: a weak reference
     # to the leaf's AccumulateGrad node. _hooks: TensorHooks (leaves) or None.
-    # _view_src_fn (views only): the base's grad_fn when this view's grad_fn was made; when the
-    # base's history changes (an in-place op), the view's history is regenerated on next use.
+    # Views only (set when ``_base`` is set, read only then): _view_meta, how the view was made
+    # (PyTorch's CreationMeta: None for an ordinary view, else one of the *_VIEW kinds below,
+    # views PyTorch refuses to modify in place). _view_src_fn: for an ordinary view, the base's
+    # grad_fn when this view's grad_fn was made; when the base's history changes (an in-place
+    # op), the view's history is regenerated on next use. Other views never regenerate it:
+    # _view_version is the version they were made (or last rebased) at, and using one after
+    # it changed is PyTorch's error (``ops.inplace.refresh_special_view``).
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc", "_base", "_acc",
-        "_hooks", "_retains_grad", "_view_src_fn", "__weakref__",
+        "_hooks", "_retains_grad", "_view_src_fn", "_view_meta", "_view_version", "__weakref__",
     )
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
@@ -95,7 +100,7 @@ class Tensor:
     def requires_grad(self) -> bool:
         """Whether gradients flow to this tensor (leaves: set by the user; others: inherited)."""
         if self._base is not None:
-            refresh_view(self)
+            refresh_view(self, check=False)
         return self._requires_grad
 
     @requires_grad.setter
@@ -122,6 +127,8 @@ class Tensor:
         if requires_grad and self._data.dtype.kind == "c":
             raise RuntimeError(COMPLEX_GRAD_MESSAGE)
         self._requires_grad = bool(requires_grad)
+        if self._acc is NO_ACCUMULATOR:
+            self._acc = None  # now a leaf of its own (was a no-grad view of one that requires it)
         return self
 
     @property
@@ -178,8 +185,12 @@ class Tensor:
         return self._retains_grad
 
     def retain_grad(self) -> None:
-        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward."""
-        if not self._requires_grad:
+        """Keep the gradient of this non-leaf tensor in ``.grad`` during backward.
+
+        The gradient kept is that of the tensor's current value: after an in-place op the
+        tensor has a new ``grad_fn`` and retain_grad follows it (:func:`set_history`).
+        """
+        if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._grad_fn is None or self._retains_grad:
             return
@@ -187,8 +198,12 @@ class Tensor:
         self._retains_grad = True
 
     def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
-        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one."""
-        if not self._requires_grad:
+        """Call ``hook(grad)`` when this tensor's gradient is computed; it may return a new one.
+
+        On a non-leaf the hook belongs to the current ``grad_fn``: after an in-place op it is
+        called with the gradient of the value the tensor had when the hook was registered.
+        """
+        if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self._grad_fn is not None:
             hooks = self._grad_fn._get_hooks().tensor_pre
@@ -658,26 +673,79 @@ def make_tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     return t
 
 
-def refresh_view(t: Tensor) -> None:
-    """Regenerate a view's history if its base's history changed since it was made."""
+# How a view was made, when PyTorch forbids modifying it in place with grad mode on (its
+# CreationMeta): in no_grad mode, in inference mode, as one of several outputs (split, unbind),
+# or as an output of a custom Function. A view of such a view inherits its kind (an inference
+# view stays one).
+NO_GRAD_VIEW = "no_grad"
+INFERENCE_VIEW = "inference"
+MULTI_OUTPUT_VIEW = "multi_output"
+CUSTOM_FUNCTION_VIEW = "custom_function"
+
+# ``_view_src_fn`` of views that never regenerate their history: no grad_fn is this object, so
+# every use of such a view goes through the check of ``refresh_special_view``.
+SPECIAL_VIEW: Any = object()
+
+
+class _NoAccumulator:
+    """``_acc`` of a no-grad view of a tensor that requires grad: the view requires grad (as in
+    PyTorch, through its base) but gradients sent to it go nowhere (PyTorch's null
+    accumulator), so ops record it with the edge ``(None, 0)``."""
+
+    def __call__(self) -> None:
+        return None
+
+
+NO_ACCUMULATOR: Any = _NoAccumulator()
+
+
+def refresh_view(t: Tensor, check: bool | None = None) -> None:
+    """Regenerate a view's history if its base's history changed since it was made.
+
+    For the views PyTorch forbids modifying in place, check instead that nothing modified
+    them since: ``check`` True raises PyTorch's error then, None raises it only in grad mode
+    (an op that may record), False never (reading ``requires_grad``).
+    """
     base = t._base
     if base is not None and base._grad_fn is not t._view_src_fn:
-        from .ops.inplace import view_of_base
+        from .ops.inplace import refresh_special_view, view_of_base
 
-        view_of_base(t, base)
+        if t._view_src_fn is SPECIAL_VIEW:
+            refresh_special_view(t, base, check)
+        else:
+            view_of_base(t, base)
 
 
 def current_grad_fn(t: Tensor) -> Node | None:
     """``t.grad_fn``, regenerated first for a view whose base was modified in place."""
     if t._base is not None:
-        refresh_view(t)
+        refresh_view(t, check=True)
     return t._grad_fn
+
+
+def set_history(t: Tensor, node: Node, output_nr: int = 0) -> None:
+    """Give ``t`` (modified in place, or a view regenerated) the new history ``node``.
+
+    ``retain_grad`` follows the tensor to its new ``grad_fn``, as PyTorch moves its
+    retains-grad hook: ``.grad`` is then the gradient of the tensor's current value. Hooks
+    registered before stay with the old node.
+    """
+    if t._retains_grad:
+        old = t._grad_fn
+        if old is not None and old._hooks is not None:
+            ref = old._hooks.retains.get(t._output_nr)
+            if ref is not None and ref() is t:
+                del old._hooks.retains[t._output_nr]
+        node._get_hooks().retains[output_nr] = weakref.ref(t)
+    t._grad_fn = node
+    t._output_nr = output_nr
+    t._requires_grad = True
 
 
 def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     """Where a gradient for ``t`` goes: ``(grad_fn, output_nr)``, its AccumulateGrad, or None."""
     if t._base is not None:
-        refresh_view(t)
+        refresh_view(t, check=True)
     fn = t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
@@ -686,13 +754,16 @@ def gradient_edge(t: Tensor) -> tuple[Node | None, int]:
     return (None, 0)
 
 
-def grad_accumulator(t: Tensor) -> AccumulateGrad:
-    """The leaf's AccumulateGrad node: one per leaf while any graph holds it."""
+def grad_accumulator(t: Tensor) -> AccumulateGrad | None:
+    """The leaf's AccumulateGrad node: one per leaf while any graph holds it (None for a
+    no-grad view, see :data:`NO_ACCUMULATOR`)."""
     ref = t._acc
     if ref is not None:
         acc = ref()
         if acc is not None:
             return acc
+        if ref is NO_ACCUMULATOR:
+            return None
     acc = AccumulateGrad(t)
     t._acc = weakref.ref(acc)
     return acc

@@ -26,7 +26,7 @@ from .._size import Size
 from .._tensor import Tensor, gradient_edge, wrap
 from .grad_mode import ANOMALY, GRAD, MODE, mode_get
 from .grad_mode import state as _state
-from .node import AccumulateGrad, Node
+from .node import AccumulateGrad, Node, type_name
 
 __all__ = ["backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord"]
 
@@ -136,8 +136,7 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
         var._grad = copy_for_grad(g) if old is None else old + g
     hooks = var._hooks
     if hooks is not None and hooks.post_accumulate:
-        for hook in tuple(hooks.post_accumulate.values()):
-            hook(var)
+        _call_post_accumulate_hooks(var, tuple(hooks.post_accumulate.values()))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -200,6 +199,11 @@ class GraphTask:
             targets = {node for node, _ in (captures or {})}
             targets.update(node for node, _ in (accumulate_into or {}))
             self.executes = _nodes_to_execute(root_nodes, self.deps, targets)
+            # backward(inputs=[non_leaf]): its node runs (hooks, derivative, release), as in
+            # PyTorch; its gradient reaches .grad through retain_grad.
+            self.executes.update(
+                node for node, _ in (accumulate_into or {}) if type(node) is not AccumulateGrad
+            )
             self.deps = _restricted_dependencies(root_nodes, self.executes, targets)
         if len(roots) == 1 and len(root_grads) == 1:  # backward() of one tensor
             node, nr = roots[0]
@@ -296,28 +300,35 @@ class GraphTask:
 
             if type(node) is accumulate:
                 if grads is not None:
-                    # Owned: nothing but this frame holds the gradient (see _sole_owner).
-                    is_owned = not create_graph and _sole_owner(grads)
                     variable = node.variable
-                    if simple and hooks is None and variable._hooks is None:
+                    if not (simple and hooks is None and variable._hooks is None):
+                        run, grads = self._before_accumulate(node, grads)
+                        if not run:
+                            yield StepRecord(node, (grads,), (), index) if record else None
+                            continue
+                    if grads is not None:  # (a pre-hook may have dropped it)
+                        # Owned: nothing but this frame holds the gradient (see _sole_owner),
+                        # so .grad may take it; hooks then see .grad's memory, as in PyTorch.
+                        is_owned = not create_graph and _sole_owner(grads)
                         accumulate_grad(variable, grads, create_graph, is_owned)
-                    else:
-                        self._accumulate(node, grads, is_owned)
+                    if hooks is not None and hooks.post:
+                        _call_post_hooks(node, (), (grads,), create_graph)
                 yield StepRecord(node, (grads,), (), index) if record else None
                 continue
             if not simple or hooks is not None:
-                if hooks is not None and grads is not None:
-                    grads = _call_pre_hooks(node, grads, create_graph)
+                if executes is not None and node not in executes:
+                    # Only captured (autograd.grad) or accumulated (backward(inputs=...)): as
+                    # in PyTorch, its tensor hooks run (not its node hooks), then the capture.
+                    self._reach(node, grads)
+                    yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
+                    continue
                 if captures is not None:
+                    # A node that also runs is captured before its hooks, as in PyTorch.
                     self._capture(node, grads)
-                if executes is not None:
-                    if self.accumulate_into is not None and grads is not None:
-                        self._accumulate_non_leaf(node, grads)
-                    if node not in executes:
-                        yield (
-                            StepRecord(node, _as_tuple(grads, node), (), index) if record else None
-                        )
-                        continue
+                if grads is not None and hooks is not None:
+                    grads = _call_tensor_pre_hooks(node, grads, create_graph)
+                    if hooks.pre:
+                        grads = _call_node_pre_hooks(node, grads, create_graph)
 
             next_functions = node.next_functions
             if grads is None:
@@ -372,20 +383,28 @@ class GraphTask:
             else:
                 yield None
 
-    def _accumulate(self, node: AccumulateGrad, grads: Any, is_owned: bool) -> None:
-        """Run an AccumulateGrad node: leaf hooks, accumulation, node hooks."""
-        hooks = node._hooks
+    def _before_accumulate(self, node: AccumulateGrad, grads: Any) -> tuple[bool, Any]:
+        """What comes before an AccumulateGrad node accumulates: the leaf's hooks, or for a
+        leaf only captured by ``autograd.grad`` its tensor hooks and the capture. Returns
+        whether the node runs, and the gradient after the hooks."""
+        create_graph = self.create_graph
+        if self.executes is not None and (node, 0) not in (self.accumulate_into or ()):
+            if node.variable._hooks is not None:
+                grads = _call_leaf_pre_hooks(node, grads, create_graph, node_hooks=False)
+            if self.captures is not None:
+                self._capture(node, grads)
+            return False, grads
+        if node._hooks is not None or node.variable._hooks is not None:
+            grads = _call_leaf_pre_hooks(node, grads, create_graph)
+        return True, grads
+
+    def _reach(self, node: Node, grads: Any) -> None:
+        """A node the pass does not run, reached to capture its gradient (``autograd.grad``):
+        its tensor hooks, then the capture."""
+        if node._hooks is not None and grads is not None:
+            grads = _call_tensor_pre_hooks(node, grads, self.create_graph)
         if self.captures is not None:
             self._capture(node, grads)
-        if self.executes is not None and (node, 0) not in (self.accumulate_into or ()):
-            return
-        variable = node.variable
-        if hooks is not None or variable._hooks is not None:
-            grads = _call_leaf_pre_hooks(node, grads, self.create_graph)
-            is_owned = False
-        accumulate_grad(variable, grads, self.create_graph, is_owned)
-        if hooks is not None and hooks.post:
-            _call_post_hooks(node, (), (grads,), self.create_graph)
 
     def _apply_checked(self, node: Node, grads: Any) -> Sequence[Any]:
         """``node.apply`` in anomaly mode: NaN check, and the forward traceback on error."""
@@ -408,18 +427,6 @@ class GraphTask:
                 g = grads if node._n_out == 1 or grads is None else grads[nr]
                 for i in ids:
                     self.captured[i] = g
-
-    def _accumulate_non_leaf(self, node: Node, grads: Any) -> None:
-        """``backward(inputs=[non_leaf])``: accumulate into that tensor's ``.grad``."""
-        targets = self.accumulate_into
-        assert targets is not None
-        for nr in range(node._n_out):
-            t = targets.get((node, nr))
-            if t is None:
-                continue
-            g = grads if node._n_out == 1 else grads[nr]
-            if g is not None:
-                accumulate_grad(t, g, self.create_graph)
 
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
@@ -549,61 +556,149 @@ def _unwrap_grad(t: Any, create_graph: bool) -> Any:
     return t._data
 
 
-def _call_pre_hooks(node: Node, grads: Any, create_graph: bool) -> Any:
-    """Tensor hooks, then retain_grad, then node pre-hooks (PyTorch's order)."""
+def _hook_name(hook: Any) -> str:
+    name = getattr(hook, "__name__", None)
+    return name if isinstance(name, str) else "<unknown>"
+
+
+def _legacy_type_name(t: Tensor) -> str:
+    """PyTorch's ``Tensor.toString()``: the legacy type name, ``chainrule.FloatTensor``."""
+    from .._tensor import LEGACY_TYPE_NAMES
+
+    return "chainrule." + LEGACY_TYPE_NAMES[from_numpy_dtype(t._data.dtype)]
+
+
+def _check_hook_result(original: Tensor | None, result: Any, hook: Any) -> None:
+    """PyTorch's checks of a gradient a hook returned in place of ``original`` (not None)."""
+    if original is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    if not isinstance(result, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type_name(result)}'")
+    if result._data.dtype != original._data.dtype:
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has changed the type of value (was "
+            f"{_legacy_type_name(original)} got {_legacy_type_name(result)})"
+        )
+    if result._data.shape != original._data.shape:
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has changed the size of value")
+
+
+def _check_hook_results(original: tuple, result: Any, hook: Any) -> None:
+    """The checks for hooks that take and return a tuple of gradients (node hooks)."""
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type_name(result)}'")
+    if len(result) != len(original):
+        raise RuntimeError(
+            f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+            f"{len(result)}, but expected {len(original)})"
+        )
+    for before, after in zip(original, result, strict=True):
+        if after is not None:
+            _check_hook_result(before, after, hook)
+
+
+def _run_tensor_hooks(hooks: Any, grad: Any) -> Any:
+    """Call tensor hooks ``fn(grad)`` in registration order, each on what the previous one
+    returned; returns the final gradient (a Tensor or None)."""
+    for fn in hooks:
+        result = fn(grad)
+        if result is not None and result is not grad:
+            _check_hook_result(grad, result, fn)
+            grad = result
+    return grad
+
+
+def _run_node_hooks(hooks: Any, grads: tuple, *extra: tuple) -> tuple:
+    """Call node hooks ``fn(grads, *extra)``, each on what the previous one returned."""
+    for fn in hooks:
+        result = fn(grads, *extra)
+        if result is not None and result is not grads:
+            _check_hook_results(grads, result, fn)
+            grads = result
+    return grads
+
+
+def _retain(t: Tensor, g: Any, create_graph: bool) -> None:
+    """``retain_grad``: store (or add) the gradient of ``t`` in ``t.grad``. Under
+    ``create_graph`` the copy is recorded (``CloneBackward0``), as PyTorch's ``grad.clone()``."""
+    if t._grad is None:
+        t._grad = g.clone() if create_graph else wrap(np.array(g))
+    else:
+        t._grad = t._grad + _wrap_grad(g, create_graph)
+
+
+def _call_tensor_pre_hooks(node: Node, grads: Any, create_graph: bool) -> Any:
+    """Hooks registered on the node's output tensors, then their retain_grad (PyTorch's order).
+    Tensor hooks of an output that got no gradient are called with None, as in PyTorch."""
     hooks = node._hooks
     assert hooks is not None
     single = node._n_out == 1
     slots = [grads] if single else list(grads)
-    for nr, fn in tuple(hooks.tensor_pre.values()):
-        g = slots[nr]
-        if g is None:
-            continue
-        result = fn(_wrap_grad(g, create_graph))
-        if result is not None:
-            slots[nr] = _unwrap_grad(result, create_graph)
+    if hooks.tensor_pre:
+        for nr, fn in tuple(hooks.tensor_pre.values()):
+            before = _wrap_grad(slots[nr], create_graph)
+            after = _run_tensor_hooks((fn,), before)
+            if after is not before:
+                slots[nr] = _unwrap_grad(after, create_graph)
     for nr, ref in tuple(hooks.retains.items()):
         t = ref()
         g = slots[nr]
-        if t is None or g is None:
-            continue
-        if t._grad is None:
-                    t._grad = wrap(np.array(g)) if not create_graph else g.detach().clone()
-        else:
-            t._grad = t._grad + _wrap_grad(g, create_graph)
-    for fn in tuple(hooks.pre.values()):
-        result = fn(tuple(_wrap_grad(g, create_graph) for g in slots))
-        if result is not None:
-            slots = [_unwrap_grad(r, create_graph) for r in result]
+        if t is not None and g is not None:
+            _retain(t, g, create_graph)
     return slots[0] if single else slots
 
 
-def _call_leaf_pre_hooks(node: AccumulateGrad, grads: Any, create_graph: bool) -> Any:
+def _call_node_pre_hooks(node: Node, grads: Any, create_graph: bool) -> Any:
+    """Pre-hooks registered on the node itself: ``fn(grad_outputs)``."""
+    hooks = node._hooks
+    assert hooks is not None
+    single = node._n_out == 1
+    before = (_wrap_grad(grads, create_graph),) if single else tuple(
+        _wrap_grad(g, create_graph) for g in grads
+    )
+    after = _run_node_hooks(tuple(hooks.pre.values()), before)
+    if after is before:
+        return grads
+    if single:
+        return _unwrap_grad(after[0], create_graph)
+    return [_unwrap_grad(g, create_graph) for g in after]
+
+
+def _call_leaf_pre_hooks(
+    node: AccumulateGrad, grads: Any, create_graph: bool, node_hooks: bool = True
+) -> Any:
     """Hooks registered on the leaf tensor, then pre-hooks on its AccumulateGrad node."""
     var = node.variable
-    if var._hooks is not None:
-        for fn in tuple(var._hooks.pre.values()):
-            result = fn(_wrap_grad(grads, create_graph))
-            if result is not None:
-                grads = _unwrap_grad(result, create_graph)
-    if node._hooks is not None:
-        for fn in tuple(node._hooks.pre.values()):
-            result = fn((_wrap_grad(grads, create_graph),))
-            if result is not None:
-                grads = _unwrap_grad(result[0], create_graph)
+    if var._hooks is not None and var._hooks.pre:
+        before = _wrap_grad(grads, create_graph)
+        after = _run_tensor_hooks(tuple(var._hooks.pre.values()), before)
+        if after is not before:
+            grads = _unwrap_grad(after, create_graph)
+    if node_hooks and node._hooks is not None and node._hooks.pre:
+        before = (_wrap_grad(grads, create_graph),)
+        after = _run_node_hooks(tuple(node._hooks.pre.values()), before)
+        if after is not before:
+            grads = _unwrap_grad(after[0], create_graph)
     return grads
 
 
 def _call_post_hooks(node: Node, outputs: tuple, grads_in: tuple, create_graph: bool) -> tuple:
+    """Node hooks ``fn(grad_inputs, grad_outputs)``; they may replace ``grad_inputs``."""
     hooks = node._hooks
     assert hooks is not None
     wrapped_out = tuple(_wrap_grad(g, create_graph) for g in outputs)
     wrapped_in = tuple(_wrap_grad(g, create_graph) for g in grads_in)
-    for fn in tuple(hooks.post.values()):
-        result = fn(wrapped_out, wrapped_in)
-        if result is not None:
-            wrapped_out = tuple(result)
-    return tuple(_unwrap_grad(g, create_graph) for g in wrapped_out)
+    result = _run_node_hooks(tuple(hooks.post.values()), wrapped_out, wrapped_in)
+    if result is wrapped_out:
+        return outputs
+    return tuple(_unwrap_grad(g, create_graph) for g in result)
+
+
+def _call_post_accumulate_hooks(var: Tensor, hooks: Any) -> None:
+    """``fn(tensor)`` after accumulation into a leaf. They must return None (or the tensor
+    itself); PyTorch checks what they return like a gradient, then refuses it."""
+    if _run_tensor_hooks(hooks, var) is not var:
+        raise RuntimeError("Tensor post accumulate grad hooks should return None.")
 
 
 def _check_anomaly(node: Node, outputs: tuple, create_graph: bool) -> None:
@@ -715,7 +810,12 @@ def backward_scalar(tensor: Tensor) -> None:
             "grad can be implicitly created only for real scalar outputs but got "
             f"{from_numpy_dtype(data.dtype)}"
         )
-    GraphTask([gradient_edge(tensor)], [_ones(data.shape, data.dtype)], False, False).run()
+    edge = gradient_edge(tensor)
+    if edge[0] is None:  # a no-grad view that requires grad: gradients to it go nowhere
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and does not have a grad_fn"
+        )
+    GraphTask([edge], [_ones(data.shape, data.dtype)], False, False).run()
 
 
 def backward(
@@ -752,8 +852,16 @@ def backward(
         for t in input_tensors:
             edge = gradient_edge(t)
             if edge[0] is None:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+                if not t._requires_grad:
+                    raise RuntimeError(
+                        "can't retain_grad on Tensor that has requires_grad=False"
+                    )
+                continue  # a no-grad view: it requires grad, but nothing accumulates into it
             accumulate_into[edge] = t
+        for t in input_tensors:
+            # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
+            if t._grad_fn is not None:
+                t.retain_grad()
     GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()
 
 

@@ -45,7 +45,15 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from .._tensor import Tensor, grad_accumulator, gradient_edge, wrap
+from .._tensor import (
+    CUSTOM_FUNCTION_VIEW,
+    SPECIAL_VIEW,
+    Tensor,
+    grad_accumulator,
+    gradient_edge,
+    set_history,
+    wrap,
+)
 from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
 
@@ -144,19 +152,6 @@ class _SavedOutput:
         return t
 
 
-class _SavedPacked:
-    """A saved tensor that went through a ``saved_tensors_hooks`` pack hook."""
-
-    __slots__ = ("packed", "unpack_hook")
-
-    def __init__(self, packed: Any, unpack_hook: Callable[[Any], Any]) -> None:
-        self.packed = packed
-        self.unpack_hook = unpack_hook
-
-    def unpack(self, node: BackwardCFunction) -> Any:
-        return self.unpack_hook(self.packed)
-
-
 class _SavedNone:
     __slots__ = ()
 
@@ -250,7 +245,6 @@ class FunctionCtx:
 
 
 class BackwardCFunction(Node, FunctionCtx):
-    _custom_function = True
     """The node (and ``ctx``) of one application of a custom :class:`Function`.
 
     Each ``Function`` subclass ``Exp`` gets its own subclass ``ExpBackward`` of this class
@@ -617,6 +611,8 @@ def _wrap_outputs(
             out._grad_fn = node
             out._output_nr = nr
             out._requires_grad = True
+        if out._base is not None and not (is_input and is_modified):
+            _mark_custom_function_view(out)
         results.append(out)
     node._out_meta = tuple(out_meta)
     node.dirty_tensors = None
@@ -630,6 +626,14 @@ def _wrap_outputs(
             record_trace(node)
     node.to_save = None
     return tuple(results) if is_tuple else results[0]
+
+
+def _mark_custom_function_view(out: Tensor) -> None:
+    """An output that is a view (made in forward, or an input returned as-is): PyTorch forbids
+    modifying it in place, which would bypass the Function's backward."""
+    out._view_meta = CUSTOM_FUNCTION_VIEW
+    out._view_src_fn = SPECIAL_VIEW
+    out._view_version = out._vc[0]
 
 
 def _non_differentiable_output(out: Tensor, is_input: bool, is_modified: bool) -> Tensor:
@@ -662,12 +666,14 @@ def _rebase_modified(
     if base is not None:
         if n_outputs > 1:
             raise RuntimeError(DIRTY_VIEW_MULTI_OUTPUT_MESSAGE)
+        if out._view_meta is not None:
+            from ..ops.inplace import view_inplace_error
+
+            raise view_inplace_error(out, indirect=False)
         # As PyTorch's CopySlices: the view must be the node's first tensor input.
         _rebase_view(out, base, node)
         return
-    out._grad_fn = node
-    out._output_nr = nr
-    out._requires_grad = True
+    set_history(out, node, nr)
 
 
 def _view_of_self(t: Tensor) -> Tensor:
@@ -694,7 +700,7 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
     }
     hooks = None
     if mode_get() & SAVED_HOOKS:
-        from .graph import current_saved_tensors_hooks
+        from .graph import current_saved_tensors_hooks, pack_tensor
 
         hooks = current_saved_tensors_hooks()
     entries: list[Any] = []
@@ -702,7 +708,8 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
         if t is None:
             entries.append(_SAVED_NONE)
         elif hooks is not None:
-            entries.append(_SavedPacked(hooks[0](t), hooks[1]))
+            # (a graph.SavedTensor: unpacking it gives the tensor its history back)
+            entries.append(pack_tensor(t, hooks, id(t) in own_outputs))
         elif id(t) in own_outputs:
             entries.append(_SavedOutput(t, own_outputs[id(t)]))
         else:

@@ -680,7 +680,9 @@ def _random_grad_output(output: Tensor, noncontiguous: bool) -> Tensor:
     dtype = data.dtype if data.dtype.kind in "fc" else np.dtype(np.float64)
     from .._dtype import from_numpy_dtype
 
-    values = (rand(*data.shape, dtype=from_numpy_dtype(dtype))._data * 2 - 1).astype(dtype)
+    # The shape as one argument: ``rand(*())`` would be a call without a size (0-d outputs).
+    # (np.asarray: arithmetic on a 0-d array gives a NumPy scalar.)
+    values = np.asarray(rand(data.shape, dtype=from_numpy_dtype(dtype))._data * 2 - 1, dtype)
     if noncontiguous and values.size > 1:
         values = np.repeat(values, 2, axis=-1)[..., ::2]  # same values, every other element
     t = wrap(values)
@@ -933,6 +935,9 @@ def _forward_args(
     for pos, value in enumerate(args):
         if isinstance(value, Tensor):
             args[pos] = value._data
+            continue
+        if type(value) is tuple and pos in op.tensor_list_pos:
+            args[pos] = tuple(e._data if isinstance(e, Tensor) else e for e in value)
             continue
         name = op.param_names[pos]
         if pos not in input_index and pos not in op.tensor_param_pos:

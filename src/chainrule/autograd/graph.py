@@ -11,12 +11,21 @@ import contextvars
 from collections.abc import Callable
 from typing import Any
 
-from .grad_mode import MODE, SAVED_HOOKS
-from .node import Node
+from .._tensor import Tensor, wrap
+from .grad_mode import GRAD, MODE, SAVED_HOOKS
+from .node import Node, type_name
 
 __all__ = [
     "saved_tensors_hooks", "Node", "current_saved_tensors_hooks", "disable_saved_tensors_hooks",
+    "SavedTensor", "pack_tensor",
 ]
+
+PACK_INPLACE_MESSAGE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+    "hook cannot be modified by in-place operations as this can lead to unexpected "
+    "side-effects. Please open an issue if you need to perform in-place operations on the input "
+    "to a pack hook."
+)
 
 PackHook = Callable[[Any], Any]
 UnpackHook = Callable[[Any], Any]
@@ -82,3 +91,64 @@ class disable_saved_tensors_hooks:  # noqa: N801 - PyTorch's public name
     def __exit__(self, *exc: object) -> None:
         assert self._token is not None
         _STACK.reset(self._token)
+
+
+class SavedTensor:
+    """A tensor saved for backward through a ``saved_tensors_hooks`` pair (PyTorch's
+    SavedVariable with hooks): what the pack hook returned, and the autograd identity of the
+    saved tensor, given back to what the unpack hook returns.
+
+    The saved tensor itself is not kept (an output would point back at its node). Unpacking
+    gives a new tensor with the unpacked data (and its version counter) and the saved
+    tensor's history: its ``grad_fn`` (the owning node for an output), or for a leaf its
+    ``requires_grad`` and AccumulateGrad, so a gradient through it reaches the leaf.
+    """
+
+    __slots__ = (
+        "packed", "unpack_hook", "grad_fn", "output_nr", "requires_grad", "accumulator",
+        "is_output",
+    )
+
+    def unpack(self, owner: Node) -> Tensor:
+        """Call the unpack hook; ``owner`` is the node that saved the tensor."""
+        data = self.unpack_hook(self.packed)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of "
+                f"type {type_name(data)}"
+            )
+        fn = owner if self.is_output else self.grad_fn
+        if fn is None and not self.requires_grad and not data._requires_grad:
+            return data  # nothing to give back: PyTorch returns what unpack returned
+        t = wrap(data._data)
+        t._vc = data._vc
+        if fn is not None:
+            t._grad_fn = fn
+            t._output_nr = self.output_nr
+            t._requires_grad = True
+        elif self.requires_grad:
+            t._requires_grad = True
+            t._acc = self.accumulator
+        return t
+
+
+def pack_tensor(t: Tensor, hooks: tuple[PackHook, UnpackHook], is_output: bool) -> SavedTensor:
+    """Save ``t`` through ``hooks``: the pack hook sees ``t`` itself, in no_grad mode, and may
+    not modify it in place (PyTorch's error, raised after the hook ran)."""
+    version = t._vc[0]
+    token = MODE.set(MODE.get() & ~GRAD)
+    try:
+        packed = hooks[0](t)
+    finally:
+        MODE.reset(token)
+    if t._vc[0] != version:
+        raise RuntimeError(PACK_INPLACE_MESSAGE)
+    saved = SavedTensor()
+    saved.packed = packed
+    saved.unpack_hook = hooks[1]
+    saved.is_output = is_output
+    saved.output_nr = t._output_nr
+    saved.grad_fn = None if is_output else t._grad_fn
+    saved.requires_grad = t._requires_grad
+    saved.accumulator = t._acc
+    return saved

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
-    "short_name",
+    "short_name", "type_name",
 ]
 
 SECOND_BACKWARD_MESSAGE = (
@@ -97,9 +97,6 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "_anomaly_trace", "__weakref__")
 
     _n_out = 1
-    # Whether this is the node of a custom ``autograd.Function`` (whose views PyTorch refuses
-    # to modify in place).
-    _custom_function = False
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""
@@ -177,6 +174,18 @@ class AccumulateGrad(Node):
 
         accumulate_grad(self.variable, grads, create_graph)
         return ()
+
+
+def type_name(obj: Any) -> str:
+    """The type's name as PyTorch's C++ code prints it (CPython's ``tp_name``): bare for
+    builtins and Python classes, with the module for other C types (``numpy.ndarray``)."""
+    kind = type(obj)
+    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
 
 def short_name(node: Node) -> str:

@@ -15,8 +15,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, grad_accumulator, mark_if_inference, refresh_view
-from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
+from .._tensor import (
+    INFERENCE_TENSORS,
+    INFERENCE_VIEW,
+    MULTI_OUTPUT_VIEW,
+    NO_ACCUMULATOR,
+    NO_GRAD_VIEW,
+    SPECIAL_VIEW,
+    Tensor,
+    grad_accumulator,
+    mark_if_inference,
+    refresh_view,
+)
+from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr
 
 if TYPE_CHECKING:
@@ -192,7 +203,8 @@ def _new_node(op: OpDef, edges: tuple, metas: tuple) -> Any:
 
 
 def _after_record(node: Any, output: Tensor) -> None:
-    """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline)."""
+    """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline;
+    after ``output`` got its ``grad_fn``: the pack hook sees the output as PyTorch's does)."""
     mode = mode_get()
     if mode & ANOMALY:
         from ..autograd.anomaly import record_trace
@@ -204,7 +216,7 @@ def _after_record(node: Any, output: Tensor) -> None:
 
         hooks = current_saved_tensors_hooks()
         if hooks is not None:
-            pack_saved(node, hooks[0], hooks[1], output)
+            pack_saved(node, hooks, output)
 
 
 def _new_tensor(data: np.ndarray) -> Tensor:
@@ -224,12 +236,43 @@ def _new_tensor(data: np.ndarray) -> Tensor:
     return t
 
 
-def _share_with_base(view: Tensor, source: Tensor) -> None:
-    """A view shares its base's version counter; ``_base`` is the tensor owning the memory."""
+def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> None:
+    """A view shares its base's version counter; ``_base`` is the tensor owning the memory.
+
+    Also how it was made (PyTorch's CreationMeta, see ``_tensor.NO_GRAD_VIEW``): in no_grad or
+    inference mode, or as one of several views (``multi_view``); a view of such a view is one
+    too. PyTorch forbids modifying those in place when autograd would have to record it.
+    """
     view._vc = source._vc
-    base = source._base if source._base is not None else source
+    base = source._base
+    if base is None:
+        base = source
+        kind = None
+    else:
+        kind = source._view_meta
     view._base = base
-    view._view_src_fn = base._grad_fn
+    if kind is not INFERENCE_VIEW:
+        mode = mode_get()
+        if not mode & GRAD:
+            if not mode & INFERENCE:
+                kind = NO_GRAD_VIEW
+            elif not source.is_inference():
+                # A view of a normal tensor made in inference mode is a normal tensor.
+                INFERENCE_TENSORS.pop(id(view), None)
+                kind = INFERENCE_VIEW
+        elif multi_view:
+            kind = MULTI_OUTPUT_VIEW
+    view._view_meta = kind
+    if kind is None:
+        view._view_src_fn = base._grad_fn
+        return
+    view._view_src_fn = SPECIAL_VIEW
+    view._view_version = source._vc[0]
+    if kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW:
+        if base._requires_grad and view._grad_fn is None:
+            # It requires grad through its base, but gradients sent to it go nowhere.
+            view._requires_grad = True
+            view._acc = NO_ACCUMULATOR
 
 
 # ----------------------------------------------------------------------------------------------
@@ -263,6 +306,8 @@ def run_general(op: OpDef, args: tuple) -> Any:
         x = values[p]
         if isinstance(x, Tensor):
             values[p] = x._data
+        elif type(x) is tuple and p in op.tensor_list_pos:
+            values[p] = tuple(e._data if isinstance(e, Tensor) else e for e in x)
     if op.check is not None:
         op.check(*values)
     if op.promote is not KEEP:
@@ -277,7 +322,7 @@ def run_general(op: OpDef, args: tuple) -> Any:
             out = _asarray(out)
         result = _new_tensor(out)
         if op.view:
-            _share_with_base(result, args[op.input_pos[0]])
+            _share_with_base(result, args[op.input_pos[0]], op.multi_view)
         if record and out.dtype.kind in "fc":
             _record(op, args, (out,), (result,))
         return result
@@ -291,7 +336,7 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
     if op.view:
         source = args[op.input_pos[0]]
         for t in results[:n_diff]:
-            _share_with_base(t, source)
+            _share_with_base(t, source, op.multi_view)
     if record and n_diff and outs[0].dtype.kind in "fc":
         _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
     return results
@@ -319,11 +364,11 @@ def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
     if op.num_outputs != 1:  # a MultiOutputOpNode (trailing non-differentiable outputs aside)
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
-    _after_record(node, results[0])
     for nr, t in enumerate(results):
         t._requires_grad = True
         t._grad_fn = node
         t._output_nr = nr
+    _after_record(node, results[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -347,6 +392,7 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
     forward = op.forward
     differentiable = op.differentiable
     view = op.view
+    multi_view = op.multi_view
     slow = len(op.promote_pos) > 1
     needs_float = op.promote is FLOAT
     n_params = len(op.defaults)
@@ -378,10 +424,17 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
         t._retains_grad = False
         if INFERENCE_BLOCKS[0]:
             mark_if_inference(t)
-        if view:
-            _share_with_base(t, x)
-        else:
+        if not view:
             t._vc = [0]
+        elif x._base is None and not multi_view and mode_get() & GRAD:
+            # The common view (_share_with_base's first case, inline): of a tensor that is
+            # not a view, in grad mode.
+            t._vc = x._vc
+            t._base = x
+            t._view_meta = None
+            t._view_src_fn = x._grad_fn
+        else:
+            _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (
             out.dtype.kind in "fc"
         ):
@@ -402,10 +455,10 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
                 node._saved = None
                 node._versions = ()
             node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
-            if mode & _RARE_MODES:
-                _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
+            if mode & _RARE_MODES:
+                _after_record(node, t)
         return t
 
     return public
@@ -507,10 +560,10 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
                 node._saved = None
                 node._versions = ()
             node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
-            if mode & _RARE_MODES:
-                _after_record(node, t)
             t._requires_grad = True
             t._grad_fn = node
+            if mode & _RARE_MODES:
+                _after_record(node, t)
         return t
 
     return public
@@ -543,7 +596,12 @@ def _keep_args(node: Any, plan: Any, args: tuple) -> None:
     versions = []
     for p in plan.inputs:
         x = args[p]
-        versions.append((p, x._vc[0] if isinstance(x, Tensor) else None))
+        if isinstance(x, Tensor):
+            versions.append((p, x._vc[0]))
+        elif p in plan.lists and type(x) is tuple:
+            versions.append((p, tuple(e._vc[0] if isinstance(e, Tensor) else None for e in x)))
+        else:
+            versions.append((p, None))
     node._versions = tuple(versions)
 
 

@@ -47,35 +47,70 @@ RELEASED: Any = _Released()
 
 
 class PackedSaved:
-    """Saved arguments that went through a ``saved_tensors_hooks`` pack hook."""
+    """What a node saved when ``saved_tensors_hooks`` were active: the kept arguments with each
+    saved tensor replaced by its :class:`~..autograd.graph.SavedTensor` (a tensor list by a
+    tuple of them), and the saved output's, if any."""
 
-    __slots__ = ("args", "positions", "unpack", "result")
+    __slots__ = ("args", "positions", "result")
 
-    def __init__(self, args: tuple, positions: tuple[int, ...], unpack: Any, result: Any) -> None:
-        self.args = args  # packed objects at ``positions``
-        self.positions = positions
-        self.unpack = unpack
-        self.result = result  # the packed output, or None
+    def __init__(self, args: tuple, positions: tuple[int, ...], result: Any) -> None:
+        self.args = args
+        self.positions = positions  # where the saved tensors (and tensor lists) are in args
+        self.result = result  # SavedTensor of the output, or None
 
 
-def pack_saved(node: OpNode, pack: Any, unpack: Any, output: Tensor) -> None:
-    """Replace what ``node`` saved by what ``pack`` returns (``saved_tensors_hooks``)."""
+def pack_saved(node: OpNode, hooks: tuple[Any, Any], output: Tensor) -> None:
+    """Put what ``node`` saved through the pack hook, in PyTorch's order: the saved inputs by
+    argument name, then the output (which already has ``node`` as its ``grad_fn``)."""
+    from ..autograd.graph import pack_tensor
+
     saved = node._saved
+    if saved is RELEASED:
+        return
     positions: tuple[int, ...] = ()
     args: tuple = ()
     if saved is not None:
         values = list(saved)
-        positions = tuple(pos for pos, version in node._versions if version is not None)
+        saved_at = {pos for pos, version in node._versions if version is not None}
+        positions = tuple(pos for pos in node._op.save_plan(_needs(node)).pack_order
+                          if pos in saved_at)
         for pos in positions:
-            values[pos] = pack(values[pos])
+            value = values[pos]
+            if type(value) is tuple:  # a tensor list
+                values[pos] = tuple(
+                    pack_tensor(e, hooks, False) if isinstance(e, Tensor) else e for e in value
+                )
+            else:
+                values[pos] = pack_tensor(value, hooks, False)
         args = tuple(values)
     result = None
     if node._result is not None:
-        result = pack(output)
+        result = pack_tensor(output, hooks, True)
         node._result = None
     if saved is None and result is None:
         return
-    node._saved = PackedSaved(args, positions, unpack, result)
+    node._saved = PackedSaved(args, positions, result)
+
+
+def _packed_objects(value: Any) -> Any:
+    """What the pack hook returned for a saved tensor (or each tensor of a tensor list)."""
+    if type(value) is tuple:
+        return tuple(_packed_objects(e) for e in value)
+    return getattr(value, "packed", value)
+
+
+def _needs(node: Node) -> tuple[bool, ...]:
+    return tuple(meta is not None for meta in node._in_meta)
+
+
+def _unpack_packed(value: Any, node: OpNode, create_graph: bool) -> Any:
+    """A packed tensor (or tensor list) unpacked: Tensors under ``create_graph``, else arrays."""
+    if type(value) is tuple:
+        return tuple(_unpack_packed(e, node, create_graph) for e in value)
+    if value is None or isinstance(value, np.ndarray):
+        return value
+    t = value.unpack(node)
+    return t if create_graph else t._data
 
 
 class OpNode(Node):
@@ -133,16 +168,18 @@ class OpNode(Node):
         elif type(saved) is PackedSaved:
             env = list(saved.args) if saved.args else list(op.blank_args)
             for pos in saved.positions:
-                t = saved.unpack(env[pos])
-                env[pos] = t if create_graph else t._data
+                env[pos] = _unpack_packed(env[pos], self, create_graph)
             if saved.result is not None:
-                packed_result = saved.unpack(saved.result)
+                packed_result = saved.result.unpack(self)
         else:
             env = list(saved)
             for pos, version in self._versions:
                 if version is None:
                     continue
                 t = env[pos]
+                if type(version) is tuple:  # a tensor list: each tensor checked
+                    env[pos] = _checked_list(t, version, self, create_graph)
+                    continue
                 if t._vc[0] != version:
                     _raise_modified(t, self, version)
                 if not create_graph:
@@ -157,7 +194,7 @@ class OpNode(Node):
                 data, counter, version = result
                 if counter[0] != version:
                     _raise_modified_output(data, self, counter, version)
-                env.append(_saved_output(data, self) if create_graph else data)
+                env.append(_saved_output(data, self, counter) if create_graph else data)
             for meta in self._in_meta:
                 env.append(None if meta is None else meta[0])
             if op.records_strides:
@@ -173,35 +210,94 @@ class OpNode(Node):
 
     # -- inspection (drawing, ``grad_fn._saved_self``) ------------------------------------
 
-    def _saved_value(self, key: str, attribute: str) -> Any:
-        if self._saved is RELEASED:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        values = self.saved_values()
-        if key not in values:
+    def _get_saved(self, key: str, attribute: str) -> Any:
+        """``grad_fn._saved_<key>`` as PyTorch gives it: a saved input itself (a number as the
+        0-d tensor PyTorch wraps it in), the saved output re-attached to this node, or what
+        the unpack hook returns (called on each access); None if this node did not need it."""
+        op = self._op
+        pos = op.result_index if key == "result" else op.index_of.get(key)
+        if pos is None or pos not in op.read_positions:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
-        value = values[key]
+        saved = self._saved
+        if saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if key == "result":
-            return _saved_output(value, self)
+            if type(saved) is PackedSaved and saved.result is not None:
+                return saved.result.unpack(self)
+            if self._result is None:
+                return None
+            return _saved_output(self._result[0], self, self._result[1])
+        if type(saved) is PackedSaved:
+            if pos in saved.positions:
+                return _unpack_packed(saved.args[pos], self, True)
+            saved = saved.args
+        value = saved[pos] if saved else None
+        if pos in op.input_pos and isinstance(value, bool | int | float | complex):
+            return wrap(np.asarray(value))  # PyTorch saved it as a wrapped number
         return value
 
+    def _get_saved_sizes(self, name: str, attribute: str) -> tuple[int, ...] | None:
+        """``grad_fn._saved_self_sym_sizes``: an input's shape, for an op whose derivative reads
+        ``<input>_shape`` (PyTorch saves ``self.sym_sizes()`` the same way)."""
+        op = self._op
+        i = op.input_names.index(name)
+        if op.result_index + 1 + i not in op.read_positions:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
+        if self._saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        meta = self._in_meta[i]
+        return None if meta is None else tuple(meta[0])
+
+    def __dir__(self) -> list[str]:
+        # As PyTorch's nodes: a ``_saved_*`` attribute for each value a derivative reads.
+        op = self._op
+        names = [
+            n for n in object.__dir__(self)
+            if not n.startswith(("_saved_", "_raw_saved_")) and n != "_saved"
+        ]
+        for pos in sorted(op.read_positions):
+            if pos < op.result_index:
+                name = op.param_names[pos]
+            elif pos == op.result_index:
+                name = "result"
+            elif pos <= op.result_index + op.n_inputs:
+                names.append(f"_saved_{op.input_names[pos - op.result_index - 1]}_sym_sizes")
+                continue
+            else:
+                continue
+            names.append("_saved_" + name)
+            if pos in op.tensor_positions or pos == op.result_index:
+                names.append("_raw_saved_" + name)
+        return sorted(names)
+
     def saved_values(self) -> dict[str, Any]:
-        """The values this node saved for backward, by name (empty once released)."""
+        """The values this node saved for backward, by name (empty once released). Tensors
+        saved through ``saved_tensors_hooks`` appear as what the pack hook returned."""
         values: dict[str, Any] = {}
         saved = self._saved
         if saved is RELEASED:
             return values
+        packed_result = None
+        packed_at: tuple[int, ...] = ()
         if type(saved) is PackedSaved:
+            packed_result = saved.result
+            packed_at = saved.positions
             saved = saved.args or None
         names = self._op.param_names
         if saved is not None:
             for pos, _ in self._versions:
-                values[names[pos]] = saved[pos]
+                value = saved[pos]
+                if pos in packed_at:
+                    value = _packed_objects(value)
+                values[names[pos]] = value
             tensor_pos = self._op.tensor_positions
             for pos, value in enumerate(saved):
                 if pos not in tensor_pos:
                     values[names[pos]] = value
         if self._result is not None:
             values["result"] = self._result[0]
+        elif packed_result is not None:
+            values["result"] = packed_result.packed
         return values
 
 
@@ -241,22 +337,46 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
     for name in (*opdef.param_names, "result"):
         for prefix in ("_saved_", "_raw_saved_"):
             namespace[prefix + name] = _saved_property(name, prefix + name)
+    for name in opdef.input_names:
+        attribute = f"_saved_{name}_sym_sizes"
+        namespace[attribute] = _sizes_property(name, attribute)
     return type(node_name, (base,), namespace)
+
+
+def _sizes_property(name: str, attribute: str) -> property:
+    def get(node: OpNode) -> tuple[int, ...]:
+        return node._get_saved_sizes(name, attribute)
+
+    return property(get, doc=f"The saved shape of {name!r} (as PyTorch's ``{attribute}``).")
 
 
 def _saved_property(key: str, attribute: str) -> property:
     def get(node: OpNode) -> Any:
-        return node._saved_value(key, attribute)
+        return node._get_saved(key, attribute)
 
     return property(get, doc=f"The saved value {key!r} (as PyTorch's ``{attribute}``).")
 
 
-def _saved_output(data: np.ndarray, node: OpNode) -> Tensor:
-    """Re-attach a saved output to its node (the node never holds the output Tensor itself)."""
+def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = None) -> Tensor:
+    """Re-attach a saved output to its node (the node never holds the output Tensor itself),
+    sharing the output's version counter as PyTorch's unpacked output does."""
     t = wrap(data)
+    if counter is not None:
+        t._vc = counter
     t._requires_grad = True
     t._grad_fn = node
     return t
+
+
+def _checked_list(tensors: tuple, versions: tuple, node: Node, create_graph: bool) -> tuple:
+    """A saved tensor list, each tensor's version checked; Tensors under ``create_graph``,
+    else arrays."""
+    for t, version in zip(tensors, versions, strict=True):
+        if version is not None and t._vc[0] != version:
+            _raise_modified(t, node, version)
+    if create_graph:
+        return tensors
+    return tuple(t._data if isinstance(t, Tensor) else t for t in tensors)
 
 
 def _raise_modified(t: Tensor, node: Node, version: int) -> None:

@@ -83,14 +83,19 @@ def _gatherer(index: tuple[int, ...]) -> Callable[[list[Any]], tuple]:
 class SavePlan:
     """What a node saves for one combination of inputs that need grad."""
 
-    __slots__ = ("inputs", "save_result", "keep_args", "drop")
+    __slots__ = ("inputs", "save_result", "keep_args", "drop", "lists", "pack_order")
 
     def __init__(self, inputs: tuple[int, ...], save_result: bool, keep_args: bool,
-                 drop: tuple[int, ...]) -> None:
+                 drop: tuple[int, ...], lists: frozenset[int], pack_order: tuple[int, ...]
+                 ) -> None:
         self.inputs = inputs  # positions of saved tensor (or number) inputs and tensor params
         self.save_result = save_result
         self.keep_args = keep_args  # the node keeps the argument tuple
         self.drop = drop  # tensor positions replaced by None in the kept tuple
+        self.lists = lists  # which of ``inputs`` are tensor lists (``tensor_lists``)
+        # ``inputs`` in the order PyTorch saves them, which is what saved_tensors_hooks see:
+        # by argument name (its generated code sorts them), then the output.
+        self.pack_order = pack_order
 
 
 class OpDef:
@@ -110,6 +115,8 @@ class OpDef:
         view: bool = False,
         signatures: Sequence[str] = (),
         check: Callable[..., None] | None = None,
+        multi_view: bool = False,
+        tensor_lists: Sequence[str] = (),
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -128,13 +135,22 @@ class OpDef:
         self.input_names = tuple(inputs)
         self.input_pos = tuple(self.index_of[name] for name in inputs)
         self.n_inputs = len(self.input_pos)
-        self.tensor_param_pos = tuple(self.index_of[name] for name in tensor_params)
+        # Tensor lists (advanced indexing's ``indices``): tuples of tensors (or None), unwrapped
+        # to tuples of arrays, saved tensor by tensor (version-checked, packed) as PyTorch saves
+        # a TensorList.
+        self.tensor_list_pos = tuple(self.index_of[name] for name in tensor_lists)
+        self.tensor_param_pos = (
+            tuple(self.index_of[name] for name in tensor_params) + self.tensor_list_pos
+        )
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
         self.promote = promote
         # Numbers passed as non-tensor arguments that still take part in type promotion
         # (the exponent of ``x ** 2.5``, the bounds of ``clamp``).
         self.promote_pos = self.input_pos + tuple(self.index_of[n] for n in promote_with)
-        self.view = view
+        self.view = view or multi_view
+        # The op is one that returns several views (split, unbind; also when it returns one):
+        # PyTorch forbids modifying them in place.
+        self.multi_view = multi_view
         self.differentiable = differentiable
         self.num_outputs = num_outputs  # differentiable outputs (1 for most ops; -1: variable)
         self.nondiff_outputs = nondiff_outputs  # trailing outputs that never get a grad_fn
@@ -145,6 +161,9 @@ class OpDef:
         self.uses_extras = False  # a derivative reads ``result`` or an input's shape/strides
         self.records_strides = False  # a derivative reads an input's strides (its layout)
         self._plans: dict[tuple[bool, ...], SavePlan] = {}
+        # What any derivative reads (environment positions): PyTorch's node has a ``_saved_*``
+        # attribute for each, None when this node did not need to save it.
+        self.read_positions: frozenset[int] = frozenset()
         self.node_cls = make_node_class(node_name, self, num_outputs > 1 or num_outputs == -1)
 
     def __repr__(self) -> str:
@@ -180,6 +199,9 @@ class OpDef:
             if any(i >= self.result_index for i in arg_index):
                 self.uses_extras = True
             self._plans.clear()
+            self.read_positions = frozenset(
+                i for d in self.derivatives if d is not None for i in d.arg_index
+            )
             return fn
 
         return register
@@ -199,7 +221,12 @@ class OpDef:
             drop = tuple(p for p in tensor_pos if p not in used)
             reads_numbers = any(p in used for p in range(len(self.param_names))
                                 if p not in self.tensor_positions)
-            plan = SavePlan(saved, self.result_index in used, bool(saved) or reads_numbers, drop)
+            lists = frozenset(p for p in saved if p in self.tensor_list_pos)
+            pack_order = tuple(sorted(saved, key=lambda p: self.param_names[p]))
+            plan = SavePlan(
+                saved, self.result_index in used, bool(saved) or reads_numbers, drop, lists,
+                pack_order,
+            )
             self._plans[needs] = plan
         return plan
 
@@ -301,6 +328,8 @@ def op(
     view: bool = False,
     signatures: Sequence[str] = (),
     check: Callable[..., None] | None = None,
+    multi_view: bool = False,
+    tensor_lists: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -309,13 +338,16 @@ def op(
     but get no edge. ``num_outputs`` > 1 (or -1 for a variable number) makes a multi-output node;
     ``nondiff_outputs`` counts trailing outputs that are never differentiable (e.g. indices).
     ``promote_with`` names number arguments that take part in type promotion; ``view=True``
-    marks ops whose result shares memory (and the version counter) with ``self``.
+    marks ops whose result shares memory (and the version counter) with ``self``;
+    ``multi_view=True`` ops whose results are views PyTorch makes as several outputs of one
+    node (split, unbind), which may not be modified in place; ``tensor_lists`` names
+    arguments that are tuples of tensors (or None), like advanced indexing's ``indices``.
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
-            nondiff_outputs, promote_with, view, signatures, check,
+            nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
         )
         return make_public(opdef)
 

@@ -61,8 +61,11 @@ def _scalar_name(np_dtype: np.dtype) -> str:
 
 
 def _np_index(indices: tuple) -> tuple:
-    """Our index tuple (arrays, None for a whole dimension) as a NumPy index."""
-    return tuple(slice(None) if i is None else i for i in indices)
+    """Our index tuple (arrays, None for a whole dimension) as a NumPy index (a uint8 mask,
+    deprecated in PyTorch but still a mask, as NumPy's bool mask)."""
+    return tuple(
+        slice(None) if i is None else (i != 0 if i.dtype == _UINT8 else i) for i in indices
+    )
 
 
 @op("AliasBackward0", view=True)
@@ -76,9 +79,11 @@ def _(F, grad):
     return grad
 
 
-@op("IndexBackward0")
+@op("IndexBackward0", tensor_lists=("indices",))
 def _index(self, indices):
-    # ``indices``: int64 arrays (or None) per dimension, checked by ``_expand_indices``.
+    # ``indices``: PyTorch's list of index tensors (None for a dimension taken whole), masks
+    # as masks (NumPy reads a mask in an index tuple as PyTorch does); checked beforehand by
+    # ``_index_arguments``. They are what the node saves, as in PyTorch.
     return self[_np_index(indices)]
 
 
@@ -92,7 +97,7 @@ def _(F, grad, self_shape, indices):
 # input is the number 0 (``zeros``), which gives the same edge without allocating anything.
 
 
-@op("IndexPutImplBackward0", inputs=("zeros", "grad"))
+@op("IndexPutImplBackward0", inputs=("zeros", "grad"), tensor_lists=("indices",))
 def _index_backward(zeros, grad, input_sizes, indices):
     """Zeros of ``input_sizes`` with ``grad`` added at ``indices`` (repeats accumulate)."""
     out = np.zeros(input_sizes, grad.dtype)
@@ -105,23 +110,50 @@ def _(F, grad, indices):
     return F.index(grad, indices)
 
 
-def _expand_indices(shape: tuple[int, ...], entries: dict[int, np.ndarray]) -> tuple:
+def _expand_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
     """PyTorch's checks and mask expansion for the tensor indices of an advanced index.
 
-    ``entries`` maps a dimension of the indexed tensor to an index array (integer, or a bool
-    mask covering ``mask.ndim`` dimensions from there). Returns one int64 array or None per
-    dimension, trailing Nones dropped.
+    ``entries`` maps a dimension of the indexed tensor to an index tensor or array (integer, or
+    a bool mask covering ``mask.ndim`` dimensions from there). Returns one int64 array or None
+    per dimension, trailing Nones dropped.
     """
+    return _check_indices(shape, entries)[0]
+
+
+def _index_arguments(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
+    """The ``indices`` of the recorded index ops: checked as ``_expand_indices`` checks them,
+    then as PyTorch passes (and saves) them: one tensor per index (the user's own tensor when
+    one was given, a mask as a mask), None for a dimension before one that is taken whole."""
+    expanded, substituted = _check_indices(shape, entries)
+    if substituted:
+        # Nothing is copied, so any index goes; NumPy gets in-range zeros instead.
+        return tuple(None if a is None else wrap(a) for a in expanded)
+    out: list[Tensor | None] = []
+    covered = 0
+    for dim in sorted(entries):
+        entry = entries[dim]
+        a = entry._data if isinstance(entry, Tensor) else entry
+        out.extend([None] * (dim - covered))
+        out.append(entry if isinstance(entry, Tensor) else wrap(a))
+        covered = dim + (a.ndim if a.dtype == _BOOL or a.dtype == _UINT8 else 1)
+    return tuple(out)
+
+
+def _check_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple[tuple, bool]:
+    """``_expand_indices``, and whether the result is empty so that in-range zeros stand in
+    for the indices."""
     out: list[np.ndarray | None] = []
     for dim in sorted(entries):
         a = entries[dim]
+        if isinstance(a, Tensor):
+            a = a._data
         out.extend([None] * (dim - len(out)))
         if a.dtype == _UINT8:
             warnings.warn(
                 "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                 "torch.bool instead.",
                 UserWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
             a = a.astype(np.bool_)
         if a.dtype == _BOOL:
@@ -142,7 +174,7 @@ def _expand_indices(shape: tuple[int, ...], entries: dict[int, np.ndarray]) -> t
         out.pop()
     indices = tuple(out)
     if not indices:
-        return indices
+        return indices, False
     defined = [(a, shape[dim]) for dim, a in enumerate(indices) if a is not None]
     if len(defined) == 1:
         count = defined[0][0].size
@@ -162,9 +194,9 @@ def _expand_indices(shape: tuple[int, ...], entries: dict[int, np.ndarray]) -> t
     if not count or not math.prod(kept):
         # PyTorch checks bounds while copying elements: with none to copy, any index goes.
         # Zeros of the same shapes give NumPy the same (empty) result without its own check.
-        return tuple(None if a is None else np.zeros_like(a) for a in indices)
+        return tuple(None if a is None else np.zeros_like(a) for a in indices), True
     _check_advanced_bounds(defined)
-    return indices
+    return indices, False
 
 
 def _check_advanced_bounds(indices: list[tuple[np.ndarray, int]]) -> None:
@@ -329,14 +361,16 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
             a = obj._data
             if a.ndim == 0 and a.dtype.kind in "iu" and a.dtype != _UINT8:
                 obj = int(a)  # a 0-d integer tensor indexes like an int
-            elif a.ndim == 0:  # a 0-d bool (or byte) tensor: a new dim, masked
+            elif a.ndim == 0:  # a 0-d bool (or byte) tensor: a new dim, indexed as a bool
                 steps.append((_UNSQUEEZE, dim))
                 current.insert(dim, 1)
-                entries[dim] = a.reshape(1)
+                # (a 0-d float tensor ends here too: refused by the checks of its entry)
+                is_flag = a.dtype == _BOOL or a.dtype == _UINT8
+                entries[dim] = _bool_index(bool(a)) if is_flag else a.reshape(1)
                 dim += 1
                 continue
             else:
-                entries[dim] = a
+                entries[dim] = obj  # the tensor itself: the recorded op saves it
                 dim += a.ndim if a.dtype == _BOOL or a.dtype == _UINT8 else 1
                 continue
         if _int_like(obj):
@@ -360,7 +394,7 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
             steps.append((_UNSQUEEZE, dim))
             current.insert(dim, 1)
             if obj is not None:
-                entries[dim] = np.array([obj])
+                entries[dim] = _bool_index(obj)
             dim += 1
         elif _is_sequence(obj):
             a = _sequence_index(obj)
@@ -372,6 +406,12 @@ def _plan(shape: tuple[int, ...], items: tuple) -> tuple[list[tuple], dict[int, 
                 f"are valid indices (got {type(obj).__name__})"
             )
     return steps, entries
+
+
+def _bool_index(flag: bool) -> np.ndarray:
+    """A bool used as an index (on the new dimension it adds): the positions it keeps, as
+    PyTorch turns it into ``[0]`` or ``[]``."""
+    return np.arange(int(flag), dtype=np.int64)
 
 
 def _as_items(index: Any) -> tuple:
@@ -429,7 +469,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         else:
             result = unsqueeze(result, step[1])
     if entries:
-        return _index(result, _expand_indices(result._data.shape, entries))
+        return _index(result, _index_arguments(result._data.shape, entries))
     return _alias(self) if result is self else result
 
 
@@ -524,6 +564,8 @@ def _check_writable(self: Tensor, is_self: bool) -> None:
         return
     if self._requires_grad:
         base = self._base
+        if base is not None and self._view_meta is not None:
+            return  # a view PyTorch forbids writing to: the write's own check says so
         if self._grad_fn is None:
             raise RuntimeError(_LEAF_MESSAGE if is_self else _VIEW_OF_LEAF_MESSAGE)
         if base is not None and base._grad_fn is None and base._requires_grad:
@@ -534,7 +576,7 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value`` when autograd must record it: the indexed view of ``self`` is
     overwritten in place (``CopySlices`` on ``self``, as PyTorch), with ``copy_``/``fill_`` for
     basic indices and ``index_put`` for tensor indices."""
-    from .inplace import commit
+    from .inplace import apply_inplace, check_inplace
 
     if index is None or index is True:
         items: tuple = (None,)
@@ -558,12 +600,13 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
             value = wrap(np.asarray(value, dtype=self._data.dtype))
         target.copy_(value)
         return
-    indices = _expand_indices(target._data.shape, entries)
+    indices = _index_arguments(target._data.shape, entries)
     if not isinstance(value, Tensor):
         value = wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
         value = value.to(self.dtype)
-    commit(target, _index_put(target, indices, value, False))
+    check_inplace(target, value)
+    apply_inplace(target, _index_put, indices, value, False)
 
 
 def setitem(self: Tensor, index: Any, value: Any) -> None:
@@ -719,8 +762,9 @@ def _gather(self, dim, index):
 
 
 @_gather.derivative("self")
-def _(F, grad, self_shape, dim, index):
-    return F.gather_backward(0, grad, self_shape, dim, index)
+def _(F, grad, self, dim, index):
+    # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.gather_backward(0, grad, tuple(self.shape), dim, index)
 
 
 @op("ScatterAddBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -981,8 +1025,9 @@ def _masked_select(self, mask):
 
 
 @_masked_select.derivative("self")
-def _(F, grad, self_shape, mask):
-    return F.masked_select_backward(0, grad, self_shape, mask)
+def _(F, grad, self, mask):
+    # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.masked_select_backward(0, grad, tuple(self.shape), mask)
 
 
 @op("MaskedScatterBackward0", inputs=("zeros", "grad"), tensor_params=("mask",))
@@ -1018,8 +1063,9 @@ def _take(self, index):
 
 
 @_take.derivative("self")
-def _(F, grad, self_shape, index):
-    return F.take_backward(0, grad, self_shape, index)
+def _(F, grad, self, index):
+    # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.take_backward(0, grad, tuple(self.shape), index)
 
 
 @op("PutBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -1072,8 +1118,9 @@ def _(F, grad, index, accumulate):
 
 
 @_put.derivative("source")
-def _(F, grad, index, source_shape):
-    return F.reshape(F.take(grad, index), source_shape)
+def _(F, grad, index, source):
+    # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
+    return F.reshape(F.take(grad, index), tuple(source.shape))
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -1116,8 +1163,9 @@ def _(F, grad):
 
 
 @_index_add.derivative("source")
-def _(F, grad, dim, index, alpha, source_shape):
-    g = F.reshape(F.index_select(grad, dim, index), source_shape)
+def _(F, grad, dim, index, alpha, source):
+    # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
+    g = F.reshape(F.index_select(grad, dim, index), tuple(source.shape))
     return g if alpha == 1 else g * alpha
 
 
@@ -1176,7 +1224,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return _index_add(input, d, index, source, alpha)
 
 
-@op("IndexPutBackward0", inputs=("self", "values"))
+@op("IndexPutBackward0", inputs=("self", "values"), tensor_lists=("indices",))
 def _index_put(self, indices, values, accumulate):
     out = self.copy()
     if accumulate:
@@ -1203,7 +1251,7 @@ def _index_list(indices: Any) -> dict[int, np.ndarray]:
             "index_put(): argument 'indices' (position 1) must be tuple of Tensors, not "
             f"{type(indices).__name__}"
         )
-    entries: dict[int, np.ndarray] = {}
+    entries: dict[int, Any] = {}
     dim = 0
     for i, t in enumerate(indices):
         if not isinstance(t, Tensor):
@@ -1211,7 +1259,7 @@ def _index_list(indices: Any) -> dict[int, np.ndarray]:
                 f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}"
             )
         a = t._data
-        entries[dim] = a
+        entries[dim] = t
         dim += a.ndim if a.dtype == _BOOL or a.dtype == _UINT8 else 1
     return entries
 
@@ -1227,7 +1275,8 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
     """
     values = _tensor_arg("index_put", "values", 2, values)
     shape = input._data.shape
-    prepared = _expand_indices(shape, _index_list(indices))
+    entries = _index_list(indices)
+    prepared = _expand_indices(shape, entries)
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
@@ -1236,6 +1285,7 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
         )
     if prepared:
         _check_values_fit(values._data.shape, shape, prepared)
+        return _index_put(input, _index_arguments(shape, entries), values, bool(accumulate))
     return _index_put(input, prepared, values, bool(accumulate))
 
 

@@ -25,15 +25,26 @@ import numpy as np
 
 from .. import _dtype
 from .._frames import user_frame
-from .._tensor import Tensor, current_grad_fn, gradient_edge, wrap
-from ..autograd.grad_mode import GRAD, mode_get
-from ..autograd.node import Node, next_sequence_nr
-from ._opnode import RELEASED, OpNode
+from .._tensor import (
+    CUSTOM_FUNCTION_VIEW,
+    INFERENCE_VIEW,
+    MULTI_OUTPUT_VIEW,
+    NO_ACCUMULATOR,
+    NO_GRAD_VIEW,
+    Tensor,
+    gradient_edge,
+    set_history,
+    wrap,
+)
+from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
+from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from ._opnode import RELEASED, OpNode, pack_saved
 from ._registry import KEEP, op
 
 __all__ = [
-    "commit", "inplace_method", "augmented", "check_inplace", "CopySlices", "AsStridedBackward0",
-    "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_",
+    "commit", "apply_inplace", "inplace_method", "augmented", "check_inplace", "CopySlices",
+    "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_",
+    "view_inplace_error", "refresh_special_view",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -42,28 +53,104 @@ VIEW_OF_LEAF_MESSAGE = (
 )
 
 
-_CUSTOM_VIEW_MESSAGE = (
-    "Output {nr} of {name} is a view and is being modified inplace. This view was created inside "
-    "a custom Function (or because an input was returned as-is) and the autograd logic to handle "
-    "view+inplace would override the custom backward associated with the custom Function, "
-    "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
-    "output of the custom Function."
-)
+# PyTorch's refusals to modify a view in place, by how the view was made: the end of the
+# message (its start says which view, and whether it or its base was modified).
+_VIEW_MESSAGE_ENDS = {
+    MULTI_OUTPUT_VIEW: (
+        " This view is the output of a function that returns multiple views. Such functions do "
+        "not allow the output views to be modified inplace. You should replace the inplace "
+        "operation by an out-of-place one."
+    ),
+    NO_GRAD_VIEW: (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked)."
+    ),
+    INFERENCE_VIEW: (
+        " Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+        "clarify your code by moving both the view and the inplace either both inside the "
+        "inference_mode block (if you don't want the inplace to be tracked) or both outside (if "
+        "you want the inplace to be tracked)."
+    ),
+    CUSTOM_FUNCTION_VIEW: (
+        " This view was created inside a custom Function (or because an input was returned "
+        "as-is) and the autograd logic to handle view+inplace would override the custom "
+        "backward associated with the custom Function, leading to incorrect gradients. This "
+        "behavior is forbidden. You can fix this by cloning the output of the custom Function."
+    ),
+}
 
 
-def check_inplace(self: Tensor) -> None:
-    """PyTorch's refusal to overwrite a leaf (or a view of one) that requires grad, or a view
-    made by a custom Function."""
-    if not mode_get() & GRAD or not self._requires_grad:
+def view_inplace_error(view: Tensor, indirect: bool) -> RuntimeError:
+    """PyTorch's error for an in-place change of a view it forbids changing (``indirect``: the
+    change was to its base or another view of it, found when the view is next used)."""
+    kind = view._view_meta
+    fn = view._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW or fn is None:
+        if fn is not None:
+            prefix = (
+                f"Output {view._output_nr} of {_op_name(fn)} is a view of a view which was "
+                "created in"
+            )
+        else:
+            prefix = "A view was created in"
+        if kind is INFERENCE_VIEW:
+            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            message = (
+                f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+            )
+    else:
+        message = f"Output {view._output_nr} of {_op_name(fn)} is a view and {modified} " \
+            "modified inplace."
+    return RuntimeError(message + _VIEW_MESSAGE_ENDS[kind])
+
+
+def _op_name(node: Node) -> str:
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+def refresh_special_view(view: Tensor, base: Tensor, check: bool | None) -> None:
+    """Use of a view PyTorch forbids modifying in place (``_tensor.NO_GRAD_VIEW`` ...): its
+    history is never regenerated; if it or its base changed since it was made, using it where
+    autograd needs its history is PyTorch's error (``check``: see ``_tensor.refresh_view``)."""
+    if view._vc[0] != view._view_version:
+        if view._grad_fn is None and not base._requires_grad:
+            return  # no history to be wrong about
+        if check or (check is None and mode_get() & GRAD):
+            raise view_inplace_error(view, indirect=True)
+        return
+    kind = view._view_meta
+    if (kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW) and view._grad_fn is None and (
+        base._requires_grad and not view._requires_grad
+    ):
+        # The base started to require grad (requires_grad_()): so does the view, as in PyTorch.
+        view._requires_grad = True
+        view._acc = NO_ACCUMULATOR
+
+
+def check_inplace(self: Tensor, *others: Any) -> None:
+    """PyTorch's refusals, when autograd would record an in-place op on ``self`` (grad mode on
+    and ``self`` or one of the op's ``others`` requires grad): to modify a view made in no_grad
+    mode, by a multi-view op or by a custom Function, a view of a leaf that requires grad, or
+    such a leaf."""
+    if not mode_get() & GRAD:
         return
     base = self._base
-    fn = self._grad_fn
-    if base is not None and fn is not None and fn._custom_function:
-        name = re.sub(r"Backward\d*$", "", fn.name())
-        raise RuntimeError(_CUSTOM_VIEW_MESSAGE.format(nr=self._output_nr, name=name))
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
-    if self._grad_fn is None:
+    if not (
+        self._requires_grad
+        or (base is not None and base._requires_grad)
+        or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+    ):
+        return
+    if base is not None:
+        if self._view_meta is not None:
+            raise view_inplace_error(self, indirect=False)
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+    if self._grad_fn is None and self._requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
 
 
@@ -96,10 +183,10 @@ def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     ]
     if not positions:
         return
-    snapshot = wrap(self._data.copy())
-    snapshot._requires_grad = self._requires_grad
-    snapshot._grad_fn = current_grad_fn(self)
-    snapshot._output_nr = self._output_nr
+    from .copying import clone
+
+    # Recorded (CloneBackward0 of self's old history), as PyTorch's ``original_self.clone()``.
+    snapshot = clone(self)
     values = list(saved)
     for pos in positions:
         values[pos] = snapshot
@@ -107,6 +194,33 @@ def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     node._versions = tuple(
         (pos, 0 if pos in positions else version) for pos, version in node._versions
     )
+
+
+def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
+                  **kwargs: Any) -> Tensor:
+    """``out_of_place(self, *args, **kwargs)`` written into ``self`` (:func:`commit`).
+
+    With ``saved_tensors_hooks`` active, what the op's node saves is packed once ``self`` is
+    written, as PyTorch packs an in-place op's: the old ``self`` as its (recorded) copy, the
+    output as ``self`` itself with its new history.
+    """
+    mode = mode_get()
+    if not mode & SAVED_HOOKS:
+        return commit(self, out_of_place(self, *args, **kwargs))
+    token = MODE.set(mode & ~SAVED_HOOKS)
+    try:
+        out = out_of_place(self, *args, **kwargs)
+    finally:
+        MODE.reset(token)
+    commit(self, out)
+    node = out._grad_fn
+    if isinstance(node, OpNode):
+        from ..autograd.graph import current_saved_tensors_hooks
+
+        hooks = current_saved_tensors_hooks()
+        if hooks is not None:
+            pack_saved(node, hooks, self)
+    return self
 
 
 def commit(self: Tensor, out: Tensor) -> Tensor:
@@ -145,9 +259,7 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
         node._result = (data, self._vc, self._vc[0])
     base = self._base
     if base is None:
-        self._grad_fn = node
-        self._output_nr = 0
-        self._requires_grad = True
+        set_history(self, node)
         return self
     _rebase_view(self, base, node)
     return self
@@ -201,6 +313,8 @@ class CopySlices(Node):
 
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         fn = self.fn
+        if fn is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         positions = self.positions
         if create_graph:
             from .indexing import put, take
@@ -222,7 +336,9 @@ class CopySlices(Node):
         return [base_grad, *sent[1:]]
 
     def release(self) -> None:
-        self.fn.release()
+        # PyTorch's CopySlices drops the op's node: a second backward through it raises even
+        # when that node saved nothing.
+        self.fn = None
 
 
 class AsStridedBackward0(Node):
@@ -265,9 +381,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     copy_slices.fn = fn
     copy_slices.positions = positions
     copy_slices.view_shape = view._data.shape
-    base._grad_fn = copy_slices
-    base._output_nr = 0
-    base._requires_grad = True
+    set_history(base, copy_slices)
     view_of_base(view, base, positions)
 
 
@@ -282,9 +396,7 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     node.positions = positions
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
-    view._grad_fn = node
-    view._output_nr = 0
-    view._requires_grad = True
+    set_history(view, node)
     view._view_src_fn = base._grad_fn
     return node
 
@@ -341,8 +453,8 @@ def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[.
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if ufunc is not None and _direct(self, ufunc, args, kwargs):
             return self
-        check_inplace(self)
-        return commit(self, out_of_place(self, *args, **kwargs))
+        check_inplace(self, *args, *kwargs.values())
+        return apply_inplace(self, out_of_place, *args, **kwargs)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
@@ -356,8 +468,8 @@ def augmented(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., A
     def method(self: Tensor, other: Any) -> Any:
         if not (isinstance(other, Tensor | int | float | bool | complex | np.generic)):
             return NotImplemented
-        check_inplace(self)
-        return commit(self, out_of_place(self, other))
+        check_inplace(self, other)
+        return apply_inplace(self, out_of_place, other)
 
     method.__name__ = name
     return method
@@ -454,40 +566,40 @@ def _(F, grad):
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Set every element to ``value`` (a number or a 0-d tensor)."""
-    check_inplace(self)
+    check_inplace(self, value)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(
                 "fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value._data.ndim} dimensions."
             )
-        return commit(self, _fill_tensor(self, value))
-    return commit(self, _fill_scalar(self, value))
+        return apply_inplace(self, _fill_tensor, value)
+    return apply_inplace(self, _fill_scalar, value)
 
 
 def zero_(self: Tensor) -> Tensor:
     """Set every element to zero."""
     check_inplace(self)
-    return commit(self, _zero(self))
+    return apply_inplace(self, _zero)
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast to ``self``'s dtype) into ``self``."""
-    check_inplace(self)
+    check_inplace(self, src)
     if not isinstance(src, Tensor):
         raise TypeError(
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
-    return commit(self, _copy(self, src))
+    return apply_inplace(self, _copy, src)
 
 
 def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from ``U(from_, to)``."""
     check_inplace(self)
-    return commit(self, _uniform(self, from_, to, generator))
+    return apply_inplace(self, _uniform, from_, to, generator)
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from ``N(mean, std**2)``."""
     check_inplace(self)
-    return commit(self, _normal(self, mean, std, generator))
+    return apply_inplace(self, _normal, mean, std, generator)

@@ -1168,7 +1168,7 @@ def _split_sizes(dim_size: int, split_size: int) -> list[int]:
     return [split_size] * (count - 1) + [split_size - (split_size * count - dim_size)]
 
 
-@op("SplitBackward0", view=True, num_outputs=-1)
+@op("SplitBackward0", multi_view=True, num_outputs=-1)
 def _split_many(self, split_size, dim):
     return _pieces(self, dim, _split_sizes(self.shape[dim], split_size))
 
@@ -1178,7 +1178,7 @@ def _(F, grad, dim):
     return F.cat(grad, dim)
 
 
-@op("SplitWithSizesBackward0", view=True, num_outputs=-1)
+@op("SplitWithSizesBackward0", multi_view=True, num_outputs=-1)
 def _split_with_sizes_many(self, split_sizes, dim):
     return _pieces(self, dim, split_sizes)
 
@@ -1193,7 +1193,7 @@ def _(F, grad, dim):
 # apart, a split into one piece is recorded by a single-output op of the same node name.
 
 
-@op("SplitBackward0", view=True)
+@op("SplitBackward0", multi_view=True)
 def _split_one(self):
     return self.view()
 
@@ -1203,7 +1203,7 @@ def _(F, grad):
     return grad
 
 
-@op("SplitWithSizesBackward0", view=True)
+@op("SplitWithSizesBackward0", multi_view=True)
 def _split_with_sizes_one(self):
     return self.view()
 
@@ -1292,7 +1292,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return _split(input, split_size, d)
 
 
-@op("UnbindBackward0", view=True, num_outputs=-1)
+@op("UnbindBackward0", multi_view=True, num_outputs=-1)
 def _unbind_many(self, dim):
     lead = (slice(None),) * dim
     return [self[lead + (i, Ellipsis)] for i in range(self.shape[dim])]
@@ -1303,7 +1303,7 @@ def _(F, grad, dim):
     return F.stack(grad, dim)
 
 
-@op("UnbindBackward0", view=True)
+@op("UnbindBackward0", multi_view=True)
 def _unbind_one(self, dim):
     # One slice: single-output twin of ``_unbind_many`` (see ``_split_one``).
     return self[(slice(None),) * dim + (0, Ellipsis)]
