@@ -8,11 +8,12 @@ backward pass is recorded) and calls each needed derivative with the matching ``
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._tensor import Tensor, wrap
+from .._tensor import Tensor, grad_accumulator, wrap
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node
 
 if TYPE_CHECKING:
@@ -49,13 +50,41 @@ RELEASED: Any = _Released()
 class PackedSaved:
     """Saved arguments that went through a ``saved_tensors_hooks`` pack hook."""
 
-    __slots__ = ("args", "positions", "unpack", "result")
+    __slots__ = ("args", "positions", "unpack", "result", "edges")
 
-    def __init__(self, args: tuple, positions: tuple[int, ...], unpack: Any, result: Any) -> None:
+    def __init__(self, args: tuple, positions: tuple[int, ...], unpack: Any, result: Any,
+                 edges: tuple = ()) -> None:
         self.args = args  # packed objects at ``positions``
         self.positions = positions
         self.unpack = unpack
         self.result = result  # the packed output, or None
+        # Per position, the saved tensor's place in the graph (see _graph_place): as in
+        # PyTorch, what the unpack hook returns gives the values, the original its history.
+        self.edges = edges
+
+
+def _graph_place(t: Any) -> Any:
+    """Where a saved tensor sits in the graph: None (no grad), ``(grad_fn, output_nr)``, or a
+    weak reference to a leaf's AccumulateGrad (PyTorch's SavedVariable keeps the same)."""
+    if not isinstance(t, Tensor) or not t._requires_grad:
+        return None
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    return weakref.ref(grad_accumulator(t))
+
+
+def _with_graph_place(data: np.ndarray, place: Any) -> Tensor:
+    """A tensor of ``data`` standing where the saved tensor stood in the graph, so gradients
+    through an unpacked value reach the original (not whatever the pack hook computed)."""
+    t = wrap(data)
+    if place is None:
+        return t
+    t._requires_grad = True
+    if type(place) is tuple:
+        t._grad_fn, t._output_nr = place
+    else:
+        t._acc = place
+    return t
 
 
 def pack_saved(node: OpNode, pack: Any, unpack: Any, output: Tensor) -> None:
@@ -63,9 +92,11 @@ def pack_saved(node: OpNode, pack: Any, unpack: Any, output: Tensor) -> None:
     saved = node._saved
     positions: tuple[int, ...] = ()
     args: tuple = ()
+    edges: tuple = ()
     if saved is not None:
         values = list(saved)
         positions = tuple(pos for pos, version in node._versions if version is not None)
+        edges = tuple(_graph_place(values[pos]) for pos in positions)
         for pos in positions:
             values[pos] = pack(values[pos])
         args = tuple(values)
@@ -75,7 +106,7 @@ def pack_saved(node: OpNode, pack: Any, unpack: Any, output: Tensor) -> None:
         node._result = None
     if saved is None and result is None:
         return
-    node._saved = PackedSaved(args, positions, unpack, result)
+    node._saved = PackedSaved(args, positions, unpack, result, edges)
 
 
 class OpNode(Node):
@@ -132,11 +163,11 @@ class OpNode(Node):
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif type(saved) is PackedSaved:
             env = list(saved.args) if saved.args else list(op.blank_args)
-            for pos in saved.positions:
-                t = saved.unpack(env[pos])
-                env[pos] = t if create_graph else t._data
+            for pos, place in zip(saved.positions, saved.edges, strict=True):
+                data = saved.unpack(env[pos])._data
+                env[pos] = _with_graph_place(data, place) if create_graph else data
             if saved.result is not None:
-                packed_result = saved.unpack(saved.result)
+                packed_result = saved.unpack(saved.result)._data
         else:
             env = list(saved)
             for pos, version in self._versions:
@@ -150,7 +181,7 @@ class OpNode(Node):
         if op.uses_extras:
             result = self._result
             if packed_result is not None:
-                env.append(packed_result if create_graph else packed_result._data)
+                env.append(_saved_output(packed_result, self) if create_graph else packed_result)
             elif result is None:
                 env.append(None)
             else:
