@@ -55,15 +55,31 @@ def mismatches(ours: np.ndarray, theirs: np.ndarray, rtol: float, atol: float) -
     return (nan_a != nan_b) | (~nan_b & ~close)
 
 
-def _leaves(lib: Any, arrays: Sequence[Any], grad: Sequence[bool]) -> list[Any]:
+def _leaves(lib: Any, arrays: Sequence[Any], grad: Sequence[bool],
+            scalar_kernels: bool = False) -> list[Any]:
     out = []
     for a, g in zip(arrays, grad, strict=True):
         if not isinstance(a, np.ndarray):
             out.append(a)
             continue
         t = lib.from_numpy(np.array(a, copy=True))
+        if scalar_kernels and a.ndim:
+            t = _strided_copy(t)
         out.append(t.requires_grad_(True) if g else t)
     return out
+
+
+def _strided_copy(t: Any) -> Any:
+    """A non-contiguous leaf holding ``t``'s values. PyTorch runs its element-wise kernels'
+    scalar code on such tensors; on contiguous ones it runs their vectorised code, which for
+    some activations treats NaN differently (see tests/test_numerics_activations.py)."""
+    strides = [2]
+    for size in reversed(t.shape[1:]):
+        strides.insert(0, strides[0] * size)
+    strided = torch.empty_strided(t.shape, strides, dtype=t.dtype)
+    with torch.no_grad():
+        strided.copy_(t)
+    return strided
 
 
 def _as_numpy(t: Any) -> Any:
@@ -79,11 +95,12 @@ def _first(out: Any) -> Any:
 
 
 def run_both_orders(lib: Any, fn: Callable[..., Any], arrays: Sequence[Any],
-                    grad: Sequence[bool], second_order: bool = True) -> dict[str, Any]:
+                    grad: Sequence[bool], second_order: bool = True,
+                    scalar_kernels: bool = False) -> dict[str, Any]:
     """Run ``fn(lib, *tensors)``; return its value, the first derivatives of its sum (seeded
     with ones) and the second derivatives of the sum of those, as arrays (an exception's type
-    name in place of a stage that raised)."""
-    leaves = _leaves(lib, arrays, grad)
+    name in place of a stage that raised). ``scalar_kernels``: PyTorch's inputs are strided."""
+    leaves = _leaves(lib, arrays, grad, scalar_kernels and lib is torch)
     record: dict[str, Any] = {}
     try:
         y = _first(fn(lib, *leaves))
@@ -175,13 +192,16 @@ def _compare_arrays(stage: str, a: Any, b: Any, rtol: float, atol: float,
 
 def differential(fn: Callable[..., Any], arrays: Sequence[Any], dtype: str,
                  grad: Sequence[bool] | None = None, second_order: bool = True,
-                 ulps: float | None = None) -> list[str]:
+                 ulps: float | None = None, scalar_kernels: bool = False) -> list[str]:
     """Compare ``fn(lib, *tensors)`` between chainrule and PyTorch (values, first and second
-    derivatives); the list of differences (empty when they agree)."""
+    derivatives); the list of differences (empty when they agree).
+
+    ``scalar_kernels=True`` gives PyTorch non-contiguous inputs, so that its element-wise
+    kernels run their scalar code (the reference where its vectorised code disagrees)."""
     if grad is None:
         grad = [isinstance(a, np.ndarray) and a.dtype.kind == "f" for a in arrays]
     ours = run_both_orders(chainrule, fn, arrays, grad, second_order)
-    theirs = run_both_orders(torch, fn, arrays, grad, second_order)
+    theirs = run_both_orders(torch, fn, arrays, grad, second_order, scalar_kernels)
     return compare_records(ours, theirs, dtype, ulps, arrays)
 
 

@@ -93,16 +93,16 @@ def half_in_float32(forward: Any) -> Any:
     return run
 
 
-def grad_half_in_float32(derivative: Any) -> Any:
-    """Decorate a derivative: with a float16 gradient it is evaluated in float32 and rounded
-    once, as PyTorch's fused backward kernels (``tanh_backward``, ``gelu_backward`` ...) do.
-    On the recorded path (``create_graph=True``) the casts are recorded too, so the result is
-    differentiable again."""
+def fast_path_in_float32(derivative: Any) -> Any:
+    """Decorate a derivative: on the fast path (arrays) a float16 gradient is computed in
+    float32 and rounded once, as PyTorch's fused backward kernels do (``silu_backward``,
+    ``mish_backward`` ...). The recorded path (``create_graph=True``) runs the formula as
+    written, in the tensors' dtype, as PyTorch's differentiable version of it does."""
 
     @functools.wraps(derivative)
     def run(F: Any, grad: Any, *args: Any) -> Any:
-        if _is_half(grad):
-            out = derivative(F, _to_single(grad), *[_to_single(a) for a in args])
+        if type(grad) is np.ndarray and grad.dtype == _HALF:
+            out = derivative(F, grad.astype(_SINGLE), *[_to_single(a) for a in args])
             return _to_half(out)
         return derivative(F, grad, *args)
 
@@ -656,7 +656,7 @@ def sign(self):
 
 @sign.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)
 
 
 sgn = sign
@@ -696,7 +696,7 @@ def exp2(self):
 
 @exp2.derivative("self")
 def _(F, grad, result):
-    return grad * (result * _LN2)
+    return grad * result * _LN2
 
 
 @op("Expm1Backward0", promote=FLOAT)
@@ -810,7 +810,7 @@ def tan(self):
 
 @tan.derivative("self")
 def _(F, grad, result):
-    return grad * (1 + result * result)
+    return grad * (1 + F.pow(result, 2))
 
 
 @op("AsinBackward0", promote=FLOAT)
@@ -819,9 +819,14 @@ def asin(self):
     return np.arcsin(self)
 
 
+# The inverse functions' derivatives are PyTorch's formulas step for step: the same
+# intermediate overflows (x**2 at 3e38 in float32) give the same infinities and NaNs, in the
+# first derivatives and in the second.
+
+
 @asin.derivative("self")
 def _(F, grad, self):
-    return grad / F.sqrt(1 - self * self)
+    return grad * F.rsqrt(-self * self + 1)
 
 
 @op("AcosBackward0", promote=FLOAT)
@@ -832,7 +837,7 @@ def acos(self):
 
 @acos.derivative("self")
 def _(F, grad, self):
-    return -grad / F.sqrt(1 - self * self)
+    return grad * -F.rsqrt(-self * self + 1)
 
 
 @op("AtanBackward0", promote=FLOAT)
@@ -843,7 +848,7 @@ def atan(self):
 
 @atan.derivative("self")
 def _(F, grad, self):
-    return grad / (1 + self * self)
+    return grad / (self * self + 1)
 
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -905,7 +910,7 @@ def tanh(self):
 
 @tanh.derivative("self")
 def _(F, grad, result):
-    return grad * (1 - result * result)
+    return F.tanh_backward(grad, result)
 
 
 @op("AsinhBackward0", promote=FLOAT)
@@ -916,7 +921,7 @@ def asinh(self):
 
 @asinh.derivative("self")
 def _(F, grad, self):
-    return grad / F.sqrt(self * self + 1)
+    return grad * F.rsqrt(F.pow(self, 2) + 1)
 
 
 @op("AcoshBackward0", promote=FLOAT)
@@ -927,7 +932,7 @@ def acosh(self):
 
 @acosh.derivative("self")
 def _(F, grad, self):
-    return grad / F.sqrt(self * self - 1)
+    return grad * F.rsqrt(self * self - 1)
 
 
 @op("AtanhBackward0", promote=FLOAT)
@@ -938,7 +943,7 @@ def atanh(self):
 
 @atanh.derivative("self")
 def _(F, grad, self):
-    return grad / (1 - self * self)
+    return grad * 1 / (1 - F.pow(self, 2))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -953,7 +958,7 @@ def sigmoid(self):
 
 @sigmoid.derivative("self")
 def _(F, grad, result):
-    return grad * (result * (1 - result))
+    return F.sigmoid_backward(grad, result)
 
 
 @op("ReluBackward0", promote=KEEP)
@@ -977,7 +982,7 @@ def erf(self):
 
 @erf.derivative("self")
 def _(F, grad, self):
-    return grad * (_TWO_OVER_SQRT_PI * F.exp(-(self * self)))
+    return _TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * grad
 
 
 @op("ErfcBackward0", promote=FLOAT)
@@ -988,7 +993,7 @@ def erfc(self):
 
 @erfc.derivative("self")
 def _(F, grad, self):
-    return grad * (-_TWO_OVER_SQRT_PI * F.exp(-(self * self)))
+    return -_TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * grad
 
 
 @op("SoftplusBackward0", promote=FLOAT)
@@ -1351,7 +1356,7 @@ def _rounding(node_name: str, fn, doc: str):
 
     @rounding.derivative("self")
     def _(F, grad):
-        return grad * 0
+        return F.zeros_like(grad)
 
     rounding.__doc__ = doc
     return rounding
@@ -1370,7 +1375,7 @@ def _round(self):
 
 @_round.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)
 
 
 @op("RoundBackward1", promote=KEEP)
@@ -1380,7 +1385,7 @@ def _round_decimals(self, decimals):
 
 @_round_decimals.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)
 
 
 def round(input, *, decimals=0):  # noqa: A001 - torch-style name
@@ -1500,5 +1505,6 @@ PRIMITIVES = {
     "pow": _pow_scalar,
     "div_rounding": _div_rounding,
     "reciprocal": reciprocal,
+    "rsqrt": rsqrt,
     "xlogy": xlogy,
 }
