@@ -86,9 +86,13 @@ def half_in_float32(forward: Any) -> Any:
 
     @functools.wraps(forward)
     def run(*args: Any) -> Any:
-        if any(_is_half(a) for a in args):
-            return _to_half(positional(*[_to_single(a) for a in args]))
-        return positional(*args)
+        first = args[0]
+        if type(first) is np.ndarray:  # the common case: the (promoted) tensor comes first
+            if first.dtype is not _HALF:
+                return positional(*args)
+        elif not any(_is_half(a) for a in args):
+            return positional(*args)
+        return _to_half(positional(*[_to_single(a) for a in args]))
 
     return run
 
@@ -154,14 +158,17 @@ _ndarray = np.ndarray
 
 
 def _half_and_number(a: Any, b: Any) -> bool:
-    """A float16 array with a Python number. PyTorch multiplies and divides those in float32
-    with the number as it is, and rounds once; NumPy would first round the number to float16
-    (0.1 to 0.0999755859375, and 120000 to inf). Its add and sub do round the number to
-    float16, as NumPy does (checked on 20000 values per number)."""
-    ta, tb = type(a), type(b)
-    if ta is _ndarray:
-        return (tb is float or tb is int) and a.dtype is _HALF
-    return (ta is float or ta is int) and tb is _ndarray and b.dtype is _HALF
+    """A float16 array with a Python number (called when the operands are not two arrays).
+    PyTorch multiplies and divides those in float32 with the number as it is, and rounds once;
+    NumPy would first round the number to float16 (0.1 to 0.0999755859375, and 120000 to
+    inf). Its add and sub do round the number to float16, as NumPy does (checked on 20000
+    values per number)."""
+    if type(a) is _ndarray:
+        return a.dtype is _HALF and type(b) in _PY_NUMBERS
+    return type(b) is _ndarray and b.dtype is _HALF and type(a) in _PY_NUMBERS
+
+
+_PY_NUMBERS = (int, float)
 
 
 def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
@@ -190,12 +197,10 @@ def _fused_multiply_add(self, other, alpha):
     """``self + alpha * other`` rounded once, as PyTorch's vectorised add kernel computes it
     (an FMA): float16 and float32 go through float64, so ``3e38 - 2 * 3e38`` is ``-3e38``,
     not ``-inf`` as with the product rounded (overflowed) first."""
-    kind = np.result_type(self, other).kind
-    if kind == "f":
-        dtype = np.result_type(self, other)
-        if dtype != np.float64:
-            wide = np.asarray(self, np.float64) + alpha * np.asarray(other, np.float64)
-            return wide.astype(dtype)
+    dtype = (self if type(self) is _ndarray else np.asarray(other)).dtype
+    if dtype is _SINGLE or dtype is _HALF:
+        wide = np.asarray(self, np.float64) + alpha * np.asarray(other, np.float64)
+        return wide.astype(dtype)
     return self + alpha * other
 
 

@@ -203,6 +203,7 @@ def _check_dims_not_empty(name: str, a: np.ndarray, dims: Any) -> None:
 
 _HALF = np.dtype(np.float16)
 _SINGLE = np.dtype(np.float32)
+_DOUBLE = np.dtype(np.float64)
 
 
 def _accumulate_dtype(array: np.ndarray, dtype: Any) -> Any:
@@ -221,9 +222,12 @@ def _accumulate(fn: Any, a: np.ndarray, dtype: Any, **kwargs: Any) -> np.ndarray
     accumulating a float16 result in float32, rounded once. The scans (PyTorch's
     ``cpu_cum_base_kernel``) accumulate float32 in float64 too: ``cumsum([3e38, 3e38, -3e38])``
     ends at 3e38, not inf."""
+    in_dtype = a.dtype
+    if dtype is None and (in_dtype is _DOUBLE or in_dtype is _SINGLE and fn not in _SCANS):
+        return fn(a, **kwargs)  # the common case, as fast as NumPy's own
     out_dtype = _accumulate_dtype(a, dtype)
     if out_dtype is None:
-        out_dtype = a.dtype
+        out_dtype = in_dtype
     if out_dtype == _HALF or out_dtype == _SINGLE and fn in _SCANS:
         wide = np.float64 if out_dtype == _SINGLE else _SINGLE
         return np.asarray(fn(a, dtype=wide, **kwargs)).astype(out_dtype)
@@ -942,27 +946,56 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
     ``take_sqrt``, both in ``a``'s dtype.
 
     As PyTorch's kernels: by default the moments of Welford's algorithm in float64 (here two
-    passes in float64 and a correcting third, which agree with it: the variance of a constant
-    row is exactly 0). With ``one_pass=False`` (``var``/``std`` reducing a float32 or float64
-    tensor to one number) PyTorch takes the mean in the input's dtype first and sums the
-    squared deviations in float64, so a constant row of large values can get a variance that
-    is not 0 (``[1e30] * 3`` in float32 has variance inf): so does this.
+    passes, the squares summed in float64, constant rows' means exact, which agree with it:
+    the variance of a constant row is exactly 0). With ``one_pass=False`` (``var``/``std``
+    reducing a float32 or float64 tensor to one number) PyTorch takes the mean in the input's
+    dtype first and sums the squared deviations in float64, so a constant row of large values
+    can get a variance that is not 0 (``[1e30] * 3`` in float32 has variance inf): so does
+    this.
     """
+    if a.dtype == _HALF:
+        var, mean = _moments(a.astype(_SINGLE), dims, correction, keepdim, one_pass, take_sqrt)
+        return var.astype(_HALF), mean.astype(_HALF)
     axes = tuple(range(a.ndim)) if dims is None else dims
     n = _count(a.shape, axes)
     dof = builtins.max(0, n - correction)
-    wide = a.astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        if one_pass:
-            mean = np.sum(wide, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
-            mean = mean + np.sum(wide - mean, axis=axes, keepdims=True) / n
-        else:  # the mean in the input's dtype (np.mean would warn about empty slices)
-            mean = np.asarray(np.sum(a, axis=axes, keepdims=True) / n).astype(np.float64)
-        diff = wide - mean
-        var = np.sum(diff * diff, axis=axes, keepdims=keepdim) / dof
+        mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
+        squares = _squared_deviations(a, mean, axes)
+        if one_pass and a.size:
+            # Welford's mean of a constant row is exact (so its variance is 0); a summed one
+            # can be an ulp off. Such rows have deviations within a few ulps of their mean:
+            # found from the sums just made, their means recomputed exactly (rarely needed).
+            tiny = np.float64(4 * np.finfo(a.dtype).eps) * np.abs(mean)
+            suspect = (squares > 0) & (squares <= n * tiny * tiny)
+            if suspect.any():
+                mean = np.where(suspect, _exact_mean(a, axes, n, mean), mean)
+                squares = _squared_deviations(a, mean, axes)
+        var = _squeeze_dims(squares / dof, axes, keepdim)
         if take_sqrt:
             var = np.sqrt(var)
     return var.astype(a.dtype), _squeeze_dims(mean, axes, keepdim).astype(a.dtype)
+
+
+def _squared_deviations(a: np.ndarray, mean: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``sum((a - mean)**2)`` over ``axes`` (kept), accumulated in float64 as PyTorch does; in
+    float64 throughout where float32 squares overflow (the variance may not fit float32, its
+    square root does)."""
+    diff = a - mean
+    squares = np.sum(diff * diff, axis=axes, keepdims=True, dtype=np.float64)
+    if a.dtype != np.float64 and np.isinf(squares).any():
+        diff = a.astype(np.float64) - mean
+        squares = np.sum(diff * diff, axis=axes, keepdims=True)
+    return squares
+
+
+def _exact_mean(a: np.ndarray, axes: tuple[int, ...], n: int, mean: np.ndarray) -> np.ndarray:
+    """The mean over ``axes`` (kept), exact for constant rows: summed in float64 for float32;
+    for float64, ``mean`` with constant rows set to their value."""
+    if a.dtype != np.float64:
+        return (np.sum(a, axis=axes, keepdims=True, dtype=np.float64) / n).astype(a.dtype)
+    low = np.min(a, axis=axes, keepdims=True)
+    return np.where(low == np.max(a, axis=axes, keepdims=True), low, mean)
 
 
 def _one_number(a: np.ndarray, dims: tuple[int, ...] | None) -> bool:

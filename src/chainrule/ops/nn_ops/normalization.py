@@ -47,26 +47,49 @@ def _row_stats(F: Any, x: Any, dims: tuple[int, ...], count: int,
     Welford's recurrence, so the mean of a constant row is exact (a two-pass mean can be an ulp
     off: ``[1e30] * 3`` in float64 would normalise to -1, not 0), and a row whose values are so
     far apart that their difference overflows gets NaN statistics (``[-3e38, 0, 3e38]`` in
-    float32). Here: two passes, the constant rows' means set exactly (by adding a constant, so
-    the mean's derivative is untouched), NaN where a row's range overflows."""
+    float32). Here: two passes; rows whose deviations are within a few ulps of their mean (the
+    constant ones) get the exact mean, added as a constant so that the recorded mean's
+    derivative is unchanged; NaN where a row's range overflows. The checks read the small
+    per-row results, so ordinary inputs pay nothing more."""
     mean = F.sum(x, dims, True) / count
-    data = x._data if hasattr(x, "_data") else x
-    if data.size:
-        with np.errstate(all="ignore"):
-            low = np.min(data, axis=dims, keepdims=True)
-            high = np.max(data, axis=dims, keepdims=True)
-            mean_data = mean._data if hasattr(mean, "_data") else mean
-            constant = (low == high) & (mean_data != low)
-            if constant.any():
-                mean = mean + np.where(constant, low - mean_data, 0).astype(data.dtype)
-            overflows = np.isinf(high - low) & np.isfinite(low) & np.isfinite(high)
-    else:
-        overflows = np.zeros((), bool)
     centred = x - mean
     var = F.sum(centred * centred, dims, True) / count
-    if overflows.any():
-        centred = F.where(overflows, math.nan, centred)
+    var_data = _array(var)
+    mean_data = _array(mean)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tiny = 4 * np.finfo(mean_data.dtype).eps * np.abs(mean_data)
+        suspect = (var_data > 0) & (var_data <= tiny * tiny)
+    if suspect.any():
+        data = _array(x)
+        exact = _exact_mean(data, dims, count, mean_data)
+        mean = mean + np.where(suspect, exact - mean_data, 0).astype(mean_data.dtype)
+        centred = x - mean
+        var = F.sum(centred * centred, dims, True) / count
+        var_data = _array(var)
+    if np.isinf(var_data).any():  # only then can a row's range overflow
+        data = _array(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            high = np.max(data, axis=dims, keepdims=True)
+            low = np.min(data, axis=dims, keepdims=True)
+            overflows = np.isinf(high - low) & np.isfinite(low) & np.isfinite(high)
+        if overflows.any():
+            centred = F.where(overflows, math.nan, centred)
     return centred, 1 / F.sqrt(var + eps)
+
+
+def _array(x: Any) -> np.ndarray:
+    return x._data if hasattr(x, "_data") else x
+
+
+def _exact_mean(a: np.ndarray, dims: tuple[int, ...], count: int,
+                mean: np.ndarray) -> np.ndarray:
+    """The mean over ``dims`` (kept), exact for constant rows: summed in float64 for narrower
+    dtypes; for float64, ``mean`` with constant rows set to their value."""
+    if a.dtype != np.float64:
+        with np.errstate(invalid="ignore"):
+            return (np.sum(a, axis=dims, keepdims=True, dtype=np.float64) / count).astype(a.dtype)
+    low = np.min(a, axis=dims, keepdims=True)
+    return np.where(low == np.max(a, axis=dims, keepdims=True), low, mean)
 
 
 def _numpy() -> Any:
