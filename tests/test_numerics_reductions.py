@@ -84,6 +84,8 @@ _REDUCTIONS = {
     "std": lambda lib, x: x.std(1),
     "var_mean": lambda lib, x: lib.var_mean(x, 1)[0] + lib.var_mean(x, 1)[1],
     "std_mean": lambda lib, x: lib.std_mean(x, 1)[0] * lib.std_mean(x, 1)[1],
+    "std_mean_mean": lambda lib, x: lib.std_mean(x, 1)[1],
+    "var_mean_all": lambda lib, x: lib.var_mean(x[4:8])[0],
     "softmax": lambda lib, x: x.softmax(1) * _weights(lib, x),
     "softmax_dim0": lambda lib, x: x.softmax(0) * _weights(lib, x),
     "log_softmax": lambda lib, x: x.log_softmax(1) * _weights(lib, x),

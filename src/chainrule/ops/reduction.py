@@ -960,13 +960,22 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
     n = _count(a.shape, axes)
     dof = builtins.max(0, n - correction)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
+        if not one_pass:
+            mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
+        else:
+            # Welford's moments in float64: the mean of float32 values summed in float64 (no
+            # overflow, exact for constant rows); infinite rows of more than one element NaN,
+            # as Welford's inf - inf makes them.
+            mean = np.sum(a, axis=axes, keepdims=True, dtype=np.float64) / n
+            if n > 1 and np.isinf(mean).any():
+                mean = np.where(np.isinf(mean), np.nan, mean)
+            mean = mean.astype(a.dtype)
         squares = _squared_deviations(a, mean, axes)
-        if one_pass and a.size:
-            # Welford's mean of a constant row is exact (so its variance is 0); a summed one
-            # can be an ulp off. Such rows have deviations within a few ulps of their mean:
-            # found from the sums just made, their means recomputed exactly (rarely needed).
-            tiny = np.float64(4 * np.finfo(a.dtype).eps) * np.abs(mean)
+        if one_pass and a.size and a.dtype == np.float64:
+            # A float64 sum can put a constant row's mean an ulp off (so its variance would
+            # not be 0). Such rows have deviations within a few ulps of their mean: found from
+            # the sums just made, their means set exactly (rarely needed).
+            tiny = 4 * np.finfo(a.dtype).eps * np.abs(mean)
             suspect = (squares > 0) & (squares <= n * tiny * tiny)
             if suspect.any():
                 mean = np.where(suspect, _exact_mean(a, axes, n, mean), mean)
