@@ -103,11 +103,13 @@ _REDUCTIONS = {
 _FIRST_ORDER_ONLY = {"prod", "prod_all", "cumprod"}
 
 
-@pytest.mark.parametrize("dtype", FLOATS)
-@pytest.mark.parametrize("name", sorted(_REDUCTIONS))
+# PyTorch's float16 prod accumulates in float16 (see test_half_against_exact): not compared.
+_REDUCTION_CASES = [(dtype, name) for dtype in FLOATS for name in sorted(_REDUCTIONS)
+                    if not (dtype == "float16" and name in ("prod", "prod_all"))]
+
+
+@pytest.mark.parametrize("dtype,name", _REDUCTION_CASES)
 def test_reductions_at_special_values(dtype, name):
-    if dtype == "float16" and name in ("prod", "prod_all"):
-        pytest.skip("PyTorch's float16 prod accumulates in float16: see test_half_against_exact")
     fn = _REDUCTIONS[name]
     values = SPECIALS
     if dtype == "float16" and name in ("log_softmax",):
