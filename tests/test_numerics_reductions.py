@@ -289,8 +289,7 @@ def test_extreme_value_gradients_at_ties_and_nan():
     for lib in (chainrule, torch):
         x = lib.tensor([[1.0, 3.0, 3.0], [math.nan, 2.0, math.nan]], requires_grad=True)
         x.amax(1).sum().backward()
-        # amax shares the gradient among ties; a NaN maximum gives no element a gradient
-        # there (NaN == NaN is false) but the NaN itself... as PyTorch.
+        # amax shares the gradient equally among ties (the NaN row: compared below).
         amax_grad = x.grad.clone()
         x.grad = None
         x.max(1)[0].sum().backward()
