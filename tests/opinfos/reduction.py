@@ -222,3 +222,11 @@ OPS += [
     _op("polygamma_1", lambda lib, x: lib.polygamma(1, x), ONE[:1], low=0.3, high=5.0),
     _op("polygamma_2_method", lambda lib, x: x.polygamma(2), ONE[:1], low=0.5, high=5.0),
 ]
+
+# dist: the p-norm of a broadcast difference (DistBackward0)
+OPS += [
+    OpInfo("dist", lambda lib, x, y: lib.dist(x, y), [((3, 4), (3, 4)), ((3, 4), (4,))]),
+    OpInfo("dist_p3", lambda lib, x, y: lib.dist(x, y, 3), [((3, 4), (3, 4))]),
+    OpInfo("dist_p1", lambda lib, x, y: x.dist(y, 1), [((3, 4), (3, 4))],
+           make_inputs=_away_from_zero),
+]

@@ -79,6 +79,10 @@ _PRIMITIVES: dict[str, Any] = {
 # Slicing views, indexing and their backward helpers (select_backward, index_backward ...).
 _PRIMITIVES.update(shape.PRIMITIVES)
 _PRIMITIVES.update(indexing.PRIMITIVES)
+# Element-wise helpers the derivatives share (pow with PyTorch's fast paths ...).
+_PRIMITIVES.update(pointwise.PRIMITIVES)
+_PRIMITIVES.update(special_ops.PRIMITIVES)
+_PRIMITIVES.update(reduction.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 
@@ -91,9 +95,12 @@ def _build_namespaces() -> None:
     numpy_ns = SimpleNamespace(**{name: fn.op.forward for name, fn in _PRIMITIVES.items()})
     numpy_ns.outer = _numpy_outer
     numpy_ns.erf = special.erf
+    # A derivative that is exactly zero (PyTorch's zeros_like: no graph behind it).
+    numpy_ns.zeros_like = np.zeros_like
     tensor_ns = SimpleNamespace(**_PRIMITIVES)
     tensor_ns.outer = linalg.outer
     tensor_ns.erf = pointwise.erf
+    tensor_ns.zeros_like = creation.zeros_like
     # cat and stack take a list of tensors: one op per list length, so bound by hand.
     numpy_ns.cat = shape.cat_arrays
     numpy_ns.stack = shape.stack_arrays

@@ -12,6 +12,7 @@ import numpy as np
 from .._dtype import to_dtype
 from .._tensor import Tensor, wrap_dim
 from ._registry import op
+from .pointwise import derivative_in_float32, half_in_float32
 
 __all__ = ["softmax", "log_softmax", "binary_cross_entropy_with_logits"]
 
@@ -31,7 +32,11 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
     return wrap_dim(dim, max(ndim, 1)) if ndim else 0
 
 
+# Float16 is computed in float32 and rounded once, forward and backward (PyTorch's kernels).
+
+
 @op("SoftmaxBackward0")
+@half_in_float32
 def _softmax(self, dim):
     if self.ndim == 0:
         return np.ones_like(self)
@@ -42,6 +47,7 @@ def _softmax(self, dim):
 
 
 @_softmax.derivative("self")
+@derivative_in_float32
 def _(F, grad, result, dim):
     if len(result.shape) == 0:
         return grad * 0
@@ -49,6 +55,7 @@ def _(F, grad, result, dim):
 
 
 @op("LogSoftmaxBackward0")
+@half_in_float32
 def _log_softmax(self, dim):
     if self.ndim == 0:
         return np.zeros_like(self)
@@ -57,6 +64,7 @@ def _log_softmax(self, dim):
 
 
 @_log_softmax.derivative("self")
+@derivative_in_float32
 def _(F, grad, result, dim):
     if len(result.shape) == 0:
         return grad * 0

@@ -6,14 +6,16 @@ at the broadcast shape; the engine reduces them to each input's shape.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._backend import special
 from .._tensor import Tensor
-from ._registry import ARITH, COMPARE, FLOAT, KEEP, op
+from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, register_method
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
@@ -27,11 +29,104 @@ __all__ = [
     "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "isnan", "isinf", "isfinite", "nan_to_num", "hypot", "xlogy", "heaviside", "divide", "fix",
+    "float_power",
 ]
 
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+# ------------------------------------------------------------------------------------------------
+# Half precision: PyTorch's CPU kernels compute float16 in float32 and round once
+
+
+_HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
+
+
+def _is_half(value: Any) -> bool:
+    data = value._data if isinstance(value, Tensor) else value
+    return type(data) is np.ndarray and data.dtype == _HALF
+
+
+def _to_single(value: Any) -> Any:
+    if type(value) is np.ndarray:
+        return value.astype(_SINGLE) if value.dtype == _HALF else value
+    if isinstance(value, Tensor) and value._data.dtype == _HALF:
+        from .copying import _to_copy
+
+        return _to_copy(value, _dtype.float32)  # recorded: create_graph differentiates it
+    if isinstance(value, tuple | list):
+        return type(value)(_to_single(v) for v in value)
+    return value
+
+
+def _to_half(value: Any) -> Any:
+    if type(value) is np.ndarray:
+        return value.astype(_HALF) if value.dtype == _SINGLE else value
+    if isinstance(value, Tensor) and value._data.dtype == _SINGLE:
+        from .copying import _to_copy
+
+        return _to_copy(value, _dtype.float16)
+    if isinstance(value, tuple | list):
+        return type(value)(_to_half(v) for v in value)
+    return value
+
+
+def half_in_float32(forward: Any) -> Any:
+    """Decorate an op's forward (before ``@op``): float16 inputs are computed in float32 and the
+    result rounded to float16 once, as PyTorch's CPU kernels do for half precision. A forward
+    of several NumPy steps would otherwise round after each and drift from PyTorch's numbers
+    (``gelu``, ``softplus`` ...); single-ufunc forwards need no help (NumPy's float16 ufuncs
+    already compute in float32). Float32 and float64 inputs pay one dtype check."""
+    from ._registry import _positional
+
+    positional = _positional(forward)
+
+    @functools.wraps(forward)
+    def run(*args: Any) -> Any:
+        first = args[0]
+        if type(first) is np.ndarray:  # the common case: the (promoted) tensor comes first
+            if first.dtype is not _HALF:
+                return positional(*args)
+        elif not any(_is_half(a) for a in args):
+            return positional(*args)
+        return _to_half(positional(*[_to_single(a) for a in args]))
+
+    return run
+
+
+def fast_path_in_float32(derivative: Any) -> Any:
+    """Decorate a derivative: on the fast path (arrays) a float16 gradient is computed in
+    float32 and rounded once, as PyTorch's fused backward kernels do (``silu_backward``,
+    ``mish_backward`` ...). The recorded path (``create_graph=True``) runs the formula as
+    written, in the tensors' dtype, as PyTorch's differentiable version of it does."""
+
+    @functools.wraps(derivative)
+    def run(F: Any, grad: Any, *args: Any) -> Any:
+        if type(grad) is np.ndarray and grad.dtype == _HALF:
+            out = derivative(F, grad.astype(_SINGLE), *[_to_single(a) for a in args])
+            return _to_half(out)
+        return derivative(F, grad, *args)
+
+    return run
+
+
+def derivative_in_float32(derivative: Any) -> Any:
+    """Decorate a derivative PyTorch computes with a fused kernel also when the backward is
+    recorded (``_softmax_backward_data``, ``native_layer_norm_backward`` ...): with a float16
+    gradient it is evaluated in float32 and rounded once, on the fast path and on the recorded
+    one (the casts recorded too, so the result is differentiable again)."""
+
+    @functools.wraps(derivative)
+    def run(F: Any, grad: Any, *args: Any) -> Any:
+        if _is_half(grad) or type(grad) in (tuple, list) and any(_is_half(g) for g in grad):
+            out = derivative(F, _to_single(grad), *[_to_single(a) for a in args])
+            return _to_half(out)
+        return derivative(F, grad, *args)
+
+    return run
 
 
 def _is_bool(x: Any) -> bool:
@@ -59,6 +154,29 @@ def _check_bool_sub(self, other, *_options):
 # add and sub without ``alpha`` (the operators' case) save nothing for backward; the ``alpha``
 # variants read it. Both are PyTorch's AddBackward0 / SubBackward0.
 
+_ndarray = np.ndarray
+
+
+def _half_and_number(a: Any, b: Any) -> bool:
+    """A float16 array with a Python number (called when the operands are not two arrays).
+    PyTorch multiplies and divides those in float32 with the number as it is, and rounds once;
+    NumPy would first round the number to float16 (0.1 to 0.0999755859375, and 120000 to
+    inf). Its add and sub do round the number to float16, as NumPy does (checked on 20000
+    values per number)."""
+    if type(a) is _ndarray:
+        return a.dtype is _HALF and type(b) in _PY_NUMBERS
+    return type(b) is _ndarray and b.dtype is _HALF and type(a) in _PY_NUMBERS
+
+
+_PY_NUMBERS = (int, float)
+
+
+def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
+    """``ufunc(a, b)`` for a float16 array and a number, computed in float32, rounded once."""
+    a = a.astype(_SINGLE) if type(a) is _ndarray else a
+    b = b.astype(_SINGLE) if type(b) is _ndarray else b
+    return ufunc(a, b).astype(_HALF)
+
 
 @op("AddBackward0", inputs=("self", "other"), promote=ARITH)
 def _add(self, other):
@@ -75,9 +193,20 @@ def _(F, grad):
     return grad
 
 
+def _fused_multiply_add(self, other, alpha):
+    """``self + alpha * other`` rounded once, as PyTorch's vectorised add kernel computes it
+    (an FMA): float16 and float32 go through float64, so ``3e38 - 2 * 3e38`` is ``-3e38``,
+    not ``-inf`` as with the product rounded (overflowed) first."""
+    dtype = (self if type(self) is _ndarray else np.asarray(other)).dtype
+    if dtype is _SINGLE or dtype is _HALF:
+        wide = np.asarray(self, np.float64) + alpha * np.asarray(other, np.float64)
+        return wide.astype(dtype)
+    return self + alpha * other
+
+
 @op("AddBackward0", inputs=("self", "other"), promote=ARITH)
 def _add_alpha(self, other, alpha):
-    return self + alpha * other
+    return _fused_multiply_add(self, other, alpha)
 
 
 @_add_alpha.derivative("self")
@@ -120,7 +249,7 @@ def _(F, grad):
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _sub_alpha(self, other, alpha):
-    return self - alpha * other
+    return _fused_multiply_add(self, other, -alpha)
 
 
 @_sub_alpha.derivative("self")
@@ -145,7 +274,7 @@ subtract = sub
 
 @op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _rsub_tensor(self, other, *, alpha=1):
-    return other - self if alpha == 1 else other - alpha * self
+    return other - self if alpha == 1 else _fused_multiply_add(other, self, -alpha)
 
 
 @_rsub_tensor.derivative("self")
@@ -161,7 +290,7 @@ def _(F, grad):
 @op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",),
     check=_check_bool_sub)
 def _rsub_scalar(self, other, alpha=1):
-    return other - self if alpha == 1 else other - alpha * self
+    return other - self if alpha == 1 else _fused_multiply_add(other, self, -alpha)
 
 
 @_rsub_scalar.derivative("self")
@@ -179,6 +308,9 @@ def rsub(input, other, *, alpha=1):
 @op("MulBackward0", inputs=("self", "other"), promote=ARITH)
 def mul(self, other):
     """Element-wise product, broadcasting."""
+    if type(self) is not _ndarray or type(other) is not _ndarray:
+        if _half_and_number(self, other):
+            return _in_single(np.multiply, self, other)
     return self * other
 
 
@@ -194,6 +326,9 @@ def _(F, grad, self):
 
 @op("DivBackward0", inputs=("self", "other"), promote=FLOAT)
 def _div(self, other):
+    if type(self) is not _ndarray or type(other) is not _ndarray:
+        if _half_and_number(self, other):
+            return _in_single(np.true_divide, self, other)
     return self / other
 
 
@@ -204,17 +339,34 @@ def _(F, grad, other):
 
 @_div.derivative("other")
 def _(F, grad, self, other):
-    return -grad * self / (other * other)
+    # As PyTorch: (self / other) / other, which does not overflow where other * other would.
+    return -grad * ((self / other) / other)
 
 
-@op("DivBackward0", inputs=("self", "other"), promote=ARITH)
+def _check_integer_division(kernel, out, self, other):
+    """PyTorch's errors for an integer quotient or remainder (checked on the result's dtype,
+    after promotion): division by zero is a RuntimeError (NumPy would give 0), and two bool
+    operands have no kernel. The result is not written anywhere before this check."""
+    if out.dtype.kind not in "iub":
+        return
+    if _is_bool(self) and _is_bool(other):
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if np.any(np.equal(other, 0)):
+        raise RuntimeError("ZeroDivisionError")
+
+
+@op("DivBackward2", inputs=("self", "other"), promote=ARITH)
 def _div_rounding(self, other, rounding_mode):
     if rounding_mode == "trunc":
-        if self.dtype.kind in "iub" and np.asarray(other).dtype.kind in "iub":
-            return _int_div_trunc(self, other)
+        if np.asarray(self).dtype.kind in "iub" and np.asarray(other).dtype.kind in "iub":
+            out = _int_div_trunc(self, other)
+            _check_integer_division("div_trunc_cpu", out, self, other)
+            return out
         return np.trunc(self / other)
     if rounding_mode == "floor":
-        return np.floor_divide(self, other)
+        out = np.floor_divide(self, other)
+        _check_integer_division("div_floor_cpu", out, self, other)
+        return out
     raise RuntimeError(
         f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
         f"'{rounding_mode}'"
@@ -224,7 +376,7 @@ def _div_rounding(self, other, rounding_mode):
 def _int_div_trunc(a, b):
     q = np.floor_divide(a, b)
     r = a - q * b
-    return q + ((r != 0) & ((a < 0) != (np.asarray(b) < 0)))
+    return q + ((r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
 
 
 @_div_rounding.derivative("self")
@@ -238,7 +390,10 @@ def _(F, grad):
 
 
 def div(input, other, *, rounding_mode=None):
-    """``input / other`` (true division), or rounded with ``rounding_mode='trunc'|'floor'``."""
+    """``input / other`` (true division), or rounded with ``rounding_mode='trunc'|'floor'``.
+
+    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError``.
+    """
     if rounding_mode is None:
         return _div(input, other)
     return _div_rounding(input, other, rounding_mode)
@@ -254,13 +409,22 @@ divide = div
 
 @op("NotImplemented", inputs=("self", "other"), promote=ARITH)
 def floor_divide(self, other):
-    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch."""
-    return np.floor_divide(self, other)
+    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch. Integer
+    division by zero raises ``RuntimeError: ZeroDivisionError``."""
+    out = np.floor_divide(self, other)
+    _check_integer_division("div_floor_cpu", out, self, other)
+    return out
+
+
+def _mod(self, other):
+    out = np.mod(self, other)
+    _check_integer_division("remainder_cpu", out, self, other)
+    return out
 
 
 @op("RemainderBackward1", inputs=("self", "other"), promote=ARITH)
 def _remainder_tensor(self, other):
-    return np.mod(self, other)
+    return _mod(self, other)
 
 
 @_remainder_tensor.derivative("self")
@@ -270,12 +434,14 @@ def _(F, grad):
 
 @_remainder_tensor.derivative("other")
 def _(F, grad, self, other):
-    return -grad * F.floor(self / other)
+    # PyTorch's formula, with the floored quotient as div(rounding_mode='floor') computes it
+    # (Python's algorithm: 1e-45 // -2.5 is -1, where floor(1e-45 / -2.5) is -0).
+    return -grad * F.div_rounding(self, other, "floor")
 
 
 @op("RemainderBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
 def _remainder_scalar(self, other):
-    return np.mod(self, other)
+    return _mod(self, other)
 
 
 @_remainder_scalar.derivative("self")
@@ -284,7 +450,8 @@ def _(F, grad):
 
 
 def remainder(input, other):
-    """Python-style modulus: the result has the sign of ``other``."""
+    """Python-style modulus: the result has the sign of ``other``. Integer division by zero
+    raises ``RuntimeError: ZeroDivisionError``."""
     if isinstance(other, Tensor):
         return _remainder_tensor(input, other)
     if not isinstance(input, Tensor):
@@ -294,20 +461,43 @@ def remainder(input, other):
     return _remainder_scalar(input, other)
 
 
+def _fmod_array(self, other):
+    out = np.fmod(self, other)
+    _check_integer_division("fmod_cpu", out, self, other)
+    return out
+
+
 @op("FmodBackward1", inputs=("self", "other"), promote=ARITH)
-def fmod(self, other):
-    """C-style modulus: the result has the sign of ``self``."""
-    return np.fmod(self, other)
+def _fmod_tensor(self, other):
+    return _fmod_array(self, other)
 
 
-@fmod.derivative("self")
+@_fmod_tensor.derivative("self")
 def _(F, grad):
     return grad
 
 
-@fmod.derivative("other")
+@_fmod_tensor.derivative("other")
 def _(F, grad, self, other):
-    return -grad * F.trunc(self / other)
+    return -grad * F.div_rounding(self, other, "trunc")
+
+
+@op("FmodBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
+def _fmod_scalar(self, other):
+    return _fmod_array(self, other)
+
+
+@_fmod_scalar.derivative("self")
+def _(F, grad):
+    return grad
+
+
+def fmod(input, other):
+    """C-style modulus: the result has the sign of ``input``. Integer division by zero raises
+    ``RuntimeError: ZeroDivisionError``."""
+    if isinstance(other, Tensor):
+        return _fmod_tensor(input, other)
+    return _fmod_scalar(input, other)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -323,23 +513,66 @@ def _check_int_pow(base, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+def _number(value):
+    """A number argument that promotion may have turned into a 0-d array, as a number."""
+    return value.item() if type(value) is np.ndarray else value
+
+
+def _pow_array(self, exponent):
+    """``self ** exponent`` for a number exponent, computed as PyTorch's CPU kernel computes it.
+
+    Its fast paths are not ``pow``: ``x ** -0.5`` is ``1 / sqrt(x)`` (``-inf`` at ``-0.``, NaN
+    at ``-inf``, where ``pow`` gives ``inf`` and 0), ``x ** 2`` is ``x * x`` ... and a float16
+    base is raised in float32 to the exponent rounded to float16, with no fast path.
+    """
+    exponent = _number(exponent)
+    if exponent == 0:
+        return np.ones_like(self)
+    if exponent == 1:
+        return self.copy()
+    if self.dtype.kind == "f" and self.dtype != np.float16:
+        if exponent == 2:
+            return self * self
+        if exponent == 0.5:
+            return np.sqrt(self)
+        if exponent == -0.5:
+            return np.reciprocal(np.sqrt(self))
+        if exponent == -1:
+            return np.reciprocal(self)
+        if exponent == 3:
+            return self * self * self
+        if exponent == -2:
+            return np.reciprocal(self * self)
+    return np.power(self, exponent)
+
+
+def _log_of_number(value):
+    """``log`` of a number as PyTorch's ``Scalar::log`` gives it: -inf at 0, NaN below."""
+    value = float(value)
+    if value > 0:
+        return math.log(value)
+    return -math.inf if value == 0 else math.nan
+
+
 @op("PowBackward0", inputs=("self",), promote=ARITH, promote_with=("exponent",))
 def _pow_scalar(self, exponent):
     _check_int_pow(self, exponent)
-    if exponent == 2:
-        return self * self
-    if exponent == 0.5:
-        return np.sqrt(self)
-    return np.power(self, exponent)
+    return _pow_array(self, exponent)
 
 
 @_pow_scalar.derivative("self")
 def _(F, grad, self, exponent):
+    # PyTorch's pow_backward: the derivative is exactly 0 for a zero exponent (not grad * 0,
+    # which is NaN for an infinite or NaN gradient), and otherwise uses the same pow kernel,
+    # fast paths and all (so x ** 0.5 at -0. has gradient -inf, as 0.5 * rsqrt(-0.)).
     if exponent == 0:
-        return grad * 0
-    if exponent == 2:
-        return grad * (self * 2)
-    return grad * (exponent * self ** (exponent - 1))
+        return F.zeros_like(self)
+    return grad * (exponent * F.pow(self, exponent - 1))
+
+
+# PowBackward1 saves self, exponent and the result whichever input needs a gradient, and
+# PowBackward2 the exponent and the result: each derivative names all three so that the same
+# tensors are saved (and packed by saved_tensors_hooks) as in PyTorch.
 
 
 @op("PowBackward1", inputs=("self", "exponent"), promote=ARITH)
@@ -349,15 +582,15 @@ def _pow_tensor(self, exponent):
 
 
 @_pow_tensor.derivative("self")
-def _(F, grad, self, exponent):
-    return grad * (exponent * self ** (exponent - 1))
+def _(F, grad, self, exponent, result):
+    # Where the exponent is 0 the derivative is 0, even at a zero or infinite base.
+    return F.where(exponent == 0, 0, grad * (exponent * self ** (exponent - 1)))
 
 
 @_pow_tensor.derivative("exponent")
 def _(F, grad, self, exponent, result):
-    # d/de self**e = self**e * log(self); where self == 0 and e >= 0 the limit is 0.
-    safe = F.where((self == 0) & (exponent >= 0), 1, self)
-    return grad * (result * F.log(safe))
+    # d/de self**e = self**e * log(self); at self == 0 and e >= 0 its limit, 0.
+    return grad * F.where((self == 0) & (exponent >= 0), 0, result * F.log(self))
 
 
 @op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",))
@@ -366,10 +599,11 @@ def _pow_scalar_base(self, exponent):
 
 
 @_pow_scalar_base.derivative("exponent")
-def _(F, grad, self, result):
-    if self == 0:
-        return grad * 0
-    return grad * (result * math.log(self))
+def _(F, grad, self, exponent, result):
+    log_base = _log_of_number(self)
+    if log_base == -math.inf:  # base 0: the limit 0 for exponents >= 0
+        return grad * F.where(exponent >= 0, 0, result * log_base)
+    return grad * (result * log_base)
 
 
 def pow(input, exponent):  # noqa: A001 - torch-style name
@@ -384,6 +618,39 @@ def pow(input, exponent):  # noqa: A001 - torch-style name
 def square(input):
     """``input ** 2``."""
     return _pow_scalar(input, 2)
+
+
+def _float64(value):
+    """A tensor or number as PyTorch's float_power sees it: float64 (complex128 if complex)."""
+    if isinstance(value, Tensor):
+        kind = value._data.dtype.kind
+        from .copying import to
+
+        return to(value, _dtype.complex128 if kind == "c" else _dtype.float64)
+    return complex(value) if isinstance(value, complex) else float(value)
+
+
+def float_power(input, exponent):
+    """``input ** exponent`` computed in float64 (complex128 for complex operands), as
+    PyTorch's ``float_power``: both operands are converted, then raised with ``pow``."""
+    return pow(_float64(input), _float64(exponent))
+
+
+def _float_power_(self, exponent):
+    """In-place ``float_power``: ``self`` must already be float64 (or complex128)."""
+    wanted = np.complex128 if self._data.dtype.kind == "c" or isinstance(exponent, complex) or (
+        isinstance(exponent, Tensor) and exponent._data.dtype.kind == "c") else np.float64
+    if self._data.dtype != wanted:
+        have = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(self._data.dtype)]
+        need = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(np.dtype(wanted))]
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {have} but the operation's result "
+            f"requires dtype {need}"
+        )
+    return self.pow_(_float64(exponent))
+
+
+register_method("float_power_", _float_power_)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -436,7 +703,7 @@ def sign(self):
 
 @sign.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)
 
 
 sgn = sign
@@ -476,7 +743,7 @@ def exp2(self):
 
 @exp2.derivative("self")
 def _(F, grad, result):
-    return grad * (result * _LN2)
+    return grad * result * _LN2
 
 
 @op("Expm1Backward0", promote=FLOAT)
@@ -553,7 +820,7 @@ def rsqrt(self):
 
 @rsqrt.derivative("self")
 def _(F, grad, result):
-    return grad * (result * result * result) * -0.5
+    return -0.5 * grad * F.pow(result, 3)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -590,7 +857,7 @@ def tan(self):
 
 @tan.derivative("self")
 def _(F, grad, result):
-    return grad * (1 + result * result)
+    return grad * (1 + F.pow(result, 2))
 
 
 @op("AsinBackward0", promote=FLOAT)
@@ -599,9 +866,14 @@ def asin(self):
     return np.arcsin(self)
 
 
+# The inverse functions' derivatives are PyTorch's formulas step for step: the same
+# intermediate overflows (x**2 at 3e38 in float32) give the same infinities and NaNs, in the
+# first derivatives and in the second.
+
+
 @asin.derivative("self")
 def _(F, grad, self):
-    return grad / F.sqrt(1 - self * self)
+    return grad * F.rsqrt(-self * self + 1)
 
 
 @op("AcosBackward0", promote=FLOAT)
@@ -612,7 +884,7 @@ def acos(self):
 
 @acos.derivative("self")
 def _(F, grad, self):
-    return -grad / F.sqrt(1 - self * self)
+    return grad * -F.rsqrt(-self * self + 1)
 
 
 @op("AtanBackward0", promote=FLOAT)
@@ -623,7 +895,7 @@ def atan(self):
 
 @atan.derivative("self")
 def _(F, grad, self):
-    return grad / (1 + self * self)
+    return grad / (self * self + 1)
 
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -635,14 +907,21 @@ def atan2(self, other):
     return np.arctan2(self, other)
 
 
+def _atan2_reciprocal(F, self, other):
+    """``1 / (self**2 + other**2)``, 0 where the sum is 0: PyTorch's atan2 gradient is 0 at the
+    origin (and wherever the squares underflow to 0), not NaN."""
+    denominator = self * self + other * other
+    return F.where(denominator == 0, 0, F.reciprocal(denominator))
+
+
 @atan2.derivative("self")
 def _(F, grad, self, other):
-    return grad * other / (self * self + other * other)
+    return grad * other * _atan2_reciprocal(F, self, other)
 
 
 @atan2.derivative("other")
 def _(F, grad, self, other):
-    return grad * -self / (self * self + other * other)
+    return grad * -self * _atan2_reciprocal(F, self, other)
 
 
 arctan2 = atan2
@@ -678,7 +957,7 @@ def tanh(self):
 
 @tanh.derivative("self")
 def _(F, grad, result):
-    return grad * (1 - result * result)
+    return F.tanh_backward(grad, result)
 
 
 @op("AsinhBackward0", promote=FLOAT)
@@ -689,7 +968,7 @@ def asinh(self):
 
 @asinh.derivative("self")
 def _(F, grad, self):
-    return grad / F.sqrt(self * self + 1)
+    return grad * F.rsqrt(F.pow(self, 2) + 1)
 
 
 @op("AcoshBackward0", promote=FLOAT)
@@ -700,7 +979,7 @@ def acosh(self):
 
 @acosh.derivative("self")
 def _(F, grad, self):
-    return grad / F.sqrt(self * self - 1)
+    return grad * F.rsqrt(self * self - 1)
 
 
 @op("AtanhBackward0", promote=FLOAT)
@@ -711,7 +990,7 @@ def atanh(self):
 
 @atanh.derivative("self")
 def _(F, grad, self):
-    return grad / (1 - self * self)
+    return grad * 1 / (1 - F.pow(self, 2))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -726,7 +1005,7 @@ def sigmoid(self):
 
 @sigmoid.derivative("self")
 def _(F, grad, result):
-    return grad * (result * (1 - result))
+    return F.sigmoid_backward(grad, result)
 
 
 @op("ReluBackward0", promote=KEEP)
@@ -750,7 +1029,7 @@ def erf(self):
 
 @erf.derivative("self")
 def _(F, grad, self):
-    return grad * (_TWO_OVER_SQRT_PI * F.exp(-(self * self)))
+    return _TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * grad
 
 
 @op("ErfcBackward0", promote=FLOAT)
@@ -761,7 +1040,7 @@ def erfc(self):
 
 @erfc.derivative("self")
 def _(F, grad, self):
-    return grad * (-_TWO_OVER_SQRT_PI * F.exp(-(self * self)))
+    return -_TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * grad
 
 
 @op("SoftplusBackward0", promote=FLOAT)
@@ -795,16 +1074,17 @@ def _(F, grad, other, result):
 
 
 @op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT)
+@half_in_float32
 def xlogy(self, other):
-    """``self * log(other)``, 0 where ``self == 0``."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.where(self == 0, 0, self * np.log(other))
+    """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
+    out = np.where(self == 0, 0, self * np.log(other))
     return np.where(np.isnan(other), np.nan, out).astype(np.result_type(self, other))
 
 
 @xlogy.derivative("self")
 def _(F, grad, self, other):
-    return grad * F.where((self == 0) & (other <= 0), 0, F.log(other))
+    # PyTorch's formula: xlogy(grad, other), 0 where self == 0 and other <= 0.
+    return F.where((self == 0) & (other <= 0), 0, F.xlogy(grad, other))
 
 
 @xlogy.derivative("other")
@@ -831,17 +1111,21 @@ def _clamp_scalar(self, min=None, max=None):  # noqa: A002
     return out.astype(self.dtype, copy=False)
 
 
+# Clamp-like derivatives select the gradient with ``where`` (a mask times the gradient would
+# turn an infinite gradient into NaN where it is masked out); NaN inputs get no gradient.
+
+
 @_clamp_scalar.derivative("self")
 def _(F, grad, self, min, max):  # noqa: A002
     if min is not None and max is not None:
-        return grad * ((self >= min) & (self <= max))
+        return F.where((self >= min) & (self <= max), grad, 0)
     if min is not None:
-        return grad * (self >= min)
-    return grad * (self <= max)
+        return F.where(self >= min, grad, 0)
+    return F.where(self <= max, grad, 0)
 
 
 @op("ClampBackward0", inputs=("self", "min", "max"), promote=ARITH)
-def _clamp_tensor(self, min, max):  # noqa: A002
+def _clamp_tensor(self, min=None, max=None):  # noqa: A002
     out = self
     if min is not None:
         out = np.maximum(out, min)
@@ -858,22 +1142,22 @@ def _(F, grad, self, min, max):  # noqa: A002
     if max is not None:
         upper = self <= max
         mask = upper if mask is None else mask & upper
-    return grad * mask
+    return F.where(mask, grad, 0)
 
 
 @_clamp_tensor.derivative("min")
 def _(F, grad, self, min, max):  # noqa: A002
     # min wins where self < min, unless the bounds cross (then max wins everywhere).
     if max is None:
-        return grad * (self < min)
-    return grad * ((self < min) & (min < max))
+        return F.where(self < min, grad, 0)
+    return F.where((self < min) & (min < max), grad, 0)
 
 
 @_clamp_tensor.derivative("max")
 def _(F, grad, self, min, max):  # noqa: A002
     if min is None:
-        return grad * (self > max)
-    return grad * ((self > max) | (max < min))
+        return F.where(self > max, grad, 0)
+    return F.where((self > max) | (max < min), grad, 0)
 
 
 def clamp(input, min=None, max=None):  # noqa: A002
@@ -893,7 +1177,7 @@ def _clamp_min_scalar(self, min):  # noqa: A002
 
 @_clamp_min_scalar.derivative("self")
 def _(F, grad, self, min):  # noqa: A002
-    return grad * (self >= min)
+    return F.where(self >= min, grad, 0)
 
 
 @op("ClampMinBackward1", inputs=("self", "min"), promote=ARITH)
@@ -903,12 +1187,12 @@ def _clamp_min_tensor(self, min):  # noqa: A002
 
 @_clamp_min_tensor.derivative("self")
 def _(F, grad, self, min):  # noqa: A002
-    return grad * (self >= min)
+    return F.where(self >= min, grad, 0)
 
 
 @_clamp_min_tensor.derivative("min")
 def _(F, grad, self, min):  # noqa: A002
-    return grad * (self < min)
+    return F.where(self < min, grad, 0)
 
 
 @op("ClampMaxBackward0", promote=ARITH, promote_with=("max",))
@@ -918,7 +1202,7 @@ def _clamp_max_scalar(self, max):  # noqa: A002
 
 @_clamp_max_scalar.derivative("self")
 def _(F, grad, self, max):  # noqa: A002
-    return grad * (self <= max)
+    return F.where(self <= max, grad, 0)
 
 
 @op("ClampMaxBackward1", inputs=("self", "max"), promote=ARITH)
@@ -928,12 +1212,12 @@ def _clamp_max_tensor(self, max):  # noqa: A002
 
 @_clamp_max_tensor.derivative("self")
 def _(F, grad, self, max):  # noqa: A002
-    return grad * (self <= max)
+    return F.where(self <= max, grad, 0)
 
 
 @_clamp_max_tensor.derivative("max")
 def _(F, grad, self, max):  # noqa: A002
-    return grad * (self > max)
+    return F.where(self > max, grad, 0)
 
 
 def clamp_min(input, min):  # noqa: A002
@@ -956,14 +1240,20 @@ def maximum(self, other):
     return np.maximum(self, other)
 
 
+def _split_ties(F, grad, self, other, loses):
+    """PyTorch's maximum/minimum gradient: half each at ties, none where ``loses``, the full
+    gradient elsewhere (so both inputs get it all where either is NaN)."""
+    return F.where(loses, 0, F.where(self == other, grad / 2, grad))
+
+
 @maximum.derivative("self")
 def _(F, grad, self, other):
-    return grad * ((self > other) + (self == other) * 0.5)
+    return _split_ties(F, grad, self, other, self < other)
 
 
 @maximum.derivative("other")
 def _(F, grad, self, other):
-    return grad * ((self < other) + (self == other) * 0.5)
+    return _split_ties(F, grad, self, other, self > other)
 
 
 @op("MinimumBackward0", inputs=("self", "other"), promote=ARITH)
@@ -974,12 +1264,12 @@ def minimum(self, other):
 
 @minimum.derivative("self")
 def _(F, grad, self, other):
-    return grad * ((self < other) + (self == other) * 0.5)
+    return _split_ties(F, grad, self, other, self > other)
 
 
 @minimum.derivative("other")
 def _(F, grad, self, other):
-    return grad * ((self > other) + (self == other) * 0.5)
+    return _split_ties(F, grad, self, other, self < other)
 
 
 @op("FmaxBackward0", inputs=("self", "other"), promote=ARITH)
@@ -990,12 +1280,12 @@ def fmax(self, other):
 
 @fmax.derivative("self")
 def _(F, grad, self, other):
-    return grad * ((self >= other) | F.isnan(other))
+    return F.where((self >= other) | F.isnan(other), grad, 0)
 
 
 @fmax.derivative("other")
 def _(F, grad, self, other):
-    return grad * ~((self >= other) | F.isnan(other))
+    return F.where((self >= other) | F.isnan(other), 0, grad)
 
 
 @op("FminBackward0", inputs=("self", "other"), promote=ARITH)
@@ -1006,12 +1296,12 @@ def fmin(self, other):
 
 @fmin.derivative("self")
 def _(F, grad, self, other):
-    return grad * ((self <= other) | F.isnan(other))
+    return F.where((self <= other) | F.isnan(other), grad, 0)
 
 
 @fmin.derivative("other")
 def _(F, grad, self, other):
-    return grad * ~((self <= other) | F.isnan(other))
+    return F.where((self <= other) | F.isnan(other), 0, grad)
 
 
 @op("WhereBackward0", inputs=("input", "other"), tensor_params=("condition",), promote=ARITH)
@@ -1049,9 +1339,17 @@ def _check_condition(condition):
         )
 
 
+def _lerp_array(self, end, weight):
+    """PyTorch's lerp: from ``self`` for small weights, from ``end`` for the others (each exact
+    at its own end), in float32 for float16 operands."""
+    small = np.abs(weight) < 0.5
+    return np.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
+
+
 @op("LerpBackward0", inputs=("self", "end"), promote=FLOAT, promote_with=("weight",))
+@half_in_float32
 def _lerp_scalar(self, end, weight):
-    return self + weight * (end - self)
+    return _lerp_array(self, end, weight).astype(np.result_type(self, end), copy=False)
 
 
 @_lerp_scalar.derivative("self")
@@ -1065,8 +1363,9 @@ def _(F, grad, weight):
 
 
 @op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT)
+@half_in_float32
 def _lerp_tensor(self, end, weight):
-    return self + weight * (end - self)
+    return _lerp_array(self, end, weight)
 
 
 @_lerp_tensor.derivative("self")
@@ -1104,7 +1403,7 @@ def _rounding(node_name: str, fn, doc: str):
 
     @rounding.derivative("self")
     def _(F, grad):
-        return grad * 0
+        return F.zeros_like(grad)
 
     rounding.__doc__ = doc
     return rounding
@@ -1123,7 +1422,7 @@ def _round(self):
 
 @_round.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)
 
 
 @op("RoundBackward1", promote=KEEP)
@@ -1133,7 +1432,7 @@ def _round_decimals(self, decimals):
 
 @_round_decimals.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)
 
 
 def round(input, *, decimals=0):  # noqa: A001 - torch-style name
@@ -1246,3 +1545,15 @@ def isinf(self):
 def isfinite(self):
     """Where elements are finite."""
     return np.isfinite(self)
+
+
+# Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
+PRIMITIVES = {
+    "mul": mul,
+    "div": _div,
+    "pow": _pow_scalar,
+    "div_rounding": _div_rounding,
+    "reciprocal": reciprocal,
+    "rsqrt": rsqrt,
+    "xlogy": xlogy,
+}

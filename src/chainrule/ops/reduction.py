@@ -27,12 +27,12 @@ from .. import _dtype
 from .. import _return_types as return_types
 from .._dtype import to_dtype
 from .._tensor import Tensor, wrap, wrap_dim
-from ._registry import op
+from ._registry import ARITH, op
 
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
     "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-    "median", "count_nonzero",
+    "median", "count_nonzero", "dist",
 ]
 
 _UNSET: Any = object()  # marks an argument that was not passed
@@ -196,13 +196,50 @@ def _check_dims_not_empty(name: str, a: np.ndarray, dims: Any) -> None:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+# ----------------------------------------------------------------------------------------------
+# Accumulation: PyTorch's CPU reductions accumulate float16 in float32 and round once at the end
+# (NumPy would accumulate in float16: the mean of 2000 x 60 ones would be inf). Every reduction
+# here goes through these helpers; float32 and float64 pass straight through.
+
+_HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
+_DOUBLE = np.dtype(np.float64)
+
+
 def _accumulate_dtype(array: np.ndarray, dtype: Any) -> Any:
-    """The dtype sum, prod, cumsum and cumprod compute in: ``dtype``, else int64 for integers."""
+    """The dtype sum, prod, cumsum and cumprod return: ``dtype``, else int64 for integers and
+    bools, else the input's (None)."""
     if dtype is not None:
         return to_dtype(dtype).np
     if array.dtype.kind in "biu":
         return np.int64
     return None
+
+
+def _accumulate(fn: Any, a: np.ndarray, dtype: Any, **kwargs: Any) -> np.ndarray:
+    """``fn(a, dtype=..., **kwargs)`` for ``np.sum``, ``np.prod``, ``np.cumsum``,
+    ``np.cumprod`` and ``np.mean``, returning ``dtype`` (see :func:`_accumulate_dtype`) and
+    accumulating a float16 result in float32, rounded once. The scans (PyTorch's
+    ``cpu_cum_base_kernel``) accumulate float32 in float64 too: ``cumsum([3e38, 3e38, -3e38])``
+    ends at 3e38, not inf."""
+    in_dtype = a.dtype
+    if dtype is None and (in_dtype is _DOUBLE or in_dtype is _SINGLE and fn not in _SCANS):
+        return fn(a, **kwargs)  # the common case, as fast as NumPy's own
+    out_dtype = _accumulate_dtype(a, dtype)
+    if out_dtype is None:
+        out_dtype = in_dtype
+    if out_dtype == _HALF or out_dtype == _SINGLE and fn in _SCANS:
+        wide = np.float64 if out_dtype == _SINGLE else _SINGLE
+        return np.asarray(fn(a, dtype=wide, **kwargs)).astype(out_dtype)
+    return fn(a, dtype=out_dtype, **kwargs)
+
+
+_SCANS = (np.cumsum, np.cumprod)
+
+
+def _in_single(a: np.ndarray) -> np.ndarray:
+    """A float16 array as float32 (the dtype PyTorch computes it in); others as they are."""
+    return a.astype(_SINGLE) if a.dtype == _HALF else a
 
 
 
@@ -212,7 +249,7 @@ def _accumulate_dtype(array: np.ndarray, dtype: Any) -> Any:
 
 @op("SumBackward0")
 def _sum_all(self, *, dtype=None):
-    return np.sum(self, dtype=_accumulate_dtype(self, dtype))
+    return _accumulate(np.sum, self, dtype)
 
 
 @_sum_all.derivative("self")
@@ -223,7 +260,7 @@ def _(F, grad, self_shape):
 @op("SumBackward1")
 def _sum_dim(self, dim, keepdim=False, *, dtype=None):
     dims = normalize_dims(dim, self.ndim)
-    return self.sum(axis=dims, keepdims=keepdim, dtype=_accumulate_dtype(self, dtype))
+    return _accumulate(np.sum, self, dtype, axis=dims, keepdims=keepdim)
 
 
 @_sum_dim.derivative("self")
@@ -260,7 +297,7 @@ def _mean_check(array: np.ndarray, dtype: Any) -> Any:
 @op("MeanBackward0")
 def _mean_all(self, *, dtype=None):
     d = _mean_check(self, dtype)
-    return np.mean(self, dtype=d) if d is not None else np.mean(self, dtype=self.dtype)
+    return _accumulate(np.mean, self if d is None else self.astype(d), None)
 
 
 @_mean_all.derivative("self")
@@ -268,14 +305,16 @@ def _(F, grad, self_shape):
     count = 1
     for s in self_shape:
         count *= s
-    return F.expand(grad / count, self_shape)
+    # F.div: in float16 the count is not rounded to float16 first (PyTorch's scalar division).
+    return F.expand(F.div(grad, count), self_shape)
 
 
 @op("MeanBackward1")
 def _mean_dim(self, dim, keepdim=False, *, dtype=None):
     d = _mean_check(self, dtype)
     dims = normalize_dims(dim, self.ndim)
-    return np.mean(self, axis=dims, keepdims=keepdim, dtype=d if d is not None else self.dtype)
+    return _accumulate(np.mean, self if d is None else self.astype(d), None, axis=dims,
+                       keepdims=keepdim)
 
 
 @_mean_dim.derivative("self")
@@ -284,7 +323,7 @@ def _(F, grad, self_shape, dim, keepdim):
     count = 1
     for d in dims:
         count *= self_shape[d]
-    return expand_reduced(F, grad / count, self_shape, dims, keepdim)
+    return expand_reduced(F, F.div(grad, count), self_shape, dims, keepdim)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -387,7 +426,7 @@ def _cumsum(self, dim, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
         return self.astype(out_dtype or self.dtype, copy=True)
-    return np.cumsum(self, axis=dim, dtype=out_dtype)
+    return _accumulate(np.cumsum, self, dtype, axis=dim)
 
 
 @_cumsum.derivative("self")
@@ -415,7 +454,7 @@ def _cumprod(self, dim, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
         return self.astype(out_dtype or self.dtype, copy=True)
-    return np.cumprod(self, axis=dim, dtype=out_dtype)
+    return _accumulate(np.cumprod, self, dtype, axis=dim)
 
 
 @_cumprod.derivative("self")
@@ -426,9 +465,36 @@ def _(F, grad, self, dim, result):
     if not _has_zero(self):
         # y_k = x_0 * ... * x_k, so dy_k/dx_i = y_k / x_i for k >= i.
         return _reverse_cumsum(F, grad * result, dim) / self
+    if type(self) is np.ndarray:
+        # Not recorded: PyTorch's O(n) formula for inputs with zeros (its numbers where
+        # products overflow). Its recorded backward uses the polynomial form below, as here.
+        return _cumprod_backward_with_zeros(grad, self, dim, result)
     # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
     # polynomial in x, so its own derivative (create_graph) is right too.
     return _exclusive_cumprod(F, self, dim) * _suffix_sums(F, grad, self, dim)
+
+
+def _cumprod_backward_with_zeros(grad: np.ndarray, x: np.ndarray, dim: int,
+                                 result: np.ndarray) -> np.ndarray:
+    """PyTorch's cumprod gradient without grad mode, for an input with zeros: before the first
+    zero of a slice ``reversed_cumsum(result * grad) / x``; at the first zero the products of the
+    elements around it times the gradients up to the second zero; after it, nothing."""
+    zeros = x == 0
+    count = np.cumsum(zeros, axis=dim)
+    before = count == 0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        w = np.where(before, result * grad, 0)
+        out = np.where(before, np.flip(np.cumsum(np.flip(w, dim), axis=dim), dim) / x, 0)
+        one = count == 1
+        first = zeros & one
+        between = np.cumprod(np.where(one & ~first, x, 1), axis=dim)
+        after_first = np.sum(between * np.where(one, grad, 0), axis=dim, keepdims=True)
+        n = x.shape[dim]
+        previous = np.concatenate(
+            [np.ones_like(np.take(result, [0], axis=dim)), np.take(result, range(n - 1), axis=dim)],
+            axis=dim)
+        out = np.where(first, after_first * previous, out)
+    return out.astype(grad.dtype, copy=False)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -463,7 +529,7 @@ def _prod_backward(F: Any, grad: Any, self: Any, result: Any, dim: int | None) -
 
 @op("ProdBackward0")
 def _prod_all(self, *, dtype=None):
-    return np.prod(self, dtype=_accumulate_dtype(self, dtype))
+    return _accumulate(np.prod, self, dtype)
 
 
 @_prod_all.derivative("self")
@@ -478,7 +544,7 @@ def _prod_dim(self, dim, keepdim=False, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
         return self.astype(out_dtype or self.dtype, copy=True)
-    return np.prod(self, axis=dim, keepdims=keepdim, dtype=out_dtype)
+    return _accumulate(np.prod, self, dtype, axis=dim, keepdims=keepdim)
 
 
 @_prod_dim.derivative("self")
@@ -873,18 +939,81 @@ def _correction(name: str, dim: Any, unbiased: Any, correction: Any) -> tuple[An
     return dim, correction
 
 
-def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float,
-             keepdim: bool) -> tuple[np.ndarray, np.ndarray]:
+def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, keepdim: bool,
+             one_pass: bool = True, take_sqrt: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``(var, mean)`` over ``dims`` (all when None) with ``max(0, n - correction)`` degrees of
-    freedom (so inf or NaN when that is 0, as PyTorch)."""
+    freedom (inf or NaN when that is 0, as PyTorch), the variance's square root if
+    ``take_sqrt``, both in ``a``'s dtype.
+
+    As PyTorch's kernels: by default the moments of Welford's algorithm in float64 (here two
+    passes, the squares summed in float64, constant rows' means exact, which agree with it:
+    the variance of a constant row is exactly 0). With ``one_pass=False`` (``var``/``std``
+    reducing a float32 or float64 tensor to one number) PyTorch takes the mean in the input's
+    dtype first and sums the squared deviations in float64, so a constant row of large values
+    can get a variance that is not 0 (``[1e30] * 3`` in float32 has variance inf): so does
+    this.
+    """
+    if a.dtype == _HALF:
+        var, mean = _moments(a.astype(_SINGLE), dims, correction, keepdim, one_pass, take_sqrt)
+        return var.astype(_HALF), mean.astype(_HALF)
     axes = tuple(range(a.ndim)) if dims is None else dims
     n = _count(a.shape, axes)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
-        diff = a - mean
-        var = np.sum(diff * diff, axis=axes, keepdims=keepdim) / builtins.max(0, n - correction)
-    return var, _squeeze_dims(mean, axes, keepdim)
+    dof = builtins.max(0, n - correction)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if not one_pass:
+            mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
+        else:
+            # Welford's moments in float64: the mean of float32 values summed in float64 (no
+            # overflow, exact for constant rows); infinite rows of more than one element NaN,
+            # as Welford's inf - inf makes them.
+            mean = np.sum(a, axis=axes, keepdims=True, dtype=np.float64) / n
+            if n > 1 and np.isinf(mean).any():
+                mean = np.where(np.isinf(mean), np.nan, mean)
+            mean = mean.astype(a.dtype)
+        squares = _squared_deviations(a, mean, axes)
+        if one_pass and a.size and a.dtype == np.float64:
+            # A float64 sum can put a constant row's mean an ulp off (so its variance would
+            # not be 0). Such rows have deviations within a few ulps of their mean: found from
+            # the sums just made, their means set exactly (rarely needed).
+            tiny = 4 * np.finfo(a.dtype).eps * np.abs(mean)
+            suspect = (squares > 0) & (squares <= n * tiny * tiny)
+            if suspect.any():
+                mean = np.where(suspect, _exact_mean(a, axes, n, mean), mean)
+                squares = _squared_deviations(a, mean, axes)
+        var = _squeeze_dims(squares / dof, axes, keepdim)
+        if take_sqrt:
+            var = np.sqrt(var)
+    return var.astype(a.dtype), _squeeze_dims(mean, axes, keepdim).astype(a.dtype)
 
+
+def _squared_deviations(a: np.ndarray, mean: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """``sum((a - mean)**2)`` over ``axes`` (kept), accumulated in float64 as PyTorch does; in
+    float64 throughout where float32 squares overflow (the variance may not fit float32, its
+    square root does)."""
+    diff = a - mean
+    squares = np.sum(diff * diff, axis=axes, keepdims=True, dtype=np.float64)
+    if a.dtype != np.float64 and np.isinf(squares).any():
+        diff = a.astype(np.float64) - mean
+        squares = np.sum(diff * diff, axis=axes, keepdims=True)
+    return squares
+
+
+def _exact_mean(a: np.ndarray, axes: tuple[int, ...], n: int, mean: np.ndarray) -> np.ndarray:
+    """The mean over ``axes`` (kept), exact for constant rows: summed in float64 for float32;
+    for float64, ``mean`` with constant rows set to their value."""
+    if a.dtype != np.float64:
+        return (np.sum(a, axis=axes, keepdims=True, dtype=np.float64) / n).astype(a.dtype)
+    low = np.min(a, axis=axes, keepdims=True)
+    return np.where(low == np.max(a, axis=axes, keepdims=True), low, mean)
+
+
+def _one_number(a: np.ndarray, dims: tuple[int, ...] | None) -> bool:
+    """Whether PyTorch's ``var``/``std`` take their all-elements path (one output element,
+    float32 or float64 input)."""
+    if a.dtype not in (np.float32, np.float64):
+        return False
+    axes = range(a.ndim) if dims is None else dims
+    return a.size == _count(a.shape, axes)
 
 
 def _var_backward(F: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, correction: float,
@@ -898,12 +1027,12 @@ def _var_backward(F: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, co
     axes = tuple(range(len(shape))) if dims is None else dims
     n = _count(shape, axes)
     grad = unsqueeze_reduced(F, grad, axes, keepdim or dims is None)
-    mean = F.sum(self, axes, True) / builtins.max(n, 1)
+    mean = F.mean(self, axes, True)
     dof = n - correction
     if dims is None and dof <= 0:
         return grad * F.where(self == mean, math.nan, math.inf)
     factor = 2.0 / dof if dof != 0 else math.inf
-    return (grad * factor) * (self - mean)
+    return F.mul(grad, factor) * (self - mean)
 
 
 def _std_to_var_grad(F: Any, grad: Any, result: Any) -> Any:
@@ -915,12 +1044,12 @@ def _mean_backward(F: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, .
                    keepdim: bool) -> Any:
     axes = tuple(range(len(shape))) if dims is None else dims
     n = _count(shape, axes)
-    return expand_reduced(F, grad / builtins.max(n, 1), shape, axes, keepdim)
+    return expand_reduced(F, F.div(grad, builtins.max(n, 1)), shape, axes, keepdim)
 
 
 @op("VarBackward0")
 def _var(self, dim, correction, keepdim):
-    return _moments(self, dim, correction, keepdim)[0]
+    return _moments(self, dim, correction, keepdim, not _one_number(self, dim))[0]
 
 
 @_var.derivative("self")
@@ -931,7 +1060,7 @@ def _(F, grad, self, dim, correction, keepdim):
 
 @op("StdBackward0")
 def _std(self, dim, correction, keepdim):
-    return np.sqrt(_moments(self, dim, correction, keepdim)[0])
+    return _moments(self, dim, correction, keepdim, not _one_number(self, dim), True)[0]
 
 
 @_std.derivative("self")
@@ -960,8 +1089,7 @@ def _(F, grads, self, dim, correction, keepdim):
 
 @op("StdMeanBackward0", num_outputs=2)
 def _std_mean(self, dim, correction, keepdim):
-    var, mean = _moments(self, dim, correction, keepdim)
-    return np.sqrt(var), mean
+    return _moments(self, dim, correction, keepdim, take_sqrt=True)
 
 
 @_std_mean.derivative("self")
@@ -1057,6 +1185,8 @@ def _p_name(p: float) -> str:
 @op("LinalgVectorNormBackward0")
 def _vector_norm(self, ord, dim, keepdim, dtype=None):  # noqa: A002 - PyTorch's name
     a = self if dtype is None else self.astype(dtype)
+    if a.dtype == _HALF:  # accumulated in float32, rounded once (||[300, 400]|| is 500, not inf)
+        return _vector_norm.op.forward(a.astype(_SINGLE), ord, dim, keepdim).astype(_HALF)
     axes = tuple(range(a.ndim)) if dim is None else dim
     if ord != 0 and _count(a.shape, axes) == 1:
         # One element per slice: its absolute value (no overflow in squaring, as PyTorch).
@@ -1162,6 +1292,48 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     return _vector_norm(input, ord, None if full else axes, keepdim, np_dtype)
 
 
+@op("DistBackward0", inputs=("self", "other"), promote=ARITH)
+def _dist(self, other, p):
+    # PyTorch's composition: the difference in the operands' dtype, then its vector norm.
+    return _vector_norm.op.forward(np.subtract(self, other), float(p), None, False)
+
+
+@_dist.derivative("self")
+def _(F, grad, self, other, p, result):
+    diff = self - other
+    return _norm_backward(F, grad, diff, float(p), tuple(range(len(diff.shape))), result)
+
+
+@_dist.derivative("other")
+def _(F, grad, self, other, p, result):
+    diff = self - other
+    out = _norm_backward(F, grad, diff, float(p), tuple(range(len(diff.shape))), result)
+    return None if out is None else -out
+
+
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The ``p``-norm of ``input - other`` (broadcast), as a 0-d tensor (``DistBackward0``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.dist(torch.tensor([3., 0.]), torch.tensor([0., 4.]))
+        tensor(5.)
+    """
+    if not isinstance(other, Tensor):
+        raise TypeError(
+            f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
+        )
+    if input._data.dtype.kind not in "fc" and other._data.dtype.kind not in "fc":
+        promoted = _dtype.result_type(input, other)
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{_SCALAR_TYPE_NAMES.get(promoted.name, promoted.name)} instead."
+        )
+    if isinstance(p, Tensor):
+        p = p.item()
+    return _dist(input, other, p)
+
+
 def _matrix_norm_error(p: str, a: np.ndarray, dim: Any) -> None:
     """PyTorch's errors for matrix norms (``p='nuc'``, or ``'fro'`` over more than 2 dims)."""
     if p not in ("fro", "nuc"):
@@ -1184,11 +1356,13 @@ def _logsumexp(self, dim, keepdim=False):
     if _count(a.shape, dim) == 0:
         shape = tuple(1 if i in dim else s for i, s in enumerate(a.shape))
         return _squeeze_dims(np.full(shape, -np.inf, a.dtype), dim, keepdim)
-    # Shift by the maximum so exp cannot overflow; an infinite maximum is not subtracted.
+    # Shift by the maximum so exp cannot overflow; an infinite maximum is not subtracted. As
+    # PyTorch, each step in the input's dtype, the sum accumulated in float32 for float16.
     shift = np.max(a, axis=dim, keepdims=True)
-    shift = np.where(np.isinf(shift), 0, shift)
+    shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype, copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(np.sum(np.exp(a - shift), axis=dim, keepdims=True)) + shift
+        total = _accumulate(np.sum, np.exp(a - shift), None, axis=dim, keepdims=True)
+        out = np.log(total) + shift
     return _squeeze_dims(out, dim, keepdim)
 
 
@@ -1285,3 +1459,9 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     dims = _dims_arg("count_nonzero", dim)
     axes = None if dims is None else normalize_dims(dims, input._data.ndim)
     return _count_nonzero(input, axes)
+
+
+# Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
+PRIMITIVES = {
+    "mean": _mean_dim,
+}

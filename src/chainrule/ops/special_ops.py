@@ -10,6 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from .. import _special
 from .._backend import special
 from .._tensor import Tensor
 from ._registry import FLOAT, op, register_method
@@ -32,21 +35,23 @@ def erfinv(self):
 
 
 @erfinv.derivative("self")
-def _(F, grad, result):
-    # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)**2)
-    return grad * (_HALF_SQRT_PI * F.exp(result * result))
+def _(F, grad, self):
+    # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)**2): PyTorch's formula, which saves the
+    # input and recomputes erfinv from it.
+    return _HALF_SQRT_PI * F.exp(F.pow(F.erfinv(self), 2)) * grad
 
 
 @op("LgammaBackward0", promote=FLOAT)
 def lgamma(self):
-    """``log(|Gamma(x)|)``.
+    """``log(|Gamma(x)|)`` (+inf at the poles and at +-inf, as C's and PyTorch's lgamma).
 
     Example:
         >>> import chainrule as torch
         >>> torch.tensor([0.5, 3.]).lgamma()
         tensor([0.5724, 0.6931])
     """
-    return special.lgamma(self)
+    out = special.lgamma(self)
+    return np.where(np.isneginf(self), np.inf, out).astype(out.dtype, copy=False)
 
 
 @lgamma.derivative("self")
@@ -73,7 +78,13 @@ def _(F, grad, self):
 
 @op("PolygammaBackward0", inputs=("self",), promote=FLOAT)
 def _polygamma(n, self):
-    return special.polygamma(n, self)
+    if n == 1:
+        return _special.trigamma(self)  # PyTorch's own algorithm: its numbers, not exact ones
+    out = special.polygamma(n, self)
+    if n >= 2:
+        # PyTorch's zeta(n + 1, x) (Cephes) is NaN at x = +inf, where the limit is 0.
+        out = np.where(np.isposinf(self), np.nan, out).astype(out.dtype, copy=False)
+    return out
 
 
 @_polygamma.derivative("self")
@@ -97,6 +108,10 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
     """``self.polygamma(n)`` is ``polygamma(n, self)``."""
     return polygamma(n, self)
+
+
+# Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
+PRIMITIVES: dict[str, Any] = {"erfinv": erfinv}
 
 
 def _register_methods() -> None:

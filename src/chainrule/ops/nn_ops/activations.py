@@ -16,7 +16,7 @@ from ..._tensor import Tensor, wrap_dim
 from .._registry import op
 from ..activation import softmax
 from ..pointwise import abs as abs_
-from ..pointwise import neg, tanh
+from ..pointwise import fast_path_in_float32, half_in_float32, neg, tanh
 from ..shape import reshape
 
 __all__ = [
@@ -26,7 +26,6 @@ __all__ = [
 ]
 
 _SQRT_HALF = math.sqrt(0.5)
-_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 _SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
@@ -41,24 +40,19 @@ def _like(value: Any, x: np.ndarray) -> np.ndarray:
 
 
 @op("GeluBackward0")
+@half_in_float32
 def _gelu(self, approximate="none"):
+    # PyTorch's native CPU kernel (for float32 its default path is oneDNN's, which differs in
+    # the last bit and overflows at +-3e38: see tests/test_numerics_activations.py).
     if approximate == "tanh":
-        inner = _SQRT_2_OVER_PI * (self + 0.044715 * self ** 3)
-        return (0.5 * self * (1 + np.tanh(inner))).astype(self.dtype, copy=False)
-    return (0.5 * self * (1 + special.erf(self * _SQRT_HALF))).astype(self.dtype, copy=False)
+        inner = _SQRT_2_OVER_PI * (self + 0.044715 * (self * self * self))
+        return 0.5 * self * (1 + np.tanh(inner))
+    return self * 0.5 * (1 + special.erf(self * _SQRT_HALF))
 
 
 @_gelu.derivative("self")
 def _(F, grad, self, approximate):
-    if approximate == "tanh":
-        # d/dx 0.5 x (1 + tanh(u)), u = k (x + c x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 c x^2)
-        t = F.tanh(_SQRT_2_OVER_PI * (self + 0.044715 * self * self * self))
-        du = _SQRT_2_OVER_PI * (1 + 3 * 0.044715 * self * self)
-        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * du)
-    # Phi(x) + x phi(x)
-    cdf = 0.5 * (1 + F.erf(self * _SQRT_HALF))
-    pdf = F.exp(-0.5 * self * self) * _INV_SQRT_2PI
-    return grad * (cdf + self * pdf)
+    return F.gelu_backward(grad, self, approximate)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -69,14 +63,18 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 @op("SiluBackward0")
+@half_in_float32
 def _silu(self):
-    return (self * special.expit(self)).astype(self.dtype, copy=False)
+    return self / (1 + np.exp(-self))
 
 
 @_silu.derivative("self")
+@fast_path_in_float32
 def _(F, grad, self):
+    # PyTorch's infinitely_differentiable_silu_backward (its fused kernel, used when the
+    # backward is not recorded, computes the same in float32 for float16).
     s = F.sigmoid(self)
-    return grad * (s * (1 + self * (1 - s)))
+    return grad * s * (1.0 + self * (1.0 - s))
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -84,19 +82,19 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     return _maybe_inplace(input, _silu(input), inplace)
 
 
-def _softplus_array(x: np.ndarray) -> np.ndarray:
-    return np.logaddexp(0, x).astype(x.dtype, copy=False)
-
-
 @op("MishBackward0")
+@half_in_float32
 def _mish(self):
-    return (self * np.tanh(_softplus_array(self))).astype(self.dtype, copy=False)
+    return self * np.tanh(np.log1p(np.exp(self)))
 
 
 @_mish.derivative("self")
+@fast_path_in_float32
 def _(F, grad, self):
-    t = F.tanh(F.log1p(F.exp(-F.abs(self))) + F.clamp(self, 0, None))
-    return grad * (t + self * F.sigmoid(self) * (1 - t * t))
+    # PyTorch's infinitely_differentiable_mish_backward (see silu's).
+    sigmoid = F.sigmoid(self)
+    tanh_softplus = F.tanh(F.log1p(F.exp(self)))
+    return grad * (tanh_softplus + self * sigmoid * (1.0 - tanh_softplus * tanh_softplus))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -108,9 +106,11 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 # The ELU family
 
 
+@half_in_float32
 def _elu_array(self: np.ndarray, alpha: float, scale: float, input_scale: float) -> np.ndarray:
-    negative = alpha * np.expm1(np.minimum(self, 0) * input_scale)
-    return (scale * np.where(self > 0, self, negative)).astype(self.dtype, copy=False)
+    # PyTorch's kernel: the exponential side for x <= 0 (and NaN), the linear side above.
+    negative = np.expm1(self * input_scale) * (alpha * scale)
+    return np.where(self > 0, self * scale, negative).astype(self.dtype, copy=False)
 
 
 @op("EluBackward0")
@@ -120,8 +120,7 @@ def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
 
 @_elu.derivative("self")
 def _(F, grad, self, alpha, scale, input_scale):
-    negative = (scale * alpha * input_scale) * F.exp(F.clamp(self, None, 0) * input_scale)
-    return grad * F.where(self > 0, scale, negative)
+    return F.elu_backward(grad, self, alpha, scale, input_scale, False)
 
 
 _NEGATIVE_SLOPE_ELU = (
@@ -141,7 +140,7 @@ def _(F, grad, result, alpha, scale, input_scale):
     # The in-place kernel keeps only its output: for x <= 0, dy/dx = input_scale * (y + a * s).
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_ELU)
-    return grad * F.where(result > 0, scale, input_scale * (result + alpha * scale))
+    return F.elu_backward(grad, result, alpha, scale, input_scale, True)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -158,32 +157,29 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
 
 
-def _celu_array(self: np.ndarray, alpha: float) -> np.ndarray:
-    negative = alpha * np.expm1(np.minimum(self, 0) / alpha)
-    return np.where(self > 0, self, negative).astype(self.dtype, copy=False)
+# celu(x, alpha) is PyTorch's elu(x, alpha, 1, 1 / alpha), with a node of its own.
 
 
 @op("CeluBackward0")
 def _celu(self, alpha=1.0):
-    return _celu_array(self, alpha)
+    return _elu_array(self, alpha, 1.0, 1.0 / alpha)
 
 
 @_celu.derivative("self")
 def _(F, grad, self, alpha):
-    return grad * F.where(self > 0, 1.0, F.exp(F.clamp(self, None, 0) / alpha))
+    return F.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha, False)
 
 
 @op("CeluBackward1")
 def _celu_inplace(self, alpha=1.0):
-    return _celu_array(self, alpha)
+    return _elu_array(self, alpha, 1.0, 1.0 / alpha)
 
 
 @_celu_inplace.derivative("self")
 def _(F, grad, result, alpha):
-    # An ELU with input_scale 1 / alpha: for x <= 0, dy/dx = (y + alpha) / alpha.
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_ELU)
-    return grad * F.where(result > 0, 1.0, (result + alpha) / alpha)
+    return F.elu_backward(grad, result, alpha, 1.0, 1.0 / alpha, True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -199,8 +195,9 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 # Piecewise-linear functions
 
 
+@half_in_float32
 def _leaky_relu_array(self: np.ndarray, negative_slope: float) -> np.ndarray:
-    return np.where(self > 0, self, self * _like(negative_slope, self))
+    return np.where(self > 0, self, self * negative_slope).astype(self.dtype, copy=False)
 
 
 @op("LeakyReluBackward0")
@@ -262,18 +259,14 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("HardsigmoidBackward0")
+@half_in_float32
 def _hardsigmoid(self):
-    return (np.clip(self + 3, 0, 6) / 6).astype(self.dtype, copy=False)
-
-
-# PyTorch's hardsigmoid_backward multiplies by 1/6 rounded to float32, in every dtype (float64
-# too): 0.1666666716337204, not 1/6.
-_ONE_SIXTH_AS_FLOAT32 = float(np.float32(1 / 6))
+    return (np.minimum(np.maximum(self + 3, 0), 6) / 6).astype(self.dtype, copy=False)
 
 
 @_hardsigmoid.derivative("self")
 def _(F, grad, self):
-    return F.where((self > -3) & (self < 3), grad * _ONE_SIXTH_AS_FLOAT32, 0)
+    return F.hardsigmoid_backward(grad, self)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -282,14 +275,14 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("HardswishBackward0")
+@half_in_float32
 def _hardswish(self):
-    return (self * np.clip(self + 3, 0, 6) / 6).astype(self.dtype, copy=False)
+    return (self * np.minimum(np.maximum(self + 3, 0), 6) / 6).astype(self.dtype, copy=False)
 
 
 @_hardswish.derivative("self")
 def _(F, grad, self):
-    middle = grad * (self / 3 + 0.5)
-    return F.where(self < -3, 0, F.where(self <= 3, middle, grad))
+    return F.hardswish_backward(grad, self)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -298,7 +291,8 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def _threshold_array(self: np.ndarray, threshold: float, value: float) -> np.ndarray:
-    return np.where(self > threshold, self, _like(value, self))
+    # ``value`` where self <= threshold: a NaN input stays NaN, as in PyTorch.
+    return np.where(self <= threshold, _like(value, self), self)
 
 
 @op("ThresholdBackward0")
@@ -345,14 +339,16 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 @op("SoftshrinkBackward0")
+@half_in_float32
 def _softshrink(self, lambd=0.5):
-    shrunk = self - np.sign(self) * _like(lambd, self)
-    return np.where(np.abs(self) > lambd, shrunk, _like(0, self))
+    # PyTorch's kernel: NaN stays NaN (the comparisons alone would give 0).
+    out = np.where(self > lambd, self - lambd, np.where(self < -lambd, self + lambd, 0))
+    return np.where(np.isnan(self), self, out).astype(self.dtype, copy=False)
 
 
 @_softshrink.derivative("self")
 def _(F, grad, self, lambd):
-    return F.where((self >= -lambd) & (self <= lambd), 0, grad)
+    return F.softshrink_backward(grad, self, lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -369,16 +365,16 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 @op("SoftplusBackward0")
+@half_in_float32
 def _softplus(self, beta=1.0, threshold=20.0):
     scaled = self * beta
-    soft = _softplus_array(scaled) / beta
+    soft = np.log1p(np.exp(scaled)) / beta
     return np.where(scaled > threshold, self, soft).astype(self.dtype, copy=False)
 
 
 @_softplus.derivative("self")
 def _(F, grad, self, beta, threshold):
-    scaled = self * beta
-    return F.where(scaled > threshold, grad, grad * F.sigmoid(scaled))
+    return F.softplus_backward(grad, self, beta, threshold)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -387,13 +383,14 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 
 @op("LogSigmoidBackward0")
+@half_in_float32
 def _logsigmoid(self):
     return (np.minimum(self, 0) - np.log1p(np.exp(-np.abs(self)))).astype(self.dtype, copy=False)
 
 
 @_logsigmoid.derivative("self")
 def _(F, grad, self):
-    return grad * F.sigmoid(-self)
+    return F.log_sigmoid_backward(grad, self)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
@@ -422,6 +419,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 
 @op("GluBackward0")
+@half_in_float32
 def _glu(self, dim=-1):
     a, b = np.split(self, 2, axis=dim)
     return (a * special.expit(b)).astype(self.dtype, copy=False)
@@ -429,10 +427,7 @@ def _glu(self, dim=-1):
 
 @_glu.derivative("self")
 def _(F, grad, self, dim):
-    half = self.shape[dim] // 2
-    a = F.slice(self, dim, 0, half, 1)
-    s = F.sigmoid(F.slice(self, dim, half, None, 1))
-    return F.cat([grad * s, grad * a * s * (1 - s)], dim)
+    return F.glu_backward(grad, self, dim)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -24,9 +24,14 @@ from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
 from .._registry import op
 from ..inplace import bump_version
+from ..pointwise import derivative_in_float32, half_in_float32
 from ._common import size_list
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
+
+
+def _in_single(x: np.ndarray) -> np.ndarray:
+    return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
 def _stats(F: Any, x: Any, dims: tuple[int, ...], count: int, eps: float) -> tuple[Any, Any]:
@@ -34,6 +39,64 @@ def _stats(F: Any, x: Any, dims: tuple[int, ...], count: int, eps: float) -> tup
     centred = x - F.sum(x, dims, True) / count
     var = F.sum(centred * centred, dims, True) / count
     return centred, 1 / F.sqrt(var + eps)
+
+
+def _row_stats(F: Any, x: Any, dims: tuple[int, ...], count: int,
+               eps: float) -> tuple[Any, Any]:
+    """:func:`_stats` as layer and group norm need them. PyTorch computes their moments with
+    Welford's recurrence, so the mean of a constant row is exact (a two-pass mean can be an ulp
+    off: ``[1e30] * 3`` in float64 would normalise to -1, not 0), and a row whose values are so
+    far apart that their difference overflows gets NaN statistics (``[-3e38, 0, 3e38]`` in
+    float32). Here: two passes; rows whose deviations are within a few ulps of their mean (the
+    constant ones) get the exact mean, added as a constant so that the recorded mean's
+    derivative is unchanged; NaN where a row's range overflows. The checks read the small
+    per-row results, so ordinary inputs pay nothing more."""
+    mean = F.sum(x, dims, True) / count
+    centred = x - mean
+    var = F.sum(centred * centred, dims, True) / count
+    var_data = _array(var)
+    mean_data = _array(mean)
+    with np.errstate(over="ignore", invalid="ignore"):
+        tiny = 4 * np.finfo(mean_data.dtype).eps * np.abs(mean_data)
+        suspect = (var_data > 0) & (var_data <= tiny * tiny)
+    if suspect.any():
+        data = _array(x)
+        exact = _exact_mean(data, dims, count, mean_data)
+        mean = mean + np.where(suspect, exact - mean_data, 0).astype(mean_data.dtype)
+        centred = x - mean
+        var = F.sum(centred * centred, dims, True) / count
+        var_data = _array(var)
+    if np.isinf(var_data).any():  # only then can a row's range overflow
+        data = _array(x)
+        with np.errstate(over="ignore", invalid="ignore"):
+            high = np.max(data, axis=dims, keepdims=True)
+            low = np.min(data, axis=dims, keepdims=True)
+            overflows = np.isinf(high - low) & np.isfinite(low) & np.isfinite(high)
+        if overflows.any():
+            centred = F.where(overflows, math.nan, centred)
+    return centred, 1 / F.sqrt(var + eps)
+
+
+def _array(x: Any) -> np.ndarray:
+    return x._data if hasattr(x, "_data") else x
+
+
+def _exact_mean(a: np.ndarray, dims: tuple[int, ...], count: int,
+                mean: np.ndarray) -> np.ndarray:
+    """The mean over ``dims`` (kept), exact for constant rows: summed in float64 for narrower
+    dtypes; for float64, ``mean`` with constant rows set to their value."""
+    if a.dtype != np.float64:
+        with np.errstate(invalid="ignore"):
+            return (np.sum(a, axis=dims, keepdims=True, dtype=np.float64) / count).astype(a.dtype)
+    low = np.min(a, axis=dims, keepdims=True)
+    return np.where(low == np.max(a, axis=dims, keepdims=True), low, mean)
+
+
+def _numpy() -> Any:
+    """The derivative namespace over arrays (set once every op exists)."""
+    from .. import _opnode
+
+    return _opnode.NUMPY_NS
 
 
 def _normalised_grad(F: Any, g: Any, xhat: Any, invstd: Any, dims: tuple[int, ...],
@@ -58,6 +121,7 @@ def _batch_dims(ndim: int) -> tuple[int, ...]:
 
 @op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
     tensor_params=("mean", "invstd"))
+@half_in_float32
 def native_batch_norm(input, weight=None, bias=None, mean=None, invstd=None, training=True,
                       eps=1e-5):
     """``(x - mean) * invstd * weight + bias`` with per-channel statistics given."""
@@ -71,8 +135,21 @@ def native_batch_norm(input, weight=None, bias=None, mean=None, invstd=None, tra
     return out.astype(input.dtype, copy=False)
 
 
+def _batch_stats(F: Any, input: Any, mean: Any, invstd: Any, eps: float) -> tuple[Any, Any]:
+    """``x - mean`` and ``invstd`` of a training batch norm. Not recorded, from the statistics
+    the forward saved (as PyTorch's backward kernel, whose numbers they are: accumulated in
+    float64); recorded, recomputed with ``F`` so that their own dependence on the input gives
+    the second derivative."""
+    shape = tuple(input.shape)
+    if type(input) is np.ndarray:
+        view = _channel_view(shape)
+        return input - mean.reshape(view), invstd.reshape(view).astype(input.dtype)
+    return _stats(F, input, _batch_dims(len(shape)), math.prod(shape) // shape[1], eps)
+
+
 @native_batch_norm.derivative("input")
-def _(F, grad, input, weight, invstd, training, eps):
+@derivative_in_float32
+def _(F, grad, input, weight, mean, invstd, training, eps):
     shape = tuple(input.shape)
     view = _channel_view(shape)
     g = grad if weight is None else grad * F.reshape(weight, view)
@@ -80,17 +157,18 @@ def _(F, grad, input, weight, invstd, training, eps):
         return g * F.reshape(invstd, view)
     dims = _batch_dims(len(shape))
     count = math.prod(shape) // shape[1]
-    centred, inv = _stats(F, input, dims, count, eps)
+    centred, inv = _batch_stats(F, input, mean, invstd, eps)
     return _normalised_grad(F, g, centred * inv, inv, dims, count)
 
 
 @native_batch_norm.derivative("weight")
+@derivative_in_float32
 def _(F, grad, input, mean, invstd, training, eps):
     shape = tuple(input.shape)
     view = _channel_view(shape)
     dims = _batch_dims(len(shape))
     if training:
-        centred, inv = _stats(F, input, dims, math.prod(shape) // shape[1], eps)
+        centred, inv = _batch_stats(F, input, mean, invstd, eps)
         xhat = centred * inv
     else:
         xhat = (input - F.reshape(mean, view)) * F.reshape(invstd, view)
@@ -98,6 +176,7 @@ def _(F, grad, input, mean, invstd, training, eps):
 
 
 @native_batch_norm.derivative("bias")
+@derivative_in_float32
 def _(F, grad):
     return F.sum(grad, _batch_dims(len(grad.shape)), False)
 
@@ -127,17 +206,27 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        mean = x.mean(axis=dims)
-        var = x.var(axis=dims)
+        # As PyTorch: the mean in the input's dtype (float32 for float16), the squared
+        # deviations from it summed in float64 (so a batch [3e38, 1, 2] has a finite variance,
+        # 2e76, whose inverse root is a float32 subnormal, and [3e38] * 3 an infinite mean);
+        # kept in float32 for float16 input (PyTorch's save_mean).
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean = _in_single(x).mean(axis=dims)
+            deviation = x.astype(np.float64) - np.expand_dims(mean, dims)
+            var = np.mean(np.square(deviation), axis=dims)
         invstd = 1 / np.sqrt(var + eps)
         _update_running(running_mean, running_var, mean, var, count, momentum)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean = running_mean._data.astype(x.dtype, copy=True)
-        invstd = 1 / np.sqrt(running_var._data.astype(x.dtype) + eps)
-    return native_batch_norm(input, weight, bias, wrap(mean.astype(x.dtype, copy=False)),
-                             wrap(invstd.astype(x.dtype, copy=False)), bool(training), eps)
+        stats_dtype = _in_single(x[:0]).dtype
+        mean = running_mean._data.astype(stats_dtype, copy=True)
+        invstd = 1 / np.sqrt(running_var._data.astype(stats_dtype) + eps)
+    stats_dtype = _in_single(x[:0]).dtype
+    with np.errstate(over="ignore"):
+        mean, invstd = mean.astype(stats_dtype), invstd.astype(stats_dtype)
+    return native_batch_norm(input, weight, bias, wrap(mean.astype(stats_dtype, copy=False)),
+                             wrap(invstd.astype(stats_dtype, copy=False)), bool(training), eps)
 
 
 def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
@@ -187,13 +276,12 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 
 @op("NativeLayerNormBackward0", inputs=("input", "weight", "bias"))
+@half_in_float32
 def native_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
     dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    mean = input.mean(axis=dims, keepdims=True)
-    centred = input - mean
-    var = np.mean(centred * centred, axis=dims, keepdims=True)
-    out = centred * (1 / np.sqrt(var + eps))
+    centred, invstd = _row_stats(_numpy(), input, dims, math.prod(normalized_shape), eps)
+    out = centred * invstd
     if weight is not None:
         out *= weight
     if bias is not None:
@@ -202,24 +290,28 @@ def native_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5)
 
 
 @native_layer_norm.derivative("input")
+@derivative_in_float32
 def _(F, grad, input, normalized_shape, weight, eps):
     ndim = len(input.shape)
     dims = tuple(range(ndim - len(normalized_shape), ndim))
     count = math.prod(normalized_shape)
-    centred, inv = _stats(F, input, dims, count, eps)
+    centred, inv = _row_stats(F, input, dims, count, eps)
     g = grad if weight is None else grad * weight
     return _normalised_grad(F, g, centred * inv, inv, dims, count)
 
 
 @native_layer_norm.derivative("weight")
+@derivative_in_float32
 def _(F, grad, input, normalized_shape, eps):
     ndim = len(input.shape)
     k = len(normalized_shape)
-    centred, inv = _stats(F, input, tuple(range(ndim - k, ndim)), math.prod(normalized_shape), eps)
+    dims = tuple(range(ndim - k, ndim))
+    centred, inv = _row_stats(F, input, dims, math.prod(normalized_shape), eps)
     return F.sum(grad * (centred * inv), tuple(range(ndim - k)), False)
 
 
 @native_layer_norm.derivative("bias")
+@derivative_in_float32
 def _(F, grad, normalized_shape):
     ndim = len(grad.shape)
     return F.sum(grad, tuple(range(ndim - len(normalized_shape))), False)
@@ -250,14 +342,13 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 
 
 @op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"))
+@half_in_float32
 def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift."""
     shape = input.shape
     grouped = input.reshape(shape[0], num_groups, -1)
-    mean = grouped.mean(axis=2, keepdims=True)
-    centred = grouped - mean
-    var = np.mean(centred * centred, axis=2, keepdims=True)
-    out = (centred * (1 / np.sqrt(var + eps))).reshape(shape)
+    centred, invstd = _row_stats(_numpy(), grouped, (2,), grouped.shape[2], eps)
+    out = (centred * invstd).reshape(shape)
     view = _channel_view(shape)
     if weight is not None:
         out *= weight.reshape(view)
@@ -270,11 +361,12 @@ def _grouped_xhat(F: Any, input: Any, num_groups: int, eps: float) -> tuple[Any,
     shape = tuple(input.shape)
     grouped = F.reshape(input, (shape[0], num_groups, -1))
     count = math.prod(shape) // (shape[0] * num_groups)
-    centred, inv = _stats(F, grouped, (2,), count, eps)
+    centred, inv = _row_stats(F, grouped, (2,), count, eps)
     return centred * inv, inv
 
 
 @native_group_norm.derivative("input")
+@derivative_in_float32
 def _(F, grad, input, weight, num_groups, eps):
     shape = tuple(input.shape)
     xhat, inv = _grouped_xhat(F, input, num_groups, eps)
@@ -285,6 +377,7 @@ def _(F, grad, input, weight, num_groups, eps):
 
 
 @native_group_norm.derivative("weight")
+@derivative_in_float32
 def _(F, grad, input, num_groups, eps):
     shape = tuple(input.shape)
     xhat, _ = _grouped_xhat(F, input, num_groups, eps)
@@ -292,6 +385,7 @@ def _(F, grad, input, num_groups, eps):
 
 
 @native_group_norm.derivative("bias")
+@derivative_in_float32
 def _(F, grad):
     return F.sum(grad, _batch_dims(len(grad.shape)), False)
 
