@@ -82,18 +82,13 @@ OPS: dict[str, Any] = {
     "max": lambda lib, x, y, w, c: x.max(),
     "unbind_stack": lambda lib, x, y, w, c: lib.stack(x.unbind()),
     "view_expand": lambda lib, x, y, w, c: x[:1].expand(3, 4).t(),
-    # pow saves (self, exponent, result) in PyTorch; its entry lives in ops/pointwise.py and
-    # is being fixed on another branch: left out of the assertions below until then.
+    # pow saves (self, exponent, result) in PyTorch, in all its forms
     "pow": lambda lib, x, y, w, c: x ** y,
     "pow_number": lambda lib, x, y, w, c: x ** 3,
     "rpow": lambda lib, x, y, w, c: 2.0 ** x,  # PyTorch also saves x: chainrule does not
     "pow_0d_exponent": lambda lib, x, y, w, c: x ** lib.tensor(2.0, dtype=lib.float64),
 }
 
-# Fixed on another branch (ops/pointwise.py): pow's entry saves something else than PyTorch's
-# (``2.0 ** x`` and ``x ** tensor(2.)`` differ from PyTorch in what they save; ``x ** y`` and
-# ``x ** 3`` pass every test here with this branch's machinery).
-OTHER_BRANCH = {"pow", "pow_number", "rpow", "pow_0d_exponent"}
 
 
 def _quietly(run):
@@ -148,7 +143,7 @@ def _packed(lib, name: str) -> list:
     ]
 
 
-@pytest.mark.parametrize("name", sorted(set(OPS) - OTHER_BRANCH))
+@pytest.mark.parametrize("name", sorted(OPS))
 def test_pack_hook_sees_what_pytorch_saves(name: str) -> None:
     ours, theirs = _packed(chainrule, name), _packed(torch, name)
     assert len(ours) == len(theirs)
@@ -202,7 +197,7 @@ def _tensor_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("hooks", [False, True], ids=["plain", "hooks"])
-@pytest.mark.parametrize("name", sorted(set(OPS) - OTHER_BRANCH))
+@pytest.mark.parametrize("name", sorted(OPS))
 def test_saved_tensor_attributes_match_pytorch(name: str, hooks: bool) -> None:
     """The tensor ``_saved_*`` attributes: which exist, each one's identity (the input itself
     without hooks), value and history, and how often the unpack hook is called. (Number
@@ -236,7 +231,7 @@ def _scaled_gradients(lib, name: str) -> list:
     return results
 
 
-@pytest.mark.parametrize("name", sorted(set(OPS) - OTHER_BRANCH))
+@pytest.mark.parametrize("name", sorted(OPS))
 def test_gradients_through_a_scaling_pack_hook_match_pytorch(name: str) -> None:
     ours, theirs = _scaled_gradients(chainrule, name), _scaled_gradients(torch, name)
     assert len(ours) == len(theirs)
@@ -407,12 +402,3 @@ def _custom_function_through_hooks(lib) -> tuple:
 def test_custom_function_saved_tensors_through_hooks() -> None:
     assert _custom_function_through_hooks(chainrule) == _custom_function_through_hooks(torch)
 
-
-def test_scaling_pack_hook_on_pow_is_fixed_on_another_branch() -> None:
-    """pow's table entry (ops/pointwise.py, another branch) saves other tensors than PyTorch;
-    the machinery is right for it as for the ops above. This checks only that the hook runs
-    and backward goes through, until that branch lands."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name in sorted(OTHER_BRANCH):
-            assert _scaled_gradients(chainrule, name)
