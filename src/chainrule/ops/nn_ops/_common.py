@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 
 __all__ = [
     "ntuple", "scalar_name", "check_reduction", "reduce_array", "reduction_count", "size_list",
-    "check_same_dtype",
+    "check_same_dtype", "accumulation_dtype",
 ]
 
 _SCALAR_NAMES = {
@@ -51,13 +51,21 @@ def check_reduction(reduction: str) -> None:
         raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+def accumulation_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype PyTorch accumulates sums of ``dtype`` in on the CPU: float32 for float16 (the
+    result is rounded to float16 once, at the end), the dtype itself otherwise."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
 def reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:
-    """'none' | 'mean' | 'sum' on an element-wise loss array (the dtype is kept)."""
+    """'none' | 'mean' | 'sum' on an element-wise loss array (the dtype is kept; float16 is
+    accumulated in float32 and rounded once, as PyTorch)."""
     if reduction == "none":
         return loss
+    acc = accumulation_dtype(loss.dtype)
     if reduction == "mean":
-        return np.asarray(np.mean(loss, dtype=loss.dtype))
-    return np.asarray(np.sum(loss, dtype=loss.dtype))
+        return np.asarray(np.mean(loss, dtype=acc), dtype=loss.dtype)
+    return np.asarray(np.sum(loss, dtype=acc), dtype=loss.dtype)
 
 
 def reduction_count(shape: Sequence[int], reduction: str) -> int:
