@@ -279,3 +279,33 @@ def test_float16_pooling_values_like_torch(name: str) -> None:
     np.testing.assert_array_equal(results[0][0], results[1][0])
     np.testing.assert_allclose(results[0][1].astype(np.float32),
                                results[1][1].astype(np.float32), rtol=2e-3, atol=1e-6)
+
+
+LAYOUTS = {
+    "channels_last": lambda lib: lib.ones(2, 4, 5, 3).permute(0, 3, 1, 2),
+    "batch_channels_swapped": lambda lib: lib.ones(3, 2, 4, 5).transpose(0, 1),
+    "height_width_swapped": lambda lib: lib.ones(2, 3, 5, 4).transpose(2, 3),
+    "sliced": lambda lib: lib.ones(2, 3, 4, 10)[..., ::2],
+    "expanded": lambda lib: lib.ones(1, 3, 4, 5).expand(2, 3, 4, 5),
+    "unbatched_permuted": lambda lib: lib.ones(4, 5, 3).permute(2, 0, 1),
+    "one_by_one_channels_last": lambda lib: lib.ones(2, 1, 1, 3).permute(0, 3, 1, 2),
+    "one_channel_channels_last": lambda lib: lib.ones(2, 4, 5, 1).permute(0, 3, 1, 2),
+}
+LAYOUT_CALLS = {
+    "max_pool2d": lambda F, x: F.max_pool2d(x, 1, return_indices=True),
+    "avg_pool2d": lambda F, x: (F.avg_pool2d(x, 1),),
+    "adaptive_max_pool2d": lambda F, x: F.adaptive_max_pool2d(x, 2, return_indices=True),
+    "adaptive_avg_pool2d": lambda F, x: (F.adaptive_avg_pool2d(x, 2),),
+    "adaptive_avg_pool2d_to_1": lambda F, x: (F.adaptive_avg_pool2d(x, 1),),
+    "adaptive_avg_pool2d_to_1x1": lambda F, x: (F.adaptive_avg_pool2d(x, (1, 1)),),
+}
+
+
+@pytest.mark.parametrize("call", sorted(LAYOUT_CALLS))
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_pooling_output_layout_like_torch(name: str, call: str) -> None:
+    layouts = []
+    for lib in (chainrule, torch):
+        outs = LAYOUT_CALLS[call](lib.nn.functional, LAYOUTS[name](lib))
+        layouts.append([(tuple(o.shape), o.stride(), o.is_contiguous()) for o in outs])
+    assert layouts[0] == layouts[1]

@@ -150,6 +150,38 @@ def _lowest(dtype: np.dtype) -> Any:
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+def _channels_last(x: np.ndarray) -> bool:
+    """PyTorch's ``suggest_memory_format(x) == channels_last`` for a 4-D ``x``
+    (``is_channels_last_strides_2d``: C innermost, then W, H, N; ambiguous cases are NCHW)."""
+    if x.ndim != 4 or x.strides[1] == 0:
+        return False
+    least = 0
+    for d in (1, 3, 2, 0):
+        if x.shape[d] == 0 or x.strides[d] < least:
+            return False
+        if d == 0 and least == x.strides[1]:
+            return False
+        least = x.strides[d] * (x.shape[d] if x.shape[d] > 1 else 1)
+    return True
+
+
+def _laid_out(values: np.ndarray, channels_last: bool) -> np.ndarray:
+    """``values`` in PyTorch's pooling output layout: channels-last when the input was,
+    row-major otherwise."""
+    if not channels_last:
+        if values.strides == np.empty(values.shape, values.dtype).strides:
+            return values
+        # Row-major with PyTorch's strides for size-1 dimensions too (NumPy deems an array
+        # contiguous whatever strides its size-1 dimensions have).
+        out = np.empty(values.shape, values.dtype)
+        out[...] = values
+        return out
+    n, c, h, w = values.shape
+    out = np.empty((n, h, w, c), values.dtype).transpose(0, 3, 1, 2)
+    out[...] = values
+    return out
+
+
 def _planes(x: np.ndarray) -> np.ndarray:
     """``x`` as ``(planes, H, W)`` (a view when possible; any number of planes, even 0)."""
     return x.reshape((math.prod(x.shape[:-2]),) + x.shape[-2:])
@@ -235,10 +267,12 @@ def _gather_planes(self: np.ndarray, indices: np.ndarray, fill: Any) -> np.ndarr
     idx = indices.reshape(planes, indices.shape[-2] * indices.shape[-1])
     outside = idx < 0
     if not outside.any():
-        return np.take_along_axis(flat, idx, axis=1).reshape(indices.shape)
-    picked = np.take_along_axis(flat, np.where(outside, 0, idx), axis=1)
-    picked[outside] = fill
-    return picked.reshape(indices.shape)
+        picked = np.take_along_axis(flat, idx, axis=1)
+    else:
+        picked = np.take_along_axis(flat, np.where(outside, 0, idx), axis=1)
+        picked[outside] = fill
+    # In the indices' layout, which is the output's (channels-last for a channels-last input).
+    return _laid_out(picked.reshape(indices.shape), _channels_last(indices))
 
 
 def _scatter_planes(grad: np.ndarray, input_size: Sequence[int], indices: np.ndarray,
@@ -311,6 +345,8 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     kernel, stride_t, pad, dil, out = _max_geometry(x, kernel_size, stride, padding, dilation,
                                                     ceil_mode)
     indices, gather_at = _max_pool_indices(x, kernel, stride_t, pad, dil, out)
+    channels_last = _channels_last(x)
+    indices, gather_at = (_laid_out(indices, channels_last), _laid_out(gather_at, channels_last))
     spans = [d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True)]
     unique = all(s >= span for s, span in zip(stride_t, spans, strict=True))
     return (max_pool2d_gather(input, wrap(gather_at), unique, _lowest(x.dtype)),
@@ -485,7 +521,7 @@ def avg_pool2d_op(self, kernel_size, stride, padding, ceil_mode, count_include_p
                         j:j + stride[1] * (out[1] - 1) + 1:stride[1]]
     divisor = _divisor(self.shape[-2:], kernel, stride, pad, out, count_include_pad,
                        divisor_override)
-    return _average(total, divisor, self.dtype)
+    return _laid_out(_average(total, divisor, self.dtype), _channels_last(self))
 
 
 @avg_pool2d_op.derivative("self")
@@ -615,7 +651,8 @@ def adaptive_avg_pool2d_op(self, output_size):
     work = accumulation_dtype(self.dtype)
     total = np.matmul(np.matmul(b_h.astype(work), self.astype(work, copy=False)),
                       b_w.T.astype(work))
-    return (total / k_h[:, None].astype(work) / k_w.astype(work)).astype(self.dtype, copy=False)
+    out = (total / k_h[:, None].astype(work) / k_w.astype(work)).astype(self.dtype, copy=False)
+    return _laid_out(out, _channels_last(self))
 
 
 @adaptive_avg_pool2d_op.derivative("self")
@@ -652,7 +689,11 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             f"received {{{size[0]}, {size[1]}}}"
         )
     if size == (1, 1):
-        return mean(input, (-1, -2), keepdim=True)  # what PyTorch runs (MeanBackward1)
+        out = mean(input, (-1, -2), keepdim=True)  # what PyTorch runs (MeanBackward1)
+        # PyTorch then sets the result's strides (no graph node): channels-last for a
+        # channels-last input, else the mean's, which are row-major there.
+        out._data = _laid_out(out._data, _channels_last(x))
+        return out
     if x.ndim not in (3, 4):
         raise RuntimeError(
             f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {size_list(x.shape)}"
@@ -723,7 +764,7 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
         )
     if x.dtype.kind != "f":
         raise _not_implemented("adaptive_max_pool2d", x.dtype)
-    indices = wrap(_adaptive_max_indices(x, size))
+    indices = wrap(_laid_out(_adaptive_max_indices(x, size), _channels_last(x)))
     return adaptive_max_pool2d_gather(input, indices), indices
 
 
