@@ -93,7 +93,6 @@ class Adagrad(Optimizer):
         for p, grad in grads_of(group):
             state = self.state[p]
             state["step"]._data += 1
-            bump_version(state["step"])
             step = float(state["step"]._data)
             g = -grad if group["maximize"] else grad
             if weight_decay != 0:

@@ -129,7 +129,6 @@ class Adam(Optimizer):
             g = -grad if group["maximize"] else grad
             step_t = state["step"]
             step_t._data += 1
-            bump_version(step_t)
             step = float(step_t._data)
             if weight_decay != 0:
                 if group["decoupled_weight_decay"]:
