@@ -4,6 +4,8 @@ reproducibility; the random streams themselves differ from PyTorch's by design).
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -676,3 +678,85 @@ def test_requires_grad_must_be_a_bool_like_torch(call: str, value: object) -> No
     """A non-bool ``requires_grad`` is PyTorch's TypeError (the factories take None)."""
     make = _REQUIRES_GRAD_CALLS[call]
     assert_same(lambda lib: (lambda t: (t.tolist(), t.requires_grad))(make(lib, value)))
+
+
+# The random factories' overloads, with keyword sizes, generators and dtypes, parsed as PyTorch
+# parses them (each case: shape, dtype and requires_grad of the result, or the error).
+_RANDOM_FORMS = {
+    "randint(5, (2,))": lambda lib, g: lib.randint(5, (2,)),
+    "randint(5, size=(2,))": lambda lib, g: lib.randint(5, size=(2,)),
+    "randint(high=5, size=(2,))": lambda lib, g: lib.randint(high=5, size=(2,)),
+    "randint(0, 5, size=(2,))": lambda lib, g: lib.randint(0, 5, size=(2,)),
+    "randint(0, high=5, size=(2,))": lambda lib, g: lib.randint(0, high=5, size=(2,)),
+    "randint(low=0, high=5, size=[2, 3])": lambda lib, g: lib.randint(low=0, high=5,
+                                                                     size=[2, 3]),
+    "randint(size=(2,), high=5, low=1)": lambda lib, g: lib.randint(size=(2,), high=5, low=1),
+    "randint(0, 5, size=(2,), generator=g)": lambda lib, g: lib.randint(0, 5, size=(2,),
+                                                                        generator=g),
+    "randint(0, 5, size=(2,), dtype, requires_grad)": lambda lib, g: lib.randint(
+        0, 5, size=(2,), dtype=lib.float32, requires_grad=True),
+    "randint(5, size=Size([2]))": lambda lib, g: lib.randint(5, size=lib.Size([2])),
+    "randint(0, 5)": lambda lib, g: lib.randint(0, 5),
+    "randint(0, 5, 3)": lambda lib, g: lib.randint(0, 5, 3),
+    "randint()": lambda lib, g: lib.randint(),
+    "randint(low=0, size=(2,))": lambda lib, g: lib.randint(low=0, size=(2,)),
+    "randint(0, 5, size=3)": lambda lib, g: lib.randint(0, 5, size=3),
+    "randint(5, size=3)": lambda lib, g: lib.randint(5, size=3),
+    "randint(0, 5.5, (2,))": lambda lib, g: lib.randint(0, 5.5, (2,)),
+    "randint(0, 5, (2,), size=(3,))": lambda lib, g: lib.randint(0, 5, (2,), size=(3,)),
+    "randint(5, (2,), high=3)": lambda lib, g: lib.randint(5, (2,), high=3),
+    "randint(size=(2,))": lambda lib, g: lib.randint(size=(2,)),
+    "randint(0, 5, (2,), foo=1)": lambda lib, g: lib.randint(0, 5, (2,), foo=1),
+    "randint(0, 5, (2.0,))": lambda lib, g: lib.randint(0, 5, (2.0,)),
+    "randint(5, [2, 'a'])": lambda lib, g: lib.randint(5, [2, "a"]),
+    "randint(5, (2,), generator=5)": lambda lib, g: lib.randint(5, (2,), generator=5),
+    "randint(0, 5, (2,), 7)": lambda lib, g: lib.randint(0, 5, (2,), 7),
+    "randint uint8 past 255": lambda lib, g: lib.randint(0, 300, (3,), dtype=lib.uint8),
+    "randint uint8 below 0": lambda lib, g: lib.randint(-1, 3, (3,), dtype=lib.uint8),
+    "randint bool past 1": lambda lib, g: lib.randint(0, 3, (3,), dtype=lib.bool),
+    "randint bool": lambda lib, g: lib.randint(0, 2, (3,), dtype=lib.bool),
+    "randint float16 past 65504": lambda lib, g: lib.randint(0, 70000, (3,), dtype=lib.float16),
+    "randint int16 past 32767": lambda lib, g: lib.randint(0, 70000, (3,), dtype=lib.int16),
+    "randint float32 past 2**24": lambda lib, g: lib.randint(0, 2**25, (3,), dtype=lib.float32),
+    "rand(size=(2, 3), generator=g)": lambda lib, g: lib.rand(size=(2, 3), generator=g),
+    "rand(2, 3, generator=g)": lambda lib, g: lib.rand(2, 3, generator=g),
+    "rand()": lambda lib, g: lib.rand(),
+    "rand(size=2)": lambda lib, g: lib.rand(size=2),
+    "rand(2, size=(3,))": lambda lib, g: lib.rand(2, size=(3,)),
+    "rand((2, 3), 4)": lambda lib, g: lib.rand((2, 3), 4),
+    "randn(size=(2, 3), generator=g)": lambda lib, g: lib.randn(size=(2, 3), generator=g),
+    "randn()": lambda lib, g: lib.randn(),
+    "randn(size=2)": lambda lib, g: lib.randn(size=2),
+    "randint_like(x, high=5)": lambda lib, g: lib.randint_like(lib.ones(2), high=5),
+    "randint_like(x, low=1, high=5)": lambda lib, g: lib.randint_like(lib.ones(2), low=1,
+                                                                       high=5),
+    "randint_like(x, 5, generator=g)": lambda lib, g: lib.randint_like(lib.ones(2), 5,
+                                                                        generator=g),
+    "randint_like(x, tensor(5))": lambda lib, g: lib.randint_like(lib.ones(2), lib.tensor(5)),
+    "randint_like(x)": lambda lib, g: lib.randint_like(lib.ones(2)),
+    "randint_like(x, low=1)": lambda lib, g: lib.randint_like(lib.ones(2), low=1),
+}
+
+
+def _random_form(lib, name):
+    generator = lib.Generator().manual_seed(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            t = _RANDOM_FORMS[name](lib, generator)
+            result = (tuple(t.shape), str(t.dtype).split(".")[-1], t.requires_grad)
+        except Exception as e:  # noqa: BLE001 - comparing what each library raises
+            result = (type(e).__name__, str(e).replace("torch.", "chainrule."))
+    return result, [str(w.message).split(" (Triggered internally")[0] for w in caught]
+
+
+@pytest.mark.parametrize("name", sorted(_RANDOM_FORMS))
+def test_random_factory_overloads_like_torch(name: str) -> None:
+    assert _random_form(chainrule, name) == _random_form(torch, name)
+
+
+def test_keyword_size_draws_the_same_numbers() -> None:
+    a = chainrule.randint(0, 10, (6,), generator=chainrule.Generator().manual_seed(3))
+    b = chainrule.randint(low=0, high=10, size=(6,),
+                          generator=chainrule.Generator().manual_seed(3))
+    assert a.tolist() == b.tolist()

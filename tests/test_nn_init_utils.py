@@ -4,6 +4,7 @@ parameters <-> vector) against PyTorch."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -126,3 +127,68 @@ def test_parameters_to_vector_and_back() -> None:
     )
     chainrule.nn.utils.vector_to_parameters(chainrule.arange(8.0), model.parameters())
     assert model.weight.tolist() == [[0, 1, 2], [3, 4, 5]] and model.bias.tolist() == [6, 7]
+
+
+_INIT_EDGES = {
+    "uniform_ integer": lambda I, lib: I.uniform_(lib.empty(3, dtype=lib.int64)),
+    "uniform_ bool": lambda I, lib: I.uniform_(lib.empty(3, dtype=lib.bool)),
+    "uniform_ from > to": lambda I, lib: I.uniform_(lib.empty(3), 2.5, 1e-7),
+    "normal_ integer": lambda I, lib: I.normal_(lib.empty(3, dtype=lib.int64)),
+    "normal_ negative std": lambda I, lib: I.normal_(lib.empty(3), 0.0, -0.5),
+    "xavier_uniform_ integer": lambda I, lib: I.xavier_uniform_(lib.empty(2, 3,
+                                                                          dtype=lib.int64)),
+    "xavier_normal_ integer": lambda I, lib: I.xavier_normal_(lib.empty(2, 3, dtype=lib.int64)),
+    "kaiming_uniform_ integer": lambda I, lib: I.kaiming_uniform_(lib.empty(2, 3,
+                                                                            dtype=lib.int64)),
+    "kaiming_normal_ integer": lambda I, lib: I.kaiming_normal_(lib.empty(2, 3,
+                                                                          dtype=lib.int64)),
+    "trunc_normal_ integer": lambda I, lib: I.trunc_normal_(lib.empty(3, dtype=lib.int64)),
+    "trunc_normal_ integer far mean": lambda I, lib: I.trunc_normal_(
+        lib.empty(3, dtype=lib.int64), mean=10.0),
+    "trunc_normal_ negative std": lambda I, lib: I.trunc_normal_(lib.empty(3), std=-1.0),
+    "orthogonal_ integer": lambda I, lib: I.orthogonal_(lib.empty(3, 3, dtype=lib.int64)),
+    "orthogonal_ float16": lambda I, lib: I.orthogonal_(lib.empty(3, 3, dtype=lib.float16)),
+    "sparse_ integer": lambda I, lib: I.sparse_(lib.empty(3, 3, dtype=lib.int64), 0.5),
+    "uniform (deprecated)": lambda I, lib: I.uniform(lib.empty(3)),
+    "normal (deprecated)": lambda I, lib: I.normal(lib.empty(3)),
+    "constant (deprecated)": lambda I, lib: I.constant(lib.empty(3), 1.0),
+    "eye (deprecated)": lambda I, lib: I.eye(lib.empty(3, 3)),
+    "dirac (deprecated)": lambda I, lib: I.dirac(lib.empty(3, 3, 3)),
+    "xavier_uniform (deprecated)": lambda I, lib: I.xavier_uniform(lib.empty(2, 3)),
+    "xavier_normal (deprecated)": lambda I, lib: I.xavier_normal(lib.empty(2, 3)),
+    "kaiming_uniform (deprecated)": lambda I, lib: I.kaiming_uniform(lib.empty(2, 3)),
+    "kaiming_normal (deprecated)": lambda I, lib: I.kaiming_normal(lib.empty(2, 3)),
+    "orthogonal (deprecated)": lambda I, lib: I.orthogonal(lib.empty(3, 3)),
+    "sparse (deprecated)": lambda I, lib: I.sparse(lib.empty(3, 3), 0.1),
+}
+
+
+def _init_outcome(lib, name):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = _INIT_EDGES[name](lib.nn.init, lib)
+            result = (tuple(out.shape), str(out.dtype).split(".")[-1])
+        except (RuntimeError, NotImplementedError, ValueError) as e:
+            result = (type(e).__name__, str(e))
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("name", sorted(_INIT_EDGES))
+def test_init_errors_and_deprecated_names_like_torch(name: str) -> None:
+    assert _init_outcome(chainrule, name) == _init_outcome(torch, name)
+
+
+@pytest.mark.parametrize("mean,a,b", [(10.0, -2.0, 2.0), (0.5, -0.2, 0.1), (0.0, -2.0, 2.0)])
+def test_trunc_normal_samples_inside_with_torch_moments(mean, a, b) -> None:
+    """A mean far outside [a, b] is sampled as PyTorch does it (uniform proposals accepted by
+    the density), instead of redrawing normal values until they land inside (forever)."""
+    chainrule.manual_seed(0)
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "mean is more than 2 std from [a, b]", in both
+        ours = chainrule.nn.init.trunc_normal_(chainrule.empty(20000), mean, 1.0, a, b).numpy()
+        theirs = torch.nn.init.trunc_normal_(torch.empty(20000), mean, 1.0, a, b).numpy()
+    assert ours.min() >= a and ours.max() <= b
+    assert abs(ours.mean() - theirs.mean()) < 0.03 * (b - a)
+    assert abs(ours.std() - theirs.std()) < 0.03 * (b - a)

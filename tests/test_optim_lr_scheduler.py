@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
 import pytest
 
 import chainrule
@@ -128,3 +129,36 @@ def test_warnings_like_torch() -> None:
                 for _ in range(3):
                     o.step()
                     s.step()
+
+
+_TENSOR_LR_SCHEDULERS = {
+    "StepLR": {"step_size": 1, "gamma": 0.5},
+    "ExponentialLR": {"gamma": 0.5},
+    "CosineAnnealingLR": {"T_max": 3},
+    "LambdaLR": {"lr_lambda": lambda epoch: 0.5 ** epoch},
+    "OneCycleLR": {"max_lr": 0.5, "total_steps": 5},
+    "ReduceLROnPlateau": {"patience": 0},
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TENSOR_LR_SCHEDULERS))
+def test_tensor_lr_is_updated_in_place_like_torch(name: str) -> None:
+    """A tensor ``lr`` stays the same tensor (filled in place), as PyTorch keeps it."""
+    results = []
+    for lib in (chainrule, torch):
+        p = lib.nn.Parameter(lib.ones(2))
+        lr = lib.tensor(0.1)
+        opt = lib.optim.SGD([p], lr=lr, momentum=0.9)
+        scheduler = getattr(lib.optim.lr_scheduler, name)(opt, **_TENSOR_LR_SCHEDULERS[name])
+        seen = []
+        for _ in range(3):
+            p.grad = lib.ones(2)
+            opt.step()
+            scheduler.step(1.0) if name == "ReduceLROnPlateau" else scheduler.step()
+            group_lr = opt.param_groups[0]["lr"]
+            last = scheduler.get_last_lr()[0]
+            seen.append((group_lr is lr, round(float(group_lr), 6), type(last).__name__,
+                         last is lr))
+        results.append((seen, p.detach().tolist()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-6)

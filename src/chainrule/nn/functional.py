@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from .._tensor import Tensor
 from ..ops import pointwise as _pointwise
-from ..ops.activation import binary_cross_entropy_with_logits, log_softmax, softmax
+from ..ops.activation import log_softmax, softmax
 from ..ops.linalg import linear
 from ..ops.nn_ops import *  # noqa: F403 - conv2d, max_pool2d, cross_entropy ...
 from ..ops.nn_ops import __all__ as _NN_OPS
@@ -23,7 +23,7 @@ from ..ops.nn_ops.activations import threshold as _threshold  # its parameter sh
 from ..ops.pointwise import sigmoid, tanh
 
 __all__ = [
-    *_NN_OPS, "binary_cross_entropy_with_logits", "linear", "log_softmax", "relu", "relu_",
+    *_NN_OPS, "linear", "log_softmax", "relu", "relu_",
     "sigmoid", "softmax", "tanh", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_",
     "threshold_",
 ]

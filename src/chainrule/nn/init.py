@@ -23,11 +23,14 @@ import numpy as np
 from .._tensor import Tensor
 from ..ops.creation import Generator, default_generator
 from ..ops.inplace import bump_version
+from ..ops.nn_ops._common import scalar_name
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
     "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-    "kaiming_normal_", "orthogonal_", "sparse_",
+    "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "eye",
+    "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
+    "orthogonal", "sparse",
 ]
 
 
@@ -39,6 +42,38 @@ def _write(tensor: Tensor, values: Any) -> Tensor:
     tensor._data[...] = values
     bump_version(tensor)
     return tensor
+
+
+def _sampled(tensor: Tensor, kernel: str) -> None:
+    """PyTorch samples only floating tensors: its kernel's NotImplementedError otherwise."""
+    kind = tensor._data.dtype.kind
+    if kind not in "fc":
+        raise NotImplementedError(
+            f"\"{kernel}\" not implemented for '{scalar_name(tensor._data.dtype)}'"
+        )
+
+
+def _number(value: float) -> str:
+    """A double as PyTorch's messages print it (C++ stream: 6 significant digits)."""
+    return format(value, "g")
+
+
+def _uniform_values(tensor: Tensor, a: float, b: float, rng: np.random.Generator) -> Any:
+    _sampled(tensor, "check_uniform_bounds")
+    if a > b:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={_number(a)} > "
+            f"to={_number(b)}"
+        )
+    return rng.uniform(a, b, tensor._data.shape)
+
+
+def _normal_values(tensor: Tensor, mean: float, std: float, rng: np.random.Generator,
+                   shape: tuple[int, ...] | None = None) -> Any:
+    _sampled(tensor, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
+    return rng.normal(mean, std, tensor._data.shape if shape is None else shape)
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
@@ -67,18 +102,21 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
              generator: Generator | None = None) -> Tensor:
     """Fill with values from U(a, b)."""
-    return _write(tensor, _rng(generator).uniform(a, b, tensor._data.shape))
+    return _write(tensor, _uniform_values(tensor, a, b, _rng(generator)))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
             generator: Generator | None = None) -> Tensor:
     """Fill with values from N(mean, std^2)."""
-    return _write(tensor, _rng(generator).normal(mean, std, tensor._data.shape))
+    return _write(tensor, _normal_values(tensor, mean, std, _rng(generator)))
 
 
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
                   b: float = 2.0, generator: Generator | None = None) -> Tensor:
-    """Fill with N(mean, std^2) values redrawn until they fall in [a, b]."""
+    """Fill with N(mean, std^2) values truncated to [a, b], sampled as PyTorch does: when the
+    interval holds more than 30% of the mass, normal draws redrawn until inside; otherwise
+    uniform draws on [a, b] accepted with the density's ratio to its peak (so a mean far
+    outside [a, b] does not redraw forever)."""
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn(
             "mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of "
@@ -86,11 +124,33 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
             stacklevel=2,
         )
     rng = _rng(generator)
-    values = rng.normal(mean, std, tensor._data.shape)
-    outside = (values < a) | (values > b)
-    while np.any(outside):
-        values[outside] = rng.normal(mean, std, int(outside.sum()))
-        outside = (values < a) | (values > b)
+
+    def cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    mass = cdf((b - mean) / std) - cdf((a - mean) / std)
+    dtype = tensor._data.dtype
+    if mass > 0.3:
+        # The bounds in the tensor's dtype, so the test agrees with the stored values.
+        low, high = (np.asarray(bound, dtype).item() for bound in (a, b))
+        values = _normal_values(tensor, mean, std, rng).astype(dtype)
+        outside = (values < low) | (values > high)
+        while outside.any():
+            values[outside] = rng.normal(mean, std, int(outside.sum()))
+            outside = (values < low) | (values > high)
+        return _write(tensor, values)
+    mode = max(a, min(mean, b))
+    log_peak = -0.5 * ((mode - mean) / std) ** 2
+    values = _uniform_values(tensor, a, b, rng).astype(dtype)
+    pending = np.log(rng.uniform(0, 1, values.shape)) > (
+        -0.5 * ((values - mean) / std) ** 2 - log_peak)
+    while pending.any():
+        candidates = rng.uniform(a, b, int(pending.sum())).astype(dtype)
+        accept = np.log(rng.uniform(0, 1, candidates.shape)) <= (
+            -0.5 * ((candidates - mean) / std) ** 2 - log_peak)
+        index = np.flatnonzero(pending)
+        values.reshape(-1)[index[accept]] = candidates[accept]
+        pending.reshape(-1)[index[accept]] = False
     return _write(tensor, values)
 
 
@@ -204,7 +264,9 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
         return tensor
     rows = shape[0]
     cols = tensor._data.size // rows
-    flat = _rng(generator).normal(0, 1, (rows, cols))
+    flat = _normal_values(tensor, 0, 1, _rng(generator), (rows, cols))
+    if tensor._data.dtype == np.float16:  # PyTorch's QR has no float16 kernel
+        raise NotImplementedError("\"geqrf_cpu\" not implemented for 'Half'")
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -222,7 +284,38 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
     rows, cols = tensor._data.shape
     zeros = math.ceil(sparsity * rows)
     rng = _rng(generator)
-    values = rng.normal(0, std, (rows, cols))
+    values = _normal_values(tensor, 0, std, rng)
     for col in range(cols):
         values[rng.permutation(rows)[:zeros], col] = 0
     return _write(tensor, values)
+
+
+def _deprecated(method: Any) -> Any:
+    """PyTorch's old name without the underscore: the same function, with its FutureWarning."""
+    new_name = method.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return method(*args, **kwargs)
+
+    deprecated_init.__doc__ = f"``{new_name}`` under its deprecated name (a FutureWarning)."
+    deprecated_init.__name__ = old_name
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -965,84 +965,306 @@ def _floating_or_raise(d: DType, kernel: str) -> None:
         )
 
 
-def rand(*size: Any, generator: Generator | None = None, out: Any = None, dtype: Any = None,
-         layout: Any = None, device: Any = None, requires_grad: bool = False,
-         pin_memory: bool = False, **kwargs: Any) -> Tensor:
-    """Uniform samples from ``[0, 1)``."""
-    _check_device(device)
-    shape = _size_args("rand", _size_keyword(size, kwargs))
-    d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+def rand(*args: Any, **kwargs: Any) -> Tensor:
+    """Uniform samples from ``[0, 1)``: ``rand(2, 3)``, ``rand((2, 3))`` or
+    ``rand(size=(2, 3))``."""
+    bound = _parse_overloads("rand", _sized_signatures("rand"), args, kwargs)
+    _check_device(bound["device"])
+    shape = _size_args("rand", (tuple(bound["size"]),))
+    d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
     _floating_or_raise(d, "check_uniform_bounds")
-    return make_tensor(_gen(generator).random(shape).astype(d.np), requires_grad)
+    return make_tensor(_gen(bound.get("generator")).random(shape).astype(d.np),
+                       builtins.bool(bound["requires_grad"]))
 
 
-def randn(*size: Any, generator: Generator | None = None, out: Any = None, dtype: Any = None,
-          layout: Any = None, device: Any = None, requires_grad: bool = False,
-          pin_memory: bool = False, **kwargs: Any) -> Tensor:
-    """Standard normal samples."""
-    _check_device(device)
-    shape = _size_args("randn", _size_keyword(size, kwargs))
-    d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+def randn(*args: Any, **kwargs: Any) -> Tensor:
+    """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``."""
+    bound = _parse_overloads("randn", _sized_signatures("randn"), args, kwargs)
+    _check_device(bound["device"])
+    shape = _size_args("randn", (tuple(bound["size"]),))
+    d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
     _floating_or_raise(d, "normal_kernel_cpu")
-    return make_tensor(_gen(generator).standard_normal(shape).astype(d.np), requires_grad)
+    return make_tensor(_gen(bound.get("generator")).standard_normal(shape).astype(d.np),
+                       builtins.bool(bound["requires_grad"]))
 
 
-_RANDINT_SIGNATURES = "".join(
-    f" * ({bounds}, tuple of ints size, *, {generator}Tensor out = None, chainrule.dtype dtype = "
-    "None, chainrule.layout layout = None, chainrule.device device = None, bool pin_memory = "
-    "False, bool requires_grad = False)\n"
-    for bounds in ("int high", "int low, int high")
-    for generator in ("chainrule.Generator generator, ", "")
-)
+# ----------------------------------------------------------------------------------------------
+# PyTorch's argument parser for the random factories with several signatures (``randint``,
+# ``randint_like``, and ``rand``/``randn`` with a size keyword): each signature is tried in
+# order; when none fits, the one signature whose argument count fits reports its own error,
+# otherwise the "invalid combination" message lists them all.
+
+_FACTORY_OPTIONS = ("chainrule.dtype dtype = None, chainrule.layout layout = None, "
+                    "chainrule.device device = None, bool pin_memory = False, "
+                    "bool requires_grad = False")
 
 
-def randint(*args: Any, generator: Generator | None = None, out: Any = None, dtype: Any = None,
-            layout: Any = None, device: Any = None, requires_grad: bool = False,
-            pin_memory: bool = False, **kwargs: Any) -> Tensor:
-    """Integers uniformly from ``[low, high)``: ``randint(high, size)`` or
-    ``randint(low, high, size)`` (int64 unless ``dtype`` is given).
+class _Param:
+    """One parameter: ``kind`` is int, ints (a size), Tensor, Generator, dtype, layout, device,
+    bool or memory_format; ``optional`` ones have a default; None is accepted where PyTorch's
+    schema has ``?``."""
 
-    Example:
-        >>> import chainrule as torch
-        >>> torch.randint(3, 5, (4,)).dtype
-        chainrule.int64
-    """
-    _check_device(device)
-    given = dict(zip(("low", "high", "size") if len(args) == 3 else ("high", "size"), args,
-                     strict=False))
-    for key, value in kwargs.items():
-        if key not in ("low", "high", "size") or key in given:
-            raise TypeError(f"randint() got an unexpected keyword argument '{key}'")
-        given[key] = value
-    if "high" not in given or "size" not in given or len(args) > 3:
-        got = ", ".join([_type_name(a) for a in args] +
-                        [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
-        raise TypeError(
-            f"randint() received an invalid combination of arguments - got ({got}), but expected "
-            f"one of:\n{_RANDINT_SIGNATURES}"
-        )
-    low, high = given.get("low", 0), given["high"]
-    for position, (name, value) in enumerate((("low", low), ("high", high)), start=1):
-        if not _is_int_like(value) or isinstance(value, builtins.bool):
-            position = position if "low" in given else 1
-            raise TypeError(
-                f"randint(): argument '{name}' (position {position}) must be int, not "
-                f"{_type_name(value)}"
-            )
-    low, high = builtins.int(low), builtins.int(high)
+    __slots__ = ("name", "kind", "optional", "keyword_only", "allow_none")
+
+    _TYPE_NAMES = {"int": "int", "ints": "tuple of ints", "Tensor": "Tensor",
+                   "Generator": "chainrule.Generator", "dtype": "chainrule.dtype",
+                   "layout": "chainrule.layout", "device": "chainrule.device", "bool": "bool",
+                   "memory_format": "chainrule.memory_format"}
+
+    def __init__(self, name: str, kind: str, optional: bool = False, keyword_only: bool = False,
+                 allow_none: bool = False) -> None:
+        self.name, self.kind, self.optional = name, kind, optional
+        self.keyword_only, self.allow_none = keyword_only, allow_none
+
+    @property
+    def type_name(self) -> str:
+        return self._TYPE_NAMES[self.kind]
+
+    def check(self, value: Any) -> tuple[bool, int]:
+        """Whether ``value`` fits, and for a size the index of its first bad element (-1)."""
+        kind = self.kind
+        if kind == "int":
+            return _is_int_like(value) and not isinstance(value, builtins.bool), -1
+        if kind == "ints":
+            # As PyTorch, only the first element is checked here; the others when the size is
+            # read (``_size_args``, with its own message).
+            if not isinstance(value, list | tuple):
+                return False, -1
+            if value and (not _is_int_like(value[0]) or isinstance(value[0], builtins.bool)):
+                return False, 0
+            return True, -1
+        if kind == "Tensor":
+            return isinstance(value, Tensor), -1
+        if kind == "Generator":
+            return isinstance(value, Generator), -1
+        if kind == "dtype":
+            return isinstance(value, DType), -1
+        if kind == "bool":
+            return isinstance(value, builtins.bool), -1
+        if kind == "device":
+            return isinstance(value, str | int | Device), -1
+        return True, -1  # layout, memory_format: not modelled, any value passes
+
+
+class _Signature:
+    """One overload, printed as PyTorch prints it in the invalid-combination message."""
+
+    def __init__(self, name: str, text: str, params: list[_Param]) -> None:
+        self.name, self.text, self.params = name, text, params
+        self.min_args = builtins.sum(not p.optional for p in params)
+        self.max_args = len(params)
+        self.max_pos = builtins.sum(not p.keyword_only for p in params)
+
+    def parse(self, args: tuple, kwargs: dict[str, Any], raise_error: bool) -> dict | None:
+        """PyTorch's ``FunctionSignature::parse``: the bound arguments, or None (or its
+        TypeError) when they do not fit. A single positional size also takes the positional
+        arguments themselves (``rand(2, 3)``)."""
+        name = self.name
+        varargs = self.max_pos == 1 and self.params[0].kind == "ints"
+        if varargs and args and _is_int_like(args[0]) and not isinstance(args[0], builtins.bool):
+            args = (args,)
+        if len(args) > self.max_pos:
+            if not raise_error:
+                return None
+            if self.min_args != self.max_pos:
+                raise TypeError(f"{name}() takes from {self.min_args} to {self.max_pos} "
+                                f"positional arguments but {len(args)} were given")
+            plural = "" if self.max_pos == 1 else "s"
+            verb = "was" if len(args) == 1 else "were"
+            raise TypeError(f"{name}() takes {self.max_pos} positional argument{plural} but "
+                            f"{len(args)} {verb} given")
+        bound: dict[str, Any] = {}
+        used = 0
+        for index, param in enumerate(self.params):
+            keyword = index >= len(args)
+            if not keyword:
+                value = args[index]
+            elif param.name in kwargs:
+                value = kwargs[param.name]
+                used += 1
+            else:
+                value = _MISSING
+            if value is _MISSING and param.optional or value is None and param.allow_none:
+                bound[param.name] = None
+                continue
+            if value is _MISSING:
+                if not raise_error:
+                    return None
+                missing = [f'"{p.name}"' for p in self.params[index:] if not p.optional]
+                # PyTorch's message puts the plural on a single missing argument.
+                plural = "s" if len(missing) == 1 else ""
+                raise TypeError(f"{name}() missing {len(missing)} required positional "
+                                f"argument{plural}: {', '.join(missing)}")
+            fits, bad = param.check(value)
+            if not fits:
+                if not raise_error:
+                    return None
+                if keyword:
+                    raise TypeError(f"{name}(): argument '{param.name}' must be "
+                                    f"{param.type_name}, not {_type_name(value)}")
+                if bad >= 0:
+                    raise TypeError(
+                        f"{name}(): argument '{param.name}' (position {index + 1}) must be "
+                        f"{param.type_name}, but found element of type "
+                        f"{_type_name(value[bad])} at pos {bad}"
+                    )
+                raise TypeError(f"{name}(): argument '{param.name}' (position {index + 1}) must "
+                                f"be {param.type_name}, not {_type_name(value)}")
+            bound[param.name] = value
+        if used < len(kwargs):
+            if not raise_error:
+                return None
+            names = [p.name for p in self.params]
+            for key in kwargs:
+                if key not in names:
+                    raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+                if names.index(key) < len(args):
+                    raise TypeError(f"{name}() got multiple values for argument '{key}'")
+        return bound
+
+
+_MISSING = object()
+
+
+def _arg_desc(args: tuple, kwargs: dict[str, Any]) -> str:
+    """PyTorch's ``_argDesc``: positional types, then ``name=type`` for the keywords (in the
+    order its hash map gives them back: reversed), the last ``", "`` dropped only after
+    positional arguments."""
+    text = "(" + "".join(f"{_type_name(a)}, " for a in args)
+    text += "".join(f"{k}={_type_name(v)}, " for k, v in reversed(kwargs.items()))
+    return (text[:-2] if args else text) + ")"
+
+
+def _parse_overloads(name: str, signatures: Sequence[_Signature], args: tuple,
+                     kwargs: dict[str, Any]) -> dict[str, Any]:
+    """PyTorch's ``PythonArgParser``: the first signature that fits, else its error."""
+    for signature in signatures:
+        bound = signature.parse(args, kwargs, False)
+        if bound is not None:
+            return bound
+    count = len(args) + len(kwargs)
+    plausible = [sig for sig in signatures if sig.min_args <= count <= sig.max_args]
+    if len(plausible) == 1:
+        plausible[0].parse(args, kwargs, True)
+    options = "".join(f" * {sig.text}\n" for sig in signatures)
+    raise TypeError(f"{name}() received an invalid combination of arguments - got "
+                    f"{_arg_desc(args, kwargs)}, but expected one of:\n{options}")
+
+
+def _factory_params(with_generator: bool, first: tuple[_Param, ...], out: bool = True,
+                    memory_format: bool = False) -> list[_Param]:
+    params = list(first)
+    if with_generator:
+        params.append(_Param("generator", "Generator", keyword_only=True, allow_none=True))
+    if memory_format:
+        params.append(_Param("memory_format", "memory_format", True, True, True))
+    if out:
+        params.append(_Param("out", "Tensor", True, True, True))
+    params += [_Param("dtype", "dtype", True, True, True), _Param("layout", "layout", True, True,
+                                                                   True),
+               _Param("device", "device", True, True, True),
+               _Param("pin_memory", "bool", True, True), _Param("requires_grad", "bool", True,
+                                                                 True)]
+    return params
+
+
+def _randint_signatures() -> list[_Signature]:
+    signatures = []
+    for bounds in (("high",), ("low", "high")):
+        for with_generator in (True, False):
+            first = tuple(_Param(b, "int") for b in bounds) + (_Param("size", "ints"),)
+            text = ", ".join(f"int {b}" for b in bounds) + ", tuple of ints size, *, "
+            text += "chainrule.Generator generator, " if with_generator else ""
+            signatures.append(_Signature(
+                "randint", f"({text}Tensor out = None, {_FACTORY_OPTIONS})",
+                _factory_params(with_generator, first)))
+    return signatures
+
+
+def _randint_like_signatures() -> list[_Signature]:
+    signatures = []
+    for bounds, kind in ((("low", "high"), "int"), (("high",), "Tensor"), (("high",), "int")):
+        for with_generator in (True, False):
+            first = (_Param("input", "Tensor"),) + tuple(_Param(b, kind) for b in bounds)
+            text = "Tensor input, " + ", ".join(f"{kind} {b}" for b in bounds) + ", *, "
+            text += "chainrule.Generator generator, " if with_generator else ""
+            signatures.append(_Signature(
+                "randint_like",
+                f"({text}chainrule.memory_format memory_format = None, {_FACTORY_OPTIONS})",
+                _factory_params(with_generator, first, out=False, memory_format=True)))
+    return signatures
+
+
+def _sized_signatures(name: str) -> list[_Signature]:
+    """``rand``/``randn``: a size (also as separate ints), with or without a generator."""
+    signatures = []
+    for with_generator in (True, False):
+        text = "tuple of ints size, *, "
+        text += "chainrule.Generator generator, " if with_generator else ""
+        signatures.append(_Signature(name, f"({text}Tensor out = None, {_FACTORY_OPTIONS})",
+                                     _factory_params(with_generator, (_Param("size", "ints"),))))
+    return signatures
+
+
+_RANDINT = _randint_signatures()
+_RANDINT_LIKE = _randint_like_signatures()
+
+# Each dtype's name in PyTorch's random-bounds messages (C++ type names).
+_CPP_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+              "int32": "int", "int64": "long int", "bool": "bool", "float16": "c10::Half",
+              "float32": "float", "float64": "double"}
+
+
+def _check_random_bounds(low: int, high: int, d: DType) -> None:
+    """PyTorch's ``random_from_to`` checks: ``low < high``, both ends representable in the
+    dtype (a warning past the floating types' exact integers)."""
     if low >= high:
         raise RuntimeError(
             f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
         )
-    size = given["size"]
-    if not isinstance(size, list | tuple):
-        raise TypeError(
-            f"randint(): argument 'size' (position {3 if 'low' in given else 2}) must be tuple "
-            f"of ints, not {_type_name(size)}"
-        )
-    shape = _size_args("randint", (tuple(size),), position=3 if "low" in given else 2)
-    d = _resolve_dtype(dtype) or _dtype.int64
-    values = _gen(generator).integers(low, high, shape)
+    np_dtype = d.np
+    name = _CPP_NAMES.get(np_dtype.name, np_dtype.name)
+    if np_dtype.kind == "f":
+        info = np.finfo(np_dtype)
+        lowest, highest, digits = builtins.float(info.min), builtins.float(info.max), info.nmant + 1
+    elif np_dtype.kind == "b":
+        lowest, highest, digits = 0, 1, None
+    else:
+        info = np.iinfo(np_dtype)
+        lowest, highest, digits = info.min, info.max, None
+    for value, what in ((low, "from"), (high - 1, "to - 1")):
+        if value < lowest or value > highest:
+            raise RuntimeError(f"{what} is out of bounds for {name}")
+    if digits is not None:
+        for value, what in ((low, "from"), (high - 1, "to - 1")):
+            if value < -(1 << digits) or value > (1 << digits):
+                warnings.warn(
+                    f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision "
+                    f"limitations {name} can support discrete uniform distribution only within "
+                    "this range. This warning will become an error in version 1.7 release, "
+                    "please fix the code in advance",
+                    UserWarning,
+                    stacklevel=3,
+                )
+
+
+def randint(*args: Any, **kwargs: Any) -> Tensor:
+    """Integers uniformly from ``[low, high)``: ``randint(high, size)`` or
+    ``randint(low, high, size)``, any of them by keyword (int64 unless ``dtype`` is given).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.randint(3, 5, size=(4,)).dtype
+        chainrule.int64
+    """
+    bound = _parse_overloads("randint", _RANDINT, args, kwargs)
+    _check_device(bound["device"])
+    requires_grad = builtins.bool(bound["requires_grad"])
+    low, high = builtins.int(bound.get("low") or 0), builtins.int(bound["high"])
+    shape = _size_args("randint", (tuple(bound["size"]),))
+    d = _resolve_dtype(bound["dtype"]) or _dtype.int64
+    _check_random_bounds(low, high, d)
+    values = _gen(bound.get("generator")).integers(low, high, shape)
     return make_tensor(values.astype(d.np), requires_grad)
 
 
@@ -1060,14 +1282,18 @@ def randn_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False,
                  generator=generator)
 
 
-def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype: Any = None,
-                 requires_grad: bool = False, generator: Generator | None = None,
-                 **_: Any) -> Tensor:
-    """Random integers in ``[low, high)`` with the shape (and dtype) of ``input``."""
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, input._data.shape, dtype=dtype or input.dtype,
-                   requires_grad=requires_grad, generator=generator)
+def randint_like(*args: Any, **kwargs: Any) -> Tensor:
+    """Random integers in ``[low, high)`` with the shape (and dtype) of ``input``:
+    ``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
+    bound = _parse_overloads("randint_like", _RANDINT_LIKE, args, kwargs)
+    input = bound["input"]
+    high = bound["high"]
+    if isinstance(high, Tensor):
+        high = high.item()
+    low = bound.get("low") or 0
+    return randint(low, high, input._data.shape, dtype=bound["dtype"] or input.dtype,
+                   requires_grad=builtins.bool(bound["requires_grad"]),
+                   generator=bound.get("generator"), device=bound["device"])
 
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,

@@ -15,7 +15,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .optimizer import Optimizer
+from .._tensor import Tensor
+from .optimizer import Optimizer, to_scalar
 
 __all__ = [
     "LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
@@ -45,7 +46,18 @@ def _format_param(name: str, optimizer: Optimizer, param: Any) -> list[Any]:
 
 
 def _group_values(optimizer: Optimizer, key: str) -> list[Any]:
-    return [group[key] for group in optimizer.param_groups]
+    """Each group's ``key``, a tensor cloned (so later in-place updates do not show)."""
+    return [group[key].clone() if isinstance(group[key], Tensor) else group[key]
+            for group in optimizer.param_groups]
+
+
+def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
+    """PyTorch's ``_update_param_group_val``: a tensor hyper-parameter is filled in place
+    (it stays the same tensor, as the optimizer may hold it), anything else replaced."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(to_scalar(value))
+    else:
+        group[key] = value
 
 
 class LRScheduler:
@@ -60,7 +72,9 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                initial = group["lr"]
+                group.setdefault("initial_lr",
+                                 initial.clone() if isinstance(initial, Tensor) else initial)
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -129,7 +143,7 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
     def _warn_outside_step(self) -> None:
@@ -582,7 +596,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, self.min_lrs[i])
             if old - new > self.eps:
-                group["lr"] = new
+                _set_group_value(group, "lr", new)
 
     @property
     def in_cooldown(self) -> bool:

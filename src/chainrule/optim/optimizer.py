@@ -1,29 +1,39 @@
 """``Optimizer``: parameter groups, per-parameter state, ``state_dict``, ``zero_grad``.
 
-Subclasses implement ``step``. Updates are written into the parameters' arrays under
-``no_grad`` and bump their version counters, as PyTorch's in-place updates do; per-parameter
-state (momentum buffers, moment estimates, ``step``) is kept as chainrule tensors, so
-``state_dict()`` looks like PyTorch's.
+Subclasses implement ``step`` twice, as PyTorch's ``_single_tensor_*`` functions compute it:
+
+* the usual step writes into the parameters' arrays (no graph) and bumps their version
+  counters, as PyTorch's in-place updates do; hyper-parameters given as tensors enter as
+  NumPy scalars of their dtype, so the arithmetic rounds as PyTorch's does with them;
+* with ``differentiable=True`` the step runs with grad mode on, as tensor operations, in
+  PyTorch's order, so the updated parameters (and state) are differentiable functions of the
+  initial parameters, the gradients, the state and tensor hyper-parameters.
+
+Per-parameter state (momentum buffers, moment estimates, ``step``) is kept as chainrule tensors,
+so ``state_dict()`` looks like PyTorch's.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from itertools import chain
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, wrap
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..nn.modules.module import typename
 from ..ops.inplace import bump_version
 
 __all__ = ["Optimizer", "required"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _Required:
@@ -41,6 +51,70 @@ def scalar_tensor(value: float) -> Tensor:
     the default dtype)."""
     d = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
     return wrap(np.asarray(value, dtype=d))
+
+
+def use_grad_for_differentiable(step: F) -> F:
+    """PyTorch's ``_use_grad_for_differentiable``: the step runs with grad mode on exactly
+    when the optimizer is ``differentiable``, and restores it after."""
+
+    @functools.wraps(step)
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        previous = is_grad_enabled()
+        try:
+            set_grad_enabled(bool(self.defaults["differentiable"]))
+            return step(self, *args, **kwargs)
+        finally:
+            set_grad_enabled(previous)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def to_scalar(value: Any) -> Any:
+    """PyTorch's ``_to_scalar``: a one-element tensor with dimensions becomes 0-d."""
+    if isinstance(value, Tensor) and value.dim() != 0:
+        return value.squeeze()
+    return value
+
+
+def array_hyper(value: Any) -> Any:
+    """A hyper-parameter for the array step: a tensor becomes a NumPy scalar of its dtype, so
+    ``lr / bias_correction`` and friends round as PyTorch's tensor arithmetic does."""
+    if isinstance(value, Tensor):
+        return value._data.reshape(())[()]
+    return value
+
+
+def number_argument(value: Any, op_name: str, argument: str) -> Any:
+    """A hyper-parameter passed where PyTorch's op takes a number (``alpha=``, ``value=``): a
+    tensor is read as its value, unless it needs grad under grad mode (PyTorch's TypeError)."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.requires_grad and is_grad_enabled():
+        raise TypeError(f"{op_name}(): argument '{argument}' must be Number, not Tensor")
+    return value.item()
+
+
+def check_tensor_lr(lr: Any) -> None:
+    """PyTorch's check of a tensor learning rate."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+
+
+def check_fused(fused: Any, differentiable: bool, foreach: Any) -> None:
+    """PyTorch's checks of ``fused`` (chainrule has a single implementation)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def step_as_tensor(state: dict[Any, dict[str, Any]], params: Iterable[Tensor]) -> None:
+    """An older state dict's ``step`` (a number) as PyTorch's 0-d tensor."""
+    for p in params:
+        p_state = state.get(p, {})
+        if p_state and "step" in p_state and not isinstance(p_state["step"], Tensor):
+            p_state["step"] = scalar_tensor(float(p_state["step"]))
 
 
 class Optimizer:
@@ -74,6 +148,7 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("

@@ -5,10 +5,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._tensor import wrap
-from ..autograd.grad_mode import no_grad
+from .._tensor import Tensor, wrap
 from ..ops.inplace import bump_version
-from .optimizer import Optimizer, grads_of
+from .optimizer import (
+    Optimizer,
+    array_hyper,
+    check_fused,
+    check_tensor_lr,
+    grads_of,
+    to_scalar,
+    use_grad_for_differentiable,
+)
 
 __all__ = ["SGD"]
 
@@ -19,6 +26,9 @@ class SGD(Optimizer):
         g = grad (+ weight_decay * p);  buf = momentum * buf + (1 - dampening) * g
         g = g + momentum * buf (nesterov) or buf;  p -= lr * g
 
+    ``lr`` (and ``weight_decay``) may be tensors; with ``differentiable=True`` the step is
+    recorded by autograd.
+
     Example:
         >>> import chainrule as torch
         >>> w = torch.nn.Parameter(torch.tensor([1.0]))
@@ -28,10 +38,12 @@ class SGD(Optimizer):
         tensor([0.8000], requires_grad=True)
     """
 
-    def __init__(self, params: Any, lr: float = 1e-3, momentum: float = 0,
-                 dampening: float = 0, weight_decay: float = 0, nesterov: bool = False, *,
-                 maximize: bool = False, foreach: bool | None = None,
-                 differentiable: bool = False, fused: bool | None = None) -> None:
+    def __init__(self, params: Any, lr: float | Tensor = 1e-3, momentum: float = 0,
+                 dampening: float = 0, weight_decay: float | Tensor = 0,
+                 nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        check_tensor_lr(lr)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -46,30 +58,80 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        check_fused(fused, differentiable, foreach)
 
-    @no_grad()
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    @use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, momentum = group["lr"], group["momentum"]
-            dampening, weight_decay = group["dampening"], group["weight_decay"]
-            for p, grad in grads_of(group):
-                g = -grad if group["maximize"] else grad
-                if weight_decay != 0:
-                    g = g + weight_decay * p._data
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = wrap(g.copy())
-                        state["momentum_buffer"] = buf
-                    else:
-                        b = buf._data
-                        b *= momentum
-                        b += (1 - dampening) * g
-                        bump_version(buf)
-                    g = g + momentum * buf._data if group["nesterov"] else buf._data
-                p._data += -lr * g
-                bump_version(p)
+            if group["differentiable"]:
+                self._tensor_step(group)
+            else:
+                self._array_step(group)
         return loss
+
+    def _array_step(self, group: dict[str, Any]) -> None:
+        lr, momentum = array_hyper(to_scalar(group["lr"])), group["momentum"]
+        dampening = group["dampening"]
+        weight_decay = array_hyper(group["weight_decay"])
+        for p, grad in grads_of(group):
+            g = -grad if group["maximize"] else grad
+            if weight_decay != 0:
+                g = g + weight_decay * p._data
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = wrap(g.copy())
+                    state["momentum_buffer"] = buf
+                else:
+                    b = buf._data
+                    b *= momentum
+                    b += (1 - dampening) * g
+                    bump_version(buf)
+                g = g + momentum * buf._data if group["nesterov"] else buf._data
+            p._data += -lr * g
+            bump_version(p)
+
+    def _tensor_step(self, group: dict[str, Any]) -> None:
+        """PyTorch's ``_single_tensor_sgd`` on tensors, recorded by autograd."""
+        lr = to_scalar(group["lr"])
+        momentum, dampening = group["momentum"], group["dampening"]
+        weight_decay = group["weight_decay"]
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            grad = -p.grad if group["maximize"] else p.grad
+            if weight_decay != 0:
+                if isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
+                    grad = grad.add_(p.clone() * weight_decay)  # PyTorch: addcmul_
+                else:
+                    grad = grad.add(p, alpha=_number(weight_decay))
+            if momentum != 0:
+                state = self.state[p]
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = grad.detach().clone()
+                    state["momentum_buffer"] = buf
+                else:
+                    buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
+            if isinstance(lr, Tensor) and lr.requires_grad:
+                p.add_(-1 * grad * lr)  # PyTorch: addcmul_(grad, lr, value=-1)
+            else:
+                p.add_(grad, alpha=-_number(lr))
+
+
+def _number(value: Any) -> Any:
+    """A tensor hyper-parameter as the Python number PyTorch's ``alpha=`` turns it into."""
+    return value.item() if isinstance(value, Tensor) else value

@@ -363,7 +363,11 @@ class ParameterList(Module):
 
 
 class ParameterDict(Module):
-    """An ordered dict of parameters (tensors are wrapped in Parameter)."""
+    """An ordered dict of parameters (tensors are wrapped in Parameter).
+
+    As in PyTorch, a plain ``dict`` given to the constructor or ``update`` is added in sorted
+    key order; an ``OrderedDict``, a ``ParameterDict`` or a sequence of pairs keeps its order.
+    """
 
     def __init__(self, parameters: Any = None) -> None:
         super().__init__()
@@ -371,18 +375,29 @@ class ParameterDict(Module):
         if parameters is not None:
             self.update(parameters)
 
+    @staticmethod
+    def _key_to_attr(key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string "
+                f"(type is '{type(key).__name__}'). Open an issue on github if you need "
+                "non-string keys."
+            )
+        return key
+
     def __getitem__(self, key: str) -> Any:
-        return getattr(self, key)
+        return getattr(self, self._key_to_attr(key))
 
     def __setitem__(self, key: str, value: Any) -> None:
+        attr = self._key_to_attr(key)  # before recording the key (PyTorch records it first)
         self._keys[key] = None
         if isinstance(value, Tensor) and not isinstance(value, Parameter):
             value = Parameter(value)
-        setattr(self, key, value)
+        setattr(self, attr, value)
 
     def __delitem__(self, key: str) -> None:
         del self._keys[key]
-        delattr(self, key)
+        delattr(self, self._key_to_attr(key))
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -390,10 +405,50 @@ class ParameterDict(Module):
     def __iter__(self) -> Iterator[str]:
         return iter(self._keys)
 
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
     def __contains__(self, key: object) -> bool:
         return key in self._keys
 
-    def keys(self) -> Iterable[str]:
+    def copy(self) -> ParameterDict:
+        """A new ParameterDict with the same parameters (not copies of them)."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        """The value under ``key``, after inserting ``default`` there if it was absent."""
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        """Remove every entry."""
+        for k in list(self._keys):
+            del self[k]
+
+    def pop(self, key: str) -> Any:
+        """Remove the entry under ``key`` and return its value."""
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self) -> tuple[str, Any]:
+        """Remove and return the last inserted ``(key, value)`` pair."""
+        k, _ = self._keys.popitem()
+        self._keys[k] = None
+        val = self[k]
+        del self[k]
+        return k, val
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The value under ``key``, or ``default``."""
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        """A new ParameterDict with ``keys``, each set to ``default``."""
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> Any:
         """The names."""
         return self._keys.keys()
 
@@ -406,10 +461,49 @@ class ParameterDict(Module):
         return (self[k] for k in self._keys)
 
     def update(self, parameters: Any) -> None:
-        """Add (or replace) parameters from a mapping or an iterable of pairs."""
-        items = parameters.items() if isinstance(parameters, Mapping) else parameters
-        for key, value in items:
-            self[key] = value
+        """Add (or replace) entries from a mapping or an iterable of pairs (a plain dict in
+        sorted key order, as PyTorch)."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value pairs, "
+                f"but got {type(parameters).__name__}"
+            )
+        if isinstance(parameters, OrderedDict | ParameterDict):
+            for key, value in parameters.items():
+                self[key] = value
+        elif isinstance(parameters, Mapping):
+            for key, value in sorted(parameters.items()):
+                self[key] = value
+        else:
+            for j, p in enumerate(parameters):
+                if not isinstance(p, Iterable):
+                    raise TypeError(
+                        f"ParameterDict update sequence element #{j} should be Iterable; is"
+                        f"{type(p).__name__}"
+                    )
+                if len(p) != 2:
+                    raise ValueError(
+                        f"ParameterDict update sequence element #{j} has length {len(p)}; 2 is "
+                        "required"
+                    )
+                self[p[0]] = p[1]
+
+    def __call__(self, input: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
 
     def extra_repr(self) -> str:
         lines = []

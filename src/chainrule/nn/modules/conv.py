@@ -84,6 +84,10 @@ class _ConvNd(Module):
             if fan_in != 0:
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
+            else:
+                # PyTorch leaves the bias as allocated (uninitialised memory, in practice
+                # zeros) and draws nothing; ours would be garbage: zeros, and no draw either.
+                init.zeros_(self.bias)
 
     def extra_repr(self) -> str:
         d = self._dims

@@ -10,11 +10,11 @@ value is copied, so on error the module is exactly as it was.
 
 from __future__ import annotations
 
+import warnings
+import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
-
-import numpy as np
 
 from ... import _dtype
 from ..._tensor import Tensor
@@ -58,6 +58,36 @@ def _addindent(text: str, spaces: int) -> str:
         return text
     first = lines.pop(0)
     return first + "\n" + "\n".join(" " * spaces + line for line in lines)
+
+
+_EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+
+
+class _ModuleHookHandle(RemovableHandle):
+    """The handle of a module hook: ``remove()`` also forgets the hook's flags (``with_kwargs``,
+    ``always_call``), as PyTorch's ``RemovableHandle(hooks, extra_dict=...)``."""
+
+    __slots__ = ("_extra_refs",)
+
+    def __init__(self, hooks_dict: HookDict, extra_dicts: tuple[HookDict, ...] = ()) -> None:
+        super().__init__(hooks_dict)
+        self._extra_refs = tuple(weakref.ref(d) for d in extra_dicts)
+
+    def remove(self) -> None:
+        """Unregister the hook and its flags (a second call does nothing)."""
+        super().remove()
+        for ref in self._extra_refs:
+            extra = ref()
+            if extra is not None:
+                extra.pop(self.id, None)
+
+
+# What ``Module.__init__`` creates; ``__setstate__`` adds the ones an older pickle lacks.
+_HOOK_DICTS = (
+    "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
+    "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_state_dict_pre_hooks",
+    "_state_dict_hooks",
+)
 
 
 def _insert_hook(hooks: HookDict, handle: RemovableHandle, hook: Any, prepend: bool) -> None:
@@ -111,11 +141,8 @@ class Module:
         setattr_(self, "_buffers", {})
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", {})
-        setattr_(self, "_forward_pre_hooks", HookDict())
-        setattr_(self, "_forward_pre_hooks_with_kwargs", {})
-        setattr_(self, "_forward_hooks", HookDict())
-        setattr_(self, "_forward_hooks_with_kwargs", {})
-        setattr_(self, "_forward_hooks_always_called", {})
+        for name in _HOOK_DICTS:
+            setattr_(self, name, HookDict())
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Compute the module's output (subclasses implement it)."""
@@ -126,48 +153,68 @@ class Module:
     # -- calling -------------------------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        try:
+            hooked = self._forward_pre_hooks or self._forward_hooks
+        except AttributeError:
+            # A subclass that skipped Module.__init__: PyTorch's message names the first hook
+            # dict it looks at.
+            raise AttributeError(
+                f"'{type(self).__name__}' object has no attribute '_backward_hooks'"
+            ) from None
+        if not hooked:
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict[str, Any]) -> Any:
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                result = hook(self, args, kwargs)
-                if result is not None:
-                    if not (isinstance(result, tuple) and len(result) == 2):
-                        raise RuntimeError(
-                            "forward pre-hook must return None or a tuple of (new_args, "
-                            f"new_kwargs), but got {result}."
-                        )
-                    args, kwargs = result
-            else:
-                result = hook(self, args)
-                if result is not None:
-                    args = result if isinstance(result, tuple) else (result,)
+        """PyTorch's ``_call_impl``: pre-hooks, ``forward``, hooks; if anything raises, the
+        ``always_call`` hooks not yet run are run (with the output so far, or None) before the
+        error propagates, and an error of theirs is a warning."""
+        result = None
         called: set[int] = set()
         try:
-            output = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    result = hook(self, args, kwargs, output)
+            for hook_id, hook in list(self._forward_pre_hooks.items()):
+                if hook_id in self._forward_pre_hooks_with_kwargs:
+                    new = hook(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError(
+                                "forward pre-hook must return None or a tuple of (new_args, "
+                                f"new_kwargs), but got {new}."
+                            )
+                        args, kwargs = new
                 else:
-                    result = hook(self, args, output)
-                if result is not None:
-                    output = result
+                    new = hook(self, args)
+                    if new is not None:
+                        args = new if isinstance(new, tuple) else (new,)
+            result = self.forward(*args, **kwargs)
+            for hook_id, hook in list(self._forward_hooks.items()):
+                if hook_id in self._forward_hooks_always_called:
+                    called.add(hook_id)
+                if hook_id in self._forward_hooks_with_kwargs:
+                    new = hook(self, args, kwargs, result)
+                else:
+                    new = hook(self, args, result)
+                if new is not None:
+                    result = new
+            return result
         except Exception:
             for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in called:
-                    try:
-                        if hook_id in self._forward_hooks_with_kwargs:
-                            hook(self, args, kwargs, None)
-                        else:
-                            hook(self, args, None)
-                    except Exception:  # noqa: BLE001 - the original error is what matters
-                        pass
+                if hook_id not in self._forward_hooks_always_called or hook_id in called:
+                    continue
+                try:
+                    if hook_id in self._forward_hooks_with_kwargs:
+                        new = hook(self, args, kwargs, result)
+                    else:
+                        new = hook(self, args, result)
+                    if new is not None:
+                        result = new
+                except Exception as e:  # noqa: BLE001 - the original error is what propagates
+                    warnings.warn(
+                        "module forward hook with ``always_call=True`` raised an exception that "
+                        f"was silenced as another error was raised in forward: {e}",
+                        stacklevel=2,
+                    )
             raise
-        return output
 
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
@@ -176,7 +223,8 @@ class Module:
         With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and may return
         ``(args, kwargs)``.
         """
-        handle = RemovableHandle(self._forward_pre_hooks)
+        handle = _ModuleHookHandle(self._forward_pre_hooks,
+                                   (self._forward_pre_hooks_with_kwargs,))
         _insert_hook(self._forward_pre_hooks, handle, hook, prepend)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -185,8 +233,14 @@ class Module:
     def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                               with_kwargs: bool = False,
                               always_call: bool = False) -> RemovableHandle:
-        """Call ``hook(module, args, output)`` after ``forward``; it may return a new output."""
-        handle = RemovableHandle(self._forward_hooks)
+        """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
+
+        With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs, output)``; with
+        ``always_call=True`` it also runs (with the output so far, or None) when the forward or
+        an earlier hook raises.
+        """
+        handle = _ModuleHookHandle(self._forward_hooks, (self._forward_hooks_with_kwargs,
+                                                         self._forward_hooks_always_called))
         _insert_hook(self._forward_hooks, handle, hook, prepend)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -276,6 +330,9 @@ class Module:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
+        for name in _HOOK_DICTS:
+            if name not in self.__dict__:
+                object.__setattr__(self, name, HookDict())
 
     # -- registration --------------------------------------------------------------------------
 
@@ -501,32 +558,32 @@ class Module:
 
     # -- dtype and device ----------------------------------------------------------------------
 
-    def _apply(self: T, convert: Callable[[np.ndarray], np.ndarray]) -> T:
-        """Convert every parameter's (and gradient's) and buffer's array in place of the
-        module: parameters stay the same objects, buffers are replaced."""
-        for module in self.modules():
+    def _apply(self: T, fn: Callable[[Tensor], Tensor]) -> T:
+        """Apply ``fn`` to every parameter, gradient and buffer (Tensors, under ``no_grad``), as
+        PyTorch does: children first; a parameter keeps its identity (its ``.data`` becomes
+        ``fn(param)``, and its gradient's ``.data`` ``fn(grad)``); a buffer is replaced by
+        ``fn(buffer)``. The walk uses a stack, and a module shared by two parents is visited
+        twice, as PyTorch's recursion visits it."""
+        for module in _post_order(self):
             for param in module._parameters.values():
                 if param is None:
                     continue
-                new = convert(param._data)
-                if new is not param._data:
-                    param._data = new
-                    bump_version(param)
-                if param._grad is not None:
-                    g = convert(param._grad._data)
-                    if g is not param._grad._data:
-                        param._grad._data = g
+                with no_grad():
+                    applied = fn(param)
+                param.data = applied
+                grad = param._grad
+                if grad is not None:
+                    with no_grad():
+                        grad_applied = fn(grad)
+                    grad.data = grad_applied
             for name, buf in list(module._buffers.items()):
                 if buf is not None:
-                    new = convert(buf._data)
-                    if new is not buf._data:
-                        from ..._tensor import make_tensor
-
-                        module._buffers[name] = make_tensor(new, buf._requires_grad)
+                    module._buffers[name] = fn(buf)
         return self
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:
-        """Cast floating parameters and buffers: ``to(dtype)``, ``to(device)``, ``to(tensor)``."""
+        """Cast floating (and complex) parameters and buffers: ``to(dtype)``, ``to(device)``,
+        ``to(tensor)``, ``to(device, dtype)``."""
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
@@ -546,33 +603,38 @@ class Module:
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                 f"dtype={dtype}"
             )
-        target = dtype.np
+        if dtype.is_complex:
+            warnings.warn(
+                "Complex modules are a new feature under active development whose design may "
+                "change, and some modules might not work as expected when using complex tensors "
+                "as parameters or buffers. Please file an issue at "
+                "https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml if a "
+                "complex module does not work as expected.",
+                stacklevel=2,
+            )
         return self._apply(
-            lambda a: a.astype(target) if a.dtype.kind in "fc" and a.dtype != target else a
-        )
-
-    def _cast_floating(self: T, dtype: Any) -> T:
-        target = dtype.np
-        return self._apply(
-            lambda a: a.astype(target) if a.dtype.kind == "f" and a.dtype != target else a
+            lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t
         )
 
     def float(self: T) -> T:
         """Cast floating parameters and buffers to float32."""
-        return self._cast_floating(_dtype.float32)
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
     def double(self: T) -> T:
         """Cast floating parameters and buffers to float64."""
-        return self._cast_floating(_dtype.float64)
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
     def half(self: T) -> T:
         """Cast floating parameters and buffers to float16."""
-        return self._cast_floating(_dtype.float16)
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self: T) -> T:
+        """Cast floating parameters and buffers to bfloat16."""
+        return self._apply(lambda t: t.to(_dtype.bfloat16) if t.is_floating_point() else t)
 
     def type(self: T, dst_type: Any) -> T:
         """Cast every parameter and buffer to ``dst_type``."""
-        target = dst_type.np
-        return self._apply(lambda a: a.astype(target) if a.dtype != target else a)
+        return self._apply(lambda t: t.type(dst_type))
 
     def cpu(self: T) -> T:
         """A no-op: chainrule runs on the CPU."""
@@ -590,27 +652,114 @@ class Module:
 
     def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
                    keep_vars: bool = False) -> dict[str, Any]:
-        """An ordered dict of every parameter and persistent buffer, by dotted name.
+        """An ordered dict of every parameter and persistent buffer, by dotted name (and each
+        module's ``get_extra_state()`` under ``_extra_state`` when the module defines it).
 
         Values are detached tensors sharing memory with the module (``keep_vars=True``: the
         parameters themselves). Like PyTorch's, it carries ``_metadata`` (module versions).
+        Each module's state-dict pre-hooks run before its entries are written, its post-hooks
+        after its sub-modules' entries (the walk uses a stack, not recursion).
         """
         if args:
-            destination = args[0] if len(args) > 0 else destination
-            prefix = args[1] if len(args) > 1 else prefix
-            keep_vars = args[2] if len(args) > 2 else keep_vars
+            warnings.warn(
+                "Positional args are being deprecated, use kwargs instead. Refer to "
+                "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
+                "#torch.nn.Module.state_dict for details.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            if destination is None:
+                destination = args[0]
+            if len(args) > 1 and prefix == "":
+                prefix = args[1]
+            if len(args) > 2 and keep_vars is False:
+                keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()  # type: ignore[attr-defined]
-        metadata = getattr(destination, "_metadata", None)
-        # A module shared by two parents is saved under both names, as in PyTorch.
-        for module_prefix, module in self.named_modules(prefix=prefix.rstrip("."),
-                                                        remove_duplicate=False):
-            dotted = module_prefix + "." if module_prefix else ""
-            if metadata is not None:
-                metadata[module_prefix] = {"version": module._version}
-            module._save_to_state_dict(destination, dotted, keep_vars)
+        # (module, prefix, metadata, visited): a module is visited twice, before its children
+        # (metadata, pre-hooks, own entries) and after them (post-hooks). A module shared by
+        # two parents is saved under both names, as in PyTorch.
+        stack: list[tuple[Module, str, dict[str, Any], bool]] = [(self, prefix, {}, False)]
+        while stack:
+            module, module_prefix, local_metadata, visited = stack.pop()
+            if visited:
+                result = module._run_state_dict_hooks(destination, module_prefix,
+                                                      local_metadata)
+                if not stack:  # only the top module's hooks may replace what is returned
+                    destination = result
+                continue
+            local_metadata = {"version": module._version}
+            if hasattr(destination, "_metadata"):
+                destination._metadata[module_prefix[:-1]] = local_metadata
+            for hook in list(module._state_dict_pre_hooks.values()):
+                hook(module, module_prefix, keep_vars)
+            module._save_to_state_dict(destination, module_prefix, keep_vars)
+            stack.append((module, module_prefix, local_metadata, True))
+            for name, child in reversed(list(module._modules.items())):
+                if child is not None:
+                    stack.append((child, module_prefix + name + ".", {}, False))
         return destination
+
+    def _run_state_dict_hooks(self, destination: Any, prefix: str,
+                              local_metadata: dict[str, Any]) -> Any:
+        for hook in list(self._state_dict_hooks.values()):
+            result = hook(self, destination, prefix, local_metadata)
+            if not getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    destination = result
+            elif result is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        return destination
+
+    def register_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, prefix, keep_vars)`` before ``state_dict`` saves this module."""
+        handle = RemovableHandle(self._state_dict_pre_hooks)
+        self._state_dict_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata)`` after ``state_dict`` saved
+        this module and its sub-modules; it may change ``state_dict`` in place (and must
+        return None)."""
+        # PyTorch marks hooks registered through the public API on the function itself.
+        hook._from_public_api = True  # type: ignore[attr-defined]
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def _register_state_dict_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """PyTorch's private post-hook: it may return a new state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook"
+            )
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
+    def get_extra_state(self) -> Any:
+        """Extra state to save in ``state_dict`` (under ``_extra_state``); a module defines it,
+        with ``set_extra_state``, to have it saved."""
+        raise RuntimeError(
+            "Reached a code path in Module.get_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
+
+    def set_extra_state(self, state: Any) -> None:
+        """Restore the extra state ``get_extra_state`` returned (called by
+        ``load_state_dict``)."""
+        raise RuntimeError(
+            "Reached a code path in Module.set_extra_state() that should never be called. "
+            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
+            "bug-report.yml to report this bug."
+        )
+
+    def _has_extra_state(self, method: str) -> bool:
+        """Whether the module's class overrides ``get_extra_state`` / ``set_extra_state``."""
+        return getattr(type(self), method, None) is not getattr(Module, method)
 
     def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
                             keep_vars: bool) -> None:
@@ -620,6 +769,8 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if self._has_extra_state("get_extra_state"):
+            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
 
     def _local_state(self) -> dict[str, Tensor]:
         state: dict[str, Tensor] = {}
@@ -650,6 +801,7 @@ class Module:
         unexpected: list[str] = []
         errors: list[str] = []
         copies: list[tuple[Module, str, Tensor, Any]] = []
+        extras: list[tuple[Module, Any]] = []
         for module_prefix, module in self.named_modules(remove_duplicate=False):
             prefix = module_prefix + "." if module_prefix else ""
             local_meta = {} if metadata is None else metadata.get(module_prefix, {})
@@ -676,11 +828,20 @@ class Module:
                     )
                     continue
                 copies.append((module, name, target, value))
+            extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
+            if module._has_extra_state("set_extra_state"):
+                if extra_key in state:
+                    extras.append((module, state[extra_key]))
+                else:
+                    missing.append(extra_key)
+            elif extra_key in state:
+                unexpected.append(extra_key)
             for key in state:
-                if not key.startswith(prefix):
+                if not key.startswith(prefix) or key == extra_key:
                     continue
-                head = key[len(prefix):].split(".", 1)[0]
-                if head not in module._modules and head not in local:
+                head, dot, _ = key[len(prefix):].partition(".")
+                # A dotted rest must lead to a sub-module, a plain one to an entry.
+                if head not in (module._modules if dot else local):
                     unexpected.append(key)
         if strict:
             if unexpected:
@@ -702,6 +863,8 @@ class Module:
                 else:
                     target._data[...] = value._data.astype(target._data.dtype, copy=False)
                     bump_version(target)
+        for module, extra in extras:
+            module.set_extra_state(extra)
         return _IncompatibleKeys(missing, unexpected)
 
     # -- printing ------------------------------------------------------------------------------

@@ -253,6 +253,71 @@ def _(F, grad_out, input, grad_shape, stride, padding, dilation, groups):
     return _crop(F, g, grad_shape)
 
 
+# An empty input (no samples, or no channels) takes PyTorch's ``Empty`` backend: the output is
+# empty too, and every gradient is zeros of its input's shape (the bias's included).
+
+
+@op("ConvolutionBackward0", inputs=("input", "weight", "bias"))
+def convolution_empty(input, weight, bias=None, output_size=()):
+    """The convolution of an empty input: an empty output of ``output_size``."""
+    return np.zeros(tuple(output_size), input.dtype)
+
+
+def _zeros_from(F: Any, grad: Any, shape: Sequence[int]) -> Any:
+    # ``grad`` is empty, so its sum is an exact 0, expanded to the input's shape.
+    return F.expand(F.sum(grad, tuple(range(len(grad.shape))), False), tuple(shape))
+
+
+@convolution_empty.derivative("input")
+def _(F, grad, input_shape):
+    return _zeros_from(F, grad, input_shape)
+
+
+@convolution_empty.derivative("weight")
+def _(F, grad, weight_shape):
+    return _zeros_from(F, grad, weight_shape)
+
+
+@convolution_empty.derivative("bias")
+def _(F, grad, bias_shape):
+    return _zeros_from(F, grad, bias_shape)
+
+
+def _empty_output_size(x: np.ndarray, w: np.ndarray, stride: Sequence[int],
+                       padding: Sequence[int], dilation: Sequence[int], transposed: bool,
+                       output_padding: Sequence[int], groups: int) -> tuple[int, ...]:
+    """PyTorch's ``calc_output_size``: the usual size, with 0 channels for 0 input channels."""
+    kernel = w.shape[2:]
+    if transposed:
+        spatial = _transposed_size(x.shape[2:], kernel, stride, padding, dilation,
+                                   output_padding)
+        channels = w.shape[1] * groups
+    else:
+        spatial = tuple((s + 2 * p - dl * (k - 1) - 1) // st + 1 for s, k, st, p, dl in zip(
+            x.shape[2:], kernel, stride, padding, dilation, strict=True))
+        channels = w.shape[0]
+    return (x.shape[0], 0 if x.shape[1] == 0 else channels) + spatial
+
+
+def _run_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                     padding: Any, dilation: Any, transposed: bool, output_padding: Any,
+                     groups: int) -> Tensor:
+    """The convolution op, or its empty-input form (PyTorch accepts inputs with no samples or
+    no channels, nothing else empty)."""
+    x = input._data
+    if x.size:
+        return convolution(input, weight, bias, stride, padding, dilation, transposed,
+                           output_padding, groups)
+    if x.shape[0] != 0 and x.shape[1] != 0:
+        raise RuntimeError(
+            "Only zero batch or zero channel inputs are supported, but got input shape: "
+            f"{size_list(x.shape)}"
+        )
+    size = _empty_output_size(x, weight._data, stride, padding, dilation, transposed,
+                              output_padding, groups)
+    return convolution_empty(input, weight, bias, size)
+
+
 # ----------------------------------------------------------------------------------------------
 # nn.functional: argument checks with PyTorch's messages, then one op
 
@@ -315,6 +380,17 @@ def _check_conv(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, d
             f"Given weight of size {size_list(w.shape)}, expected bias to be 1-dimensional with "
             f"{out_channels} elements, but got bias of size {size_list(bias._data.shape)} instead"
         )
+    if w.shape[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but "
+            f"got weight of size {size_list(w.shape)} instead"
+        )
+    if w.shape[0] % groups:
+        # PyTorch's message prints the size in brackets twice.
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
+            f"but got weight of size [{size_list(w.shape)}] instead"
+        )
     if transposed:
         if x.shape[1] != w.shape[0]:
             raise RuntimeError(
@@ -322,17 +398,7 @@ def _check_conv(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, d
                 f"{size_list(x.shape)} to have {w.shape[0]} channels, but got {x.shape[1]} "
                 f"channels instead"
             )
-        if w.shape[0] % groups:
-            raise RuntimeError(
-                f"Given groups={groups}, expected weight to be divisible by {groups} at dimension "
-                f"0, but got weight of size {size_list(w.shape)} instead"
-            )
         return
-    if w.shape[0] % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size {size_list(w.shape)} instead"
-        )
     if x.shape[1] != w.shape[1] * groups:
         raise RuntimeError(
             f"Given groups={groups}, weight of size {size_list(w.shape)}, expected input"
@@ -379,7 +445,8 @@ def _conv_nd(d: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride:
             widths.extend((0, e))
         input = pad_fn(input, tuple(widths))
     _check_conv(name, input, weight, bias, d, stride_t, pad, dilation_t, groups, False)
-    out = convolution(input, weight, bias, stride_t, pad, dilation_t, False, (0,) * d, groups)
+    out = _run_convolution(input, weight, bias, stride_t, pad, dilation_t, False, (0,) * d,
+                           groups)
     return squeeze(out, 0) if unbatched else out
 
 
@@ -408,7 +475,7 @@ def _conv_transpose_nd(d: int, input: Tensor, weight: Tensor, bias: Tensor | Non
     if unbatched:
         input = unsqueeze(input, 0)
     _check_conv(name, input, weight, bias, d, stride_t, pad, dilation_t, groups, True)
-    out = convolution(input, weight, bias, stride_t, pad, dilation_t, True, out_pad, groups)
+    out = _run_convolution(input, weight, bias, stride_t, pad, dilation_t, True, out_pad, groups)
     return squeeze(out, 0) if unbatched else out
 
 

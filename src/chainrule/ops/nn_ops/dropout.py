@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor, wrap
 from ..creation import default_generator
+from ._common import empty_like_layout
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
 
@@ -21,6 +22,14 @@ def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
         return np.zeros(shape, dtype)
     keep = default_generator.rng.random(shape) >= p
     return (keep / (1 - p)).astype(dtype)
+
+
+def _laid_out_like(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """``values`` (shaped like ``x``) in the layout PyTorch gives a result computed from ``x``,
+    so the product with ``x`` has PyTorch's strides."""
+    out = empty_like_layout(x, values.dtype)
+    out[...] = values
+    return out
 
 
 def _apply(input: Tensor, mask: np.ndarray, inplace: bool) -> Tensor:
@@ -42,7 +51,8 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     if not training or p == 0:
         return input
-    return _apply(input, _mask(input._data.shape, p, input._data.dtype), inplace)
+    x = input._data
+    return _apply(input, _laid_out_like(x, _mask(x.shape, p, x.dtype)), inplace)
 
 
 def _feature_dropout(name: str, dims: int, input: Tensor, p: float, training: bool,
@@ -87,11 +97,12 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     if not training or p == 0:
         return input
     alpha = 1.7580993408473766
+    x = input._data
     if p == 1:
-        return input * wrap(np.zeros(input._data.shape, input._data.dtype))
-    keep = default_generator.rng.random(input._data.shape) >= p
+        return input * wrap(_laid_out_like(x, np.zeros(x.shape, x.dtype)))
+    keep = default_generator.rng.random(x.shape) >= p
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
     b = (keep - 1.0) * (alpha * a) + alpha * a * p
     noise = keep * a
-    dtype = input._data.dtype
-    return input * wrap(noise.astype(dtype)) + wrap(b.astype(dtype))
+    return (input * wrap(_laid_out_like(x, noise.astype(x.dtype)))
+            + wrap(_laid_out_like(x, b.astype(x.dtype))))

@@ -5,6 +5,7 @@ builds the same graph as in PyTorch.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -12,13 +13,21 @@ import numpy as np
 
 from ..._tensor import Tensor, wrap
 from .._registry import op
-from ..activation import binary_cross_entropy_with_logits, log_softmax
+from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
+from ..activation import log_softmax
 from ..indexing import masked_fill
 from ..pointwise import abs as abs_
 from ..pointwise import exp, neg, xlogy
 from ..reduction import mean, sum
 from ..shape import expand, view
-from ._common import check_reduction, reduce_array, reduction_count, scalar_name, size_list
+from ._common import (
+    accumulation_dtype,
+    check_reduction,
+    reduce_array,
+    reduction_count,
+    scalar_name,
+    size_list,
+)
 
 __all__ = [
     "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
@@ -26,8 +35,10 @@ __all__ = [
 ]
 
 
-def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
-    """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags."""
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str,
+                      stacklevel: int = 3) -> str:
+    """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags (``reduction`` is
+    returned unchanged when both are None), with PyTorch's deprecation warning."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
@@ -37,9 +48,31 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction:
         f"size_average and reduce args will be deprecated, please use reduction='{result}' "
         "instead.",
         UserWarning,
-        stacklevel=3,
+        stacklevel=stacklevel,
     )
     return result
+
+
+def _get_enum(reduction: str) -> str:
+    """PyTorch's ``_Reduction.get_enum``: ``'elementwise_mean'`` is the deprecated spelling of
+    ``'mean'``; any other unknown name is a ValueError."""
+    if reduction == "elementwise_mean":
+        warnings.warn(
+            "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
+            UserWarning,
+            stacklevel=3,
+        )
+        return "mean"
+    check_reduction(reduction)
+    return reduction
+
+
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """The reduction a functional loss applies: the legacy flags, when given, win over
+    ``reduction`` (PyTorch's ``legacy_get_enum``), else ``get_enum(reduction)``."""
+    if size_average is not None or reduce is not None:
+        return _legacy_reduction(size_average, reduce, reduction, stacklevel=4)
+    return _get_enum(reduction)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -70,8 +103,9 @@ def _(F, grad, other):
 # Negative log-likelihood
 
 
-def _nll_forward(self, target, weight, total_weight, reduction):
-    """``-self[n, target[n], ...] * weight[n, ...]``; ignored targets have weight 0."""
+def _nll_forward(self, target, valid, weight, total_weight, reduction):
+    """``-self[n, target[n], ...] * weight[n, ...]``; ignored targets (``valid`` False) give 0
+    (+0, as PyTorch writes nothing there)."""
     if self.ndim == 1:
         picked = self[target]
     elif self.ndim == 2:
@@ -79,6 +113,8 @@ def _nll_forward(self, target, weight, total_weight, reduction):
     else:
         picked = np.take_along_axis(self, np.expand_dims(target, 1), axis=1)[:, 0]
     losses = -picked * weight
+    if valid is not None:
+        losses = np.where(valid, losses, 0).astype(self.dtype, copy=False)
     if reduction == "none":
         return losses
     total = losses.sum(dtype=self.dtype)
@@ -87,42 +123,49 @@ def _nll_forward(self, target, weight, total_weight, reduction):
     return np.asarray(total / total_weight, dtype=self.dtype)
 
 
-def _nll_backward(F: Any, grad: Any, self_shape: tuple[int, ...], target: Any, weight: Any,
-                  total_weight: Any, reduction: str) -> Any:
-    values = -(grad * weight)
-    if reduction == "mean":
-        # Every target ignored: the loss is 0/0 = nan (as PyTorch), the gradient 0 (not nan).
-        values = values / F.where(total_weight == 0, 1.0, total_weight)
+def _nll_backward(F: Any, grad: Any, self_shape: tuple[int, ...], target: Any, valid: Any,
+                  weight: Any, total_weight: Any, reduction: str) -> Any:
+    # PyTorch's kernel: ``weight * -(grad / total_weight)`` at each target that is not ignored,
+    # nothing (+0) at ignored ones. A zero total weight over kept targets (all weights 0) gives
+    # nan there, as in PyTorch; when every target is ignored the gradient is all zeros.
+    values = weight * -(grad / total_weight if reduction == "mean" else grad)
+    if valid is not None:
+        values = F.where(valid, values, 0.0)
     if len(self_shape) == 1:
         return F.scatter_along(F.reshape(values, (1,)), self_shape, 0, F.reshape(target, (1,)))
     return F.scatter_along(F.unsqueeze(values, 1), self_shape, 1, F.unsqueeze(target, 1))
 
 
-# ``target`` here has ignored entries replaced by 0 and ``weight`` is per element (0 where the
-# target is ignored), both prepared by ``nll_loss``, which also sums ``total_weight``.
-@op("NllLossBackward0", tensor_params=("target", "weight", "total_weight"))
-def _nll_loss(self, target, weight, total_weight, reduction):
-    return _nll_forward(self, target, weight, total_weight, reduction)
+# ``target`` here has ignored entries replaced by 0, ``valid`` marks the targets that are not
+# ignored (None when none is) and ``weight`` is per element (0 where the target is ignored), all
+# prepared by ``nll_loss``, which also sums ``total_weight``.
+_NLL_TENSORS = ("target", "valid", "weight", "total_weight")
+
+
+@op("NllLossBackward0", tensor_params=_NLL_TENSORS)
+def _nll_loss(self, target, valid, weight, total_weight, reduction):
+    return _nll_forward(self, target, valid, weight, total_weight, reduction)
 
 
 @_nll_loss.derivative("self")
-def _(F, grad, self_shape, target, weight, total_weight, reduction):
-    return _nll_backward(F, grad, self_shape, target, weight, total_weight, reduction)
+def _(F, grad, self_shape, target, valid, weight, total_weight, reduction):
+    return _nll_backward(F, grad, self_shape, target, valid, weight, total_weight, reduction)
 
 
-@op("NllLoss2DBackward0", tensor_params=("target", "weight", "total_weight"))
-def _nll_loss2d(self, target, weight, total_weight, reduction):
-    return _nll_forward(self, target, weight, total_weight, reduction)
+@op("NllLoss2DBackward0", tensor_params=_NLL_TENSORS)
+def _nll_loss2d(self, target, valid, weight, total_weight, reduction):
+    return _nll_forward(self, target, valid, weight, total_weight, reduction)
 
 
 @_nll_loss2d.derivative("self")
-def _(F, grad, self_shape, target, weight, total_weight, reduction):
-    return _nll_backward(F, grad, self_shape, target, weight, total_weight, reduction)
+def _(F, grad, self_shape, target, valid, weight, total_weight, reduction):
+    return _nll_backward(F, grad, self_shape, target, valid, weight, total_weight, reduction)
 
 
 def _nll_prepare(x: np.ndarray, target: np.ndarray, weight: Tensor | None,
-                 ignore_index: int) -> tuple[Tensor, Tensor, Tensor]:
-    """Targets with ignored entries at 0, per-element weights, and their total."""
+                 ignore_index: int) -> tuple[Tensor, Tensor | None, Tensor, Tensor]:
+    """Targets with ignored entries at 0, the mask of kept targets (None if all are kept),
+    per-element weights, and their total."""
     classes = x.shape[0] if x.ndim == 1 else x.shape[1]
     valid = target != ignore_index
     all_valid = bool(valid.all())
@@ -140,7 +183,7 @@ def _nll_prepare(x: np.ndarray, target: np.ndarray, weight: Tensor | None,
         per_element = np.where(valid, weight._data.astype(x.dtype, copy=False)[safe], 0)
         per_element = per_element.astype(x.dtype, copy=False)
     total = np.asarray(per_element.sum(dtype=x.dtype))
-    return wrap(safe), wrap(per_element), wrap(total)
+    return wrap(safe), None if all_valid else wrap(valid), wrap(per_element), wrap(total)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -150,8 +193,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
 
     ``input`` is ``(C)``, ``(N, C)`` or ``(N, C, d1, ...)``; the class dimension is 1.
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     x, t = input._data, target._data
     if t.dtype not in (np.int64, np.uint8):
         raise RuntimeError(
@@ -209,8 +251,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
         >>> torch.nn.functional.cross_entropy(logits, torch.tensor([0]))
         tensor(0.1269, grad_fn=<NllLossBackward0>)
     """
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     x, t = input._data, target._data
@@ -320,14 +361,25 @@ def _mse_loss(self, target, reduction):
     return reduce_array(diff * diff, reduction)
 
 
+# The backward formulas multiply in PyTorch's kernel order, ``norm * f(x) * grad`` with
+# ``norm = 1 / numel`` for 'mean' (rounded to the dtype first), so results agree to the bit.
+
+
 @_mse_loss.derivative("self")
 def _(F, grad, self, target, reduction):
-    return (self - target) * (grad * (2.0 / reduction_count(self.shape, reduction)))
+    return _norm(self.shape, reduction, 2.0) * (self - target) * grad
 
 
 @_mse_loss.derivative("target")
 def _(F, grad, self, target, reduction):
-    return (target - self) * (grad * (2.0 / reduction_count(self.shape, reduction)))
+    return _norm(self.shape, reduction, 2.0) * (target - self) * grad
+
+
+def _norm(shape: Any, reduction: str, scale: float = 1.0) -> float:
+    """``scale / numel`` for 'mean' (nan for an empty input, whose gradient is empty anyway),
+    ``scale`` otherwise."""
+    count = reduction_count(shape, reduction)
+    return scale / count if count else math.nan
 
 
 def _weighted(loss: Tensor, weight: Tensor, input: Tensor, reduction: str,
@@ -355,8 +407,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     a, b = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted((a - b) ** 2, weight, input, reduction, True)
-    check_reduction(reduction)
-    return _mse_loss(a, b, reduction)
+    return _mse_loss(a, b, _get_enum(reduction))
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -368,7 +419,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     a, b = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted(abs_(a - b), weight, input, reduction, True)
-    check_reduction(reduction)
+    reduction = _get_enum(reduction)
     loss = abs_(a - b)
     if reduction == "none":
         return loss
@@ -383,8 +434,8 @@ def _smooth_l1_loss(self, target, reduction, beta):
 
 
 def _smooth_l1_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, beta: float) -> Any:
-    g = grad / reduction_count(shape, reduction)
-    return F.where(F.abs(diff) < beta, diff / beta, F.sign(diff)) * g
+    # |x| >= beta picks the sign, anything else (NaN included) x / beta, as PyTorch's kernel.
+    return _norm(shape, reduction) * F.where(F.abs(diff) >= beta, F.sign(diff), diff / beta) * grad
 
 
 @_smooth_l1_loss.derivative("self")
@@ -403,10 +454,10 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
     """Squared error below ``beta``, absolute error above (``beta=0``: the L1 loss)."""
     _warn_size(input, target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    a, b = _broadcast_pair(input, target)
+    reduction = _get_enum(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    a, b = _broadcast_pair(input, target)
     if beta == 0.0:
         loss = abs_(a - b)
         if reduction == "none":
@@ -417,15 +468,16 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
 
 @op("HuberLossBackward0", inputs=("self", "target"))
 def _huber_loss(self, target, reduction, delta):
-    z = np.abs(self - target)
+    # PyTorch's kernel computes in float32 for float16 and rounds once.
+    work = accumulation_dtype(self.dtype)
+    z = np.abs(self.astype(work, copy=False) - target.astype(work, copy=False))
     loss = np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)).astype(self.dtype,
                                                                               copy=False)
     return reduce_array(loss, reduction)
 
 
 def _huber_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, delta: float) -> Any:
-    g = grad / reduction_count(shape, reduction)
-    return F.clamp(diff, -delta, delta) * g
+    return _norm(shape, reduction) * F.clamp(diff, -delta, delta) * grad
 
 
 @_huber_loss.derivative("self")
@@ -442,13 +494,20 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
                weight: Tensor | None = None) -> Tensor:
     """Squared error below ``delta``, ``delta``-scaled absolute error above."""
     _warn_size(input, target)
-    if delta <= 0:
-        raise RuntimeError("huber_loss does not support non-positive values for delta.")
     a, b = _broadcast_pair(input, target)
     if weight is not None:
+        if weight._data.shape != input._data.shape:
+            raise ValueError("Weights and input must have the same size.")
+        _check_delta(delta)
         return _weighted(_huber_loss(a, b, "none", delta), weight, input, reduction, False)
-    check_reduction(reduction)
+    reduction = _get_enum(reduction)
+    _check_delta(delta)
     return _huber_loss(a, b, reduction, delta)
+
+
+def _check_delta(delta: float) -> None:
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -459,8 +518,7 @@ _EPSILON = 1e-12
 
 @op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",))
 def _binary_cross_entropy(self, target, weight, reduction):
-    if np.any((self < 0) | (self > 1)):
-        raise RuntimeError("all elements of input should be between 0 and 1")
+    _check_probabilities(self, target)
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(self), -100)
         log_1mx = np.maximum(np.log1p(-self), -100)
@@ -470,27 +528,54 @@ def _binary_cross_entropy(self, target, weight, reduction):
     return reduce_array(loss.astype(self.dtype, copy=False), reduction)
 
 
+def _check_probabilities(x: np.ndarray, target: np.ndarray) -> None:
+    """PyTorch checks input then target element by element: the first element out of [0, 1]
+    (NaN included) decides which of the two errors is raised."""
+    bad_input = ~((x >= 0) & (x <= 1))
+    bad_target = ~((target >= 0) & (target <= 1))
+    bad = bad_input | bad_target
+    if bad.any():
+        first = int(np.flatnonzero(bad.reshape(-1))[0])
+        which = "input" if bad_input.reshape(-1)[first] else "target"
+        raise RuntimeError(f"all elements of {which} should be between 0 and 1")
+
+
+# The gradients in PyTorch's order: the element-wise formula, then the weight, then the mean.
+
+
 @_binary_cross_entropy.derivative("self")
 def _(F, grad, self, target, weight, reduction):
-    g = grad / reduction_count(self.shape, reduction)
-    g = g * (self - target) / F.clamp((1 - self) * self, _EPSILON, None)
-    return g if weight is None else g * weight
+    g = grad * (self - target) / F.clamp((1 - self) * self, _EPSILON, None)
+    if weight is not None:
+        g = g * weight
+    return g / reduction_count(self.shape, reduction) if reduction == "mean" else g
 
 
 @_binary_cross_entropy.derivative("target")
 def _(F, grad, self, weight, reduction):
-    g = grad / reduction_count(self.shape, reduction)
-    log_ratio = F.clamp(F.log1p(-self), -100, None) - F.clamp(F.log(self), -100, None)
-    g = g * log_ratio
-    return g if weight is None else g * weight
+    # -logit(self) = -log(x / (1 - x)), unclamped (+-inf at 0 and 1), as PyTorch.
+    g = -F.log(self / (1 - self)) * grad
+    if weight is not None:
+        g = g * weight
+    return g / reduction_count(self.shape, reduction) if reduction == "mean" else g
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor,
+                                     weight: Tensor | None = None,
+                                     size_average: bool | None = None,
+                                     reduce: bool | None = None, reduction: str = "mean",
+                                     pos_weight: Tensor | None = None) -> Tensor:
+    """Sigmoid and binary cross-entropy in one numerically stable op; the deprecated
+    ``size_average``/``reduce`` flags override ``reduction`` as in PyTorch."""
+    reduction = _reduction(size_average, reduce, reduction)
+    return _bce_with_logits(input, target, weight, reduction=reduction, pos_weight=pos_weight)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
     """Binary cross-entropy between probabilities ``input`` and ``target``."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
-    check_reduction(reduction)
+    reduction = _reduction(size_average, reduce, reduction)
     if target._data.shape != input._data.shape:
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -507,30 +592,30 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
            log_target: bool = False) -> Tensor:
     """KL divergence ``sum(target * (log(target) - input))`` for log-probabilities ``input``."""
     if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce, reduction)
-    elif reduction == "mean":
-        warnings.warn(
-            "reduction: 'mean' divides the total loss by both the batch size and the support "
-            "size.'batchmean' divides only by the batch size, and aligns with the KL div math "
-            "definition.'mean' will be changed to behave the same as 'batchmean' in the next "
-            "major release.",
-            UserWarning,
-            stacklevel=2,
-        )
-    if reduction not in ("none", "mean", "sum", "batchmean"):
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+        applied = _legacy_reduction(size_average, reduce, reduction)
+    else:
+        if reduction == "mean":
+            warnings.warn(
+                "reduction: 'mean' divides the total loss by both the batch size and the "
+                "support size.'batchmean' divides only by the batch size, and aligns with the KL "
+                "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
+                "the next major release.",
+                UserWarning,
+                stacklevel=2,
+            )
+        applied = _get_enum("sum" if reduction == "batchmean" else reduction)
     if log_target:
         loss = exp(target) * (target - input)
     else:
         loss = xlogy(target, target) - target * input
-    if reduction == "none":
-        return loss
-    if reduction == "mean":
-        return mean(loss)
-    total = sum(loss)
+    if applied == "mean":
+        loss = mean(loss)
+    elif applied == "sum":
+        loss = sum(loss)
+    # As PyTorch: 'batchmean' divides whatever the reduction was, legacy flags included.
     if reduction == "batchmean" and input._data.ndim != 0:
-        return total / input._data.shape[0]
-    return total
+        return loss / input._data.shape[0]
+    return loss
 
 
 PRIMITIVES: dict[str, Any] = {}
