@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "layout_order", "empty_preserving_layout", "copy_preserving_layout", "strided",
+    "layout_order", "empty_preserving_layout", "copy_preserving_layout",
+    "full_preserving_layout", "strided",
     "contiguous_format", "preserve_format", "channels_last",
 ]
 
@@ -72,4 +73,12 @@ def copy_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) -> 
         return array.astype(array.dtype if dtype is None else dtype)
     out = empty_preserving_layout(array, dtype)
     np.copyto(out, array, casting="unsafe")
+    return out
+
+
+def full_preserving_layout(array: np.ndarray, value: object) -> np.ndarray:
+    """``value`` in ``array``'s shape and dtype, laid out as PyTorch lays out a result computed
+    from ``array`` (``np.full_like`` would put an expanded dimension innermost)."""
+    out = empty_preserving_layout(array)
+    out.fill(value)
     return out

@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._backend import special
+from .._strides import copy_preserving_layout, full_preserving_layout
 from .._tensor import Tensor
 from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, register_method
 
@@ -527,9 +528,9 @@ def _pow_array(self, exponent):
     """
     exponent = _number(exponent)
     if exponent == 0:
-        return np.ones_like(self)
+        return full_preserving_layout(self, 1)
     if exponent == 1:
-        return self.copy()
+        return copy_preserving_layout(self)
     if self.dtype.kind == "f" and self.dtype != np.float16:
         if exponent == 2:
             return self * self
@@ -1073,8 +1074,9 @@ def _(F, grad, other, result):
     return grad * other / result
 
 
+# float16 is computed in float16 (log rounded, then the product rounded), as PyTorch's kernel
+# does: computing in float32 and rounding once differs from it by an ulp.
 @op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT)
-@half_in_float32
 def xlogy(self, other):
     """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
     out = np.where(self == 0, 0, self * np.log(other))
