@@ -23,7 +23,7 @@ import chainrule.nn.functional
 from chainrule.autograd.node import Node
 
 from .opinfos import ALL_OPS, OpInfo
-from .test_op_sweep import _flat_outputs, _inputs, _requires
+from .sweep_tools import flat_outputs, requires_grad_flags, sample_inputs
 
 #: Namespaces whose public callables the guard enumerates, by the prefix used in reports.
 NAMESPACES: dict[str, Any] = {
@@ -80,11 +80,11 @@ def _walk(roots: list[Any], into: set[str]) -> None:
 
 
 def _run_sample(info: OpInfo, index: int, seen: set[str] | None) -> None:
-    arrays = _inputs(info, index, "float64")
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, "float64")
+    requires = requires_grad_flags(info, arrays)
     xs = [chainrule.from_numpy(a.copy()).requires_grad_(r)
           for a, r in zip(arrays, requires, strict=True)]
-    outs = [o for o in _flat_outputs(info.fn(chainrule, *xs)) if o.requires_grad]
+    outs = [o for o in flat_outputs(info.fn(chainrule, *xs)) if o.requires_grad]
     if seen is None:
         return
     _walk(outs, seen)

@@ -10,7 +10,6 @@ For each :class:`~tests.opinfos.OpInfo`, sample and dtype:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,15 @@ import chainrule
 
 from .conftest import assert_close, torch
 from .opinfos import ALL_OPS, OpInfo
+from .sweep_tools import (
+    both_vjps,
+    differentiable_pairs,
+    flat_outputs,
+    leaves,
+    requires_grad_flags,
+    sample_inputs,
+    selected,
+)
 
 DTYPES = ("float32", "float64")
 
@@ -33,27 +41,6 @@ def _cases() -> list[Any]:
     return cases
 
 
-def _inputs(info: OpInfo, index: int, dtype: str, seed: int = 0) -> list[np.ndarray]:
-    rng = np.random.default_rng(seed + 7919 * index)
-    shapes = info.shapes[index]
-    if info.make_inputs is not None:
-        return [np.asarray(a) for a in info.make_inputs(rng, shapes, dtype)]
-    return [rng.uniform(info.low, info.high, size=s).astype(dtype) for s in shapes]
-
-
-def _requires(info: OpInfo, arrays: Sequence[np.ndarray]) -> list[bool]:
-    wanted = range(len(arrays)) if info.grad_inputs is None else info.grad_inputs
-    return [
-        info.grad and i in wanted and a.dtype.kind == "f" for i, a in enumerate(arrays)
-    ]
-
-
-def _flat_outputs(out: Any) -> list[Any]:
-    if isinstance(out, tuple | list):
-        return [o for o in out if hasattr(o, "requires_grad")]
-    return [out]
-
-
 def _tolerances(info: OpInfo, dtype: str) -> tuple[float, float]:
     if dtype == "float64":
         return 1e-9, 1e-9
@@ -61,23 +48,18 @@ def _tolerances(info: OpInfo, dtype: str) -> tuple[float, float]:
 
 
 def _run(lib: Any, info: OpInfo, arrays: list[np.ndarray], requires: list[bool]) -> tuple:
-    if lib is chainrule:
-        xs = [chainrule.from_numpy(a.copy()).requires_grad_(r) for a, r in zip(
-            arrays, requires, strict=True)]
-    else:
-        xs = [torch.from_numpy(a.copy()).requires_grad_(r) if r else torch.from_numpy(a.copy())
-              for a, r in zip(arrays, requires, strict=True)]
+    xs = leaves(lib, arrays, requires)
     return xs, info.fn(lib, *xs)
 
 
 @pytest.mark.parametrize(("info", "index", "dtype"), _cases())
 def test_matches_torch(info: OpInfo, index: int, dtype: str) -> None:
-    arrays = _inputs(info, index, dtype)
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, dtype)
+    requires = requires_grad_flags(info, arrays)
     rtol, atol = _tolerances(info, dtype)
     ours_in, ours = _run(chainrule, info, arrays, requires)
     theirs_in, theirs = _run(torch, info, arrays, requires)
-    ours_out, theirs_out = _flat_outputs(ours), _flat_outputs(theirs)
+    ours_out, theirs_out = flat_outputs(ours), flat_outputs(theirs)
     assert len(ours_out) == len(theirs_out)
     for i, (a, b) in enumerate(zip(ours_out, theirs_out, strict=True)):
         assert_close(a, b, rtol, atol, what=f"{info.name} output {i}")
@@ -90,21 +72,15 @@ def test_matches_torch(info: OpInfo, index: int, dtype: str) -> None:
             )
     if not any(requires):
         return
-    diff = [(a, b) for a, b in zip(ours_out, theirs_out, strict=True) if b.requires_grad]
+    diff = differentiable_pairs(ours_out, theirs_out)
     if not diff:
         return
     rng = np.random.default_rng(123)
     cotangents = [rng.standard_normal(b.shape).astype(dtype) for _, b in diff]
-    ours_x = [x for x, r in zip(ours_in, requires, strict=True) if r]
-    theirs_x = [x for x, r in zip(theirs_in, requires, strict=True) if r]
-    g_ours = chainrule.autograd.grad(
-        [a for a, _ in diff], ours_x, [chainrule.from_numpy(c.copy()) for c in cotangents],
-        allow_unused=True, create_graph=info.second_order,
-    )
-    g_theirs = torch.autograd.grad(
-        [b for _, b in diff], theirs_x, [torch.from_numpy(c.copy()) for c in cotangents],
-        allow_unused=True, create_graph=info.second_order,
-    )
+    ours_x, theirs_x = selected(ours_in, requires), selected(theirs_in, requires)
+    grads = both_vjps([a for a, _ in diff], [b for _, b in diff], ours_x, theirs_x, cotangents,
+                      create_graph=info.second_order)
+    g_ours, g_theirs = [a for a, _ in grads], [b for _, b in grads]
     for i, (a, b) in enumerate(zip(g_ours, g_theirs, strict=True)):
         if b is None:
             assert a is None or not np.any(a.detach().numpy()), f"{info.name} grad {i}"
@@ -128,14 +104,8 @@ def test_matches_torch(info: OpInfo, index: int, dtype: str) -> None:
     if not pairs:
         return
     vs = [rng.standard_normal(b.shape).astype(dtype) for _, b in pairs]
-    gg_ours = chainrule.autograd.grad(
-        [a for a, _ in pairs], ours_x, [chainrule.from_numpy(v.copy()) for v in vs],
-        allow_unused=True,
-    )
-    gg_theirs = torch.autograd.grad(
-        [b for _, b in pairs], theirs_x, [torch.from_numpy(v.copy()) for v in vs],
-        allow_unused=True,
-    )
+    second = both_vjps([a for a, _ in pairs], [b for _, b in pairs], ours_x, theirs_x, vs)
+    gg_ours, gg_theirs = [a for a, _ in second], [b for _, b in second]
     for i, (a, b) in enumerate(zip(gg_ours, gg_theirs, strict=True)):
         if b is None:
             assert a is None or not np.any(a.detach().numpy()), f"{info.name} grad-grad {i}"
@@ -174,8 +144,8 @@ def _numerical_vjp(f: Any, arrays: list[np.ndarray], which: list[int], cotangent
 )
 def test_gradcheck(info: OpInfo, index: int) -> None:
     """First and second derivatives agree with finite differences (float64)."""
-    arrays = _inputs(info, index, "float64", seed=1)
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, "float64", seed=1)
+    requires = requires_grad_flags(info, arrays)
     which = [i for i, r in enumerate(requires) if r]
     if not which:
         pytest.skip("no differentiable input")
@@ -183,7 +153,7 @@ def test_gradcheck(info: OpInfo, index: int) -> None:
     def forward(values: list[np.ndarray]) -> list[np.ndarray]:
         xs = [chainrule.from_numpy(v.copy()) for v in values]
         with chainrule.no_grad():
-            return [o.numpy().astype(np.float64) for o in _flat_outputs(info.fn(chainrule, *xs))
+            return [o.numpy().astype(np.float64) for o in flat_outputs(info.fn(chainrule, *xs))
                     if o.dtype.is_floating_point]
 
     outs = forward(arrays)
@@ -193,7 +163,7 @@ def test_gradcheck(info: OpInfo, index: int) -> None:
     def analytic(values: list[np.ndarray], create_graph: bool = False) -> tuple:
         xs = [chainrule.from_numpy(v.copy()).requires_grad_(r) for v, r in zip(
             values, requires, strict=True)]
-        out = [o for o in _flat_outputs(info.fn(chainrule, *xs)) if o.dtype.is_floating_point]
+        out = [o for o in flat_outputs(info.fn(chainrule, *xs)) if o.dtype.is_floating_point]
         gs = chainrule.autograd.grad(
             [o for o in out if o.requires_grad],
             [xs[i] for i in which],

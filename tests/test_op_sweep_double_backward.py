@@ -20,7 +20,7 @@ import chainrule
 
 from .conftest import assert_close, torch
 from .opinfos import ALL_OPS, OpInfo
-from .test_op_sweep import _flat_outputs, _inputs, _requires
+from .sweep_tools import flat_outputs, requires_grad_flags, sample_inputs
 
 #: Entries where PyTorch 2.13's double backward is wrong, by finite differences; chainrule keeps
 #: the true derivative (checked below against finite differences instead of PyTorch).
@@ -44,7 +44,7 @@ def _first_order(lib: Any, info: OpInfo, arrays: list[np.ndarray], requires: lis
     """Inputs, cotangents (requiring grad) and ``g = vjp(v)`` recorded for differentiation."""
     xs = [lib.from_numpy(a.copy()).requires_grad_(r) for a, r in zip(arrays, requires,
                                                                     strict=True)]
-    outs = [o for o in _flat_outputs(info.fn(lib, *xs)) if o.requires_grad]
+    outs = [o for o in flat_outputs(info.fn(lib, *xs)) if o.requires_grad]
     if cotangents is None:
         rng = np.random.default_rng(99)
         cotangents = [rng.standard_normal(tuple(o.shape)) for o in outs]
@@ -69,8 +69,8 @@ def _second_order(lib: Any, wanted: list[Any], vs: list[Any], gs: list[Any],
 
 @pytest.mark.parametrize(("info", "index"), _cases())
 def test_double_backward_matches_torch(info: OpInfo, index: int) -> None:
-    arrays = _inputs(info, index, "float64")
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, "float64")
+    requires = requires_grad_flags(info, arrays)
     if not any(requires):
         pytest.skip("no differentiable input in this sample")
     ours_x, ours_v, ours_g = _first_order(chainrule, info, arrays, requires, None)
@@ -100,8 +100,8 @@ def test_double_backward_matches_torch(info: OpInfo, index: int) -> None:
 ])
 def test_gradient_is_linear_in_the_cotangent(info: OpInfo, index: int) -> None:
     """``d g / d v`` against finite differences: g(v + e) - g(v - e) over 2e (float64)."""
-    arrays = _inputs(info, index, "float64")
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, "float64")
+    requires = requires_grad_flags(info, arrays)
     if not any(requires):
         pytest.skip("no differentiable input in this sample")
     xs, vs, gs = _first_order(chainrule, info, arrays, requires, None)

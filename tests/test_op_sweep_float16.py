@@ -9,16 +9,19 @@ relative), NaN where PyTorch has NaN.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 
-import chainrule
-
-from .conftest import torch
 from .opinfos import ALL_OPS, OpInfo
-from .test_op_sweep import _flat_outputs, _inputs, _requires
+from .sweep_tools import (
+    compare_with_torch,
+    mark_known,
+    requires_grad_flags,
+    sample_inputs,
+)
 
 ULPS = 4  # PyTorch rounds once; a chain of two roundings may differ by a few ulps
 TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
@@ -54,11 +57,8 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "torch.pow-1",
 })
 
+KNOWN_REASON = "differs from PyTorch (issue 21)"
 
-def _mark_known(cases: list[Any]) -> list[Any]:
-    return [pytest.param(*c.values, id=c.id, marks=pytest.mark.xfail(
-        strict=True, reason="differs from PyTorch (issue 21)")) if c.id in KNOWN_DIFFERENCES
-            else c for c in cases]
 
 def _cases() -> list[Any]:
     return [pytest.param(info, index, id=f"{info.name}-{index}")
@@ -85,42 +85,18 @@ def _close_in_ulps(ours: np.ndarray, theirs: np.ndarray, what: str, ulps: float)
     )
 
 
-def _run(lib: Any, info: OpInfo, arrays: list[np.ndarray], requires: list[bool]) -> tuple:
-    xs = [lib.from_numpy(a.copy()).requires_grad_(r) for a, r in zip(arrays, requires,
-                                                                    strict=True)]
-    return xs, info.fn(lib, *xs)
-
-
-@pytest.mark.parametrize(("info", "index"), _mark_known(_cases()))
+@pytest.mark.parametrize(("info", "index"), mark_known(_cases(), KNOWN_DIFFERENCES, KNOWN_REASON))
 def test_float16_matches_torch(info: OpInfo, index: int) -> None:
-    arrays = _inputs(info, index, "float16")
-    requires = _requires(info, arrays)
-    try:
-        theirs_in, theirs = _run(torch, info, arrays, requires)
-    except (RuntimeError, TypeError, NotImplementedError) as error:
-        with pytest.raises(type(error)):
-            _run(chainrule, info, arrays, requires)
-        return
-    ours_in, ours = _run(chainrule, info, arrays, requires)
-    ours_out, theirs_out = _flat_outputs(ours), _flat_outputs(theirs)
-    assert len(ours_out) == len(theirs_out)
-    for i, (a, b) in enumerate(zip(ours_out, theirs_out, strict=True)):
-        _close_in_ulps(a.detach().numpy(), b.detach().numpy(), f"{info.name} output {i}", ULPS)
-    diff = [(a, b) for a, b in zip(ours_out, theirs_out, strict=True) if b.requires_grad]
-    if not any(requires) or not diff:
-        return
-    rng = np.random.default_rng(11)
-    cotangents = [rng.uniform(-1, 1, tuple(b.shape)).astype(np.float16) for _, b in diff]
-    ours_x = [x for x, r in zip(ours_in, requires, strict=True) if r]
-    theirs_x = [x for x, r in zip(theirs_in, requires, strict=True) if r]
-    g_theirs = torch.autograd.grad([b for _, b in diff], theirs_x,
-                                   [torch.from_numpy(c.copy()) for c in cotangents],
-                                   allow_unused=True)
-    g_ours = chainrule.autograd.grad([a for a, _ in diff], ours_x,
-                                     [chainrule.from_numpy(c.copy()) for c in cotangents],
-                                     allow_unused=True)
-    for i, (a, b) in enumerate(zip(g_ours, g_theirs, strict=True)):
-        if b is None:
-            assert a is None or not np.any(a.numpy()), f"{info.name} grad {i}"
-            continue
-        _close_in_ulps(a.numpy(), b.numpy(), f"{info.name} grad {i}", 2 * ULPS)
+    arrays = sample_inputs(info, index, "float16")
+    requires = requires_grad_flags(info, arrays)
+
+    def cotangents(outputs: Sequence[Any]) -> list[np.ndarray]:
+        rng = np.random.default_rng(11)
+        return [rng.uniform(-1, 1, tuple(b.shape)).astype(np.float16) for b in outputs]
+
+    compare_with_torch(
+        info, arrays, requires,
+        lambda a, b, what: _close_in_ulps(a.numpy(), b.numpy(), what, ULPS),
+        lambda a, b, what: _close_in_ulps(a.numpy(), b.numpy(), what, 2 * ULPS),
+        cotangents, errors=(RuntimeError, TypeError, NotImplementedError),
+    )

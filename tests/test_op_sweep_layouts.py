@@ -27,7 +27,16 @@ import chainrule
 
 from .conftest import assert_close, torch
 from .opinfos import ALL_OPS, OpInfo
-from .test_op_sweep import _flat_outputs, _inputs, _requires, _tolerances
+from .sweep_tools import (
+    both_vjps,
+    differentiable_pairs,
+    flat_outputs,
+    mark_known,
+    requires_grad_flags,
+    sample_inputs,
+    selected,
+)
+from .test_op_sweep import _tolerances
 
 SENTINEL = 1234.5  # the skipped elements of a strided input: a kernel that reads them is wrong
 
@@ -86,7 +95,7 @@ def _cases() -> list[Any]:
     cases = []
     for info in ALL_OPS:
         for index in range(len(info.shapes)):
-            arrays = _inputs(info, index, "float64")
+            arrays = sample_inputs(info, index, "float64")
             for layout in LAYOUTS:
                 if _applies(info, arrays, layout):
                     case_id = f"{info.name}-{index}-{layout}"
@@ -112,38 +121,31 @@ def _build(lib: Any, arrays: list[np.ndarray], requires: list[bool], layout: str
 @pytest.mark.parametrize(("info", "index", "layout"), _cases())
 def test_layouts_match_torch(info: OpInfo, index: int, layout: str) -> None:
     dtype = "float64"
-    arrays = _inputs(info, index, dtype)
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, dtype)
+    requires = requires_grad_flags(info, arrays)
     rtol, atol = _tolerances(info, dtype)
     ours_leaves, ours_in = _build(chainrule, arrays, requires, layout)
     theirs_leaves, theirs_in = _build(torch, arrays, requires, layout)
     try:
-        theirs = _flat_outputs(info.fn(torch, *theirs_in))
+        theirs = flat_outputs(info.fn(torch, *theirs_in))
     except RuntimeError as error:  # e.g. view() of a transposed input: the same error
         with pytest.raises(type(error)) as ours_error:
             info.fn(chainrule, *ours_in)
         assert str(ours_error.value).split("(")[0] == str(error).split("(")[0]
         return
-    ours = _flat_outputs(info.fn(chainrule, *ours_in))
+    ours = flat_outputs(info.fn(chainrule, *ours_in))
     assert len(ours) == len(theirs)
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         assert_close(a, b, rtol, atol, what=f"{info.name} ({layout}) output {i}")
-    diff = [(a, b) for a, b in zip(ours, theirs, strict=True) if b.requires_grad]
+    diff = differentiable_pairs(ours, theirs)
     if not any(requires) or not diff:
         return
     rng = np.random.default_rng(321)
     cotangents = [rng.standard_normal(b.shape) for _, b in diff]
-    ours_x = [x for x, r in zip(ours_leaves, requires, strict=True) if r]
-    theirs_x = [x for x, r in zip(theirs_leaves, requires, strict=True) if r]
-    g_ours = chainrule.autograd.grad(
-        [a for a, _ in diff], ours_x, [chainrule.from_numpy(c.copy()) for c in cotangents],
-        allow_unused=True,
-    )
-    g_theirs = torch.autograd.grad(
-        [b for _, b in diff], theirs_x, [torch.from_numpy(c.copy()) for c in cotangents],
-        allow_unused=True,
-    )
-    for i, (a, b) in enumerate(zip(g_ours, g_theirs, strict=True)):
+    grads = both_vjps([a for a, _ in diff], [b for _, b in diff],
+                      selected(ours_leaves, requires), selected(theirs_leaves, requires),
+                      cotangents)
+    for i, (a, b) in enumerate(grads):
         if b is None:
             assert a is None or not np.any(a.numpy()), f"{info.name} ({layout}) grad {i}"
             continue
@@ -249,27 +251,22 @@ KNOWN_LAYOUT_DIFFERENCES: frozenset[str] = frozenset({
 
 
 def _stride_cases() -> list[Any]:
-    cases = []
-    for case in _cases():
-        if case.id in KNOWN_LAYOUT_DIFFERENCES:
-            case = pytest.param(*case.values, id=case.id, marks=pytest.mark.xfail(
-                strict=True, reason="output layout differs from PyTorch's (issue 21)"))
-        cases.append(case)
-    return cases
+    return mark_known(_cases(), KNOWN_LAYOUT_DIFFERENCES,
+                      "output layout differs from PyTorch's (issue 21)")
 
 
 @pytest.mark.parametrize(("info", "index", "layout"), _stride_cases())
 def test_output_layouts_match_torch(info: OpInfo, index: int, layout: str) -> None:
     """Where the output's elements lie in memory (decides whether ``.view()`` works on it)."""
-    arrays = _inputs(info, index, "float64")
+    arrays = sample_inputs(info, index, "float64")
     requires = [False] * len(arrays)
     _, ours_in = _build(chainrule, arrays, requires, layout)
     _, theirs_in = _build(torch, arrays, requires, layout)
     try:
-        theirs = _flat_outputs(info.fn(torch, *theirs_in))
+        theirs = flat_outputs(info.fn(torch, *theirs_in))
     except RuntimeError:
         return  # compared in test_layouts_match_torch
-    ours = _flat_outputs(info.fn(chainrule, *ours_in))
+    ours = flat_outputs(info.fn(chainrule, *ours_in))
     for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
         assert _layout(a) == _layout(b), (
             f"{info.name} ({layout}) output {i}: strides {a.stride()} != {b.stride()}"

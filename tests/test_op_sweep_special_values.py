@@ -9,16 +9,18 @@ PyTorch raises, chainrule must raise the same type of error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pytest
 
-import chainrule
-
-from .conftest import torch
 from .opinfos import ALL_OPS, OpInfo
-from .test_op_sweep import _flat_outputs, _requires
+from .sweep_tools import (
+    compare_with_torch,
+    mark_known,
+    requires_grad_flags,
+)
 
 SPECIAL = (0.0, -0.0, 1.0, -1.0, 0.5, -2.5, np.inf, -np.inf, np.nan, 1e-30, 3.0, 3.0)
 
@@ -59,11 +61,8 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "group_norm_bias-0-float64",
 })
 
+KNOWN_REASON = "differs from PyTorch (issue 21)"
 
-def _mark_known(cases: list[Any]) -> list[Any]:
-    return [pytest.param(*c.values, id=c.id, marks=pytest.mark.xfail(
-        strict=True, reason="differs from PyTorch (issue 21)")) if c.id in KNOWN_DIFFERENCES
-            else c for c in cases]
 
 def _cases() -> list[Any]:
     cases = []
@@ -74,13 +73,6 @@ def _cases() -> list[Any]:
                     cases.append(pytest.param(info, index, dtype,
                                               id=f"{info.name}-{index}-{dtype}"))
     return cases
-
-
-def _call(lib: Any, info: OpInfo, arrays: list[np.ndarray], requires: list[bool]
-          ) -> tuple[list[Any], Any]:
-    xs = [lib.from_numpy(a.copy()).requires_grad_(r) for a, r in zip(arrays, requires,
-                                                                    strict=True)]
-    return xs, info.fn(lib, *xs)
 
 
 def _same(a: Any, b: Any, what: str, rtol: float, atol: float) -> None:
@@ -95,38 +87,22 @@ def _same(a: Any, b: Any, what: str, rtol: float, atol: float) -> None:
         np.testing.assert_array_equal(x, y, err_msg=what)
 
 
-@pytest.mark.parametrize(("info", "index", "dtype"), _mark_known(_cases()))
+@pytest.mark.parametrize(
+    ("info", "index", "dtype"), mark_known(_cases(), KNOWN_DIFFERENCES, KNOWN_REASON)
+)
 def test_special_values_match_torch(info: OpInfo, index: int, dtype: str) -> None:
     arrays = _special_inputs(info, index, dtype)
     assert arrays is not None
-    requires = _requires(info, arrays)
+    requires = requires_grad_flags(info, arrays)
     rtol, atol = (1e-9, 1e-12) if dtype == "float64" else (1e-5, 1e-6)
-    try:
-        theirs_in, theirs = _call(torch, info, arrays, requires)
-    except (RuntimeError, ValueError, IndexError) as error:
-        with pytest.raises(type(error)):
-            _call(chainrule, info, arrays, requires)
-        return
-    ours_in, ours = _call(chainrule, info, arrays, requires)
-    ours_out, theirs_out = _flat_outputs(ours), _flat_outputs(theirs)
-    assert len(ours_out) == len(theirs_out)
-    for i, (a, b) in enumerate(zip(ours_out, theirs_out, strict=True)):
-        _same(a, b, f"{info.name} output {i}", rtol, atol)
-    diff = [(a, b) for a, b in zip(ours_out, theirs_out, strict=True) if b.requires_grad]
-    if not any(requires) or not diff:
-        return
-    cotangents = [np.linspace(-1.0, 2.0, b.numel()).reshape(tuple(b.shape)).astype(dtype)
-                  for _, b in diff]
-    ours_x = [x for x, r in zip(ours_in, requires, strict=True) if r]
-    theirs_x = [x for x, r in zip(theirs_in, requires, strict=True) if r]
-    g_theirs = torch.autograd.grad([b for _, b in diff], theirs_x,
-                                   [torch.from_numpy(c.copy()) for c in cotangents],
-                                   allow_unused=True)
-    g_ours = chainrule.autograd.grad([a for a, _ in diff], ours_x,
-                                     [chainrule.from_numpy(c.copy()) for c in cotangents],
-                                     allow_unused=True)
-    for i, (a, b) in enumerate(zip(g_ours, g_theirs, strict=True)):
-        if b is None:
-            assert a is None or not np.any(a.numpy()), f"{info.name} grad {i}"
-            continue
-        _same(a, b, f"{info.name} grad {i}", rtol * 10, atol * 10)
+
+    def cotangents(outputs: Sequence[Any]) -> list[np.ndarray]:
+        return [np.linspace(-1.0, 2.0, b.numel()).reshape(tuple(b.shape)).astype(dtype)
+                for b in outputs]
+
+    compare_with_torch(
+        info, arrays, requires,
+        lambda a, b, what: _same(a, b, what, rtol, atol),
+        lambda a, b, what: _same(a, b, what, rtol * 10, atol * 10),
+        cotangents, errors=(RuntimeError, ValueError, IndexError),
+    )
