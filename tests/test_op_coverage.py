@@ -64,10 +64,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "Tensor.acosh_", "Tensor.asinh_", "Tensor.atanh_", "Tensor.sgn", "Tensor.sgn_",
         "torch.sgn",
     ),
-    "differs from PyTorch, fix pending: a cotangent of another dtype is not cast to the "
-    "output's dtype": (
-        "Tensor.half", "Tensor.type", "Tensor.type_as",
-    ),
     "differs from PyTorch, fix pending: node names (inner records MmBackward0/DotBackward0, "
     "PyTorch ViewBackward0; vdot DotBackward0, PyTorch VdotBackward0; pairwise_distance "
     "LinalgVectorNormBackward0, PyTorch NormBackward1)": (

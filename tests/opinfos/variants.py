@@ -348,6 +348,11 @@ CONVERSIONS = [
     OpInfo("Tensor.char", lambda lib, x: (x * 3).char(), UNARY_SHAPES, grad=False),
     OpInfo("Tensor.byte", lambda lib, x: (x * 3).abs().byte(), UNARY_SHAPES, grad=False),
     OpInfo("Tensor.bool", lambda lib, x: (x * 3).int().bool(), UNARY_SHAPES, grad=False),
+    OpInfo("Tensor.half", lambda lib, x: x.half(), UNARY_SHAPES, atol=1e-3, rtol=1e-3,
+           gradcheck=False),
+    OpInfo("Tensor.type", lambda lib, x: x.type(lib.float32), UNARY_SHAPES, gradcheck=False),
+    OpInfo("Tensor.type_as", lambda lib, x, y: x.type_as(y.float()), [((3, 4), (2,))],
+           grad_inputs=(0,), gradcheck=False),
 ]
 
 NN_FORMS = [
