@@ -15,7 +15,6 @@ from .sweep_coverage import called_public_names, node_types, produced_node_types
 
 #: Node types no OpInfo sample produces, with the reason.
 NODE_TYPES_NOT_SWEPT: dict[str, str] = {
-    "CopyBackwards": "Tensor.copy_ records it; its name() is not yet PyTorch's (pending fix)",
 }
 
 _REASONS: dict[str, tuple[str, ...]] = {

@@ -434,6 +434,7 @@ OVERLOADS = [
     OpInfo("Tensor.inplace_through_view", _inplace_through_view, [((3, 4), (2, 2))]),
     OpInfo("Tensor.view_after_base_write", _view_after_base_write, [((3, 4),)]),
     OpInfo("Tensor.__setitem__tensor", _setitem_tensor, [((3, 4), (4,))]),
+    OpInfo("Tensor.copy_", lambda lib, x, y: x.clone().copy_(y), INPLACE_BINARY_SHAPES),
     OpInfo("torch.remainder_scalar", lambda lib, x: lib.remainder(x, 1.5), UNARY_SHAPES,
            make_inputs=_away_from_zero, second_order=False, gradcheck=False),
     OpInfo("torch.fmod_scalar", lambda lib, x: lib.fmod(x, 1.5), UNARY_SHAPES,

