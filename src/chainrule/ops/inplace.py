@@ -38,6 +38,7 @@ from .._tensor import (
 )
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from . import pointwise
 from ._opnode import RELEASED, OpNode, pack_saved
 from ._registry import KEEP, op
 
@@ -403,6 +404,39 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
 
 
 # ----------------------------------------------------------------------------------------------
+# In-place forms PyTorch records with a node of their own
+
+
+def _not_differentiable_in_place(name: str, node_name: str) -> Callable[..., Tensor]:
+    """The op ``<name>_`` writes in place: ``<name>``'s forward, recorded as ``node_name`` whose
+    backward raises, as PyTorch's ``AcoshBackward1``: its derivatives.yaml entry for the
+    in-place overload is ``not_implemented("inplace version of acosh")`` (the out-of-place op
+    keeps its derivative)."""
+    out_of_place = getattr(pointwise, name)
+    forward = out_of_place.op.forward
+    message = f"the derivative for 'inplace version of {name}' is not implemented."
+
+    def inplace_forward(self):  # (an op-table forward, on arrays)
+        return forward(self)
+
+    inplace_forward.__name__ = f"{name}_"
+    declared = op(node_name, promote=out_of_place.op.promote)(inplace_forward)
+
+    @declared.derivative("self")
+    def _(F, grad):
+        raise NotImplementedError(message)
+
+    return declared
+
+
+#: Methods whose in-place op is not their out-of-place op (see inplace_method).
+_INPLACE_NODES: dict[str, Callable[..., Tensor]] = {
+    f"{name}_": _not_differentiable_in_place(name, f"{name.capitalize()}Backward1")
+    for name in ("acosh", "asinh", "atanh")
+}
+
+
+# ----------------------------------------------------------------------------------------------
 # Making in-place methods from out-of-place ops
 
 
@@ -411,13 +445,11 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
 # nothing is recorded, without making a Tensor and a history for the result. The forward is the
 # out-of-place one so the values are the same to the bit (float16 times a number in float32,
 # the single-rounding ``add`` with ``alpha`` ...): method name -> (forward, forward with alpha),
-# filled on first use (the pointwise module imports this one).
+# filled on first use.
 _KERNELS: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]] = {}
 
 
 def _kernels() -> dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]]:
-    from . import pointwise
-
     _KERNELS.update({
         "add_": (pointwise._add.op.forward, pointwise._add_alpha.op.forward),
         "sub_": (pointwise._sub.op.forward, pointwise._sub_alpha.op.forward),
@@ -484,6 +516,8 @@ _UFUNCS: dict[str, Any] = {
 def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
     fast = name in ("add_", "sub_", "mul_", "div_")
+    doc = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
+    out_of_place = _INPLACE_NODES.get(name, out_of_place)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if fast and _direct(self, name, args, kwargs):
@@ -493,7 +527,7 @@ def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[.
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
-    method.__doc__ = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
+    method.__doc__ = doc
     return method
 
 
