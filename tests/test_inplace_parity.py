@@ -187,3 +187,100 @@ def test_inverse_hyperbolic_in_place_records_a_node_whose_backward_raises(name: 
             f"the derivative for 'inplace version of {name}' is not implemented."
         )):
             program(chainrule)
+
+
+# ----------------------------------------------------------------------------------------------
+# A view whose memory was written in place (also under no_grad, through its base or another
+# view) gets a regenerated history: AsStridedBackward0 of its base's current history
+
+
+def _node_names(fn: Any) -> tuple:
+    return fn.name(), [(None if n is None else type(n).__name__, i) for n, i in fn.next_functions]
+
+
+def _written_under_no_grad(how: str) -> Any:
+    def program(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        b = x * 2
+        v = b[1:3]
+        with lib.no_grad():
+            {"base": lambda: b.mul_(2), "view": lambda: v.mul_(2),
+             "other_view": lambda: b[0:2].mul_(2), "detached": lambda: b.detach().add_(1),
+             "base_zero": lambda: b.zero_()}[how]()
+        names = _node_names(v.grad_fn)
+        return names, repr(v), v._version, lib.autograd.grad((v * v).sum(), x)
+
+    return program
+
+
+@pytest.mark.parametrize("how", ["base", "view", "other_view", "detached", "base_zero"])
+def test_view_written_under_no_grad_gets_as_strided_history(how: str) -> None:
+    assert_same(_written_under_no_grad(how))
+
+
+def test_view_of_a_leaf_written_under_no_grad() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        v = x[1:3]
+        with lib.no_grad():
+            x.mul_(2)
+        return _node_names(v.grad_fn), lib.autograd.grad((v * v).sum(), x)
+
+    assert_same(run)
+
+
+def test_view_of_a_view_and_of_reshapes_are_regenerated_from_the_root_base() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        b = x * 1
+        row, flat, column = b[1], b.view(4), b.unsqueeze(0)
+        w = row[0:1]
+        with lib.no_grad():
+            b.add_(1)
+        return ([_node_names(t.grad_fn) for t in (w, flat, column)],
+                lib.autograd.grad(w.sum() + flat[3] + column.sum(), x))
+
+    assert_same(run)
+
+
+def test_view_history_is_regenerated_once_per_write() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        b = x * 1
+        v = b[1:3]
+        before = v.grad_fn
+        with lib.no_grad():
+            b.mul_(2)
+        first, again = v.grad_fn, v.grad_fn
+        with lib.no_grad():
+            b.mul_(2)
+        return before is first, first is again, again is v.grad_fn, v.grad_fn is not first
+
+    assert_same(run)
+
+
+def test_hooks_of_a_view_stay_with_its_old_history_and_retain_grad_moves() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        b = x * 1
+        v = b[1:3]
+        seen: list[Any] = []
+        v.register_hook(lambda g: seen.append(g.clone()))
+        v.retain_grad()
+        with lib.no_grad():
+            b.mul_(2)
+        (v * 3).sum().backward()
+        return seen, v.grad, x.grad
+
+    assert_same(run)
+
+
+def test_view_of_a_base_that_starts_requiring_grad_after_a_write() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.tensor([1.0, 2.0, 3.0, 4.0])
+        v = x[1:3]
+        x.mul_(2)
+        x.requires_grad_()
+        return v.requires_grad, _node_names(v.grad_fn), lib.autograd.grad(v.sum(), x)
+
+    assert_same(run)

@@ -392,14 +392,14 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     if positions is None:
         positions = view_positions(base._data, view._data)
     node = object.__new__(AsStridedBackward0)
-    _init_node(
-        node, ((base._grad_fn, base._output_nr),), ((base._data.shape, base._data.dtype),)
-    )
+    # (a leaf base that requires grad: its AccumulateGrad)
+    _init_node(node, (gradient_edge(base),), ((base._data.shape, base._data.dtype),))
     node.positions = positions
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
     set_history(view, node)
     view._view_src_fn = base._grad_fn
+    view._view_version = view._vc[0]
     return node
 
 
