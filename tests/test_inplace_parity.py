@@ -284,3 +284,48 @@ def test_view_of_a_base_that_starts_requiring_grad_after_a_write() -> None:
         return v.requires_grad, _node_names(v.grad_fn), lib.autograd.grad(v.sum(), x)
 
     assert_same(run)
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing an op's result in place under saved_tensors_hooks (inplace_call, for nn's inplace=True
+# activations and dropout): what is packed is what PyTorch's in-place op packs
+
+INPLACE_FORMS = {
+    # name: (chainrule's out-of-place function and arguments, PyTorch's in-place call)
+    "hardtanh": (lambda F: (F.hardtanh, -0.5, 1.0), lambda F, t: F.hardtanh_(t, -0.5, 1.0)),
+    "silu": (lambda F: (F.silu,), lambda F, t: F.silu(t, inplace=True)),
+    "mish": (lambda F: (F.mish,), lambda F, t: F.mish(t, inplace=True)),
+    "hardsigmoid": (lambda F: (F.hardsigmoid,), lambda F, t: F.hardsigmoid(t, inplace=True)),
+    "hardswish": (lambda F: (F.hardswish,), lambda F, t: F.hardswish(t, inplace=True)),
+    "relu": (lambda F: (F.relu,), lambda F, t: F.relu_(t)),
+    "mul_mask": (lambda F: (chainrule.mul, chainrule.tensor([0.0, 2.0, 2.0]).double()),
+                 lambda F, t: t.mul_(torch.tensor([0.0, 2.0, 2.0]).double())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INPLACE_FORMS))
+def test_inplace_call_packs_what_pytorch_packs(name: str) -> None:
+    ours_args, theirs_call = INPLACE_FORMS[name]
+    from chainrule.ops.inplace import inplace_call
+
+    def run(lib: Any) -> Any:
+        packed: list[Any] = []
+
+        def pack(t: Any) -> Any:
+            fn = t.grad_fn
+            packed.append((t.tolist(), t.requires_grad, None if fn is None else fn.name()))
+            return t
+
+        x = lib.tensor([-1.0, 0.5, 2.0], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = x.clone()
+            if lib is chainrule:
+                fn, *args = ours_args(chainrule.nn.functional)
+                z = inplace_call(y, fn, *args)
+            else:
+                z = theirs_call(torch.nn.functional, y)
+        rounded = [([round(v, 5) for v in values], rg, fn) for values, rg, fn in packed]
+        (g,) = lib.autograd.grad(z.sum(), x)  # (to 10 places: mish's is an ulp off PyTorch's)
+        return z is y, y._version, z.grad_fn.name(), rounded, [round(v, 10) for v in g.tolist()]
+
+    assert_same(run)

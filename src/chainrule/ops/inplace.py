@@ -43,9 +43,9 @@ from ._opnode import RELEASED, OpNode, pack_saved
 from ._registry import KEEP, op
 
 __all__ = [
-    "commit", "apply_inplace", "inplace_method", "augmented", "check_inplace", "CopySlices",
-    "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_",
-    "view_inplace_error", "refresh_special_view",
+    "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
+    "CopySlices", "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_",
+    "uniform_", "normal_", "view_inplace_error", "refresh_special_view",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -224,8 +224,25 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     return self
 
 
+def inplace_call(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
+                 **kwargs: Any) -> Tensor:
+    """``out_of_place(self, *args, **kwargs)`` written into ``self`` as an in-place op, for
+    code that writes a result in place (``Tensor.<op>_``, nn's ``inplace=True`` activations,
+    dropout): PyTorch's refusals first (:func:`check_inplace`), then :func:`apply_inplace`.
+
+    Pass the op, not its result: under ``saved_tensors_hooks`` the op must run with packing
+    deferred, so that its node packs what PyTorch's in-place node packs (the written tensor, a
+    recorded copy of the old ``self``), not the temporary result.
+    """
+    check_inplace(self, *args, *kwargs.values())
+    return apply_inplace(self, out_of_place, *args, **kwargs)
+
+
 def commit(self: Tensor, out: Tensor) -> Tensor:
-    """Write the out-of-place result ``out`` into ``self`` and rewrite ``self``'s history."""
+    """Write the out-of-place result ``out`` into ``self`` and rewrite ``self``'s history.
+
+    ``out`` must have been computed without ``saved_tensors_hooks`` packing (call
+    :func:`inplace_call` or :func:`apply_inplace` instead, which see to it)."""
     data = self._data
     result = out._data
     if result.shape != data.shape:
@@ -522,8 +539,7 @@ def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[.
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if fast and _direct(self, name, args, kwargs):
             return self
-        check_inplace(self, *args, *kwargs.values())
-        return apply_inplace(self, out_of_place, *args, **kwargs)
+        return inplace_call(self, out_of_place, *args, **kwargs)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
