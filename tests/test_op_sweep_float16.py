@@ -31,7 +31,6 @@ TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
 KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "F.instance_norm-0",
-    "Tensor.pow-1",
     "adaptive_avg_pool1d-0",
     "adaptive_avg_pool2d-0",
     "avg_pool2d_pad_ceil-0",
@@ -40,21 +39,18 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "bilinear-0",
     "bilinear-1",
     "bilinear_bias-0",
-    "chain-2",
-    "chain_normalize-1",
     "conv2d-0",
     "conv2d_bias-0",
     "conv_transpose2d-0",
     "cross_entropy_probabilities_weight_smoothing-0",
     "layer_norm-0",
     "layer_norm_bias-0",
+    "lerp-2",
     "linear-0",
     "linear-2",
     "max_pool2d_overlap-0",
     "nll_loss_weight_sum-0",
     "pad_reflect-0",
-    "pow-1",
-    "torch.pow-1",
 })
 
 KNOWN_REASON = "differs from PyTorch (issue 21)"

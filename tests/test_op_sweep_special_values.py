@@ -41,10 +41,6 @@ def _special_inputs(info: OpInfo, index: int, dtype: str) -> list[np.ndarray] | 
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
 KNOWN_DIFFERENCES: frozenset[str] = frozenset({
-    "Tensor.normal_-0-float32",
-    "Tensor.normal_-0-float64",
-    "Tensor.uniform_-0-float32",
-    "Tensor.uniform_-0-float64",
     "adaptive_avg_pool1d-0-float32",
     "adaptive_avg_pool1d-0-float64",
     "adaptive_avg_pool2d-0-float32",

@@ -17,7 +17,8 @@ import numpy as np
 
 __all__ = [
     "layout_order", "empty_preserving_layout", "copy_preserving_layout",
-    "full_preserving_layout", "strided",
+    "full_preserving_layout", "strided", "is_non_overlapping_and_dense",
+    "obeys_layout_contract", "copy_obeying_contract", "empty_with_strides_of",
     "contiguous_format", "preserve_format", "channels_last",
 ]
 
@@ -81,4 +82,60 @@ def full_preserving_layout(array: np.ndarray, value: object) -> np.ndarray:
     from ``array`` (``np.full_like`` would put an expanded dimension innermost)."""
     out = empty_preserving_layout(array)
     out.fill(value)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# The gradient layout contract (what AccumulateGrad gives a leaf's ``.grad``)
+
+
+def is_non_overlapping_and_dense(array: np.ndarray) -> bool:
+    """Whether the elements fill one block of memory, each once, in some order of the
+    dimensions (PyTorch's ``is_non_overlapping_and_dense``: a permuted contiguous layout)."""
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        return True
+    itemsize = array.itemsize
+    dims = sorted(
+        (stride, size) for size, stride in zip(array.shape, array.strides, strict=True)
+        if size >= 2
+    )
+    required = itemsize
+    for stride, size in dims:
+        if stride != required:
+            return False
+        required *= size
+    return True
+
+
+def obeys_layout_contract(grad: np.ndarray, variable: np.ndarray) -> bool:
+    """PyTorch's "gradient layout contract" (``obeys_layout_contract``): a gradient fit to be a
+    leaf's ``.grad`` has the leaf's strides when the leaf is non-overlapping and dense (over
+    dimensions of size other than 1, where it only must not have stride 0), else is row-major.
+    ``grad`` has ``variable``'s shape and dtype."""
+    strides = grad.strides
+    if variable.flags.c_contiguous and grad.flags.c_contiguous and 0 not in strides:
+        return True  # the common case, without the loop
+    if not is_non_overlapping_and_dense(variable):
+        return bool(grad.flags.c_contiguous)
+    for size, stride, wanted in zip(grad.shape, strides, variable.strides, strict=True):
+        if stride != wanted if size != 1 else stride == 0:
+            return False
+    return True
+
+
+def empty_with_strides_of(variable: np.ndarray) -> np.ndarray:
+    """An uninitialised array with ``variable``'s shape, dtype and strides (which must be
+    non-overlapping and dense: one block of ``variable.size`` elements)."""
+    block = np.empty(max(variable.size, 1), variable.dtype)
+    return np.lib.stride_tricks.as_strided(block, variable.shape, variable.strides)
+
+
+def copy_obeying_contract(grad: np.ndarray, variable: np.ndarray) -> np.ndarray:
+    """A copy of ``grad`` laid out as PyTorch's AccumulateGrad lays out a ``.grad`` it copies
+    (``clone_obey_contract``): with the leaf's own strides if the leaf is non-overlapping and
+    dense, else row-major."""
+    out = np.empty(variable.shape, variable.dtype)
+    if out.strides != variable.strides and is_non_overlapping_and_dense(variable):
+        out = empty_with_strides_of(variable)
+    np.copyto(out, grad, casting="unsafe")
     return out

@@ -74,11 +74,12 @@ class Tensor:
     # to the leaf's AccumulateGrad node. _hooks: TensorHooks (leaves) or None.
     # Views only (set when ``_base`` is set, read only then): _view_meta, how the view was made
     # (PyTorch's CreationMeta: None for an ordinary view, else one of the *_VIEW kinds below,
-    # views PyTorch refuses to modify in place). _view_src_fn: for an ordinary view, the base's
-    # grad_fn when this view's grad_fn was made; when the base's history changes (an in-place
-    # op), the view's history is regenerated on next use. Other views never regenerate it:
-    # _view_version is the version they were made (or last rebased) at, and using one after
-    # it changed is PyTorch's error (``ops.inplace.refresh_special_view``).
+    # views PyTorch refuses to modify in place). _view_version: the version the view was made
+    # (or last rebased) at. _view_src_fn: for an ordinary view, the base's grad_fn when this
+    # view's grad_fn was made; when the base's history or the version changes (an in-place
+    # op, even under no_grad), the view's history is regenerated on next use. Other views never
+    # regenerate it: using one after its version changed is PyTorch's error
+    # (``ops.inplace.refresh_special_view``).
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc", "_base", "_acc",
         "_hooks", "_retains_grad", "_view_src_fn", "_view_meta", "_view_version", "__weakref__",
@@ -700,19 +701,24 @@ NO_ACCUMULATOR: Any = _NoAccumulator()
 
 
 def refresh_view(t: Tensor, check: bool | None = None) -> None:
-    """Regenerate a view's history if its base's history changed since it was made.
+    """Regenerate a view's history (``AsStridedBackward0`` of its base's current history) if
+    its base's history changed since it was made, or its memory was written in place since
+    (also under no_grad, through the base or another view), as PyTorch does.
 
     For the views PyTorch forbids modifying in place, check instead that nothing modified
     them since: ``check`` True raises PyTorch's error then, None raises it only in grad mode
     (an op that may record), False never (reading ``requires_grad``).
     """
     base = t._base
-    if base is not None and base._grad_fn is not t._view_src_fn:
+    if base is not None and (
+        base._grad_fn is not t._view_src_fn or t._vc[0] != t._view_version
+    ):
         from .ops.inplace import refresh_special_view, view_of_base
 
         if t._view_src_fn is SPECIAL_VIEW:
             refresh_special_view(t, base, check)
-        else:
+        elif t._grad_fn is not None or base._requires_grad:
+            # (a view with no history of a base that needs none keeps having none)
             view_of_base(t, base)
 
 

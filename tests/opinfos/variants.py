@@ -70,11 +70,13 @@ UNARY: dict[str, dict[str, Any]] = {
 }
 # Unary ops PyTorch has an in-place method for and chainrule does too.
 UNARY_INPLACE = [name for name in UNARY if name not in ("erfinv", "fix", "digamma", "lgamma")]
-# PENDING (post-merge): sgn records SignBackward0 (PyTorch SgnBackward0); acosh_/asinh_/atanh_
-# record *Backward0 and differentiate, where PyTorch records *Backward1 whose backward raises.
+# PENDING (post-merge): sgn records SignBackward0 (PyTorch SgnBackward0).
 UNARY.pop("sgn")
-for _name in ("acosh", "asinh", "atanh", "sgn"):
+for _name in ("sgn",):
     UNARY_INPLACE.remove(_name)
+# In place, these record *Backward1, whose backward raises NotImplementedError in PyTorch (and
+# here: tests/test_inplace_parity.py): values and node names only.
+NOT_DIFFERENTIABLE_INPLACE = ("acosh", "asinh", "atanh")
 
 BINARY: dict[str, dict[str, Any]] = {
     "add": {}, "sub": {}, "subtract": {}, "mul": {}, "div": {"make_inputs": _away_from_zero},
@@ -115,7 +117,8 @@ def _entries() -> list[OpInfo]:
         ops.append(OpInfo(f"Tensor.{name}", _method(name), UNARY_SHAPES, **kw))
         ops.append(OpInfo(f"torch.{name}", _function(name), UNARY_SHAPES, **kw))
     for name in UNARY_INPLACE:
-        ops.append(OpInfo(f"Tensor.{name}_", _inplace(name), UNARY_SHAPES, **UNARY[name]))
+        kw = dict(UNARY[name], grad=False) if name in NOT_DIFFERENTIABLE_INPLACE else UNARY[name]
+        ops.append(OpInfo(f"Tensor.{name}_", _inplace(name), UNARY_SHAPES, **kw))
     for name, kw in BINARY.items():
         ops.append(OpInfo(f"Tensor.{name}", _method(name), BINARY_SHAPES, **kw))
         ops.append(OpInfo(f"torch.{name}", _function(name), BINARY_SHAPES, **kw))
@@ -348,6 +351,11 @@ CONVERSIONS = [
     OpInfo("Tensor.char", lambda lib, x: (x * 3).char(), UNARY_SHAPES, grad=False),
     OpInfo("Tensor.byte", lambda lib, x: (x * 3).abs().byte(), UNARY_SHAPES, grad=False),
     OpInfo("Tensor.bool", lambda lib, x: (x * 3).int().bool(), UNARY_SHAPES, grad=False),
+    OpInfo("Tensor.half", lambda lib, x: x.half(), UNARY_SHAPES, atol=1e-3, rtol=1e-3,
+           gradcheck=False),
+    OpInfo("Tensor.type", lambda lib, x: x.type(lib.float32), UNARY_SHAPES, gradcheck=False),
+    OpInfo("Tensor.type_as", lambda lib, x, y: x.type_as(y.float()), [((3, 4), (2,))],
+           grad_inputs=(0,), gradcheck=False),
 ]
 
 NN_FORMS = [
@@ -429,6 +437,7 @@ OVERLOADS = [
     OpInfo("Tensor.inplace_through_view", _inplace_through_view, [((3, 4), (2, 2))]),
     OpInfo("Tensor.view_after_base_write", _view_after_base_write, [((3, 4),)]),
     OpInfo("Tensor.__setitem__tensor", _setitem_tensor, [((3, 4), (4,))]),
+    OpInfo("Tensor.copy_", lambda lib, x, y: x.clone().copy_(y), INPLACE_BINARY_SHAPES),
     OpInfo("torch.remainder_scalar", lambda lib, x: lib.remainder(x, 1.5), UNARY_SHAPES,
            make_inputs=_away_from_zero, second_order=False, gradcheck=False),
     OpInfo("torch.fmod_scalar", lambda lib, x: lib.fmod(x, 1.5), UNARY_SHAPES,

@@ -23,6 +23,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._size import Size
+from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
 from .._tensor import Tensor, gradient_edge, wrap
 from .grad_mode import ANOMALY, GRAD, MODE, mode_get
 from .grad_mode import state as _state
@@ -59,6 +60,13 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
             if size != 1:
                 return None
             inner.append(lead + i)
+    if g.dtype == np.float16:
+        # PyTorch sums float16 in float32 and rounds once; NumPy would round after every add
+        # when the summed axis is not the innermost one.
+        axes = tuple(range(lead)) + tuple(inner)
+        if not axes:
+            return g.copy()
+        return np.add.reduce(g, axis=axes, dtype=np.float32).reshape(shape).astype(np.float16)
     if inner:
         g = np.add.reduce(g, axis=tuple(inner), keepdims=True)
     if lead:
@@ -113,8 +121,10 @@ def _raise_invalid_gradient(node: Node, index: int, got: tuple, expected: tuple)
 def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False) -> None:
     """Add ``g`` into ``var.grad`` (creating it if needed), then run post-accumulate hooks.
 
-    ``owned`` says ``g`` is a new array nobody else holds, so it can become ``.grad`` as is;
-    otherwise it is copied (it may be the caller's gradient, or shared by several leaves).
+    As PyTorch's AccumulateGrad: a first gradient becomes ``.grad`` as is when ``owned`` (a new
+    array nobody else holds) and laid out as the leaf (the "gradient layout contract", see
+    ``_strides.obeys_layout_contract``), else a copy laid out so; later ones are added in
+    place (a new sum under ``create_graph``).
     """
     old = var._grad
     if not create_graph:
@@ -122,21 +132,56 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
             g = np.array(g)
             owned = True
         if old is None:
-            var._grad = wrap(g if owned and g.flags.writeable else g.copy())
+            data = var._data
+            if owned and g.flags.writeable and obeys_layout_contract(g, data):
+                var._grad = wrap(g)
+            else:
+                var._grad = wrap(copy_obeying_contract(g, data))
         else:
             data = old._data
-            if data.flags.writeable and data.shape == g.shape and old._grad_fn is None:
+            if data.flags.writeable and data.shape == g.shape:
+                # In place, as PyTorch's ``variable_grad += new_grad`` (also when .grad has a
+                # history from an earlier create_graph pass: it keeps it, with a new version).
                 np.add(data, g, out=data, casting="unsafe")
                 old._vc[0] += 1
+                if not _LAYOUT_WARNED[0] and data.strides != var._data.strides:
+                    _check_layout(data, var._data, 0)
             else:
                 var._grad = wrap(data + g)
     else:
         from ..ops.copying import copy_for_grad
 
-        var._grad = copy_for_grad(g) if old is None else old + g
+        if old is None:
+            var._grad = copy_for_grad(g, var._data)
+        else:
+            total = old + g
+            if not _LAYOUT_WARNED[1]:
+                _check_layout(total._data, var._data, 1)
+            var._grad = total
     hooks = var._hooks
     if hooks is not None and hooks.post_accumulate:
         _call_post_accumulate_hooks(var, tuple(hooks.post_accumulate.values()))
+
+
+# PyTorch warns once per place in AccumulateGrad (in-place sum, recorded sum) when the summed
+# .grad does not follow the leaf's layout (e.g. a row-major .grad set by hand on a transposed
+# leaf).
+_LAYOUT_WARNED = [False, False]
+
+
+def _check_layout(grad: np.ndarray, variable: np.ndarray, site: int) -> None:
+    if obeys_layout_contract(grad, variable):
+        return
+    _LAYOUT_WARNED[site] = True
+    size = variable.itemsize
+    warnings.warn(
+        "grad and param do not obey the gradient layout contract. This is not an error, but "
+        f"may impair performance.\ngrad.sizes() = {list(grad.shape)}, strides() = "
+        f"{[s // size for s in grad.strides]}\nparam.sizes() = {list(variable.shape)}, "
+        f"strides() = {[s // size for s in variable.strides]}",
+        UserWarning,
+        stacklevel=4,
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -619,10 +664,14 @@ def _run_node_hooks(hooks: Any, grads: tuple, *extra: tuple) -> tuple:
 
 
 def _retain(t: Tensor, g: Any, create_graph: bool) -> None:
-    """``retain_grad``: store (or add) the gradient of ``t`` in ``t.grad``. Under
-    ``create_graph`` the copy is recorded (``CloneBackward0``), as PyTorch's ``grad.clone()``."""
+    """``retain_grad``: store (or add) the gradient of ``t`` in ``t.grad``: a row-major copy,
+    as PyTorch's ``grad.clone(at::MemoryFormat::Contiguous)``, recorded (``CloneBackward0``)
+    under ``create_graph``."""
     if t._grad is None:
-        t._grad = g.clone() if create_graph else wrap(np.array(g))
+        if create_graph:
+            t._grad = g.clone(memory_format=contiguous_format)
+        else:
+            t._grad = wrap(np.array(g, order="C"))
     else:
         t._grad = t._grad + _wrap_grad(g, create_graph)
 
@@ -754,6 +803,13 @@ def _make_root_grads(
                     f"{from_numpy_dtype(g._data.dtype)} and output[{i}] has a dtype of "
                     f"{from_numpy_dtype(out._data.dtype)}."
                 )
+            want = out._data.dtype
+            if g._data.dtype != want:
+                # As PyTorch's engine (validate_outputs on the root edges): a gradient of
+                # another dtype is cast to the output's before anything sees it, so a float64
+                # cotangent of a float16 output is rounded through float16.
+                g = g.to(from_numpy_dtype(want)) if create_graph else wrap(
+                    g._data.astype(want))
             result.append(g if create_graph else g._data)
         else:
             raise TypeError(

@@ -263,11 +263,11 @@ def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> 
         elif multi_view:
             kind = MULTI_OUTPUT_VIEW
     view._view_meta = kind
+    view._view_version = source._vc[0]
     if kind is None:
         view._view_src_fn = base._grad_fn
         return
     view._view_src_fn = SPECIAL_VIEW
-    view._view_version = source._vc[0]
     if kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW:
         if base._requires_grad and view._grad_fn is None:
             # It requires grad through its base, but gradients sent to it go nowhere.
@@ -433,6 +433,7 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
             t._base = x
             t._view_meta = None
             t._view_src_fn = x._grad_fn
+            t._view_version = x._vc[0]
         else:
             _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (

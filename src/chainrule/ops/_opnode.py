@@ -8,6 +8,7 @@ backward pass is recorded) and calls each needed derivative with the matching ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -334,6 +335,8 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
     """
     base = MultiOutputOpNode if multi_output else OpNode
     namespace: dict[str, Any] = {"__slots__": (), "_op": opdef, "__module__": "chainrule.autograd"}
+    if node_name in CPP_NODE_NAMES:
+        namespace["name"] = _qualified_name(node_name)
     for name in (*opdef.param_names, "result"):
         for prefix in ("_saved_", "_raw_saved_"):
             namespace[prefix + name] = _saved_property(name, prefix + name)
@@ -341,6 +344,22 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
         attribute = f"_saved_{name}_sym_sizes"
         namespace[attribute] = _sizes_property(name, attribute)
     return type(node_name, (base,), namespace)
+
+
+# Nodes PyTorch writes by hand in C++ rather than generating them from derivatives.yaml: their
+# name() carries the namespace (``torch::autograd::CopyBackwards``; this package's here), while
+# reprs show the bare class name (``grad_fn=<CopyBackwards>``, see ``node.short_name``).
+CPP_NODE_NAMES = frozenset({"CopyBackwards"})
+
+
+def _qualified_name(node_name: str) -> Callable[[Node], str]:
+    qualified = f"chainrule::autograd::{node_name}"
+
+    def name(self: Node) -> str:
+        return qualified
+
+    name.__doc__ = f"``{qualified!r}`` (PyTorch's C++ name, this package's)."
+    return name
 
 
 def _sizes_property(name: str, attribute: str) -> property:

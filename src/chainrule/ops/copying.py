@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .. import _dtype
 from .._dtype import to_dtype
 from .._size import check_available
 from .._size import device as Device
-from .._strides import contiguous_format, copy_preserving_layout, preserve_format
+from .._strides import (
+    contiguous_format,
+    copy_preserving_layout,
+    empty_with_strides_of,
+    is_non_overlapping_and_dense,
+    preserve_format,
+)
 from .._tensor import Tensor, wrap
 from ._registry import op
 
@@ -54,15 +62,20 @@ def _(F, grad, self_shape):
     return grad
 
 
-@op("CopyBackwards")
-def copy_for_grad(self):
-    """A copy of a gradient stored into ``.grad`` when ``create_graph=True``."""
-    return self.copy()
+def copy_for_grad(grad: Tensor, variable: np.ndarray) -> Tensor:
+    """The copy of a recorded gradient (``create_graph=True``) that becomes a leaf's first
+    ``.grad``, made as PyTorch's AccumulateGrad makes it (``clone_obey_contract``): for a leaf
+    ``variable`` that is non-overlapping and dense, an empty tensor with its strides written by
+    ``copy_`` (``CopyBackwards``); for another (expanded, step-sliced), a row-major clone
+    (``CloneBackward0``)."""
+    if not is_non_overlapping_and_dense(variable):
+        return clone(grad, memory_format=contiguous_format)
+    from .inplace import copy_
 
-
-@copy_for_grad.derivative("self")
-def _(F, grad):
-    return grad
+    target = np.empty(variable.shape, variable.dtype)
+    if target.strides != variable.strides:
+        target = empty_with_strides_of(variable)
+    return copy_(wrap(target), grad)
 
 
 def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool]:

@@ -38,13 +38,14 @@ from .._tensor import (
 )
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from . import pointwise
 from ._opnode import RELEASED, OpNode, pack_saved
 from ._registry import KEEP, op
 
 __all__ = [
-    "commit", "apply_inplace", "inplace_method", "augmented", "check_inplace", "CopySlices",
-    "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_", "uniform_", "normal_",
-    "view_inplace_error", "refresh_special_view",
+    "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
+    "CopySlices", "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_",
+    "uniform_", "normal_", "view_inplace_error", "refresh_special_view",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -223,8 +224,25 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     return self
 
 
+def inplace_call(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
+                 **kwargs: Any) -> Tensor:
+    """``out_of_place(self, *args, **kwargs)`` written into ``self`` as an in-place op, for
+    code that writes a result in place (``Tensor.<op>_``, nn's ``inplace=True`` activations,
+    dropout): PyTorch's refusals first (:func:`check_inplace`), then :func:`apply_inplace`.
+
+    Pass the op, not its result: under ``saved_tensors_hooks`` the op must run with packing
+    deferred, so that its node packs what PyTorch's in-place node packs (the written tensor, a
+    recorded copy of the old ``self``), not the temporary result.
+    """
+    check_inplace(self, *args, *kwargs.values())
+    return apply_inplace(self, out_of_place, *args, **kwargs)
+
+
 def commit(self: Tensor, out: Tensor) -> Tensor:
-    """Write the out-of-place result ``out`` into ``self`` and rewrite ``self``'s history."""
+    """Write the out-of-place result ``out`` into ``self`` and rewrite ``self``'s history.
+
+    ``out`` must have been computed without ``saved_tensors_hooks`` packing (call
+    :func:`inplace_call` or :func:`apply_inplace` instead, which see to it)."""
     data = self._data
     result = out._data
     if result.shape != data.shape:
@@ -317,13 +335,14 @@ class CopySlices(Node):
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         positions = self.positions
         if create_graph:
+            from .creation import zeros_like
             from .indexing import put, take
 
             index = wrap(positions.reshape(-1))
             region = take(grads, index).reshape(self.view_shape)
             sent = fn.apply(region, True)
             old = sent[0]
-            filler = old if old is not None else region * 0
+            filler = old if old is not None else zeros_like(region)
             filler = filler.expand(self.view_shape).reshape(-1)
             base_grad = put(grads, index, filler, False)
             return [base_grad, *sent[1:]]
@@ -390,75 +409,141 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     if positions is None:
         positions = view_positions(base._data, view._data)
     node = object.__new__(AsStridedBackward0)
-    _init_node(
-        node, ((base._grad_fn, base._output_nr),), ((base._data.shape, base._data.dtype),)
-    )
+    # (a leaf base that requires grad: its AccumulateGrad)
+    _init_node(node, (gradient_edge(base),), ((base._data.shape, base._data.dtype),))
     node.positions = positions
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
     set_history(view, node)
     view._view_src_fn = base._grad_fn
+    view._view_version = view._vc[0]
     return node
+
+
+# ----------------------------------------------------------------------------------------------
+# In-place forms PyTorch records with a node of their own
+
+
+def _not_differentiable_in_place(name: str, node_name: str) -> Callable[..., Tensor]:
+    """The op ``<name>_`` writes in place: ``<name>``'s forward, recorded as ``node_name`` whose
+    backward raises, as PyTorch's ``AcoshBackward1``: its derivatives.yaml entry for the
+    in-place overload is ``not_implemented("inplace version of acosh")`` (the out-of-place op
+    keeps its derivative)."""
+    out_of_place = getattr(pointwise, name)
+    forward = out_of_place.op.forward
+    message = f"the derivative for 'inplace version of {name}' is not implemented."
+
+    def inplace_forward(self):  # (an op-table forward, on arrays)
+        return forward(self)
+
+    inplace_forward.__name__ = f"{name}_"
+    declared = op(node_name, promote=out_of_place.op.promote)(inplace_forward)
+
+    @declared.derivative("self")
+    def _(F, grad):
+        raise NotImplementedError(message)
+
+    return declared
+
+
+#: Methods whose in-place op is not their out-of-place op (see inplace_method).
+_INPLACE_NODES: dict[str, Callable[..., Tensor]] = {
+    f"{name}_": _not_differentiable_in_place(name, f"{name.capitalize()}Backward1")
+    for name in ("acosh", "asinh", "atanh")
+}
 
 
 # ----------------------------------------------------------------------------------------------
 # Making in-place methods from out-of-place ops
 
 
-# Arithmetic that optimizers do in place under no_grad (``p.add_(g, alpha=-lr)``): written with
-# NumPy's ``out=`` straight into the tensor when nothing is recorded, instead of computing a new
-# array and copying it in.
+# Arithmetic that optimizers do in place under no_grad (``p.add_(g, alpha=-lr)``): computed by
+# the out-of-place op's own forward on the arrays and written straight into the tensor when
+# nothing is recorded, without making a Tensor and a history for the result. The forward is the
+# out-of-place one so the values are the same to the bit (float16 times a number in float32,
+# the single-rounding ``add`` with ``alpha`` ...): method name -> (forward, forward with alpha),
+# filled on first use.
+_KERNELS: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]] = {}
+
+
+def _kernels() -> dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]]:
+    _KERNELS.update({
+        "add_": (pointwise._add.op.forward, pointwise._add_alpha.op.forward),
+        "sub_": (pointwise._sub.op.forward, pointwise._sub_alpha.op.forward),
+        "mul_": (pointwise.mul.op.forward, None),
+        "div_": (pointwise._div.op.forward, None),
+    })
+    return _KERNELS
+
+
+def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Try the unrecorded fast path for a floating ``self``; False when the general path is
+    needed (grad recorded, type promotion, broadcasting ``self``, errors to raise)."""
+    if len(args) != 1:
+        return False
+    forward, with_alpha = (_KERNELS or _kernels())[name]
+    alpha = 1
+    if kwargs:
+        if with_alpha is None or len(kwargs) != 1 or "alpha" not in kwargs:
+            return False
+        alpha = kwargs["alpha"]
+        if type(alpha) is not int and type(alpha) is not float:
+            return False
+    other = args[0]
+    data = self._data
+    if data.dtype.kind != "f" or not data.flags.writeable:
+        return False
+    grad_mode = mode_get() & GRAD
+    if self._requires_grad and grad_mode:
+        return False
+    if isinstance(other, Tensor):
+        if other._requires_grad and grad_mode:
+            return False
+        value = other._data
+        if value.dtype != data.dtype:
+            return False  # promotion (and PyTorch's errors for a result it cannot cast)
+    elif type(other) is float or type(other) is int:
+        value = other  # a number never promotes a floating tensor
+    else:
+        return False
+    try:
+        if alpha == 1 and data.dtype is not _HALF:
+            # float32/float64 with a number or an array of the same dtype: the forward is this
+            # NumPy ufunc, so it may write straight into ``self`` (a large tensor is not copied;
+            # NumPy refuses, before writing, an ``other`` that would broadcast ``self``).
+            _UFUNCS[name](data, value, out=data)
+            bump_version(self)
+            return True
+        result = forward(data, value) if alpha == 1 else with_alpha(data, value, alpha)
+    except ValueError:
+        return False  # not broadcastable: the general path raises PyTorch's error
+    if result.shape != data.shape:
+        return False  # ``other`` broadcasts ``self``: the general path raises
+    np.copyto(data, result)
+    bump_version(self)
+    return True
+
+
+_HALF = np.dtype(np.float16)
 _UFUNCS: dict[str, Any] = {
     "add_": np.add, "sub_": np.subtract, "mul_": np.multiply, "div_": np.true_divide,
 }
 
 
-def _direct(self: Tensor, ufunc: Any, args: tuple, kwargs: dict[str, Any]) -> bool:
-    """Try the unrecorded fast path; False when the general path is needed."""
-    if len(args) != 1 or (kwargs and set(kwargs) != {"alpha"}):
-        return False
-    other = args[0]
-    data = self._data
-    if isinstance(other, Tensor):
-        if other._requires_grad and mode_get() & GRAD:
-            return False
-        value = other._data
-        if value.dtype != data.dtype or value.ndim > data.ndim:
-            return False
-    elif type(other) is float or type(other) is int:
-        value = other
-    else:
-        return False
-    if self._requires_grad and mode_get() & GRAD:
-        return False
-    if data.dtype.kind != "f" or not data.flags.writeable:
-        return False
-    alpha = kwargs.get("alpha", 1)
-    if alpha != 1:
-        if ufunc is not np.add and ufunc is not np.subtract:
-            return False
-        value = value * alpha
-    try:
-        ufunc(data, value, out=data)
-    except ValueError:
-        return False  # not broadcastable to self: the general path raises PyTorch's error
-    bump_version(self)
-    return True
-
-
 def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
-    ufunc = _UFUNCS.get(name)
+    fast = name in ("add_", "sub_", "mul_", "div_")
+    doc = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
+    out_of_place = _INPLACE_NODES.get(name, out_of_place)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        if ufunc is not None and _direct(self, ufunc, args, kwargs):
+        if fast and _direct(self, name, args, kwargs):
             return self
-        check_inplace(self, *args, *kwargs.values())
-        return apply_inplace(self, out_of_place, *args, **kwargs)
+        return inplace_call(self, out_of_place, *args, **kwargs)
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
-    method.__doc__ = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
+    method.__doc__ = doc
     return method
 
 
@@ -487,7 +572,7 @@ def _fill_scalar(self, value):
 
 @_fill_scalar.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("FillBackward3", inputs=("self", "value"), promote=KEEP)
@@ -497,7 +582,7 @@ def _fill_tensor(self, value):
 
 @_fill_tensor.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @_fill_tensor.derivative("value")
@@ -512,7 +597,7 @@ def _zero(self):
 
 @_zero.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("CopyBackwards", inputs=("self", "src"), promote=KEEP)
@@ -531,7 +616,7 @@ def _copy(self, src):
 
 @_copy.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @_copy.derivative("src")
@@ -549,7 +634,7 @@ def _uniform(self, low, high, generator):
 
 @_uniform.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("NormalBackward0", promote=KEEP)
@@ -561,7 +646,7 @@ def _normal(self, mean, std, generator):
 
 @_normal.derivative("self")
 def _(F, grad):
-    return grad * 0
+    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
