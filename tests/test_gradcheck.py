@@ -16,7 +16,7 @@ from chainrule.ops._registry import FLOAT, op
 
 from .conftest import normalise_output, torch
 from .opinfos import ALL_OPS
-from .test_op_sweep import _flat_outputs, _inputs, _requires
+from .sweep_tools import flat_outputs, requires_grad_flags, sample_inputs
 
 LIBS = (chainrule, torch)
 
@@ -123,8 +123,8 @@ def _sample(every: int, offset: int) -> list[Any]:
 
 
 def _op_inputs(info: Any, index: int) -> tuple[tuple, Any]:
-    arrays = _inputs(info, index, "float64", seed=1)
-    requires = _requires(info, arrays)
+    arrays = sample_inputs(info, index, "float64", seed=1)
+    requires = requires_grad_flags(info, arrays)
     xs = tuple(
         chainrule.from_numpy(a.copy()).requires_grad_(r) if r else chainrule.from_numpy(a.copy())
         for a, r in zip(arrays, requires, strict=True)
@@ -132,7 +132,7 @@ def _op_inputs(info: Any, index: int) -> tuple[tuple, Any]:
 
     def fn(*args: Any) -> tuple:
         return tuple(
-            o for o in _flat_outputs(info.fn(chainrule, *args)) if o.dtype.is_floating_point
+            o for o in flat_outputs(info.fn(chainrule, *args)) if o.dtype.is_floating_point
         )
 
     return xs, fn
