@@ -60,9 +60,8 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "torch.complex", "torch.polar",
     ),
     "differs from PyTorch, fix pending: in-place acosh/asinh/atanh record *Backward0 and "
-    "differentiate where PyTorch records *Backward1 and raises; sgn records SignBackward0": (
-        "Tensor.acosh_", "Tensor.asinh_", "Tensor.atanh_", "Tensor.sgn", "Tensor.sgn_",
-        "torch.sgn",
+    "differentiate where PyTorch records *Backward1 and raises": (
+        "Tensor.acosh_", "Tensor.asinh_", "Tensor.atanh_",
     ),
     "differs from PyTorch, fix pending: a cotangent of another dtype is not cast to the "
     "output's dtype": (

@@ -70,10 +70,9 @@ UNARY: dict[str, dict[str, Any]] = {
 }
 # Unary ops PyTorch has an in-place method for and chainrule does too.
 UNARY_INPLACE = [name for name in UNARY if name not in ("erfinv", "fix", "digamma", "lgamma")]
-# PENDING (post-merge): sgn records SignBackward0 (PyTorch SgnBackward0); acosh_/asinh_/atanh_
+# PENDING (post-merge): acosh_/asinh_/atanh_
 # record *Backward0 and differentiate, where PyTorch records *Backward1 whose backward raises.
-UNARY.pop("sgn")
-for _name in ("acosh", "asinh", "atanh", "sgn"):
+for _name in ("acosh", "asinh", "atanh"):
     UNARY_INPLACE.remove(_name)
 
 BINARY: dict[str, dict[str, Any]] = {

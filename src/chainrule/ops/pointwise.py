@@ -685,15 +685,14 @@ def abs(self):  # noqa: A001 - torch-style name
 
 @abs.derivative("self")
 def _(F, grad, self):
-    return grad * F.sign(self)
+    return grad * F.sgn(self)  # PyTorch: grad * self.sgn() (SgnBackward0 when recorded)
 
 
 absolute = abs
 
 
-@op("SignBackward0", promote=KEEP)
-def sign(self):
-    """-1, 0 or 1 by the sign of each element (bool stays bool)."""
+def _sign_array(self):
+    """-1, 0 or 1 by the sign of each element (bool stays bool; NaN gives 0, as PyTorch)."""
     if self.dtype == np.bool_:
         return self.copy()
     out = np.sign(self)
@@ -702,12 +701,29 @@ def sign(self):
     return out
 
 
+@op("SignBackward0", promote=KEEP)
+def sign(self):
+    """-1, 0 or 1 by the sign of each element (bool stays bool)."""
+    return _sign_array(self)
+
+
 @sign.derivative("self")
 def _(F, grad):
     return F.zeros_like(grad)
 
 
-sgn = sign
+@op("SgnBackward0", promote=KEEP)
+def sgn(self):
+    """``sign`` extended to complex numbers (``x / |x|``); for real tensors the same values."""
+    return _sign_array(self)
+
+
+@sgn.derivative("self")
+def _(F, grad, self, result):
+    # PyTorch's sgn_backward reads self and the result (for complex inputs); for real ones the
+    # gradient is zero. Both are still saved, as PyTorch saves them (saved_tensors_hooks see
+    # self, then result).
+    return F.zeros_like(grad)
 
 
 @op("ReciprocalBackward0", promote=FLOAT)
@@ -1014,7 +1030,7 @@ def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
         raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
-    return np.maximum(self, 0)
+    return _max_first(self, 0)  # relu(-0.) is -0., as PyTorch's
 
 
 @relu.derivative("self")
@@ -1098,15 +1114,44 @@ def _(F, grad, self, other):
 # clamping, min/max, selection
 
 
+def _ties_give_second(ufunc: Any, dtype: Any) -> bool:
+    """Whether NumPy's ``ufunc(a, b)`` returns ``b`` where ``a == b`` for this dtype (its SIMD
+    loops do for float32/float64, its float16 loop returns ``a``): only the sign of a zero
+    shows which."""
+    a, b = np.full(64, -0.0, dtype), np.zeros(64, dtype)
+    return not bool(np.signbit(ufunc(a, b)).all())
+
+
+_FLOATS = tuple(map(np.dtype, ("float16", "float32", "float64")))
+_MAX_SWAPS = frozenset(d for d in _FLOATS if _ties_give_second(np.maximum, d))
+_MIN_SWAPS = frozenset(d for d in _FLOATS if _ties_give_second(np.minimum, d))
+
+
+def _max_first(a: Any, b: Any) -> Any:
+    """``np.maximum(a, b)`` that keeps ``a`` where ``a == b``, as PyTorch's ``max(a, b)``
+    (``a < b ? b : a``) does: ``clamp(-0., min=0.)`` and ``relu(-0.)`` are -0. NaN propagates
+    from either operand."""
+    if type(a) is _ndarray and a.dtype in _MAX_SWAPS:
+        return np.maximum(b, a)
+    return np.maximum(a, b)
+
+
+def _min_first(a: Any, b: Any) -> Any:
+    """``np.minimum(a, b)`` that keeps ``a`` where ``a == b`` (see :func:`_max_first`)."""
+    if type(a) is _ndarray and a.dtype in _MIN_SWAPS:
+        return np.minimum(b, a)
+    return np.minimum(a, b)
+
+
 @op("ClampBackward1", promote=ARITH, promote_with=("min", "max"))
 def _clamp_scalar(self, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = self
     if min is not None:
-        out = np.maximum(out, min)
+        out = _max_first(out, min)
     if max is not None:
-        out = np.minimum(out, max)
+        out = _min_first(out, max)
     if out is self:
         out = self.copy()
     # NaN stays NaN (np.maximum propagates it, as PyTorch does).
@@ -1130,9 +1175,9 @@ def _(F, grad, self, min, max):  # noqa: A002
 def _clamp_tensor(self, min=None, max=None):  # noqa: A002
     out = self
     if min is not None:
-        out = np.maximum(out, min)
+        out = _max_first(out, min)
     if max is not None:
-        out = np.minimum(out, max)
+        out = _min_first(out, max)
     return out if out is not self else self.copy()
 
 
@@ -1162,19 +1207,117 @@ def _(F, grad, self, min, max):  # noqa: A002
     return F.where((self > max) | (max < min), grad, 0)
 
 
-def clamp(input, min=None, max=None):  # noqa: A002
-    """Limit every element to ``[min, max]`` (either bound may be None or a tensor)."""
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return _clamp_tensor(input, min, max)
-    return _clamp_scalar(input, min, max)
+def _type_label(value: Any) -> str:
+    """A value's type as PyTorch's argument errors name it (``Tensor``, ``float``,
+    ``numpy.float64``)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
-clip = clamp
+def _no_overload(name: str, args: tuple, kwargs: dict[str, Any], signatures: tuple) -> TypeError:
+    """PyTorch's TypeError for a call that matches none of a function's overloads: it quotes
+    the call's argument types, positional ones first, then the keywords (in reverse order, as
+    PyTorch's parser walks them)."""
+    got = [_type_label(a) for a in args]
+    keywords = [f"{key}={_type_label(value)}" for key, value in reversed(kwargs.items())]
+    described = ", ".join(got + keywords) if got else "".join(k + ", " for k in keywords)
+    lines = [
+        f"{name}() received an invalid combination of arguments - got ({described}), but "
+        "expected one of:"
+    ]
+    lines.extend(f" * {signature}" for signature in signatures)
+    return TypeError("\n".join(lines) + "\n")
+
+
+_BOUND_NUMBERS = (int, float, bool)
+
+
+def _bound_kind(value: Any) -> int:
+    """0 for a missing bound (None), 1 for a tensor, 2 for a number, 3 for anything else."""
+    if value is None:
+        return 0
+    if isinstance(value, Tensor):
+        return 1
+    if type(value) in _BOUND_NUMBERS or isinstance(value, np.generic):
+        return 2
+    return 3
+
+
+def _bounds_signatures(names: tuple[str, ...], optional: bool) -> tuple[str, ...]:
+    default = " = None" if optional else ""
+    return tuple(
+        "(Tensor input, " + ", ".join(f"{kind} {n}{default}" for n in names)
+        + ", *, Tensor out = None)"
+        for kind in ("Tensor", "Number")
+    )
+
+
+_CLAMP_SIGNATURES = _bounds_signatures(("min", "max"), True)
+_CLAMP_MIN_SIGNATURES = _bounds_signatures(("min",), False)
+_CLAMP_MAX_SIGNATURES = _bounds_signatures(("max",), False)
+
+
+def _bind_bounds(name: str, args: tuple, kwargs: dict[str, Any], names: tuple[str, ...],
+                 signatures: tuple[str, ...]) -> list[Any]:
+    """``[input, *bounds]`` of a clamp-like call given with keywords or too few or many
+    arguments (missing bounds None); PyTorch's TypeError if it matches no overload."""
+    params = ("input", *names)
+    values: list[Any] = [_MISSING_ARG] * len(params)
+    values[: len(args)] = args
+    bad = len(args) > len(params)
+    for key, value in kwargs.items():
+        i = params.index(key) if key in params else -1
+        if i < 0 or i < len(args):
+            bad = True
+        else:
+            values[i] = value
+    if bad or values[0] is _MISSING_ARG or (len(names) == 1 and values[1] is _MISSING_ARG):
+        raise _no_overload(name, args, kwargs, signatures)
+    return [None if v is _MISSING_ARG else v for v in values]
+
+
+_MISSING_ARG: Any = object()
+
+
+def clamp(*args: Any, **kwargs: Any) -> Tensor:
+    """Limit every element to ``[min, max]``: ``clamp(input, min=None, max=None)``.
+
+    The bounds are numbers (ClampBackward1) or tensors (ClampBackward0, broadcasting; either
+    may be None), not one of each, as in PyTorch.
+    """
+    return _clamp_public("clamp", args, kwargs)
+
+
+def clip(*args: Any, **kwargs: Any) -> Tensor:
+    """Alias of :func:`clamp`."""
+    return _clamp_public("clip", args, kwargs)
+
+
+_CLAMP_KEYWORDS = frozenset(("min", "max"))
+
+
+def _clamp_public(name: str, args: tuple, kwargs: dict[str, Any]) -> Tensor:
+    n = len(args)
+    if n == 3 and not kwargs:
+        input, low, high = args
+    elif n == 1 and kwargs.keys() <= _CLAMP_KEYWORDS:  # x.clamp(min=0), the common keywords
+        input, low, high = args[0], kwargs.get("min"), kwargs.get("max")
+    else:
+        input, low, high = _bind_bounds(name, args, kwargs, ("min", "max"), _CLAMP_SIGNATURES)
+    kinds = (_bound_kind(low), _bound_kind(high))
+    if 1 in kinds:
+        if 2 not in kinds and 3 not in kinds:
+            return _clamp_tensor(input, low, high)
+    elif 3 not in kinds:
+        return _clamp_scalar(input, low, high)
+    raise _no_overload(name, args, kwargs, _CLAMP_SIGNATURES)
 
 
 @op("ClampMinBackward0", promote=ARITH, promote_with=("min",))
 def _clamp_min_scalar(self, min):  # noqa: A002
-    return np.maximum(self, min).astype(self.dtype, copy=False)
+    return _max_first(self, min).astype(self.dtype, copy=False)
 
 
 @_clamp_min_scalar.derivative("self")
@@ -1184,7 +1327,7 @@ def _(F, grad, self, min):  # noqa: A002
 
 @op("ClampMinBackward1", inputs=("self", "min"), promote=ARITH)
 def _clamp_min_tensor(self, min):  # noqa: A002
-    return np.maximum(self, min)
+    return _max_first(self, min)
 
 
 @_clamp_min_tensor.derivative("self")
@@ -1199,7 +1342,7 @@ def _(F, grad, self, min):  # noqa: A002
 
 @op("ClampMaxBackward0", promote=ARITH, promote_with=("max",))
 def _clamp_max_scalar(self, max):  # noqa: A002
-    return np.minimum(self, max).astype(self.dtype, copy=False)
+    return _min_first(self, max).astype(self.dtype, copy=False)
 
 
 @_clamp_max_scalar.derivative("self")
@@ -1209,7 +1352,7 @@ def _(F, grad, self, max):  # noqa: A002
 
 @op("ClampMaxBackward1", inputs=("self", "max"), promote=ARITH)
 def _clamp_max_tensor(self, max):  # noqa: A002
-    return np.minimum(self, max)
+    return _min_first(self, max)
 
 
 @_clamp_max_tensor.derivative("self")
@@ -1222,24 +1365,40 @@ def _(F, grad, self, max):  # noqa: A002
     return F.where(self > max, grad, 0)
 
 
-def clamp_min(input, min):  # noqa: A002
-    """``max(input, min)`` element-wise (``min`` a number or a tensor)."""
-    if isinstance(min, Tensor):
-        return _clamp_min_tensor(input, min)
-    return _clamp_min_scalar(input, min)
+def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
+    """``max(input, min)`` element-wise: ``clamp_min(input, min)``, ``min`` a number
+    (ClampMinBackward0) or a tensor (ClampMinBackward1)."""
+    if kwargs or len(args) != 2:
+        input, low = _bind_bounds("clamp_min", args, kwargs, ("min",), _CLAMP_MIN_SIGNATURES)
+    else:
+        input, low = args
+    kind = _bound_kind(low)
+    if kind == 1:
+        return _clamp_min_tensor(input, low)
+    if kind == 2:
+        return _clamp_min_scalar(input, low)
+    raise _no_overload("clamp_min", args, kwargs, _CLAMP_MIN_SIGNATURES)
 
 
-def clamp_max(input, max):  # noqa: A002
-    """``min(input, max)`` element-wise (``max`` a number or a tensor)."""
-    if isinstance(max, Tensor):
-        return _clamp_max_tensor(input, max)
-    return _clamp_max_scalar(input, max)
+def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
+    """``min(input, max)`` element-wise: ``clamp_max(input, max)``, ``max`` a number
+    (ClampMaxBackward0) or a tensor (ClampMaxBackward1)."""
+    if kwargs or len(args) != 2:
+        input, high = _bind_bounds("clamp_max", args, kwargs, ("max",), _CLAMP_MAX_SIGNATURES)
+    else:
+        input, high = args
+    kind = _bound_kind(high)
+    if kind == 1:
+        return _clamp_max_tensor(input, high)
+    if kind == 2:
+        return _clamp_max_scalar(input, high)
+    raise _no_overload("clamp_max", args, kwargs, _CLAMP_MAX_SIGNATURES)
 
 
 @op("MaximumBackward0", inputs=("self", "other"), promote=ARITH)
 def maximum(self, other):
-    """Element-wise maximum (NaN propagates)."""
-    return np.maximum(self, other)
+    """Element-wise maximum (NaN propagates; ``self`` where they are equal)."""
+    return _max_first(self, other)
 
 
 def _split_ties(F, grad, self, other, loses):
@@ -1260,8 +1419,8 @@ def _(F, grad, self, other):
 
 @op("MinimumBackward0", inputs=("self", "other"), promote=ARITH)
 def minimum(self, other):
-    """Element-wise minimum (NaN propagates)."""
-    return np.minimum(self, other)
+    """Element-wise minimum (NaN propagates; ``self`` where they are equal)."""
+    return _min_first(self, other)
 
 
 @minimum.derivative("self")
@@ -1274,10 +1433,20 @@ def _(F, grad, self, other):
     return _split_ties(F, grad, self, other, self < other)
 
 
+def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
+    """``np.fmax``/``np.fmin``'s result with ``self`` where both operands are zeros: NumPy's
+    loops pick either operand there (varying with the position in the array), PyTorch keeps
+    ``self``, whose sign shows. (A zero result where ``self`` is zero is a tie or ``self``.)"""
+    out = np.asarray(out)
+    if out.dtype.kind == "f":
+        np.copyto(out, self, where=(out == 0) & (self == 0))
+    return out
+
+
 @op("FmaxBackward0", inputs=("self", "other"), promote=ARITH)
 def fmax(self, other):
     """Element-wise maximum ignoring NaN."""
-    return np.fmax(self, other)
+    return _zero_ties_keep_self(np.fmax(self, other), self)
 
 
 @fmax.derivative("self")
@@ -1293,7 +1462,7 @@ def _(F, grad, self, other):
 @op("FminBackward0", inputs=("self", "other"), promote=ARITH)
 def fmin(self, other):
     """Element-wise minimum ignoring NaN."""
-    return np.fmin(self, other)
+    return _zero_ties_keep_self(np.fmin(self, other), self)
 
 
 @fmin.derivative("self")
@@ -1557,5 +1726,6 @@ PRIMITIVES = {
     "div_rounding": _div_rounding,
     "reciprocal": reciprocal,
     "rsqrt": rsqrt,
+    "sgn": sgn,
     "xlogy": xlogy,
 }

@@ -1,0 +1,267 @@
+"""Element-wise ops whose node, saved values or overloads are PyTorch's own: sgn, clamp and its
+variants, heaviside, div with a rounding mode, floor_divide.
+
+Each test runs the same calls in chainrule and in PyTorch and compares what a user can see: the
+values, the node's name and ``next_functions``, the ``_saved_*`` attributes, what
+``saved_tensors_hooks`` pack (and in which order), the gradients (first and second order) and
+the exception raised, type and message.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+
+NAN = math.nan
+
+
+def _lib_name(lib: Any) -> str:
+    return "chainrule" if lib is chainrule else "torch"
+
+
+def _describe_edges(fn: Any) -> list[Any]:
+    """``next_functions`` as names (None, or the node's name without its C++ namespace)."""
+    out = []
+    for node, nr in fn.next_functions:
+        out.append(None if node is None else (type(node).__name__, nr))
+    return out
+
+
+def _saved(fn: Any) -> dict[str, Any]:
+    """The node's ``_saved_*`` attributes, tensors as lists, numbers as they are."""
+    out = {}
+    for name in dir(fn):
+        if name.startswith("_saved_") and not name.endswith("_sym_sizes"):
+            value = getattr(fn, name)
+            out[name] = value.tolist() if hasattr(value, "tolist") else value
+    return out
+
+
+def _record(lib: Any, make: Callable[[Any], tuple[Any, list[Any]]]) -> dict[str, Any]:
+    """Run ``make(lib) -> (output, inputs needing grad)`` under a pack hook; what is visible."""
+    packed: list[Any] = []
+
+    def pack(t: Any) -> Any:
+        packed.append(t.tolist())
+        return t
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out, wrt = make(lib)
+    fn = out.grad_fn
+    record: dict[str, Any] = {
+        "value": out.detach().tolist(),
+        "dtype": str(out.dtype).split(".")[-1],
+        "requires_grad": out.requires_grad,
+        "node": None if fn is None else fn.name().split("::")[-1],
+        "repr": repr(out).replace(_lib_name(lib), "LIB"),
+    }
+    if fn is None:
+        return record
+    record["edges"] = _describe_edges(fn)
+    record["saved"] = _saved(fn)
+    record["packed"] = packed
+    cotangent = lib.ones_like(out)
+    grads = lib.autograd.grad(out, wrt, cotangent, create_graph=True, allow_unused=True)
+    record["grads"] = [None if g is None else _as_list(g) for g in grads]
+    record["grad_requires_grad"] = [None if g is None else g.requires_grad for g in grads]
+    return record
+
+
+def _as_list(t: Any) -> Any:
+    if isinstance(t, chainrule.Tensor):
+        return t.detach().tolist()
+    return t.detach().numpy(force=True).tolist()  # PyTorch's zero tensors need force
+
+
+def _same(make: Callable[[Any], tuple[Any, list[Any]]]) -> None:
+    ours, theirs = _record(chainrule, make), _record(torch, make)
+    assert _nan_safe(ours) == _nan_safe(theirs)
+
+
+def _nan_safe(value: Any) -> Any:
+    """NaN compares equal to NaN (as the string 'nan'); -0.0 stays distinct from 0.0."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return (value, math.copysign(1.0, value))
+    if isinstance(value, list | tuple):
+        return [_nan_safe(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _nan_safe(v) for k, v in value.items()}
+    return value
+
+
+def _leaf(lib: Any, values: list[float], dtype: str = "float64", grad: bool = True) -> Any:
+    return lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=grad)
+
+
+def _raises_same(call: Callable[[Any], Any]) -> None:
+    with pytest.raises(Exception) as theirs:
+        call(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        call(chainrule)
+    assert str(ours.value) == str(theirs.value)
+
+
+# ----------------------------------------------------------------------------------------------
+# sgn: SgnBackward0 (sign is SignBackward0)
+
+X = [1.5, -2.0, 0.0, -0.0, NAN, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("form", ["torch.sgn", "Tensor.sgn", "Tensor.sgn_", "torch.sign",
+                                  "Tensor.sign_"])
+def test_sgn_records_sgn_backward_with_self_and_result_saved(form: str) -> None:
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x = _leaf(lib, X)
+        if form == "torch.sgn":
+            return lib.sgn(x), [x]
+        if form == "Tensor.sgn":
+            return x.sgn(), [x]
+        if form == "torch.sign":
+            return lib.sign(x), [x]
+        return getattr(x.clone(), form.split(".")[1])(), [x]
+
+    _same(make)
+
+
+def test_abs_backward_records_sgn_when_differentiated_again() -> None:
+    # PyTorch's abs backward is grad * self.sgn(): create_graph records SgnBackward0.
+    for lib in (chainrule, torch):
+        x = _leaf(lib, [1.5, -2.0, 0.0])
+        (g,) = lib.autograd.grad(x.abs().sum(), x, create_graph=True)
+        assert type(g.grad_fn.next_functions[1][0]).__name__ == "SgnBackward0", lib
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "int64", "bool"])
+def test_sgn_values_match_sign(dtype: str) -> None:
+    values = [1.5, -2.0, 0.0, 3.0] if dtype != "bool" else [True, False, True, True]
+    for lib in (chainrule, torch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype) if dtype != "bool" else lib.bool)
+        assert lib.sgn(x).tolist() == torch.sgn(torch.tensor(x.tolist(), dtype=getattr(
+            torch, dtype) if dtype != "bool" else torch.bool)).tolist()
+        assert str(lib.sgn(x).dtype).split(".")[-1] == dtype
+
+
+# ----------------------------------------------------------------------------------------------
+# clamp, clip, clamp_min, clamp_max: every overload, node and saved value; ties; NaN bounds
+
+XC = [-1.0, 0.0, 0.5, 1.0, 2.0, NAN, -0.0]
+LOW = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]  # ties at x == 0 (and -0.)
+HIGH = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]  # a tie at x == 1
+NAN_BOUND = [NAN, 0.0, NAN, 1.0, NAN, 0.0, NAN]
+
+_CLAMP_CALLS: dict[str, Callable[..., Any]] = {
+    "clamp(min=t)": lambda lib, x, a, b: lib.clamp(x, min=a),
+    "clamp(max=t)": lambda lib, x, a, b: lib.clamp(x, max=b),
+    "clamp(t, t)": lambda lib, x, a, b: lib.clamp(x, a, b),
+    "clamp(None, t)": lambda lib, x, a, b: lib.clamp(x, None, b),
+    "clamp(t, None)": lambda lib, x, a, b: lib.clamp(x, a, None),
+    "clamp crossed": lambda lib, x, a, b: lib.clamp(x, b, a),
+    "clip(t, t)": lambda lib, x, a, b: lib.clip(x, a, b),
+    "Tensor.clamp(min=t)": lambda lib, x, a, b: x.clamp(min=a),
+    "Tensor.clip(max=t)": lambda lib, x, a, b: x.clip(max=b),
+    "Tensor.clamp_(t, t)": lambda lib, x, a, b: x.clone().clamp_(a, b),
+    "Tensor.clamp_(min=t)": lambda lib, x, a, b: x.clone().clamp_(min=a),
+    "Tensor.clip_(max=t)": lambda lib, x, a, b: x.clone().clip_(max=b),
+    "clamp_min(t)": lambda lib, x, a, b: lib.clamp_min(x, a),
+    "clamp_max(t)": lambda lib, x, a, b: lib.clamp_max(x, b),
+    "Tensor.clamp_min_(t)": lambda lib, x, a, b: x.clone().clamp_min_(a),
+    "Tensor.clamp_max_(t)": lambda lib, x, a, b: x.clone().clamp_max_(b),
+    "clamp(n, n)": lambda lib, x, a, b: lib.clamp(x, 0.0, 1.0),
+    "clamp(min=n)": lambda lib, x, a, b: lib.clamp(x, min=0),
+    "clamp(max=n)": lambda lib, x, a, b: lib.clamp(x, max=1.0),
+    "clamp(nan, n)": lambda lib, x, a, b: lib.clamp(x, NAN, 1.0),
+    "clamp(max=nan)": lambda lib, x, a, b: lib.clamp(x, max=NAN),
+    "clamp crossed numbers": lambda lib, x, a, b: lib.clamp(x, 1.0, 0.0),
+    "clamp_min(n)": lambda lib, x, a, b: lib.clamp_min(x, 0.0),
+    "clamp_max(n)": lambda lib, x, a, b: lib.clamp_max(x, 1.0),
+    "clamp_min(nan)": lambda lib, x, a, b: lib.clamp_min(x, NAN),
+    "Tensor.clamp_(n, n)": lambda lib, x, a, b: x.clone().clamp_(0.0, 1.0),
+}
+
+
+@pytest.mark.parametrize("bounds", ["ties", "nan_low", "nan_high"])
+@pytest.mark.parametrize("form", list(_CLAMP_CALLS))
+def test_clamp_forms_match_torch(form: str, bounds: str) -> None:
+    low = NAN_BOUND if bounds == "nan_low" else LOW
+    high = NAN_BOUND if bounds == "nan_high" else HIGH
+
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x, a, b = _leaf(lib, XC), _leaf(lib, low), _leaf(lib, high)
+        return _CLAMP_CALLS[form](lib, x, a, b), [x, a, b]
+
+    _same(make)
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
+def test_clamp_saves_what_pytorch_saves(needs: tuple[bool, bool]) -> None:
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x, a = _leaf(lib, XC, grad=needs[0]), _leaf(lib, LOW, grad=needs[1])
+        return lib.clamp(x, min=a), [t for t, n in zip((x, a), needs, strict=True) if n]
+
+    _same(make)
+
+
+def test_clamp_second_order_matches_torch() -> None:
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x, a = _leaf(lib, [-1.0, 0.5, 2.0]), _leaf(lib, [0.0, 1.0, 3.0])
+        y = lib.clamp(x * x, min=a * a)
+        gx, ga = lib.autograd.grad(y.sum(), [x, a], create_graph=True)
+        return gx * ga, [x, a]
+
+    _same(make)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, t: lib.clamp(x, 0.0, t),
+    lambda lib, x, t: lib.clamp(x, t, 1),
+    lambda lib, x, t: lib.clamp(x, min=0.0, max=t),
+    lambda lib, x, t: lib.clamp(x, max=0.0, min=t),
+    lambda lib, x, t: lib.clamp(x, 1, max=t),
+    lambda lib, x, t: lib.clamp(input=x, min=1, max=t),
+    lambda lib, x, t: lib.clamp(x, np.float64(1.0), t),
+    lambda lib, x, t: lib.clamp(x, True, t),
+    lambda lib, x, t: lib.clamp(x, [1.0]),
+    lambda lib, x, t: lib.clamp(x, "a"),
+    lambda lib, x, t: lib.clip(x, 0.0, t),
+    lambda lib, x, t: lib.clamp_min(x, None),
+    lambda lib, x, t: lib.clamp_min(x, min=None),
+    lambda lib, x, t: lib.clamp_max(x, None),
+    lambda lib, x, t: lib.clamp_max(x, "a"),
+    lambda lib, x, t: lib.clamp(x),
+    lambda lib, x, t: lib.clamp(x, None, None),
+], ids=lambda f: "")
+def test_clamp_overload_errors_match_torch(call: Callable[..., Any]) -> None:
+    """A number with a tensor bound, a bound of another type or a missing one: PyTorch's
+    TypeError quoting the call (or its RuntimeError for no bound at all)."""
+    _raises_same(lambda lib: call(lib, _leaf(lib, [-1.0, 0.5, 2.0]),
+                                  _leaf(lib, [0.0, 0.0, 0.0], grad=False)))
+
+
+def test_clamp_mixed_bounds_in_place_raises_and_changes_nothing() -> None:
+    x = chainrule.tensor([-1.0, 0.5, 2.0])
+    with pytest.raises(TypeError):
+        x.clamp_(chainrule.zeros(3), 1.0)
+    assert x.tolist() == [-1.0, 0.5, 2.0] and x._version == 0
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "float32"), ("float32", "int64"),
+                                    ("float16", "float32"), ("float32", "float64")])
+def test_clamp_tensor_bounds_promote_as_torch(dtypes: tuple[str, str]) -> None:
+    for form in ("min", "max"):
+        results = []
+        for lib in (chainrule, torch):
+            x = lib.tensor([-3, 0, 5]).to(getattr(lib, dtypes[0]))
+            b = lib.tensor([0, 1, 2]).to(getattr(lib, dtypes[1]))
+            y = lib.clamp(x, **{form: b})
+            results.append((y.tolist(), str(y.dtype).split(".")[-1]))
+        assert results[0] == results[1]
