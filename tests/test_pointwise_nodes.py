@@ -265,3 +265,181 @@ def test_clamp_tensor_bounds_promote_as_torch(dtypes: tuple[str, str]) -> None:
             y = lib.clamp(x, **{form: b})
             results.append((y.tolist(), str(y.dtype).split(".")[-1]))
         assert results[0] == results[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# heaviside and floor_divide: no derivative, a NotImplemented node whose backward raises
+
+XH = [-1.5, 0.0, -0.0, 2.0, NAN, math.inf, -math.inf, 1e-45]
+VH = [0.5, 0.25, 0.75, 0.5, 0.5, 0.5, 0.5, NAN]
+
+
+def _not_differentiable(lib: Any, make: Callable[[Any], tuple[Any, list[Any]]]
+                        ) -> dict[str, Any]:
+    out, wrt = make(lib)
+    fn = out.grad_fn
+    record: dict[str, Any] = {
+        "value": _nan_safe(out.detach().tolist()),
+        "dtype": str(out.dtype).split(".")[-1],
+        "requires_grad": out.requires_grad,
+        "repr": repr(out).replace(_lib_name(lib), "LIB"),
+        "node": None if fn is None else fn.name().replace(_lib_name(lib), "LIB"),
+        "node repr": None if fn is None else repr(fn).split(" object")[0],
+    }
+    if fn is None:
+        return record
+    record["edges"] = _describe_edges(fn)
+    for what, run in (("backward", lambda: out.sum().backward()),
+                      ("grad", lambda: lib.autograd.grad(out.sum(), wrt))):
+        try:
+            run()
+            record[what] = "no error"
+        except RuntimeError as error:
+            record[what] = str(error)
+    return record
+
+
+def _same_not_differentiable(make: Callable[[Any], tuple[Any, list[Any]]]) -> None:
+    assert _not_differentiable(chainrule, make) == _not_differentiable(torch, make)
+
+
+_HEAVISIDE_CALLS: dict[str, Callable[..., Any]] = {
+    "torch.heaviside": lambda lib, x, v: lib.heaviside(x, v),
+    "Tensor.heaviside": lambda lib, x, v: x.heaviside(v),
+    "keywords": lambda lib, x, v: lib.heaviside(input=x, values=v),
+    "Tensor.heaviside_": lambda lib, x, v: x.clone().heaviside_(v),
+    "0-d values": lambda lib, x, v: lib.heaviside(x, v[1]),
+    "broadcast": lambda lib, x, v: lib.heaviside(x.reshape(2, 4), v.reshape(2, 4)[:1]),
+    "float16": lambda lib, x, v: lib.heaviside(x.half(), v.half()),
+    "float32": lambda lib, x, v: lib.heaviside(x.float(), v.float()),
+}
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True), (False, False)])
+@pytest.mark.parametrize("form", list(_HEAVISIDE_CALLS))
+def test_heaviside_matches_torch(form: str, needs: tuple[bool, bool]) -> None:
+    """Values (0 at NaN, ``values`` at -0.), a NotImplemented node with an edge for each input
+    that requires grad, and PyTorch's error when a backward reaches it."""
+
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x, v = _leaf(lib, XH, grad=needs[0]), _leaf(lib, VH, grad=needs[1])
+        return _HEAVISIDE_CALLS[form](lib, x, v), [t for t, n in zip((x, v), needs,
+                                                                       strict=True) if n]
+
+    _same_not_differentiable(make)
+
+
+def test_heaviside_of_a_view_in_place_matches_torch() -> None:
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x = _leaf(lib, XH)
+        base = x.clone()
+        base[2:].heaviside_(_leaf(lib, VH[2:], grad=False))
+        return base, [x]
+
+    _same_not_differentiable(make)
+
+
+@pytest.mark.parametrize("dtypes", [("int64", "int64"), ("bool", "bool"), ("int32", "int32"),
+                                    ("float32", "float64"), ("int64", "float32")])
+def test_heaviside_dtypes_match_torch(dtypes: tuple[str, str]) -> None:
+    def call(lib: Any) -> Any:
+        x = lib.tensor([-2, 0, 3, 0]).to(getattr(lib, dtypes[0]))
+        v = lib.tensor([7, 1, 0, 1]).to(getattr(lib, dtypes[1]))
+        return lib.heaviside(x, v)
+
+    try:
+        theirs = call(torch)
+    except RuntimeError:
+        _raises_same(call)
+        return
+    ours = call(chainrule)
+    assert ours.tolist() == theirs.tolist()
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, v: lib.heaviside(x, 0.5),
+    lambda lib, x, v: lib.heaviside(0.5, v),
+    lambda lib, x, v: x.clone().heaviside_(0.5),
+    lambda lib, x, v: x.clone().heaviside_(v.double()),
+    lambda lib, x, v: x.clone().heaviside_(v.reshape(2, 4, 1)),
+], ids=["number values", "number input", "in place number", "in place dtype",
+        "in place broadcast"])
+def test_heaviside_errors_match_torch(call: Callable[..., Any]) -> None:
+    _raises_same(lambda lib: call(lib, _leaf(lib, XH, "float32", grad=False),
+                                  _leaf(lib, VH, "float32", grad=False)))
+
+
+_FLOOR_DIVIDE_CALLS: dict[str, Callable[..., Any]] = {
+    "tensors": lambda lib, x, y: lib.floor_divide(x, y),
+    "number": lambda lib, x, y: lib.floor_divide(x, 2.0),
+    "operator": lambda lib, x, y: x // y,
+    "number operator": lambda lib, x, y: x // 2,
+    "reflected": lambda lib, x, y: 7 // x,
+}
+
+
+@pytest.mark.parametrize("needs", [(True, False), (False, True), (True, True)])
+@pytest.mark.parametrize("form", list(_FLOOR_DIVIDE_CALLS))
+def test_floor_divide_node_matches_torch(form: str, needs: tuple[bool, bool]) -> None:
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x = _leaf(lib, [3.5, -2.0, 7.0, 0.5], grad=needs[0])
+        y = _leaf(lib, [0.5, 0.75, -2.0, 0.0], grad=needs[1])
+        return _FLOOR_DIVIDE_CALLS[form](lib, x, y), [t for t, n in zip((x, y), needs,
+                                                                          strict=True) if n]
+
+    _same_not_differentiable(make)
+
+
+# ----------------------------------------------------------------------------------------------
+# div with a rounding mode: DivBackward2
+
+XD = [-3.5, 0.0, 2.5, 7.0, -0.0, 1e-45]
+YD = [2.0, -1.5, 0.5, 0.0, 3.0, -2.5]
+
+_DIV_CALLS: dict[str, Callable[..., Any]] = {
+    "floor": lambda lib, x, y: lib.div(x, y, rounding_mode="floor"),
+    "trunc": lambda lib, x, y: lib.div(x, y, rounding_mode="trunc"),
+    "None": lambda lib, x, y: lib.div(x, y, rounding_mode=None),
+    "no mode": lambda lib, x, y: lib.div(x, y),
+    "floor number": lambda lib, x, y: lib.div(x, 2.5, rounding_mode="floor"),
+    "trunc int": lambda lib, x, y: lib.div(x, -2, rounding_mode="trunc"),
+    "None number": lambda lib, x, y: lib.div(x, 2.0, rounding_mode=None),
+    "number by tensor": lambda lib, x, y: lib.div(2.0, y, rounding_mode="floor"),
+    "Tensor.div": lambda lib, x, y: x.div(y, rounding_mode="trunc"),
+    "divide": lambda lib, x, y: lib.divide(x, y, rounding_mode="floor"),
+    "Tensor.div_": lambda lib, x, y: x.clone().div_(y, rounding_mode="floor"),
+    "Tensor.div_ number": lambda lib, x, y: x.clone().div_(3, rounding_mode="trunc"),
+    "Tensor.divide_ None": lambda lib, x, y: x.clone().divide_(y, rounding_mode=None),
+}
+
+
+def _div_cases() -> list[Any]:
+    """Each form with each choice of inputs needing grad that leaves an output requiring it
+    (a number divisor takes no gradient)."""
+    cases = []
+    for form in _DIV_CALLS:
+        for needs in ((True, False), (False, True), (True, True)):
+            number_divisor = "number" in form or "int" in form
+            if number_divisor and not needs[0] or form.startswith("number") and not needs[1]:
+                continue
+            cases.append(pytest.param(form, needs, id=f"{form}-{needs}"))
+    return cases
+
+
+@pytest.mark.parametrize(("form", "needs"), _div_cases())
+def test_div_rounding_matches_torch(form: str, needs: tuple[bool, bool]) -> None:
+    """DivBackward2 whenever a rounding mode is given (None included): what it saves (other,
+    then self, and the mode), zero gradients for floor and trunc with no graph behind them."""
+
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x, y = _leaf(lib, XD, grad=needs[0]), _leaf(lib, YD, grad=needs[1])
+        return _DIV_CALLS[form](lib, x, y), [t for t, n in zip((x, y), needs, strict=True)
+                                             if n]
+
+    _same(make)
+
+
+@pytest.mark.parametrize("mode", ["bad", 3])
+def test_div_rounding_mode_errors_match_torch(mode: Any) -> None:
+    _raises_same(lambda lib: lib.div(_leaf(lib, XD), 2, rounding_mode=mode))

@@ -380,24 +380,61 @@ def _int_div_trunc(a, b):
     return q + ((r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
 
 
+# DivBackward2 saves other, self and rounding_mode as PyTorch's does (its zero gradients do not
+# read them, but saved_tensors_hooks and grad_fn._saved_* see them).
+
+
 @_div_rounding.derivative("self")
-def _(F, grad):
-    return grad * 0
+def _(F, grad, other, rounding_mode):
+    return F.zeros_like(grad)  # PyTorch: grad.new_zeros(grad.sizes())
 
 
 @_div_rounding.derivative("other")
-def _(F, grad):
-    return grad * 0
+def _(F, grad, self, other, rounding_mode):
+    return F.zeros_like(grad)
 
 
-def div(input, other, *, rounding_mode=None):
+@op("DivBackward2", inputs=("self", "other"), promote=FLOAT)
+def _div_mode_none(self, other, rounding_mode):
+    """True division when ``rounding_mode=None`` is given: PyTorch's div.Tensor_mode."""
+    return _div.op.forward(self, other)
+
+
+@_div_mode_none.derivative("self")
+def _(F, grad, other, rounding_mode):
+    return grad / other
+
+
+@_div_mode_none.derivative("other")
+def _(F, grad, self, other, rounding_mode):
+    return -grad * ((self / other) / other)
+
+
+_NO_ROUNDING_MODE: Any = object()
+
+
+def div(input, other, *, rounding_mode=_NO_ROUNDING_MODE):
     """``input / other`` (true division), or rounded with ``rounding_mode='trunc'|'floor'``.
 
-    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError``.
+    Without ``rounding_mode`` the node is DivBackward0; with one (even ``None``, true
+    division) DivBackward2, as PyTorch picks its overloads. Integer division by zero raises
+    PyTorch's ``RuntimeError: ZeroDivisionError``.
     """
-    if rounding_mode is None:
+    if rounding_mode is _NO_ROUNDING_MODE:
         return _div(input, other)
+    if rounding_mode is None:
+        return _div_mode_none(input, other, None)
+    if type(rounding_mode) is not str:
+        raise _no_overload("div", (input, other), {"rounding_mode": rounding_mode},
+                           _DIV_SIGNATURES)
     return _div_rounding(input, other, rounding_mode)
+
+
+_DIV_SIGNATURES = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+    "(Tensor input, Number other, *, str rounding_mode)",
+)
 
 
 def true_divide(input, other):
@@ -408,13 +445,45 @@ def true_divide(input, other):
 divide = div
 
 
+def _not_implemented_node(public: Any, aten_name: str) -> None:
+    """Make an op's node PyTorch's ``NotImplemented``: what its autograd fallback records for
+    an op without a derivative. Its ``name()`` is the C++ class's (in this package's
+    namespace); running it raises ``derivative for aten::<aten_name> is not implemented``."""
+    public.op.name = aten_name
+
+    def name(self: Any) -> str:
+        """``'chainrule::autograd::NotImplemented'`` (PyTorch's C++ name, this package's)."""
+        return "chainrule::autograd::NotImplemented"
+
+    public.op.node_cls.name = name
+
+
+def _edges_of_inputs_needing_grad(result: Tensor) -> Tensor:
+    """PyTorch's fallback gives a ``NotImplemented`` node an edge for each input that requires
+    grad, and none for the others (not a ``(None, 0)`` placeholder, as generated nodes have)."""
+    node = result._grad_fn
+    if node is not None and None in node._in_meta:
+        keep = [i for i, meta in enumerate(node._in_meta) if meta is not None]
+        node.next_functions = tuple(node.next_functions[i] for i in keep)
+        node._in_meta = tuple(node._in_meta[i] for i in keep)
+    return result
+
+
 @op("NotImplemented", inputs=("self", "other"), promote=ARITH)
-def floor_divide(self, other):
-    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch. Integer
-    division by zero raises ``RuntimeError: ZeroDivisionError``."""
+def _floor_divide(self, other):
     out = np.floor_divide(self, other)
     _check_integer_division("div_floor_cpu", out, self, other)
     return out
+
+
+_not_implemented_node(_floor_divide, "floor_divide")
+
+
+def floor_divide(input, other):
+    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch (the result
+    of inputs that require grad has a ``NotImplemented`` node). Integer division by zero raises
+    ``RuntimeError: ZeroDivisionError``."""
+    return _edges_of_inputs_needing_grad(_floor_divide(input, other))
 
 
 def _mod(self, other):
@@ -1624,10 +1693,67 @@ def _(F, grad):
     return grad
 
 
-@op("HeavisideBackward0", inputs=("input", "values"), promote=ARITH, differentiable=False)
+def _check_heaviside(input, values):
+    if np.asarray(input).dtype != np.asarray(values).dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+@op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
+def _heaviside(input, values):
+    if input.dtype.kind != "f":
+        return np.where(input == 0, values, input > 0).astype(input.dtype)
+    out = np.asarray(np.heaviside(input, values))
+    if np.isnan(input).any():
+        # PyTorch's kernel is ``x == 0 ? values : x > 0``: 0 at NaN (NumPy's gives NaN).
+        np.copyto(out, 0, where=np.isnan(input))
+    return out
+
+
+_not_implemented_node(_heaviside, "heaviside")
+
+
+# The in-place form records its own op, whose backward names it (aten::heaviside_).
+@op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
+def _heaviside_inplace(input, values):
+    return _heaviside.op.forward(input, values)
+
+
+_not_implemented_node(_heaviside_inplace, "heaviside_")
+
+
 def heaviside(input, values):
-    """Step function: 0 below zero, ``values`` at zero, 1 above."""
-    return np.heaviside(input, values)
+    """Step function: 0 below zero, ``values`` at zero (also at -0.), 1 above, 0 at NaN.
+
+    Not differentiable, as in PyTorch: the result of inputs that require grad has a
+    ``NotImplemented`` node, whose backward raises. Both arguments are tensors of one dtype.
+    """
+    for position, (name, value) in enumerate((("input", input), ("values", values)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"heaviside(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{_type_label(value)}"
+            )
+    return _edges_of_inputs_needing_grad(_heaviside(input, values))
+
+
+def _heaviside_(self, values):
+    """In-place :func:`heaviside` (``values`` broadcasts to ``self``)."""
+    from .inplace import apply_inplace, check_inplace
+
+    if not isinstance(values, Tensor):
+        raise TypeError(
+            f"heaviside_(): argument 'values' (position 1) must be Tensor, not "
+            f"{_type_label(values)}"
+        )
+    check_inplace(self, values)
+    return apply_inplace(self, _heaviside_inplace_edges, values)
+
+
+def _heaviside_inplace_edges(input, values):
+    return _edges_of_inputs_needing_grad(_heaviside_inplace(input, values))
+
+
+register_method("heaviside_", _heaviside_)
 
 
 @op("NanToNumBackward0", promote=KEEP)
