@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._backend import special
-from .._strides import copy_preserving_layout, full_preserving_layout
+from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor
 from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, register_method
 
@@ -128,6 +128,20 @@ def derivative_in_float32(derivative: Any) -> Any:
         return derivative(F, grad, *args)
 
     return run
+
+
+def laid_out_like(out: np.ndarray, self: np.ndarray) -> np.ndarray:
+    """``out``, an element-wise result of ``self`` computed by code that does not keep
+    ``self``'s layout (SciPy, several NumPy steps), in the layout PyTorch's TensorIterator gives
+    it: ``self``'s when that is dense, otherwise its dimensions ordered by stride with expanded
+    ones kept in place (see :mod:`chainrule._strides`). Contiguous inputs cost one check."""
+    if self.flags.c_contiguous or out.ndim < 2 or out.shape != self.shape:
+        return out
+    wanted = empty_preserving_layout(self, out.dtype)
+    if wanted.strides == out.strides:
+        return out
+    wanted[...] = out
+    return wanted
 
 
 def _is_bool(x: Any) -> bool:
@@ -665,7 +679,9 @@ def _(F, grad, self, exponent, result):
 
 @op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",))
 def _pow_scalar_base(self, exponent):
-    return np.power(self, exponent)
+    # PyTorch's pow(Scalar, Tensor) allocates its result contiguous, whatever the exponent's
+    # layout (not TensorIterator's rule).
+    return np.power(self, exponent, order="C")
 
 
 @_pow_scalar_base.derivative("exponent")
@@ -1667,7 +1683,8 @@ def _(F, grad):
 
 @op("RoundBackward1", promote=KEEP)
 def _round_decimals(self, decimals):
-    return np.round(self, decimals)
+    # np.round with decimals allocates C order; PyTorch's TensorIterator keeps the layout.
+    return np.round(self, decimals, out=empty_preserving_layout(self))
 
 
 @_round_decimals.derivative("self")
@@ -1759,7 +1776,10 @@ register_method("heaviside_", _heaviside_)
 @op("NanToNumBackward0", promote=KEEP)
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities by finite numbers."""
-    return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+    # In a copy laid out as PyTorch lays out an element-wise result (np.nan_to_num's own copy
+    # would put an expanded dimension innermost).
+    out = copy_preserving_layout(self)
+    return np.nan_to_num(out, copy=False, nan=nan, posinf=posinf, neginf=neginf)
 
 
 @nan_to_num.derivative("self")

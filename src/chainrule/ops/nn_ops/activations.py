@@ -385,7 +385,9 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 @op("LogSigmoidBackward0")
 @half_in_float32
 def _logsigmoid(self):
-    return (np.minimum(self, 0) - np.log1p(np.exp(-np.abs(self)))).astype(self.dtype, copy=False)
+    # Contiguous whatever the input's layout, as PyTorch's log_sigmoid_forward allocates it.
+    out = np.subtract(np.minimum(self, 0), np.log1p(np.exp(-np.abs(self))), order="C")
+    return out.astype(self.dtype, copy=False)
 
 
 @_logsigmoid.derivative("self")
