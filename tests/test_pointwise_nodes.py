@@ -443,3 +443,62 @@ def test_div_rounding_matches_torch(form: str, needs: tuple[bool, bool]) -> None
 @pytest.mark.parametrize("mode", ["bad", 3])
 def test_div_rounding_mode_errors_match_torch(mode: Any) -> None:
     _raises_same(lambda lib: lib.div(_leaf(lib, XD), 2, rounding_mode=mode))
+
+
+# ----------------------------------------------------------------------------------------------
+# Signed zeros at ties: PyTorch's max(a, b) is ``a < b ? b : a``, so a tie keeps the input
+
+_TIE_CALLS: dict[str, Callable[..., Any]] = {
+    "clamp(min=t)": lambda lib, x, z: lib.clamp(x, min=z),
+    "clamp(max=t)": lambda lib, x, z: lib.clamp(x, max=z),
+    "clamp(t, t)": lambda lib, x, z: lib.clamp(x, z, z),
+    "clamp(0., 1.)": lambda lib, x, z: lib.clamp(x, 0.0, 1.0),
+    "clamp(-0., 1.)": lambda lib, x, z: lib.clamp(x, -0.0, 1.0),
+    "clamp(max=0.)": lambda lib, x, z: lib.clamp(x, max=0.0),
+    "clamp_min(t)": lambda lib, x, z: lib.clamp_min(x, z),
+    "clamp_max(t)": lambda lib, x, z: lib.clamp_max(x, z),
+    "clamp_min(0.)": lambda lib, x, z: lib.clamp_min(x, 0.0),
+    "relu": lambda lib, x, z: lib.relu(x),
+    "relu6": lambda lib, x, z: lib.nn.functional.relu6(x),
+    "hardtanh(0, 1)": lambda lib, x, z: lib.nn.functional.hardtanh(x, 0.0, 1.0),
+    "maximum": lambda lib, x, z: lib.maximum(x, z),
+    "minimum": lambda lib, x, z: lib.minimum(x, z),
+    "fmax": lambda lib, x, z: lib.fmax(x, z),
+    "fmin": lambda lib, x, z: lib.fmin(x, z),
+}
+
+
+def _signs(t: Any) -> list[bool]:
+    return np.signbit(t.detach().numpy()).tolist()
+
+
+@pytest.mark.parametrize("contiguous", [True, False])
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("form", list(_TIE_CALLS))
+def test_ties_at_signed_zeros_keep_the_input_as_torch(form: str, dtype: str,
+                                                      contiguous: bool) -> None:
+    """-0. against 0. and 0. against -0.: the result is the input, as PyTorch's scalar loop
+    (``std::max``) gives it for any tensor it runs on: a non-contiguous one, or a contiguous
+    one shorter than a pair of SIMD vectors (16 float32, 8 float64 elements here), so every
+    small tensor a user prints (``relu(tensor([-0.]))`` is ``tensor([-0.])``).
+
+    PyTorch is not consistent here: its vectorised loop, which runs on whole pairs of vectors
+    of a contiguous tensor, returns the other operand at such ties (``clamp``, ``maximum``,
+    ``relu`` ... on a long contiguous tensor give 0. at those elements, -0. in the tail).
+    chainrule gives the scalar loop's answer everywhere; the long inputs below are compared
+    with PyTorch's scalar loop (a strided input)."""
+    n = 3 if contiguous else 37
+    x_values, z_values = [-0.0, 0.0] * n, [0.0, -0.0] * n
+
+    def make(lib: Any, values: list[float]) -> Any:
+        kind = getattr(lib, dtype)
+        if contiguous or lib is chainrule:
+            return lib.tensor(values, dtype=kind)
+        view = torch.zeros(2 * len(values), dtype=kind)[::2]
+        view.copy_(torch.tensor(values, dtype=kind))
+        return view
+
+    ours = _TIE_CALLS[form](chainrule, make(chainrule, x_values), make(chainrule, z_values))
+    theirs = _TIE_CALLS[form](torch, make(torch, x_values), make(torch, z_values))
+    assert _signs(ours) == _signs(theirs)
+    assert ours.tolist() == theirs.tolist()
