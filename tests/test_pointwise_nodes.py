@@ -502,3 +502,58 @@ def test_ties_at_signed_zeros_keep_the_input_as_torch(form: str, dtype: str,
     theirs = _TIE_CALLS[form](torch, make(torch, x_values), make(torch, z_values))
     assert _signs(ours) == _signs(theirs)
     assert ours.tolist() == theirs.tolist()
+
+
+# ----------------------------------------------------------------------------------------------
+# Activations: the numbers and tensors their nodes save
+
+_ACTIVATION_CALLS: dict[str, Callable[..., Any]] = {
+    "elu": lambda lib, x: lib.nn.functional.elu(x),
+    "elu alpha int": lambda lib, x: lib.nn.functional.elu(x, 2),
+    "elu in place": lambda lib, x: lib.nn.functional.elu(x.clone(), inplace=True),
+    "selu": lambda lib, x: lib.nn.functional.selu(x),
+    "selu in place": lambda lib, x: lib.nn.functional.selu(x.clone(), inplace=True),
+    "softplus": lambda lib, x: lib.nn.functional.softplus(x),
+    "softplus beta": lambda lib, x: lib.nn.functional.softplus(x, 2.0),
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x),
+    "relu6 in place": lambda lib, x: lib.nn.functional.relu6(x.clone(), inplace=True),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+}
+
+
+@pytest.mark.parametrize("form", list(_ACTIVATION_CALLS))
+def test_activation_saved_numbers_match_torch(form: str) -> None:
+    """``grad_fn._saved_*`` numbers as PyTorch keeps them: the integers 1 and 6 it passes
+    internally (elu's scales, relu6's bounds, softplus's defaults) stay integers."""
+    records = []
+    for lib in (chainrule, torch):
+        fn = _ACTIVATION_CALLS[form](lib, _leaf(lib, [0.5, -1.0, 7.0])).grad_fn
+        saved = {k: v for k, v in _saved(fn).items() if not isinstance(v, list)}
+        records.append((fn.name(), {k: (type(v).__name__, v) for k, v in saved.items()}))
+    assert records[0] == records[1]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_logsigmoid_saves_its_buffer_as_torch(dtype: str) -> None:
+    """LogSigmoidBackward0 saves the forward's buffer ``exp(-|x|)`` with ``self``; its backward
+    (and the node recorded by create_graph) reads that buffer, in the input's dtype."""
+    values = [0.5, -1.0, 0.0, -30.0, 20.0, NAN, math.inf, -math.inf]
+    records, numbers = [], []
+    for lib in (chainrule, torch):
+        x = lib.tensor(values, dtype=getattr(lib, dtype), requires_grad=True)
+        y = lib.nn.functional.logsigmoid(x)
+        fn = y.grad_fn
+        (g,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        (g2,) = lib.autograd.grad(g.sum(), x)
+        records.append({
+            "saved": sorted(n for n in dir(fn) if n.startswith("_saved_")),
+            "buffer dtype": str(fn._saved_buffer.dtype).split(".")[-1],
+            "buffer requires grad": fn._saved_buffer.requires_grad,
+            "grad node": g.grad_fn.name(),
+        })
+        numbers.append([np.array(t.tolist(), dtype=np.float64)
+                        for t in (y, fn._saved_buffer, g, g2)])
+    assert records[0] == records[1]
+    ulp = float(np.finfo(dtype).eps)
+    for ours, theirs in zip(*numbers, strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=4 * ulp, atol=4 * ulp)
