@@ -1778,7 +1778,7 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities by finite numbers."""
     # In a copy laid out as PyTorch lays out an element-wise result (np.nan_to_num's own copy
     # would put an expanded dimension innermost).
-    out = copy_preserving_layout(self)
+    out = copy_preserving_layout(self) if type(self) is _ndarray else np.array(self)
     return np.nan_to_num(out, copy=False, nan=nan, posinf=posinf, neginf=neginf)
 
 
