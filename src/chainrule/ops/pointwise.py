@@ -1115,7 +1115,8 @@ def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
         raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
-    return _max_first(self, 0)  # relu(-0.) is -0., as PyTorch's
+    # relu(-0.) is -0., as PyTorch's: the input wins ties (see _max_first).
+    return np.maximum(0, self) if self.dtype in _MAX_SWAPS else np.maximum(self, 0)
 
 
 @relu.derivative("self")
@@ -1385,12 +1386,15 @@ _CLAMP_KEYWORDS = frozenset(("min", "max"))
 
 def _clamp_public(name: str, args: tuple, kwargs: dict[str, Any]) -> Tensor:
     n = len(args)
-    if n == 3 and not kwargs:
-        input, low, high = args
+    if not kwargs and (n == 3 or n == 2):
+        input, low = args[0], args[1]
+        high = args[2] if n == 3 else None
     elif n == 1 and kwargs.keys() <= _CLAMP_KEYWORDS:  # x.clamp(min=0), the common keywords
         input, low, high = args[0], kwargs.get("min"), kwargs.get("max")
     else:
         input, low, high = _bind_bounds(name, args, kwargs, ("min", "max"), _CLAMP_SIGNATURES)
+    if type(low) in _NUMBER_OR_NONE and type(high) in _NUMBER_OR_NONE:  # the common case
+        return _clamp_scalar(input, low, high)
     kinds = (_bound_kind(low), _bound_kind(high))
     if 1 in kinds:
         if 2 not in kinds and 3 not in kinds:
@@ -1398,6 +1402,9 @@ def _clamp_public(name: str, args: tuple, kwargs: dict[str, Any]) -> Tensor:
     elif 3 not in kinds:
         return _clamp_scalar(input, low, high)
     raise _no_overload(name, args, kwargs, _CLAMP_SIGNATURES)
+
+
+_NUMBER_OR_NONE = frozenset((int, float, bool, type(None)))
 
 
 @op("ClampMinBackward0", promote=ARITH, promote_with=("min",))
