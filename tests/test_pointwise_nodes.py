@@ -557,3 +557,40 @@ def test_logsigmoid_saves_its_buffer_as_torch(dtype: str) -> None:
     ulp = float(np.finfo(dtype).eps)
     for ours, theirs in zip(*numbers, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=4 * ulp, atol=4 * ulp)
+
+
+# ----------------------------------------------------------------------------------------------
+# round: RoundBackward1 whenever decimals is given; integer and bool inputs as PyTorch's kernels
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.round(x),
+    lambda lib, x: lib.round(x, decimals=0),
+    lambda lib, x: lib.round(x, decimals=1),
+    lambda lib, x: lib.round(x, decimals=-1),
+    lambda lib, x: x.round(decimals=0),
+    lambda lib, x: x.clone().round_(decimals=1),
+], ids=["plain", "decimals=0", "decimals=1", "decimals=-1", "method", "in place"])
+def test_round_matches_torch(call: Callable[..., Any]) -> None:
+    def make(lib: Any) -> tuple[Any, list[Any]]:
+        x = _leaf(lib, [1.25, -0.5, 2.5, -0.0, NAN, 15.0, -25.0, math.inf])
+        return call(lib, x), [x]
+
+    _same(make)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "uint8", "int32"])
+@pytest.mark.parametrize("decimals", [None, 0, 2])
+def test_round_of_integers_matches_torch(dtype: str, decimals: int | None) -> None:
+    def call(lib: Any) -> Any:
+        kind = lib.bool if dtype == "bool" else getattr(lib, dtype)
+        x = lib.tensor([1, 0, 1]).to(kind)
+        return lib.round(x) if decimals is None else lib.round(x, decimals=decimals)
+
+    try:
+        theirs = call(torch)
+    except NotImplementedError:
+        _raises_same(call)
+        return
+    ours = call(chainrule)
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype)[-5:] == str(theirs.dtype)[-5:]

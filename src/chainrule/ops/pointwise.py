@@ -1678,9 +1678,17 @@ trunc = _rounding("TruncBackward0", np.trunc, "Round toward zero.")
 fix = trunc
 
 
+def _no_kernel(kernel: str, dtype: np.dtype) -> NotImplementedError:
+    """PyTorch's error for a CPU kernel with no implementation for ``dtype``."""
+    name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 @op("RoundBackward0", promote=KEEP)
 def _round(self):
-    return np.round(self) if self.dtype.kind not in "iub" else self.copy()
+    if self.dtype == np.bool_:
+        raise _no_kernel("round_vml_cpu", self.dtype)
+    return np.round(self) if self.dtype.kind not in "iu" else self.copy()
 
 
 @_round.derivative("self")
@@ -1690,6 +1698,8 @@ def _(F, grad):
 
 @op("RoundBackward1", promote=KEEP)
 def _round_decimals(self, decimals):
+    if self.dtype.kind in "iub":  # integers round only without ``decimals``, as in PyTorch
+        raise _no_kernel("round_vml_cpu" if decimals == 0 else "round_cpu", self.dtype)
     # np.round with decimals allocates C order; PyTorch's TensorIterator keeps the layout.
     return np.round(self, decimals, out=empty_preserving_layout(self))
 
@@ -1699,9 +1709,13 @@ def _(F, grad):
     return F.zeros_like(grad)
 
 
-def round(input, *, decimals=0):  # noqa: A001 - torch-style name
-    """Round half to even, optionally to ``decimals`` places."""
-    if decimals == 0:
+_NO_DECIMALS: Any = object()
+
+
+def round(input, *, decimals=_NO_DECIMALS):  # noqa: A001 - torch-style name
+    """Round half to even, optionally to ``decimals`` places (RoundBackward1 whenever
+    ``decimals`` is given, even 0, as PyTorch's round.decimals overload)."""
+    if decimals is _NO_DECIMALS:
         return _round(input)
     return _round_decimals(input, decimals)
 
