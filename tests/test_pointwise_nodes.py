@@ -1,5 +1,6 @@
 """Element-wise ops whose node, saved values or overloads are PyTorch's own: sgn, clamp and its
-variants, heaviside, div with a rounding mode, floor_divide.
+variants (and the signed zeros at their ties), heaviside, div with a rounding mode, floor_divide,
+round, and the numbers and buffers activations save.
 
 Each test runs the same calls in chainrule and in PyTorch and compares what a user can see: the
 values, the node's name and ``next_functions``, the ``_saved_*`` attributes, what
