@@ -8,6 +8,8 @@ from . import OpInfo
 
 UNARY_SHAPES = [((3, 4),), ((),), ((0, 2),), ((2, 1, 3),)]
 BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (2, 3)), ((5,), ())]
+# In-place ops cannot broadcast their first operand: the second broadcasts to it.
+INPLACE_BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 3), ())]
 
 
 def _unary(name: str, low: float = -2.0, high: float = 2.0, **kw) -> OpInfo:
@@ -117,6 +119,36 @@ OPS = [
         [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (1, 4))],
         make_inputs=_distinct,
     ),
+    # The other forms with tensor bounds (ClampBackward0 for clamp, *Backward1 for clamp_min
+    # and clamp_max): one bound, crossed bounds (max wins), methods and in place.
+    OpInfo("clamp_tensor_min", lambda lib, x, lo: lib.clamp(x, min=lo), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("clamp_tensor_max", lambda lib, x, hi: lib.clamp(x, max=hi), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("clamp_tensor_none_max", lambda lib, x, hi: lib.clamp(x, None, hi), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("clamp_tensor_crossed", lambda lib, x, lo, hi: lib.clamp(x, lo + 5.0, hi),
+           [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (1, 4))], make_inputs=_distinct),
+    OpInfo("clip_tensor", lambda lib, x, lo, hi: lib.clip(x, lo, hi + 1.0),
+           [((3, 4), (3, 4), (3, 4))], make_inputs=_distinct),
+    OpInfo("Tensor.clamp_tensor", lambda lib, x, lo: x.clamp(min=lo), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("Tensor.clip_tensor", lambda lib, x, hi: x.clip(max=hi), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("Tensor.clamp__tensor", lambda lib, x, lo, hi: x.clone().clamp_(lo, hi + 1.0),
+           [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (1, 4))], make_inputs=_distinct),
+    OpInfo("Tensor.clamp__tensor_min", lambda lib, x, lo: x.clone().clamp_(min=lo),
+           INPLACE_BINARY_SHAPES, make_inputs=_distinct),
+    OpInfo("Tensor.clip__tensor_max", lambda lib, x, hi: x.clone().clip_(max=hi),
+           INPLACE_BINARY_SHAPES, make_inputs=_distinct),
+    OpInfo("Tensor.clamp_min_tensor", lambda lib, x, lo: x.clamp_min(lo), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("Tensor.clamp_max_tensor", lambda lib, x, hi: x.clamp_max(hi), BINARY_SHAPES,
+           make_inputs=_distinct),
+    OpInfo("Tensor.clamp_min__tensor", lambda lib, x, lo: x.clone().clamp_min_(lo),
+           INPLACE_BINARY_SHAPES, make_inputs=_distinct),
+    OpInfo("Tensor.clamp_max__tensor", lambda lib, x, hi: x.clone().clamp_max_(hi),
+           INPLACE_BINARY_SHAPES, make_inputs=_distinct),
     OpInfo(
         "where",
         lambda lib, x, y: lib.where(x > 0, x, y),
@@ -138,5 +170,29 @@ OPS = [
            grad=False),
     OpInfo("floor_divide", lambda lib, x, y: lib.floor_divide(x, y), BINARY_SHAPES,
            make_inputs=_positive_pair, grad=False),
+    # A rounding mode (even None) records DivBackward2: zero gradients for floor and trunc,
+    # true division's for None; a number divisor is saved as PyTorch's wrapped 0-d tensor.
+    OpInfo("div_floor", lambda lib, x, y: lib.div(x, y, rounding_mode="floor"), BINARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("div_trunc", lambda lib, x, y: lib.div(x, y, rounding_mode="trunc"), BINARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("div_mode_none", lambda lib, x, y: lib.div(x, y, rounding_mode=None), BINARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("div_floor_scalar", lambda lib, x: lib.div(x, 0.3, rounding_mode="floor"),
+           UNARY_SHAPES),
+    OpInfo("Tensor.div_trunc_scalar", lambda lib, x: x.div(-2, rounding_mode="trunc"),
+           UNARY_SHAPES),
+    OpInfo("Tensor.div__floor", lambda lib, x, y: x.clone().div_(y, rounding_mode="floor"),
+           INPLACE_BINARY_SHAPES, make_inputs=_away_from_zero),
+    OpInfo("Tensor.divide__mode_none",
+           lambda lib, x, y: x.clone().divide_(y, rounding_mode=None),
+           INPLACE_BINARY_SHAPES, make_inputs=_away_from_zero),
+    # heaviside has no derivative (a NotImplemented node: tests/test_pointwise_nodes.py).
+    OpInfo("heaviside_at_zeros", lambda lib, x, y: lib.heaviside(lib.round(x), y),
+           BINARY_SHAPES, grad=False),
+    OpInfo("Tensor.heaviside_", lambda lib, x, y: x.clone().round().heaviside_(y),
+           INPLACE_BINARY_SHAPES, grad=False),
+    OpInfo("floor_divide_scalar", lambda lib, x: lib.floor_divide(x, 0.7), UNARY_SHAPES,
+           grad=False),
     OpInfo("chain", lambda lib, x, y: (x * y + x.exp()).tanh() * y.sin(), BINARY_SHAPES),
 ]

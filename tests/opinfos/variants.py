@@ -70,10 +70,6 @@ UNARY: dict[str, dict[str, Any]] = {
 }
 # Unary ops PyTorch has an in-place method for and chainrule does too.
 UNARY_INPLACE = [name for name in UNARY if name not in ("erfinv", "fix", "digamma", "lgamma")]
-# PENDING (post-merge): sgn records SignBackward0 (PyTorch SgnBackward0).
-UNARY.pop("sgn")
-for _name in ("sgn",):
-    UNARY_INPLACE.remove(_name)
 # In place, these record *Backward1, whose backward raises NotImplementedError in PyTorch (and
 # here: tests/test_inplace_parity.py): values and node names only.
 NOT_DIFFERENTIABLE_INPLACE = ("acosh", "asinh", "atanh")

@@ -40,8 +40,9 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
 def _softmax(self, dim):
     if self.ndim == 0:
         return np.ones_like(self)
-    shifted = self - self.max(axis=dim, keepdims=True)
-    e = np.exp(shifted)
+    # PyTorch's softmax allocates its result contiguous, whatever the input's layout.
+    shifted = np.subtract(self, self.max(axis=dim, keepdims=True), order="C")
+    e = np.exp(shifted, out=shifted)
     e /= e.sum(axis=dim, keepdims=True)
     return e
 
@@ -59,7 +60,8 @@ def _(F, grad, result, dim):
 def _log_softmax(self, dim):
     if self.ndim == 0:
         return np.zeros_like(self)
-    shifted = self - self.max(axis=dim, keepdims=True)
+    # Contiguous whatever the input's layout, as PyTorch's log_softmax.
+    shifted = np.subtract(self, self.max(axis=dim, keepdims=True), order="C")
     return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from .._backend import special
-from .._strides import copy_preserving_layout, full_preserving_layout
+from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor
 from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, register_method
 
@@ -128,6 +128,20 @@ def derivative_in_float32(derivative: Any) -> Any:
         return derivative(F, grad, *args)
 
     return run
+
+
+def laid_out_like(out: np.ndarray, self: np.ndarray) -> np.ndarray:
+    """``out``, an element-wise result of ``self`` computed by code that does not keep
+    ``self``'s layout (SciPy, several NumPy steps), in the layout PyTorch's TensorIterator gives
+    it: ``self``'s when that is dense, otherwise its dimensions ordered by stride with expanded
+    ones kept in place (see :mod:`chainrule._strides`). Contiguous inputs cost one check."""
+    if self.flags.c_contiguous or out.ndim < 2 or out.shape != self.shape:
+        return out
+    wanted = empty_preserving_layout(self, out.dtype)
+    if wanted.strides == out.strides:
+        return out
+    wanted[...] = out
+    return wanted
 
 
 def _is_bool(x: Any) -> bool:
@@ -380,24 +394,61 @@ def _int_div_trunc(a, b):
     return q + ((r != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0)))
 
 
+# DivBackward2 saves other, self and rounding_mode as PyTorch's does (its zero gradients do not
+# read them, but saved_tensors_hooks and grad_fn._saved_* see them).
+
+
 @_div_rounding.derivative("self")
-def _(F, grad):
-    return grad * 0
+def _(F, grad, other, rounding_mode):
+    return F.zeros_like(grad)  # PyTorch: grad.new_zeros(grad.sizes())
 
 
 @_div_rounding.derivative("other")
-def _(F, grad):
-    return grad * 0
+def _(F, grad, self, other, rounding_mode):
+    return F.zeros_like(grad)
 
 
-def div(input, other, *, rounding_mode=None):
+@op("DivBackward2", inputs=("self", "other"), promote=FLOAT)
+def _div_mode_none(self, other, rounding_mode):
+    """True division when ``rounding_mode=None`` is given: PyTorch's div.Tensor_mode."""
+    return _div.op.forward(self, other)
+
+
+@_div_mode_none.derivative("self")
+def _(F, grad, other, rounding_mode):
+    return grad / other
+
+
+@_div_mode_none.derivative("other")
+def _(F, grad, self, other, rounding_mode):
+    return -grad * ((self / other) / other)
+
+
+_NO_ROUNDING_MODE: Any = object()
+
+
+def div(input, other, *, rounding_mode=_NO_ROUNDING_MODE):
     """``input / other`` (true division), or rounded with ``rounding_mode='trunc'|'floor'``.
 
-    Integer division by zero raises PyTorch's ``RuntimeError: ZeroDivisionError``.
+    Without ``rounding_mode`` the node is DivBackward0; with one (even ``None``, true
+    division) DivBackward2, as PyTorch picks its overloads. Integer division by zero raises
+    PyTorch's ``RuntimeError: ZeroDivisionError``.
     """
-    if rounding_mode is None:
+    if rounding_mode is _NO_ROUNDING_MODE:
         return _div(input, other)
+    if rounding_mode is None:
+        return _div_mode_none(input, other, None)
+    if type(rounding_mode) is not str:
+        raise _no_overload("div", (input, other), {"rounding_mode": rounding_mode},
+                           _DIV_SIGNATURES)
     return _div_rounding(input, other, rounding_mode)
+
+
+_DIV_SIGNATURES = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+    "(Tensor input, Number other, *, str rounding_mode)",
+)
 
 
 def true_divide(input, other):
@@ -408,13 +459,45 @@ def true_divide(input, other):
 divide = div
 
 
+def _not_implemented_node(public: Any, aten_name: str) -> None:
+    """Make an op's node PyTorch's ``NotImplemented``: what its autograd fallback records for
+    an op without a derivative. Its ``name()`` is the C++ class's (in this package's
+    namespace); running it raises ``derivative for aten::<aten_name> is not implemented``."""
+    public.op.name = aten_name
+
+    def name(self: Any) -> str:
+        """``'chainrule::autograd::NotImplemented'`` (PyTorch's C++ name, this package's)."""
+        return "chainrule::autograd::NotImplemented"
+
+    public.op.node_cls.name = name
+
+
+def _edges_of_inputs_needing_grad(result: Tensor) -> Tensor:
+    """PyTorch's fallback gives a ``NotImplemented`` node an edge for each input that requires
+    grad, and none for the others (not a ``(None, 0)`` placeholder, as generated nodes have)."""
+    node = result._grad_fn
+    if node is not None and None in node._in_meta:
+        keep = [i for i, meta in enumerate(node._in_meta) if meta is not None]
+        node.next_functions = tuple(node.next_functions[i] for i in keep)
+        node._in_meta = tuple(node._in_meta[i] for i in keep)
+    return result
+
+
 @op("NotImplemented", inputs=("self", "other"), promote=ARITH)
-def floor_divide(self, other):
-    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch. Integer
-    division by zero raises ``RuntimeError: ZeroDivisionError``."""
+def _floor_divide(self, other):
     out = np.floor_divide(self, other)
     _check_integer_division("div_floor_cpu", out, self, other)
     return out
+
+
+_not_implemented_node(_floor_divide, "floor_divide")
+
+
+def floor_divide(input, other):
+    """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch (the result
+    of inputs that require grad has a ``NotImplemented`` node). Integer division by zero raises
+    ``RuntimeError: ZeroDivisionError``."""
+    return _edges_of_inputs_needing_grad(_floor_divide(input, other))
 
 
 def _mod(self, other):
@@ -596,7 +679,9 @@ def _(F, grad, self, exponent, result):
 
 @op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",))
 def _pow_scalar_base(self, exponent):
-    return np.power(self, exponent)
+    # PyTorch's pow(Scalar, Tensor) allocates its result contiguous, whatever the exponent's
+    # layout (not TensorIterator's rule).
+    return np.power(self, exponent, order="C")
 
 
 @_pow_scalar_base.derivative("exponent")
@@ -685,15 +770,14 @@ def abs(self):  # noqa: A001 - torch-style name
 
 @abs.derivative("self")
 def _(F, grad, self):
-    return grad * F.sign(self)
+    return grad * F.sgn(self)  # PyTorch: grad * self.sgn() (SgnBackward0 when recorded)
 
 
 absolute = abs
 
 
-@op("SignBackward0", promote=KEEP)
-def sign(self):
-    """-1, 0 or 1 by the sign of each element (bool stays bool)."""
+def _sign_array(self):
+    """-1, 0 or 1 by the sign of each element (bool stays bool; NaN gives 0, as PyTorch)."""
     if self.dtype == np.bool_:
         return self.copy()
     out = np.sign(self)
@@ -702,12 +786,29 @@ def sign(self):
     return out
 
 
+@op("SignBackward0", promote=KEEP)
+def sign(self):
+    """-1, 0 or 1 by the sign of each element (bool stays bool)."""
+    return _sign_array(self)
+
+
 @sign.derivative("self")
 def _(F, grad):
     return F.zeros_like(grad)
 
 
-sgn = sign
+@op("SgnBackward0", promote=KEEP)
+def sgn(self):
+    """``sign`` extended to complex numbers (``x / |x|``); for real tensors the same values."""
+    return _sign_array(self)
+
+
+@sgn.derivative("self")
+def _(F, grad, self, result):
+    # PyTorch's sgn_backward reads self and the result (for complex inputs); for real ones the
+    # gradient is zero. Both are still saved, as PyTorch saves them (saved_tensors_hooks see
+    # self, then result).
+    return F.zeros_like(grad)
 
 
 @op("ReciprocalBackward0", promote=FLOAT)
@@ -1014,7 +1115,8 @@ def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
         raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
-    return np.maximum(self, 0)
+    # relu(-0.) is -0., as PyTorch's: the input wins ties (see _max_first).
+    return np.maximum(0, self) if self.dtype in _MAX_SWAPS else np.maximum(self, 0)
 
 
 @relu.derivative("self")
@@ -1098,15 +1200,44 @@ def _(F, grad, self, other):
 # clamping, min/max, selection
 
 
+def _ties_give_second(ufunc: Any, dtype: Any) -> bool:
+    """Whether NumPy's ``ufunc(a, b)`` returns ``b`` where ``a == b`` for this dtype (its SIMD
+    loops do for float32/float64, its float16 loop returns ``a``): only the sign of a zero
+    shows which."""
+    a, b = np.full(64, -0.0, dtype), np.zeros(64, dtype)
+    return not bool(np.signbit(ufunc(a, b)).all())
+
+
+_FLOATS = tuple(map(np.dtype, ("float16", "float32", "float64")))
+_MAX_SWAPS = frozenset(d for d in _FLOATS if _ties_give_second(np.maximum, d))
+_MIN_SWAPS = frozenset(d for d in _FLOATS if _ties_give_second(np.minimum, d))
+
+
+def _max_first(a: Any, b: Any) -> Any:
+    """``np.maximum(a, b)`` that keeps ``a`` where ``a == b``, as PyTorch's ``max(a, b)``
+    (``a < b ? b : a``) does: ``clamp(-0., min=0.)`` and ``relu(-0.)`` are -0. NaN propagates
+    from either operand."""
+    if type(a) is _ndarray and a.dtype in _MAX_SWAPS:
+        return np.maximum(b, a)
+    return np.maximum(a, b)
+
+
+def _min_first(a: Any, b: Any) -> Any:
+    """``np.minimum(a, b)`` that keeps ``a`` where ``a == b`` (see :func:`_max_first`)."""
+    if type(a) is _ndarray and a.dtype in _MIN_SWAPS:
+        return np.minimum(b, a)
+    return np.minimum(a, b)
+
+
 @op("ClampBackward1", promote=ARITH, promote_with=("min", "max"))
 def _clamp_scalar(self, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     out = self
     if min is not None:
-        out = np.maximum(out, min)
+        out = _max_first(out, min)
     if max is not None:
-        out = np.minimum(out, max)
+        out = _min_first(out, max)
     if out is self:
         out = self.copy()
     # NaN stays NaN (np.maximum propagates it, as PyTorch does).
@@ -1130,9 +1261,9 @@ def _(F, grad, self, min, max):  # noqa: A002
 def _clamp_tensor(self, min=None, max=None):  # noqa: A002
     out = self
     if min is not None:
-        out = np.maximum(out, min)
+        out = _max_first(out, min)
     if max is not None:
-        out = np.minimum(out, max)
+        out = _min_first(out, max)
     return out if out is not self else self.copy()
 
 
@@ -1162,19 +1293,123 @@ def _(F, grad, self, min, max):  # noqa: A002
     return F.where((self > max) | (max < min), grad, 0)
 
 
-def clamp(input, min=None, max=None):  # noqa: A002
-    """Limit every element to ``[min, max]`` (either bound may be None or a tensor)."""
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        return _clamp_tensor(input, min, max)
-    return _clamp_scalar(input, min, max)
+def _type_label(value: Any) -> str:
+    """A value's type as PyTorch's argument errors name it (``Tensor``, ``float``,
+    ``numpy.float64``)."""
+    if isinstance(value, Tensor):
+        return "Tensor"
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
-clip = clamp
+def _no_overload(name: str, args: tuple, kwargs: dict[str, Any], signatures: tuple) -> TypeError:
+    """PyTorch's TypeError for a call that matches none of a function's overloads: it quotes
+    the call's argument types, positional ones first, then the keywords (in reverse order, as
+    PyTorch's parser walks them)."""
+    got = [_type_label(a) for a in args]
+    keywords = [f"{key}={_type_label(value)}" for key, value in reversed(kwargs.items())]
+    described = ", ".join(got + keywords) if got else "".join(k + ", " for k in keywords)
+    lines = [
+        f"{name}() received an invalid combination of arguments - got ({described}), but "
+        "expected one of:"
+    ]
+    lines.extend(f" * {signature}" for signature in signatures)
+    return TypeError("\n".join(lines) + "\n")
+
+
+_BOUND_NUMBERS = (int, float, bool)
+
+
+def _bound_kind(value: Any) -> int:
+    """0 for a missing bound (None), 1 for a tensor, 2 for a number, 3 for anything else."""
+    if value is None:
+        return 0
+    if isinstance(value, Tensor):
+        return 1
+    if type(value) in _BOUND_NUMBERS or isinstance(value, np.generic):
+        return 2
+    return 3
+
+
+def _bounds_signatures(names: tuple[str, ...], optional: bool) -> tuple[str, ...]:
+    default = " = None" if optional else ""
+    return tuple(
+        "(Tensor input, " + ", ".join(f"{kind} {n}{default}" for n in names)
+        + ", *, Tensor out = None)"
+        for kind in ("Tensor", "Number")
+    )
+
+
+_CLAMP_SIGNATURES = _bounds_signatures(("min", "max"), True)
+_CLAMP_MIN_SIGNATURES = _bounds_signatures(("min",), False)
+_CLAMP_MAX_SIGNATURES = _bounds_signatures(("max",), False)
+
+
+def _bind_bounds(name: str, args: tuple, kwargs: dict[str, Any], names: tuple[str, ...],
+                 signatures: tuple[str, ...]) -> list[Any]:
+    """``[input, *bounds]`` of a clamp-like call given with keywords or too few or many
+    arguments (missing bounds None); PyTorch's TypeError if it matches no overload."""
+    params = ("input", *names)
+    values: list[Any] = [_MISSING_ARG] * len(params)
+    values[: len(args)] = args
+    bad = len(args) > len(params)
+    for key, value in kwargs.items():
+        i = params.index(key) if key in params else -1
+        if i < 0 or i < len(args):
+            bad = True
+        else:
+            values[i] = value
+    if bad or values[0] is _MISSING_ARG or (len(names) == 1 and values[1] is _MISSING_ARG):
+        raise _no_overload(name, args, kwargs, signatures)
+    return [None if v is _MISSING_ARG else v for v in values]
+
+
+_MISSING_ARG: Any = object()
+
+
+def clamp(*args: Any, **kwargs: Any) -> Tensor:
+    """Limit every element to ``[min, max]``: ``clamp(input, min=None, max=None)``.
+
+    The bounds are numbers (ClampBackward1) or tensors (ClampBackward0, broadcasting; either
+    may be None), not one of each, as in PyTorch.
+    """
+    return _clamp_public("clamp", args, kwargs)
+
+
+def clip(*args: Any, **kwargs: Any) -> Tensor:
+    """Alias of :func:`clamp`."""
+    return _clamp_public("clip", args, kwargs)
+
+
+_CLAMP_KEYWORDS = frozenset(("min", "max"))
+
+
+def _clamp_public(name: str, args: tuple, kwargs: dict[str, Any]) -> Tensor:
+    n = len(args)
+    if not kwargs and (n == 3 or n == 2):
+        input, low = args[0], args[1]
+        high = args[2] if n == 3 else None
+    elif n == 1 and kwargs.keys() <= _CLAMP_KEYWORDS:  # x.clamp(min=0), the common keywords
+        input, low, high = args[0], kwargs.get("min"), kwargs.get("max")
+    else:
+        input, low, high = _bind_bounds(name, args, kwargs, ("min", "max"), _CLAMP_SIGNATURES)
+    if type(low) in _NUMBER_OR_NONE and type(high) in _NUMBER_OR_NONE:  # the common case
+        return _clamp_scalar(input, low, high)
+    kinds = (_bound_kind(low), _bound_kind(high))
+    if 1 in kinds:
+        if 2 not in kinds and 3 not in kinds:
+            return _clamp_tensor(input, low, high)
+    elif 3 not in kinds:
+        return _clamp_scalar(input, low, high)
+    raise _no_overload(name, args, kwargs, _CLAMP_SIGNATURES)
+
+
+_NUMBER_OR_NONE = frozenset((int, float, bool, type(None)))
 
 
 @op("ClampMinBackward0", promote=ARITH, promote_with=("min",))
 def _clamp_min_scalar(self, min):  # noqa: A002
-    return np.maximum(self, min).astype(self.dtype, copy=False)
+    return _max_first(self, min).astype(self.dtype, copy=False)
 
 
 @_clamp_min_scalar.derivative("self")
@@ -1184,7 +1419,7 @@ def _(F, grad, self, min):  # noqa: A002
 
 @op("ClampMinBackward1", inputs=("self", "min"), promote=ARITH)
 def _clamp_min_tensor(self, min):  # noqa: A002
-    return np.maximum(self, min)
+    return _max_first(self, min)
 
 
 @_clamp_min_tensor.derivative("self")
@@ -1199,7 +1434,7 @@ def _(F, grad, self, min):  # noqa: A002
 
 @op("ClampMaxBackward0", promote=ARITH, promote_with=("max",))
 def _clamp_max_scalar(self, max):  # noqa: A002
-    return np.minimum(self, max).astype(self.dtype, copy=False)
+    return _min_first(self, max).astype(self.dtype, copy=False)
 
 
 @_clamp_max_scalar.derivative("self")
@@ -1209,7 +1444,7 @@ def _(F, grad, self, max):  # noqa: A002
 
 @op("ClampMaxBackward1", inputs=("self", "max"), promote=ARITH)
 def _clamp_max_tensor(self, max):  # noqa: A002
-    return np.minimum(self, max)
+    return _min_first(self, max)
 
 
 @_clamp_max_tensor.derivative("self")
@@ -1222,24 +1457,40 @@ def _(F, grad, self, max):  # noqa: A002
     return F.where(self > max, grad, 0)
 
 
-def clamp_min(input, min):  # noqa: A002
-    """``max(input, min)`` element-wise (``min`` a number or a tensor)."""
-    if isinstance(min, Tensor):
-        return _clamp_min_tensor(input, min)
-    return _clamp_min_scalar(input, min)
+def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
+    """``max(input, min)`` element-wise: ``clamp_min(input, min)``, ``min`` a number
+    (ClampMinBackward0) or a tensor (ClampMinBackward1)."""
+    if kwargs or len(args) != 2:
+        input, low = _bind_bounds("clamp_min", args, kwargs, ("min",), _CLAMP_MIN_SIGNATURES)
+    else:
+        input, low = args
+    kind = _bound_kind(low)
+    if kind == 1:
+        return _clamp_min_tensor(input, low)
+    if kind == 2:
+        return _clamp_min_scalar(input, low)
+    raise _no_overload("clamp_min", args, kwargs, _CLAMP_MIN_SIGNATURES)
 
 
-def clamp_max(input, max):  # noqa: A002
-    """``min(input, max)`` element-wise (``max`` a number or a tensor)."""
-    if isinstance(max, Tensor):
-        return _clamp_max_tensor(input, max)
-    return _clamp_max_scalar(input, max)
+def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
+    """``min(input, max)`` element-wise: ``clamp_max(input, max)``, ``max`` a number
+    (ClampMaxBackward0) or a tensor (ClampMaxBackward1)."""
+    if kwargs or len(args) != 2:
+        input, high = _bind_bounds("clamp_max", args, kwargs, ("max",), _CLAMP_MAX_SIGNATURES)
+    else:
+        input, high = args
+    kind = _bound_kind(high)
+    if kind == 1:
+        return _clamp_max_tensor(input, high)
+    if kind == 2:
+        return _clamp_max_scalar(input, high)
+    raise _no_overload("clamp_max", args, kwargs, _CLAMP_MAX_SIGNATURES)
 
 
 @op("MaximumBackward0", inputs=("self", "other"), promote=ARITH)
 def maximum(self, other):
-    """Element-wise maximum (NaN propagates)."""
-    return np.maximum(self, other)
+    """Element-wise maximum (NaN propagates; ``self`` where they are equal)."""
+    return _max_first(self, other)
 
 
 def _split_ties(F, grad, self, other, loses):
@@ -1260,8 +1511,8 @@ def _(F, grad, self, other):
 
 @op("MinimumBackward0", inputs=("self", "other"), promote=ARITH)
 def minimum(self, other):
-    """Element-wise minimum (NaN propagates)."""
-    return np.minimum(self, other)
+    """Element-wise minimum (NaN propagates; ``self`` where they are equal)."""
+    return _min_first(self, other)
 
 
 @minimum.derivative("self")
@@ -1274,10 +1525,20 @@ def _(F, grad, self, other):
     return _split_ties(F, grad, self, other, self < other)
 
 
+def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
+    """``np.fmax``/``np.fmin``'s result with ``self`` where both operands are zeros: NumPy's
+    loops pick either operand there (varying with the position in the array), PyTorch keeps
+    ``self``, whose sign shows. (A zero result where ``self`` is zero is a tie or ``self``.)"""
+    out = np.asarray(out)
+    if out.dtype.kind == "f":
+        np.copyto(out, self, where=(out == 0) & (self == 0))
+    return out
+
+
 @op("FmaxBackward0", inputs=("self", "other"), promote=ARITH)
 def fmax(self, other):
     """Element-wise maximum ignoring NaN."""
-    return np.fmax(self, other)
+    return _zero_ties_keep_self(np.fmax(self, other), self)
 
 
 @fmax.derivative("self")
@@ -1293,7 +1554,7 @@ def _(F, grad, self, other):
 @op("FminBackward0", inputs=("self", "other"), promote=ARITH)
 def fmin(self, other):
     """Element-wise minimum ignoring NaN."""
-    return np.fmin(self, other)
+    return _zero_ties_keep_self(np.fmin(self, other), self)
 
 
 @fmin.derivative("self")
@@ -1417,9 +1678,17 @@ trunc = _rounding("TruncBackward0", np.trunc, "Round toward zero.")
 fix = trunc
 
 
+def _no_kernel(kernel: str, dtype: np.dtype) -> NotImplementedError:
+    """PyTorch's error for a CPU kernel with no implementation for ``dtype``."""
+    name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 @op("RoundBackward0", promote=KEEP)
 def _round(self):
-    return np.round(self) if self.dtype.kind not in "iub" else self.copy()
+    if self.dtype == np.bool_:
+        raise _no_kernel("round_vml_cpu", self.dtype)
+    return np.round(self) if self.dtype.kind not in "iu" else self.copy()
 
 
 @_round.derivative("self")
@@ -1429,7 +1698,10 @@ def _(F, grad):
 
 @op("RoundBackward1", promote=KEEP)
 def _round_decimals(self, decimals):
-    return np.round(self, decimals)
+    if self.dtype.kind in "iub":  # integers round only without ``decimals``, as in PyTorch
+        raise _no_kernel("round_vml_cpu" if decimals == 0 else "round_cpu", self.dtype)
+    # np.round with decimals allocates C order; PyTorch's TensorIterator keeps the layout.
+    return np.round(self, decimals, out=empty_preserving_layout(self))
 
 
 @_round_decimals.derivative("self")
@@ -1437,9 +1709,13 @@ def _(F, grad):
     return F.zeros_like(grad)
 
 
-def round(input, *, decimals=0):  # noqa: A001 - torch-style name
-    """Round half to even, optionally to ``decimals`` places."""
-    if decimals == 0:
+_NO_DECIMALS: Any = object()
+
+
+def round(input, *, decimals=_NO_DECIMALS):  # noqa: A001 - torch-style name
+    """Round half to even, optionally to ``decimals`` places (RoundBackward1 whenever
+    ``decimals`` is given, even 0, as PyTorch's round.decimals overload)."""
+    if decimals is _NO_DECIMALS:
         return _round(input)
     return _round_decimals(input, decimals)
 
@@ -1455,16 +1731,76 @@ def _(F, grad):
     return grad
 
 
-@op("HeavisideBackward0", inputs=("input", "values"), promote=ARITH, differentiable=False)
+def _check_heaviside(input, values):
+    if np.asarray(input).dtype != np.asarray(values).dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+@op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
+def _heaviside(input, values):
+    if input.dtype.kind != "f":
+        return np.where(input == 0, values, input > 0).astype(input.dtype)
+    out = np.asarray(np.heaviside(input, values))
+    if np.isnan(input).any():
+        # PyTorch's kernel is ``x == 0 ? values : x > 0``: 0 at NaN (NumPy's gives NaN).
+        np.copyto(out, 0, where=np.isnan(input))
+    return out
+
+
+_not_implemented_node(_heaviside, "heaviside")
+
+
+# The in-place form records its own op, whose backward names it (aten::heaviside_).
+@op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
+def _heaviside_inplace(input, values):
+    return _heaviside.op.forward(input, values)
+
+
+_not_implemented_node(_heaviside_inplace, "heaviside_")
+
+
 def heaviside(input, values):
-    """Step function: 0 below zero, ``values`` at zero, 1 above."""
-    return np.heaviside(input, values)
+    """Step function: 0 below zero, ``values`` at zero (also at -0.), 1 above, 0 at NaN.
+
+    Not differentiable, as in PyTorch: the result of inputs that require grad has a
+    ``NotImplemented`` node, whose backward raises. Both arguments are tensors of one dtype.
+    """
+    for position, (name, value) in enumerate((("input", input), ("values", values)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"heaviside(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{_type_label(value)}"
+            )
+    return _edges_of_inputs_needing_grad(_heaviside(input, values))
+
+
+def _heaviside_(self, values):
+    """In-place :func:`heaviside` (``values`` broadcasts to ``self``)."""
+    from .inplace import apply_inplace, check_inplace
+
+    if not isinstance(values, Tensor):
+        raise TypeError(
+            f"heaviside_(): argument 'values' (position 1) must be Tensor, not "
+            f"{_type_label(values)}"
+        )
+    check_inplace(self, values)
+    return apply_inplace(self, _heaviside_inplace_edges, values)
+
+
+def _heaviside_inplace_edges(input, values):
+    return _edges_of_inputs_needing_grad(_heaviside_inplace(input, values))
+
+
+register_method("heaviside_", _heaviside_)
 
 
 @op("NanToNumBackward0", promote=KEEP)
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities by finite numbers."""
-    return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf)
+    # In a copy laid out as PyTorch lays out an element-wise result (np.nan_to_num's own copy
+    # would put an expanded dimension innermost).
+    out = copy_preserving_layout(self) if type(self) is _ndarray else np.array(self)
+    return np.nan_to_num(out, copy=False, nan=nan, posinf=posinf, neginf=neginf)
 
 
 @nan_to_num.derivative("self")
@@ -1557,5 +1893,6 @@ PRIMITIVES = {
     "div_rounding": _div_rounding,
     "reciprocal": reciprocal,
     "rsqrt": rsqrt,
+    "sgn": sgn,
     "xlogy": xlogy,
 }

@@ -16,6 +16,7 @@ from .. import _special
 from .._backend import special
 from .._tensor import Tensor
 from ._registry import FLOAT, op, register_method
+from .pointwise import laid_out_like
 
 __all__ = ["erfinv", "lgamma", "digamma", "polygamma"]
 
@@ -79,12 +80,13 @@ def _(F, grad, self):
 @op("PolygammaBackward0", inputs=("self",), promote=FLOAT)
 def _polygamma(n, self):
     if n == 1:
-        return _special.trigamma(self)  # PyTorch's own algorithm: its numbers, not exact ones
+        # PyTorch's own algorithm: its numbers, not exact ones.
+        return laid_out_like(_special.trigamma(self), self)
     out = special.polygamma(n, self)
     if n >= 2:
         # PyTorch's zeta(n + 1, x) (Cephes) is NaN at x = +inf, where the limit is 0.
         out = np.where(np.isposinf(self), np.nan, out).astype(out.dtype, copy=False)
-    return out
+    return laid_out_like(out, self)
 
 
 @_polygamma.derivative("self")

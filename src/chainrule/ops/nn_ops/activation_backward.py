@@ -259,19 +259,22 @@ def _(F, grad, grad_output, self, beta, threshold):
     return F.sigmoid_backward(grad * grad_output, F.sigmoid(x)) * (x < threshold) * beta
 
 
-@op("LogSigmoidBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
+@op("LogSigmoidBackwardBackward0", inputs=("grad_output", "self"), tensor_params=("buffer",),
+    promote=KEEP)
 @half_in_float32
-def log_sigmoid_backward(grad_output, self):
-    """``grad_output * sigmoid(-self)``, from ``exp(-|self|)`` as PyTorch's kernel (which saves
-    that as its buffer; it is recomputed here)."""
-    buffer = np.exp(-np.abs(self))
-    negative = self < 0
-    return (negative - np.where(negative, 1, -1) * (buffer / (1 + buffer))) * grad_output
+def log_sigmoid_backward(grad_output, self, buffer):
+    """``grad_output * sigmoid(-self)`` from ``buffer`` = ``exp(-|self|)``, the forward's
+    second output, as PyTorch's kernel computes it."""
+    # (max_deriv - sign * z) * grad_output with z = buffer / (1 + buffer): 1 - z below 0, z
+    # above (NaN stays NaN). Written with where so that no integer array promotes the result
+    # past the input's dtype.
+    z = buffer / (1 + buffer)
+    return np.where(self < 0, 1 - z, z) * grad_output
 
 
 @log_sigmoid_backward.derivative("grad_output")
-def _(F, grad, self):
-    return F.log_sigmoid_backward(grad, self)
+def _(F, grad, self, buffer):
+    return F.log_sigmoid_backward(grad, self, buffer)
 
 
 @log_sigmoid_backward.derivative("self")

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..._backend import special
-from ..._tensor import Tensor, wrap_dim
+from ..._tensor import Tensor, wrap, wrap_dim
+from ...autograd.grad_mode import GRAD, mode_get
 from .._registry import op
 from ..activation import softmax
 from ..pointwise import abs as abs_
@@ -146,15 +147,16 @@ def _(F, grad, result, alpha, scale, input_scale):
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     if inplace:
-        return _maybe_inplace(input, _elu_inplace(input, alpha, 1.0, 1.0), True)
-    return _elu(input, alpha, 1.0, 1.0)
+        return _maybe_inplace(input, _elu_inplace(input, alpha, 1, 1), True)
+    # PyTorch passes the scales as the integers 1 (grad_fn._saved_scale shows 1, not 1.0).
+    return _elu(input, alpha, 1, 1)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants (``EluBackward0``, as in PyTorch)."""
     if inplace:
-        return _maybe_inplace(input, _elu_inplace(input, _SELU_ALPHA, _SELU_SCALE, 1.0), True)
-    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+        return _maybe_inplace(input, _elu_inplace(input, _SELU_ALPHA, _SELU_SCALE, 1), True)
+    return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
 # celu(x, alpha) is PyTorch's elu(x, alpha, 1, 1 / alpha), with a node of its own.
@@ -255,7 +257,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """``min(max(0, x), 6)`` (a hardtanh, as in PyTorch)."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    return hardtanh(input, 0, 6, inplace)  # PyTorch's integers (grad_fn._saved_max_val 6)
 
 
 @op("HardsigmoidBackward0")
@@ -377,25 +379,38 @@ def _(F, grad, self, beta, threshold):
     return F.softplus_backward(grad, self, beta, threshold)
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
     """``log(1 + exp(beta * x)) / beta`` (linear above ``threshold``)."""
     return _softplus(input, beta, threshold)
 
 
-@op("LogSigmoidBackward0")
+@op("LogSigmoidBackward0", tensor_params=("buffer",))
 @half_in_float32
-def _logsigmoid(self):
-    return (np.minimum(self, 0) - np.log1p(np.exp(-np.abs(self)))).astype(self.dtype, copy=False)
+def _logsigmoid(self, buffer):
+    # PyTorch's log_sigmoid_forward also returns ``buffer`` = exp(-|x|), which its node saves
+    # (and its backward reads); the output is computed from x itself, and allocated contiguous
+    # whatever the input's layout, as PyTorch's.
+    out = np.subtract(np.minimum(self, 0), np.log1p(np.exp(-np.abs(self))), order="C")
+    return out.astype(self.dtype, copy=False)
 
 
 @_logsigmoid.derivative("self")
-def _(F, grad, self):
-    return F.log_sigmoid_backward(grad, self)
+def _(F, grad, self, buffer):
+    return F.log_sigmoid_backward(grad, self, buffer)
+
+
+def _log_sigmoid_buffer(x: np.ndarray) -> np.ndarray:
+    """``exp(-|x|)`` as PyTorch's kernel stores it: computed in float32 for float16, contiguous."""
+    wide = x.astype(np.float32) if x.dtype == np.float16 else x
+    return np.exp(np.negative(np.abs(wide), order="C")).astype(x.dtype, copy=False)
 
 
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
-    return _logsigmoid(input)
+    buffer = None
+    if isinstance(input, Tensor) and input.requires_grad and mode_get() & GRAD:
+        buffer = wrap(_log_sigmoid_buffer(input._data))  # only a recorded node reads it
+    return _logsigmoid(input, buffer)
 
 
 def softsign(input: Tensor) -> Tensor:
