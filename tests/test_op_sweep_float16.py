@@ -45,7 +45,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "cross_entropy_probabilities_weight_smoothing-0",
     "layer_norm-0",
     "layer_norm_bias-0",
-    "lerp-2",
     "linear-0",
     "linear-2",
     "max_pool2d_overlap-0",

@@ -58,6 +58,7 @@ _PRIMITIVES: dict[str, Any] = {
     "where": pointwise._where,
     "clamp": pointwise._clamp_scalar,
     "maximum": pointwise.maximum,
+    "mul": pointwise.mul,  # for a number factor: float16 scaled in float32, as PyTorch
     "minimum": pointwise.minimum,
     "sum": reduction._sum_dim,
     "cumsum": reduction._cumsum,

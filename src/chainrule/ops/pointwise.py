@@ -208,14 +208,62 @@ def _(F, grad):
     return grad
 
 
-def _fused_multiply_add(self, other, alpha):
-    """``self + alpha * other`` rounded once, as PyTorch's vectorised add kernel computes it
-    (an FMA): float16 and float32 go through float64, so ``3e38 - 2 * 3e38`` is ``-3e38``,
-    not ``-inf`` as with the product rounded (overflowed) first."""
+def _check_alpha(dtype: np.dtype, alpha: Any) -> None:
+    """PyTorch's checks of ``alpha`` against the result's dtype (after promotion)."""
+    if isinstance(alpha, bool | np.bool_):
+        if dtype.kind != "b":
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
+        return
+    inexact = isinstance(alpha, float | complex | np.floating | np.complexfloating)
+    if inexact and dtype.kind in "biu":
+        raise RuntimeError(
+            "For integral input tensors, argument alpha must not be a floating point number."
+        )
+    if isinstance(alpha, complex | np.complexfloating) and dtype.kind != "c":
+        raise RuntimeError(
+            "For non-complex input tensors, argument alpha must not be a complex number."
+        )
+
+
+def _is_unit(alpha: Any) -> bool:
+    """``alpha`` is the int 1 (add/sub without scaling; ``1.0`` and ``True`` are checked)."""
+    return type(alpha) is int and alpha == 1
+
+
+def _fused_multiply_add(self, other, alpha, sign=1):
+    """``self + sign * alpha * other`` as PyTorch's add (``sign=1``) and sub (``sign=-1``)
+    kernels compute it.
+
+    ``alpha`` is first cast to the result's dtype (wrapping for unsigned integers, rounding for
+    float16/float32). float32 then takes one fused multiply-add (PyTorch's kernels contract
+    ``self + alpha * other``): computed exactly in float64 (the product of two float32 values is
+    exact there) and rounded once, so ``3e38 - 2 * 3e38`` is ``-3e38``, not ``-inf`` as with the
+    product rounded (overflowed) first. float16 rounds the product, then the sum, to float16, as
+    PyTorch's element loop (every small tensor) does; its vectorised loop over long float16
+    tensors rounds once, an ulp apart at most. float64 rounds the product and the sum, where
+    PyTorch's FMA rounds once (an ulp apart at most: NumPy has no FMA, and emulating one costs
+    25 times the add). Bool results are ``self or (alpha and other)``.
+    """
     dtype = (self if type(self) is _ndarray else np.asarray(other)).dtype
-    if dtype is _SINGLE or dtype is _HALF:
-        wide = np.asarray(self, np.float64) + alpha * np.asarray(other, np.float64)
-        return wide.astype(dtype)
+    _check_alpha(dtype, alpha)
+    if sign < 0:
+        alpha = -alpha
+    if dtype is _SINGLE:
+        scale = float(_SINGLE.type(alpha))
+        wide = np.multiply(other, scale, dtype=np.float64)
+        if type(wide) is _ndarray and np.shape(self) == wide.shape:
+            np.add(wide, self, out=wide)  # (no second temporary)
+        else:
+            wide = np.add(wide, self, dtype=np.float64)
+        return np.asarray(wide).astype(_SINGLE, copy=False)
+    if dtype is _HALF:
+        product = np.multiply(other, _HALF.type(alpha), dtype=_SINGLE).astype(_HALF)
+        return np.add(self, product, dtype=_SINGLE).astype(_HALF)
+    if dtype.kind == "b":
+        return np.logical_or(self, np.logical_and(other, bool(alpha)))
+    if dtype.kind in "iu":
+        scale = np.array(alpha).astype(dtype)  # -3 as uint8 is 253: the product wraps as there
+        return self + scale * np.asarray(other, dtype)
     return self + alpha * other
 
 
@@ -242,7 +290,7 @@ def add(input, other, *, alpha=1):
         >>> torch.add(torch.tensor([1., 2.]), 1)
         tensor([2., 3.])
     """
-    if alpha == 1:
+    if _is_unit(alpha):
         return _add(input, other)
     return _add_alpha(input, other, alpha)
 
@@ -264,7 +312,7 @@ def _(F, grad):
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _sub_alpha(self, other, alpha):
-    return _fused_multiply_add(self, other, -alpha)
+    return _fused_multiply_add(self, other, alpha, -1)
 
 
 @_sub_alpha.derivative("self")
@@ -279,7 +327,7 @@ def _(F, grad, alpha):
 
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``, broadcasting."""
-    if alpha == 1:
+    if _is_unit(alpha):
         return _sub(input, other)
     return _sub_alpha(input, other, alpha)
 
@@ -289,12 +337,12 @@ subtract = sub
 
 @op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
 def _rsub_tensor(self, other, *, alpha=1):
-    return other - self if alpha == 1 else _fused_multiply_add(other, self, -alpha)
+    return other - self if _is_unit(alpha) else _fused_multiply_add(other, self, alpha, -1)
 
 
 @_rsub_tensor.derivative("self")
 def _(F, grad, alpha):
-    return -grad if alpha == 1 else grad * -alpha
+    return -grad if _is_unit(alpha) else grad * -alpha
 
 
 @_rsub_tensor.derivative("other")
@@ -305,12 +353,12 @@ def _(F, grad):
 @op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",),
     check=_check_bool_sub)
 def _rsub_scalar(self, other, alpha=1):
-    return other - self if alpha == 1 else _fused_multiply_add(other, self, -alpha)
+    return other - self if _is_unit(alpha) else _fused_multiply_add(other, self, alpha, -1)
 
 
 @_rsub_scalar.derivative("self")
 def _(F, grad, alpha):
-    return -grad if alpha == 1 else grad * -alpha
+    return -grad if _is_unit(alpha) else grad * -alpha
 
 
 def rsub(input, other, *, alpha=1):
@@ -1615,14 +1663,16 @@ def _lerp_scalar(self, end, weight):
     return _lerp_array(self, end, weight).astype(np.result_type(self, end), copy=False)
 
 
+# A number weight scales a float16 gradient in float32, rounded once (PyTorch's mul by a
+# Scalar), not by the weight rounded to float16 first.
 @_lerp_scalar.derivative("self")
 def _(F, grad, weight):
-    return grad * (1 - weight)
+    return F.mul(grad, 1 - weight)
 
 
 @_lerp_scalar.derivative("end")
 def _(F, grad, weight):
-    return grad * weight
+    return F.mul(grad, weight)
 
 
 @op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT)
