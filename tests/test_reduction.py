@@ -466,6 +466,48 @@ def test_norm_special_values() -> None:
     assert_close(ours.norm(chainrule.tensor(3.0)), theirs.norm(torch.tensor(3.0)))
 
 
+PAIRWISE_CASES = [
+    ((3, 4), (3, 4), {}), ((3, 4), (4,), {"keepdim": True}), ((4,), (2, 4), {}),
+    ((), (), {}), ((2, 1, 3), (1, 5, 3), {"eps": 0.0}), ((3, 4), (3, 4), {"eps": 1e-3}),
+]
+
+
+@pytest.mark.parametrize("p", NORM_PS, ids=[str(p) for p in NORM_PS])
+@pytest.mark.parametrize("case", range(len(PAIRWISE_CASES)))
+def test_pairwise_distance_matches_torch(p: float, case: int) -> None:
+    """F.pairwise_distance is PyTorch's at::norm(x1 - x2 + eps, p, dim, keepdim): node
+    NormBackward1 (not torch.norm's LinalgVectorNormBackward0), its saved values, values, and
+    first and second derivatives, for every p (0: no gradient)."""
+    shape1, shape2, kwargs = PAIRWISE_CASES[case]
+    rng = np.random.default_rng(case)
+    a, b = rng.standard_normal(shape1), rng.standard_normal(shape2)
+    results = []
+    for lib in (chainrule, torch):
+        x1 = lib.from_numpy(a.copy()).requires_grad_()
+        x2 = lib.from_numpy(b.copy()).requires_grad_()
+        out = lib.nn.functional.pairwise_distance(x1, x2, p=p, **kwargs)
+        node = out.grad_fn
+        # (PyTorch shows a dim of -1, that of a 0-d input, as 2**64 - 1: not compared.)
+        dims = tuple(node._saved_dim) if shape1 or shape2 else None
+        saved = (node._saved_p, type(node._saved_p), dims, node._saved_keepdim)
+        grads = lib.autograd.grad(out.sum(), [x1, x2], create_graph=True, allow_unused=True)
+        second = None
+        if grads[0] is not None and grads[0].requires_grad:
+            second = lib.autograd.grad((grads[0] ** 2).sum(), [x1, x2], allow_unused=True)
+        results.append((out, node.name(), saved, grads, second))
+    ours, theirs = results
+    assert_close(ours[0], theirs[0], 1e-10, 1e-12)
+    assert ours[1] == theirs[1] == "NormBackward1"
+    assert ours[2] == theirs[2]
+    for a_grad, b_grad in zip(ours[3], theirs[3], strict=True):
+        assert_close(a_grad, b_grad, 1e-9, 1e-10, what=f"p={p}")
+    if theirs[4] is None:
+        assert ours[4] is None or all(g is None or not np.any(g.numpy()) for g in ours[4])
+    else:
+        for a_grad, b_grad in zip(ours[4], theirs[4], strict=True):
+            assert_close(a_grad, b_grad, 1e-8, 1e-9, what=f"p={p} second order")
+
+
 # ----------------------------------------------------------------------------------------------
 # var / std: corrections, degrees of freedom <= 0 (warnings, inf/NaN values and gradients)
 
