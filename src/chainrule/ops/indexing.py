@@ -101,14 +101,23 @@ def _advanced_index(a: np.ndarray, indices: tuple) -> np.ndarray:
     indexed dimensions outermost: ``x[:, [0, 2]]`` of a row-major ``x`` would not be
     row-major)."""
     positions = [d for d, i in enumerate(indices) if i is not None]
-    if len(positions) == 1 and is_row_major(a):
+    single = None  # one integer vector indexing one dimension: np.take, in one pass
+    if len(positions) == 1:
         index = indices[positions[0]]
-        if index.dtype.kind == "i" and is_row_major(index):
-            # One integer index of a row-major tensor: PyTorch's result is row-major, which
-            # np.take writes directly.
-            return np.take(a, index, axis=positions[0])
-    result = a[_np_index(indices)]
+        if index.dtype.kind == "i" and index.ndim == 1:
+            single = positions[0]
+            if is_row_major(a):  # PyTorch's result is then row-major, as np.take's
+                return np.take(a, index, axis=single)
     order = _index_output_order(a, indices)
+    if single is not None and order is not None:
+        # The result's dimensions are the input's: when the input lies in the result's memory
+        # order, take from it permuted to that order (a row-major result), then permute back.
+        outer_to_inner = order[::-1]
+        permuted = np.transpose(a, outer_to_inner)
+        if permuted.flags.c_contiguous:
+            taken = np.take(permuted, indices[single], axis=outer_to_inner.index(single))
+            return np.transpose(taken, np.argsort(outer_to_inner))
+    result = a[_np_index(indices)]
     if order is None:
         if is_row_major(result):
             return result

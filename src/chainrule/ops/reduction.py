@@ -229,6 +229,8 @@ def _accumulate(fn: Any, a: np.ndarray, dtype: Any, **kwargs: Any) -> np.ndarray
     """
     in_dtype = a.dtype
     if dtype is None and (in_dtype is _DOUBLE or in_dtype is _SINGLE and fn not in _SCANS):
+        if fn in _SCANS and not a.flags.c_contiguous:  # written in C order directly
+            return fn(a, out=np.empty(a.shape, in_dtype), **kwargs)
         return c_contiguous(fn(a, **kwargs))  # the common case, as fast as NumPy's own
     out_dtype = _accumulate_dtype(a, dtype)
     if out_dtype is None:

@@ -277,14 +277,13 @@ def unsqueeze(self, dim):
     d = wrap_dim(dim, self.ndim + 1)
     shape = self.shape[:d] + (1,) + self.shape[d:]
     if self.size:
-        # NumPy's reshape (always a view here) mostly gives those strides; not at the end of
-        # a non-contiguous array, nor to size-1 dimensions of a contiguous one.
+        # NumPy's reshape (a view: only a 1 is inserted) mostly gives those strides; not at
+        # the end of a non-contiguous array, nor to size-1 dimensions of a contiguous one.
         strides = self.strides
         new = strides[d] * self.shape[d] if d < self.ndim else self.itemsize
-        out = np.reshape(self, shape, copy=False)
-        if out.strides[:d] == strides[:d] and out.strides[d] == new:
-            if out.strides[d + 1:] == strides[d:]:
-                return out
+        out = self.reshape(shape)
+        if out.strides == strides[:d] + (new,) + strides[d:]:
+            return out
     strides = element_strides(self)
     new = strides[d] * self.shape[d] if d < self.ndim else 1
     return with_strides(self, shape, strides[:d] + (new,) + strides[d:])
@@ -1059,6 +1058,8 @@ class _ListOp:
 def _cat_memory_format(arrays: Sequence[np.ndarray]) -> str:
     """PyTorch's memory format of a ``cat`` result: that of the inputs when they all suggest
     the same channels-last format, else contiguous (NumPy would follow the inputs' order)."""
+    if arrays[0].ndim not in (4, 5):
+        return contiguous_format  # (the only channels-last formats are 4-d and 5-d)
     first = suggest_memory_format(arrays[0])
     if first == contiguous_format:
         return first
@@ -1070,6 +1071,10 @@ def _cat_memory_format(arrays: Sequence[np.ndarray]) -> str:
 
 def _concatenate(arrays: Sequence[np.ndarray], dim: int, memory_format: str) -> np.ndarray:
     """``np.concatenate`` into a new array of ``memory_format`` (one pass, no extra copy)."""
+    if memory_format == contiguous_format and all(a.flags.c_contiguous for a in arrays):
+        out = np.concatenate(arrays, axis=dim)  # row-major inputs: a row-major result
+        if out.flags.c_contiguous:
+            return c_contiguous(out)
     shape = list(arrays[0].shape)
     shape[dim] = sum(a.shape[dim] for a in arrays)
     out = empty_in_memory_format(tuple(shape), np.result_type(*arrays), memory_format)
@@ -1104,6 +1109,10 @@ def _stack_forward(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
         contiguous_format)
     shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
     if memory_format == contiguous_format:
+        if all(a.flags.c_contiguous for a in arrays):
+            out = np.stack(arrays, axis=dim)  # row-major inputs: a row-major result
+            if out.flags.c_contiguous:
+                return c_contiguous(out)
         return np.stack(arrays, axis=dim, out=np.empty(shape, np.result_type(*arrays)))
     return np.reshape(_concatenate(parts, dim, memory_format), shape, copy=False)
 
