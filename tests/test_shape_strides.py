@@ -60,7 +60,8 @@ STRIDES = [
     "e[:, ::2]", "e3[:, :, 1]", "e.unsqueeze(0)", "e.unsqueeze(1)", "e.unsqueeze(2)",
     "e.t().unsqueeze(1)", "e.unsqueeze(1).expand(0, 2, 3)", "e.diagonal()", "e3.select(2, 1)",
     "lib.zeros(3, 0).t()", "lib.zeros(3, 0).unsqueeze(1)", "lib.zeros(2, 1, 0).squeeze(1)",
-    "e3.narrow(2, 1, 2)", "e3.mT",
+    "e3.narrow(2, 1, 2)", "e3.mT", "e3.split(1, 2)[0]", "e3.chunk(3, 2)[1]", "e3.unbind(0)[1]",
+    "e.t().flip(0)", "e3.permute(2, 0, 1).flip(0)", "e[:, ::2].flip(1)",
     # results PyTorch makes contiguous whatever the input's layout
     "t.sum(1)", "p.sum(1)", "p.sum((0, 2), keepdim=True)", "p.mean(1)", "p.prod(2)",
     "p.amax(1)", "p.max(1).values", "p.max(1).indices", "p.var(1)", "p.std(0, keepdim=True)",

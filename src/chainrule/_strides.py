@@ -22,7 +22,7 @@ __all__ = [
     "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
-    "element_strides", "with_strides", "view_strides",
+    "element_strides", "with_strides", "view_strides", "empty_like_preserving",
 ]
 
 # The layout and memory-format markers (``torch.strided``, ``torch.preserve_format`` ...).
@@ -316,3 +316,12 @@ def view_strides(old_shape: tuple[int, ...], old_strides: tuple[int, ...],
     if view_d != -1:
         return None
     return tuple(new_strides)
+
+
+def empty_like_preserving(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
+    """:func:`empty_preserving_layout`, also for an empty ``array``: PyTorch's
+    ``empty_like(preserve_format)`` keeps an empty tensor's strides as they are."""
+    if array.size or array.ndim < 2:
+        return empty_preserving_layout(array, dtype)
+    out = np.empty(array.shape, array.dtype if dtype is None else dtype)
+    return with_strides(out, array.shape, element_strides(array))

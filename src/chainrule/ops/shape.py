@@ -24,7 +24,7 @@ from .._strides import (
     contiguous_strides,
     element_strides,
     empty_in_memory_format,
-    empty_preserving_layout,
+    empty_like_preserving,
     suggest_memory_format,
     with_strides,
 )
@@ -861,7 +861,7 @@ def _(F, grad, self_shape):
 def _flip(self, dims):
     # A copy (np.flip is a view) in the input's memory order: PyTorch's flip writes into
     # ``empty_like(self)``, so a transposed input gives a transposed result.
-    out = empty_preserving_layout(self)
+    out = empty_like_preserving(self)
     np.copyto(out, np.flip(self, dims) if dims and self.ndim else self)
     return out
 
@@ -1303,6 +1303,7 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 
 
 def _pieces(a: np.ndarray, dim: int, sizes: Sequence[int]) -> list[np.ndarray]:
+    a = _with_torch_strides(a)
     lead = (slice(None),) * dim
     out = []
     start = 0
