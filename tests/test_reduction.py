@@ -508,6 +508,56 @@ def test_pairwise_distance_matches_torch(p: float, case: int) -> None:
             assert_close(a_grad, b_grad, 1e-8, 1e-9, what=f"p={p} second order")
 
 
+def _graph_names(out: Any) -> list[str]:
+    """The node names above ``out``, depth first (explicit stack), None for a missing edge."""
+    names, stack = [], [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            names.append("None")
+            continue
+        names.append(node.name().split("::")[-1])
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return names
+
+
+NORM_COMPOSITIONS = {
+    "normalize": lambda F, x, y: F.normalize(x),
+    "normalize_p1": lambda F, x, y: F.normalize(x, p=1.0, dim=0),
+    "cosine_similarity": lambda F, x, y: F.cosine_similarity(x, y),
+    "pairwise_distance": lambda F, x, y: F.pairwise_distance(x, y),
+    "pairwise_distance_ints": lambda F, x, y: F.pairwise_distance(x, (y * 3).long()),
+}
+
+
+@pytest.mark.parametrize("name", list(NORM_COMPOSITIONS))
+def test_norm_compositions_record_torch_graph(name: str) -> None:
+    """The whole graph PyTorch records: pairwise_distance's Scalar add is AddBackward1 (one
+    edge), cosine_similarity clones the norms it clamps."""
+    graphs = []
+    for lib in (chainrule, torch):
+        x = lib.from_numpy(np.linspace(-1.0, 2.0, 12).reshape(3, 4)).requires_grad_()
+        y = lib.from_numpy(np.linspace(0.5, -1.5, 12).reshape(3, 4)).requires_grad_()
+        out = NORM_COMPOSITIONS[name](lib.nn.functional, x, y)
+        graphs.append((out.dtype.is_floating_point, _graph_names(out)))
+    assert graphs[0] == graphs[1]
+
+
+def test_cosine_similarity_gradient_of_norms_below_eps() -> None:
+    """Rows whose norm is below eps: the clamp is not differentiated, and it must not change the
+    result the norm's node saved (the gradient of the 1e-9 row was 10% off)."""
+    a = [[0.0, 0.0, 0.0], [1e-9, 0.0, 0.0], [1.0, 2.0, 3.0], [1e-10, -1e-9, 2e-9]]
+    b = [[1.0, 2.0, 0.0], [3.0, 1.0, 1.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    ours_x, theirs_x = _tensors(a, requires_grad=True)
+    ours_y, theirs_y = _tensors(b, requires_grad=True)
+    ours = chainrule.nn.functional.cosine_similarity(ours_x, ours_y)
+    theirs = torch.nn.functional.cosine_similarity(theirs_x, theirs_y)
+    assert_close(ours, theirs, 1e-12, 1e-12)
+    for g_ours, g_theirs in zip(_grads(ours, [ours_x, ours_y], chainrule),
+                                _grads(theirs, [theirs_x, theirs_y], torch), strict=True):
+        assert_close(g_ours, g_theirs, 1e-10, 1e-12)
+
+
 # ----------------------------------------------------------------------------------------------
 # var / std: corrections, degrees of freedom <= 0 (warnings, inf/NaN values and gradients)
 

@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor, wrap, wrap_dim
-from .._registry import op
+from .._registry import ARITH, op
+from ..copying import clone
 from ..reduction import norm, norm_p_dim, sum
 from ..shape import reshape
 from ._common import size_list
@@ -136,22 +137,36 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     a = x1.expand(shape) if x1._data.shape != shape else x1
     b = x2.expand(shape) if x2._data.shape != shape else x2
     d = wrap_dim(dim, len(shape))
-    norm_a = norm(a, 2, d, keepdim=True)
-    norm_b = norm(b, 2, d, keepdim=True)
-    # PyTorch clamps the norms in place without recording it (the clamp has no gradient).
+    # As PyTorch: the norms are cloned (CloneBackward0), then the clones clamped in place
+    # without recording it (the clamp has no gradient). Clamping the norms themselves would
+    # change the result their nodes saved, and so their gradient, for norms below eps.
+    norm_a = clone(norm(a, 2, d, keepdim=True))
+    norm_b = clone(norm(b, 2, d, keepdim=True))
     np.maximum(norm_a._data, eps, out=norm_a._data)
     np.maximum(norm_b._data, eps, out=norm_b._data)
     return sum((a / norm_a) * (b / norm_b), d)
+
+
+@op("AddBackward1", promote=ARITH, promote_with=("other",))
+def _add_scalar(self, other):
+    # ``tensor + number`` as PyTorch's C++ code adds a Scalar (one edge, not AddBackward0's two).
+    return self + other
+
+
+@_add_scalar.derivative("self")
+def _(F, grad):
+    return grad
 
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
     """``||x1 - x2 + eps||_p`` along the last dimension (of the broadcast shape).
 
-    As PyTorch: ``at::norm(x1 - x2 + eps, p, dim, keepdim)``, recorded as ``NormBackward1``.
+    As PyTorch: ``at::norm(x1 - x2 + eps, p, dim, keepdim)``: ``NormBackward1`` over
+    ``AddBackward1`` (the Scalar add) over ``SubBackward0``.
     """
     innermost = max(x1._data.ndim, x2._data.ndim) - 1
-    return norm_p_dim(x1 - x2 + eps, float(p), innermost, keepdim)
+    return norm_p_dim(_add_scalar(x1 - x2, eps), float(p), innermost, keepdim)
 
 
 PRIMITIVES: dict[str, Any] = {}
