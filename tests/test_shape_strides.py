@@ -269,3 +269,98 @@ def test_transposes_warn_and_fail_as_torch(code: str) -> None:
         assert warned[1] in ([], warned[0])  # PyTorch's: unless it gave it before
     elif results[0][0] != "error":
         assert warned[0] == warned[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# Chains of views: strides and storage offsets after each step
+
+
+def _view_step(rng: random.Random, t: Any) -> tuple[str, tuple] | None:
+    """A random view op applicable to ``t`` (torch's), with its arguments drawn now."""
+    nd, shape = t.dim(), tuple(t.shape)
+    op = rng.choice(["unsqueeze", "permute", "expand", "narrow", "select", "flatten", "view",
+                     "reshape", "squeeze", "t", "diagonal", "mT", "split", "unflatten", "step"])
+    if op == "unsqueeze":
+        return op, (rng.randint(-nd - 1, nd),)
+    if not nd:
+        return None
+    d = rng.randrange(nd)
+    n = shape[d]
+    if op == "permute":
+        order = list(range(nd))
+        rng.shuffle(order)
+        return op, tuple(order)
+    if op == "expand":
+        sizes = list(shape)
+        ones = [i for i, s in enumerate(sizes) if s == 1]
+        if ones:
+            sizes[rng.choice(ones)] = rng.randint(1, 3)
+        return op, tuple([rng.randint(1, 2)] * rng.randint(0, 1) + sizes)
+    if op == "narrow":
+        start = rng.randint(0, n)
+        return op, (d, start, rng.randint(0, n - start))
+    if op == "select" and n:
+        return op, (d, rng.randrange(n))
+    if op in ("flatten", "squeeze"):
+        return op, ()
+    if op == "view":
+        return op, (-1,)
+    if op == "reshape":
+        count = t.numel()
+        choices = [(count,), (1, count), (count, 1), (1, count, 1)]
+        if count and count % 2 == 0:
+            choices.append((2, count // 2))
+        return op, rng.choice(choices)
+    if op == "t" and nd <= 2:
+        return op, ()
+    if op == "diagonal" and nd >= 2:
+        return op, (0, 0, nd - 1)
+    if op == "mT" and nd >= 2:
+        return op, ()
+    if op == "split" and n:
+        return op, (max(1, n // 2), d)
+    if op == "unflatten" and n and n % 2 == 0:
+        return op, (d, (2, n // 2))
+    if op == "step":
+        return op, (d,)
+    return None
+
+
+def _apply_view(t: Any, op: str, args: tuple) -> Any:
+    if op == "mT":
+        return t.mT
+    if op == "split":
+        return t.split(*args)[-1]
+    if op == "step":
+        return t[(slice(None),) * args[0] + (slice(None, None, 2),)]
+    return getattr(t, op)(*args)
+
+
+def test_chains_of_views_match_torch_strides_and_offsets() -> None:
+    """Random chains of views (unsqueeze, permute, expand, narrow, select, flatten, view,
+    reshape, squeeze, t, diagonal, mT, split, unflatten, step slicing) on random shapes with
+    size-1 and empty dimensions: same shapes; for non-empty results the same strides and
+    storage offsets as PyTorch after every step."""
+    rng = random.Random(7)
+    steps = 0
+    while steps < 1500:
+        ndim = rng.randint(0, 3)
+        shape = [rng.choice([0, 1, 2, 3]) if rng.random() < 0.15 else rng.randint(1, 4)
+                 for _ in range(ndim)]
+        array = np.arange(float(np.prod(shape))).reshape(shape)
+        theirs, ours = torch.from_numpy(array.copy()), chainrule.from_numpy(array.copy())
+        for _ in range(rng.randint(1, 5)):
+            step = _view_step(rng, theirs)
+            if step is None:
+                continue
+            try:
+                theirs = _apply_view(theirs, *step)
+            except (RuntimeError, IndexError):
+                break
+            ours = _apply_view(ours, *step)
+            steps += 1
+            assert tuple(ours.shape) == tuple(theirs.shape), step
+            if theirs.numel():
+                assert ours.stride() == theirs.stride(), (step, ours.stride(), theirs.stride())
+                assert ours.storage_offset() == theirs.storage_offset(), step
+                assert_close(ours, theirs, 0, 0, what=str(step))

@@ -16,7 +16,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._strides import (
     c_contiguous,
@@ -25,7 +24,9 @@ from .._strides import (
     element_strides,
     empty_in_memory_format,
     empty_like_preserving,
+    is_row_major,
     suggest_memory_format,
+    view_strides,
     with_strides,
 )
 from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap_dim
@@ -90,7 +91,7 @@ def _with_torch_strides(a: np.ndarray) -> np.ndarray:
     """``a``, or for an empty array whose strides NumPy zeroed, the same empty array with
     PyTorch's contiguous strides, so that a view made from it (transposed, sliced, expanded)
     has the strides PyTorch's view has (``zeros(0, 3).t().stride()`` is ``(1, 3)``)."""
-    if a.size or a.ndim < 2 or any(a.strides):
+    if a.size or not a.ndim or any(a.strides):
         return a
     return with_strides(a, a.shape, contiguous_strides(a.shape))
 
@@ -103,12 +104,24 @@ def _with_torch_strides(a: np.ndarray) -> np.ndarray:
 def _view(self, size):
     shape = infer_size(size, self.size)
     try:
-        return np.reshape(self, shape, copy=False)
+        return _with_view_strides(self, np.reshape(self, shape, copy=False))
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
+
+
+def _with_view_strides(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out``, NumPy's view of ``a`` in another shape, with the strides PyTorch's view gives
+    it: they can differ only in dimensions of size 1 (or of an empty view), and not at all
+    when ``a`` is row-major with PyTorch's own strides."""
+    if out.size and (1 not in out.shape or is_row_major(a)):
+        return out
+    strides = view_strides(a.shape, element_strides(a), out.shape)
+    if strides is None or out.strides == tuple(st * a.itemsize for st in strides):
+        return out
+    return with_strides(a, out.shape, strides)
 
 
 @_view.derivative("self")
@@ -151,7 +164,7 @@ def _can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
 
 @op("ReshapeAliasBackward0", view=True)
 def _reshape_alias(self, size):
-    return np.reshape(self, size, copy=False)
+    return _with_view_strides(self, np.reshape(self, size, copy=False))
 
 
 @_reshape_alias.derivative("self")
@@ -716,7 +729,8 @@ def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarr
     keep = [k for k in range(ndim) if k != d1 and k != d2]
     shape = tuple(a.shape[k] for k in keep) + (length,)
     strides = tuple(a.strides[k] for k in keep) + (a.strides[d1] + a.strides[d2],)
-    return as_strided(base, shape, strides)
+    # (on the owning array: storage_offset() sees the diagonal's offset, as_strided would not)
+    return with_strides(base, shape, tuple(st // a.itemsize for st in strides))
 
 
 @op("DiagonalBackward0", view=True)
