@@ -153,7 +153,8 @@ def _index_output_order(a: np.ndarray, indices: tuple) -> list[int] | None:
             strides = tuple(st // itemsize for st in index.strides)
             entries.append((index.shape, strides, index.dtype == _INT32))
     defined = [d for d, e in enumerate(entries) if e is not None]
-    broadcast = tuple(np.broadcast_shapes(*(entries[d][0] for d in defined)))  # type: ignore[index]
+    shapes = {entries[d][0] for d in defined}  # type: ignore[index]
+    broadcast = next(iter(shapes)) if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
     for d in defined:
         index_shape, index_strides, int32 = entries[d]  # type: ignore[misc]
         if index_shape != broadcast:  # expand_outplace: only the tensors of another shape
