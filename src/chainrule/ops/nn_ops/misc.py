@@ -121,7 +121,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be non-negative.")
     if idx.size and idx.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+    # PyTorch scatters into zeros: a contiguous result whatever the indices' layout.
+    return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64, order="C"))
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
