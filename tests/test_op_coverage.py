@@ -61,11 +61,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "complex results cannot require grad yet (values in tests/test_creation.py)": (
         "torch.complex", "torch.polar",
     ),
-    "differs from PyTorch, fix pending: node names (inner records MmBackward0/DotBackward0, "
-    "PyTorch ViewBackward0; vdot DotBackward0, PyTorch VdotBackward0; pairwise_distance "
-    "LinalgVectorNormBackward0, PyTorch NormBackward1)": (
-        "Tensor.inner", "torch.inner", "Tensor.vdot", "torch.vdot", "F.pairwise_distance",
-    ),
 }
 #: Public names no OpInfo calls, with the reason.
 NAMES_NOT_SWEPT: dict[str, str] = {

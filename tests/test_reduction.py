@@ -466,6 +466,126 @@ def test_norm_special_values() -> None:
     assert_close(ours.norm(chainrule.tensor(3.0)), theirs.norm(torch.tensor(3.0)))
 
 
+PAIRWISE_CASES = [
+    ((3, 4), (3, 4), {}), ((3, 4), (4,), {"keepdim": True}), ((4,), (2, 4), {}),
+    ((), (), {}), ((2, 1, 3), (1, 5, 3), {"eps": 0.0}), ((3, 4), (3, 4), {"eps": 1e-3}),
+]
+
+
+@pytest.mark.parametrize("p", NORM_PS, ids=[str(p) for p in NORM_PS])
+@pytest.mark.parametrize("case", range(len(PAIRWISE_CASES)))
+def test_pairwise_distance_matches_torch(p: float, case: int) -> None:
+    """F.pairwise_distance is PyTorch's at::norm(x1 - x2 + eps, p, dim, keepdim): node
+    NormBackward1 (not torch.norm's LinalgVectorNormBackward0), its saved values, values, and
+    first and second derivatives, for every p (0: no gradient)."""
+    shape1, shape2, kwargs = PAIRWISE_CASES[case]
+    rng = np.random.default_rng(case)
+    a, b = rng.standard_normal(shape1), rng.standard_normal(shape2)
+    results = []
+    for lib in (chainrule, torch):
+        x1 = lib.from_numpy(a.copy()).requires_grad_()
+        x2 = lib.from_numpy(b.copy()).requires_grad_()
+        out = lib.nn.functional.pairwise_distance(x1, x2, p=p, **kwargs)
+        node = out.grad_fn
+        # (PyTorch shows a dim of -1, that of a 0-d input, as 2**64 - 1: not compared.)
+        dims = tuple(node._saved_dim) if shape1 or shape2 else None
+        saved = (node._saved_p, type(node._saved_p), dims, node._saved_keepdim)
+        grads = lib.autograd.grad(out.sum(), [x1, x2], create_graph=True, allow_unused=True)
+        second = None
+        if grads[0] is not None and grads[0].requires_grad:
+            second = lib.autograd.grad((grads[0] ** 2).sum(), [x1, x2], allow_unused=True)
+        results.append((out, node.name(), saved, grads, second))
+    ours, theirs = results
+    assert_close(ours[0], theirs[0], 1e-10, 1e-12)
+    assert ours[1] == theirs[1] == "NormBackward1"
+    assert ours[2] == theirs[2]
+    for a_grad, b_grad in zip(ours[3], theirs[3], strict=True):
+        assert_close(a_grad, b_grad, 1e-9, 1e-10, what=f"p={p}")
+    if theirs[4] is None:
+        assert ours[4] is None or all(g is None or not np.any(g.numpy()) for g in ours[4])
+    else:
+        for a_grad, b_grad in zip(ours[4], theirs[4], strict=True):
+            assert_close(a_grad, b_grad, 1e-8, 1e-9, what=f"p={p} second order")
+
+
+DTYPE_ARGUMENT_CALLS = {
+    "sum": lambda x, d: x.sum(dtype=d), "sum_dim": lambda x, d: x.sum(0, dtype=d),
+    "cumsum": lambda x, d: x.cumsum(0, dtype=d), "prod": lambda x, d: x.prod(dtype=d),
+    "cumprod": lambda x, d: x.cumprod(0, dtype=d),
+}
+
+
+@pytest.mark.parametrize("name", list(DTYPE_ARGUMENT_CALLS))
+@pytest.mark.parametrize(("source", "target"), [("float64", "float16"), ("float64", "float32"),
+                                                ("float32", "float16"), ("float32", "float64")])
+def test_dtype_argument_converts_the_input_first(name: str, source: str, target: str) -> None:
+    """sum/cumsum/prod/cumprod(dtype=...) round each element to the dtype, then accumulate
+    (cumsum(dtype=float16) of float64 values ended 8.046875 where PyTorch has 8.0546875)."""
+    if name == "prod" and target == "float16":
+        # PyTorch multiplies float16 in float16 (its prod kernel accumulates in the dtype);
+        # chainrule in float32, rounded once: a separate difference (2 ulps over 40 values).
+        return
+    values = np.random.default_rng(0).uniform(0.5, 1.6, 40).astype(source)
+    call = DTYPE_ARGUMENT_CALLS[name]
+    ours = call(chainrule.from_numpy(values.copy()), getattr(chainrule, target)).numpy()
+    theirs = call(torch.from_numpy(values.copy()), getattr(torch, target)).numpy()
+    assert ours.dtype == theirs.dtype
+    # The same roundings; only the order of PyTorch's float32/float64 accumulation may differ.
+    spacing = np.spacing(np.abs(theirs).astype(theirs.dtype)).astype(np.float64)
+    assert np.all(np.abs(ours.astype(np.float64) - theirs) <= spacing * (1 if target ==
+                                                                         "float16" else 4))
+
+
+def _graph_names(out: Any) -> list[str]:
+    """The node names above ``out``, depth first (explicit stack), None for a missing edge."""
+    names, stack = [], [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            names.append("None")
+            continue
+        names.append(node.name().split("::")[-1])
+        stack.extend(child for child, _ in reversed(node.next_functions))
+    return names
+
+
+NORM_COMPOSITIONS = {
+    "normalize": lambda F, x, y: F.normalize(x),
+    "normalize_p1": lambda F, x, y: F.normalize(x, p=1.0, dim=0),
+    "cosine_similarity": lambda F, x, y: F.cosine_similarity(x, y),
+    "pairwise_distance": lambda F, x, y: F.pairwise_distance(x, y),
+    "pairwise_distance_ints": lambda F, x, y: F.pairwise_distance(x, (y * 3).long()),
+}
+
+
+@pytest.mark.parametrize("name", list(NORM_COMPOSITIONS))
+def test_norm_compositions_record_torch_graph(name: str) -> None:
+    """The whole graph PyTorch records: pairwise_distance's Scalar add is AddBackward1 (one
+    edge), cosine_similarity clones the norms it clamps."""
+    graphs = []
+    for lib in (chainrule, torch):
+        x = lib.from_numpy(np.linspace(-1.0, 2.0, 12).reshape(3, 4)).requires_grad_()
+        y = lib.from_numpy(np.linspace(0.5, -1.5, 12).reshape(3, 4)).requires_grad_()
+        out = NORM_COMPOSITIONS[name](lib.nn.functional, x, y)
+        graphs.append((out.dtype.is_floating_point, _graph_names(out)))
+    assert graphs[0] == graphs[1]
+
+
+def test_cosine_similarity_gradient_of_norms_below_eps() -> None:
+    """Rows whose norm is below eps: the clamp is not differentiated, and it must not change the
+    result the norm's node saved (the gradient of the 1e-9 row was 10% off)."""
+    a = [[0.0, 0.0, 0.0], [1e-9, 0.0, 0.0], [1.0, 2.0, 3.0], [1e-10, -1e-9, 2e-9]]
+    b = [[1.0, 2.0, 0.0], [3.0, 1.0, 1.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    ours_x, theirs_x = _tensors(a, requires_grad=True)
+    ours_y, theirs_y = _tensors(b, requires_grad=True)
+    ours = chainrule.nn.functional.cosine_similarity(ours_x, ours_y)
+    theirs = torch.nn.functional.cosine_similarity(theirs_x, theirs_y)
+    assert_close(ours, theirs, 1e-12, 1e-12)
+    for g_ours, g_theirs in zip(_grads(ours, [ours_x, ours_y], chainrule),
+                                _grads(theirs, [theirs_x, theirs_y], torch), strict=True):
+        assert_close(g_ours, g_theirs, 1e-10, 1e-12)
+
+
 # ----------------------------------------------------------------------------------------------
 # var / std: corrections, degrees of freedom <= 0 (warnings, inf/NaN values and gradients)
 

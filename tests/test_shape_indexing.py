@@ -110,7 +110,12 @@ STRUCTURE = [
     "s.flip(0)", "x.roll(1)", "x.roll(1, 0)", "s.roll(1)", "x.narrow(0, 1, 2)",
     "x.select(1, 2)", "x.diagonal()", "x3.diagonal(1, 0, 2)", "x.tril()", "x.triu(1)",
     "lib.diag(x)", "lib.diag(v)", "lib.diag(v, -1)", "lib.diag_embed(v)", "x.trace()",
-    "list(x)",
+    "list(x)", "x.ravel()", "x.t().ravel()", "v[::2].ravel()", "x.H", "x.mH", "x.mT",
+    "x.adjoint()", "x3.mH", "x.T",
+    # linalg built from the shape ops (inner is PyTorch's tensordot: permute, reshape, mm/dot)
+    "lib.vdot(v, v)", "lib.vdot(v, v.detach())", "lib.inner(x, y)", "lib.inner(v, v)",
+    "lib.inner(x3, x3[0, 0])", "lib.inner(v, x)", "lib.inner(v[::2], v[1::2])", "lib.inner(s, x)",
+    "lib.inner(x[:, :1], y[:, :1])", "lib.inner(x.t(), y.t())", "lib.inner(v[:1], s[None])",
     # indexing ops
     "x.index_select(0, lib.tensor([0, 0]))", "x.gather(0, i)", "x.scatter(0, i, y)",
     "x.scatter(0, i, y.detach())", "x.detach().scatter(0, i, y)", "x.scatter(0, i, 1.5)",

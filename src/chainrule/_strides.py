@@ -19,7 +19,11 @@ __all__ = [
     "layout_order", "empty_preserving_layout", "copy_preserving_layout",
     "full_preserving_layout", "strided", "is_non_overlapping_and_dense",
     "obeys_layout_contract", "copy_obeying_contract", "empty_with_strides_of",
-    "contiguous_format", "preserve_format", "channels_last",
+    "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
+    "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
+    "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
+    "contiguous_strides",
+    "element_strides", "with_strides", "view_strides", "empty_like_preserving",
 ]
 
 # The layout and memory-format markers (``torch.strided``, ``torch.preserve_format`` ...).
@@ -27,6 +31,7 @@ strided = "chainrule.strided"
 contiguous_format = "chainrule.contiguous_format"
 preserve_format = "chainrule.preserve_format"
 channels_last = "chainrule.channels_last"
+channels_last_3d = "chainrule.channels_last_3d"
 
 
 def layout_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
@@ -139,3 +144,238 @@ def copy_obeying_contract(grad: np.ndarray, variable: np.ndarray) -> np.ndarray:
         out = empty_with_strides_of(variable)
     np.copyto(out, grad, casting="unsafe")
     return out
+# TensorIterator's output layout, memory formats, and strides of empty tensors
+
+
+def iterator_order(shape: tuple[int, ...], operand_strides: list[tuple[int, ...]]) -> list[int]:
+    """The dimensions from innermost to outermost, as PyTorch's TensorIterator orders them for
+    an output it allocates (``reorder_dimensions``).
+
+    ``operand_strides`` are the inputs' strides broadcast to ``shape`` (0 for a broadcast
+    dimension, in any unit, each operand in one unit), in the order the op adds its inputs.
+    Two dimensions are compared operand by operand: an operand with a stride 0 in either says
+    nothing; the first strict difference decides; equal strides put the larger dimension outside
+    (and say nothing otherwise). With one operand this is :func:`layout_order`.
+    """
+
+    def should_swap(dim0: int, dim1: int) -> int:
+        for strides in operand_strides:
+            stride0, stride1 = strides[dim0], strides[dim1]
+            if stride0 == 0 or stride1 == 0:
+                continue
+            if stride0 < stride1:
+                return -1
+            if stride0 > stride1:
+                return 1
+            if shape[dim0] > shape[dim1]:
+                return 1
+        return 0
+
+    order = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(order)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(order[dim0], order[dim1])
+            if comparison > 0:
+                order[dim0], order[dim1] = order[dim1], order[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return order
+
+
+def broadcast_strides(array: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """``array``'s strides (bytes) as TensorIterator sees it in an op of result ``shape``:
+    missing leading dimensions and size-1 dimensions that broadcast get stride 0."""
+    lead = len(shape) - array.ndim
+    strides = [0] * lead
+    for size, target, stride in zip(array.shape, shape[lead:], array.strides, strict=True):
+        strides.append(0 if size == 1 and target != 1 else stride)
+    return tuple(strides)
+
+
+def empty_in_order(shape: tuple[int, ...], dtype: np.dtype, inner_to_outer: list[int]
+                   ) -> np.ndarray:
+    """An uninitialised dense array of ``shape`` whose dimensions lie in memory in the order
+    given (innermost first): PyTorch's ``empty_strided`` with dense strides of that order."""
+    outer_to_inner = inner_to_outer[::-1]
+    if outer_to_inner == sorted(outer_to_inner):
+        return np.empty(shape, dtype)
+    block = np.empty([shape[d] for d in outer_to_inner], dtype)
+    return block.transpose(np.argsort(outer_to_inner))
+
+
+def iterator_output(shape: tuple[int, ...], dtype: np.dtype, operands: list[np.ndarray]
+                    ) -> np.ndarray:
+    """An uninitialised array laid out as PyTorch's TensorIterator allocates the output of an
+    op over ``operands`` (the inputs, in order) with result ``shape``."""
+    strides = [broadcast_strides(a, shape) for a in operands]
+    return empty_in_order(shape, dtype, iterator_order(shape, strides))
+
+
+
+def _strides_like_channels_last(shape: tuple[int, ...], strides: tuple[int, ...],
+                                dims: tuple[int, ...]) -> bool:
+    """PyTorch's ``is_channels_last_strides_{2d,3d}`` (``dims``: the channel dimension first,
+    then the spatial ones innermost to outermost, then the batch dimension)."""
+    if strides[1] == 0:
+        return False  # a trivial channel dimension: contiguous by default
+    low = 0
+    for d in dims:
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False  # ambiguous (N111 and the like): contiguous by default
+        low = strides[d]
+        if shape[d] > 1:
+            low *= shape[d]
+    return True
+
+
+def suggest_memory_format(array: np.ndarray) -> str:
+    """PyTorch's ``suggest_memory_format()``: ``channels_last`` for a 4-d array laid out as
+    NHWC, ``channels_last_3d`` for a 5-d one laid out as NDHWC, else ``contiguous_format``."""
+    if array.ndim == 4 and _strides_like_channels_last(array.shape, array.strides,
+                                                       (1, 3, 2, 0)):
+        return channels_last
+    if array.ndim == 5 and _strides_like_channels_last(array.shape, array.strides,
+                                                       (1, 4, 3, 2, 0)):
+        return channels_last_3d
+    return contiguous_format
+
+
+def empty_in_memory_format(shape: tuple[int, ...], dtype: np.dtype, memory_format: str
+                           ) -> np.ndarray:
+    """An uninitialised array of ``shape`` in a memory format (channels innermost for the
+    channels-last formats, C order otherwise)."""
+    if memory_format == channels_last and len(shape) == 4:
+        return empty_in_order(shape, dtype, [1, 3, 2, 0])
+    if memory_format == channels_last_3d and len(shape) == 5:
+        return empty_in_order(shape, dtype, [1, 4, 3, 2, 0])
+    return np.empty(shape, dtype)
+
+
+def is_row_major(array: np.ndarray) -> bool:
+    """Whether ``array`` has PyTorch's contiguous strides exactly, also in its dimensions of
+    size 1 (NumPy's and PyTorch's contiguity flags ignore those strides, but PyTorch's
+    ``stride()`` shows them and its TensorIterator orders by them)."""
+    if not array.flags.c_contiguous:
+        return False
+    if 1 not in array.shape or array.size == 0:
+        return True
+    step = array.itemsize
+    for size, stride in zip(reversed(array.shape), reversed(array.strides), strict=True):
+        if stride != step:
+            return False
+        step *= size
+    return True
+
+
+def c_contiguous(array: np.ndarray) -> np.ndarray:
+    """``array`` in C order with PyTorch's contiguous strides: itself when it has them, a view
+    when only dimensions of size 1 have other strides, else a C-ordered copy (0-d arrays stay
+    0-d, which ``np.ascontiguousarray`` does not keep)."""
+    if not array.flags.c_contiguous:
+        return array.copy()
+    if 1 not in array.shape or is_row_major(array):
+        return array
+    return with_strides(array, array.shape, contiguous_strides(array.shape))
+
+
+def contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """PyTorch's contiguous strides (in elements) of ``shape``: sizes 0 count as 1."""
+    strides = []
+    step = 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def element_strides(array: np.ndarray) -> tuple[int, ...]:
+    """``array``'s strides in elements, as PyTorch reports them.
+
+    NumPy gives a new empty array zero strides, where PyTorch gives contiguous ones: an empty
+    array whose strides are all zero has contiguous strides; other empty arrays (views made by
+    :func:`with_strides`, which PyTorch's view rules give strides) keep theirs.
+    """
+    itemsize = array.itemsize
+    if array.size == 0 and not any(array.strides):
+        return contiguous_strides(array.shape)
+    return tuple(s // itemsize for s in array.strides)
+
+
+def with_strides(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]
+                 ) -> np.ndarray:
+    """A view of ``array`` with ``shape`` and ``strides`` (in elements) that reaches no element
+    other than those of a plain view of it: for an empty array (no element is ever read), or
+    strides that differ from a plain view's only in dimensions of size 1 (never stepped along).
+    They are PyTorch's strides where NumPy's differ (``zeros(0, 3).t().stride()`` is
+    ``(1, 3)``; ``unsqueeze(-1)`` of a transposed matrix gives the new dimension stride 1).
+    """
+    byte_strides = tuple(s * array.itemsize for s in strides)
+    # Made on the array that owns the memory, so that the view's ``base`` chain leads there
+    # (``storage_offset()`` and ``untyped_storage()`` follow it; ``as_strided`` would break it).
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    try:
+        offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        out = np.ndarray(shape, array.dtype, buffer=root, offset=offset, strides=byte_strides)
+    except (TypeError, ValueError, BufferError):  # an owner without the buffer protocol
+        from numpy.lib.stride_tricks import as_strided
+
+        out = as_strided(array, shape, byte_strides)
+    if not array.flags.writeable:
+        out.flags.writeable = False  # (an expanded array stays read-only)
+    return out
+
+
+def view_strides(old_shape: tuple[int, ...], old_strides: tuple[int, ...],
+                 new_shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The strides PyTorch's ``view`` gives a tensor of ``old_shape``/``old_strides`` viewed as
+    ``new_shape`` (its ``computeStride``), or None when no view is possible.
+
+    NumPy's reshape agrees on the dimensions that matter but may give a size-1 dimension
+    another stride.
+    """
+    numel = 1
+    for size in old_shape:
+        numel *= size
+    if numel == 0:
+        if tuple(old_shape) == tuple(new_shape):
+            return tuple(old_strides)
+        return contiguous_strides(tuple(new_shape))
+    if not old_shape:
+        old_shape, old_strides = (1,), (1,)
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (old_shape[tensor_d - 1] != 1
+                             and old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def empty_like_preserving(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
+    """:func:`empty_preserving_layout`, also for an empty ``array``: PyTorch's
+    ``empty_like(preserve_format)`` keeps an empty tensor's strides as they are."""
+    if array.size or array.ndim < 2:
+        return empty_preserving_layout(array, dtype)
+    out = np.empty(array.shape, array.dtype if dtype is None else dtype)
+    return with_strides(out, array.shape, element_strides(array))

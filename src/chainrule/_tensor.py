@@ -18,6 +18,7 @@ from . import _dtype
 from ._dtype import dtype as DType
 from ._frames import user_stacklevel
 from ._size import CPU, Size, device
+from ._strides import element_strides
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.grad_mode import state as _grad_state
 from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle, short_name
@@ -419,16 +420,8 @@ class Tensor:
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Steps in elements between neighbours in each dimension."""
-        if self._data.size == 0:
-            # PyTorch gives an empty tensor contiguous strides, as if every size were >= 1.
-            strides_list = []
-            step = 1
-            for size in reversed(self._data.shape):
-                strides_list.append(step)
-                step *= max(size, 1)
-            strides = tuple(reversed(strides_list))
-        else:
-            strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        # (An empty array: contiguous strides, unless a view gave it PyTorch's.)
+        strides = element_strides(self._data)
         if dim is None:
             return strides
         return strides[wrap_dim(dim, self._data.ndim)]

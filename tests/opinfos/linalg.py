@@ -1,5 +1,5 @@
 """Matrix products: ``matmul`` for every rank combination (batch dimensions broadcast),
-``mm bmm mv dot outer addmm`` and ``nn.functional.linear`` with and without a bias.
+``mm bmm mv dot vdot inner outer addmm`` and ``nn.functional.linear`` with and without a bias.
 
 The products are bilinear, so their second-order gradients are the cross terms (the gradient
 of one input depends on the other), which the sweep checks too.
@@ -71,6 +71,14 @@ OPS = [
            [((2, 4), (2, 3), (3, 4)), ((4,), (2, 3), (3, 4)), ((1, 1), (2, 3), (3, 4))]),
     OpInfo("addmm_scaled", _addmm_scaled, [((2, 4), (2, 3), (3, 4)), ((4,), (2, 3), (3, 4))]),
     OpInfo("addmm_method", _addmm_method, [((2, 4), (2, 3), (3, 4))]),
+    # inner: PyTorch's tensordot graph (mm, dot, or a size-1 contracted dim summed first);
+    # 0-d operands multiply.
+    OpInfo("inner", lambda lib, a, b: lib.inner(a, b),
+           [((4,), (4,)), ((3, 4), (5, 4)), ((2, 3, 4), (4,)), ((3, 1), (2, 1)), ((1,), (1,)),
+            ((), (3, 2)), ((2, 0), (3, 0))]),
+    OpInfo("Tensor.inner", lambda lib, a, b: a.inner(b), [((3, 4), (2, 4))]),
+    OpInfo("vdot", lambda lib, a, b: lib.vdot(a, b), [((3,), (3,)), ((1,), (1,))]),
+    OpInfo("Tensor.vdot", lambda lib, a, b: a.vdot(b), [((4,), (4,))]),
     OpInfo("linear", _linear_bias, [(shape, (4, 3), (4,)) for shape in LINEAR_INPUTS.values()]),
     OpInfo("linear_no_bias", _linear_no_bias,
            [(shape, (4, 3)) for shape in LINEAR_INPUTS.values()]),

@@ -381,6 +381,8 @@ NN_FORMS = [
     OpInfo("F.normalize", lambda lib, x: _f(lib).normalize(x, dim=0), [M]),
     OpInfo("F.cosine_similarity", lambda lib, x, y: _f(lib).cosine_similarity(x, y),
            [((3, 4), (3, 4)), ((2, 3), (1, 3))]),
+    OpInfo("F.pairwise_distance", lambda lib, x, y: _f(lib).pairwise_distance(x, y),
+           [((3, 4), (3, 4))]),
     OpInfo("F.binary_cross_entropy_with_logits",
            lambda lib, x, t: _f(lib).binary_cross_entropy_with_logits(x, t.sigmoid()),
            [((3, 4), (3, 4))], grad_inputs=(0,)),

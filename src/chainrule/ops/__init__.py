@@ -191,8 +191,8 @@ def _property(fn: Any, doc: str) -> property:
 
 Tensor.T = _property(shape.full_transpose, "All dimensions reversed.")  # type: ignore[attr-defined]
 Tensor.mT = _property(shape.matrix_transpose, "The last two dimensions swapped.")  # type: ignore[attr-defined]
-Tensor.H = _property(shape.full_transpose, "Conjugate transpose (real tensors: ``T``).")  # type: ignore[attr-defined]
-Tensor.mH = _property(shape.matrix_transpose, "Conjugate ``mT``.")  # type: ignore[attr-defined]
+Tensor.H = _property(shape.conj_transpose, "Conjugate transpose of a matrix.")  # type: ignore[attr-defined]
+Tensor.mH = _property(shape.matrix_conj_transpose, "Conjugate ``mT``.")  # type: ignore[attr-defined]
 
 
 # ----------------------------------------------------------------------------------------------

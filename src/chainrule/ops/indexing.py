@@ -23,6 +23,15 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import (
+    c_contiguous,
+    copy_preserving_layout,
+    empty_in_order,
+    is_row_major,
+    iterator_order,
+    layout_order,
+    view_strides,
+)
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import state as _grad_state
 from ._registry import op
@@ -84,7 +93,114 @@ def _index(self, indices):
     # ``indices``: PyTorch's list of index tensors (None for a dimension taken whole), masks
     # as masks (NumPy reads a mask in an index tuple as PyTorch does); checked beforehand by
     # ``_index_arguments``. They are what the node saves, as in PyTorch.
-    return self[_np_index(indices)]
+    return _advanced_index(self, indices)
+
+
+def _advanced_index(a: np.ndarray, indices: tuple) -> np.ndarray:
+    """``a[indices]`` laid out in memory as PyTorch's index kernel lays it out (NumPy puts the
+    indexed dimensions outermost: ``x[:, [0, 2]]`` of a row-major ``x`` would not be
+    row-major)."""
+    positions = [d for d, i in enumerate(indices) if i is not None]
+    single = None  # one integer vector indexing one dimension: np.take, in one pass
+    if len(positions) == 1:
+        index = indices[positions[0]]
+        if index.dtype.kind == "i" and index.ndim == 1:
+            single = positions[0]
+            if is_row_major(a):  # PyTorch's result is then row-major, as np.take's
+                return np.take(a, index, axis=single)
+    order = _index_output_order(a, indices)
+    if single is not None and order is not None:
+        # The result's dimensions are the input's: when the input lies in the result's memory
+        # order, take from it permuted to that order (a row-major result), then permute back.
+        outer_to_inner = order[::-1]
+        permuted = np.transpose(a, outer_to_inner)
+        if permuted.flags.c_contiguous:
+            taken = np.take(permuted, indices[single], axis=outer_to_inner.index(single))
+            return np.transpose(taken, np.argsort(outer_to_inner))
+    result = a[_np_index(indices)]
+    if order is None:
+        if is_row_major(result):
+            return result
+        out = np.empty(result.shape, result.dtype)
+    else:
+        out = empty_in_order(result.shape, result.dtype, order)
+    np.copyto(out, result)
+    return out
+
+
+def _index_output_order(a: np.ndarray, indices: tuple) -> list[int] | None:
+    """The memory order (innermost dimension first) of PyTorch's ``a[indices]``, or None for
+    row-major.
+
+    PyTorch's index kernel is a TensorIterator (see :func:`~chainrule._strides.iterator_order`)
+    over ``a`` restrided (the indexed dimensions replaced by the index shape, stride 0) and the
+    index tensors, broadcast to one shape and viewed with size-1 dimensions around it; its
+    output takes the order TensorIterator gives those operands. A mask stands for the columns
+    of its ``nonzero()`` (stride ``mask.ndim``); an int32 index is converted to int64 first (a
+    dense copy). Non-adjacent indices are first moved to the front, with the dimensions they
+    index (PyTorch's ``make_info``, ``AdvancedIndex``).
+    """
+    # Per dimension: None, or the index tensor's (shape, strides, whether int32).
+    entries: list[tuple[tuple[int, ...], tuple[int, ...], bool] | None] = []
+    for index in indices:
+        if index is None:
+            entries.append(None)
+        elif index.dtype == _BOOL or index.dtype == _UINT8:
+            count = int(np.count_nonzero(index))
+            entries.extend([((count,), (index.ndim,), False)] * index.ndim)
+        else:
+            itemsize = index.itemsize
+            strides = tuple(st // itemsize for st in index.strides)
+            entries.append((index.shape, strides, index.dtype == _INT32))
+    defined = [d for d, e in enumerate(entries) if e is not None]
+    shapes = {entries[d][0] for d in defined}  # type: ignore[index]
+    broadcast = next(iter(shapes)) if len(shapes) == 1 else tuple(np.broadcast_shapes(*shapes))
+    for d in defined:
+        index_shape, index_strides, int32 = entries[d]  # type: ignore[misc]
+        if index_shape != broadcast:  # expand_outplace: only the tensors of another shape
+            lead = len(broadcast) - len(index_shape)
+            index_strides = (0,) * lead + tuple(
+                0 if n == 1 and b != 1 else st
+                for n, b, st in zip(index_shape, broadcast[lead:], index_strides, strict=True)
+            )
+        if int32:  # converted with .to(kLong): a dense copy
+            index_strides = _dense_strides(broadcast, index_strides)
+        entries[d] = (broadcast, index_strides, int32)
+    shape, strides = a.shape, tuple(st // a.itemsize for st in a.strides)
+    entries += [None] * (len(shape) - len(entries))
+    if defined != list(range(defined[0], defined[-1] + 1)):
+        # Not adjacent: the indexed dimensions (and their indices) go first.
+        order = defined + [d for d in range(len(shape)) if d not in defined]
+        shape = tuple(shape[d] for d in order)
+        strides = tuple(strides[d] for d in order)
+        entries = [entries[d] for d in order]
+        defined = list(range(len(defined)))
+    before, count = defined[0], len(defined)
+    after = len(shape) - before - count
+    out_shape = shape[:before] + broadcast + shape[before + count:]
+    # The index tensors as reshape_indexer views them: (1,) * before + shape + (1,) * after.
+    index_view = (1,) * before + broadcast + (1,) * after
+    operands = [strides[:before] + (0,) * len(broadcast) + strides[before + count:]]
+    for d in defined:
+        viewed = view_strides(broadcast, entries[d][1], index_view)  # type: ignore[index]
+        operands.append(tuple(
+            0 if n == 1 and m != 1 else st
+            for n, m, st in zip(index_view, out_shape, viewed, strict=True)  # type: ignore[arg-type]
+        ))
+    order = iterator_order(out_shape, operands)
+    if order == list(range(len(out_shape) - 1, -1, -1)):
+        return None
+    return order
+
+
+def _dense_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, ...]:
+    """The strides of a copy (``preserve_format``) of a tensor of this shape and strides."""
+    dense = [0] * len(shape)
+    step = 1
+    for d in layout_order(shape, strides):
+        dense[d] = step
+        step *= shape[d]
+    return tuple(dense)
 
 
 @_index.derivative("self")
@@ -964,7 +1080,8 @@ def _broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
 
 @op("MaskedFillBackward0", tensor_params=("mask",))
 def _masked_fill(self, mask, value):
-    return np.where(mask, np.asarray(value, dtype=self.dtype), self)
+    # PyTorch fills a contiguous clone (np.where would follow a transposed input's order).
+    return c_contiguous(np.where(mask, np.asarray(value, dtype=self.dtype), self))
 
 
 @_masked_fill.derivative("self")
@@ -974,7 +1091,7 @@ def _(F, grad, mask):
 
 @op("MaskedFillBackward1", inputs=("self", "value"), tensor_params=("mask",))
 def _masked_fill_tensor(self, mask, value):
-    return np.where(mask, value.astype(self.dtype), self)
+    return c_contiguous(np.where(mask, value.astype(self.dtype), self))
 
 
 @_masked_fill_tensor.derivative("self")
@@ -1102,13 +1219,17 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 @op("PutBackward0", inputs=("self", "source"), tensor_params=("index",))
 def _put(self, index, source, accumulate):
-    out = self.copy()
-    flat = out.reshape(-1)
+    out = copy_preserving_layout(self)  # PyTorch writes into clone(): self's memory order
+    where: Any = index.reshape(-1)  # positions in row-major order
+    if out.flags.c_contiguous:
+        target = out.reshape(-1)  # a view
+    else:  # (a transposed copy has no flat view: the positions as coordinates)
+        target, where = out, np.unravel_index(where % out.size, out.shape)
     values = source if np.ndim(source) == 0 else np.reshape(source, -1)
     if accumulate:
-        np.add.at(flat, index.reshape(-1), values)
+        np.add.at(target, where, values)
     else:
-        flat[index.reshape(-1)] = values
+        target[where] = values
     return out
 
 
@@ -1226,7 +1347,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 @op("IndexPutBackward0", inputs=("self", "values"), tensor_lists=("indices",))
 def _index_put(self, indices, values, accumulate):
-    out = self.copy()
+    out = copy_preserving_layout(self)  # PyTorch writes into clone(): self's memory order
     if accumulate:
         np.add.at(out, _np_index(indices), values)
     else:

@@ -12,9 +12,23 @@ from .._dtype import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, from_numpy_dtype
 from .._tensor import LEGACY_TYPE_NAMES, Tensor
 from ._registry import op
 from .copying import contiguous
-from .shape import _expand, _unsafe_view, _view, reshape, squeeze, t, transpose, unsqueeze
+from .shape import (
+    _expand,
+    _permute,
+    _unsafe_view,
+    _view,
+    reshape,
+    squeeze,
+    t,
+    transpose,
+    unsqueeze,
+)
 
 __all__ = ["mm", "mv", "dot", "vdot", "bmm", "addmm", "matmul", "outer", "ger", "linear", "inner"]
+
+
+_HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
 
 
 def _dims(a: np.ndarray) -> str:
@@ -129,24 +143,29 @@ def _(F, grad, self):
     return F.mv(F.t(self), grad)
 
 
+def _check_vectors(self: np.ndarray, other: np.ndarray) -> None:
+    """PyTorch's checks of ``dot`` and ``vdot``: two 1-D tensors of one size and dtype."""
+    if self.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(
+            f"1D tensors expected, but got {self.ndim}D and {other.ndim}D tensors"
+        )
+    if self.shape[0] != other.shape[0]:
+        raise RuntimeError(
+            "inconsistent tensor size, expected tensor "
+            f"[{self.shape[0]}] and src [{other.shape[0]}] to have the same number of elements, "
+            f"but got {self.shape[0]} and {other.shape[0]} elements respectively"
+        )
+    if self.dtype != other.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_name(self)} and {_name(other)}"
+        )
+
+
 @op("DotBackward0", inputs=("self", "tensor"))
 def dot(self, tensor):
     """Inner product of two 1-D tensors."""
-    if self.ndim != 1 or tensor.ndim != 1:
-        raise RuntimeError(
-            f"1D tensors expected, but got {self.ndim}D and {tensor.ndim}D tensors"
-        )
-    if self.shape[0] != tensor.shape[0]:
-        raise RuntimeError(
-            "inconsistent tensor size, expected tensor "
-            f"[{self.shape[0]}] and src [{tensor.shape[0]}] to have the same number of elements, "
-            f"but got {self.shape[0]} and {tensor.shape[0]} elements respectively"
-        )
-    if self.dtype != tensor.dtype:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{_name(self)} and {_name(tensor)}"
-        )
+    _check_vectors(self, tensor)
     return np.dot(self, tensor)
 
 
@@ -160,7 +179,21 @@ def _(F, grad, self):
     return grad * self
 
 
-vdot = dot
+@op("VdotBackward0", inputs=("self", "other"))
+def vdot(self, other):
+    """``sum(conj(self) * other)`` of two 1-D tensors (real tensors: :func:`dot`)."""
+    _check_vectors(self, other)
+    return np.dot(self, other)
+
+
+@vdot.derivative("self")
+def _(F, grad, other):
+    return grad * other  # grad.conj() * other: nothing to conjugate for real tensors
+
+
+@vdot.derivative("other")
+def _(F, grad, self):
+    return grad * self
 
 
 @op("BmmBackward0", inputs=("self", "mat2"))
@@ -213,6 +246,12 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_dims(mat1)} and {_dims(mat2)})"
         )
+    if self.dtype == _HALF:
+        # As PyTorch's CPU kernel: the product and the sum in float32, rounded once (rounding
+        # the product to float16 before adding would lose digits where they cancel).
+        wide = addmm.op.forward(self.astype(_SINGLE), mat1.astype(_SINGLE),
+                                mat2.astype(_SINGLE), beta, alpha)
+        return wide.astype(_HALF)
     product = mat1 @ mat2
     if alpha != 1:
         product *= alpha
@@ -254,12 +293,69 @@ ger = outer
 
 
 def inner(input: Tensor, other: Tensor) -> Tensor:
-    """Sum-product over the last dimension."""
-    if input._data.ndim == 0 or other._data.ndim == 0:
+    """Sum-product over the last dimension: ``input * other`` if either is 0-d, else
+    PyTorch's ``tensordot(input, other, [-1], [-1])``, with the same graph (``ViewBackward0``
+    over ``MmBackward0``, or over ``DotBackward0`` for two vectors).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.inner(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+        tensor(11.)
+    """
+    a, b = input._data, other._data
+    if a.ndim == 0 or b.ndim == 0:
         return input * other
-    if input._data.ndim == 1 and other._data.ndim == 1:
-        return dot(input, other)
-    return matmul(input, transpose(other, -1, -2))
+    if a.shape[-1] != b.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"[{', '.join(map(str, a.shape))}] and [{', '.join(map(str, b.shape))}]"
+        )
+    return _tensordot(input, other, (a.ndim - 1,), (b.ndim - 1,))
+
+
+def _tensordot(input1: Tensor, input2: Tensor, dims1: tuple[int, ...], dims2: tuple[int, ...]
+               ) -> Tensor:
+    """PyTorch's ``tensordot`` over the (non-negative) dimensions ``dims1`` of ``input1`` and
+    ``dims2`` of ``input2``, decomposed as PyTorch decomposes it: contracted dimensions of size
+    1 summed first, both operands permuted and reshaped to matrices for one ``mm`` (or, for a
+    full contraction, flattened for a ``dot``, or multiplied and summed when not contiguous),
+    and the product reshaped to the result's shape."""
+    from .reduction import sum as reduce_sum
+    from .shape import flatten
+
+    a, b = input1._data, input2._data
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    t1, t2 = input1, input2
+    csize = 1
+    for d1, d2 in zip(dims1, dims2, strict=True):
+        s1, s2 = a.shape[d1], b.shape[d2]
+        if s2 == 1:  # a broadcast contracted dimension is summed right away
+            t1 = reduce_sum(t1, d1, True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = reduce_sum(t2, d2, True, dtype=t2.dtype)
+        else:
+            if s1 != s2:
+                raise RuntimeError(
+                    f"contracted dimensions need to match, but first has size {s1} in dim {d1} "
+                    f"and second has size {s2} in dim {d2}"
+                )
+            csize *= s1
+    kept1 = [d for d in range(a.ndim) if d not in dims1]
+    kept2 = [d for d in range(b.ndim) if d not in dims2]
+    shape1, shape2 = t1._data.shape, t2._data.shape
+    result_shape = tuple(shape1[d] for d in kept1) + tuple(shape2[d] for d in kept2)
+    size1 = int(np.prod([shape1[d] for d in kept1], dtype=np.int64))
+    size2 = int(np.prod([shape2[d] for d in kept2], dtype=np.int64))
+    p1 = _permute(t1, tuple(kept1) + tuple(dims1))
+    p2 = _permute(t2, tuple(dims2) + tuple(kept2))
+    if size1 != 1 or size2 != 1:
+        product = mm(reshape(p1, (size1, csize)), reshape(p2, (csize, size2)))
+    elif p1._data.flags.c_contiguous and p2._data.flags.c_contiguous:
+        product = dot(flatten(p1), flatten(p2))  # a full contraction: flatten is a view
+    else:
+        product = reduce_sum(squeeze(p1) * squeeze(p2), dtype=p1.dtype)
+    return reshape(product, result_shape)
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:

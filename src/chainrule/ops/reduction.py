@@ -26,6 +26,7 @@ import numpy as np
 from .. import _dtype
 from .. import _return_types as return_types
 from .._dtype import to_dtype
+from .._strides import c_contiguous
 from .._tensor import Tensor, wrap, wrap_dim
 from ._registry import ARITH, op
 
@@ -221,17 +222,27 @@ def _accumulate(fn: Any, a: np.ndarray, dtype: Any, **kwargs: Any) -> np.ndarray
     ``np.cumprod`` and ``np.mean``, returning ``dtype`` (see :func:`_accumulate_dtype`) and
     accumulating a float16 result in float32, rounded once. The scans (PyTorch's
     ``cpu_cum_base_kernel``) accumulate float32 in float64 too: ``cumsum([3e38, 3e38, -3e38])``
-    ends at 3e38, not inf."""
+    ends at 3e38, not inf.
+
+    The result is in C order, as PyTorch's reductions and scans allocate it whatever the input's
+    layout (NumPy follows a transposed input's order).
+    """
     in_dtype = a.dtype
     if dtype is None and (in_dtype is _DOUBLE or in_dtype is _SINGLE and fn not in _SCANS):
-        return fn(a, **kwargs)  # the common case, as fast as NumPy's own
+        if fn in _SCANS and not a.flags.c_contiguous:  # written in C order directly
+            return fn(a, out=np.empty(a.shape, in_dtype), **kwargs)
+        return c_contiguous(fn(a, **kwargs))  # the common case, as fast as NumPy's own
     out_dtype = _accumulate_dtype(a, dtype)
     if out_dtype is None:
         out_dtype = in_dtype
+    elif in_dtype != out_dtype:
+        # PyTorch converts the input to the result's dtype first (each element rounded), then
+        # accumulates: cumsum(dtype=float32) of float64 values is that of their float32 values.
+        a = a.astype(out_dtype)
     if out_dtype == _HALF or out_dtype == _SINGLE and fn in _SCANS:
         wide = np.float64 if out_dtype == _SINGLE else _SINGLE
-        return np.asarray(fn(a, dtype=wide, **kwargs)).astype(out_dtype)
-    return fn(a, dtype=out_dtype, **kwargs)
+        return np.asarray(fn(a, dtype=wide, **kwargs)).astype(out_dtype, order="C")
+    return c_contiguous(fn(a, dtype=out_dtype, **kwargs))
 
 
 _SCANS = (np.cumsum, np.cumprod)
@@ -598,7 +609,7 @@ def _take_along(a: np.ndarray, dim: int, keepdim: bool, indices: np.ndarray) -> 
         return a.copy()
     index = indices if keepdim else np.expand_dims(indices, dim)
     out = np.take_along_axis(a, index, axis=dim)
-    return out if keepdim else np.squeeze(out, axis=dim)
+    return c_contiguous(out if keepdim else np.squeeze(out, axis=dim))
 
 
 def _value_selecting_backward(F: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
@@ -752,7 +763,7 @@ def min(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A001 - torch-
 def _make_amax(name: str, node: str, fn: Any) -> Any:
     @op(node)
     def reduce(self, dim, keepdim=False):
-        return fn(self, axis=dim, keepdims=keepdim)
+        return c_contiguous(fn(self, axis=dim, keepdims=keepdim))
 
     @reduce.derivative("self")
     def _(F, grad, self, dim, keepdim, result):
@@ -809,7 +820,7 @@ def _make_arg_extreme(name: str, fn: Any) -> Any:
             return index.reshape((1,) * self.ndim) if keepdim else index
         if self.ndim == 0:
             return np.zeros((), np.int64)
-        return fn(self, axis=dim, keepdims=keepdim).astype(np.int64, copy=False)
+        return c_contiguous(fn(self, axis=dim, keepdims=keepdim).astype(np.int64, copy=False))
 
     arg_extreme.__name__ = f"_{name}"
     return arg_extreme
@@ -983,7 +994,9 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
         var = _squeeze_dims(squares / dof, axes, keepdim)
         if take_sqrt:
             var = np.sqrt(var)
-    return var.astype(a.dtype), _squeeze_dims(mean, axes, keepdim).astype(a.dtype)
+    # In C order, as PyTorch allocates a reduction's result.
+    return (var.astype(a.dtype, order="C"),
+            _squeeze_dims(mean, axes, keepdim).astype(a.dtype, order="C"))
 
 
 def _squared_deviations(a: np.ndarray, mean: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -1186,7 +1199,18 @@ def _p_name(p: float) -> str:
 def _vector_norm(self, ord, dim, keepdim, dtype=None):  # noqa: A002 - PyTorch's name
     a = self if dtype is None else self.astype(dtype)
     if a.dtype == _HALF:  # accumulated in float32, rounded once (||[300, 400]|| is 500, not inf)
-        return _vector_norm.op.forward(a.astype(_SINGLE), ord, dim, keepdim).astype(_HALF)
+        return _norm_values(a.astype(_SINGLE), ord, dim, keepdim).astype(_HALF)
+    return _norm_values(a, ord, dim, keepdim)
+
+
+def _norm_values(a: np.ndarray, ord: float, dim: tuple[int, ...] | None,  # noqa: A002
+                 keepdim: bool) -> np.ndarray:
+    """The vector ``ord``-norm of ``a`` over ``dim`` (all dims if None), in C order."""
+    return c_contiguous(_norm_any_order(a, ord, dim, keepdim))
+
+
+def _norm_any_order(a: np.ndarray, ord: float, dim: tuple[int, ...] | None,  # noqa: A002
+                    keepdim: bool) -> np.ndarray:
     axes = tuple(range(a.ndim)) if dim is None else dim
     if ord != 0 and _count(a.shape, axes) == 1:
         # One element per slice: its absolute value (no overflow in squaring, as PyTorch).
@@ -1292,6 +1316,27 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     return _vector_norm(input, ord, None if full else axes, keepdim, np_dtype)
 
 
+@op("NormBackward1")
+def _norm_p_dim(self, p, dim, keepdim):
+    # PyTorch's ``norm.ScalarOpt_dim`` (what its C++ ``at::norm(x, p, dim, keepdim)`` records:
+    # F.pairwise_distance): the vector norm, with its own node and saved ``p``.
+    return _vector_norm.op.forward(self, float(p), dim, keepdim)
+
+
+@_norm_p_dim.derivative("self")
+def _(F, grad, self, p, dim, keepdim, result):
+    grad = unsqueeze_reduced(F, grad, dim, keepdim)
+    norm = unsqueeze_reduced(F, result, dim, keepdim)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return _norm_backward(F, grad, self, float(p), dim, norm)
+
+
+def norm_p_dim(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
+    """``at::norm(input, p, dim, keepdim)`` as PyTorch's C++ code calls it (``NormBackward1``);
+    the public ``norm`` records ``LinalgVectorNormBackward0`` instead."""
+    return _norm_p_dim(input, p, normalize_dims(dim, input._data.ndim), keepdim)
+
+
 @op("DistBackward0", inputs=("self", "other"), promote=ARITH)
 def _dist(self, other, p):
     # PyTorch's composition: the difference in the operands' dtype, then its vector norm.
@@ -1363,7 +1408,7 @@ def _logsumexp(self, dim, keepdim=False):
     with np.errstate(divide="ignore", invalid="ignore"):
         total = _accumulate(np.sum, np.exp(a - shift), None, axis=dim, keepdims=True)
         out = np.log(total) + shift
-    return _squeeze_dims(out, dim, keepdim)
+    return c_contiguous(_squeeze_dims(out, dim, keepdim))
 
 
 @_logsumexp.derivative("self")
@@ -1404,7 +1449,7 @@ def _make_logical(name: str, fn: Any) -> Any:
             out = self != 0
         else:
             out = fn(self, axis=dim, keepdims=keepdim)
-        return out.astype(np.uint8) if self.dtype == np.uint8 else np.asarray(out)
+        return c_contiguous(out.astype(np.uint8) if self.dtype == np.uint8 else np.asarray(out))
 
     logical.__name__ = f"_{name}"
     return logical
@@ -1445,7 +1490,7 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 
 @op("count_nonzero", differentiable=False)
 def _count_nonzero(self, dim):
-    return np.asarray(np.count_nonzero(self, axis=dim), np.int64)
+    return c_contiguous(np.asarray(np.count_nonzero(self, axis=dim), np.int64))
 
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:

@@ -16,9 +16,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
-from .._strides import contiguous_format
+from .._strides import (
+    c_contiguous,
+    contiguous_format,
+    contiguous_strides,
+    element_strides,
+    empty_in_memory_format,
+    empty_like_preserving,
+    is_row_major,
+    suggest_memory_format,
+    view_strides,
+    with_strides,
+)
 from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap_dim
 from ._registry import ARITH, op
 
@@ -74,6 +84,19 @@ def _fmt(shape: Sequence[int]) -> str:
 
 
 # ----------------------------------------------------------------------------------------------
+# Strides of views of empty tensors
+
+
+def _with_torch_strides(a: np.ndarray) -> np.ndarray:
+    """``a``, or for an empty array whose strides NumPy zeroed, the same empty array with
+    PyTorch's contiguous strides, so that a view made from it (transposed, sliced, expanded)
+    has the strides PyTorch's view has (``zeros(0, 3).t().stride()`` is ``(1, 3)``)."""
+    if a.size or not a.ndim or any(a.strides):
+        return a
+    return with_strides(a, a.shape, contiguous_strides(a.shape))
+
+
+# ----------------------------------------------------------------------------------------------
 # view / reshape
 
 
@@ -81,12 +104,24 @@ def _fmt(shape: Sequence[int]) -> str:
 def _view(self, size):
     shape = infer_size(size, self.size)
     try:
-        return np.reshape(self, shape, copy=False)
+        return _with_view_strides(self, np.reshape(self, shape, copy=False))
     except ValueError:
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one "
             "dimension spans across two contiguous subspaces). Use .reshape(...) instead."
         ) from None
+
+
+def _with_view_strides(a: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out``, NumPy's view of ``a`` in another shape, with the strides PyTorch's view gives
+    it: they can differ only in dimensions of size 1 (or of an empty view), and not at all
+    when ``a`` is row-major with PyTorch's own strides."""
+    if out.size and (1 not in out.shape or is_row_major(a)):
+        return out
+    strides = view_strides(a.shape, element_strides(a), out.shape)
+    if strides is None or out.strides == tuple(st * a.itemsize for st in strides):
+        return out
+    return with_strides(a, out.shape, strides)
 
 
 @_view.derivative("self")
@@ -129,7 +164,7 @@ def _can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
 
 @op("ReshapeAliasBackward0", view=True)
 def _reshape_alias(self, size):
-    return np.reshape(self, size, copy=False)
+    return _with_view_strides(self, np.reshape(self, size, copy=False))
 
 
 @_reshape_alias.derivative("self")
@@ -177,8 +212,12 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def ravel(input: Tensor) -> Tensor:
-    """A 1-D view (or copy) of all elements."""
-    return reshape(input, (-1,))
+    """All elements as a 1-D contiguous tensor: a view when ``input`` is contiguous, else a
+    copy (PyTorch's ``contiguous().view(-1)``: ``CloneBackward0`` then ``ViewBackward0``, and a
+    copy even where a strided 1-D view would do, as for a step-sliced vector)."""
+    from .copying import contiguous
+
+    return _view(contiguous(input), (-1,))
 
 
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
@@ -200,7 +239,7 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
 
 @op("SqueezeBackward0", view=True)
 def _squeeze_all(self):
-    return np.squeeze(self)
+    return np.squeeze(_with_torch_strides(self))
 
 
 @_squeeze_all.derivative("self")
@@ -212,7 +251,7 @@ def _(F, grad, self_shape):
 def _squeeze_dim(self, dim):
     d = wrap_dim(dim, self.ndim)
     if self.ndim and self.shape[d] == 1:
-        return np.squeeze(self, axis=d)
+        return np.squeeze(_with_torch_strides(self), axis=d)
     return self.view()
 
 
@@ -225,7 +264,7 @@ def _(F, grad, self_shape):
 def _squeeze_dims(self, dim):
     dims = {wrap_dim(d, self.ndim) for d in dim}
     axes = tuple(d for d in sorted(dims) if self.ndim and self.shape[d] == 1)
-    return np.squeeze(self, axis=axes) if axes else self.view()
+    return np.squeeze(_with_torch_strides(self), axis=axes) if axes else self.view()
 
 
 @_squeeze_dims.derivative("self")
@@ -244,8 +283,23 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 @op("UnsqueezeBackward0", view=True)
 def unsqueeze(self, dim):
-    """Insert a dimension of size 1 at ``dim``."""
-    return self[(slice(None),) * wrap_dim(dim, self.ndim + 1) + (None,)]  # always a view
+    """Insert a dimension of size 1 at ``dim``.
+
+    Its stride is PyTorch's: ``size * stride`` of the dimension after it, 1 at the end.
+    """
+    d = wrap_dim(dim, self.ndim + 1)
+    shape = self.shape[:d] + (1,) + self.shape[d:]
+    if self.size:
+        # NumPy's reshape (a view: only a 1 is inserted) mostly gives those strides; not at
+        # the end of a non-contiguous array, nor to size-1 dimensions of a contiguous one.
+        strides = self.strides
+        new = strides[d] * self.shape[d] if d < self.ndim else self.itemsize
+        out = self.reshape(shape)
+        if out.strides == strides[:d] + (new,) + strides[d:]:
+            return out
+    strides = element_strides(self)
+    new = strides[d] * self.shape[d] if d < self.ndim else 1
+    return with_strides(self, shape, strides[:d] + (new,) + strides[d:])
 
 
 @unsqueeze.derivative("self")
@@ -262,7 +316,7 @@ def t(self):
     """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
     if self.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D")
-    return self.T
+    return _with_torch_strides(self).T
 
 
 @t.derivative("self")
@@ -274,7 +328,9 @@ def _(F, grad):
 def transpose(self, dim0, dim1):
     """Swap two dimensions."""
     n = max(self.ndim, 1)
-    return np.swapaxes(self, wrap_dim(dim0, n), wrap_dim(dim1, n)) if self.ndim else self.view()
+    if not self.ndim:
+        return self.view()
+    return np.swapaxes(_with_torch_strides(self), wrap_dim(dim0, n), wrap_dim(dim1, n))
 
 
 @transpose.derivative("self")
@@ -297,7 +353,7 @@ def _permute(self, dims):
     axes = tuple(wrap_dim(d, ndim) for d in dims)
     if len(set(axes)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return np.transpose(self, axes)
+    return np.transpose(_with_torch_strides(self), axes)
 
 
 @_permute.derivative("self")
@@ -330,17 +386,51 @@ def movedim(input: Tensor, source: int | Sequence[int], destination: int | Seque
 moveaxis = movedim
 
 
-def adjoint(input: Tensor) -> Tensor:
-    """Transpose of the last two dimensions."""
+def _swap_last_two(input: Tensor, name: str, zero_d_hint: str) -> Tensor:
+    """``transpose(input, -2, -1)`` for ``mT``, ``mH`` and ``adjoint()`` (real tensors, so no
+    conjugation): a 0-d tensor is returned as it is, with PyTorch's deprecation warning, and a
+    1-d one is refused."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        warnings.warn(f"{name} is deprecated on 0-D tensors. {zero_d_hint}", UserWarning,
+                      stacklevel=3)
+        return input
+    if ndim < 2:
+        label = "tensor.adjoint()" if name == "adjoint()" else name.replace("Tensor.", "tensor.")
+        raise RuntimeError(
+            f"{label} is only supported on matrices or batches of matrices. Got {ndim}-D tensor."
+        )
     return transpose(input, -2, -1)
 
 
+def adjoint(input: Tensor) -> Tensor:
+    """Transpose of the last two dimensions (the conjugate transpose; tensors here are real)."""
+    return _swap_last_two(input, "adjoint()", "Consider using x.conj().")
+
+
 def matrix_transpose(input: Tensor) -> Tensor:
-    """``input.mT``."""
-    if input._data.ndim < 2:
+    """``input.mT``: the last two dimensions swapped."""
+    return _swap_last_two(
+        input, "Tensor.mT", "This function is the identity in these cases."
+    )
+
+
+def matrix_conj_transpose(input: Tensor) -> Tensor:
+    """``input.mH``: ``mT`` (tensors here are real, so nothing to conjugate)."""
+    return _swap_last_two(input, "Tensor.mH", "Consider using x.conj().")
+
+
+def conj_transpose(input: Tensor) -> Tensor:
+    """``input.H``: the transpose of a matrix (``TransposeBackward0``, not ``T``'s permute)."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
+                      UserWarning, stacklevel=2)
+        return input
+    if ndim != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
         raise RuntimeError(
-            "tensor.mT is only supported on matrices or batches of matrices. Got "
-            f"{input._data.ndim}-D tensor."
+            f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}"
         )
     return transpose(input, -2, -1)
 
@@ -348,7 +438,12 @@ def matrix_transpose(input: Tensor) -> Tensor:
 def full_transpose(input: Tensor) -> Tensor:
     """``input.T``: reverse all dimensions (PyTorch warns for other than 2-D)."""
     ndim = input._data.ndim
-    if ndim != 2 and ndim != 0:
+    if ndim == 0:
+        warnings.warn(
+            "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
+            "cases.", UserWarning, stacklevel=2,
+        )
+    elif ndim != 2:
         warnings.warn(
             "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
             "deprecated and it will throw an error in a future release. Consider `x.mT` to "
@@ -367,7 +462,28 @@ def full_transpose(input: Tensor) -> Tensor:
 @op("ExpandBackward0", view=True)
 def _expand(self, size):
     shape = _expanded_shape(self.shape, size, self.dtype)
-    return np.broadcast_to(self, shape)
+    out = np.broadcast_to(_with_torch_strides(self), shape)
+    if 1 not in shape:
+        return out
+    # NumPy gives size-1 dimensions stride 0; PyTorch keeps theirs, and gives a new leading
+    # one ``size * stride`` of the dimension after it (its inferExpandGeometry).
+    strides = list(element_strides(self))
+    expanded = [0] * len(shape)
+    lead = len(shape) - len(strides)
+    for i in range(len(shape) - 1, -1, -1):
+        if i >= lead:
+            stride = strides[i - lead]
+            old_size = self.shape[i - lead]
+        else:  # (a 0-d tensor expands with strides 0 throughout)
+            stride = shape[i + 1] * expanded[i + 1] if i + 1 < len(shape) else 0
+            old_size = 1
+        expanded[i] = 0 if old_size != shape[i] else stride
+    if tuple(s // self.itemsize for s in out.strides) == tuple(expanded) or not self.itemsize:
+        return out
+    view = with_strides(self, shape, tuple(expanded))
+    if not out.flags.writeable:
+        view.flags.writeable = False  # read-only, as NumPy's broadcast
+    return view
 
 
 @_expand.derivative("self")
@@ -500,7 +616,7 @@ def _select(self, dim, index):
             f"select(): index {index} out of range for tensor of size {_fmt(self.shape)} at "
             f"dimension {dim}"
         )
-    return self[(slice(None),) * dim + (index, Ellipsis)]
+    return _with_torch_strides(self)[(slice(None),) * dim + (index, Ellipsis)]
 
 
 @_select.derivative("self")
@@ -538,7 +654,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 @op("SliceBackward0", view=True)
 def _slice(self, dim, start, end, step):
     # Python's slice semantics are PyTorch's for positive steps: bounds are clamped.
-    return self[(slice(None),) * dim + (slice(start, end, step),)]
+    return _with_torch_strides(self)[(slice(None),) * dim + (slice(start, end, step),)]
 
 
 @_slice.derivative("self")
@@ -595,6 +711,7 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 
 def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarray:
     """A writable view of the diagonal of ``a`` (``np.diagonal``'s view is read-only)."""
+    a = _with_torch_strides(a)
     ndim = a.ndim
     d1 = wrap_dim(dim1, ndim)
     d2 = wrap_dim(dim2, ndim)
@@ -612,7 +729,8 @@ def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarr
     keep = [k for k in range(ndim) if k != d1 and k != d2]
     shape = tuple(a.shape[k] for k in keep) + (length,)
     strides = tuple(a.strides[k] for k in keep) + (a.strides[d1] + a.strides[d2],)
-    return as_strided(base, shape, strides)
+    # (on the owning array: storage_offset() sees the diagonal's offset, as_strided would not)
+    return with_strides(base, shape, tuple(st // a.itemsize for st in strides))
 
 
 @op("DiagonalBackward0", view=True)
@@ -712,7 +830,7 @@ def tril(self, diagonal=0):
     """The lower triangle of the last two dimensions (elements above ``diagonal`` zeroed)."""
     if self.ndim < 2:
         raise RuntimeError("tril: input tensor must have at least 2 dimensions")
-    return np.tril(self, diagonal)
+    return c_contiguous(np.tril(self, diagonal))  # PyTorch's result is contiguous
 
 
 @tril.derivative("self")
@@ -725,7 +843,7 @@ def triu(self, diagonal=0):
     """The upper triangle of the last two dimensions (elements below ``diagonal`` zeroed)."""
     if self.ndim < 2:
         raise RuntimeError("triu: input tensor must have at least 2 dimensions")
-    return np.triu(self, diagonal)
+    return c_contiguous(np.triu(self, diagonal))  # PyTorch's result is contiguous
 
 
 @triu.derivative("self")
@@ -755,9 +873,11 @@ def _(F, grad, self_shape):
 
 @op("FlipBackward0")
 def _flip(self, dims):
-    if not dims or self.ndim == 0:
-        return self.copy()
-    return np.flip(self, dims).copy()  # np.flip is a view; PyTorch's flip copies
+    # A copy (np.flip is a view) in the input's memory order: PyTorch's flip writes into
+    # ``empty_like(self)``, so a transposed input gives a transposed result.
+    out = empty_like_preserving(self)
+    np.copyto(out, np.flip(self, dims) if dims and self.ndim else self)
+    return out
 
 
 @_flip.derivative("self")
@@ -799,9 +919,10 @@ def flipud(input: Tensor) -> Tensor:
 
 @op("RollBackward0")
 def _roll(self, shifts, dims):
+    # PyTorch's result is contiguous (np.roll keeps the input's memory order).
     if not dims:
-        return np.roll(self, shifts[0])  # flattened, then the shape restored
-    return np.roll(self, shifts, dims)
+        return c_contiguous(np.roll(self, shifts[0]))  # flattened, then the shape restored
+    return c_contiguous(np.roll(self, shifts, dims))
 
 
 @_roll.derivative("self")
@@ -948,11 +1069,38 @@ class _ListOp:
         return of_input_k
 
 
+def _cat_memory_format(arrays: Sequence[np.ndarray]) -> str:
+    """PyTorch's memory format of a ``cat`` result: that of the inputs when they all suggest
+    the same channels-last format, else contiguous (NumPy would follow the inputs' order)."""
+    if arrays[0].ndim not in (4, 5):
+        return contiguous_format  # (the only channels-last formats are 4-d and 5-d)
+    first = suggest_memory_format(arrays[0])
+    if first == contiguous_format:
+        return first
+    for a in arrays[1:]:
+        if suggest_memory_format(a) != first:
+            return contiguous_format
+    return first
+
+
+def _concatenate(arrays: Sequence[np.ndarray], dim: int, memory_format: str) -> np.ndarray:
+    """``np.concatenate`` into a new array of ``memory_format`` (one pass, no extra copy)."""
+    if memory_format == contiguous_format and all(a.flags.c_contiguous for a in arrays):
+        out = np.concatenate(arrays, axis=dim)  # row-major inputs: a row-major result
+        if out.flags.c_contiguous:
+            return c_contiguous(out)
+    shape = list(arrays[0].shape)
+    shape[dim] = sum(a.shape[dim] for a in arrays)
+    out = empty_in_memory_format(tuple(shape), np.result_type(*arrays), memory_format)
+    return np.concatenate(arrays, axis=dim, out=out)
+
+
 def _cat_forward(arrays: Sequence[np.ndarray], dim: int, spans: tuple) -> np.ndarray:
     live = [a for a, span in zip(arrays, spans, strict=True) if span is not None]
     if not live:  # only legacy empty tensors: the result is one too
         return np.concatenate(arrays)
-    return np.concatenate(live, axis=dim)
+    # (The skipped legacy empty tensors still take part in choosing the memory format.)
+    return _concatenate(live, dim, _cat_memory_format(arrays))
 
 
 def _cat_derivative(F: Any, grad: Any, k: int, dim: int, spans: tuple) -> Any:
@@ -963,7 +1111,24 @@ def _cat_derivative(F: Any, grad: Any, k: int, dim: int, spans: tuple) -> Any:
 
 
 def _stack_forward(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
-    return np.stack(arrays, axis=dim)
+    # PyTorch's stack is a cat: along ``dim`` then viewed with the new dimension (dim inside
+    # the inputs' dims), or of the inputs unsqueezed at the end. Its memory format is that
+    # cat's; only 4-d and 5-d cat inputs can be channels-last.
+    ndim = arrays[0].ndim
+    if dim < ndim:
+        parts = arrays
+    else:
+        parts = [unsqueeze.op.forward(a, dim) for a in arrays] if ndim in (3, 4) else []
+    memory_format = _cat_memory_format(parts) if parts and parts[0].ndim in (4, 5) else (
+        contiguous_format)
+    shape = arrays[0].shape[:dim] + (len(arrays),) + arrays[0].shape[dim:]
+    if memory_format == contiguous_format:
+        if all(a.flags.c_contiguous for a in arrays):
+            out = np.stack(arrays, axis=dim)  # row-major inputs: a row-major result
+            if out.flags.c_contiguous:
+                return c_contiguous(out)
+        return np.stack(arrays, axis=dim, out=np.empty(shape, np.result_type(*arrays)))
+    return np.reshape(_concatenate(parts, dim, memory_format), shape, copy=False)
 
 
 def _stack_derivative(F: Any, grad: Any, k: int, dim: int) -> Any:
@@ -1038,7 +1203,7 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
 
 def cat_arrays(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
     """``cat`` on arrays of one dtype: the derivatives' ``F.cat`` on the fast path."""
-    return np.concatenate(arrays, axis=dim)
+    return _concatenate(arrays, dim, _cat_memory_format(arrays))
 
 
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
@@ -1065,7 +1230,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def stack_arrays(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
     """``stack`` on arrays: the derivatives' ``F.stack`` on the fast path."""
-    return np.stack(arrays, axis=dim)
+    return _stack_forward(arrays, dim)
 
 
 def _atleast(t: Tensor, n: int) -> Tensor:
@@ -1152,6 +1317,7 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 
 
 def _pieces(a: np.ndarray, dim: int, sizes: Sequence[int]) -> list[np.ndarray]:
+    a = _with_torch_strides(a)
     lead = (slice(None),) * dim
     out = []
     start = 0

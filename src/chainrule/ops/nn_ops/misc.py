@@ -7,8 +7,9 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor, wrap, wrap_dim
-from .._registry import op
-from ..reduction import norm, sum
+from .._registry import ARITH, op
+from ..copying import clone
+from ..reduction import norm, norm_p_dim, sum
 from ..shape import reshape
 from ._common import size_list
 
@@ -17,14 +18,40 @@ __all__ = ["bilinear", "one_hot", "normalize", "cosine_similarity", "pairwise_di
 
 @op("TrilinearBackward0", inputs=("input1", "weight", "input2"))
 def _bilinear_product(input1, weight, input2):
-    """``out[n, o] = sum_ij input1[n, i] * weight[o, i, j] * input2[n, j]``."""
-    return np.einsum("ni,oij,nj->no", input1, weight, input2, optimize=True)
+    """``out[n, o] = sum_ij input1[n, i] * weight[o, i, j] * input2[n, j]``.
+
+    In PyTorch's order (its ``_trilinear``): ``input1`` contracted with the weight first, that
+    product (rounded to the dtype: it shows in float16) then contracted with ``input2``.
+    """
+    n, i = input1.shape
+    o, _, j = weight.shape
+    first = input1 @ np.reshape(np.transpose(weight, (1, 0, 2)), (i, o * j))
+    return np.matmul(np.reshape(first, (n, o, j)), input2[:, :, None])[:, :, 0]
+
+
+def _is_half(x: Any) -> bool:
+    return str(x.dtype).endswith("float16")
+
+
+def _sum_one_by_one(F: Any, x: Any, dim: int) -> Any:
+    """``x`` summed over ``dim`` one slice after the other, each sum rounded to the dtype (the
+    ``output.add_(buf)`` loop of PyTorch's ``_trilinear`` backward; it shows in float16)."""
+    total = F.select(x, dim, 0)
+    for k in range(1, x.shape[dim]):
+        total = total + F.select(x, dim, k)
+    return total
 
 
 @_bilinear_product.derivative("input1")
 def _(F, grad, weight, input2):
     n, o = grad.shape
     _, i, j = weight.shape
+    if _is_half(grad):
+        # PyTorch's order of roundings: grad * weight, contracted with input2 per output
+        # feature, the features' terms added one by one.
+        scaled = F.unsqueeze(F.unsqueeze(grad, 2), 3) * F.unsqueeze(weight, 0)
+        terms = F.bmm(F.reshape(scaled, (n, o * i, j)), F.unsqueeze(input2, 2))
+        return _sum_one_by_one(F, F.reshape(terms, (n, o, i)), 1)
     per_sample = F.reshape(F.mm(input2, F.reshape(F.permute(weight, (2, 0, 1)), (j, o * i))),
                            (n, o, i))
     return F.reshape(F.bmm(F.reshape(grad, (n, 1, o)), per_sample), (n, i))
@@ -36,15 +63,21 @@ def _(F, grad, weight, input1):
     _, i, j = weight.shape
     per_sample = F.reshape(F.mm(input1, F.reshape(F.permute(weight, (1, 0, 2)), (i, o * j))),
                            (n, o, j))
+    if _is_half(grad):
+        # PyTorch's order of roundings: each feature's term times the gradient, added one by
+        # one.
+        return _sum_one_by_one(F, per_sample * F.unsqueeze(grad, 2), 1)
     return F.reshape(F.bmm(F.reshape(grad, (n, 1, o)), per_sample), (n, j))
 
 
 @_bilinear_product.derivative("weight")
 def _(F, grad, input1, input2):
+    # grad_w[o, i, j] = sum_n (grad[n, o] * input1[n, i]) * input2[n, j], paired as PyTorch's
+    # _trilinear backward pairs it (the product with the gradient first).
     n, o = grad.shape
     i, j = input1.shape[1], input2.shape[1]
-    outer = F.reshape(F.unsqueeze(input1, 2) * F.unsqueeze(input2, 1), (n, i * j))
-    return F.reshape(F.mm(F.t(grad), outer), (o, i, j))
+    scaled = F.reshape(F.unsqueeze(grad, 2) * F.unsqueeze(input1, 1), (n, o * i))
+    return F.reshape(F.mm(F.t(scaled), input2), (o, i, j))
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
@@ -88,7 +121,8 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
         raise RuntimeError("Class values must be non-negative.")
     if idx.size and idx.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
-    return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64))
+    # PyTorch scatters into zeros: a contiguous result whatever the indices' layout.
+    return wrap((idx[..., None] == np.arange(num_classes)).astype(np.int64, order="C"))
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
@@ -104,18 +138,36 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
     a = x1.expand(shape) if x1._data.shape != shape else x1
     b = x2.expand(shape) if x2._data.shape != shape else x2
     d = wrap_dim(dim, len(shape))
-    norm_a = norm(a, 2, d, keepdim=True)
-    norm_b = norm(b, 2, d, keepdim=True)
-    # PyTorch clamps the norms in place without recording it (the clamp has no gradient).
+    # As PyTorch: the norms are cloned (CloneBackward0), then the clones clamped in place
+    # without recording it (the clamp has no gradient). Clamping the norms themselves would
+    # change the result their nodes saved, and so their gradient, for norms below eps.
+    norm_a = clone(norm(a, 2, d, keepdim=True))
+    norm_b = clone(norm(b, 2, d, keepdim=True))
     np.maximum(norm_a._data, eps, out=norm_a._data)
     np.maximum(norm_b._data, eps, out=norm_b._data)
     return sum((a / norm_a) * (b / norm_b), d)
 
 
+@op("AddBackward1", promote=ARITH, promote_with=("other",))
+def _add_scalar(self, other):
+    # ``tensor + number`` as PyTorch's C++ code adds a Scalar (one edge, not AddBackward0's two).
+    return self + other
+
+
+@_add_scalar.derivative("self")
+def _(F, grad):
+    return grad
+
+
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
                       keepdim: bool = False) -> Tensor:
-    """``||x1 - x2 + eps||_p`` along the last dimension."""
-    return norm(x1 - x2 + eps, p, -1, keepdim=keepdim)
+    """``||x1 - x2 + eps||_p`` along the last dimension (of the broadcast shape).
+
+    As PyTorch: ``at::norm(x1 - x2 + eps, p, dim, keepdim)``: ``NormBackward1`` over
+    ``AddBackward1`` (the Scalar add) over ``SubBackward0``.
+    """
+    innermost = max(x1._data.ndim, x2._data.ndim) - 1
+    return norm_p_dim(_add_scalar(x1 - x2, eps), float(p), innermost, keepdim)
 
 
 PRIMITIVES: dict[str, Any] = {}
