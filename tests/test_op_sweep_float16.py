@@ -48,7 +48,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "linear-0",
     "linear-2",
     "max_pool2d_overlap-0",
-    "nll_loss_weight_sum-0",
     "pad_reflect-0",
     "pow-1",
     "torch.pow-1",
