@@ -40,3 +40,62 @@ def test_nll_loss_sums_as_pytorchs_cascade(dtype, shape, weighted, reduction) ->
     ours, theirs = _both(run, x, target, w)
     assert ours.dtype == theirs.dtype
     assert ours.tobytes() == theirs.tobytes(), (ours, theirs)
+
+
+def _layer_norm_float16(lib, arrays, threads=None):
+    x, w, b, g = (lib.from_numpy(a.copy()) for a in arrays)
+    xs = [t.requires_grad_() for t in (x, w, b)]
+    previous = torch.get_num_threads()
+    if threads is not None:
+        torch.set_num_threads(threads)
+    try:
+        out = lib.nn.functional.layer_norm(xs[0], (x.shape[-1],), xs[1], xs[2])
+        node = out.grad_fn
+        saved = [node._saved_result1.numpy(), node._saved_result2.numpy()]
+        grads = lib.autograd.grad(out, xs, g)
+    finally:
+        torch.set_num_threads(previous)
+    return [out.detach().numpy(), *saved, *(t.numpy() for t in grads)]
+
+
+def _float16_layer_norm_inputs():
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((6, 40)) * 3 + 7).astype(np.float16)
+    w = rng.uniform(0.5, 2, 40).astype(np.float16)
+    b = rng.uniform(-1, 1, 40).astype(np.float16)
+    g = rng.uniform(-1, 1, (6, 40)).astype(np.float16)
+    return x, w, b, g
+
+
+def test_layer_norm_float16_uses_the_saved_float16_statistics() -> None:
+    """PyTorch's float16 layer norm saves its mean and rstd rounded to float16 and its backward
+    kernel computes the input's gradient (in float32) from those: output, statistics and input
+    gradient match to the bit."""
+    arrays = _float16_layer_norm_inputs()
+    ours = _layer_norm_float16(chainrule, arrays)
+    theirs = _layer_norm_float16(torch, arrays)
+    for a, b in zip(ours[:4], theirs[:4], strict=True):
+        assert a.dtype == b.dtype == np.float16 and a.shape == b.shape
+        np.testing.assert_array_equal(a, b)
+
+
+def test_layer_norm_float16_weight_gradients_are_rounded_once() -> None:
+    """Documented difference: PyTorch's CPU kernel sums the float16 weight and bias gradients
+    in one float16 buffer per thread (rounding at every row), then adds the buffers, so its
+    answer depends on its thread count. chainrule sums in float32 and rounds once: the bias
+    gradient is then the correctly rounded sum."""
+    arrays = _float16_layer_norm_inputs()
+    one_thread = _layer_norm_float16(torch, arrays, threads=1)
+    two_threads = _layer_norm_float16(torch, arrays, threads=2)
+    assert not np.array_equal(one_thread[5], two_threads[5])  # PyTorch disagrees with itself
+    ours = _layer_norm_float16(chainrule, arrays)
+    g = arrays[3]
+    np.testing.assert_array_equal(ours[5], g.astype(np.float64).sum(0).astype(np.float16))
+    x = arrays[0].astype(np.float64)
+    xhat = (x - ours[1].astype(np.float64)) * ours[2].astype(np.float64)
+    exact = (g.astype(np.float64) * xhat).sum(0)
+    np.testing.assert_array_max_ulp(ours[4], exact.astype(np.float16), maxulp=1)
+    for theirs in (one_thread, two_threads):  # within a few ulps of either of PyTorch's
+        for k in (4, 5):
+            scale = np.spacing(np.abs(theirs[k]).max()).astype(np.float64)
+            assert np.abs(ours[k].astype(np.float64) - theirs[k]).max() <= 4 * scale

@@ -43,8 +43,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "conv2d_bias-0",
     "conv_transpose2d-0",
     "cross_entropy_probabilities_weight_smoothing-0",
-    "layer_norm-0",
-    "layer_norm_bias-0",
     "linear-0",
     "linear-2",
     "max_pool2d_overlap-0",

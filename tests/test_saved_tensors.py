@@ -97,7 +97,8 @@ OPS: dict[str, Any] = {
         x.view(1, 3, 2, 2), lib.tensor([[[0, 2], [1, 1]]])),
     "cross_entropy": lambda lib, x, y, w, c: _f(lib).cross_entropy(x, lib.tensor([0, 3, 1])),
     "layer_norm": lambda lib, x, y, w, c: _f(lib).layer_norm(x, (4,), y[0], y[1]),
-    "layer_norm_no_affine": lambda lib, x, y, w, c: _f(lib).layer_norm(x, (4,)),
+    # (of x * y: the gradient of x alone sums to 0 along each row, to second order too)
+    "layer_norm_no_affine": lambda lib, x, y, w, c: _f(lib).layer_norm(x * y, (4,)),
     "layer_norm_2d": lambda lib, x, y, w, c: _f(lib).layer_norm(x, (3, 4), y),
     "batch_norm_train": lambda lib, x, y, w, c: _f(lib).batch_norm(
         x, c[0] * 0, c[1] * 1, y[0], y[1], training=True),

@@ -25,7 +25,7 @@ from ...autograd.grad_mode import no_grad
 from .._registry import op
 from ..inplace import bump_version
 from ..pointwise import derivative_in_float32, half_in_float32
-from ._common import size_list
+from ._common import accumulation_dtype, size_list
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
 
@@ -273,48 +273,137 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 # ----------------------------------------------------------------------------------------------
 # Layer norm
+#
+# As PyTorch: NativeLayerNormBackward0 saves the input, weight and bias and the forward's
+# outputs ``result1`` (the mean) and ``result2`` (the inverse standard deviation), in the
+# input's dtype and shaped ``input.shape[:axis] + (1,) * len(normalized_shape)``, and its
+# backward reads the statistics it saved (``_stats_with_grad`` below for the recorded one).
 
 
-@op("NativeLayerNormBackward0", inputs=("input", "weight", "bias"))
-@half_in_float32
-def native_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
-    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    centred, invstd = _row_stats(_numpy(), input, dims, math.prod(normalized_shape), eps)
-    out = centred * invstd
-    if weight is not None:
-        out *= weight
-    if bias is not None:
-        out += bias
+def _row_moments(x: np.ndarray, dims: tuple[int, ...], count: int,
+                 eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and ``1 / sqrt(var + eps)`` (biased variance) over ``dims`` (kept), with
+    :func:`_row_stats`'s care: exact means of constant rows, NaN statistics for rows whose
+    range overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.sum(x, axis=dims, keepdims=True) / np.asarray(count, x.dtype)
+        centred = x - mean
+        var = np.sum(centred * centred, axis=dims, keepdims=True) / np.asarray(count, x.dtype)
+        tiny = 4 * np.finfo(x.dtype).eps * np.abs(mean)
+        suspect = (var > 0) & (var <= tiny * tiny)
+        if suspect.any():
+            mean = np.where(suspect, _exact_mean(x, dims, count, mean), mean)
+            centred = x - mean
+            var = np.sum(centred * centred, axis=dims, keepdims=True) / np.asarray(count,
+                                                                                 x.dtype)
+        rstd = 1 / np.sqrt(var + np.asarray(eps, x.dtype))
+        if np.isinf(var).any():
+            high = np.max(x, axis=dims, keepdims=True)
+            low = np.min(x, axis=dims, keepdims=True)
+            overflows = np.isinf(high - low) & np.isfinite(low) & np.isfinite(high)
+            if overflows.any():
+                mean = np.where(overflows, np.nan, mean)
+                rstd = np.where(overflows, np.nan, rstd)
+    return mean.astype(x.dtype, copy=False), rstd.astype(x.dtype, copy=False)
+
+
+def _stats_with_grad(x: Tensor, mean: Tensor, rstd: Tensor, dims: tuple[int, ...],
+                     count: int) -> tuple[Tensor, Tensor]:
+    """The saved statistics, made differentiable in ``x`` as PyTorch's double backward
+    differentiates them: their values are the saved ones, their derivatives
+    ``dmean/dx = 1 / count`` and ``drstd/dx = -rstd ** 3 * (x - mean) / count`` at the saved
+    values (each a recorded term whose value is exactly 0)."""
+    from ..pointwise import mul as _mul
+    from ..reduction import _sum_dim
+
+    m = _sum_dim(x, dims, True) / count
+    mean = mean + (m - m.detach())
+    saved_mean, saved_rstd = mean.detach(), rstd.detach()
+    centred = x - saved_mean
+    q = _sum_dim(_mul(centred, centred), dims, True) * (-(saved_rstd ** 3) / (2 * count))
+    return mean, rstd + (q - q.detach())
+
+
+def _layer_norm_dims(ndim: int, normalized_shape: Sequence[int]) -> tuple[int, ...]:
+    return tuple(range(ndim - len(normalized_shape), ndim))
+
+
+@op("NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
+    saved_outputs=("result1", "result2"))
+def native_layer_norm(input, normalized_shape, result1, result2, weight=None, bias=None,
+                      eps=1e-5, precise=None):
+    """``(x - mean) * rstd * weight + bias`` over the last ``len(normalized_shape)``
+    dimensions, with the statistics ``result1``, ``result2`` computed by :func:`layer_norm`
+    (``precise``: their float32 values for a float16 input, which PyTorch normalises with
+    before it rounds the saved ones). The result is row-major whatever the input's layout."""
+    mean, rstd = (result1, result2) if precise is None else precise
+    work = mean.dtype
+    x = np.ascontiguousarray(input).astype(work, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = (x - mean) * rstd
+        if weight is not None:
+            out *= weight.astype(work, copy=False)
+        if bias is not None:
+            out += bias.astype(work, copy=False)
     return out.astype(input.dtype, copy=False)
+
+
+def _layer_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray,
+                         weight: np.ndarray | None, dims: tuple[int, ...],
+                         count: int) -> np.ndarray:
+    """PyTorch's CPU kernel (in float32 for float16): with ``g = grad * weight``,
+    ``ds = sum(g * x)``, ``db = sum(g)`` over each row, ``b = (db * mean - ds) * rstd ** 3 / N``,
+    ``c = -b * mean - db * rstd / N``: ``dx = rstd * g + b * x + c``."""
+    work = accumulation_dtype(x.dtype)
+    g = grad.astype(work, copy=False)
+    if weight is not None:
+        g = g * weight.astype(work, copy=False)
+    x = x.astype(work, copy=False)
+    mean, a = mean.astype(work, copy=False), rstd.astype(work, copy=False)
+    scale = np.asarray(1 / count, work)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ds = np.sum(g * x, axis=dims, keepdims=True)
+        db = np.sum(g, axis=dims, keepdims=True)
+        b = (db * mean - ds) * a * a * a * scale
+        c = -b * mean - db * a * scale
+        return (a * g + b * x + c).astype(grad.dtype, copy=False)
 
 
 @native_layer_norm.derivative("input")
 @derivative_in_float32
-def _(F, grad, input, normalized_shape, weight, eps):
-    ndim = len(input.shape)
-    dims = tuple(range(ndim - len(normalized_shape), ndim))
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
+    dims = _layer_norm_dims(len(input.shape), normalized_shape)
     count = math.prod(normalized_shape)
-    centred, inv = _row_stats(F, input, dims, count, eps)
+    if type(input) is np.ndarray:
+        return _layer_norm_backward(grad, input, result1, result2, weight, dims, count)
+    mean, rstd = _stats_with_grad(input, result1, result2, dims, count)
     g = grad if weight is None else grad * weight
-    return _normalised_grad(F, g, centred * inv, inv, dims, count)
+    ds = F.sum(g * input, dims, True)
+    db = F.sum(g, dims, True)
+    b = (db * mean - ds) * (rstd * rstd * rstd) / count
+    c = -b * mean - db * rstd / count
+    return rstd * g + b * input + c
 
 
 @native_layer_norm.derivative("weight")
 @derivative_in_float32
-def _(F, grad, input, normalized_shape, eps):
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
     ndim = len(input.shape)
-    k = len(normalized_shape)
-    dims = tuple(range(ndim - k, ndim))
-    centred, inv = _row_stats(F, input, dims, math.prod(normalized_shape), eps)
-    return F.sum(grad * (centred * inv), tuple(range(ndim - k)), False)
+    dims = _layer_norm_dims(ndim, normalized_shape)
+    batch = tuple(range(ndim - len(normalized_shape)))
+    if type(input) is np.ndarray:
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.sum(grad * ((input - result1) * result2), axis=batch)
+    mean, rstd = _stats_with_grad(input, result1, result2, dims, math.prod(normalized_shape))
+    product = grad * ((input - mean) * rstd)
+    return F.sum(product, batch, False) if batch else product
 
 
 @native_layer_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad, normalized_shape):
-    ndim = len(grad.shape)
-    return F.sum(grad, tuple(range(ndim - len(normalized_shape))), False)
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
+    batch = tuple(range(len(grad.shape) - len(normalized_shape)))
+    return F.sum(grad, batch, False) if batch else grad
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -322,7 +411,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     """Normalise over the trailing ``normalized_shape`` dimensions of each sample."""
     shape = tuple(int(s) for s in ([normalized_shape] if isinstance(normalized_shape, int)
                                     else normalized_shape))
-    x_shape = input._data.shape
+    x = input._data
+    x_shape = x.shape
     if not shape or x_shape[len(x_shape) - len(shape):] != shape or len(shape) > len(x_shape):
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
@@ -334,7 +424,14 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {size_list(t._data.shape)} and normalized_shape = {size_list(shape)}"
             )
-    return native_layer_norm(input, shape, weight, bias, eps)
+    dims = _layer_norm_dims(x.ndim, shape)
+    mean, rstd = _row_moments(_in_single(x), dims, math.prod(shape), eps)
+    precise = None
+    if x.dtype == np.float16:
+        precise = (mean, rstd)
+        with np.errstate(over="ignore"):
+            mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)
+    return native_layer_norm(input, shape, wrap(mean), wrap(rstd), weight, bias, eps, precise)
 
 
 # ----------------------------------------------------------------------------------------------
