@@ -32,8 +32,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "adaptive_avg_pool1d-0",
     "adaptive_avg_pool2d-0",
     "avg_pool2d_pad_ceil-0",
-    "batch_norm_train-0",
-    "batch_norm_train-1",
     "bilinear-0",
     "bilinear-1",
     "bilinear_bias-0",

@@ -103,7 +103,7 @@ OPS: dict[str, Any] = {
     "batch_norm_train": lambda lib, x, y, w, c: _f(lib).batch_norm(
         x, c[0] * 0, c[1] * 1, y[0], y[1], training=True),
     "batch_norm_train_no_stats": lambda lib, x, y, w, c: _f(lib).batch_norm(
-        x, None, None, training=True),
+        x * y, None, None, training=True),
     "batch_norm_eval": lambda lib, x, y, w, c: _f(lib).batch_norm(x, c[0] * 0, c[1] * 1, y[0]),
     "group_norm": lambda lib, x, y, w, c: _f(lib).group_norm(x, 2, y[0], y[1]),
     "conv1d": lambda lib, x, y, w, c: _f(lib).conv1d(x.unsqueeze(0), y.view(2, 3, 2)),

@@ -25,7 +25,8 @@ from ...autograd.grad_mode import no_grad
 from .._registry import op
 from ..inplace import bump_version
 from ..pointwise import derivative_in_float32, half_in_float32
-from ._common import accumulation_dtype, size_list
+from ._common import accumulation_dtype, scalar_name, size_list
+from .pooling import _channels_last, _laid_out
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
 
@@ -117,68 +118,244 @@ def _batch_dims(ndim: int) -> tuple[int, ...]:
 
 # ----------------------------------------------------------------------------------------------
 # Batch norm
+#
+# As PyTorch's CPU kernels (batch_norm_kernel.cpp): the statistics are kept in the parameters'
+# dtype (``param``: the input's, or float32 for a float16 input whose weight or running
+# statistics are float32); the output is ``x * alpha + beta`` with ``alpha = invstd * weight``
+# and ``beta = bias - mean * alpha`` per channel, each a fused multiply-add rounded once to the
+# compute dtype (float32 for float16). NativeBatchNormBackward0 saves the input, weight, running
+# statistics and the outputs ``result1``/``result2`` (the batch mean and inverse standard
+# deviation; empty in evaluation mode), and its backward reads them.
+
+
+def _fma(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
+    """``a * b + c`` rounded once to ``dtype`` (float32 or narrower; computed in float64, whose
+    product of two float32 values is exact), as a fused multiply-add."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        exact = np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    return exact.astype(dtype)
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def _batch_norm_terms(mean: np.ndarray, invstd: np.ndarray, weight: np.ndarray | None,
+                      bias: np.ndarray | None, work: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's per-channel ``alpha = invstd * weight``, ``beta = bias - mean * alpha``."""
+    invstd = invstd.astype(work, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        alpha = invstd if weight is None else invstd * weight.astype(work, copy=False)
+        bias = np.zeros((), work) if bias is None else bias.astype(work, copy=False)
+        if work == np.float64:
+            beta = bias - mean * alpha
+        else:
+            beta = _fma(-mean.astype(work, copy=False), alpha, bias, work)
+    return alpha, beta
+
+
+def _eval_invstd(running_var: np.ndarray, eps: float, work: np.dtype) -> np.ndarray:
+    """``1 / sqrt(running_var + eps)`` in the compute dtype, as the kernels compute it."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = running_var.astype(work, copy=False)
+        return np.asarray(1, work) / np.sqrt(var + np.asarray(eps, work))
 
 
 @op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
-    tensor_params=("mean", "invstd"))
-@half_in_float32
-def native_batch_norm(input, weight=None, bias=None, mean=None, invstd=None, training=True,
-                      eps=1e-5):
-    """``(x - mean) * invstd * weight + bias`` with per-channel statistics given."""
+    tensor_params=("running_mean", "running_var"), saved_outputs=("result1", "result2"))
+def native_batch_norm(input, result1, result2, weight=None, bias=None, running_mean=None,
+                      running_var=None, training=True, eps=1e-5):
+    """``x * alpha + beta`` per channel (dim 1), from the batch statistics ``result1``,
+    ``result2`` in training, from the running ones otherwise; row-major output unless the input
+    is channels-last."""
+    work = _compute_dtype(input.dtype)
+    if training:
+        mean, invstd = result1, result2
+    else:
+        mean, invstd = running_mean, _eval_invstd(running_var, eps, work)
+    alpha, beta = _batch_norm_terms(mean.astype(work, copy=False), invstd, weight, bias, work)
     view = _channel_view(input.shape)
-    scale = invstd.reshape(view)
-    if weight is not None:
-        scale = scale * weight.reshape(view)
-    out = (input - mean.reshape(view)) * scale
-    if bias is not None:
-        out += bias.reshape(view)
-    return out.astype(input.dtype, copy=False)
+    if work == np.float64:
+        out = input * alpha.reshape(view) + beta.reshape(view)
+    else:
+        out = _fma(input, alpha.reshape(view), beta.reshape(view), work)
+    return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
 
 
-def _batch_stats(F: Any, input: Any, mean: Any, invstd: Any, eps: float) -> tuple[Any, Any]:
-    """``x - mean`` and ``invstd`` of a training batch norm. Not recorded, from the statistics
-    the forward saved (as PyTorch's backward kernel, whose numbers they are: accumulated in
-    float64); recorded, recomputed with ``F`` so that their own dependence on the input gives
-    the second derivative."""
-    shape = tuple(input.shape)
-    if type(input) is np.ndarray:
-        view = _channel_view(shape)
-        return input - mean.reshape(view), invstd.reshape(view).astype(input.dtype)
-    return _stats(F, input, _batch_dims(len(shape)), math.prod(shape) // shape[1], eps)
+def _batch_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray | None,
+                         mean: np.ndarray, invstd: np.ndarray, training: bool,
+                         want: str) -> np.ndarray:
+    """PyTorch's CPU backward kernel for one of ``input``, ``weight``, ``bias``: per channel
+    ``sum = sum(dy)``, ``dotp = sum((x - mean) * dy)`` (accumulated in float64), then
+    ``dx = (dy - sum / N - (x - mean) * dotp * invstd ** 2 / N) * invstd * w`` (training),
+    ``dx = dy * invstd * w`` (evaluation), ``dweight = dotp * invstd``, ``dbias = sum``."""
+    work = _compute_dtype(x.dtype)
+    dims = _batch_dims(x.ndim)
+    if want == "bias":
+        return np.sum(grad.astype(work, copy=False), axis=dims, dtype=np.float64).astype(
+            grad.dtype)
+    view = _channel_view(x.shape)
+    count = x.size // x.shape[1] if x.shape[1] else 0
+    mean = mean.astype(work, copy=False).reshape(view)
+    invstd = invstd.astype(work, copy=False)
+    dy = grad.astype(work, copy=False)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        centred = x.astype(work, copy=False) - mean
+        if want == "weight" or training:
+            dotp = np.sum(centred * dy, axis=dims, dtype=np.float64).astype(work)
+        if want == "weight":
+            return (dotp * invstd).astype(grad.dtype)
+        if not training:
+            dx = dy * invstd.reshape(view)
+        else:
+            total = np.sum(dy, axis=dims, dtype=np.float64).astype(work)
+            k = (dotp * invstd * invstd / np.asarray(count, work)).reshape(view)
+            grad_mean = (total / np.asarray(count, work)).reshape(view)
+            dx = (dy - grad_mean - centred * k) * invstd.reshape(view)
+        if weight is not None:
+            dx = dx * weight.astype(work, copy=False).reshape(view)
+        return _laid_out(dx.astype(grad.dtype, copy=False), _channels_last(x))
 
 
-@native_batch_norm.derivative("input")
-@derivative_in_float32
-def _(F, grad, input, weight, mean, invstd, training, eps):
-    shape = tuple(input.shape)
-    view = _channel_view(shape)
-    g = grad if weight is None else grad * F.reshape(weight, view)
-    if not training:
-        return g * F.reshape(invstd, view)
-    dims = _batch_dims(len(shape))
-    count = math.prod(shape) // shape[1]
-    centred, inv = _batch_stats(F, input, mean, invstd, eps)
-    return _normalised_grad(F, g, centred * inv, inv, dims, count)
-
-
-@native_batch_norm.derivative("weight")
-@derivative_in_float32
-def _(F, grad, input, mean, invstd, training, eps):
+def _batch_norm_recorded(F: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+                         running_var: Any, result1: Any, result2: Any, training: bool,
+                         eps: float) -> tuple[Any, Any, Any]:
+    """For the recorded backward: ``x - mean`` and ``invstd`` (per-channel views) whose
+    derivatives in ``x`` are PyTorch's double backward's, and the weight view (or None)."""
     shape = tuple(input.shape)
     view = _channel_view(shape)
     dims = _batch_dims(len(shape))
     if training:
-        centred, inv = _batch_stats(F, input, mean, invstd, eps)
-        xhat = centred * inv
+        count = math.prod(shape) // shape[1]
+        mean, invstd = _stats_with_grad(input, F.reshape(result1, view),
+                                        F.reshape(result2, view), dims, count)
     else:
-        xhat = (input - F.reshape(mean, view)) * F.reshape(invstd, view)
-    return F.sum(grad * xhat, dims, False)
+        mean = F.reshape(running_mean, view)
+        invstd = 1 / F.sqrt(F.reshape(running_var, view) + eps)
+    w = None if weight is None else F.reshape(weight, view)
+    return input - mean, invstd, w
+
+
+@native_batch_norm.derivative("input")
+@derivative_in_float32
+def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+    if type(input) is np.ndarray:
+        mean, invstd = (result1, result2) if training else (
+            running_mean, _eval_invstd(running_var, eps, _compute_dtype(input.dtype)))
+        return _batch_norm_backward(grad, input, weight, mean, invstd, training, "input")
+    centred, invstd, w = _batch_norm_recorded(F, grad, input, weight, running_mean,
+                                              running_var, result1, result2, training, eps)
+    scale = invstd if w is None else invstd * w
+    if not training:
+        return grad * scale
+    shape = tuple(input.shape)
+    dims = _batch_dims(len(shape))
+    count = math.prod(shape) // shape[1]
+    k = F.sum(centred * grad, dims, True) * (invstd * invstd) / count
+    return (grad - F.sum(grad, dims, True) / count - centred * k) * scale
+
+
+@native_batch_norm.derivative("weight")
+@derivative_in_float32
+def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+    if type(input) is np.ndarray:
+        mean, invstd = (result1, result2) if training else (
+            running_mean, _eval_invstd(running_var, eps, _compute_dtype(input.dtype)))
+        return _batch_norm_backward(grad, input, weight, mean, invstd, training, "weight")
+    centred, invstd, _ = _batch_norm_recorded(F, grad, input, weight, running_mean,
+                                              running_var, result1, result2, training, eps)
+    return F.sum(grad * centred * invstd, _batch_dims(len(input.shape)), False)
 
 
 @native_batch_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad):
+def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+    if type(grad) is np.ndarray:
+        return _batch_norm_backward(grad, grad, None, result1, result2, training, "bias")
     return F.sum(grad, _batch_dims(len(grad.shape)), False)
+
+
+def _param_dtype(x: np.ndarray, params: Sequence[Tensor | None]) -> np.dtype:
+    """The dtype PyTorch keeps batch-norm statistics in, checking the parameters' dtypes with
+    its messages (float16 input: float32 parameters are allowed, all or none)."""
+    first = next((t._data.dtype for t in params if t is not None), None)
+    if first is not None and first != x.dtype:  # PyTorch's "mixed type"
+        for t in params:
+            if t is not None and t._data.dtype != np.float32:
+                raise RuntimeError(
+                    "mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return np.dtype(np.float32)
+    for t in params:
+        if t is not None and t._data.dtype != x.dtype:
+            raise RuntimeError(
+                f"expected scalar type {scalar_name(x.dtype)} but found "
+                f"{scalar_name(t._data.dtype)}"
+            )
+    return x.dtype
+
+
+def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The batch mean, ``invstd = 1 / sqrt(var + eps)`` (biased) and the sum of squared
+    deviations, in ``param``, as PyTorch's kernel computes them: float32 input summed in
+    float64 (its mean rounded to float32 before the deviations are taken), float16 in float32
+    (the unrounded mean), float64 in float64."""
+    dims = _batch_dims(x.ndim)
+    count = x.size // x.shape[1]
+    view = _channel_view(x.shape)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if x.dtype == np.float16:
+            xf = x.astype(np.float32)
+            mean_w = np.sum(xf, axis=dims, dtype=np.float32) / np.float32(count)
+            centred = xf - mean_w.reshape(view)
+            var_sum = np.sum(centred * centred, axis=dims, dtype=np.float32)
+        else:
+            acc = np.float64
+            mean_w = (np.sum(x, axis=dims, dtype=acc) / count).astype(x.dtype)
+            centred = x - mean_w.reshape(view)
+            var_sum = np.sum(centred * centred, axis=dims, dtype=acc)
+        mean = mean_w.astype(param)
+        var_sum = var_sum.astype(param)
+        var = (var_sum.astype(np.float32) / np.float32(count)).astype(param) \
+            if param == np.float16 else var_sum / np.asarray(count, param)
+        acc = np.float32 if param == np.float16 else np.float64
+        invstd = (1 / np.sqrt(var.astype(acc) + eps)).astype(param)
+    return mean, invstd, var_sum
+
+
+def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
+                    var_sum: np.ndarray, count: int, momentum: float) -> None:
+    """PyTorch's in-kernel update (no version bump, as PyTorch's): ``m * mean + (1 - m) *
+    running`` with the momentum in the statistics' dtype, the unbiased variance
+    ``var_sum / (count - 1)``."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if running_mean is not None:
+            data = running_mean._data
+            m = np.asarray(momentum, data.dtype)
+            data[...] = m * mean.astype(data.dtype) + (1 - m) * data
+        if running_var is not None:
+            data = running_var._data
+            m = np.asarray(momentum, data.dtype)
+            unbiased = (var_sum.astype(data.dtype) / np.asarray(count - 1, data.dtype))
+            wide = np.float32 if data.dtype == np.float16 else np.float64
+            data[...] = (m.astype(wide) * unbiased.astype(wide)
+                         + ((1 - m) * data).astype(wide)).astype(data.dtype)
+
+
+def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """What PyTorch's ``batch_norm`` returns for an input with no elements (before any check):
+    a copy, times the first weight, plus the first bias (so the gradient chain holds), running
+    statistics left as they are (batch statistics of nothing would make them NaN)."""
+    from ..copying import clone
+
+    out = clone(input)
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -191,57 +368,47 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     running statistics are used.
     """
     x = input._data
-    if x.ndim < 2:
-        raise ValueError(f"Expected 2D or more input (got {x.ndim}D input)")
-    channels = x.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
-        if t is not None and t._data.size != channels:
-            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
-    dims = _batch_dims(x.ndim)
-    count = x.size // channels if channels else 0
-    if training:
-        if count == 1:
+    if training:  # Python's _verify_batch_size, before anything else
+        if x.ndim == 0:
+            raise IndexError("tuple index out of range")
+        size_prods = math.prod(x.shape[:1] + x.shape[2:])
+        if size_prods == 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        # As PyTorch: the mean in the input's dtype (float32 for float16), the squared
-        # deviations from it summed in float64 (so a batch [3e38, 1, 2] has a finite variance,
-        # 2e76, whose inverse root is a float32 subnormal, and [3e38] * 3 an infinite mean);
-        # kept in float32 for float16 input (PyTorch's save_mean).
-        with np.errstate(over="ignore", invalid="ignore"):
-            mean = _in_single(x).mean(axis=dims)
-            deviation = x.astype(np.float64) - np.expand_dims(mean, dims)
-            var = np.mean(np.square(deviation), axis=dims)
-        invstd = 1 / np.sqrt(var + eps)
-        _update_running(running_mean, running_var, mean, var, count, momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        stats_dtype = _in_single(x[:0]).dtype
-        mean = running_mean._data.astype(stats_dtype, copy=True)
-        invstd = 1 / np.sqrt(running_var._data.astype(stats_dtype) + eps)
-    stats_dtype = _in_single(x[:0]).dtype
-    with np.errstate(over="ignore"):
-        mean, invstd = mean.astype(stats_dtype), invstd.astype(stats_dtype)
-    return native_batch_norm(input, weight, bias, wrap(mean.astype(stats_dtype, copy=False)),
-                             wrap(invstd.astype(stats_dtype, copy=False)), bool(training), eps)
-
-
-def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
-                    var: np.ndarray, count: int, momentum: float) -> None:
-    with no_grad():
-        if running_mean is not None:
-            data = running_mean._data
-            data *= 1 - momentum
-            data += momentum * mean
-            bump_version(running_mean)
-        if running_var is not None:
-            data = running_var._data
-            data *= 1 - momentum
-            data += momentum * var * (count / (count - 1))
-            bump_version(running_var)
+    if x.size == 0:
+        return _empty_batch_norm(input, weight, bias)
+    channels = x.shape[1] if x.ndim > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if t._data.size != channels:
+                raise RuntimeError(
+                    f"{name} should contain {channels} elements not {t._data.size}")
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError(
+            "running_mean and running_var must either both be None or neither be None")
+    if x.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"batch_norm\" not implemented for '{scalar_name(x.dtype)}'")
+    param = _param_dtype(x, (weight, bias, running_mean, running_var))
+    if not training:
+        empty = wrap(np.empty(0, param))
+        return native_batch_norm(input, empty, wrap(np.empty(0, param)), weight, bias,
+                                 running_mean, running_var, False, eps)
+    mean, invstd, var_sum = _batch_statistics(x, param, eps)
+    out = native_batch_norm(input, wrap(mean), wrap(invstd), weight, bias, running_mean,
+                            running_var, True, eps)
+    # After the op: PyTorch saves (and packs) the running statistics before its kernel
+    # updates them.
+    _update_running(running_mean, running_var, mean, var_sum, x.size // channels, momentum)
+    return out
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
