@@ -99,3 +99,37 @@ def test_layer_norm_float16_weight_gradients_are_rounded_once() -> None:
         for k in (4, 5):
             scale = np.spacing(np.abs(theirs[k]).max()).astype(np.float64)
             assert np.abs(ours[k].astype(np.float64) - theirs[k]).max() <= 4 * scale
+
+
+POOLS = {
+    "max_pool2d_overlap": lambda f, x: f.max_pool2d(x, 3, stride=1, padding=1),
+    "max_pool3d_overlap": lambda f, x: f.max_pool3d(x.view(2, 3, 3, 7, 3), 2, stride=1),
+    "avg_pool2d_pad_ceil": lambda f, x: f.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
+    "avg_pool2d_overlap": lambda f, x: f.avg_pool2d(x, (3, 2), stride=1),
+    "adaptive_avg_pool2d": lambda f, x: f.adaptive_avg_pool2d(x, (3, 4)),
+    "adaptive_avg_pool3d": lambda f, x: f.adaptive_avg_pool3d(x.view(2, 3, 3, 7, 3),
+                                                              (2, 3, 2)),
+    "adaptive_max_pool2d": lambda f, x: f.adaptive_max_pool2d(x, (4, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(POOLS))
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_pooling_sums_in_pytorchs_order(name, dtype) -> None:
+    """Pooling forwards sum each window tap after tap, backwards add each output's share into
+    the input gradient output after output, in the gradient's dtype (float16 rounding at every
+    addition): values and gradients match PyTorch to the bit."""
+    rng = np.random.default_rng(7)
+    x = rng.permutation(2 * 3 * 7 * 9).reshape(2, 3, 7, 9).astype(dtype) * dtype(0.01)
+    results = []
+    for lib in (chainrule, torch):
+        t = lib.from_numpy(x.copy()).requires_grad_()
+        out = POOLS[name](lib.nn.functional, t)
+        g = lib.from_numpy(rng.uniform(-1, 1, tuple(out.shape)).astype(dtype))
+        rng = np.random.default_rng(7)  # the same cotangent for both
+        rng.permutation(2 * 3 * 7 * 9)
+        (grad,) = lib.autograd.grad(out, t, g)
+        results.append((out.detach().numpy(), grad.numpy()))
+    for ours, theirs in zip(*results, strict=True):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_array_equal(ours, theirs)

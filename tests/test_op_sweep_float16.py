@@ -29,9 +29,6 @@ TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
 KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "F.instance_norm-0",
     "Tensor.pow-1",
-    "adaptive_avg_pool1d-0",
-    "adaptive_avg_pool2d-0",
-    "avg_pool2d_pad_ceil-0",
     "bilinear-0",
     "bilinear-1",
     "bilinear_bias-0",
@@ -43,7 +40,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "cross_entropy_probabilities_weight_smoothing-0",
     "linear-0",
     "linear-2",
-    "max_pool2d_overlap-0",
     "pad_reflect-0",
     "pow-1",
     "torch.pow-1",
