@@ -40,7 +40,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "cross_entropy_probabilities_weight_smoothing-0",
     "linear-0",
     "linear-2",
-    "pad_reflect-0",
     "pow-1",
     "torch.pow-1",
 })
