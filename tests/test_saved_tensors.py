@@ -127,6 +127,11 @@ OPS: dict[str, Any] = {
         x / 2, y / 2),
     "binary_cross_entropy_weight": lambda lib, x, y, w, c: _f(lib).binary_cross_entropy(
         x / 2, y / 2, weight=c),
+    # (x / 4, y / 4: still probabilities once a pack hook doubles them)
+    "binary_cross_entropy_quarter": lambda lib, x, y, w, c: _f(lib).binary_cross_entropy(
+        x / 4, y / 4),
+    "binary_cross_entropy_quarter_weight_sum": lambda lib, x, y, w, c: (
+        _f(lib).binary_cross_entropy(x / 4, y / 4, weight=c, reduction="sum")),
     "binary_cross_entropy_with_logits": lambda lib, x, y, w, c: (
         _f(lib).binary_cross_entropy_with_logits(x, y / 2)),
     "pad_reflect": lambda lib, x, y, w, c: _f(lib).pad(x.unsqueeze(0), (1, 1), mode="reflect"),

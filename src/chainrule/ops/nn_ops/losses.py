@@ -588,7 +588,8 @@ def _check_delta(delta: float) -> None:
 # ----------------------------------------------------------------------------------------------
 # Binary cross-entropy and KL divergence
 
-_EPSILON = 1e-12
+# PyTorch's kernel clamps with a float constant (1e-12 rounded to float32), in every dtype.
+_EPSILON = float(np.float32(1e-12))
 
 
 @op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",))
@@ -620,10 +621,62 @@ def _check_probabilities(x: np.ndarray, target: np.ndarray) -> None:
 
 @_binary_cross_entropy.derivative("self")
 def _(F, grad, self, target, weight, reduction):
-    g = grad * (self - target) / F.clamp((1 - self) * self, _EPSILON, None)
+    return F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+
+
+# PyTorch's BinaryCrossEntropyBackward0 computes the input's gradient with the op below, whose
+# own derivatives (the second order) are PyTorch's formulas, not the derivative of the kernel's.
+
+
+@op("BinaryCrossEntropyBackwardBackward0", inputs=("grad_output", "self", "target"),
+    tensor_params=("weight",))
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    """PyTorch's kernel: ``grad * (x - t) / max((1 - x) * x, eps)``, times the weight, over
+    the number of elements for 'mean'."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        g = grad_output * (self - target) / np.maximum((1 - self) * self,
+                                                       np.asarray(_EPSILON, self.dtype))
+        if weight is not None:
+            g = g * weight
+        if reduction == "mean":
+            g = g / np.asarray(self.size, self.dtype)
+    return np.asarray(g, self.dtype)
+
+
+# Its derivatives are PyTorch's (FunctionsManual.cpp: binary_cross_entropy_double_backward
+# and its _grad_output and _target variants), with their eps = 1e-12 where they put it.
+_EPS_2 = 1e-12
+
+
+def _bce_weighted(g: Any, weight: Any, reduction: str, shape: Any) -> Any:
     if weight is not None:
         g = g * weight
-    return g / reduction_count(self.shape, reduction) if reduction == "mean" else g
+    return g / math.prod(shape) if reduction == "mean" else g
+
+
+@binary_cross_entropy_backward.derivative("grad_output")
+def _(F, grad, self, target, weight, reduction):
+    ggo = (self - target) / ((self + _EPS_2) * (1 - self + _EPS_2)) * grad
+    if weight is not None:
+        ggo = ggo * weight
+    if reduction == "none":
+        return ggo
+    total = F.sum(ggo, tuple(range(len(self.shape))), False)
+    return total / math.prod(self.shape) if reduction == "mean" else total
+
+
+@binary_cross_entropy_backward.derivative("self")
+def _(F, grad, grad_output, self, target, weight, reduction):
+    numerator = self * self - 2 * self * target + target
+    denominator = (self + _EPS_2) * (self + _EPS_2) * ((1 - self + _EPS_2) * (1 - self + _EPS_2))
+    return _bce_weighted(numerator / denominator * (grad * grad_output), weight, reduction,
+                         self.shape)
+
+
+@binary_cross_entropy_backward.derivative("target")
+def _(F, grad, grad_output, self, weight, reduction):
+    denominator = F.clamp((1 - self) * self, _EPS_2, None)
+    return _bce_weighted(-grad * grad_output / denominator, weight, reduction, self.shape)
 
 
 @_binary_cross_entropy.derivative("target")
@@ -694,6 +747,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
 
 
 PRIMITIVES: dict[str, Any] = {
+    "binary_cross_entropy_backward": binary_cross_entropy_backward,
     "nll_loss_forward": _nll_loss,
     "nll_loss_forward_backward": _nll_loss_backward,
     "nll_loss2d_forward": _nll_loss2d,
