@@ -45,10 +45,6 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
     "Tensor.uniform_-0-float64",
     "conv_transpose2d-0-float32",
     "gelu-0-float32",
-    "group_norm-0-float32",
-    "group_norm-0-float64",
-    "group_norm_bias-0-float32",
-    "group_norm_bias-0-float64",
 })
 
 

@@ -142,6 +142,20 @@ def _f(lib):
     return lib.nn.functional
 
 
+#: Ops whose saved tensors are not PyTorch's yet (strict xfails), with the reason.
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "group_norm": "PyTorch's NativeGroupNormBackward0 saves its mean and rstd as outputs of the "
+                  "node (result1/result2, requiring grad through it); the op table saves only "
+                  "an op's first output, so chainrule saves the input and recomputes them",
+}
+
+
+def _names() -> list:
+    return [pytest.param(name, marks=pytest.mark.xfail(strict=True,
+                                                       reason=KNOWN_DIFFERENCES[name]))
+            if name in KNOWN_DIFFERENCES else name for name in sorted(OPS)]
+
+
 
 def _quietly(run):
     with warnings.catch_warnings():
@@ -195,7 +209,7 @@ def _packed(lib, name: str) -> list:
     ]
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", _names())
 def test_pack_hook_sees_what_pytorch_saves(name: str) -> None:
     ours, theirs = _packed(chainrule, name), _packed(torch, name)
     assert len(ours) == len(theirs)
@@ -249,7 +263,7 @@ def _tensor_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("hooks", [False, True], ids=["plain", "hooks"])
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", _names())
 def test_saved_tensor_attributes_match_pytorch(name: str, hooks: bool) -> None:
     """The tensor ``_saved_*`` attributes: which exist, each one's identity (the input itself
     without hooks), value and history, and how often the unpack hook is called. (Number
@@ -283,7 +297,7 @@ def _scaled_gradients(lib, name: str) -> list:
     return results
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", _names())
 def test_gradients_through_a_scaling_pack_hook_match_pytorch(name: str) -> None:
     ours, theirs = _scaled_gradients(chainrule, name), _scaled_gradients(torch, name)
     assert len(ours) == len(theirs)

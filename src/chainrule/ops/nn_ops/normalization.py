@@ -608,17 +608,29 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 @op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"))
 @half_in_float32
 def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
-    """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift."""
+    """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift:
+    as PyTorch's kernel, ``x * scale + shift`` per sample and channel with
+    ``scale = rstd * weight``, ``shift = bias - scale * mean`` (fused multiply-adds)."""
     shape = input.shape
-    grouped = input.reshape(shape[0], num_groups, -1)
-    centred, invstd = _row_stats(_numpy(), grouped, (2,), grouped.shape[2], eps)
-    out = (centred * invstd).reshape(shape)
-    view = _channel_view(shape)
-    if weight is not None:
-        out *= weight.reshape(view)
-    if bias is not None:
-        out += bias.reshape(view)
-    return out.astype(input.dtype, copy=False)
+    n, c = shape[0], shape[1]
+    grouped = input.reshape(n, num_groups, -1)
+    mean, rstd = _row_moments(grouped, (2,), grouped.shape[2], eps)
+    work = input.dtype
+    per_channel = (n, num_groups, c // num_groups if num_groups else 0)
+    mean = np.broadcast_to(mean, per_channel).reshape(n, c)
+    scale = np.broadcast_to(rstd, per_channel).reshape(n, c)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if weight is not None:
+            scale = scale * weight
+        shift = np.zeros((), work) if bias is None else bias
+        view = (n, c) + (1,) * (len(shape) - 2)
+        if work == np.float64:
+            shift = shift - scale * mean
+            out = input * scale.reshape(view) + shift.reshape(view)
+        else:
+            shift = _fma(-scale, mean, shift, work)
+            out = _fma(input, scale.reshape(view), shift.reshape(view), work)
+    return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
 
 
 def _grouped_xhat(F: Any, input: Any, num_groups: int, eps: float) -> tuple[Any, Any]:
