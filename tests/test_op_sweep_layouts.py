@@ -176,7 +176,6 @@ KNOWN_LAYOUT_DIFFERENCES: frozenset[str] = frozenset({
     "column_stack-1-expanded", "column_stack-1-transposed",
     "concat-0-expanded", "concat-0-transposed",
     "concatenate-0-expanded", "concatenate-0-transposed",
-    "cross_entropy_3d_none-0-transposed",
     "cumprod-0-transposed", "cumprod-1-transposed",
     "cumprod_dim0-0-transposed",
     "cumprod_zeros-0-transposed",

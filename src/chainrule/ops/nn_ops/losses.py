@@ -163,7 +163,9 @@ def _nll_forward(self, target, weight, reduction, ignore_index, total_weight):
         losses = -picked * w if weight is not None else -picked
         if kept is not None:
             losses = np.where(kept, losses, 0)
-        return losses.astype(self.dtype, copy=False)
+        out = np.empty(losses.shape, self.dtype)  # a new row-major tensor, as PyTorch's
+        out[...] = losses
+        return out
     flat = picked.reshape(-1)
     if weight is not None:
         flat = flat * w.reshape(-1)
@@ -301,10 +303,14 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
         )
     if x.ndim == 4:
         return _nll_apply(_nll_loss2d, input, target, weight, reduction, ignore_index)
-    # PyTorch views 3-D and 5-D+ inputs as (N, C, 1, -1) and runs the 2-D loss.
+    # PyTorch views 3-D and 5-D+ inputs as (N, C, 1, -1) (contiguous first) and runs the
+    # 2-D loss.
+    from ..copying import contiguous
+
     n, c = x.shape[:2]
-    out = _nll_apply(_nll_loss2d, view(input, (n, c, 1, -1)), view(target, (n, 1, -1)), weight,
-                     reduction, ignore_index)
+    folded = view(contiguous(input), (n, c, 1, -1)) if x.size else input
+    folded_target = view(contiguous(target), (n, 1, -1)) if t.size else target
+    out = _nll_apply(_nll_loss2d, folded, folded_target, weight, reduction, ignore_index)
     if reduction == "none":
         return view(out, (n,) + tuple(x.shape[2:]))
     return out
