@@ -49,8 +49,8 @@ def test_batch_norm_values_are_pytorchs_to_the_bit(dtype, param, training, stats
     (its channels-last one) sums in one float32 buffer per thread, so its statistics depend on
     its thread count: there within a few ulps. Float16 input in training: its float32 sums run
     in vector lanes (their width is the machine's), so the float16 statistics can round the
-    other way: within an ulp; its running statistics within two (PyTorch's update there rounds
-    in an order not reproduced)."""
+    other way: within an ulp; so can its float32 running variance (within a few ulps when the
+    statistics are float32; float16 ones round it away)."""
     rng = np.random.default_rng(sum(map(ord, f"{dtype}{param}{training}{stats}{affine}{shape}")))
     x = (rng.standard_normal(shape) * 3 + 20).astype(dtype)
     params = [rng.uniform(0.5, 2, shape[1]), rng.uniform(-1, 1, shape[1]),
@@ -64,7 +64,8 @@ def test_batch_norm_values_are_pytorchs_to_the_bit(dtype, param, training, stats
             scale = np.spacing(np.abs(b).max().astype(b.dtype)).astype(np.float64)
             assert np.abs(a.astype(np.float64) - b).max() <= 8 * scale
         elif dtype == "float16" and (i > 0 or training):
-            np.testing.assert_array_max_ulp(a, b, maxulp=2 if i else 1)
+            np.testing.assert_array_max_ulp(a, b, maxulp=4 if i == 2 and param == "float32"
+                                            else 0 if i else 1)
         else:
             np.testing.assert_array_equal(a, b)
 

@@ -27,7 +27,6 @@ TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
 KNOWN_DIFFERENCES: frozenset[str] = frozenset({
-    "F.instance_norm-0",
     "Tensor.pow-1",
     "bilinear-0",
     "bilinear-1",

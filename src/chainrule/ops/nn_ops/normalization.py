@@ -297,11 +297,12 @@ def _param_dtype(x: np.ndarray, params: Sequence[Tensor | None]) -> np.dtype:
 
 
 def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The batch mean, ``invstd = 1 / sqrt(var + eps)`` (biased) and the sum of squared
-    deviations, in ``param``, as PyTorch's kernel computes them: float32 input summed in
-    float64 (its mean rounded to float32 before the deviations are taken), float16 in float32
-    (the unrounded mean), float64 in float64."""
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The batch mean and ``invstd = 1 / sqrt(var + eps)`` (biased) in ``param``, the sum of
+    squared deviations and the mean in the compute dtype (what the running statistics are
+    updated from), as PyTorch's kernel computes them: float32 input summed in float64 (its mean
+    rounded to float32 before the deviations are taken), float16 in float32 (the unrounded
+    mean), float64 in float64."""
     dims = _batch_dims(x.ndim)
     count = x.size // x.shape[1]
     view = _channel_view(x.shape)
@@ -317,12 +318,12 @@ def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
             centred = x - mean_w.reshape(view)
             var_sum = np.sum(centred * centred, axis=dims, dtype=acc)
         mean = mean_w.astype(param)
-        var_sum = var_sum.astype(param)
-        var = (var_sum.astype(np.float32) / np.float32(count)).astype(param) \
-            if param == np.float16 else var_sum / np.asarray(count, param)
-        acc = np.float32 if param == np.float16 else np.float64
+        # The sum of squares stays in float32 for float16 input (PyTorch's accumulate type).
+        var_sum = var_sum.astype(_compute_dtype(param))
+        var = var_sum / np.asarray(count, var_sum.dtype)
+        acc = np.float32 if x.dtype == np.float16 else np.float64
         invstd = (1 / np.sqrt(var.astype(acc) + eps)).astype(param)
-    return mean, invstd, var_sum
+    return mean, invstd, var_sum, mean_w
 
 
 def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
@@ -333,15 +334,23 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if running_mean is not None:
             data = running_mean._data
-            m = np.asarray(momentum, data.dtype)
-            data[...] = m * mean.astype(data.dtype) + (1 - m) * data
+            if data.dtype == np.float16:  # in float32, from the float32 mean
+                m32 = np.float32(momentum)
+                data[...] = m32 * mean + (1 - m32) * data.astype(np.float32)
+            else:  # the momentum in the statistics' dtype
+                m = np.asarray(momentum, data.dtype)
+                data[...] = m * mean.astype(data.dtype) + (1 - m) * data
         if running_var is not None:
             data = running_var._data
-            m = np.asarray(momentum, data.dtype)
-            unbiased = (var_sum.astype(data.dtype) / np.asarray(count - 1, data.dtype))
-            wide = np.float32 if data.dtype == np.float16 else np.float64
-            data[...] = (m.astype(wide) * unbiased.astype(wide)
-                         + ((1 - m) * data).astype(wide)).astype(data.dtype)
+            if data.dtype == np.float16:  # in float32, from the float32 sum of squares
+                m32 = np.float32(momentum)
+                unbiased = var_sum / np.float32(count - 1)
+                data[...] = m32 * unbiased + (1 - m32) * data.astype(np.float32)
+            else:  # the momentum in the statistics' dtype, the sum in float64
+                m = np.asarray(momentum, data.dtype)
+                unbiased = var_sum.astype(data.dtype) / np.asarray(count - 1, data.dtype)
+                data[...] = (m.astype(np.float64) * unbiased.astype(np.float64)
+                             + ((1 - m) * data).astype(np.float64)).astype(data.dtype)
 
 
 def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
@@ -402,12 +411,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         empty = wrap(np.empty(0, param))
         return native_batch_norm(input, empty, wrap(np.empty(0, param)), weight, bias,
                                  running_mean, running_var, False, eps)
-    mean, invstd, var_sum = _batch_statistics(x, param, eps)
+    mean, invstd, var_sum, batch_mean = _batch_statistics(x, param, eps)
     out = native_batch_norm(input, wrap(mean), wrap(invstd), weight, bias, running_mean,
                             running_var, True, eps)
     # After the op: PyTorch saves (and packs) the running statistics before its kernel
     # updates them.
-    _update_running(running_mean, running_var, mean, var_sum, x.size // channels, momentum)
+    _update_running(running_mean, running_var, batch_mean, var_sum, x.size // channels,
+                    momentum)
     return out
 
 
