@@ -16,8 +16,8 @@ from .._registry import op
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
 from ..activation import log_softmax
 from ..indexing import masked_fill
+from ..pointwise import _is_half, _to_half, _to_single, exp, neg, xlogy
 from ..pointwise import abs as abs_
-from ..pointwise import exp, neg, xlogy
 from ..reduction import mean, sum
 from ..shape import expand, view
 from ._common import (
@@ -514,19 +514,30 @@ def _smooth_l1_loss(self, target, reduction, beta):
     return reduce_array(loss, reduction)
 
 
-def _smooth_l1_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, beta: float) -> Any:
-    # |x| >= beta picks the sign, anything else (NaN included) x / beta, as PyTorch's kernel.
-    return _norm(shape, reduction) * F.where(F.abs(diff) >= beta, F.sign(diff), diff / beta) * grad
+def _smooth_l1_grad(F: Any, grad: Any, input: Any, target: Any, reduction: str,
+                    beta: float) -> Any:
+    """PyTorch's ``smooth_l1_backward`` with ``x = input - target``: its vectorised kernel,
+    ``deriv * norm * grad`` (``deriv``: the sign where ``|x| >= beta``, else ``x / beta``, NaN
+    included); for float16 its reduced-precision kernel, in float32 rounded once:
+    ``norm * x * grad / beta`` inside the band, ``+-norm * grad`` outside."""
+    norm = _norm(input.shape, reduction)
+    if _is_half(grad):
+        g = _to_single(grad)
+        x = _to_single(input) - _to_single(target)
+        inside = norm * x * g / beta
+        return _to_half(F.where(x <= -beta, -norm * g, F.where(x >= beta, norm * g, inside)))
+    x = input - target
+    return F.where(F.abs(x) >= beta, F.sign(x), x / beta) * norm * grad
 
 
 @_smooth_l1_loss.derivative("self")
 def _(F, grad, self, target, reduction, beta):
-    return _smooth_l1_grad(F, grad, self - target, self.shape, reduction, beta)
+    return _smooth_l1_grad(F, grad, self, target, reduction, beta)
 
 
 @_smooth_l1_loss.derivative("target")
 def _(F, grad, self, target, reduction, beta):
-    return _smooth_l1_grad(F, grad, target - self, self.shape, reduction, beta)
+    return _smooth_l1_grad(F, grad, target, self, reduction, beta)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -558,6 +569,10 @@ def _huber_loss(self, target, reduction, delta):
 
 
 def _huber_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, delta: float) -> Any:
+    """PyTorch's vectorised ``huber_backward``: ``norm * clamp(x, -delta, delta) * grad``.
+    (Its scalar loop, run on the elements past the last full pair of vectors, multiplies in
+    another order outside the band: those can be an ulp off; where they are depends on the
+    machine's vector width.)"""
     return _norm(shape, reduction) * F.clamp(diff, -delta, delta) * grad
 
 
