@@ -12,6 +12,7 @@ import pytest
 import chainrule
 
 from .conftest import torch
+from .test_numerics_harness import mismatches
 
 
 def _both(fn, *arrays):
@@ -42,8 +43,8 @@ def test_nll_loss_sums_as_pytorchs_cascade(dtype, shape, weighted, reduction) ->
     assert ours.tobytes() == theirs.tobytes(), (ours, theirs)
 
 
-def _layer_norm_float16(lib, arrays, threads=None):
-    x, w, b, g = (lib.from_numpy(a.copy()) for a in arrays)
+def _layer_norm_float16(lib, arrays, threads=None, dtype=None):
+    x, w, b, g = (lib.from_numpy(a.astype(dtype or a.dtype)) for a in arrays)
     xs = [t.requires_grad_() for t in (x, w, b)]
     previous = torch.get_num_threads()
     if threads is not None:
@@ -60,23 +61,33 @@ def _layer_norm_float16(lib, arrays, threads=None):
 
 def _float16_layer_norm_inputs():
     rng = np.random.default_rng(5)
-    x = (rng.standard_normal((6, 40)) * 3 + 7).astype(np.float16)
+    x = rng.normal(100, 3, (6, 40)).astype(np.float16)
     w = rng.uniform(0.5, 2, 40).astype(np.float16)
     b = rng.uniform(-1, 1, 40).astype(np.float16)
     g = rng.uniform(-1, 1, (6, 40)).astype(np.float16)
     return x, w, b, g
 
 
-def test_layer_norm_float16_uses_the_saved_float16_statistics() -> None:
-    """PyTorch's float16 layer norm saves its mean and rstd rounded to float16 and its backward
-    kernel computes the input's gradient (in float32) from those: output, statistics and input
-    gradient match to the bit."""
+def test_layer_norm_float16_keeps_the_exact_gradient() -> None:
+    """Documented difference: PyTorch's float16 layer norm normalises with float32 statistics
+    but saves them rounded to float16, and its backward kernel reads those: for rows far from
+    0 its input gradient is many ulps off the derivative of what it computed. chainrule saves
+    the same float16 statistics and gives the same output (within an ulp), but differentiates
+    with the float32 ones: within 2 ulps of PyTorch's float64 gradient (PyTorch's own is
+    not)."""
     arrays = _float16_layer_norm_inputs()
     ours = _layer_norm_float16(chainrule, arrays)
     theirs = _layer_norm_float16(torch, arrays)
-    for a, b in zip(ours[:4], theirs[:4], strict=True):
-        assert a.dtype == b.dtype == np.float16 and a.shape == b.shape
-        np.testing.assert_array_equal(a, b)
+    for i, (a, b) in enumerate(zip(ours[:3], theirs[:3], strict=True)):
+        assert a.dtype == b.dtype == np.float16
+        # the saved statistics to the bit, the output within an ulp (PyTorch's float32 moments
+        # come from its vectorised Welford recurrence, ours from two passes)
+        np.testing.assert_array_max_ulp(a, b, maxulp=0 if i else 1)
+    exact = _layer_norm_float16(torch, arrays, dtype=np.float64)
+    rtol, atol = 2 * float(np.finfo(np.float16).eps), float(np.finfo(np.float16).tiny)
+    for a, b in zip(ours[3:], exact[3:], strict=True):
+        assert not mismatches(a, b.astype(np.float16), rtol, atol).any()
+    assert mismatches(theirs[3], exact[3].astype(np.float16), rtol, atol).any()
 
 
 def test_layer_norm_float16_weight_gradients_are_rounded_once() -> None:
@@ -84,17 +95,18 @@ def test_layer_norm_float16_weight_gradients_are_rounded_once() -> None:
     in one float16 buffer per thread (rounding at every row), then adds the buffers, so its
     answer depends on its thread count. chainrule sums in float32 and rounds once: the bias
     gradient is then the correctly rounded sum."""
-    arrays = _float16_layer_norm_inputs()
+    rng = np.random.default_rng(5)
+    arrays = [rng.standard_normal((6, 40)).astype(np.float16) * 3 + 7] + list(
+        _float16_layer_norm_inputs()[1:])
     one_thread = _layer_norm_float16(torch, arrays, threads=1)
     two_threads = _layer_norm_float16(torch, arrays, threads=2)
     assert not np.array_equal(one_thread[5], two_threads[5])  # PyTorch disagrees with itself
     ours = _layer_norm_float16(chainrule, arrays)
     g = arrays[3]
     np.testing.assert_array_equal(ours[5], g.astype(np.float64).sum(0).astype(np.float16))
-    x = arrays[0].astype(np.float64)
-    xhat = (x - ours[1].astype(np.float64)) * ours[2].astype(np.float64)
-    exact = (g.astype(np.float64) * xhat).sum(0)
-    np.testing.assert_array_max_ulp(ours[4], exact.astype(np.float16), maxulp=1)
+    exact = _layer_norm_float16(torch, arrays, dtype=np.float64)
+    rtol, atol = 2 * float(np.finfo(np.float16).eps), float(np.finfo(np.float16).tiny)
+    assert not mismatches(ours[4], exact[4].astype(np.float16), rtol, atol).any()
     for theirs in (one_thread, two_threads):  # within a few ulps of either of PyTorch's
         for k in (4, 5):
             scale = np.spacing(np.abs(theirs[k]).max()).astype(np.float64)

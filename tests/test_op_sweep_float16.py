@@ -41,6 +41,21 @@ KNOWN_DIFFERENCES: frozenset[str] = frozenset({
 })
 
 
+#: Samples where PyTorch's float16 CPU kernel is demonstrably inconsistent (the reason; each is
+#: documented in a dedicated test): chainrule keeps the exact answer, so these are compared
+#: with PyTorch computing in float64, rounded to float16.
+EXACT_NOT_PYTORCH: dict[str, str] = {
+    "batch_norm_train-0": "float16 parameters: PyTorch normalises with its float16-rounded "
+                          "statistics, far from its own result with float32 parameters "
+                          "(tests/test_nn_batch_norm.py)",
+    "batch_norm_train-1": "as batch_norm_train-0",
+    "F.instance_norm-0": "batch norm of the folded input: as batch_norm_train-0",
+    "layer_norm-0": "PyTorch's backward reads the float16-rounded mean and rstd while its "
+                    "forward used float32 ones (tests/test_nn_kernel_numerics.py)",
+    "layer_norm_bias-0": "as layer_norm-0",
+}
+
+
 def _mark_known(cases: list[Any]) -> list[Any]:
     return [pytest.param(*c.values, id=c.id, marks=pytest.mark.xfail(
         strict=True, reason="differs from PyTorch (issue 21)")) if c.id in KNOWN_DIFFERENCES
@@ -81,8 +96,11 @@ def _run(lib: Any, info: OpInfo, arrays: list[np.ndarray], requires: list[bool])
 def test_float16_matches_torch(info: OpInfo, index: int) -> None:
     arrays = _inputs(info, index, "float16")
     requires = _requires(info, arrays)
+    exact = f"{info.name}-{index}" in EXACT_NOT_PYTORCH
+    reference = [a.astype(np.float64) if exact and a.dtype == np.float16 else a
+                 for a in arrays]
     try:
-        theirs_in, theirs = _run(torch, info, arrays, requires)
+        theirs_in, theirs = _run(torch, info, reference, requires)
     except (RuntimeError, TypeError, NotImplementedError) as error:
         with pytest.raises(type(error)):
             _run(chainrule, info, arrays, requires)
@@ -91,7 +109,8 @@ def test_float16_matches_torch(info: OpInfo, index: int) -> None:
     ours_out, theirs_out = _flat_outputs(ours), _flat_outputs(theirs)
     assert len(ours_out) == len(theirs_out)
     for i, (a, b) in enumerate(zip(ours_out, theirs_out, strict=True)):
-        _close_in_ulps(a.detach().numpy(), b.detach().numpy(), f"{info.name} output {i}", ULPS)
+        _close_in_ulps(a.detach().numpy(), _as_compared(b.detach().numpy(), exact),
+                       f"{info.name} output {i}", ULPS)
     diff = [(a, b) for a, b in zip(ours_out, theirs_out, strict=True) if b.requires_grad]
     if not any(requires) or not diff:
         return
@@ -100,7 +119,8 @@ def test_float16_matches_torch(info: OpInfo, index: int) -> None:
     ours_x = [x for x, r in zip(ours_in, requires, strict=True) if r]
     theirs_x = [x for x, r in zip(theirs_in, requires, strict=True) if r]
     g_theirs = torch.autograd.grad([b for _, b in diff], theirs_x,
-                                   [torch.from_numpy(c.copy()) for c in cotangents],
+                                   [torch.from_numpy(c.astype(b.detach().numpy().dtype))
+                                    for c, (_, b) in zip(cotangents, diff, strict=True)],
                                    allow_unused=True)
     g_ours = chainrule.autograd.grad([a for a, _ in diff], ours_x,
                                      [chainrule.from_numpy(c.copy()) for c in cotangents],
@@ -109,4 +129,10 @@ def test_float16_matches_torch(info: OpInfo, index: int) -> None:
         if b is None:
             assert a is None or not np.any(a.numpy()), f"{info.name} grad {i}"
             continue
-        _close_in_ulps(a.numpy(), b.numpy(), f"{info.name} grad {i}", 2 * ULPS)
+        _close_in_ulps(a.numpy(), _as_compared(b.numpy(), exact), f"{info.name} grad {i}",
+                       2 * ULPS)
+
+
+def _as_compared(theirs: np.ndarray, exact: bool) -> np.ndarray:
+    """PyTorch's result, rounded to float16 once when it was computed in float64."""
+    return theirs.astype(np.float16) if exact and theirs.dtype == np.float64 else theirs

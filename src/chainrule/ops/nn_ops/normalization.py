@@ -14,6 +14,8 @@ In evaluation mode batch norm uses the running statistics, constants: ``dx = g *
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -24,7 +26,13 @@ from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
 from .._registry import op
 from ..inplace import bump_version
-from ..pointwise import derivative_in_float32, half_in_float32
+from ..pointwise import (
+    _is_half,
+    _to_half,
+    _to_single,
+    derivative_in_float32,
+    half_in_float32,
+)
 from ._common import accumulation_dtype, scalar_name, size_list
 from .pooling import _channels_last, _laid_out
 
@@ -100,6 +108,37 @@ def _numpy() -> Any:
     return _opnode.NUMPY_NS
 
 
+def _exact_statistics_in_float16(recompute: Any) -> Any:
+    """Decorate a normalisation's derivative that reads its saved statistics ``result1`` and
+    ``result2``: with a float16 gradient it runs in float32 (rounded to float16 once) with the
+    statistics recomputed in float32 from the input by ``recompute(arguments)`` (a dict of the
+    derivative's arguments, the input as a float32 array), instead of the saved ones, which
+    PyTorch keeps in float16: its float16 backward kernels read those and land hundreds of
+    ulps off the exact gradient (tests/test_numerics_reductions.py ``test_half_against_exact``).
+    """
+
+    def decorate(derivative: Any) -> Any:
+        names = list(inspect.signature(derivative).parameters)[2:]
+        first, second = names.index("result1"), names.index("result2")
+
+        @functools.wraps(derivative)
+        def run(F: Any, grad: Any, *args: Any) -> Any:
+            if not _is_half(grad):
+                return derivative(F, grad, *args)
+            values = [_to_single(a) for a in args]
+            named = dict(zip(names, values, strict=True))
+            named["input"] = _array(named["input"])
+            stats = recompute(named)
+            if stats is not None:
+                recorded = type(grad) is not np.ndarray
+                values[first], values[second] = (wrap(v) if recorded else v for v in stats)
+            return _to_half(derivative(F, _to_single(grad), *values))
+
+        return run
+
+    return decorate
+
+
 def _normalised_grad(F: Any, g: Any, xhat: Any, invstd: Any, dims: tuple[int, ...],
                      count: int) -> Any:
     mean_g = F.sum(g, dims, True) / count
@@ -164,22 +203,34 @@ def _eval_invstd(running_var: np.ndarray, eps: float, work: np.dtype) -> np.ndar
 @op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
     tensor_params=("running_mean", "running_var"), saved_outputs=("result1", "result2"))
 def native_batch_norm(input, result1, result2, weight=None, bias=None, running_mean=None,
-                      running_var=None, training=True, eps=1e-5):
+                      running_var=None, training=True, eps=1e-5, precise=None):
     """``x * alpha + beta`` per channel (dim 1), from the batch statistics ``result1``,
     ``result2`` in training, from the running ones otherwise; row-major output unless the input
     is channels-last."""
     work = _compute_dtype(input.dtype)
     if training:
-        mean, invstd = result1, result2
+        mean, invstd = (result1, result2) if precise is None else precise
     else:
         mean, invstd = running_mean, _eval_invstd(running_var, eps, work)
-    alpha, beta = _batch_norm_terms(mean.astype(work, copy=False), invstd, weight, bias, work)
     view = _channel_view(input.shape)
+    channels_last = _channels_last(input)
+    if not (input.flags.c_contiguous or channels_last):
+        # PyTorch's kernel for other layouts: ((x - mean) * invstd) * weight + bias, element
+        # by element in the parameters' dtype.
+        param = mean.dtype
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = (input.astype(param) - mean.reshape(view)) * invstd.astype(param).reshape(view)
+            if weight is not None:
+                out = out * weight.reshape(view)
+            if bias is not None:
+                out = out + bias.reshape(view)
+        return _laid_out(out.astype(input.dtype, copy=False), False)
+    alpha, beta = _batch_norm_terms(mean.astype(work, copy=False), invstd, weight, bias, work)
     if work == np.float64:
         out = input * alpha.reshape(view) + beta.reshape(view)
     else:
         out = _fma(input, alpha.reshape(view), beta.reshape(view), work)
-    return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
+    return _laid_out(out.astype(input.dtype, copy=False), channels_last)
 
 
 def _batch_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray | None,
@@ -237,7 +288,7 @@ def _batch_norm_recorded(F: Any, grad: Any, input: Any, weight: Any, running_mea
 
 
 @native_batch_norm.derivative("input")
-@derivative_in_float32
+@_exact_statistics_in_float16(lambda args: _batch_recompute(args))
 def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(input) is np.ndarray:
         mean, invstd = (result1, result2) if training else (
@@ -256,7 +307,7 @@ def _(F, grad, input, weight, running_mean, running_var, result1, result2, train
 
 
 @native_batch_norm.derivative("weight")
-@derivative_in_float32
+@_exact_statistics_in_float16(lambda args: _batch_recompute(args))
 def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(input) is np.ndarray:
         mean, invstd = (result1, result2) if training else (
@@ -273,6 +324,15 @@ def _(F, grad, input, weight, running_mean, running_var, result1, result2, train
     if type(grad) is np.ndarray:
         return _batch_norm_backward(grad, grad, None, result1, result2, training, "bias")
     return F.sum(grad, _batch_dims(len(grad.shape)), False)
+
+
+def _batch_recompute(args: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """Float32 batch statistics of the (float32) input, for the float16 backward."""
+    if not args["training"]:
+        return None
+    x = args["input"]
+    mean, invstd = _batch_statistics(x, np.dtype(np.float32), args["eps"])[3:]
+    return mean, invstd
 
 
 def _param_dtype(x: np.ndarray, params: Sequence[Tensor | None]) -> np.dtype:
@@ -297,15 +357,28 @@ def _param_dtype(x: np.ndarray, params: Sequence[Tensor | None]) -> np.dtype:
 
 
 def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
-                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The batch mean and ``invstd = 1 / sqrt(var + eps)`` (biased) in ``param``, the sum of
-    squared deviations and the mean in the compute dtype (what the running statistics are
-    updated from), as PyTorch's kernel computes them: float32 input summed in float64 (its mean
-    rounded to float32 before the deviations are taken), float16 in float32 (the unrounded
-    mean), float64 in float64."""
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The batch mean and ``invstd = 1 / sqrt(var + eps)`` (biased) in ``param`` (what PyTorch
+    saves), the sum of squared deviations, the mean and invstd in the compute dtype (what the
+    running statistics are updated from, and what a float16 input is normalised with), as
+    PyTorch's kernel computes them: float32 input summed in float64 (its mean rounded to
+    float32 before the deviations are taken), float16 in float32 (the unrounded mean), float64
+    in float64."""
     dims = _batch_dims(x.ndim)
     count = x.size // x.shape[1]
     view = _channel_view(x.shape)
+    if not (x.flags.c_contiguous or _channels_last(x)):
+        # PyTorch's path for other layouts: the mean reduced in the input's dtype (float32 for
+        # float16), the squared deviations from it averaged in float64 (so a batch
+        # [3e38, 1, 2] has a finite variance, 2e76, whose inverse root is a float32 subnormal,
+        # and [3e38] * 3 an infinite mean).
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean_w = _in_single(x).mean(axis=dims)
+            deviation = x.astype(np.float64) - np.expand_dims(mean_w, dims)
+            var = np.mean(np.square(deviation), axis=dims)
+            precise = (1 / np.sqrt(var + eps)).astype(mean_w.dtype)
+            invstd = (1 / np.sqrt(var + eps)).astype(param)
+        return mean_w.astype(param), invstd, var * count, mean_w, precise
     with np.errstate(over="ignore", invalid="ignore"):
         if x.dtype == np.float16:
             xf = x.astype(np.float32)
@@ -322,8 +395,9 @@ def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
         var_sum = var_sum.astype(_compute_dtype(param))
         var = var_sum / np.asarray(count, var_sum.dtype)
         acc = np.float32 if x.dtype == np.float16 else np.float64
+        precise = (1 / np.sqrt(var.astype(acc) + eps)).astype(mean_w.dtype)
         invstd = (1 / np.sqrt(var.astype(acc) + eps)).astype(param)
-    return mean, invstd, var_sum, mean_w
+    return mean, invstd, var_sum, mean_w, precise
 
 
 def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
@@ -411,9 +485,13 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         empty = wrap(np.empty(0, param))
         return native_batch_norm(input, empty, wrap(np.empty(0, param)), weight, bias,
                                  running_mean, running_var, False, eps)
-    mean, invstd, var_sum, batch_mean = _batch_statistics(x, param, eps)
+    mean, invstd, var_sum, batch_mean, batch_invstd = _batch_statistics(x, param, eps)
+    # A float16 input is normalised with the float32 statistics (PyTorch's kernel uses the
+    # saved ones, rounded to float16 when the parameters are: hundreds of ulps off the exact
+    # result; see tests/test_nn_batch_norm.py).
+    precise = (batch_mean, batch_invstd) if x.dtype == np.float16 else None
     out = native_batch_norm(input, wrap(mean), wrap(invstd), weight, bias, running_mean,
-                            running_var, True, eps)
+                            running_var, True, eps, precise)
     # After the op: PyTorch saves (and packs) the running statistics before its kernel
     # updates them.
     _update_running(running_mean, running_var, batch_mean, var_sum, x.size // channels,
@@ -494,10 +572,12 @@ def _stats_with_grad(x: Tensor, mean: Tensor, rstd: Tensor, dims: tuple[int, ...
     from ..reduction import _sum_dim
 
     m = _sum_dim(x, dims, True) / count
-    mean = mean + (m - m.detach())
     saved_mean, saved_rstd = mean.detach(), rstd.detach()
-    centred = x - saved_mean
-    q = _sum_dim(_mul(centred, centred), dims, True) * (-(saved_rstd ** 3) / (2 * count))
+    mean = mean + (m - m.detach())
+    # sum(((x - mean) * rstd) ** 2) * -rstd / (2 count): its derivative is the one above, and
+    # the normalised deviations cannot overflow where the squared deviations would.
+    scaled = (x - saved_mean) * saved_rstd
+    q = _sum_dim(_mul(scaled, scaled), dims, True) * (-saved_rstd / (2 * count))
     return mean, rstd + (q - q.detach())
 
 
@@ -546,9 +626,15 @@ def _layer_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd
         return (a * g + b * x + c).astype(grad.dtype, copy=False)
 
 
+def _layer_recompute(args: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 row statistics of the (float32) input, for the float16 backward."""
+    x, shape = args["input"], args["normalized_shape"]
+    return _row_moments(x, _layer_norm_dims(x.ndim, shape), math.prod(shape), args["eps"])
+
+
 @native_layer_norm.derivative("input")
-@derivative_in_float32
-def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
+@_exact_statistics_in_float16(_layer_recompute)
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     dims = _layer_norm_dims(len(input.shape), normalized_shape)
     count = math.prod(normalized_shape)
     if type(input) is np.ndarray:
@@ -563,8 +649,8 @@ def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
 
 
 @native_layer_norm.derivative("weight")
-@derivative_in_float32
-def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
+@_exact_statistics_in_float16(_layer_recompute)
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     ndim = len(input.shape)
     dims = _layer_norm_dims(ndim, normalized_shape)
     batch = tuple(range(ndim - len(normalized_shape)))
@@ -578,7 +664,7 @@ def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
 
 @native_layer_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad, input, normalized_shape, weight, bias, result1, result2):
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     batch = tuple(range(len(grad.shape) - len(normalized_shape)))
     return F.sum(grad, batch, False) if batch else grad
 
@@ -619,8 +705,9 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 @half_in_float32
 def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
     """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift:
-    as PyTorch's kernel, ``x * scale + shift`` per sample and channel with
-    ``scale = rstd * weight``, ``shift = bias - scale * mean`` (fused multiply-adds)."""
+    as PyTorch's kernel, ``(x - mean) * rstd`` without weight and bias, else ``x * scale +
+    shift`` per sample and channel with ``scale = rstd * weight``, ``shift = bias - scale *
+    mean`` (fused multiply-adds)."""
     shape = input.shape
     n, c = shape[0], shape[1]
     grouped = input.reshape(n, num_groups, -1)
@@ -629,11 +716,14 @@ def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
     per_channel = (n, num_groups, c // num_groups if num_groups else 0)
     mean = np.broadcast_to(mean, per_channel).reshape(n, c)
     scale = np.broadcast_to(rstd, per_channel).reshape(n, c)
+    view = (n, c) + (1,) * (len(shape) - 2)
     with np.errstate(invalid="ignore", over="ignore"):
+        if weight is None and bias is None:  # PyTorch's kernel: (x - mean) * rstd
+            out = (input - mean.reshape(view)) * scale.reshape(view)
+            return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
         if weight is not None:
             scale = scale * weight
         shift = np.zeros((), work) if bias is None else bias
-        view = (n, c) + (1,) * (len(shape) - 2)
         if work == np.float64:
             shift = shift - scale * mean
             out = input * scale.reshape(view) + shift.reshape(view)
