@@ -87,14 +87,17 @@ def compare_with_torch(
     check_grad: Callable[[Any, Any, str], None],
     cotangents_for: Callable[[Sequence[Any]], list[np.ndarray]],
     errors: tuple[type[BaseException], ...] = (RuntimeError,),
+    reference: Sequence[np.ndarray] | None = None,
 ) -> None:
     """Run ``info`` on ``arrays`` in both libraries and compare, with the given checks, each
     output and each first-order gradient (taken with ``cotangents_for(torch's outputs)``).
 
-    Where PyTorch raises one of ``errors``, chainrule must raise the same type. A gradient that
-    is None on one side must be all zeros (or None) on the other.
+    PyTorch runs on ``reference`` instead when given (the same values in a wider dtype, where
+    PyTorch's own kernel is the thing not to trust). Where PyTorch raises one of ``errors``,
+    chainrule must raise the same type. A gradient that is None on one side must be all zeros
+    (or None) on the other.
     """
-    theirs_in = leaves(torch, arrays, requires)
+    theirs_in = leaves(torch, arrays if reference is None else reference, requires)
     try:
         theirs = flat_outputs(info.fn(torch, *theirs_in))
     except errors as error:

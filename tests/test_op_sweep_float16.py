@@ -30,24 +30,24 @@ TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
 KNOWN_DIFFERENCES: frozenset[str] = frozenset({
-    "F.instance_norm-0",
-    "adaptive_avg_pool1d-0",
-    "adaptive_avg_pool2d-0",
-    "avg_pool2d_pad_ceil-0",
-    "batch_norm_train-0",
-    "batch_norm_train-1",
-    "conv2d-0",
-    "conv2d_bias-0",
-    "conv_transpose2d-0",
     "cross_entropy_probabilities_weight_smoothing-0",
-    "layer_norm-0",
-    "layer_norm_bias-0",
-    "max_pool2d_overlap-0",
-    "nll_loss_weight_sum-0",
-    "pad_reflect-0",
 })
 
 KNOWN_REASON = "differs from PyTorch (issue 21)"
+
+#: Samples where PyTorch's float16 CPU kernel is demonstrably inconsistent (the reason; each is
+#: documented in a dedicated test): chainrule keeps the exact answer, so these are compared
+#: with PyTorch computing in float64, rounded to float16.
+EXACT_NOT_PYTORCH: dict[str, str] = {
+    "batch_norm_train-0": "float16 parameters: PyTorch normalises with its float16-rounded "
+                          "statistics, far from its own result with float32 parameters "
+                          "(tests/test_nn_batch_norm.py)",
+    "batch_norm_train-1": "as batch_norm_train-0",
+    "F.instance_norm-0": "batch norm of the folded input: as batch_norm_train-0",
+    "layer_norm-0": "PyTorch's backward reads the float16-rounded mean and rstd while its "
+                    "forward used float32 ones (tests/test_nn_kernel_numerics.py)",
+    "layer_norm_bias-0": "as layer_norm-0",
+}
 
 
 def _cases() -> list[Any]:
@@ -84,9 +84,21 @@ def test_float16_matches_torch(info: OpInfo, index: int) -> None:
         rng = np.random.default_rng(11)
         return [rng.uniform(-1, 1, tuple(b.shape)).astype(np.float16) for b in outputs]
 
+    exact = f"{info.name}-{index}" in EXACT_NOT_PYTORCH
+    reference = [a.astype(np.float64) if exact and a.dtype == np.float16 else a
+                 for a in arrays]
+
+    def check(ulps: int) -> Any:
+        def compare(ours: Any, theirs: Any, what: str) -> None:
+            _close_in_ulps(ours.numpy(), _as_compared(theirs.numpy(force=True), exact), what, ulps)
+        return compare
+
     compare_with_torch(
-        info, arrays, requires,
-        lambda a, b, what: _close_in_ulps(a.numpy(), b.numpy(force=True), what, ULPS),
-        lambda a, b, what: _close_in_ulps(a.numpy(), b.numpy(force=True), what, 2 * ULPS),
-        cotangents, errors=(RuntimeError, TypeError, NotImplementedError),
+        info, arrays, requires, check(ULPS), check(2 * ULPS), cotangents,
+        errors=(RuntimeError, TypeError, NotImplementedError), reference=reference,
     )
+
+
+def _as_compared(theirs: np.ndarray, exact: bool) -> np.ndarray:
+    """PyTorch's result, rounded to float16 once when it was computed in float64."""
+    return theirs.astype(np.float16) if exact and theirs.dtype == np.float64 else theirs

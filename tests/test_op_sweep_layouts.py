@@ -157,14 +157,6 @@ def test_layouts_match_torch(info: OpInfo, index: int, layout: str) -> None:
 #: where PyTorch's works. Each is a strict xfail: fixing one fails its test until it is taken off
 #: this list.
 KNOWN_LAYOUT_DIFFERENCES: frozenset[str] = frozenset({
-    "batch_norm_eval-0-transposed",
-    "batch_norm_eval_bias-0-transposed",
-    "batch_norm_train-0-transposed", "batch_norm_train-1-transposed",
-    "batch_norm_train_bias-0-transposed",
-    "cross_entropy_3d_none-0-transposed",
-    "layer_norm-0-transposed",
-    "layer_norm_2d_noaffine-0-transposed",
-    "layer_norm_bias-0-transposed",
     # x - x.mean(1, keepdim=True): a binary op whose second operand broadcasts takes NumPy's
     # output order, not TensorIterator's (the first operand's); ops/pointwise.py.
     "chain_normalize-1-transposed",

@@ -48,19 +48,7 @@ def _special_inputs(info: OpInfo, index: int, dtype: str) -> list[np.ndarray] | 
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
 KNOWN_DIFFERENCES: frozenset[str] = frozenset({
-    "adaptive_avg_pool1d-0-float32",
-    "adaptive_avg_pool1d-0-float64",
-    "adaptive_avg_pool2d-0-float32",
-    "adaptive_avg_pool2d-0-float64",
-    "batch_norm_eval-0-float32",
-    "batch_norm_eval-0-float64",
-    "batch_norm_eval_bias-0-float32",
-    "batch_norm_eval_bias-0-float64",
     "conv_transpose2d-0-float32",
-    "group_norm-0-float32",
-    "group_norm-0-float64",
-    "group_norm_bias-0-float32",
-    "group_norm_bias-0-float64",
 })
 
 KNOWN_REASON = "differs from PyTorch (issue 21)"

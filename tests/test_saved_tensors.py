@@ -87,7 +87,73 @@ OPS: dict[str, Any] = {
     "pow_number": lambda lib, x, y, w, c: x ** 3,
     "rpow": lambda lib, x, y, w, c: 2.0 ** x,  # PyTorch also saves x: chainrule does not
     "pow_0d_exponent": lambda lib, x, y, w, c: x ** lib.tensor(2.0, dtype=lib.float64),
+    # layers and losses (nn.functional)
+    "nll_loss": lambda lib, x, y, w, c: _f(lib).nll_loss(x, lib.tensor([0, 3, 1])),
+    "nll_loss_sum": lambda lib, x, y, w, c: _f(lib).nll_loss(x, lib.tensor([0, 3, 1]),
+                                                             reduction="sum"),
+    "nll_loss_weight_ignore": lambda lib, x, y, w, c: _f(lib).nll_loss(
+        x, lib.tensor([0, 3, 1]), weight=c[0], ignore_index=3),
+    "nll_loss2d": lambda lib, x, y, w, c: _f(lib).nll_loss(
+        x.view(1, 3, 2, 2), lib.tensor([[[0, 2], [1, 1]]])),
+    "cross_entropy": lambda lib, x, y, w, c: _f(lib).cross_entropy(x, lib.tensor([0, 3, 1])),
+    "layer_norm": lambda lib, x, y, w, c: _f(lib).layer_norm(x, (4,), y[0], y[1]),
+    # (of x * y: the gradient of x alone sums to 0 along each row, to second order too)
+    "layer_norm_no_affine": lambda lib, x, y, w, c: _f(lib).layer_norm(x * y, (4,)),
+    "layer_norm_2d": lambda lib, x, y, w, c: _f(lib).layer_norm(x, (3, 4), y),
+    "batch_norm_train": lambda lib, x, y, w, c: _f(lib).batch_norm(
+        x, c[0] * 0, c[1] * 1, y[0], y[1], training=True),
+    "batch_norm_train_no_stats": lambda lib, x, y, w, c: _f(lib).batch_norm(
+        x * y, None, None, training=True),
+    "batch_norm_eval": lambda lib, x, y, w, c: _f(lib).batch_norm(x, c[0] * 0, c[1] * 1, y[0]),
+    "group_norm": lambda lib, x, y, w, c: _f(lib).group_norm(x, 2, y[0], y[1]),
+    "conv1d": lambda lib, x, y, w, c: _f(lib).conv1d(x.unsqueeze(0), y.view(2, 3, 2)),
+    "conv1d_bias": lambda lib, x, y, w, c: _f(lib).conv1d(x.unsqueeze(0), y.view(2, 3, 2),
+                                                          w[0]),
+    "conv_transpose1d": lambda lib, x, y, w, c: _f(lib).conv_transpose1d(
+        x.unsqueeze(0), y.view(3, 2, 2)),
+    "max_pool1d": lambda lib, x, y, w, c: _f(lib).max_pool1d(x, 2),
+    "max_pool2d": lambda lib, x, y, w, c: _f(lib).max_pool2d(x.unsqueeze(0), 2, 1),
+    "avg_pool2d": lambda lib, x, y, w, c: _f(lib).avg_pool2d(x.unsqueeze(0), 2, 1),
+    "adaptive_avg_pool2d": lambda lib, x, y, w, c: _f(lib).adaptive_avg_pool2d(
+        x.unsqueeze(0), 2),
+    "adaptive_max_pool2d": lambda lib, x, y, w, c: _f(lib).adaptive_max_pool2d(
+        x.unsqueeze(0), 2),
+    "embedding": lambda lib, x, y, w, c: _f(lib).embedding(lib.tensor([2, 0, 2]), x),
+    "mse_loss": lambda lib, x, y, w, c: _f(lib).mse_loss(x, y),
+    "l1_loss": lambda lib, x, y, w, c: _f(lib).l1_loss(x, y),
+    "smooth_l1_loss": lambda lib, x, y, w, c: _f(lib).smooth_l1_loss(x, y * 2),
+    "huber_loss": lambda lib, x, y, w, c: _f(lib).huber_loss(x, y * 2),
+    "binary_cross_entropy": lambda lib, x, y, w, c: _f(lib).binary_cross_entropy(
+        x / 2, y / 2),
+    "binary_cross_entropy_weight": lambda lib, x, y, w, c: _f(lib).binary_cross_entropy(
+        x / 2, y / 2, weight=c),
+    # (x / 4, y / 4: still probabilities once a pack hook doubles them)
+    "binary_cross_entropy_quarter": lambda lib, x, y, w, c: _f(lib).binary_cross_entropy(
+        x / 4, y / 4),
+    "binary_cross_entropy_quarter_weight_sum": lambda lib, x, y, w, c: (
+        _f(lib).binary_cross_entropy(x / 4, y / 4, weight=c, reduction="sum")),
+    "binary_cross_entropy_with_logits": lambda lib, x, y, w, c: (
+        _f(lib).binary_cross_entropy_with_logits(x, y / 2)),
+    "pad_reflect": lambda lib, x, y, w, c: _f(lib).pad(x.unsqueeze(0), (1, 1), mode="reflect"),
 }
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+#: Ops whose saved tensors are not PyTorch's yet (strict xfails), with the reason.
+KNOWN_DIFFERENCES: dict[str, str] = {
+    "group_norm": "PyTorch's NativeGroupNormBackward0 saves its mean and rstd as outputs of the "
+                  "node (result1/result2, requiring grad through it); the op table saves only "
+                  "an op's first output, so chainrule saves the input and recomputes them",
+}
+
+
+def _names() -> list:
+    return [pytest.param(name, marks=pytest.mark.xfail(strict=True,
+                                                       reason=KNOWN_DIFFERENCES[name]))
+            if name in KNOWN_DIFFERENCES else name for name in sorted(OPS)]
 
 
 
@@ -143,7 +209,7 @@ def _packed(lib, name: str) -> list:
     ]
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", _names())
 def test_pack_hook_sees_what_pytorch_saves(name: str) -> None:
     ours, theirs = _packed(chainrule, name), _packed(torch, name)
     assert len(ours) == len(theirs)
@@ -197,7 +263,7 @@ def _tensor_attributes(attributes: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("hooks", [False, True], ids=["plain", "hooks"])
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", _names())
 def test_saved_tensor_attributes_match_pytorch(name: str, hooks: bool) -> None:
     """The tensor ``_saved_*`` attributes: which exist, each one's identity (the input itself
     without hooks), value and history, and how often the unpack hook is called. (Number
@@ -231,7 +297,7 @@ def _scaled_gradients(lib, name: str) -> list:
     return results
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", _names())
 def test_gradients_through_a_scaling_pack_hook_match_pytorch(name: str) -> None:
     ours, theirs = _scaled_gradients(chainrule, name), _scaled_gradients(torch, name)
     assert len(ours) == len(theirs)

@@ -117,6 +117,7 @@ class OpDef:
         check: Callable[..., None] | None = None,
         multi_view: bool = False,
         tensor_lists: Sequence[str] = (),
+        saved_outputs: Sequence[str] = (),
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -140,8 +141,13 @@ class OpDef:
         # a TensorList.
         self.tensor_list_pos = tuple(self.index_of[name] for name in tensor_lists)
         self.tensor_param_pos = (
-            tuple(self.index_of[name] for name in tensor_params) + self.tensor_list_pos
+            tuple(self.index_of[name] for name in (*tensor_params, *saved_outputs))
+            + self.tensor_list_pos
         )
+        # Tensor arguments that are outputs of PyTorch's forward (layer norm's mean and rstd,
+        # max pooling's indices, nll's total_weight), computed by the public function before
+        # the op runs: PyTorch packs saved outputs after the saved inputs.
+        self.saved_output_pos = frozenset(self.index_of[name] for name in saved_outputs)
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
         self.promote = promote
         # Numbers passed as non-tensor arguments that still take part in type promotion
@@ -222,7 +228,8 @@ class OpDef:
             reads_numbers = any(p in used for p in range(len(self.param_names))
                                 if p not in self.tensor_positions)
             lists = frozenset(p for p in saved if p in self.tensor_list_pos)
-            pack_order = tuple(sorted(saved, key=lambda p: self.param_names[p]))
+            pack_order = tuple(sorted(
+                saved, key=lambda p: (p in self.saved_output_pos, self.param_names[p])))
             plan = SavePlan(
                 saved, self.result_index in used, bool(saved) or reads_numbers, drop, lists,
                 pack_order,
@@ -330,6 +337,7 @@ def op(
     check: Callable[..., None] | None = None,
     multi_view: bool = False,
     tensor_lists: Sequence[str] = (),
+    saved_outputs: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -341,13 +349,17 @@ def op(
     marks ops whose result shares memory (and the version counter) with ``self``;
     ``multi_view=True`` ops whose results are views PyTorch makes as several outputs of one
     node (split, unbind), which may not be modified in place; ``tensor_lists`` names
-    arguments that are tuples of tensors (or None), like advanced indexing's ``indices``.
+    arguments that are tuples of tensors (or None), like advanced indexing's ``indices``;
+    ``saved_outputs`` names tensor arguments that stand for non-differentiable outputs of
+    PyTorch's forward (computed by the public function and passed in), which are packed after
+    the saved inputs, as PyTorch packs its saved outputs.
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
+            saved_outputs,
         )
         return make_public(opdef)
 

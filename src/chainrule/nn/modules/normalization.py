@@ -101,8 +101,6 @@ class _BatchNorm(_NormBase):
             bump_version(self.num_batches_tracked)
             if self.momentum is None:  # cumulative moving average
                 factor = 1.0 / float(self.num_batches_tracked._data)
-        if input._data.size == 0:
-            return _empty_batch_norm(input, self.weight, self.bias)
         use_batch_stats = self.training or (self.running_mean is None
                                             and self.running_var is None)
         keep_stats = not self.training or self.track_running_stats
@@ -116,18 +114,6 @@ class _BatchNorm(_NormBase):
             factor,
             self.eps,
         )
-
-
-def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
-    """What PyTorch's ``batch_norm`` returns for an input with no elements: a copy, times the
-    first weight, plus the first bias (so the gradient chain holds), running statistics left
-    as they are (batch statistics of nothing would make them NaN)."""
-    out = input.clone()
-    if weight is not None:
-        out = out * weight[0]
-    if bias is not None:
-        out = out + bias[0]
-    return out
 
 
 class BatchNorm1d(_BatchNorm):

@@ -9,8 +9,9 @@ from ...ops.nn_ops import pooling as ops
 from .module import Module
 
 __all__ = [
-    "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-    "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
 ]
 
 
@@ -50,6 +51,14 @@ class MaxPool2d(_MaxPoolNd):
 
     def forward(self, input: Tensor) -> Any:
         return ops.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                              self.ceil_mode, self.return_indices)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """3-D max pooling over ``(N, C, D, H, W)``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return ops.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                               self.ceil_mode, self.return_indices)
 
 
@@ -99,6 +108,14 @@ class AvgPool2d(Module):
                               self.count_include_pad, self.divisor_override)
 
 
+class AvgPool3d(AvgPool2d):
+    """3-D average pooling over ``(N, C, D, H, W)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ops.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                              self.count_include_pad, self.divisor_override)
+
+
 class _AdaptivePool(Module):
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__()
@@ -129,6 +146,16 @@ class AdaptiveAvgPool2d(_AdaptivePool):
         return ops.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePool):
+    """Average pooling to a fixed ``(D, H, W)`` (``None`` keeps that input size)."""
+
+    def __init__(self, output_size: Any) -> None:
+        super().__init__(output_size)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return ops.adaptive_avg_pool3d(input, self.output_size)
+
+
 class AdaptiveMaxPool1d(_AdaptivePool):
     """Max pooling to a fixed length."""
 
@@ -141,3 +168,10 @@ class AdaptiveMaxPool2d(_AdaptivePool):
 
     def forward(self, input: Tensor) -> Any:
         return ops.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptivePool):
+    """Max pooling to a fixed ``(D, H, W)``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return ops.adaptive_max_pool3d(input, self.output_size, self.return_indices)

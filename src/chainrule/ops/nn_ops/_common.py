@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 
 __all__ = [
     "ntuple", "scalar_name", "check_reduction", "reduce_array", "reduction_count", "size_list",
-    "check_same_dtype", "accumulation_dtype", "empty_like_layout",
+    "check_same_dtype", "accumulation_dtype", "empty_like_layout", "cascade_sum",
 ]
 
 _SCALAR_NAMES = {
@@ -115,3 +115,45 @@ def empty_like_layout(x: np.ndarray, dtype: Any = None) -> np.ndarray:
     outer_first = perm[::-1]
     dense = np.empty(tuple(shape[d] for d in outer_first), dtype or x.dtype)
     return dense.transpose(np.argsort(outer_first))
+
+
+def cascade_sum(values: np.ndarray, index: np.ndarray, numiter: int) -> np.ndarray:
+    """The sum of ``values`` (1-D, in their own dtype, rounded at every addition) in the order
+    of PyTorch's cascade summation (its nll_loss kernels): eight partial sums; ``values[k]``,
+    met at step ``index[k]`` of ``numiter`` (steps skipped for ignored targets have no value),
+    is added to the first; after a step that is a multiple of ``16 ** (j + 1)`` (more for very
+    long loops) partial sum ``j`` is added to partial sum ``j + 1`` and cleared; at the end the
+    partial sums are added in order. Each level's groups are summed column by column, so the
+    loops run over group widths (16), not over the values."""
+    levels = 8
+    dtype = values.dtype
+    power = max(4, (int(numiter - 1).bit_length() if numiter > 1 else 0) // levels)
+    step = 1 << power
+    partial = [np.zeros((), dtype) for _ in range(levels)]
+    vals, idx = values, np.asarray(index, np.int64)
+    for level in range(levels - 1):
+        if not vals.size:
+            break
+        # A group ends after each value whose step is a multiple of step ** (level + 1).
+        ends = idx % (step ** (level + 1)) == 0
+        group = np.concatenate(([0], np.cumsum(ends[:-1])))
+        n_groups = int(group[-1]) + 1
+        first = np.searchsorted(group, np.arange(n_groups))
+        position = np.arange(vals.size) - first[group]
+        table = np.zeros((n_groups, int(position.max()) + 1), dtype)
+        table[group, position] = vals
+        sums = np.zeros(n_groups, dtype)
+        for column in table.T:
+            sums = sums + column
+        complete = n_groups if ends[-1] else n_groups - 1
+        if complete < n_groups:
+            partial[level] = sums[-1]
+        vals, idx = sums[:complete], idx[ends]
+    top = partial[levels - 1]
+    for v in vals:  # the last level keeps everything it receives
+        top = top + v
+    partial[levels - 1] = top
+    total = np.zeros((), dtype)
+    for v in partial:
+        total = total + v
+    return np.asarray(total, dtype)

@@ -109,7 +109,13 @@ def _conv_input_adjoint(grad: np.ndarray, weight: np.ndarray, input_size: Sequen
     spatial = grad.shape[2:]
     g = np.ascontiguousarray(grad).reshape(n, groups, out_channels // groups, -1)
     w_t = weight.reshape(groups, out_channels // groups, -1).transpose(0, 2, 1)
-    cols = np.matmul(w_t, g).reshape((n, groups * cg) + tuple(kernel) + tuple(spatial))
+    if grad.dtype == np.float16:
+        # PyTorch's float16 kernel: a float32-accumulated product rounded to float16, then
+        # col2im adding in float16, kernel offset after kernel offset.
+        cols = np.matmul(w_t.astype(np.float32), g.astype(np.float32)).astype(np.float16)
+    else:
+        cols = np.matmul(w_t, g)
+    cols = cols.reshape((n, groups * cg) + tuple(kernel) + tuple(spatial))
     out = np.zeros((n, groups * cg) + tuple(input_size), grad.dtype)
     for offset in itertools.product(*(range(k) for k in kernel)):
         source = []
@@ -139,6 +145,15 @@ def _conv_weight_adjoint(x: np.ndarray, grad: np.ndarray, weight_size: Sequence[
     kernel = weight_size[2:]
     cols, _ = _columns(x, kernel, stride, padding, dilation, groups, grad.shape[2:])
     g = np.ascontiguousarray(grad).reshape(n, groups, out_channels // groups, -1)
+    if grad.dtype == np.float16:
+        # PyTorch's float16 kernel: one float32-accumulated product per sample, added into
+        # the float16 gradient sample after sample (each sum rounded to float16).
+        per_sample = np.matmul(g.astype(np.float32), cols.transpose(0, 1, 3, 2).astype(
+            np.float32))
+        total = np.zeros(per_sample.shape[1:], np.float16)
+        for sample in per_sample:
+            total = (total.astype(np.float32) + sample).astype(np.float16)
+        return total.reshape(tuple(weight_size))
     per_sample = np.matmul(g, cols.transpose(0, 1, 3, 2))  # (N, g, O/g, Cg*K)
     return per_sample.sum(axis=0).reshape(tuple(weight_size))
 
@@ -163,15 +178,19 @@ def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1
     """N-d convolution (or transposed convolution) of ``input`` with ``weight``, plus ``bias``."""
     d = weight.ndim - 2
     stride, padding, dilation = ntuple(stride, d), ntuple(padding, d), ntuple(dilation, d)
+    dtype = input.dtype
     if transposed:
         size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding, dilation,
                                 ntuple(output_padding, d))
         out = _conv_input_adjoint(input, weight, size, stride, padding, dilation, groups)
+    elif dtype == np.float16:  # accumulated in float32, the bias added before rounding once
+        out = _conv_forward(input.astype(np.float32), weight.astype(np.float32), stride,
+                            padding, dilation, groups)
     else:
         out = _conv_forward(input, weight, stride, padding, dilation, groups)
     if bias is not None:
         out += bias.reshape((-1,) + (1,) * d)
-    return out
+    return out.astype(dtype, copy=False)
 
 
 def _crop(F: Any, g: Any, shape: Sequence[int]) -> Any:

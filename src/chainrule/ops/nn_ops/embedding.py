@@ -15,34 +15,58 @@ from ._common import scalar_name
 __all__ = ["embedding", "embedding_backward"]
 
 
-@op("EmbeddingBackward0", inputs=("weight",), tensor_params=("indices", "scale"))
-def _embedding(weight, indices, scale=None):
-    """Rows of ``weight`` at ``indices``. ``scale`` (per index, or None) only shapes the
-    gradient: 0 at ``padding_idx``, ``1 / count`` with ``scale_grad_by_freq``."""
+@op("EmbeddingBackward0", inputs=("weight",), tensor_params=("indices",))
+def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
+    """Rows of ``weight`` at ``indices``. ``padding_idx`` (its row gets no gradient; -1 for
+    none) and ``scale_grad_by_freq`` only shape the gradient. As PyTorch's node, it saves the
+    indices (and the weight's first size)."""
     return np.take(weight, indices, axis=0)
 
 
 @_embedding.derivative("weight")
-def _(F, grad, weight_shape, indices, scale):
-    return F.embedding_backward(grad, indices, weight_shape[0], scale)
+def _(F, grad, weight_shape, indices, padding_idx, scale_grad_by_freq):
+    return F.embedding_backward(grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)
 
 
-@op("EmbeddingBackwardBackward0", inputs=("grad",), tensor_params=("indices", "scale"))
-def embedding_backward(grad, indices, num_weights, scale=None):
-    """Rows of ``grad`` (times ``scale``) added into a ``(num_weights, dim)`` zero matrix."""
+@op("EmbeddingDenseBackwardBackward0", inputs=("grad",), tensor_params=("indices",))
+def embedding_backward(grad, indices, num_weights, padding_idx=-1, scale_grad_by_freq=False):
+    """Rows of ``grad`` added into a ``(num_weights, dim)`` zero matrix at ``indices``, in
+    order (PyTorch's ``embedding_dense_backward``): none at ``padding_idx``, each divided by
+    how often its index occurs with ``scale_grad_by_freq``."""
     dim = grad.shape[-1]
+    flat = indices.reshape(-1)
     rows = grad.reshape(-1, dim)
-    if scale is not None:
-        rows = rows * scale.reshape(-1, 1)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat, minlength=num_weights)
+        rows = rows / counts[flat].astype(grad.dtype).reshape(-1, 1)
+    if padding_idx >= 0:
+        rows = np.where((flat == padding_idx)[:, None], 0, rows).astype(grad.dtype, copy=False)
     out = np.zeros((num_weights, dim), grad.dtype)
-    np.add.at(out, indices.reshape(-1), rows)
+    np.add.at(out, flat, rows)
     return out
 
 
 @embedding_backward.derivative("grad")
-def _(F, grad, indices, scale):
-    rows = F.embedding(grad, indices, None)
-    return rows if scale is None else rows * F.unsqueeze(scale, -1)
+def _(F, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    # The rows of ``grad`` at ``indices``, scaled as the first derivative scales them.
+    # PyTorch's embedding_dense_double_backward drops the 1/count of scale_grad_by_freq, which
+    # is not the derivative (tests/test_op_sweep_double_backward.py checks ours numerically).
+    rows = F.embedding(grad, indices)
+    if padding_idx < 0 and not scale_grad_by_freq:
+        return rows
+    flat = _array(indices)
+    factor = np.ones(flat.shape, _array(grad).dtype)
+    if scale_grad_by_freq:
+        counts = np.bincount(flat.reshape(-1), minlength=num_weights)
+        factor = factor / counts[flat]
+    if padding_idx >= 0:
+        factor[flat == padding_idx] = 0
+    factor = factor.astype(_array(grad).dtype)[..., None]
+    return rows * (factor if type(rows) is np.ndarray else wrap(factor))
+
+
+def _array(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
@@ -73,17 +97,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,
             padding_idx += num_weights
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
-    scale = None
-    if padding_idx is not None or scale_grad_by_freq:
-        flat = idx.reshape(-1)
-        factor = np.ones(flat.shape, weight._data.dtype)
-        if scale_grad_by_freq:
-            counts = np.bincount(flat, minlength=num_weights)
-            factor = factor / counts[flat]
-        if padding_idx is not None:
-            factor[flat == padding_idx] = 0
-        scale = wrap(factor.astype(weight._data.dtype, copy=False).reshape(idx.shape))
-    return _embedding(weight, input, scale)
+    return _embedding(weight, input, -1 if padding_idx is None else padding_idx,
+                      bool(scale_grad_by_freq))
 
 
 def _renorm_rows(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: float) -> None:

@@ -16,12 +16,13 @@ from .._registry import op
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
 from ..activation import log_softmax
 from ..indexing import masked_fill
+from ..pointwise import _is_half, _to_half, _to_single, exp, neg, xlogy
 from ..pointwise import abs as abs_
-from ..pointwise import exp, neg, xlogy
 from ..reduction import mean, sum
 from ..shape import expand, view
 from ._common import (
     accumulation_dtype,
+    cascade_sum,
     check_reduction,
     reduce_array,
     reduction_count,
@@ -101,89 +102,168 @@ def _(F, grad, other):
 
 # ----------------------------------------------------------------------------------------------
 # Negative log-likelihood
+#
+# As PyTorch's node, NllLossBackward0 saves ``self`` (its backward reads only the shape),
+# ``target``, ``weight`` and the output ``total_weight``. Its backward is an op of its own,
+# ``nll_loss_backward``, whose derivative with respect to the incoming gradient is the loss
+# again, with the total weight recomputed from ``target`` and ``weight`` (PyTorch's formula).
 
 
-def _nll_forward(self, target, valid, weight, total_weight, reduction):
-    """``-self[n, target[n], ...] * weight[n, ...]``; ignored targets (``valid`` False) give 0
-    (+0, as PyTorch writes nothing there)."""
-    if self.ndim == 1:
-        picked = self[target]
-    elif self.ndim == 2:
-        picked = self[np.arange(self.shape[0]), target]
-    else:
-        picked = np.take_along_axis(self, np.expand_dims(target, 1), axis=1)[:, 0]
-    losses = -picked * weight
-    if valid is not None:
-        losses = np.where(valid, losses, 0).astype(self.dtype, copy=False)
-    if reduction == "none":
-        return losses
-    total = losses.sum(dtype=self.dtype)
-    if reduction == "sum":
-        return np.asarray(total)
-    return np.asarray(total / total_weight, dtype=self.dtype)
+def _nll_kept(target: np.ndarray, ignore_index: int, classes: int) -> tuple[np.ndarray, Any]:
+    """Targets with ignored entries at 0, and the mask of kept ones (None when all are)."""
+    kept = target != ignore_index
+    if kept.all():
+        return target.astype(np.int64, copy=False), None
+    return np.where(kept, target, 0).astype(np.int64, copy=False), kept
 
 
-def _nll_backward(F: Any, grad: Any, self_shape: tuple[int, ...], target: Any, valid: Any,
-                  weight: Any, total_weight: Any, reduction: str) -> Any:
-    # PyTorch's kernel: ``weight * -(grad / total_weight)`` at each target that is not ignored,
-    # nothing (+0) at ignored ones. A zero total weight over kept targets (all weights 0) gives
-    # nan there, as in PyTorch; when every target is ignored the gradient is all zeros.
-    values = weight * -(grad / total_weight if reduction == "mean" else grad)
-    if valid is not None:
-        values = F.where(valid, values, 0.0)
-    if len(self_shape) == 1:
-        return F.scatter_along(F.reshape(values, (1,)), self_shape, 0, F.reshape(target, (1,)))
-    return F.scatter_along(F.unsqueeze(values, 1), self_shape, 1, F.unsqueeze(target, 1))
-
-
-# ``target`` here has ignored entries replaced by 0, ``valid`` marks the targets that are not
-# ignored (None when none is) and ``weight`` is per element (0 where the target is ignored), all
-# prepared by ``nll_loss``, which also sums ``total_weight``.
-_NLL_TENSORS = ("target", "valid", "weight", "total_weight")
-
-
-@op("NllLossBackward0", tensor_params=_NLL_TENSORS)
-def _nll_loss(self, target, valid, weight, total_weight, reduction):
-    return _nll_forward(self, target, valid, weight, total_weight, reduction)
-
-
-@_nll_loss.derivative("self")
-def _(F, grad, self_shape, target, valid, weight, total_weight, reduction):
-    return _nll_backward(F, grad, self_shape, target, valid, weight, total_weight, reduction)
-
-
-@op("NllLoss2DBackward0", tensor_params=_NLL_TENSORS)
-def _nll_loss2d(self, target, valid, weight, total_weight, reduction):
-    return _nll_forward(self, target, valid, weight, total_weight, reduction)
-
-
-@_nll_loss2d.derivative("self")
-def _(F, grad, self_shape, target, valid, weight, total_weight, reduction):
-    return _nll_backward(F, grad, self_shape, target, valid, weight, total_weight, reduction)
-
-
-def _nll_prepare(x: np.ndarray, target: np.ndarray, weight: Tensor | None,
-                 ignore_index: int) -> tuple[Tensor, Tensor | None, Tensor, Tensor]:
-    """Targets with ignored entries at 0, the mask of kept targets (None if all are kept),
-    per-element weights, and their total."""
-    classes = x.shape[0] if x.ndim == 1 else x.shape[1]
-    valid = target != ignore_index
-    all_valid = bool(valid.all())
-    in_range = (target >= 0) & (target < classes)
-    if not (in_range.all() if all_valid else (in_range | ~valid).all()):
-        bad = valid & ~in_range
-        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
-    if all_valid:  # the common case: no ignored targets
-        safe = target.astype(np.int64, copy=False)
-    else:
-        safe = np.where(valid, target, 0).astype(np.int64, copy=False)
+def _nll_element_weights(target: np.ndarray, weight: np.ndarray | None, ignore_index: int,
+                         dtype: np.dtype) -> tuple[np.ndarray, np.ndarray, Any]:
+    """Safe targets, the weight of each element (0 where ignored) and the kept mask."""
+    safe, kept = _nll_kept(target, ignore_index, 0)
     if weight is None:
-        per_element = valid.astype(x.dtype)
+        w = np.ones(safe.shape, dtype) if kept is None else kept.astype(dtype)
     else:
-        per_element = np.where(valid, weight._data.astype(x.dtype, copy=False)[safe], 0)
-        per_element = per_element.astype(x.dtype, copy=False)
-    total = np.asarray(per_element.sum(dtype=x.dtype))
-    return wrap(safe), None if all_valid else wrap(valid), wrap(per_element), wrap(total)
+        w = weight.astype(dtype, copy=False)[safe]
+        if kept is not None:
+            w = np.where(kept, w, 0).astype(dtype, copy=False)
+    return safe, w, kept
+
+
+def _nll_total_weight(target: np.ndarray, weight: np.ndarray | None, ignore_index: int,
+                      reduction: str, dtype: np.dtype) -> np.ndarray:
+    """PyTorch's ``total_weight`` output: the summed weights of the kept targets (their count
+    without weights; summed as its kernel sums them), 0 for 'none' on a batch."""
+    if reduction == "none" and target.ndim:
+        return np.zeros((), dtype)
+    flat = target.reshape(-1)
+    safe, kept = _nll_kept(flat, ignore_index, 0)
+    if weight is None:
+        return np.asarray(flat.size if kept is None else int(kept.sum()), dtype)
+    index = np.arange(flat.size) if kept is None else np.flatnonzero(kept)
+    return cascade_sum(weight.astype(dtype, copy=False)[safe[index]], index, flat.size)
+
+
+def _nll_picked(self: np.ndarray, safe: np.ndarray) -> np.ndarray:
+    """``self[n, target[n], ...]``."""
+    if self.ndim == 1:
+        return self[safe]
+    if self.ndim == 2:
+        return self[np.arange(self.shape[0]), safe]
+    return np.take_along_axis(self, np.expand_dims(safe, 1), axis=1)[:, 0]
+
+
+def _nll_forward(self, target, weight, reduction, ignore_index, total_weight):
+    """``-self[n, target[n], ...] * weight[target[n]]``, 0 (+0) at ignored targets; summed as
+    PyTorch's kernel sums (its cascade, in the input's dtype) and divided by ``total_weight``
+    for 'mean'."""
+    safe, w, kept = _nll_element_weights(target, weight, ignore_index, self.dtype)
+    picked = _nll_picked(self, safe)
+    if reduction == "none":
+        losses = -picked * w if weight is not None else -picked
+        if kept is not None:
+            losses = np.where(kept, losses, 0)
+        out = np.empty(losses.shape, self.dtype)  # a new row-major tensor, as PyTorch's
+        out[...] = losses
+        return out
+    flat = picked.reshape(-1)
+    if weight is not None:
+        flat = flat * w.reshape(-1)
+    index = np.arange(flat.size)
+    if kept is not None:
+        index = np.flatnonzero(kept.reshape(-1))
+        flat = flat[index]
+    total = cascade_sum(-flat, index, safe.size)
+    if reduction == "sum":
+        return total
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(total / total_weight, dtype=self.dtype)
+
+
+def _nll_backward_forward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    """PyTorch's ``nll_loss_backward`` kernel: ``weight[t] * -(grad / total_weight)`` ('mean'),
+    ``weight[t] * -grad`` otherwise, at each kept target; zeros elsewhere (also everywhere
+    when every target is ignored, whatever the total weight)."""
+    safe, w, kept = _nll_element_weights(target, weight, ignore_index, self.dtype)
+    if reduction == "mean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = -(grad / total_weight)
+    else:
+        values = -grad
+    if weight is not None:
+        values = w * values
+    values = np.broadcast_to(np.asarray(values, self.dtype), safe.shape)
+    if kept is not None:
+        values = np.where(kept, values, 0).astype(self.dtype, copy=False)
+    out = np.zeros(self.shape, self.dtype)
+    if self.ndim == 1:
+        out[safe] = values
+    else:
+        np.put_along_axis(out, np.expand_dims(safe, 1), np.expand_dims(values, 1), axis=1)
+    return out
+
+
+def _declare_nll(node: str, name: str) -> tuple[Any, Any]:
+    """The loss op (named ``node``) and its backward op, whose derivatives are PyTorch's."""
+
+    def forward(self, target, weight, reduction, ignore_index, total_weight):
+        return _nll_forward(self, target, weight, reduction, ignore_index, total_weight)
+
+    forward.__name__ = name
+    loss_op = op(node, tensor_params=("target", "weight"), saved_outputs=("total_weight",))(
+        forward)
+
+    def backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+        return _nll_backward_forward(grad, self, target, weight, reduction, ignore_index,
+                                     total_weight)
+
+    backward.__name__ = name + "_backward"
+    backward_op = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad", "self"),
+                     tensor_params=("target", "weight", "total_weight"))(backward)
+
+    @loss_op.derivative("self")
+    def _(F, grad, self, target, weight, reduction, ignore_index, total_weight):
+        return getattr(F, name + "_backward")(grad, self, target, weight, reduction,
+                                              ignore_index, total_weight)
+
+    @backward_op.derivative("grad")
+    def _(F, grad, target, weight, reduction, ignore_index):
+        data = _array(grad)
+        total = _nll_total_weight(_array(target), None if weight is None else _array(weight),
+                                  ignore_index, reduction, data.dtype)
+        if type(grad) is not np.ndarray:
+            total = wrap(total)
+        return getattr(F, name)(grad, target, weight, reduction, ignore_index, total)
+
+    @backward_op.derivative("self")
+    def _(F, grad):
+        return F.zeros_like(grad)
+
+    return loss_op, backward_op
+
+
+def _array(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
+_nll_loss, _nll_loss_backward = _declare_nll("NllLossBackward0", "nll_loss_forward")
+_nll_loss2d, _nll_loss2d_backward = _declare_nll("NllLoss2DBackward0", "nll_loss2d_forward")
+
+
+def _nll_check_targets(x: np.ndarray, target: np.ndarray, ignore_index: int) -> None:
+    classes = x.shape[0] if x.ndim == 1 else x.shape[1]
+    bad = (target != ignore_index) & ((target < 0) | (target >= classes))
+    if bad.any():
+        raise IndexError(f"Target {int(target[bad].reshape(-1)[0])} is out of bounds.")
+
+
+def _nll_apply(loss_op: Any, input: Tensor, target: Tensor, weight: Tensor | None,
+               reduction: str, ignore_index: int) -> Tensor:
+    x, t = input._data, target._data
+    _nll_check_targets(x, t, ignore_index)
+    w = None if weight is None else weight._data
+    total = wrap(_nll_total_weight(t, w, ignore_index, reduction, x.dtype))
+    return loss_op(input, target, weight, reduction, ignore_index, total)
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -215,21 +295,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
     if x.ndim <= 2:
         if t.ndim > 1 or (x.ndim == 1 and t.ndim != 0):
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-        prepared = _nll_prepare(x, t, weight, ignore_index)
-        return _nll_loss(input, *prepared, reduction)
+        return _nll_apply(_nll_loss, input, target, weight, reduction, ignore_index)
     if tuple(t.shape[1:]) != tuple(x.shape[2:]):
         expected = (x.shape[0],) + tuple(x.shape[2:])
         raise RuntimeError(
             f"Expected target size {size_list(expected)}, got {size_list(t.shape)}"
         )
     if x.ndim == 4:
-        return _nll_loss2d(input, *_nll_prepare(x, t, weight, ignore_index), reduction)
-    # PyTorch views 3-D and 5-D+ inputs as (N, C, 1, -1) and runs the 2-D loss.
+        return _nll_apply(_nll_loss2d, input, target, weight, reduction, ignore_index)
+    # PyTorch views 3-D and 5-D+ inputs as (N, C, 1, -1) (contiguous first) and runs the
+    # 2-D loss.
+    from ..copying import contiguous
+
     n, c = x.shape[:2]
-    folded = view(input, (n, c, 1, -1))
-    folded_target = t.reshape(n, 1, -1)
-    out = _nll_loss2d(folded, *_nll_prepare(folded._data, folded_target, weight, ignore_index),
-                      reduction)
+    folded = view(contiguous(input), (n, c, 1, -1)) if x.size else input
+    folded_target = view(contiguous(target), (n, 1, -1)) if t.size else target
+    out = _nll_apply(_nll_loss2d, folded, folded_target, weight, reduction, ignore_index)
     if reduction == "none":
         return view(out, (n,) + tuple(x.shape[2:]))
     return out
@@ -433,19 +514,30 @@ def _smooth_l1_loss(self, target, reduction, beta):
     return reduce_array(loss, reduction)
 
 
-def _smooth_l1_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, beta: float) -> Any:
-    # |x| >= beta picks the sign, anything else (NaN included) x / beta, as PyTorch's kernel.
-    return _norm(shape, reduction) * F.where(F.abs(diff) >= beta, F.sign(diff), diff / beta) * grad
+def _smooth_l1_grad(F: Any, grad: Any, input: Any, target: Any, reduction: str,
+                    beta: float) -> Any:
+    """PyTorch's ``smooth_l1_backward`` with ``x = input - target``: its vectorised kernel,
+    ``deriv * norm * grad`` (``deriv``: the sign where ``|x| >= beta``, else ``x / beta``, NaN
+    included); for float16 its reduced-precision kernel, in float32 rounded once:
+    ``norm * x * grad / beta`` inside the band, ``+-norm * grad`` outside."""
+    norm = _norm(input.shape, reduction)
+    if _is_half(grad):
+        g = _to_single(grad)
+        x = _to_single(input) - _to_single(target)
+        inside = norm * x * g / beta
+        return _to_half(F.where(x <= -beta, -norm * g, F.where(x >= beta, norm * g, inside)))
+    x = input - target
+    return F.where(F.abs(x) >= beta, F.sign(x), x / beta) * norm * grad
 
 
 @_smooth_l1_loss.derivative("self")
 def _(F, grad, self, target, reduction, beta):
-    return _smooth_l1_grad(F, grad, self - target, self.shape, reduction, beta)
+    return _smooth_l1_grad(F, grad, self, target, reduction, beta)
 
 
 @_smooth_l1_loss.derivative("target")
 def _(F, grad, self, target, reduction, beta):
-    return _smooth_l1_grad(F, grad, target - self, self.shape, reduction, beta)
+    return _smooth_l1_grad(F, grad, target, self, reduction, beta)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -477,6 +569,10 @@ def _huber_loss(self, target, reduction, delta):
 
 
 def _huber_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, delta: float) -> Any:
+    """PyTorch's vectorised ``huber_backward``: ``norm * clamp(x, -delta, delta) * grad``.
+    (Its scalar loop, run on the elements past the last full pair of vectors, multiplies in
+    another order outside the band: those can be an ulp off; where they are depends on the
+    machine's vector width.)"""
     return _norm(shape, reduction) * F.clamp(diff, -delta, delta) * grad
 
 
@@ -513,7 +609,8 @@ def _check_delta(delta: float) -> None:
 # ----------------------------------------------------------------------------------------------
 # Binary cross-entropy and KL divergence
 
-_EPSILON = 1e-12
+# PyTorch's kernel clamps with a float constant (1e-12 rounded to float32), in every dtype.
+_EPSILON = float(np.float32(1e-12))
 
 
 @op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",))
@@ -545,10 +642,62 @@ def _check_probabilities(x: np.ndarray, target: np.ndarray) -> None:
 
 @_binary_cross_entropy.derivative("self")
 def _(F, grad, self, target, weight, reduction):
-    g = grad * (self - target) / F.clamp((1 - self) * self, _EPSILON, None)
+    return F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+
+
+# PyTorch's BinaryCrossEntropyBackward0 computes the input's gradient with the op below, whose
+# own derivatives (the second order) are PyTorch's formulas, not the derivative of the kernel's.
+
+
+@op("BinaryCrossEntropyBackwardBackward0", inputs=("grad_output", "self", "target"),
+    tensor_params=("weight",))
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    """PyTorch's kernel: ``grad * (x - t) / max((1 - x) * x, eps)``, times the weight, over
+    the number of elements for 'mean'."""
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        g = grad_output * (self - target) / np.maximum((1 - self) * self,
+                                                       np.asarray(_EPSILON, self.dtype))
+        if weight is not None:
+            g = g * weight
+        if reduction == "mean":
+            g = g / np.asarray(self.size, self.dtype)
+    return np.asarray(g, self.dtype)
+
+
+# Its derivatives are PyTorch's (FunctionsManual.cpp: binary_cross_entropy_double_backward
+# and its _grad_output and _target variants), with their eps = 1e-12 where they put it.
+_EPS_2 = 1e-12
+
+
+def _bce_weighted(g: Any, weight: Any, reduction: str, shape: Any) -> Any:
     if weight is not None:
         g = g * weight
-    return g / reduction_count(self.shape, reduction) if reduction == "mean" else g
+    return g / math.prod(shape) if reduction == "mean" else g
+
+
+@binary_cross_entropy_backward.derivative("grad_output")
+def _(F, grad, self, target, weight, reduction):
+    ggo = (self - target) / ((self + _EPS_2) * (1 - self + _EPS_2)) * grad
+    if weight is not None:
+        ggo = ggo * weight
+    if reduction == "none":
+        return ggo
+    total = F.sum(ggo, tuple(range(len(self.shape))), False)
+    return total / math.prod(self.shape) if reduction == "mean" else total
+
+
+@binary_cross_entropy_backward.derivative("self")
+def _(F, grad, grad_output, self, target, weight, reduction):
+    numerator = self * self - 2 * self * target + target
+    denominator = (self + _EPS_2) * (self + _EPS_2) * ((1 - self + _EPS_2) * (1 - self + _EPS_2))
+    return _bce_weighted(numerator / denominator * (grad * grad_output), weight, reduction,
+                         self.shape)
+
+
+@binary_cross_entropy_backward.derivative("target")
+def _(F, grad, grad_output, self, weight, reduction):
+    denominator = F.clamp((1 - self) * self, _EPS_2, None)
+    return _bce_weighted(-grad * grad_output / denominator, weight, reduction, self.shape)
 
 
 @_binary_cross_entropy.derivative("target")
@@ -618,4 +767,10 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
     return loss
 
 
-PRIMITIVES: dict[str, Any] = {}
+PRIMITIVES: dict[str, Any] = {
+    "binary_cross_entropy_backward": binary_cross_entropy_backward,
+    "nll_loss_forward": _nll_loss,
+    "nll_loss_forward_backward": _nll_loss_backward,
+    "nll_loss2d_forward": _nll_loss2d,
+    "nll_loss2d_forward_backward": _nll_loss2d_backward,
+}

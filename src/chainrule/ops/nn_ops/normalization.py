@@ -14,6 +14,8 @@ In evaluation mode batch norm uses the running statistics, constants: ``dx = g *
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -24,8 +26,15 @@ from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
 from .._registry import op
 from ..inplace import bump_version
-from ..pointwise import derivative_in_float32, half_in_float32
-from ._common import size_list
+from ..pointwise import (
+    _is_half,
+    _to_half,
+    _to_single,
+    derivative_in_float32,
+    half_in_float32,
+)
+from ._common import accumulation_dtype, scalar_name, size_list
+from .pooling import _channels_last, _laid_out
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
 
@@ -99,6 +108,37 @@ def _numpy() -> Any:
     return _opnode.NUMPY_NS
 
 
+def _exact_statistics_in_float16(recompute: Any) -> Any:
+    """Decorate a normalisation's derivative that reads its saved statistics ``result1`` and
+    ``result2``: with a float16 gradient it runs in float32 (rounded to float16 once) with the
+    statistics recomputed in float32 from the input by ``recompute(arguments)`` (a dict of the
+    derivative's arguments, the input as a float32 array), instead of the saved ones, which
+    PyTorch keeps in float16: its float16 backward kernels read those and land hundreds of
+    ulps off the exact gradient (tests/test_numerics_reductions.py ``test_half_against_exact``).
+    """
+
+    def decorate(derivative: Any) -> Any:
+        names = list(inspect.signature(derivative).parameters)[2:]
+        first, second = names.index("result1"), names.index("result2")
+
+        @functools.wraps(derivative)
+        def run(F: Any, grad: Any, *args: Any) -> Any:
+            if not _is_half(grad):
+                return derivative(F, grad, *args)
+            values = [_to_single(a) for a in args]
+            named = dict(zip(names, values, strict=True))
+            named["input"] = _array(named["input"])
+            stats = recompute(named)
+            if stats is not None:
+                recorded = type(grad) is not np.ndarray
+                values[first], values[second] = (wrap(v) if recorded else v for v in stats)
+            return _to_half(derivative(F, _to_single(grad), *values))
+
+        return run
+
+    return decorate
+
+
 def _normalised_grad(F: Any, g: Any, xhat: Any, invstd: Any, dims: tuple[int, ...],
                      count: int) -> Any:
     mean_g = F.sum(g, dims, True) / count
@@ -117,68 +157,288 @@ def _batch_dims(ndim: int) -> tuple[int, ...]:
 
 # ----------------------------------------------------------------------------------------------
 # Batch norm
+#
+# As PyTorch's CPU kernels (batch_norm_kernel.cpp): the statistics are kept in the parameters'
+# dtype (``param``: the input's, or float32 for a float16 input whose weight or running
+# statistics are float32); the output is ``x * alpha + beta`` with ``alpha = invstd * weight``
+# and ``beta = bias - mean * alpha`` per channel, each a fused multiply-add rounded once to the
+# compute dtype (float32 for float16). NativeBatchNormBackward0 saves the input, weight, running
+# statistics and the outputs ``result1``/``result2`` (the batch mean and inverse standard
+# deviation; empty in evaluation mode), and its backward reads them.
+
+
+def _fma(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
+    """``a * b + c`` rounded once to ``dtype`` (float32 or narrower; computed in float64, whose
+    product of two float32 values is exact), as a fused multiply-add."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        exact = np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)
+    return exact.astype(dtype)
+
+
+def _compute_dtype(dtype: np.dtype) -> np.dtype:
+    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+
+
+def _batch_norm_terms(mean: np.ndarray, invstd: np.ndarray, weight: np.ndarray | None,
+                      bias: np.ndarray | None, work: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's per-channel ``alpha = invstd * weight``, ``beta = bias - mean * alpha``."""
+    invstd = invstd.astype(work, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        alpha = invstd if weight is None else invstd * weight.astype(work, copy=False)
+        bias = np.zeros((), work) if bias is None else bias.astype(work, copy=False)
+        if work == np.float64:
+            beta = bias - mean * alpha
+        else:
+            beta = _fma(-mean.astype(work, copy=False), alpha, bias, work)
+    return alpha, beta
+
+
+def _eval_invstd(running_var: np.ndarray, eps: float, work: np.dtype) -> np.ndarray:
+    """``1 / sqrt(running_var + eps)`` in the compute dtype, as the kernels compute it."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = running_var.astype(work, copy=False)
+        return np.asarray(1, work) / np.sqrt(var + np.asarray(eps, work))
 
 
 @op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
-    tensor_params=("mean", "invstd"))
-@half_in_float32
-def native_batch_norm(input, weight=None, bias=None, mean=None, invstd=None, training=True,
-                      eps=1e-5):
-    """``(x - mean) * invstd * weight + bias`` with per-channel statistics given."""
+    tensor_params=("running_mean", "running_var"), saved_outputs=("result1", "result2"))
+def native_batch_norm(input, result1, result2, weight=None, bias=None, running_mean=None,
+                      running_var=None, training=True, eps=1e-5, precise=None):
+    """``x * alpha + beta`` per channel (dim 1), from the batch statistics ``result1``,
+    ``result2`` in training, from the running ones otherwise; row-major output unless the input
+    is channels-last."""
+    work = _compute_dtype(input.dtype)
+    if training:
+        mean, invstd = (result1, result2) if precise is None else precise
+    else:
+        mean, invstd = running_mean, _eval_invstd(running_var, eps, work)
     view = _channel_view(input.shape)
-    scale = invstd.reshape(view)
-    if weight is not None:
-        scale = scale * weight.reshape(view)
-    out = (input - mean.reshape(view)) * scale
-    if bias is not None:
-        out += bias.reshape(view)
-    return out.astype(input.dtype, copy=False)
+    channels_last = _channels_last(input)
+    if not (input.flags.c_contiguous or channels_last):
+        # PyTorch's kernel for other layouts: ((x - mean) * invstd) * weight + bias, element
+        # by element in the parameters' dtype.
+        param = mean.dtype
+        with np.errstate(invalid="ignore", over="ignore"):
+            out = (input.astype(param) - mean.reshape(view)) * invstd.astype(param).reshape(view)
+            if weight is not None:
+                out = out * weight.reshape(view)
+            if bias is not None:
+                out = out + bias.reshape(view)
+        return _laid_out(out.astype(input.dtype, copy=False), False)
+    alpha, beta = _batch_norm_terms(mean.astype(work, copy=False), invstd, weight, bias, work)
+    if work == np.float64:
+        out = input * alpha.reshape(view) + beta.reshape(view)
+    else:
+        out = _fma(input, alpha.reshape(view), beta.reshape(view), work)
+    return _laid_out(out.astype(input.dtype, copy=False), channels_last)
 
 
-def _batch_stats(F: Any, input: Any, mean: Any, invstd: Any, eps: float) -> tuple[Any, Any]:
-    """``x - mean`` and ``invstd`` of a training batch norm. Not recorded, from the statistics
-    the forward saved (as PyTorch's backward kernel, whose numbers they are: accumulated in
-    float64); recorded, recomputed with ``F`` so that their own dependence on the input gives
-    the second derivative."""
-    shape = tuple(input.shape)
-    if type(input) is np.ndarray:
-        view = _channel_view(shape)
-        return input - mean.reshape(view), invstd.reshape(view).astype(input.dtype)
-    return _stats(F, input, _batch_dims(len(shape)), math.prod(shape) // shape[1], eps)
+def _batch_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray | None,
+                         mean: np.ndarray, invstd: np.ndarray, training: bool,
+                         want: str) -> np.ndarray:
+    """PyTorch's CPU backward kernel for one of ``input``, ``weight``, ``bias``: per channel
+    ``sum = sum(dy)``, ``dotp = sum((x - mean) * dy)`` (accumulated in float64), then
+    ``dx = (dy - sum / N - (x - mean) * dotp * invstd ** 2 / N) * invstd * w`` (training),
+    ``dx = dy * invstd * w`` (evaluation), ``dweight = dotp * invstd``, ``dbias = sum``."""
+    work = _compute_dtype(x.dtype)
+    dims = _batch_dims(x.ndim)
+    if want == "bias":
+        return np.sum(grad.astype(work, copy=False), axis=dims, dtype=np.float64).astype(
+            grad.dtype)
+    view = _channel_view(x.shape)
+    count = x.size // x.shape[1] if x.shape[1] else 0
+    mean = mean.astype(work, copy=False).reshape(view)
+    invstd = invstd.astype(work, copy=False)
+    dy = grad.astype(work, copy=False)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        centred = x.astype(work, copy=False) - mean
+        if want == "weight" or training:
+            dotp = np.sum(centred * dy, axis=dims, dtype=np.float64).astype(work)
+        if want == "weight":
+            return (dotp * invstd).astype(grad.dtype)
+        if not training:
+            dx = dy * invstd.reshape(view)
+        else:
+            total = np.sum(dy, axis=dims, dtype=np.float64).astype(work)
+            k = (dotp * invstd * invstd / np.asarray(count, work)).reshape(view)
+            grad_mean = (total / np.asarray(count, work)).reshape(view)
+            dx = (dy - grad_mean - centred * k) * invstd.reshape(view)
+        if weight is not None:
+            dx = dx * weight.astype(work, copy=False).reshape(view)
+        return _laid_out(dx.astype(grad.dtype, copy=False), _channels_last(x))
 
 
-@native_batch_norm.derivative("input")
-@derivative_in_float32
-def _(F, grad, input, weight, mean, invstd, training, eps):
-    shape = tuple(input.shape)
-    view = _channel_view(shape)
-    g = grad if weight is None else grad * F.reshape(weight, view)
-    if not training:
-        return g * F.reshape(invstd, view)
-    dims = _batch_dims(len(shape))
-    count = math.prod(shape) // shape[1]
-    centred, inv = _batch_stats(F, input, mean, invstd, eps)
-    return _normalised_grad(F, g, centred * inv, inv, dims, count)
-
-
-@native_batch_norm.derivative("weight")
-@derivative_in_float32
-def _(F, grad, input, mean, invstd, training, eps):
+def _batch_norm_recorded(F: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+                         running_var: Any, result1: Any, result2: Any, training: bool,
+                         eps: float) -> tuple[Any, Any, Any]:
+    """For the recorded backward: ``x - mean`` and ``invstd`` (per-channel views) whose
+    derivatives in ``x`` are PyTorch's double backward's, and the weight view (or None)."""
     shape = tuple(input.shape)
     view = _channel_view(shape)
     dims = _batch_dims(len(shape))
     if training:
-        centred, inv = _batch_stats(F, input, mean, invstd, eps)
-        xhat = centred * inv
+        count = math.prod(shape) // shape[1]
+        mean, invstd = _stats_with_grad(input, F.reshape(result1, view),
+                                        F.reshape(result2, view), dims, count)
     else:
-        xhat = (input - F.reshape(mean, view)) * F.reshape(invstd, view)
-    return F.sum(grad * xhat, dims, False)
+        mean = F.reshape(running_mean, view)
+        invstd = 1 / F.sqrt(F.reshape(running_var, view) + eps)
+    w = None if weight is None else F.reshape(weight, view)
+    return input - mean, invstd, w
+
+
+@native_batch_norm.derivative("input")
+@_exact_statistics_in_float16(lambda args: _batch_recompute(args))
+def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+    if type(input) is np.ndarray:
+        mean, invstd = (result1, result2) if training else (
+            running_mean, _eval_invstd(running_var, eps, _compute_dtype(input.dtype)))
+        return _batch_norm_backward(grad, input, weight, mean, invstd, training, "input")
+    centred, invstd, w = _batch_norm_recorded(F, grad, input, weight, running_mean,
+                                              running_var, result1, result2, training, eps)
+    scale = invstd if w is None else invstd * w
+    if not training:
+        return grad * scale
+    shape = tuple(input.shape)
+    dims = _batch_dims(len(shape))
+    count = math.prod(shape) // shape[1]
+    k = F.sum(centred * grad, dims, True) * (invstd * invstd) / count
+    return (grad - F.sum(grad, dims, True) / count - centred * k) * scale
+
+
+@native_batch_norm.derivative("weight")
+@_exact_statistics_in_float16(lambda args: _batch_recompute(args))
+def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+    if type(input) is np.ndarray:
+        mean, invstd = (result1, result2) if training else (
+            running_mean, _eval_invstd(running_var, eps, _compute_dtype(input.dtype)))
+        return _batch_norm_backward(grad, input, weight, mean, invstd, training, "weight")
+    centred, invstd, _ = _batch_norm_recorded(F, grad, input, weight, running_mean,
+                                              running_var, result1, result2, training, eps)
+    return F.sum(grad * centred * invstd, _batch_dims(len(input.shape)), False)
 
 
 @native_batch_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad):
+def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+    if type(grad) is np.ndarray:
+        return _batch_norm_backward(grad, grad, None, result1, result2, training, "bias")
     return F.sum(grad, _batch_dims(len(grad.shape)), False)
+
+
+def _batch_recompute(args: dict) -> tuple[np.ndarray, np.ndarray] | None:
+    """Float32 batch statistics of the (float32) input, for the float16 backward."""
+    if not args["training"]:
+        return None
+    x = args["input"]
+    mean, invstd = _batch_statistics(x, np.dtype(np.float32), args["eps"])[3:]
+    return mean, invstd
+
+
+def _param_dtype(x: np.ndarray, params: Sequence[Tensor | None]) -> np.dtype:
+    """The dtype PyTorch keeps batch-norm statistics in, checking the parameters' dtypes with
+    its messages (float16 input: float32 parameters are allowed, all or none)."""
+    first = next((t._data.dtype for t in params if t is not None), None)
+    if first is not None and first != x.dtype:  # PyTorch's "mixed type"
+        for t in params:
+            if t is not None and t._data.dtype != np.float32:
+                raise RuntimeError(
+                    "mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if x.dtype != np.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        return np.dtype(np.float32)
+    for t in params:
+        if t is not None and t._data.dtype != x.dtype:
+            raise RuntimeError(
+                f"expected scalar type {scalar_name(x.dtype)} but found "
+                f"{scalar_name(t._data.dtype)}"
+            )
+    return x.dtype
+
+
+def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The batch mean and ``invstd = 1 / sqrt(var + eps)`` (biased) in ``param`` (what PyTorch
+    saves), the sum of squared deviations, the mean and invstd in the compute dtype (what the
+    running statistics are updated from, and what a float16 input is normalised with), as
+    PyTorch's kernel computes them: float32 input summed in float64 (its mean rounded to
+    float32 before the deviations are taken), float16 in float32 (the unrounded mean), float64
+    in float64."""
+    dims = _batch_dims(x.ndim)
+    count = x.size // x.shape[1]
+    view = _channel_view(x.shape)
+    if not (x.flags.c_contiguous or _channels_last(x)):
+        # PyTorch's path for other layouts: the mean reduced in the input's dtype (float32 for
+        # float16), the squared deviations from it averaged in float64 (so a batch
+        # [3e38, 1, 2] has a finite variance, 2e76, whose inverse root is a float32 subnormal,
+        # and [3e38] * 3 an infinite mean).
+        with np.errstate(over="ignore", invalid="ignore"):
+            mean_w = _in_single(x).mean(axis=dims)
+            deviation = x.astype(np.float64) - np.expand_dims(mean_w, dims)
+            var = np.mean(np.square(deviation), axis=dims)
+            precise = (1 / np.sqrt(var + eps)).astype(mean_w.dtype)
+            invstd = (1 / np.sqrt(var + eps)).astype(param)
+        return mean_w.astype(param), invstd, var * count, mean_w, precise
+    with np.errstate(over="ignore", invalid="ignore"):
+        if x.dtype == np.float16:
+            xf = x.astype(np.float32)
+            mean_w = np.sum(xf, axis=dims, dtype=np.float32) / np.float32(count)
+            centred = xf - mean_w.reshape(view)
+            var_sum = np.sum(centred * centred, axis=dims, dtype=np.float32)
+        else:
+            acc = np.float64
+            mean_w = (np.sum(x, axis=dims, dtype=acc) / count).astype(x.dtype)
+            centred = x - mean_w.reshape(view)
+            var_sum = np.sum(centred * centred, axis=dims, dtype=acc)
+        mean = mean_w.astype(param)
+        # The sum of squares stays in float32 for float16 input (PyTorch's accumulate type).
+        var_sum = var_sum.astype(_compute_dtype(param))
+        var = var_sum / np.asarray(count, var_sum.dtype)
+        acc = np.float32 if x.dtype == np.float16 else np.float64
+        precise = (1 / np.sqrt(var.astype(acc) + eps)).astype(mean_w.dtype)
+        invstd = (1 / np.sqrt(var.astype(acc) + eps)).astype(param)
+    return mean, invstd, var_sum, mean_w, precise
+
+
+def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
+                    var_sum: np.ndarray, count: int, momentum: float) -> None:
+    """PyTorch's in-kernel update (no version bump, as PyTorch's): ``m * mean + (1 - m) *
+    running`` with the momentum in the statistics' dtype, the unbiased variance
+    ``var_sum / (count - 1)``."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if running_mean is not None:
+            data = running_mean._data
+            if data.dtype == np.float16:  # in float32, from the float32 mean
+                m32 = np.float32(momentum)
+                data[...] = m32 * mean + (1 - m32) * data.astype(np.float32)
+            else:  # the momentum in the statistics' dtype
+                m = np.asarray(momentum, data.dtype)
+                data[...] = m * mean.astype(data.dtype) + (1 - m) * data
+        if running_var is not None:
+            data = running_var._data
+            if data.dtype == np.float16:  # in float32, from the float32 sum of squares
+                m32 = np.float32(momentum)
+                unbiased = var_sum / np.float32(count - 1)
+                data[...] = m32 * unbiased + (1 - m32) * data.astype(np.float32)
+            else:  # the momentum in the statistics' dtype, the sum in float64
+                m = np.asarray(momentum, data.dtype)
+                unbiased = var_sum.astype(data.dtype) / np.asarray(count - 1, data.dtype)
+                data[...] = (m.astype(np.float64) * unbiased.astype(np.float64)
+                             + ((1 - m) * data).astype(np.float64)).astype(data.dtype)
+
+
+def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
+    """What PyTorch's ``batch_norm`` returns for an input with no elements (before any check):
+    a copy, times the first weight, plus the first bias (so the gradient chain holds), running
+    statistics left as they are (batch statistics of nothing would make them NaN)."""
+    from ..copying import clone
+
+    out = clone(input)
+    if weight is not None:
+        out = out * weight[0]
+    if bias is not None:
+        out = out + bias[0]
+    return out
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
@@ -191,57 +451,52 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     running statistics are used.
     """
     x = input._data
-    if x.ndim < 2:
-        raise ValueError(f"Expected 2D or more input (got {x.ndim}D input)")
-    channels = x.shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var),
-                    ("weight", weight), ("bias", bias)):
-        if t is not None and t._data.size != channels:
-            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
-    dims = _batch_dims(x.ndim)
-    count = x.size // channels if channels else 0
-    if training:
-        if count == 1:
+    if training:  # Python's _verify_batch_size, before anything else
+        if x.ndim == 0:
+            raise IndexError("tuple index out of range")
+        size_prods = math.prod(x.shape[:1] + x.shape[2:])
+        if size_prods == 1:
             raise ValueError(
                 f"Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        # As PyTorch: the mean in the input's dtype (float32 for float16), the squared
-        # deviations from it summed in float64 (so a batch [3e38, 1, 2] has a finite variance,
-        # 2e76, whose inverse root is a float32 subnormal, and [3e38] * 3 an infinite mean);
-        # kept in float32 for float16 input (PyTorch's save_mean).
-        with np.errstate(over="ignore", invalid="ignore"):
-            mean = _in_single(x).mean(axis=dims)
-            deviation = x.astype(np.float64) - np.expand_dims(mean, dims)
-            var = np.mean(np.square(deviation), axis=dims)
-        invstd = 1 / np.sqrt(var + eps)
-        _update_running(running_mean, running_var, mean, var, count, momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        stats_dtype = _in_single(x[:0]).dtype
-        mean = running_mean._data.astype(stats_dtype, copy=True)
-        invstd = 1 / np.sqrt(running_var._data.astype(stats_dtype) + eps)
-    stats_dtype = _in_single(x[:0]).dtype
-    with np.errstate(over="ignore"):
-        mean, invstd = mean.astype(stats_dtype), invstd.astype(stats_dtype)
-    return native_batch_norm(input, weight, bias, wrap(mean.astype(stats_dtype, copy=False)),
-                             wrap(invstd.astype(stats_dtype, copy=False)), bool(training), eps)
-
-
-def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
-                    var: np.ndarray, count: int, momentum: float) -> None:
-    with no_grad():
-        if running_mean is not None:
-            data = running_mean._data
-            data *= 1 - momentum
-            data += momentum * mean
-            bump_version(running_mean)
-        if running_var is not None:
-            data = running_var._data
-            data *= 1 - momentum
-            data += momentum * var * (count / (count - 1))
-            bump_version(running_var)
+    if x.size == 0:
+        return _empty_batch_norm(input, weight, bias)
+    channels = x.shape[1] if x.ndim > 1 else 0
+    for name, t in (("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None:
+            if t._data.size != channels:
+                raise RuntimeError(
+                    f"{name} should contain {channels} elements not {t._data.size}")
+        elif not training:
+            raise RuntimeError(f"{name} must be defined in evaluation mode")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t._data.size != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {t._data.size}")
+    if training and (running_mean is None) != (running_var is None):
+        raise ValueError(
+            "running_mean and running_var must either both be None or neither be None")
+    if x.ndim < 2:
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
+    if x.dtype.kind != "f":
+        raise NotImplementedError(f"\"batch_norm\" not implemented for '{scalar_name(x.dtype)}'")
+    param = _param_dtype(x, (weight, bias, running_mean, running_var))
+    if not training:
+        empty = wrap(np.empty(0, param))
+        return native_batch_norm(input, empty, wrap(np.empty(0, param)), weight, bias,
+                                 running_mean, running_var, False, eps)
+    mean, invstd, var_sum, batch_mean, batch_invstd = _batch_statistics(x, param, eps)
+    # A float16 input is normalised with the float32 statistics (PyTorch's kernel uses the
+    # saved ones, rounded to float16 when the parameters are: hundreds of ulps off the exact
+    # result; see tests/test_nn_batch_norm.py).
+    precise = (batch_mean, batch_invstd) if x.dtype == np.float16 else None
+    out = native_batch_norm(input, wrap(mean), wrap(invstd), weight, bias, running_mean,
+                            running_var, True, eps, precise)
+    # After the op: PyTorch saves (and packs) the running statistics before its kernel
+    # updates them.
+    _update_running(running_mean, running_var, batch_mean, var_sum, x.size // channels,
+                    momentum)
+    return out
 
 
 def instance_norm(input: Tensor, running_mean: Tensor | None = None,
@@ -273,48 +528,145 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
 
 # ----------------------------------------------------------------------------------------------
 # Layer norm
+#
+# As PyTorch: NativeLayerNormBackward0 saves the input, weight and bias and the forward's
+# outputs ``result1`` (the mean) and ``result2`` (the inverse standard deviation), in the
+# input's dtype and shaped ``input.shape[:axis] + (1,) * len(normalized_shape)``, and its
+# backward reads the statistics it saved (``_stats_with_grad`` below for the recorded one).
 
 
-@op("NativeLayerNormBackward0", inputs=("input", "weight", "bias"))
-@half_in_float32
-def native_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the last ``len(normalized_shape)`` dimensions, then scale and shift."""
-    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    centred, invstd = _row_stats(_numpy(), input, dims, math.prod(normalized_shape), eps)
-    out = centred * invstd
-    if weight is not None:
-        out *= weight
-    if bias is not None:
-        out += bias
+def _row_moments(x: np.ndarray, dims: tuple[int, ...], count: int,
+                 eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """The mean and ``1 / sqrt(var + eps)`` (biased variance) over ``dims`` (kept), with
+    :func:`_row_stats`'s care: exact means of constant rows, NaN statistics for rows whose
+    range overflows."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = np.sum(x, axis=dims, keepdims=True) / np.asarray(count, x.dtype)
+        centred = x - mean
+        var = np.sum(centred * centred, axis=dims, keepdims=True) / np.asarray(count, x.dtype)
+        tiny = 4 * np.finfo(x.dtype).eps * np.abs(mean)
+        suspect = (var > 0) & (var <= tiny * tiny)
+        if suspect.any():
+            mean = np.where(suspect, _exact_mean(x, dims, count, mean), mean)
+            centred = x - mean
+            var = np.sum(centred * centred, axis=dims, keepdims=True) / np.asarray(count,
+                                                                                 x.dtype)
+        rstd = 1 / np.sqrt(var + np.asarray(eps, x.dtype))
+        if np.isinf(var).any():
+            high = np.max(x, axis=dims, keepdims=True)
+            low = np.min(x, axis=dims, keepdims=True)
+            overflows = np.isinf(high - low) & np.isfinite(low) & np.isfinite(high)
+            if overflows.any():
+                mean = np.where(overflows, np.nan, mean)
+                rstd = np.where(overflows, np.nan, rstd)
+    return mean.astype(x.dtype, copy=False), rstd.astype(x.dtype, copy=False)
+
+
+def _stats_with_grad(x: Tensor, mean: Tensor, rstd: Tensor, dims: tuple[int, ...],
+                     count: int) -> tuple[Tensor, Tensor]:
+    """The saved statistics, made differentiable in ``x`` as PyTorch's double backward
+    differentiates them: their values are the saved ones, their derivatives
+    ``dmean/dx = 1 / count`` and ``drstd/dx = -rstd ** 3 * (x - mean) / count`` at the saved
+    values (each a recorded term whose value is exactly 0)."""
+    from ..pointwise import mul as _mul
+    from ..reduction import _sum_dim
+
+    m = _sum_dim(x, dims, True) / count
+    saved_mean, saved_rstd = mean.detach(), rstd.detach()
+    mean = mean + (m - m.detach())
+    # sum(((x - mean) * rstd) ** 2) * -rstd / (2 count): its derivative is the one above, and
+    # the normalised deviations cannot overflow where the squared deviations would.
+    scaled = (x - saved_mean) * saved_rstd
+    q = _sum_dim(_mul(scaled, scaled), dims, True) * (-saved_rstd / (2 * count))
+    return mean, rstd + (q - q.detach())
+
+
+def _layer_norm_dims(ndim: int, normalized_shape: Sequence[int]) -> tuple[int, ...]:
+    return tuple(range(ndim - len(normalized_shape), ndim))
+
+
+@op("NativeLayerNormBackward0", inputs=("input", "weight", "bias"),
+    saved_outputs=("result1", "result2"))
+def native_layer_norm(input, normalized_shape, result1, result2, weight=None, bias=None,
+                      eps=1e-5, precise=None):
+    """``(x - mean) * rstd * weight + bias`` over the last ``len(normalized_shape)``
+    dimensions, with the statistics ``result1``, ``result2`` computed by :func:`layer_norm`
+    (``precise``: their float32 values for a float16 input, which PyTorch normalises with
+    before it rounds the saved ones). The result is row-major whatever the input's layout."""
+    mean, rstd = (result1, result2) if precise is None else precise
+    work = mean.dtype
+    x = np.ascontiguousarray(input).astype(work, copy=False)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = (x - mean) * rstd
+        if weight is not None:
+            out *= weight.astype(work, copy=False)
+        if bias is not None:
+            out += bias.astype(work, copy=False)
     return out.astype(input.dtype, copy=False)
 
 
+def _layer_norm_backward(grad: np.ndarray, x: np.ndarray, mean: np.ndarray, rstd: np.ndarray,
+                         weight: np.ndarray | None, dims: tuple[int, ...],
+                         count: int) -> np.ndarray:
+    """PyTorch's CPU kernel (in float32 for float16): with ``g = grad * weight``,
+    ``ds = sum(g * x)``, ``db = sum(g)`` over each row, ``b = (db * mean - ds) * rstd ** 3 / N``,
+    ``c = -b * mean - db * rstd / N``: ``dx = rstd * g + b * x + c``."""
+    work = accumulation_dtype(x.dtype)
+    g = grad.astype(work, copy=False)
+    if weight is not None:
+        g = g * weight.astype(work, copy=False)
+    x = x.astype(work, copy=False)
+    mean, a = mean.astype(work, copy=False), rstd.astype(work, copy=False)
+    scale = np.asarray(1 / count, work)
+    with np.errstate(invalid="ignore", over="ignore"):
+        ds = np.sum(g * x, axis=dims, keepdims=True)
+        db = np.sum(g, axis=dims, keepdims=True)
+        b = (db * mean - ds) * a * a * a * scale
+        c = -b * mean - db * a * scale
+        return (a * g + b * x + c).astype(grad.dtype, copy=False)
+
+
+def _layer_recompute(args: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 row statistics of the (float32) input, for the float16 backward."""
+    x, shape = args["input"], args["normalized_shape"]
+    return _row_moments(x, _layer_norm_dims(x.ndim, shape), math.prod(shape), args["eps"])
+
+
 @native_layer_norm.derivative("input")
-@derivative_in_float32
-def _(F, grad, input, normalized_shape, weight, eps):
-    ndim = len(input.shape)
-    dims = tuple(range(ndim - len(normalized_shape), ndim))
+@_exact_statistics_in_float16(_layer_recompute)
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
+    dims = _layer_norm_dims(len(input.shape), normalized_shape)
     count = math.prod(normalized_shape)
-    centred, inv = _row_stats(F, input, dims, count, eps)
+    if type(input) is np.ndarray:
+        return _layer_norm_backward(grad, input, result1, result2, weight, dims, count)
+    mean, rstd = _stats_with_grad(input, result1, result2, dims, count)
     g = grad if weight is None else grad * weight
-    return _normalised_grad(F, g, centred * inv, inv, dims, count)
+    ds = F.sum(g * input, dims, True)
+    db = F.sum(g, dims, True)
+    b = (db * mean - ds) * (rstd * rstd * rstd) / count
+    c = -b * mean - db * rstd / count
+    return rstd * g + b * input + c
 
 
 @native_layer_norm.derivative("weight")
-@derivative_in_float32
-def _(F, grad, input, normalized_shape, eps):
+@_exact_statistics_in_float16(_layer_recompute)
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     ndim = len(input.shape)
-    k = len(normalized_shape)
-    dims = tuple(range(ndim - k, ndim))
-    centred, inv = _row_stats(F, input, dims, math.prod(normalized_shape), eps)
-    return F.sum(grad * (centred * inv), tuple(range(ndim - k)), False)
+    dims = _layer_norm_dims(ndim, normalized_shape)
+    batch = tuple(range(ndim - len(normalized_shape)))
+    if type(input) is np.ndarray:
+        with np.errstate(invalid="ignore", over="ignore"):
+            return np.sum(grad * ((input - result1) * result2), axis=batch)
+    mean, rstd = _stats_with_grad(input, result1, result2, dims, math.prod(normalized_shape))
+    product = grad * ((input - mean) * rstd)
+    return F.sum(product, batch, False) if batch else product
 
 
 @native_layer_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad, normalized_shape):
-    ndim = len(grad.shape)
-    return F.sum(grad, tuple(range(ndim - len(normalized_shape))), False)
+def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
+    batch = tuple(range(len(grad.shape) - len(normalized_shape)))
+    return F.sum(grad, batch, False) if batch else grad
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -322,7 +674,8 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     """Normalise over the trailing ``normalized_shape`` dimensions of each sample."""
     shape = tuple(int(s) for s in ([normalized_shape] if isinstance(normalized_shape, int)
                                     else normalized_shape))
-    x_shape = input._data.shape
+    x = input._data
+    x_shape = x.shape
     if not shape or x_shape[len(x_shape) - len(shape):] != shape or len(shape) > len(x_shape):
         raise RuntimeError(
             f"Given normalized_shape={list(shape)}, expected input with shape "
@@ -334,7 +687,14 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of "
                 f"shape {size_list(t._data.shape)} and normalized_shape = {size_list(shape)}"
             )
-    return native_layer_norm(input, shape, weight, bias, eps)
+    dims = _layer_norm_dims(x.ndim, shape)
+    mean, rstd = _row_moments(_in_single(x), dims, math.prod(shape), eps)
+    precise = None
+    if x.dtype == np.float16:
+        precise = (mean, rstd)
+        with np.errstate(over="ignore"):
+            mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)
+    return native_layer_norm(input, shape, wrap(mean), wrap(rstd), weight, bias, eps, precise)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -344,17 +704,33 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 @op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"))
 @half_in_float32
 def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
-    """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift."""
+    """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift:
+    as PyTorch's kernel, ``(x - mean) * rstd`` without weight and bias, else ``x * scale +
+    shift`` per sample and channel with ``scale = rstd * weight``, ``shift = bias - scale *
+    mean`` (fused multiply-adds)."""
     shape = input.shape
-    grouped = input.reshape(shape[0], num_groups, -1)
-    centred, invstd = _row_stats(_numpy(), grouped, (2,), grouped.shape[2], eps)
-    out = (centred * invstd).reshape(shape)
-    view = _channel_view(shape)
-    if weight is not None:
-        out *= weight.reshape(view)
-    if bias is not None:
-        out += bias.reshape(view)
-    return out.astype(input.dtype, copy=False)
+    n, c = shape[0], shape[1]
+    grouped = input.reshape(n, num_groups, -1)
+    mean, rstd = _row_moments(grouped, (2,), grouped.shape[2], eps)
+    work = input.dtype
+    per_channel = (n, num_groups, c // num_groups if num_groups else 0)
+    mean = np.broadcast_to(mean, per_channel).reshape(n, c)
+    scale = np.broadcast_to(rstd, per_channel).reshape(n, c)
+    view = (n, c) + (1,) * (len(shape) - 2)
+    with np.errstate(invalid="ignore", over="ignore"):
+        if weight is None and bias is None:  # PyTorch's kernel: (x - mean) * rstd
+            out = (input - mean.reshape(view)) * scale.reshape(view)
+            return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
+        if weight is not None:
+            scale = scale * weight
+        shift = np.zeros((), work) if bias is None else bias
+        if work == np.float64:
+            shift = shift - scale * mean
+            out = input * scale.reshape(view) + shift.reshape(view)
+        else:
+            shift = _fma(-scale, mean, shift, work)
+            out = _fma(input, scale.reshape(view), shift.reshape(view), work)
+    return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
 
 
 def _grouped_xhat(F: Any, input: Any, num_groups: int, eps: float) -> tuple[Any, Any]:

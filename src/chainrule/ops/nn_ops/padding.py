@@ -73,16 +73,22 @@ def _index_pad_forward(self, index):
 
 
 def _index_pad_adjoint(grad, input_size, index):
-    out = grad
-    ndim = grad.ndim
-    for k in reversed(range(len(index))):
-        axis = ndim - len(index) + k
-        shape = list(out.shape)
-        shape[axis] = input_size[axis]
-        acc = np.zeros(shape, grad.dtype)
-        np.add.at(np.moveaxis(acc, axis, 0), index[k], np.moveaxis(out, axis, 0))
-        out = acc
-    return out
+    """Zeros of ``input_size`` with each element of ``grad`` added at its source, output
+    element after output element in the gradient's dtype (PyTorch's padding backward
+    kernels: ``grad_input[source] += grad_output`` in order)."""
+    d = len(index)
+    sizes = tuple(input_size[-d:])
+    source = np.zeros((1,) * d, np.int64)
+    for k, idx in enumerate(index):
+        shape = [1] * d
+        shape[k] = -1
+        source = source * sizes[k] + idx.reshape(shape)
+    planes = int(np.prod(input_size[:-d], dtype=np.int64))
+    plane = int(np.prod(sizes, dtype=np.int64))
+    out = np.zeros((planes, plane), grad.dtype)
+    targets = np.arange(planes).reshape((planes,) + (1,) * d) * plane + source
+    np.add.at(out.reshape(-1), targets.ravel(), np.ascontiguousarray(grad).ravel())
+    return out.reshape(tuple(input_size))
 
 
 def _declare_index_pad(node: str) -> tuple[Any, Any]:
@@ -104,9 +110,10 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
     scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",))(backward)
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
+    # As PyTorch's node, it saves ``self`` (its backward reads only the shape).
     @gather.derivative("self")
-    def _(F, grad, self_shape, index):
-        return getattr(F, name + "_backward")(grad, self_shape, index)
+    def _(F, grad, self, index):
+        return getattr(F, name + "_backward")(grad, tuple(self.shape), index)
 
     @scatter.derivative("grad")
     def _(F, grad, index):

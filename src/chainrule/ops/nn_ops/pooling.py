@@ -1,14 +1,22 @@
-"""Pooling over the last two dimensions: max (with indices), average and adaptive pooling.
+"""Pooling over the last two or three dimensions: max (with indices), average and adaptive
+pooling; the 1-D functions run the 2-D ones on an unsqueezed input, as PyTorch does.
 
-No loops over pixels or samples: windows are strided views (``sliding_window_view``) or strided
-slices, and the only Python loops run over the offsets inside one window (4 for a 2x2 pool).
+One implementation serves 2-D and 3-D (``nd``, the number of pooled dimensions). No loops over
+pixels or samples: windows are strided views (``sliding_window_view``) or strided slices, and
+the only Python loops run over the offsets inside one window (4 for a 2x2 pool).
 
 Max pooling is split the way its gradient needs it: the window arg-max is found first (a NumPy
-computation, with PyTorch's tie and NaN rules), then the op ``max_pool2d_gather`` reads the values
-at those indices. Its derivative scatters the gradient back to the same indices, and the
-derivative of that scatter is the gather again, so gradients of any order exist (as PyTorch's
+computation, with PyTorch's tie and NaN rules), then a gather op reads the values at those
+indices. Its derivative scatters the gradient back to the same indices, and the derivative of
+that scatter is the gather again, so gradients of any order exist (as PyTorch's
 ``MaxPool2DWithIndicesBackwardBackward0``). Average pooling and its adjoint are the same kind of
-pair; adaptive average pooling is two small averaging matrices, ``P_h @ x @ P_w.T``.
+pair. As PyTorch's nodes, the max-pooling ones save ``self`` and the indices (``result1``), the
+average-pooling ones ``self``.
+
+Sums follow PyTorch's CPU kernels: forwards accumulate each window in order in float32 (float16
+input) or the input's dtype; backwards add each output's share into the input's gradient in
+the gradient's own dtype, output after output (so float16 gradients round at every addition,
+as PyTorch's do).
 """
 
 from __future__ import annotations
@@ -24,15 +32,19 @@ from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..reduction import mean
 from ..shape import squeeze, unsqueeze
-from ._common import accumulation_dtype, ntuple, scalar_name, size_list
+from ._common import accumulation_dtype, scalar_name, size_list
 from .convolution import _windows
 
 __all__ = [
-    "max_pool1d", "max_pool2d", "max_pool1d_with_indices", "max_pool2d_with_indices",
-    "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices",
-    "adaptive_max_pool2d_with_indices",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices",
 ]
+
+_COUNT_WORDS = {2: "two", 3: "three"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -63,17 +75,24 @@ def _out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
     return out
 
 
-def _pair(value: Any, name: str, op: str, what: str) -> tuple[int, ...]:
-    """A pooling argument as ``(h, w)``: an int, or a sequence of one or two ints (an empty
-    sequence is returned as is: an omitted stride)."""
+def _out_sizes(shape: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+               pad: Sequence[int], dilation: Sequence[int], ceil: bool) -> tuple[int, ...]:
+    nd = len(kernel)
+    return tuple(_out_size(s, k, st, p, d, ceil) for s, k, st, p, d in
+                 zip(shape[-nd:], kernel, stride, pad, dilation, strict=True))
+
+
+def _sizes(value: Any, nd: int, name: str, op_name: str, what: str) -> tuple[int, ...]:
+    """A pooling argument as ``nd`` ints: an int, or a sequence of one or ``nd`` ints (an
+    empty sequence is returned as is: an omitted stride)."""
     if isinstance(value, Tensor):
         value = value.tolist()
     if isinstance(value, int | np.integer):
-        return (int(value), int(value))
+        return (int(value),) * nd
     values = tuple(int(v) for v in value)
-    if len(values) not in (1, 2) and not (name == "stride" and not values):
-        raise RuntimeError(f"{op}: {name} must {what}")
-    return values * 2 if len(values) == 1 else values
+    if len(values) not in (1, nd) and not (name == "stride" and not values):
+        raise RuntimeError(f"{op_name}: {name} must {what}")
+    return values * nd if len(values) == 1 else values
 
 
 def _pool2d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
@@ -107,42 +126,66 @@ def _pool2d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[i
         )
 
 
-def _max_geometry(x: np.ndarray, kernel_size: Any, stride: Any, padding: Any, dilation: Any,
-                  ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
-    """Normalised ``kernel, stride, padding, dilation, out_size`` of ``max_pool2d``, checked as
-    PyTorch's ``max_pool2d_with_indices`` checks them."""
-    name = "max_pool2d"
-    kernel = _pair(kernel_size, "kernel_size", name,
-                   "either be a single int, or a tuple of two ints")
-    stride_t = () if stride is None else _pair(
-        stride, "stride", name, "either be omitted, a single int, or a tuple of two ints")
-    stride_t = stride_t or kernel
-    pad = _pair(padding, "padding", name, "either be a single int, or a tuple of two ints")
-    dil = _pair(dilation, "dilation", name, "be either a single int, or a tuple of two ints")
-    if x.ndim not in (3, 4):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    out = tuple(_out_size(s, k, st, p, d, ceil_mode)
-                for s, k, st, p, d in zip(x.shape[-2:], kernel, stride_t, pad, dil, strict=True))
-    _pool2d_shape_check(x, kernel, stride_t, pad, dil, out)
-    if x.dtype == np.bool_:
-        raise NotImplementedError("\"max_pool2d\" not implemented for 'Bool'")
-    return kernel, stride_t, pad, dil, out
+def _pool3d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
+                        pad: Sequence[int], dilation: Sequence[int], out: Sequence[int],
+                        fn_name: str, check_input_size: bool = False) -> None:
+    """PyTorch's ``pool3d_shape_check``."""
+    (kt, kh, kw), (dt, dh, dw), (pt, ph, pw), (dlt, dlh, dlw) = kernel, stride, pad, dilation
+    if kt <= 0 or kw <= 0 or kh <= 0:
+        raise RuntimeError(
+            f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}")
+    if dt <= 0 or dw <= 0 or dh <= 0:
+        raise RuntimeError(
+            f"stride should be greater than zero, but got dT: {dt} dH: {dh} dW: {dw}")
+    if dlt <= 0 or dlw <= 0 or dlh <= 0:
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationT: {dlt} dilationH: {dlh} "
+            f"dilationW: {dlw}"
+        )
+    for i, size in enumerate(x.shape):
+        if not (x.ndim == 5 and i == 0) and size <= 0:
+            # (PyTorch prints the dimension's length, not its index)
+            raise RuntimeError(
+                f"{fn_name}: Expected input's non-batch dimensions to have positive length, but "
+                f"input has a shape of {size_list(x.shape)} and non-batch dimension {size} has "
+                "length zero!"
+            )
+    t, h, w = x.shape[-3:]
+    if check_input_size and not (t >= kt and h >= kh and w >= kw):
+        raise RuntimeError(
+            f"input image (T: {t} H: {h} W: {w}) smaller than kernel size (kT: {kt} kH: {kh} "
+            f"kW: {kw})"
+        )
+    if not (kt // 2 >= pt and kw // 2 >= pw and kh // 2 >= ph):
+        raise RuntimeError(
+            f"pad should be smaller than or equal to half of kernel size, but got kT: {kt} "
+            f"kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}"
+        )
+    if min(out) < 1:
+        c = x.shape[-4]
+        raise RuntimeError(
+            f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
+            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small"
+        )
 
 
-def _pad_last2(x: np.ndarray, pad: Sequence[int], out: Sequence[int], kernel: Sequence[int],
-               stride: Sequence[int], dilation: Sequence[int], fill: Any) -> np.ndarray:
-    """``x`` padded with ``fill`` by ``pad`` on both sides, plus what ceil mode reads past it."""
+def _pad_spatial(x: np.ndarray, pad: Sequence[int], out: Sequence[int], kernel: Sequence[int],
+                 stride: Sequence[int], dilation: Sequence[int], fill: Any) -> np.ndarray:
+    """``x`` padded with ``fill`` by ``pad`` on both sides of its last ``len(pad)`` dimensions,
+    plus what ceil mode reads past it."""
+    nd = len(pad)
     widths = []
-    for size, p, o, k, s, d in zip(x.shape[-2:], pad, out, kernel, stride, dilation, strict=True):
+    for size, p, o, k, s, d in zip(x.shape[-nd:], pad, out, kernel, stride, dilation,
+                                   strict=True):
         need = (o - 1) * s + d * (k - 1) + 1
         widths.append((p, max(need - size - p, p)))
     if not any(lo or hi for lo, hi in widths):
         return x
-    shape = x.shape[:-2] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[-2:], widths,
+    shape = x.shape[:-nd] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[-nd:], widths,
                                                                       strict=True))
     padded = np.full(shape, fill, x.dtype)
-    (top, _), (left, _) = widths
-    padded[..., top:top + x.shape[-2], left:left + x.shape[-1]] = x
+    inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[-nd:], widths, strict=True))
+    padded[(Ellipsis,) + inner] = x
     return padded
 
 
@@ -151,12 +194,13 @@ def _lowest(dtype: np.dtype) -> Any:
 
 
 def _channels_last(x: np.ndarray) -> bool:
-    """PyTorch's ``suggest_memory_format(x) == channels_last`` for a 4-D ``x``
-    (``is_channels_last_strides_2d``: C innermost, then W, H, N; ambiguous cases are NCHW)."""
-    if x.ndim != 4 or x.strides[1] == 0:
+    """PyTorch's ``suggest_memory_format(x)`` is channels-last for a 4-D ``x`` (channels_last)
+    or a 5-D one (channels_last_3d): C innermost, then the spatial dimensions from the last,
+    then N (``is_channels_last_strides_2d/3d``; ambiguous cases are not)."""
+    if x.ndim not in (4, 5) or x.strides[1] == 0:
         return False
     least = 0
-    for d in (1, 3, 2, 0):
+    for d in (1, *range(x.ndim - 1, 1, -1), 0):
         if x.shape[d] == 0 or x.strides[d] < least:
             return False
         if d == 0 and least == x.strides[1]:
@@ -166,8 +210,8 @@ def _channels_last(x: np.ndarray) -> bool:
 
 
 def _laid_out(values: np.ndarray, channels_last: bool) -> np.ndarray:
-    """``values`` in PyTorch's pooling output layout: channels-last when the input was,
-    row-major otherwise."""
+    """``values`` in PyTorch's layout for a pooling output: channels-last when asked (the
+    input was), row-major otherwise."""
     if not channels_last:
         if values.strides == np.empty(values.shape, values.dtype).strides:
             return values
@@ -176,32 +220,66 @@ def _laid_out(values: np.ndarray, channels_last: bool) -> np.ndarray:
         out = np.empty(values.shape, values.dtype)
         out[...] = values
         return out
-    n, c, h, w = values.shape
-    out = np.empty((n, h, w, c), values.dtype).transpose(0, 3, 1, 2)
+    order = (0, *range(2, values.ndim), 1)
+    out = np.empty(tuple(values.shape[d] for d in order), values.dtype)
+    out = out.transpose(np.argsort(order))
     out[...] = values
     return out
 
 
-def _planes(x: np.ndarray) -> np.ndarray:
-    """``x`` as ``(planes, H, W)`` (a view when possible; any number of planes, even 0)."""
-    return x.reshape((math.prod(x.shape[:-2]),) + x.shape[-2:])
+def _planes(x: np.ndarray, nd: int) -> np.ndarray:
+    """``x`` as ``(planes, *spatial)`` (a view when possible; any number of planes, even 0)."""
+    return x.reshape((math.prod(x.shape[:-nd]),) + x.shape[-nd:])
+
+
+def _flat_index(coordinates: Sequence[np.ndarray], sizes: Sequence[int]) -> np.ndarray:
+    """Row-major flat index of broadcastable coordinate arrays into ``sizes``."""
+    index = coordinates[0]
+    for c, size in zip(coordinates[1:], sizes[1:], strict=True):
+        index = index * size + c
+    return index
+
+
+def _along(axis: int, nd: int, values: np.ndarray) -> np.ndarray:
+    """A 1-D array shaped to broadcast along spatial ``axis`` of ``nd``."""
+    shape = [1] * nd
+    shape[axis] = -1
+    return values.reshape(shape)
 
 
 # ----------------------------------------------------------------------------------------------
 # Max pooling: indices, then a gather op whose adjoint is a scatter
 
 
-def _window_argmax(win: np.ndarray) -> np.ndarray:
-    """Flat position of each window's maximum in ``(..., kh, kw)`` windows, PyTorch's rules:
+class _ScatterPlan:
+    """How a max-pooling gradient goes back: ``unique`` says the windows do not overlap (the
+    scatter can write instead of add); ``outside`` marks the windows over padding only (None
+    when there are none), which send nothing back."""
+
+    __slots__ = ("unique", "outside")
+
+    def __init__(self, unique: bool, outside: np.ndarray | None) -> None:
+        self.unique = unique
+        self.outside = outside
+
+    def __repr__(self) -> str:
+        return f"_ScatterPlan(unique={self.unique})"
+
+
+_NO_PLAN = _ScatterPlan(False, None)
+
+
+def _window_argmax(win: np.ndarray, nd: int) -> np.ndarray:
+    """Flat position of each window's maximum in ``(..., *kernel)`` windows, PyTorch's rules:
     the first maximum wins, and a NaN replaces the running maximum (so the last NaN wins)."""
-    kh, kw = win.shape[-2:]
-    best = win[..., 0, 0].copy()
+    kernel = win.shape[-nd:]
+    best = win[(Ellipsis,) + (0,) * nd].copy()
     arg = np.zeros(best.shape, np.int64)
     is_float = win.dtype.kind == "f"
-    for t, (i, j) in enumerate(itertools.product(range(kh), range(kw))):
+    for t, offset in enumerate(itertools.product(*(range(k) for k in kernel))):
         if t == 0:
             continue
-        value = win[..., i, j]
+        value = win[(Ellipsis,) + offset]
         better = value > best
         if is_float:
             better |= np.isnan(value)
@@ -221,9 +299,9 @@ def _taps(out: int, stride: int, pad: int, dilation: int) -> tuple[np.ndarray, n
 
 def _max_pool_indices(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
                       pad: Sequence[int], dilation: Sequence[int],
-                      out: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """PyTorch's max-pooling indices into the flattened ``H * W`` plane, and the same indices
-    with -1 for windows that cover padding only (what the gather and scatter use).
+                      out: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
+    """PyTorch's max-pooling indices into the flattened spatial dimensions, and the mask of
+    windows that cover padding only (None when there are none).
 
     As PyTorch's CPU kernel: the running maximum starts at the lowest value with the window's
     first in-bounds tap as its index; a tap of the input (never padding) replaces it when
@@ -231,87 +309,94 @@ def _max_pool_indices(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int
     index PyTorch reports for it: its clamped start, which lies outside the input (or on an
     unrelated element: PyTorch's backward then adds that window's gradient there; we add none).
     """
-    height, width = x.shape[-2:]
+    nd = len(kernel)
+    sizes = x.shape[-nd:]
     lowest = _lowest(x.dtype)
-    planes = _planes(x)[:, None]
-    padded = _pad_last2(planes, pad, out, kernel, stride, dilation, lowest)
-    win = _windows(padded, kernel, stride, dilation, out)[:, 0]  # (R, Ho, Wo, kh, kw)
-    row_start, row0 = _taps(out[0], stride[0], pad[0], dilation[0])
-    col_start, col0 = _taps(out[1], stride[1], pad[1], dilation[1])
+    planes = _planes(x, nd)[:, None]
+    padded = _pad_spatial(planes, pad, out, kernel, stride, dilation, lowest)
+    win = _windows(padded, kernel, stride, dilation, out)[:, 0]  # (R, *out, *kernel)
     # Padding holds the lowest value, so it never beats the running maximum's start (a NaN
     # maximum is never beaten either): only taps of the input can move the index.
-    best = np.full(win.shape[:3], lowest, x.dtype)
-    arg = np.full(win.shape[:3], -1, np.int64)
+    best = np.full(win.shape[:1 + nd], lowest, x.dtype)
+    arg = np.full(win.shape[:1 + nd], -1, np.int64)
     is_float = x.dtype.kind == "f"
-    for t, (i, j) in enumerate(itertools.product(range(kernel[0]), range(kernel[1]))):
-        value = win[..., i, j]
+    for t, offset in enumerate(itertools.product(*(range(k) for k in kernel))):
+        value = win[(Ellipsis,) + offset]
         better = value > best
         if is_float:
             better |= np.isnan(value)
         np.copyto(best, value, where=better)
         arg[better] = t
-    ki, kj = np.divmod(arg, kernel[1])
     found = arg >= 0
-    rows = np.where(found, row_start[:, None] + ki * dilation[0], row0[:, None])
-    cols = np.where(found, col_start[None, :] + kj * dilation[1], col0[None, :])
-    indices = rows * width + cols
-    padding_only = ((row0 >= height)[:, None] | (col0 >= width)[None, :]) & ~found
-    gather_at = np.where(padding_only, -1, indices) if padding_only.any() else indices
-    shape = x.shape[:-2] + tuple(out)
-    return indices.reshape(shape), gather_at.reshape(shape)
+    taps = np.unravel_index(np.maximum(arg, 0), tuple(kernel))
+    coordinates = []
+    padding_only = np.zeros((1,) * nd, bool)
+    for axis in range(nd):
+        start, first = _taps(out[axis], stride[axis], pad[axis], dilation[axis])
+        start, first = _along(axis, nd, start), _along(axis, nd, first)
+        coordinates.append(np.where(found, start + taps[axis] * dilation[axis], first))
+        padding_only = padding_only | (first >= sizes[axis])
+    indices = _flat_index(coordinates, sizes)
+    shape = x.shape[:-nd] + tuple(out)
+    outside = padding_only & ~found
+    return indices.reshape(shape), outside.reshape(shape) if outside.any() else None
 
 
-def _gather_planes(self: np.ndarray, indices: np.ndarray, fill: Any) -> np.ndarray:
-    planes = math.prod(indices.shape[:-2])
-    flat = self.reshape(planes, self.shape[-2] * self.shape[-1])
-    idx = indices.reshape(planes, indices.shape[-2] * indices.shape[-1])
-    outside = idx < 0
-    if not outside.any():
+def _gather_planes(self: np.ndarray, indices: np.ndarray, plan: _ScatterPlan, fill: Any,
+                   nd: int) -> np.ndarray:
+    """The values of ``self`` at the flat spatial ``indices`` of each plane (``fill`` for the
+    windows over padding only), in the indices' layout (channels-last for such an input)."""
+    planes = math.prod(indices.shape[:-nd])
+    flat = self.reshape(planes, math.prod(self.shape[-nd:]))
+    idx = indices.reshape(planes, math.prod(indices.shape[-nd:]))
+    outside = plan.outside
+    if outside is None:
         picked = np.take_along_axis(flat, idx, axis=1)
     else:
+        outside = outside.reshape(idx.shape)
         picked = np.take_along_axis(flat, np.where(outside, 0, idx), axis=1)
         picked[outside] = fill
-    # In the indices' layout, which is the output's (channels-last for a channels-last input).
     return _laid_out(picked.reshape(indices.shape), _channels_last(indices))
 
 
 def _scatter_planes(grad: np.ndarray, input_size: Sequence[int], indices: np.ndarray,
-                    unique: bool) -> np.ndarray:
-    planes = math.prod(indices.shape[:-2])
-    plane = input_size[-2] * input_size[-1]
-    idx = indices.reshape(planes, indices.shape[-2] * indices.shape[-1])
-    g = grad.reshape(idx.shape)
-    outside = idx < 0  # windows over padding only send nothing back
-    if outside.any():
-        g = np.where(outside, 0, g)
-        idx = np.where(outside, 0, idx)
+                    plan: _ScatterPlan, nd: int) -> np.ndarray:
+    """Zeros of ``input_size`` with ``grad`` added at ``indices``: output after output, in the
+    gradient's dtype (PyTorch's ``grad_input[index] += grad_output``), in the indices' layout."""
+    planes = math.prod(indices.shape[:-nd])
+    plane = math.prod(input_size[-nd:])
+    idx = np.ascontiguousarray(indices).reshape(planes, math.prod(indices.shape[-nd:]))
+    g = np.ascontiguousarray(grad).reshape(idx.shape)
+    unique = plan.unique
+    if plan.outside is not None:  # windows over padding only send nothing back
+        keep = ~np.ascontiguousarray(plan.outside).reshape(idx.shape)
+        g = np.where(keep, g, 0).astype(grad.dtype, copy=False)
+        idx = np.where(keep, idx, 0)
         unique = False
+    out = np.zeros((planes, plane), grad.dtype)
     if unique:  # windows do not overlap: every input position is written at most once
-        out = np.zeros((planes, plane), grad.dtype)
         np.put_along_axis(out, idx, g, axis=1)
-        return out.reshape(tuple(input_size))
-    flat = (idx + (np.arange(planes) * plane)[:, None]).ravel()
-    summed = np.bincount(flat, weights=g.ravel(), minlength=planes * plane)
-    return summed.astype(grad.dtype, copy=False).reshape(tuple(input_size))
+    else:
+        np.add.at(out.reshape(-1), (idx + (np.arange(planes) * plane)[:, None]).ravel(),
+                  g.ravel())
+    return _laid_out(out.reshape(tuple(input_size)), _channels_last(indices))
 
 
-def _declare_max_pool(node: str, name: str) -> tuple[Any, Any]:
+def _declare_max_pool(node: str, name: str, nd: int) -> tuple[Any, Any]:
     """The gather op (named ``node``) and its scatter adjoint, each the other's derivative.
+    As PyTorch's node, the gather saves ``self`` (its backward reads only the shape) and the
+    indices ``result1``."""
 
-    ``unique`` says the windows do not overlap, so the scatter can write instead of add;
-    ``fill`` is the value of an index of -1 (a window over padding only).
-    """
-
-    def gather(self, indices, unique=False, fill=0):
-        """The values of ``self`` at the flat ``H * W`` ``indices`` of each plane."""
-        return _gather_planes(self, indices, fill)
+    def gather(self, result1, plan=_NO_PLAN, fill=0):
+        """The values of ``self`` at the flat spatial indices ``result1`` of each plane."""
+        return _gather_planes(self, result1, plan, fill, nd)
 
     gather.__name__ = name
-    gather_op = op(node, tensor_params=("indices",))(gather)
+    gather_op = op(node, saved_outputs=("result1",))(gather)
 
-    def scatter(grad, input_size, indices, unique=False):
+    def scatter(grad, input_size, indices, plan=_NO_PLAN):
         """Zeros of ``input_size`` with ``grad`` added at ``indices`` (the gather's adjoint)."""
-        return _scatter_planes(grad, input_size, indices, unique)
+        return _scatter_planes(grad, input_size, indices, plan, nd)
 
     scatter.__name__ = name + "_backward"
     scatter_op = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",),
@@ -319,38 +404,85 @@ def _declare_max_pool(node: str, name: str) -> tuple[Any, Any]:
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     @gather_op.derivative("self")
-    def _(F, grad, self_shape, indices, unique):
-        return getattr(F, name + "_backward")(grad, self_shape, indices, unique)
+    def _(F, grad, self, result1, plan):
+        return getattr(F, name + "_backward")(grad, tuple(self.shape), result1, plan)
 
     @scatter_op.derivative("grad")
-    def _(F, grad, indices, unique):
-        return getattr(F, name)(grad, indices, unique)
+    def _(F, grad, indices, plan):
+        return getattr(F, name)(grad, indices, plan)
 
     return gather_op, scatter_op
 
 
 max_pool2d_gather, max_pool2d_scatter = _declare_max_pool(
-    "MaxPool2DWithIndicesBackward0", "max_pool2d_gather"
-)
+    "MaxPool2DWithIndicesBackward0", "max_pool2d_gather", 2)
+max_pool3d_gather, max_pool3d_scatter = _declare_max_pool(
+    "MaxPool3DWithIndicesBackward0", "max_pool3d_gather", 3)
 adaptive_max_pool2d_gather, adaptive_max_pool2d_scatter = _declare_max_pool(
-    "AdaptiveMaxPool2DBackward0", "adaptive_max_pool2d_gather"
-)
+    "AdaptiveMaxPool2DBackward0", "adaptive_max_pool2d_gather", 2)
+adaptive_max_pool3d_gather, adaptive_max_pool3d_scatter = _declare_max_pool(
+    "AdaptiveMaxPool3DBackward0", "adaptive_max_pool3d_gather", 3)
+_MAX_GATHER = {2: max_pool2d_gather, 3: max_pool3d_gather}
+_ADAPTIVE_MAX_GATHER = {2: adaptive_max_pool2d_gather, 3: adaptive_max_pool3d_gather}
+
+
+def _max_pool_geometry(x: np.ndarray, nd: int, kernel_size: Any, stride: Any, padding: Any,
+                       dilation: Any, ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
+    """Normalised ``kernel, stride, padding, dilation, out_size`` of ``max_pool{nd}d``,
+    checked as PyTorch's ``max_pool{nd}d_with_indices`` checks them."""
+    name = f"max_pool{nd}d"
+    count = _COUNT_WORDS[nd]
+    kernel = _sizes(kernel_size, nd, "kernel_size", name,
+                    f"either be a single int, or a tuple of {count} ints")
+    stride_t = () if stride is None else _sizes(
+        stride, nd, "stride", name, f"either be omitted, a single int, or a tuple of {count} ints")
+    stride_t = stride_t or kernel
+    pad = _sizes(padding, nd, "padding", name,
+                 f"either be a single int, or a tuple of {count} ints")
+    dil = _sizes(dilation, nd, "dilation", name,
+                 f"be either a single int, or a tuple of {count} ints")
+    if x.ndim not in (nd + 1, nd + 2):
+        raise RuntimeError(
+            f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+    out = _out_sizes(x.shape, kernel, stride_t, pad, dil, ceil_mode)
+    if nd == 2:
+        _pool2d_shape_check(x, kernel, stride_t, pad, dil, out)
+    else:
+        _pool3d_shape_check(x, kernel, stride_t, pad, dil, out,
+                            "max_pool3d_with_indices_out_cpu_template()")
+    if x.dtype == np.bool_:
+        raise NotImplementedError(f"\"max_pool{nd}d\" not implemented for 'Bool'")
+    return kernel, stride_t, pad, dil, out
+
+
+def _max_pool_with_indices(input: Tensor, nd: int, kernel_size: Any, stride: Any,
+                           padding: Any, dilation: Any, ceil_mode: bool) -> tuple[Tensor, Tensor]:
+    x = input._data
+    kernel, stride_t, pad, dil, out = _max_pool_geometry(x, nd, kernel_size, stride, padding,
+                                                         dilation, ceil_mode)
+    indices, outside = _max_pool_indices(x, kernel, stride_t, pad, dil, out)
+    channels_last = _channels_last(x)
+    indices = _laid_out(indices, channels_last)
+    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True)]
+    unique = all(s >= span for s, span in zip(stride_t, spans, strict=True))
+    plan = _ScatterPlan(unique, outside)
+    result1 = wrap(indices)
+    return _MAX_GATHER[nd](input, result1, plan, _lowest(x.dtype)), result1
 
 
 def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
                             padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
                             return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """Max pooling over ``(N, C, H, W)`` or ``(C, H, W)``; also the flat ``H * W`` indices."""
-    x = input._data
-    kernel, stride_t, pad, dil, out = _max_geometry(x, kernel_size, stride, padding, dilation,
-                                                    ceil_mode)
-    indices, gather_at = _max_pool_indices(x, kernel, stride_t, pad, dil, out)
-    channels_last = _channels_last(x)
-    indices, gather_at = (_laid_out(indices, channels_last), _laid_out(gather_at, channels_last))
-    spans = [d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True)]
-    unique = all(s >= span for s, span in zip(stride_t, spans, strict=True))
-    return (max_pool2d_gather(input, wrap(gather_at), unique, _lowest(x.dtype)),
-            wrap(indices))
+    return _max_pool_with_indices(input, 2, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
+                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
+                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
+    """Max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``; also the flat ``D * H * W``
+    indices."""
+    return _max_pool_with_indices(input, 3, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
@@ -366,6 +498,15 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
                   [13., 15.]]]])
     """
     out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
+                                           ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               dilation: Any = 1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Any:
+    """Max pooling over the last three dimensions (``return_indices`` adds the flat indices)."""
+    out, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
                                            ceil_mode)
     return (out, indices) if return_indices else out
 
@@ -477,26 +618,24 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def _divisor(sizes: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
              pad: Sequence[int], out: Sequence[int], count_include_pad: bool,
              divisor_override: int | None) -> Any:
+    """Each window's divisor: its size within the padded input, or within the input alone
+    (``count_include_pad=False``), or ``divisor_override``."""
     if divisor_override:
         return divisor_override
-    counts = []
+    divisor: Any = None
     for size, k, s, p, o in zip(sizes, kernel, stride, pad, out, strict=True):
         start = np.arange(o) * s - p
         end = np.minimum(start + k, size + p)
-        with_pad = end - start
-        real = np.minimum(end, size) - np.maximum(start, 0)
-        counts.append(with_pad if count_include_pad else real)
-    return np.multiply.outer(counts[0], counts[1])
+        count = end - start if count_include_pad else np.minimum(end, size) - np.maximum(start, 0)
+        divisor = count if divisor is None else np.multiply.outer(divisor, count)
+    return divisor
 
 
-def _avg_geometry(x_shape: Sequence[int], kernel_size: Any, stride: Any, padding: Any,
-                  ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
-    kernel = ntuple(kernel_size, 2, "kernel_size")
-    stride_t = tuple(stride) if stride else kernel
-    pad = ntuple(padding, 2, "padding")
-    out = tuple(_out_size(s, k, st, p, 1, ceil_mode)
-                for s, k, st, p in zip(x_shape[-2:], kernel, stride_t, pad, strict=True))
-    return kernel, stride_t, pad, out
+def _avg_geometry(x_shape: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
+                  pad: Sequence[int], ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
+    stride = tuple(stride) or tuple(kernel)
+    out = _out_sizes(x_shape, kernel, stride, pad, (1,) * len(kernel), ceil_mode)
+    return tuple(kernel), stride, tuple(pad), out
 
 
 def _average(total: np.ndarray, divisor: Any, dtype: np.dtype) -> np.ndarray:
@@ -509,53 +648,76 @@ def _average(total: np.ndarray, divisor: Any, dtype: np.dtype) -> np.ndarray:
     return np.where(total < 0, -quotient, quotient).astype(dtype, copy=False)
 
 
-@op("AvgPool2DBackward0")
-def avg_pool2d_op(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                  divisor_override):
-    """Average of every window over the last two dimensions (float16 is summed in float32)."""
-    kernel, stride, pad, out = _avg_geometry(self.shape, kernel_size, stride, padding, ceil_mode)
-    padded = _pad_last2(self, pad, out, kernel, stride, (1, 1), 0)
-    total = np.zeros(self.shape[:-2] + out, accumulation_dtype(self.dtype))
-    for i, j in itertools.product(range(kernel[0]), range(kernel[1])):
-        total += padded[..., i:i + stride[0] * (out[0] - 1) + 1:stride[0],
-                        j:j + stride[1] * (out[1] - 1) + 1:stride[1]]
-    divisor = _divisor(self.shape[-2:], kernel, stride, pad, out, count_include_pad,
-                       divisor_override)
-    return _laid_out(_average(total, divisor, self.dtype), _channels_last(self))
+def _strided(offset: Sequence[int], stride: Sequence[int], out: Sequence[int]) -> tuple:
+    """The slices picking tap ``offset`` of every window."""
+    return (Ellipsis,) + tuple(slice(t, t + s * (o - 1) + 1, s)
+                               for t, s, o in zip(offset, stride, out, strict=True))
 
 
-@avg_pool2d_op.derivative("self")
-def _(F, grad, self_shape, kernel_size, stride, padding, ceil_mode, count_include_pad,
-      divisor_override):
-    return F.avg_pool2d_backward(grad, self_shape, kernel_size, stride, padding, ceil_mode,
-                                 count_include_pad, divisor_override)
+def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
+    """``avg_pool{nd}d`` (node ``AvgPool{nd}DBackward0``, saving ``self``) and its adjoint."""
+    name = f"avg_pool{nd}d"
+
+    def forward(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                divisor_override):
+        """Average of every window over the last dimensions: each window summed tap after tap
+        (float16 in float32), then divided."""
+        kernel, stride, pad, out = _avg_geometry(self.shape, kernel_size, stride, padding,
+                                                 ceil_mode)
+        padded = _pad_spatial(self, pad, out, kernel, stride, (1,) * nd, 0)
+        total = np.zeros(self.shape[:-nd] + out, accumulation_dtype(self.dtype))
+        for offset in itertools.product(*(range(k) for k in kernel)):
+            total += padded[_strided(offset, stride, out)]
+        divisor = _divisor(self.shape[-nd:], kernel, stride, pad, out, count_include_pad,
+                           divisor_override)
+        # PyTorch keeps a channels-last layout in 2-D; its 3-D output is row-major.
+        return _laid_out(_average(total, divisor, self.dtype), nd == 2 and _channels_last(self))
+
+    forward.__name__ = name
+    forward_op = op(f"AvgPool{nd}DBackward0")(forward)
+
+    def backward(grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                 divisor_override):
+        """The adjoint of average pooling, as PyTorch's kernel: each output's gradient divided
+        by its divisor (in the gradient's dtype), then added to every input of its window,
+        output after output, in the gradient's dtype."""
+        kernel, stride, pad, out = _avg_geometry(input_size, kernel_size, stride, padding,
+                                                 ceil_mode)
+        divisor = _divisor(input_size[-nd:], kernel, stride, pad, out, count_include_pad,
+                           divisor_override)
+        share = grad / np.asarray(divisor).astype(grad.dtype)
+        padded_shape = tuple(max(size + 2 * p, (o - 1) * s + k) for size, p, o, k, s in
+                             zip(input_size[-nd:], pad, out, kernel, stride, strict=True))
+        buffer = np.zeros(tuple(input_size[:-nd]) + padded_shape, grad.dtype)
+        # An input receives from the windows holding it in the order of their outputs, which
+        # is the order of decreasing taps.
+        for offset in itertools.product(*(range(k - 1, -1, -1) for k in kernel)):
+            buffer[_strided(offset, stride, out)] += share
+        inner = (Ellipsis,) + tuple(slice(p, p + size) for p, size in
+                                    zip(pad, input_size[-nd:], strict=True))
+        return np.ascontiguousarray(buffer[inner])
+
+    backward.__name__ = name + "_backward"
+    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad",))(backward)
+
+    @forward_op.derivative("self")
+    def _(F, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+          divisor_override):
+        return getattr(F, name + "_backward")(grad, tuple(self.shape), kernel_size, stride,
+                                              padding, ceil_mode, count_include_pad,
+                                              divisor_override)
+
+    @backward_op.derivative("grad")
+    def _(F, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+          divisor_override):
+        return getattr(F, name)(grad, kernel_size, stride, padding, ceil_mode,
+                                count_include_pad, divisor_override)
+
+    return forward_op, backward_op
 
 
-@op("AvgPool2DBackwardBackward0", inputs=("grad",))
-def avg_pool2d_backward(grad, input_size, kernel_size, stride, padding, ceil_mode,
-                        count_include_pad, divisor_override):
-    """The adjoint of average pooling: each output's gradient spread over its window."""
-    kernel, stride, pad, out = _avg_geometry(input_size, kernel_size, stride, padding, ceil_mode)
-    divisor = _divisor(input_size[-2:], kernel, stride, pad, out, count_include_pad,
-                       divisor_override)
-    work = accumulation_dtype(grad.dtype)
-    g = grad.astype(work, copy=False) / np.asarray(divisor, dtype=work)
-    padded_shape = []
-    for size, p, o, k, s in zip(input_size[-2:], pad, out, kernel, stride, strict=True):
-        padded_shape.append(max(size + 2 * p, (o - 1) * s + k))
-    buffer = np.zeros(tuple(input_size[:-2]) + tuple(padded_shape), work)
-    for i, j in itertools.product(range(kernel[0]), range(kernel[1])):
-        buffer[..., i:i + stride[0] * (out[0] - 1) + 1:stride[0],
-               j:j + stride[1] * (out[1] - 1) + 1:stride[1]] += g
-    height, width = input_size[-2:]
-    inner = buffer[..., pad[0]:pad[0] + height, pad[1]:pad[1] + width]
-    return np.ascontiguousarray(inner, dtype=grad.dtype)
-
-
-@avg_pool2d_backward.derivative("grad")
-def _(F, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    return F.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override)
+avg_pool2d_op, avg_pool2d_backward = _declare_avg_pool(2)
+avg_pool3d_op, avg_pool3d_backward = _declare_avg_pool(3)
 
 
 def _dim_out_of_range(x: np.ndarray, dim: int) -> IndexError:
@@ -577,22 +739,46 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     """Average pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
     x = input._data
     name = "avg_pool2d"
-    kernel = _pair(kernel_size, "kernel_size", name,
-                   "either be a single int, or a tuple of two ints")
-    stride_t = () if stride is None else _pair(
-        stride, "stride", name, "either be omitted, a single int, or a tuple of two ints")
+    kernel = _sizes(kernel_size, 2, "kernel_size", name,
+                    "either be a single int, or a tuple of two ints")
+    stride_t = () if stride is None else _sizes(
+        stride, 2, "stride", name, "either be omitted, a single int, or a tuple of two ints")
     stride_t = stride_t or kernel
-    pad = _pair(padding, "padding", name, "either be a single int, or a tuple of two ints")
+    pad = _sizes(padding, 2, "padding", name, "either be a single int, or a tuple of two ints")
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     if x.ndim < 3:
         raise _dim_out_of_range(x, -3)
-    out = tuple(_out_size(s, k, st, p, 1, ceil_mode)
-                for s, k, st, p in zip(x.shape[-2:], kernel, stride_t, pad, strict=True))
+    out = _out_sizes(x.shape, kernel, stride_t, pad, (1, 1), ceil_mode)
     _pool2d_shape_check(x, kernel, stride_t, pad, (1, 1), out)
     if x.dtype.kind != "f" and x.dtype != np.int64:
         raise _not_implemented(name, x.dtype)
     return avg_pool2d_op(input, kernel, stride_t, pad, ceil_mode, count_include_pad,
+                         divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               ceil_mode: bool = False, count_include_pad: bool = True,
+               divisor_override: int | None = None) -> Tensor:
+    """Average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
+    x = input._data
+    name = "avg_pool3d"
+    kernel = _sizes(kernel_size, 3, "kernel_size", name,
+                    "be a single int, or a tuple of three ints")
+    stride_t = () if stride is None else _sizes(
+        stride, 3, "stride", name, "be omitted, a single int, or a tuple of three ints")
+    stride_t = stride_t or kernel
+    pad = _sizes(padding, 3, "padding", name, "be a single int, or a tuple of three ints")
+    if x.ndim not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out = _out_sizes(x.shape, kernel, stride_t, pad, (1, 1, 1), ceil_mode)
+    _pool3d_shape_check(x, kernel, stride_t, pad, (1, 1, 1), out, "avg_pool3d()",
+                        check_input_size=True)
+    if x.dtype not in (np.float32, np.float64, np.int64):
+        raise _not_implemented("avg_pool3d_out_frame", x.dtype)
+    return avg_pool3d_op(input, kernel, stride_t, pad, ceil_mode, count_include_pad,
                          divisor_override)
 
 
@@ -619,21 +805,47 @@ def _bins(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
     return (i * size) // out, ((i + 1) * size + out - 1) // out
 
 
-def _bin_matrix(size: int, out: int) -> tuple[np.ndarray, np.ndarray]:
-    """The 0/1 matrix ``(out, size)`` of PyTorch's adaptive bins and each bin's length."""
-    start, end = _bins(size, out)
-    j = np.arange(size)
-    inside = (j >= start[:, None]) & (j < end[:, None])
-    return inside, end - start
+def _bin_taps(sizes: Sequence[int], out: Sequence[int]) -> tuple[list, np.ndarray, tuple]:
+    """For every output of an adaptive pooling and every tap of the longest bin (row-major in
+    both): the tap's coordinates (clipped inside the input), whether it lies in the output's
+    bin, and the longest bin's shape. Coordinates are shaped ``(*out, *longest)``."""
+    nd = len(sizes)
+    starts, lengths = [], []
+    for size, o in zip(sizes, out, strict=True):
+        start, end = _bins(size, o)
+        starts.append(start)
+        lengths.append(end - start)
+    longest = tuple(int(length.max()) if length.size else 1 for length in lengths)
+    coordinates = []
+    inside = np.ones((1,) * (2 * nd), bool)
+    for axis in range(nd):
+        shape = [1] * (2 * nd)
+        shape[axis] = -1
+        tap_shape = [1] * (2 * nd)
+        tap_shape[nd + axis] = -1
+        start = starts[axis].reshape(shape)
+        taps = np.arange(longest[axis]).reshape(tap_shape)
+        coordinates.append(np.minimum(start + taps, sizes[axis] - 1))
+        inside = inside & (taps < lengths[axis].reshape(shape))
+    return coordinates, inside, longest
 
 
-def _output_size(output_size: Any, shape: Sequence[int]) -> tuple[int, ...]:
+def _bin_lengths(sizes: Sequence[int], out: Sequence[int]) -> list[np.ndarray]:
+    nd = len(sizes)
+    result = []
+    for axis, (size, o) in enumerate(zip(sizes, out, strict=True)):
+        start, end = _bins(size, o)
+        result.append(_along(axis, nd, end - start))
+    return result
+
+
+def _output_size(output_size: Any, shape: Sequence[int], nd: int) -> tuple[int, ...]:
     """``output_size`` as a tuple; ``None`` entries take the input's size (PyTorch's
     ``_list_with_default``)."""
     if isinstance(output_size, Tensor):
         output_size = output_size.tolist()
     if isinstance(output_size, int | np.integer):
-        return int(output_size), int(output_size)
+        return (int(output_size),) * nd
     sizes = tuple(output_size)
     if len(shape) <= len(sizes):
         raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
@@ -641,46 +853,111 @@ def _output_size(output_size: Any, shape: Sequence[int]) -> tuple[int, ...]:
                  for s, d in zip(sizes, shape[len(shape) - len(sizes):], strict=True))
 
 
-@op("AdaptiveAvgPool2DBackward0")
-def adaptive_avg_pool2d_op(self, output_size):
-    """Averages over PyTorch's adaptive bins of the last two dims: each bin summed (``B_h @ x
-    @ B_w.T`` with 0/1 matrices), then divided by its height and its width, as PyTorch's
-    kernel does (float16 computed in float32 and rounded once)."""
-    b_h, k_h = _bin_matrix(self.shape[-2], output_size[0])
-    b_w, k_w = _bin_matrix(self.shape[-1], output_size[1])
-    work = accumulation_dtype(self.dtype)
-    total = np.matmul(np.matmul(b_h.astype(work), self.astype(work, copy=False)),
-                      b_w.T.astype(work))
-    out = (total / k_h[:, None].astype(work) / k_w.astype(work)).astype(self.dtype, copy=False)
-    return _laid_out(out, _channels_last(self))
+def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
+    """``adaptive_avg_pool{nd}d`` (node ``AdaptiveAvgPool{nd}DBackward0``, saving ``self``) and
+    its adjoint."""
+    name = f"adaptive_avg_pool{nd}d"
+
+    def forward(self, output_size):
+        """Averages over PyTorch's adaptive bins, as its kernel: each bin summed in order
+        (float16 in float32 in 2-D, in float16 in 3-D), then divided by the bin's length
+        along each dimension in turn."""
+        out = tuple(output_size)
+        sizes = self.shape[-nd:]
+        work = accumulation_dtype(self.dtype) if nd == 2 else self.dtype
+        planes = _planes(self, nd).astype(work, copy=False)
+        coordinates, inside, longest = _bin_taps(sizes, out)
+        full = out + longest
+        coordinates = [np.broadcast_to(c, full) for c in coordinates]
+        inside = np.broadcast_to(inside, full)
+        total = np.zeros((planes.shape[0],) + out, work)
+        for tap in itertools.product(*(range(k) for k in longest)):
+            at = (Ellipsis,) + tap
+            values = planes[(slice(None),) + tuple(c[at] for c in coordinates)]
+            mask = inside[at]
+            total += values if mask.all() else np.where(mask, values, 0)
+        for length in _bin_lengths(sizes, out):
+            total = total / length.astype(work)
+        result = total.astype(self.dtype, copy=False).reshape(self.shape[:-nd] + out)
+        # PyTorch keeps a channels-last layout in 2-D; its 3-D output is row-major.
+        return _laid_out(result, nd == 2 and _channels_last(self))
+
+    forward.__name__ = name
+    forward_op = op(f"AdaptiveAvgPool{nd}DBackward0")(forward)
+
+    def backward(grad, input_size):
+        """The adjoint, as PyTorch's kernel: each output's gradient divided by its bin's
+        lengths (in the gradient's dtype), then added to every input of its bin, output after
+        output, in the gradient's dtype."""
+        sizes = tuple(input_size[-nd:])
+        out = grad.shape[-nd:]
+        share = grad
+        for length in _bin_lengths(sizes, out):
+            share = share / length.astype(grad.dtype)
+        coordinates, inside, longest = _bin_taps(sizes, out)
+        flat = _flat_index(coordinates, sizes)  # (*out, *longest)
+        plane = math.prod(sizes)
+        # Taps outside their bin go to a dump slot past the plane.
+        flat = np.where(inside, flat, plane)
+        planes = math.prod(input_size[:-nd])
+        target = np.zeros((planes, plane + 1), grad.dtype)
+        rows = np.arange(planes).reshape((planes,) + (1,) * (2 * nd)) * (plane + 1)
+        shares = np.ascontiguousarray(share).reshape((planes,) + out + (1,) * nd)
+        values = np.broadcast_to(shares, (planes,) + out + longest)
+        np.add.at(target.reshape(-1), (rows + flat).ravel(), values.ravel())
+        return target[:, :plane].reshape(tuple(input_size))
+
+    backward.__name__ = name + "_backward"
+    backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad",))(backward)
+
+    @forward_op.derivative("self")
+    def _(F, grad, self):
+        return getattr(F, name + "_backward")(grad, tuple(self.shape))
+
+    @backward_op.derivative("grad")
+    def _(F, grad, grad_shape):
+        return getattr(F, name)(grad, tuple(grad_shape[-nd:]))
+
+    return forward_op, backward_op
 
 
-@adaptive_avg_pool2d_op.derivative("self")
-def _(F, grad, self_shape):
-    return F.adaptive_avg_pool2d_backward(grad, self_shape)
+adaptive_avg_pool2d_op, adaptive_avg_pool2d_backward = _declare_adaptive_avg_pool(2)
+adaptive_avg_pool3d_op, adaptive_avg_pool3d_backward = _declare_adaptive_avg_pool(3)
 
 
-@op("AdaptiveAvgPool2DBackwardBackward0", inputs=("grad",))
-def adaptive_avg_pool2d_backward(grad, input_size):
-    """The adjoint of adaptive average pooling: each output's gradient divided by its bin's
-    height and width, then spread over the bin (``B_h.T @ g @ B_w``)."""
-    b_h, k_h = _bin_matrix(input_size[-2], grad.shape[-2])
-    b_w, k_w = _bin_matrix(input_size[-1], grad.shape[-1])
-    work = accumulation_dtype(grad.dtype)
-    share = grad.astype(work, copy=False) / k_h[:, None].astype(work) / k_w.astype(work)
-    spread = np.matmul(np.matmul(b_h.T.astype(work), share), b_w.astype(work))
-    return spread.astype(grad.dtype, copy=False)
+@op("AsStridedBackward1")
+def _restride(self, size, stride, storage_offset=None):
+    """``self`` (of shape ``size``, every spatial size 1) with the channels-last strides
+    ``stride``: PyTorch's in-place ``as_strided_`` on the mean of an adaptive pooling to 1."""
+    return _laid_out(self, True)
 
 
-@adaptive_avg_pool2d_backward.derivative("grad")
-def _(F, grad, grad_shape):
-    return F.adaptive_avg_pool2d(grad, tuple(grad_shape[-2:]))
+@_restride.derivative("self")
+def _(F, grad, size, stride, storage_offset):
+    return grad  # the same elements in another layout
+
+
+def _adaptive_mean(input: Tensor, nd: int) -> Tensor:
+    """An output of ones: what PyTorch runs (``mean``, MeanBackward1); for a channels-last
+    input its strides are then set in place (``as_strided_``: AsStridedBackward1, a version
+    bump), else the mean's (row-major) are kept."""
+    from ..inplace import bump_version
+
+    x = input._data
+    out = mean(input, tuple(range(-1, -nd - 1, -1)), keepdim=True)
+    if not _channels_last(x):
+        out._data = _laid_out(out._data, False)  # PyTorch's mean is row-major here
+        return out
+    n, c = x.shape[:2]
+    out = _restride(out, (n, c) + (1,) * nd, (c, 1) + (c,) * nd)
+    bump_version(out)
+    return out
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed output size (``None`` keeps that input size)."""
     x = input._data
-    size = _output_size(output_size, x.shape)
+    size = _output_size(output_size, x.shape, 2)
     if len(size) != 2:
         raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
     if size[0] < 0 or size[1] < 0:
@@ -689,11 +966,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             f"received {{{size[0]}, {size[1]}}}"
         )
     if size == (1, 1):
-        out = mean(input, (-1, -2), keepdim=True)  # what PyTorch runs (MeanBackward1)
-        # PyTorch then sets the result's strides (no graph node): channels-last for a
-        # channels-last input, else the mean's, which are row-major there.
-        out._data = _laid_out(out._data, _channels_last(x))
-        return out
+        return _adaptive_mean(input, 2)
     if x.ndim not in (3, 4):
         raise RuntimeError(
             f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {size_list(x.shape)}"
@@ -710,6 +983,36 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     return adaptive_avg_pool2d_op(input, size)
 
 
+def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling of the last three dimensions to a fixed output size (``None`` keeps
+    that input size)."""
+    x = input._data
+    size = _output_size(output_size, x.shape, 3)
+    if len(size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if min(size) < 0:
+        raise RuntimeError(
+            "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+            f"received {{{size[0]}, {size[1]},{size[2]}}}"
+        )
+    if size == (1, 1, 1):
+        return _adaptive_mean(input, 3)
+    for dim in range(1, x.ndim):
+        if x.shape[dim] == 0:
+            raise RuntimeError(
+                "adaptive_avg_pool3d(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but input has sizes {size_list(x.shape)} with dimension {dim} "
+                "being empty"
+            )
+    if x.ndim not in (4, 5):
+        raise RuntimeError(
+            f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {size_list(x.shape)}"
+        )
+    if x.dtype.kind != "f":
+        raise _not_implemented("adaptive_avg_pool3d_cpu", x.dtype)
+    return adaptive_avg_pool3d_op(input, size)
+
+
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """1-D adaptive average pooling (2-D on an unsqueezed input, as PyTorch does)."""
     _check_dims_1d("adaptive_avg_pool1d", input._data)
@@ -717,60 +1020,74 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return squeeze(adaptive_avg_pool2d(unsqueeze(input, -2), (1, size)), -2)
 
 
-def _adaptive_max_indices(x: np.ndarray, out: tuple[int, int]) -> np.ndarray:
-    height, width = x.shape[-2:]
-    planes = _planes(x)
+def _adaptive_max_indices(x: np.ndarray, out: tuple[int, ...]) -> np.ndarray:
+    """Flat indices of each adaptive bin's maximum (PyTorch's tie and NaN rules)."""
+    nd = len(out)
+    sizes = x.shape[-nd:]
+    planes = _planes(x, nd)
     if 0 in out or planes.shape[0] == 0:
-        return np.zeros(x.shape[:-2] + out, np.int64)
-    h_start, h_end = _bins(height, out[0])
-    w_start, w_end = _bins(width, out[1])
-    kh, kw = int((h_end - h_start).max()), int((w_end - w_start).max())
-    padded = np.full((planes.shape[0], height + kh, width + kw), _lowest(x.dtype), x.dtype)
-    padded[:, :height, :width] = planes
-    win = np.lib.stride_tricks.sliding_window_view(padded, (kh, kw), axis=(1, 2))
-    win = win[:, h_start[:, None], w_start[None, :]]  # (R, Ho, Wo, kh, kw), a copy
-    outside = ((np.arange(kh) >= (h_end - h_start)[:, None])[:, None, :, None]
-               | (np.arange(kw) >= (w_end - w_start)[:, None])[None, :, None, :])
-    win[:, outside] = _lowest(x.dtype)
-    arg = _window_argmax(win)
-    ki, kj = np.divmod(arg, kw)
-    rows = h_start[:, None] + ki
-    cols = w_start[None, :] + kj
-    return (rows * width + cols).reshape(x.shape[:-2] + out)
+        return np.zeros(x.shape[:-nd] + out, np.int64)
+    coordinates, inside, longest = _bin_taps(sizes, out)
+    win = planes[(slice(None),) + tuple(coordinates)]  # (R, *out, *longest), a copy
+    win[:, ~np.broadcast_to(inside, out + longest)] = _lowest(x.dtype)
+    arg = _window_argmax(win, nd)
+    taps = np.unravel_index(arg, longest)
+    starts = [_bins(size, o)[0] for size, o in zip(sizes, out, strict=True)]
+    position = [_along(a, nd, starts[a]) + taps[a] for a in range(nd)]
+    return _flat_index(position, sizes).reshape(x.shape[:-nd] + out)
+
+
+def _adaptive_max_pool(input: Tensor, output_size: Any, nd: int) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling over the last ``nd`` dimensions and the flat indices of the maxima
+    (PyTorch's checks, in its order)."""
+    x = input._data
+    name = f"adaptive_max_pool{nd}d"
+    size = _output_size(output_size, x.shape, nd)
+    if x.ndim not in (nd + 1, nd + 2):
+        got = f"{nd + 1}D or {nd + 2}D tensor, but got: {size_list(x.shape)}"
+        raise RuntimeError(f"{name}(): Expected {got}")
+    for dim in range(1, x.ndim):
+        if x.shape[dim] == 0:
+            raise RuntimeError(
+                f"{name}(): Expected input to have non-zero size for non-batch dimensions, but "
+                f"input has sizes {size_list(x.shape)} with dimension {dim} being empty"
+            )
+    if len(size) != nd:
+        raise RuntimeError(f"{name}(): internal error: output_size.size() must be {nd}")
+    if min(size) < 0:
+        shape = x.shape[:-nd] + size
+        raise RuntimeError(
+            f"Trying to create tensor with negative dimension {min(size)}: {size_list(shape)}"
+        )
+    if x.dtype.kind != "f":
+        raise _not_implemented(name if nd == 2 else name + "_cpu", x.dtype)
+    # PyTorch keeps a channels-last layout in 2-D; its 3-D outputs are row-major.
+    indices = wrap(_laid_out(_adaptive_max_indices(x, size), nd == 2 and _channels_last(x)))
+    return _ADAPTIVE_MAX_GATHER[nd](input, indices), indices
 
 
 def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
                                      return_indices: bool = True) -> tuple[Tensor, Tensor]:
     """Adaptive max pooling and the flat ``H * W`` indices of the maxima."""
-    x = input._data
-    size = _output_size(output_size, x.shape)
-    if x.ndim not in (3, 4):
-        raise RuntimeError(
-            f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {size_list(x.shape)}"
-        )
-    for dim in range(1, x.ndim):
-        if x.shape[dim] == 0:
-            raise RuntimeError(
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                f"dimensions, but input has sizes {size_list(x.shape)} with dimension {dim} "
-                "being empty"
-            )
-    if len(size) != 2:
-        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
-    if min(size) < 0:
-        shape = x.shape[:-2] + size
-        raise RuntimeError(
-            f"Trying to create tensor with negative dimension {min(size)}: {size_list(shape)}"
-        )
-    if x.dtype.kind != "f":
-        raise _not_implemented("adaptive_max_pool2d", x.dtype)
-    indices = wrap(_laid_out(_adaptive_max_indices(x, size), _channels_last(x)))
-    return adaptive_max_pool2d_gather(input, indices), indices
+    return _adaptive_max_pool(input, output_size, 2)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
+                                     return_indices: bool = True) -> tuple[Tensor, Tensor]:
+    """Adaptive max pooling of the last three dimensions and the flat ``D * H * W`` indices of
+    the maxima."""
+    return _adaptive_max_pool(input, output_size, 3)
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to a fixed output size."""
     out, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling of the last three dimensions to a fixed output size."""
+    out, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (out, indices) if return_indices else out
 
 
@@ -792,10 +1109,18 @@ def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = 
 PRIMITIVES: dict[str, Any] = {
     "max_pool2d_gather": max_pool2d_gather,
     "max_pool2d_gather_backward": max_pool2d_scatter,
+    "max_pool3d_gather": max_pool3d_gather,
+    "max_pool3d_gather_backward": max_pool3d_scatter,
     "adaptive_max_pool2d_gather": adaptive_max_pool2d_gather,
     "adaptive_max_pool2d_gather_backward": adaptive_max_pool2d_scatter,
+    "adaptive_max_pool3d_gather": adaptive_max_pool3d_gather,
+    "adaptive_max_pool3d_gather_backward": adaptive_max_pool3d_scatter,
     "avg_pool2d": avg_pool2d_op,
     "avg_pool2d_backward": avg_pool2d_backward,
+    "avg_pool3d": avg_pool3d_op,
+    "avg_pool3d_backward": avg_pool3d_backward,
     "adaptive_avg_pool2d": adaptive_avg_pool2d_op,
     "adaptive_avg_pool2d_backward": adaptive_avg_pool2d_backward,
+    "adaptive_avg_pool3d": adaptive_avg_pool3d_op,
+    "adaptive_avg_pool3d_backward": adaptive_avg_pool3d_backward,
 }
