@@ -31,7 +31,7 @@ __all__ = [
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """``max(x, 0)`` (``ReluBackward0``)."""
-    return _maybe_inplace(input, _pointwise.relu(input), inplace)
+    return _maybe_inplace(input, inplace, _pointwise.relu)
 
 
 def relu_(input: Tensor) -> Tensor:

@@ -36,7 +36,7 @@ class ReLU(_Inplace):
     """``max(x, 0)``."""
 
     def forward(self, input: Tensor) -> Tensor:
-        return ops._maybe_inplace(input, pointwise.relu(input), self.inplace)
+        return ops._maybe_inplace(input, self.inplace, pointwise.relu)
 
 
 class ReLU6(_Inplace):

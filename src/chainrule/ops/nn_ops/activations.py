@@ -16,6 +16,7 @@ from ..._tensor import Tensor, wrap, wrap_dim
 from ...autograd.grad_mode import GRAD, mode_get
 from .._registry import op
 from ..activation import softmax
+from ..inplace import inplace_call
 from ..pointwise import abs as abs_
 from ..pointwise import fast_path_in_float32, half_in_float32, neg, tanh
 from ..shape import reshape
@@ -80,7 +81,7 @@ def _(F, grad, self):
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * sigmoid(x)`` (swish)."""
-    return _maybe_inplace(input, _silu(input), inplace)
+    return _maybe_inplace(input, inplace, _silu)
 
 
 @op("MishBackward0")
@@ -100,7 +101,7 @@ def _(F, grad, self):
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * tanh(softplus(x))``."""
-    return _maybe_inplace(input, _mish(input), inplace)
+    return _maybe_inplace(input, inplace, _mish)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -147,7 +148,7 @@ def _(F, grad, result, alpha, scale, input_scale):
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``alpha * (exp(x) - 1)``."""
     if inplace:
-        return _maybe_inplace(input, _elu_inplace(input, alpha, 1, 1), True)
+        return _maybe_inplace(input, True, _elu_inplace, alpha, 1, 1)
     # PyTorch passes the scales as the integers 1 (grad_fn._saved_scale shows 1, not 1.0).
     return _elu(input, alpha, 1, 1)
 
@@ -155,7 +156,7 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """Scaled ELU with the self-normalising constants (``EluBackward0``, as in PyTorch)."""
     if inplace:
-        return _maybe_inplace(input, _elu_inplace(input, _SELU_ALPHA, _SELU_SCALE, 1), True)
+        return _maybe_inplace(input, True, _elu_inplace, _SELU_ALPHA, _SELU_SCALE, 1)
     return _elu(input, _SELU_ALPHA, _SELU_SCALE, 1)
 
 
@@ -189,7 +190,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     if inplace:
-        return _maybe_inplace(input, _celu_inplace(input, alpha), True)
+        return _maybe_inplace(input, True, _celu_inplace, alpha)
     return _celu(input, alpha)
 
 
@@ -233,7 +234,7 @@ def _(F, grad, result, negative_slope):
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
     if inplace:
-        return _maybe_inplace(input, _leaky_relu_inplace(input, negative_slope), True)
+        return _maybe_inplace(input, True, _leaky_relu_inplace, negative_slope)
     return _leaky_relu(input, negative_slope)
 
 
@@ -252,7 +253,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """``x`` clipped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(input, _hardtanh(input, min_val, max_val), inplace)
+    return _maybe_inplace(input, inplace, _hardtanh, min_val, max_val)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -273,7 +274,7 @@ def _(F, grad, self):
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """``relu6(x + 3) / 6``."""
-    return _maybe_inplace(input, _hardsigmoid(input), inplace)
+    return _maybe_inplace(input, inplace, _hardsigmoid)
 
 
 @op("HardswishBackward0")
@@ -289,7 +290,7 @@ def _(F, grad, self):
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """``x * relu6(x + 3) / 6``."""
-    return _maybe_inplace(input, _hardswish(input), inplace)
+    return _maybe_inplace(input, inplace, _hardswish)
 
 
 def _threshold_array(self: np.ndarray, threshold: float, value: float) -> np.ndarray:
@@ -321,7 +322,7 @@ def _(F, grad, self, threshold):
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
     if inplace:
-        return _maybe_inplace(input, _threshold_inplace(input, threshold, value), True)
+        return _maybe_inplace(input, True, _threshold_inplace, threshold, value)
     return _threshold(input, threshold, value)
 
 
@@ -489,17 +490,15 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     return _prelu_kernel(input, weight)
 
 
-def _maybe_inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
-    """``inplace=True``: write ``result`` into ``input`` as an in-place op does (version bump,
-    ``input`` takes the op's node as its history; PyTorch's error for a leaf that requires
-    grad). Where PyTorch's in-place kernel has its own node (``LeakyReluBackward1``, which
-    keeps the output instead of the input), ``result`` comes from that op."""
+def _maybe_inplace(input: Tensor, inplace: bool, op: Any, *args: Any) -> Tensor:
+    """``op(input, *args)``; with ``inplace=True`` written into ``input`` as an in-place op
+    (version bump, ``input`` takes the op's node as its history, PyTorch's error for a leaf
+    that requires grad, and under ``saved_tensors_hooks`` the node packs what PyTorch's
+    in-place node packs). Where PyTorch's in-place kernel has its own node
+    (``LeakyReluBackward1``, which keeps the output instead of the input), ``op`` is that op."""
     if not inplace:
-        return result
-    from ..inplace import check_inplace, commit
-
-    check_inplace(input)
-    return commit(input, result)
+        return op(input, *args)
+    return inplace_call(input, op, *args)
 
 
 PRIMITIVES: dict[str, Any] = {}

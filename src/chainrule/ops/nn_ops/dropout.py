@@ -7,6 +7,8 @@ import numpy as np
 
 from ..._tensor import Tensor, wrap
 from ..creation import default_generator
+from ..inplace import inplace_call
+from ..pointwise import mul
 from ._common import empty_like_layout
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
@@ -35,10 +37,7 @@ def _laid_out_like(x: np.ndarray, values: np.ndarray) -> np.ndarray:
 def _apply(input: Tensor, mask: np.ndarray, inplace: bool) -> Tensor:
     if not inplace:
         return input * wrap(mask)
-    from ..inplace import check_inplace, commit
-
-    check_inplace(input)
-    return commit(input, input * wrap(mask))
+    return inplace_call(input, mul, wrap(mask))
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True,
