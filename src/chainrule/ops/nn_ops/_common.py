@@ -11,7 +11,7 @@ from ..._tensor import Tensor
 
 __all__ = [
     "ntuple", "scalar_name", "check_reduction", "reduce_array", "reduction_count", "size_list",
-    "check_same_dtype", "accumulation_dtype", "empty_like_layout", "cascade_sum",
+    "check_same_dtype", "accumulation_dtype", "cascade_sum",
 ]
 
 _SCALAR_NAMES = {
@@ -84,37 +84,6 @@ def check_same_dtype(what: str, a: np.ndarray, b: np.ndarray) -> None:
         raise RuntimeError(
             f"expected scalar type {scalar_name(a.dtype)} but found {scalar_name(b.dtype)}"
         )
-
-
-def empty_like_layout(x: np.ndarray, dtype: Any = None) -> np.ndarray:
-    """An uninitialised array shaped like ``x`` in the memory layout PyTorch gives the result
-    of an element-wise op on ``x`` alone (TensorIterator's dimension order): dimensions sorted
-    by decreasing stride, a broadcast (0-stride) dimension keeping its place, equal strides
-    putting the larger size outside; the result is dense whatever ``x`` is."""
-    ndim = x.ndim
-    perm = list(range(ndim - 1, -1, -1))  # innermost first, as PyTorch's ``perm_``
-    strides, shape = x.strides, x.shape
-
-    def should_swap(dim0: int, dim1: int) -> int:
-        s0, s1 = strides[dim0], strides[dim1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[dim0] > shape[dim1] else 0
-
-    for i in range(1, ndim):  # PyTorch's insertion sort, ambiguous pairs left in place
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
-    outer_first = perm[::-1]
-    dense = np.empty(tuple(shape[d] for d in outer_first), dtype or x.dtype)
-    return dense.transpose(np.argsort(outer_first))
 
 
 def cascade_sum(values: np.ndarray, index: np.ndarray, numiter: int) -> np.ndarray:

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._strides import empty_preserving_layout
 from ..._tensor import Tensor, wrap
 from ..creation import default_generator
 from ..inplace import inplace_call
 from ..pointwise import mul
-from ._common import empty_like_layout
 
 __all__ = ["dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"]
 
@@ -29,7 +29,7 @@ def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
 def _laid_out_like(x: np.ndarray, values: np.ndarray) -> np.ndarray:
     """``values`` (shaped like ``x``) in the layout PyTorch gives a result computed from ``x``,
     so the product with ``x`` has PyTorch's strides."""
-    out = empty_like_layout(x, values.dtype)
+    out = empty_preserving_layout(x, values.dtype)
     out[...] = values
     return out
 
