@@ -36,28 +36,7 @@ channels_last_3d = "chainrule.channels_last_3d"
 
 def layout_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
     """The dimensions from innermost to outermost, as PyTorch lays out a copy of this layout."""
-
-    def should_swap(dim0: int, dim1: int) -> int:
-        stride0, stride1 = strides[dim0], strides[dim1]
-        if stride0 == 0 or stride1 == 0:
-            return 0  # ambiguous: keep the contiguous order
-        if stride0 < stride1:
-            return -1
-        if stride0 > stride1:
-            return 1
-        return 1 if shape[dim0] > shape[dim1] else 0
-
-    order = list(range(len(shape) - 1, -1, -1))  # C order: the last dimension innermost
-    for i in range(1, len(order)):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(order[dim0], order[dim1])
-            if comparison > 0:
-                order[dim0], order[dim1] = order[dim1], order[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
-    return order
+    return iterator_order(shape, [strides])
 
 
 def empty_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
