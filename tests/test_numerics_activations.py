@@ -198,3 +198,22 @@ def test_gelu_tanh_gradient_in_float16_is_rounded_once():
     x = np.array([-2.5, -1.7, 0.3, 1.1, 2.9], np.float16)
     assert_agrees(lambda lib, t: _f(lib).gelu(t, approximate="tanh"), [x], "float16", "gelu",
                   second_order=False, ulps=1)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("name", ["relu", "threshold"])
+def test_masked_gradients_keep_infinite_nan_and_signed_zero_cotangents(dtype: str,
+                                                                      name: str) -> None:
+    """relu/threshold backward drops the gradient by a bit mask: an infinite or NaN cotangent
+    where the input is dropped gives +0 (not NaN), a kept one passes untouched, -0 included."""
+    x = np.array([0.0, -0.0, 1.0, -1.0, np.nan, np.inf, -np.inf, 2.0, 0.5], dtype=dtype)
+    g = np.array([np.inf, np.nan, -np.inf, 3.0, 2.0, np.nan, 5.0, -0.0, -0.0], dtype=dtype)
+    grads = []
+    for lib in (chainrule, torch):
+        leaf = lib.from_numpy(x.copy()).requires_grad_(True)
+        out = lib.relu(leaf) if name == "relu" else lib.nn.functional.threshold(leaf, 0.25, 7.0)
+        out.backward(lib.from_numpy(g.copy()))
+        grads.append(leaf.grad.numpy())
+    ours, theirs = grads
+    assert np.array_equal(ours, theirs, equal_nan=True)
+    assert np.array_equal(np.signbit(ours), np.signbit(theirs))

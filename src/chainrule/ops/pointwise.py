@@ -235,27 +235,27 @@ def _fused_multiply_add(self, other, alpha, sign=1):
     kernels compute it.
 
     ``alpha`` is first cast to the result's dtype (wrapping for unsigned integers, rounding for
-    float16/float32). float32 then takes one fused multiply-add (PyTorch's kernels contract
-    ``self + alpha * other``): computed exactly in float64 (the product of two float32 values is
-    exact there) and rounded once, so ``3e38 - 2 * 3e38`` is ``-3e38``, not ``-inf`` as with the
-    product rounded (overflowed) first. float16 rounds the product, then the sum, to float16, as
-    PyTorch's element loop (every small tensor) does; its vectorised loop over long float16
-    tensors rounds once, an ulp apart at most. float64 rounds the product and the sum, where
-    PyTorch's FMA rounds once (an ulp apart at most: NumPy has no FMA, and emulating one costs
-    25 times the add). Bool results are ``self or (alpha and other)``.
+    float16/float32). float32 and float64 round the product, then the sum, where PyTorch's
+    kernels fuse them into one multiply-add rounded once: at most an ulp apart (NumPy has no
+    FMA; an exact one through float64 costs three times the add on the optimizers' hot path,
+    and through extended precision 25 times). Where the rounded product overflows, float32 is
+    recomputed exactly, so ``3e38 - 2 * 3e38`` is ``-3e38`` as in PyTorch, not ``-inf``.
+    float16 rounds the product, then the sum, to float16, as PyTorch's element loop (every
+    small tensor) does; its vectorised loop over long float16 tensors rounds once, an ulp apart
+    at most. Bool results are ``self or (alpha and other)``.
     """
     dtype = (self if type(self) is _ndarray else np.asarray(other)).dtype
     _check_alpha(dtype, alpha)
     if sign < 0:
         alpha = -alpha
     if dtype is _SINGLE:
-        scale = float(_SINGLE.type(alpha))
-        wide = np.multiply(other, scale, dtype=np.float64)
-        if type(wide) is _ndarray and np.shape(self) == wide.shape:
-            np.add(wide, self, out=wide)  # (no second temporary)
-        else:
-            wide = np.add(wide, self, dtype=np.float64)
-        return np.asarray(wide).astype(_SINGLE, copy=False)
+        scale = _SINGLE.type(alpha)
+        result = np.add(self, np.multiply(other, scale, dtype=_SINGLE), dtype=_SINGLE)
+        if np.isfinite(result).all():
+            return result
+        wide = np.add(np.multiply(other, float(scale), dtype=np.float64), self,
+                      dtype=np.float64)
+        return np.asarray(wide).astype(_SINGLE)
     if dtype is _HALF:
         product = np.multiply(other, _HALF.type(alpha), dtype=_SINGLE).astype(_HALF)
         return np.add(self, product, dtype=_SINGLE).astype(_HALF)
