@@ -238,3 +238,17 @@ def test_binary_cross_entropy_range_checks_like_torch(inputs) -> None:
         except RuntimeError as e:
             results.append(str(e))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_nll_loss_sum_is_pytorchs_cascade_at_every_length(dtype: str) -> None:
+    """The cascade's fast path (nothing ignored) at lengths around each group boundary."""
+    rng = np.random.default_rng(8)
+    for n in [*range(1, 40), 127, 128, 129, 255, 256, 257, 4097, 70000]:
+        values = rng.standard_normal((n, 1)).astype(dtype)
+        target = np.zeros(n, np.int64)
+        ours = chainrule.nn.functional.nll_loss(
+            chainrule.from_numpy(values), chainrule.from_numpy(target), reduction="sum")
+        theirs = torch.nn.functional.nll_loss(
+            torch.from_numpy(values), torch.from_numpy(target), reduction="sum")
+        assert ours.numpy().tobytes() == theirs.numpy().tobytes(), n

@@ -92,32 +92,44 @@ def cascade_sum(values: np.ndarray, index: np.ndarray, numiter: int) -> np.ndarr
     met at step ``index[k]`` of ``numiter`` (steps skipped for ignored targets have no value),
     is added to the first; after a step that is a multiple of ``16 ** (j + 1)`` (more for very
     long loops) partial sum ``j`` is added to partial sum ``j + 1`` and cleared; at the end the
-    partial sums are added in order. Each level's groups are summed column by column, so the
-    loops run over group widths (16), not over the values."""
+    partial sums are added in order. Each level's groups are summed by one accumulation."""
     levels = 8
     dtype = values.dtype
     power = max(4, (int(numiter - 1).bit_length() if numiter > 1 else 0) // levels)
     step = 1 << power
     partial = [np.zeros((), dtype) for _ in range(levels)]
     vals, idx = values, np.asarray(index, np.int64)
-    for level in range(levels - 1):
-        if not vals.size:
-            break
-        # A group ends after each value whose step is a multiple of step ** (level + 1).
-        ends = idx % (step ** (level + 1)) == 0
-        group = np.concatenate(([0], np.cumsum(ends[:-1])))
-        n_groups = int(group[-1]) + 1
-        first = np.searchsorted(group, np.arange(n_groups))
-        position = np.arange(vals.size) - first[group]
-        table = np.zeros((n_groups, int(position.max()) + 1), dtype)
-        table[group, position] = vals
-        sums = np.zeros(n_groups, dtype)
-        for column in table.T:
-            sums = sums + column
-        complete = n_groups if ends[-1] else n_groups - 1
-        if complete < n_groups:
-            partial[level] = sums[-1]
-        vals, idx = sums[:complete], idx[ends]
+    if idx.size == numiter and numiter and idx[0] == 0 and idx[-1] == numiter - 1:
+        # No step skipped (nothing ignored): at every level a group ends at each multiple of
+        # the level's span, so the first value is a group of its own and runs of ``step``
+        # values follow; a last, incomplete run stays in the level's partial sum.
+        for level in range(levels - 1):
+            complete = (vals.size - 1) // step
+            rest = vals[1 + complete * step:]
+            if rest.size:
+                partial[level] = np.add.accumulate(rest, dtype=dtype)[-1]
+            runs = vals[1:1 + complete * step].reshape(complete, step)
+            vals = np.concatenate((vals[:1], np.add.accumulate(runs, axis=1, dtype=dtype)[:, -1]
+                                   if complete else vals[:0]))
+    else:
+        for level in range(levels - 1):
+            if not vals.size:
+                break
+            # A group ends after each value whose step is a multiple of step ** (level + 1).
+            ends = idx % (step ** (level + 1)) == 0
+            group = np.concatenate(([0], np.cumsum(ends[:-1])))
+            n_groups = int(group[-1]) + 1
+            first = np.searchsorted(group, np.arange(n_groups))
+            position = np.arange(vals.size) - first[group]
+            table = np.zeros((n_groups, int(position.max()) + 1), dtype)
+            table[group, position] = vals
+            # Left to right within each group, rounding at every addition: an accumulation (NumPy
+            # sums pairwise only in reductions), padded with zeros that change no sum.
+            sums = np.add.accumulate(table, axis=1, dtype=dtype)[:, -1]
+            complete = n_groups if ends[-1] else n_groups - 1
+            if complete < n_groups:
+                partial[level] = sums[-1]
+            vals, idx = sums[:complete], idx[ends]
     top = partial[levels - 1]
     for v in vals:  # the last level keeps everything it receives
         top = top + v
