@@ -41,8 +41,9 @@ def _zero_where(values: np.ndarray, drop: np.ndarray) -> np.ndarray:
     ints = _SAME_WIDTH_INT.get(values.dtype)
     if ints is None or np.shape(drop) != np.shape(values):
         return np.where(drop, 0, values).astype(values.dtype, copy=False)
-    keep_bits = np.subtract(np.asarray(drop).view(np.uint8), 1, dtype=ints)  # all ones or 0
-    return np.bitwise_and(np.asarray(values).view(ints), keep_bits).view(values.dtype)
+    out = np.subtract(np.asarray(drop).view(np.uint8), 1, dtype=ints)  # keep: all ones; drop: 0
+    np.bitwise_and(np.asarray(values).view(ints), out, out=out)  # (one buffer: the result)
+    return out.view(values.dtype)
 
 
 @op("ThresholdBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
