@@ -217,3 +217,20 @@ def test_masked_gradients_keep_infinite_nan_and_signed_zero_cotangents(dtype: st
     ours, theirs = grads
     assert np.array_equal(ours, theirs, equal_nan=True)
     assert np.array_equal(np.signbit(ours), np.signbit(theirs))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize(("value", "cotangent"), [(2.0, 3.0), (-1.0, np.inf), (0.0, np.nan),
+                                                  (1.0, -0.0)])
+def test_masked_gradients_of_zero_dim_tensors(dtype: str, value: float, cotangent: float) -> None:
+    """0-d operands: NumPy's ufuncs give scalars there, so the bit mask must still be an array
+    (a relu on a 0-d tensor crashed in backward)."""
+    grads = []
+    for lib in (chainrule, torch):
+        leaf = lib.tensor(value, dtype=getattr(lib, dtype), requires_grad=True)
+        lib.relu(leaf).backward(lib.tensor(cotangent, dtype=getattr(lib, dtype)))
+        grads.append(leaf.grad.numpy())
+    ours, theirs = grads
+    assert ours.shape == () and ours.dtype == theirs.dtype
+    assert np.array_equal(ours, theirs, equal_nan=True)
+    assert np.signbit(ours) == np.signbit(theirs)

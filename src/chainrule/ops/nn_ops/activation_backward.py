@@ -41,7 +41,8 @@ def _zero_where(values: np.ndarray, drop: np.ndarray) -> np.ndarray:
     ints = _SAME_WIDTH_INT.get(values.dtype)
     if ints is None or np.shape(drop) != np.shape(values):
         return np.where(drop, 0, values).astype(values.dtype, copy=False)
-    out = np.subtract(np.asarray(drop).view(np.uint8), 1, dtype=ints)  # keep: all ones; drop: 0
+    # keep: all ones, drop: 0 (np.asarray: 0-d operands give a NumPy scalar, not an array)
+    out = np.asarray(np.subtract(np.asarray(drop).view(np.uint8), 1, dtype=ints))
     np.bitwise_and(np.asarray(values).view(ints), out, out=out)  # (one buffer: the result)
     return out.view(values.dtype)
 
