@@ -68,8 +68,8 @@ UNARY: dict[str, dict[str, Any]] = {
     "relu": {"make_inputs": _away_from_zero}, "digamma": {"low": 0.5, "high": 3.0},
     "lgamma": {"low": 0.5, "high": 3.0}, "nan_to_num": {},
 }
-# Unary ops PyTorch has an in-place method for and chainrule does too.
-UNARY_INPLACE = [name for name in UNARY if name not in ("erfinv", "fix", "digamma", "lgamma")]
+# Unary ops with an in-place method (PyTorch has one for each).
+UNARY_INPLACE = list(UNARY)
 # In place, these record *Backward1, whose backward raises NotImplementedError in PyTorch (and
 # here: tests/test_inplace_parity.py): values and node names only.
 NOT_DIFFERENTIABLE_INPLACE = ("acosh", "asinh", "atanh")
@@ -124,8 +124,14 @@ def _entries() -> list[OpInfo]:
     for name in COMPARISONS:
         ops.append(OpInfo(f"Tensor.{name}", _method(name), BINARY_SHAPES, grad=False))
         ops.append(OpInfo(f"torch.{name}", _function(name), BINARY_SHAPES, grad=False))
-    for name in COMPARISONS[:6]:
-        ops.append(OpInfo(f"Tensor.{name}_", _inplace(name), INPLACE_BINARY_SHAPES, grad=False))
+    for name in COMPARISONS:
+        # In place, a comparison records GtBackward0/1 ... with a zero derivative (out of place
+        # it has no history); the number form is swept in SHAPE_AND_LINALG.
+        ops.append(OpInfo(f"Tensor.{name}_", _inplace(name), INPLACE_BINARY_SHAPES))
+    for name in COMPARISONS:
+        # with a number (here one of the elements: a tie)
+        ops.append(OpInfo(f"Tensor.{name}__number", lambda lib, x, n=name: getattr(
+            x.clone(), n + "_")(x.reshape(-1)[0].item()), UNARY_SHAPES))
     for name in LOGICAL:
         ops.append(OpInfo(f"Tensor.{name}", lambda lib, x, y, n=name: getattr(x > 0, n)(y > 0),
                           BINARY_SHAPES, grad=False))
@@ -205,6 +211,14 @@ def _index(lib: Any) -> Any:
     return lib.tensor([2, 0, 2])
 
 
+def _base_then_view(base: Any) -> Any:
+    """A view taken before its base is reshaped in place: its history is regenerated
+    (AsStridedBackward0 of the base's UnsqueezeBackward1)."""
+    view = base[1]
+    base.unsqueeze_(0)
+    return view * 2
+
+
 SHAPE_AND_LINALG = [
     OpInfo("Tensor.adjoint", lambda lib, x: x.adjoint(), [M]),
     OpInfo("torch.adjoint", lambda lib, x: lib.adjoint(x), [M]),
@@ -248,6 +262,42 @@ SHAPE_AND_LINALG = [
     OpInfo("torch.atleast_1d", lambda lib, x: lib.atleast_1d(x), [((),), ((2,),)]),
     OpInfo("Tensor.where", lambda lib, x, y: x.where(x > 0, y), [((3, 4), (3, 4))],
            make_inputs=_away_from_zero),
+    # Sampling from a degenerate distribution (probabilities 0 and 1): PyTorch's values and nodes.
+    OpInfo("torch.bernoulli", lambda lib, x: lib.bernoulli(x * 0 + (x > 0).to(x.dtype)), [M],
+           make_inputs=_away_from_zero),
+    OpInfo("Tensor.bernoulli", lambda lib, x: (x * 0 + (x > 0).to(x.dtype)).bernoulli(), [M],
+           make_inputs=_away_from_zero),
+    OpInfo("Tensor.bernoulli_number", lambda lib, x: (x * 1).bernoulli(1.0), [M], grad=False),
+    OpInfo("Tensor.bernoulli_", lambda lib, x, p: x.clone().bernoulli_(p * 0 + (p > 0).to(
+        p.dtype)), [((3, 4), (3, 4)), ((3, 4), (4,))], make_inputs=_away_from_zero),
+    OpInfo("Tensor.bernoulli__number", lambda lib, x: x.clone().bernoulli_(0.0), UNARY_SHAPES),
+    OpInfo("Tensor.multinomial", lambda lib, x: (x == x.amax(-1, True)).to(x.dtype).multinomial(
+        1), [M, ((4,),)], make_inputs=_distinct, grad=False),
+    OpInfo("Tensor.polygamma_", lambda lib, x: x.clone().polygamma_(1), UNARY_SHAPES, low=0.5,
+           high=3.0),
+    OpInfo("Tensor.polygamma_2", lambda lib, x: x.clone().polygamma_(2), UNARY_SHAPES,
+           low=0.5, high=3.0, second_order=False),
+    OpInfo("Tensor.cumsum_", lambda lib, x: x.clone().cumsum_(-1), [M, ((),)]),
+    OpInfo("Tensor.cumprod_", lambda lib, x: x.clone().cumprod_(0), [M],
+           make_inputs=_away_from_zero),
+    OpInfo("Tensor.tril_", lambda lib, x: x.clone().tril_(), [M]),
+    OpInfo("Tensor.triu_", lambda lib, x: x.clone().triu_(-1), [M, ((2, 3, 4),)]),
+    OpInfo("Tensor.addmm_", lambda lib, x, a, b: x.clone().addmm_(a, b, beta=0.5, alpha=2),
+           [((2, 4), (2, 3), (3, 4))]),
+    # View ops in place: ``self`` takes the view's shape (TBackward1 ...); on a clone, a view
+    # of a clone, and twice in a row.
+    OpInfo("Tensor.t_", lambda lib, x: x.clone().t_(), [M, ((3,),), ((),)]),
+    OpInfo("Tensor.t_twice", lambda lib, x: x.clone().t_().t_() * 1, [M]),
+    OpInfo("Tensor.t_of_view", lambda lib, x: x.clone()[1:].t_(), [M]),
+    OpInfo("Tensor.transpose_", lambda lib, x: x.clone().transpose_(0, 2), [((2, 3, 4),)]),
+    OpInfo("Tensor.swapaxes_", lambda lib, x: x.clone().swapaxes_(1, 0), [M]),
+    OpInfo("Tensor.swapdims_", lambda lib, x: x.clone().swapdims_(-1, 0), [M]),
+    OpInfo("Tensor.unsqueeze_", lambda lib, x: x.clone().unsqueeze_(-1), [M, ((),)]),
+    OpInfo("Tensor.squeeze_", lambda lib, x: x.clone().squeeze_(), [((3, 1, 4),)]),
+    OpInfo("Tensor.squeeze__dim", lambda lib, x: x.clone().squeeze_(-2), [((3, 1, 4),), M]),
+    OpInfo("Tensor.squeeze__dims", lambda lib, x: x.clone().squeeze_((0, 1)), [((1, 1, 4),)]),
+    OpInfo("Tensor.unsqueeze_of_base_then_view",
+           lambda lib, x: _base_then_view(x.clone()), [M]),
     OpInfo("Tensor.lerp", lambda lib, x, y: x.lerp(y, 0.25), INPLACE_BINARY_SHAPES),
     OpInfo("Tensor.lerp_", lambda lib, x, y: x.clone().lerp_(y, 0.25), INPLACE_BINARY_SHAPES),
     OpInfo("Tensor.matmul", lambda lib, a, b: a.matmul(b), [((2, 3), (3, 4)), ((3,), (3, 2))]),

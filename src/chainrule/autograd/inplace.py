@@ -31,8 +31,9 @@ def describe(data: np.ndarray) -> str:
 
 
 def _op_name(node: Node) -> str:
-    """PyTorch names the producing op, not its node: ``MulBackward0`` -> ``Mul``."""
-    return re.sub(r"Backward\d*$", "", node.name())
+    """PyTorch's name of the producing op: its node's without ``Backward`` and a trailing 0
+    (``MulBackward0`` -> ``Mul``, ``ClampBackward1`` -> ``Clamp1``, ``TBackward1`` -> ``T1``)."""
+    return re.sub(r"Backward(0?)(\d*)$", r"\2", node.name())
 
 
 def _message(data: np.ndarray, producer: str, now: int, expected: int, where: str | None) -> str:

@@ -24,6 +24,7 @@ from . import (
     nn_ops,
     pointwise,
     reduction,
+    sampling,
     shape,
     special_ops,
 )
@@ -180,6 +181,8 @@ _METHODS.update(
 _METHODS.pop("new_tensor")
 _METHODS.update(shape.TENSOR_METHODS)  # repeat, split, narrow, flip ...
 _METHODS.update(indexing.TENSOR_METHODS)  # __getitem__, __setitem__, __iter__, gather ...
+_METHODS.update({"bernoulli": sampling.bernoulli, "bernoulli_": sampling.bernoulli_,
+                 "multinomial": creation.multinomial})
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
@@ -329,18 +332,26 @@ _INPLACE_FROM: dict[str, Any] = {
         "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "clamp", "clip",
         "clamp_min", "clamp_max", "lerp", "floor", "ceil", "round", "trunc", "frac", "hypot",
         "xlogy", "nan_to_num", "logical_and", "logical_or", "logical_xor", "logical_not",
-        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt",
-        "ge",
+        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     )
     if hasattr(pointwise, name)
 }
 for _name in ("masked_fill", "index_add", "scatter", "scatter_add", "index_put", "put",
-              "index_fill"):
+              "index_fill", "fix", "erfinv", "digamma", "lgamma", "cumsum", "cumprod", "tril",
+              "triu", "addmm"):
     if hasattr(Tensor, _name):
         _INPLACE_FROM[_name] = getattr(Tensor, _name)
+# In place, comparisons record a node of their own (``gt_`` and its alias ``greater_``:
+# GtBackward0/1, a zero derivative), where out of place they have no history.
+for _alias, _name in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
+                      ("ge", "ge"), ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+                      ("less_equal", "le"), ("not_equal", "ne")):
+    _INPLACE_FROM[_alias] = pointwise.COMPARISONS_IN_PLACE[_name]
+_INPLACE_FROM["polygamma"] = special_ops.polygamma_in_place_op
 for _name, _fn in _INPLACE_FROM.items():
     setattr(Tensor, _name + "_", inplace.inplace_method(_fn, _name + "_"))
-for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_"):
+for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_", "t_", "transpose_", "swapaxes_",
+              "swapdims_", "squeeze_", "unsqueeze_"):
     setattr(Tensor, _name, getattr(inplace, _name))
 
 Tensor.__iadd__ = inplace.augmented(pointwise._add, "__iadd__")  # type: ignore[method-assign,attr-defined]

@@ -33,6 +33,7 @@ the gradient at the broadcast shape. A derivative returns either a new array or 
 
 from __future__ import annotations
 
+import copy
 import inspect
 import operator
 import types
@@ -45,8 +46,8 @@ from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function, run_ge
 from ._opnode import OpNode, bind_namespaces, make_node_class
 
 __all__ = [
-    "op", "OpDef", "OpNode", "apply", "ARITH", "FLOAT", "COMPARE", "KEEP", "register_method",
-    "bind_namespaces",
+    "op", "OpDef", "OpNode", "apply", "recorded_as", "ARITH", "FLOAT", "COMPARE", "KEEP",
+    "register_method", "bind_namespaces",
 ]
 
 
@@ -170,7 +171,9 @@ class OpDef:
         # What any derivative reads (environment positions): PyTorch's node has a ``_saved_*``
         # attribute for each, None when this node did not need to save it.
         self.read_positions: frozenset[int] = frozenset()
-        self.node_cls = make_node_class(node_name, self, num_outputs > 1 or num_outputs == -1)
+        # One node output per differentiable output (a variable number: -1).
+        self.multi_output_node = num_outputs > 1 or num_outputs == -1
+        self.node_cls = make_node_class(node_name, self, self.multi_output_node)
 
     def __repr__(self) -> str:
         return f"<op {self.name} -> {self.node_name}>"
@@ -383,6 +386,24 @@ def make_public(opdef: OpDef) -> Any:
     public.op = opdef  # type: ignore[attr-defined]
     public.derivative = opdef.derivative  # type: ignore[attr-defined]
     return public
+
+
+def recorded_as(public: Any, node_name: str) -> Any:
+    """The op of ``public`` (its forward, derivatives and saving) recorded as ``node_name``.
+
+    PyTorch gives some in-place overloads a node of their own, computed as the out-of-place
+    op's (``t_`` records ``TBackward1`` where ``t`` records ``TBackward0``). Call it once the
+    op's derivatives are registered: they are shared as they are then.
+    """
+    source: OpDef = public.op
+    opdef = copy.copy(source)
+    opdef.node_name = node_name
+    opdef.derivatives = list(source.derivatives)
+    opdef._plans = {}
+    opdef.node_cls = make_node_class(node_name, opdef, source.multi_output_node)
+    renamed = make_public(opdef)
+    renamed.__name__ = renamed.__qualname__ = f"{source.name}_as_{node_name}"
+    return renamed
 
 
 def register_method(name: str, fn: Callable[..., Any]) -> None:

@@ -22,7 +22,7 @@ __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "scalar_tensor", "zeros", "ones", "full",
     "empty", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
     "randint_like", "arange", "range", "linspace", "logspace", "eye", "rand", "randn", "randint",
-    "randperm", "normal", "bernoulli", "multinomial", "manual_seed", "seed", "initial_seed",
+    "randperm", "normal", "multinomial", "manual_seed", "seed", "initial_seed",
     "get_rng_state", "set_rng_state", "Generator", "default_generator", "legacy_new",
     "empty_strided", "tril_indices", "triu_indices", "complex", "polar",
 ]
@@ -1360,14 +1360,6 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     _floating_or_raise(d, "normal_kernel_cpu")
     values = m + s * _gen(generator).standard_normal(shape)
     return make_tensor(np.asarray(values).astype(d.np), requires_grad)
-
-
-def bernoulli(input: Tensor, p: float | None = None, *,
-              generator: Generator | None = None) -> Tensor:
-    """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype."""
-    prob = input._data if p is None else p
-    draws = _gen(generator).random(input._data.shape) < prob
-    return wrap(draws.astype(input._data.dtype))
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,

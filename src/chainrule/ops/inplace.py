@@ -38,14 +38,15 @@ from .._tensor import (
 )
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
-from . import pointwise
+from . import pointwise, shape
 from ._opnode import RELEASED, OpNode, pack_saved
-from ._registry import KEEP, op
+from ._registry import KEEP, op, recorded_as
 
 __all__ = [
     "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
     "CopySlices", "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_",
-    "uniform_", "normal_", "view_inplace_error", "refresh_special_view",
+    "uniform_", "normal_", "view_inplace_error", "refresh_special_view", "t_", "transpose_",
+    "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -451,6 +452,67 @@ _INPLACE_NODES: dict[str, Callable[..., Tensor]] = {
     f"{name}_": _not_differentiable_in_place(name, f"{name.capitalize()}Backward1")
     for name in ("acosh", "asinh", "atanh")
 }
+
+
+# ----------------------------------------------------------------------------------------------
+# View ops in place (``t_``, ``transpose_``, ``squeeze_``, ``unsqueeze_``): ``self`` takes the
+# view's shape and strides. Its memory is unchanged, but its version is bumped (a node that saved
+# it refuses to use it), and its history is the view op's own node (``TBackward1`` ...), whose
+# next function is ``self``'s old history; a view stays a view of its base.
+
+
+def _in_place_view_op(recorded: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    def method(self: Tensor, *args: Any) -> Tensor:
+        check_inplace(self)
+        out = recorded(self, *args)  # (raises before anything changed)
+        self._data = out._data
+        bump_version(self)
+        node = out._grad_fn
+        if node is not None:
+            # Not set_history: PyTorch leaves retain_grad on the old history here, so ``.grad``
+            # is the gradient of the value before the op, in its old shape.
+            self._grad_fn = node
+            self._output_nr = 0
+            if self._base is not None:
+                # The view's history is now this node, made at this version of its base.
+                self._view_src_fn = self._base._grad_fn
+                self._view_version = self._vc[0]
+        return self
+
+    method.__name__ = name
+    method.__qualname__ = f"Tensor.{name}"
+    method.__doc__ = (f"In-place ``{name[:-1]}``: ``self`` takes the result's shape and strides "
+                      "(returns ``self``).")
+    return method
+
+
+_t_in_place = recorded_as(shape.t, "TBackward1")
+_transpose_in_place = recorded_as(shape.transpose, "TransposeBackward1")
+_unsqueeze_in_place = recorded_as(shape.unsqueeze, "UnsqueezeBackward1")
+_squeeze_all_in_place = recorded_as(shape._squeeze_all, "SqueezeBackward3")
+_squeeze_dim_in_place = recorded_as(shape._squeeze_dim, "SqueezeBackward4")
+_squeeze_dims_in_place = recorded_as(shape._squeeze_dims, "SqueezeBackward5")
+
+
+def _squeeze_in_place(self: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return _squeeze_all_in_place(self)
+    if isinstance(dim, int | np.integer):
+        return _squeeze_dim_in_place(self, int(dim))
+    return _squeeze_dims_in_place(self, tuple(dim))
+
+
+def _t(self: Tensor) -> Tensor:
+    if self._data.ndim > 2:
+        raise RuntimeError(
+            f"t_() expects a tensor with <= 2 dimensions, but self is {self._data.ndim}D")
+    return _t_in_place(self)
+
+
+t_ = _in_place_view_op(_t, "t_")
+transpose_ = swapaxes_ = swapdims_ = _in_place_view_op(_transpose_in_place, "transpose_")
+unsqueeze_ = _in_place_view_op(_unsqueeze_in_place, "unsqueeze_")
+squeeze_ = _in_place_view_op(_squeeze_in_place, "squeeze_")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1880,6 +1880,53 @@ gt = _comparison("gt", np.greater, "Element-wise ``>`` (a bool tensor).")
 ge = _comparison("ge", np.greater_equal, "Element-wise ``>=`` (a bool tensor).")
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
+
+
+def _comparison_in_place(name: str, fn):
+    """``self.<name>_(other)``'s op: the comparison as 0/1 in the operands' common dtype,
+    recorded as PyTorch's ``GtBackward0`` (a number ``other``) or ``GtBackward1`` (a tensor),
+    whose derivatives are zero. (Out of place a comparison has no history: its result is bool.)
+    """
+    node = name.capitalize()
+
+    @op(f"{node}Backward0", promote=COMPARE, promote_with=("other",))
+    def with_number(self, other):
+        return fn(self, other).astype(self.dtype)
+
+    @with_number.derivative("self")
+    def _(F, grad):
+        return F.zeros_like(grad)
+
+    @op(f"{node}Backward1", inputs=("self", "other"), promote=COMPARE)
+    def with_tensor(self, other):
+        return fn(self, other).astype(self.dtype)
+
+    @with_tensor.derivative("self")
+    def _(F, grad):
+        return F.zeros_like(grad)
+
+    @with_tensor.derivative("other")
+    def _(F, grad):
+        return F.zeros_like(grad)
+
+    out_of_place = globals()[name]
+
+    def compare_in_place(self: Tensor, other: Any) -> Tensor:
+        if self._data.dtype.kind not in "fc":
+            return out_of_place(self, other)  # (no history to record: the bool result is cast)
+        return (with_tensor if isinstance(other, Tensor) else with_number)(self, other)
+
+    compare_in_place.__name__ = f"{name}_op"
+    return compare_in_place
+
+
+#: The in-place comparisons' ops (ops/__init__.py makes ``Tensor.gt_`` ... of them).
+COMPARISONS_IN_PLACE = {
+    name: _comparison_in_place(name, fn)
+    for name, fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
+                     ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal))
+}
+
 logical_and = _comparison("logical_and", np.logical_and, "Element-wise logical and.")
 logical_or = _comparison("logical_or", np.logical_or, "Element-wise logical or.")
 logical_xor = _comparison("logical_xor", np.logical_xor, "Element-wise logical xor.")

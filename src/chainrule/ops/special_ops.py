@@ -15,7 +15,7 @@ import numpy as np
 from .. import _special
 from .._backend import special
 from .._tensor import Tensor
-from ._registry import FLOAT, op, register_method
+from ._registry import FLOAT, op, recorded_as, register_method
 from .pointwise import laid_out_like
 
 __all__ = ["erfinv", "lgamma", "digamma", "polygamma"]
@@ -110,6 +110,17 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
     """``self.polygamma(n)`` is ``polygamma(n, self)``."""
     return polygamma(n, self)
+
+
+_polygamma_in_place = recorded_as(_polygamma, "PolygammaBackward1")
+
+
+def polygamma_in_place_op(self: Tensor, n: int) -> Tensor:
+    """``self.polygamma_(n)``'s op: ``polygamma(n, self)`` recorded as PyTorch's in-place
+    ``PolygammaBackward1`` (ops/__init__.py writes it into ``self``)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _polygamma_in_place(n, self)
 
 
 # Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
