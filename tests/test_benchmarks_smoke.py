@@ -124,3 +124,22 @@ def test_chainrule_bench_outside_a_checkout(tmp_path: Path, monkeypatch: pytest.
     assert bench.main(["--quick"]) == 2
     assert "make bench" in capsys.readouterr().err
     assert bench.find_suite(ROOT) == ROOT
+
+
+def test_chainrule_bench_runs_the_suite_as_a_script(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From a checkout, ``python -m chainrule bench`` runs ``python -m benchmarks`` in a child
+    process (its exit status passed on); the package itself never imports the suite."""
+    import subprocess
+    import sys
+
+    monkeypatch.chdir(ROOT)
+    done = subprocess.run([sys.executable, "-m", "chainrule", "bench", "--help"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "--only" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "chainrule", "bench", "--only", "nope"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2
+    sources = Path(chainrule.__file__).parent.rglob("*.py")
+    assert not [p for p in sources if "import benchmarks" in p.read_text()
+                or "from benchmarks" in p.read_text()]

@@ -20,7 +20,6 @@ from ._frames import user_stacklevel
 from ._size import CPU, Size, device
 from ._strides import element_strides
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
-from .autograd.grad_mode import state as _grad_state
 from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle, short_name
 
 __all__ = ["Tensor", "make_tensor", "wrap"]
@@ -793,9 +792,4 @@ LEGACY_TYPE_NAMES: dict[DType, str] = {
     _dtype.complex128: "ComplexDoubleTensor",
 }
 LEGACY_NAME_TO_DTYPE: dict[str, DType] = {v: k for k, v in LEGACY_TYPE_NAMES.items()}
-
-
-def grad_mode_enabled() -> bool:
-    """Shortcut used by hot paths (the thread-local flag)."""
-    return _grad_state.grad_enabled
 

@@ -34,6 +34,7 @@ from typing import Any
 from ._tensor import Tensor, grad_accumulator, gradient_edge
 from .autograd import engine
 from .autograd.grad_mode import enable_grad, is_grad_enabled
+from .autograd.graph import preorder
 from .autograd.node import AccumulateGrad, Node
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian"]
@@ -232,20 +233,8 @@ class _Call:
                 node, _ = gradient_edge(o)
                 if node is not None:
                     stack.append(node)
-        seen: set[Node] = set()
-        while stack:
-            node = stack.pop()
-            if node in seen:
-                continue
-            seen.add(node)
-            if type(node) is AccumulateGrad:
-                if node not in self.own_leaves:
-                    return True
-                continue
-            for child, _ in node.next_functions:
-                if child is not None and child not in seen:
-                    stack.append(child)
-        return False
+        return any(type(node) is AccumulateGrad and node not in self.own_leaves
+                   for node in preorder(stack))
 
     def finish(self, value: Any) -> Any:
         """Detach the tensors of ``value`` unless results stay connected."""

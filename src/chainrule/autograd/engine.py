@@ -772,6 +772,17 @@ def _as_tensor_tuple(x: Any, what: str) -> tuple:
     return tuple(x)
 
 
+def _check_implicit_grad(data: np.ndarray) -> None:
+    """PyTorch makes the gradient of an output itself (ones) only for a real scalar."""
+    if data.size != 1:
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if data.dtype.kind != "f":
+        raise RuntimeError(
+            "grad can be implicitly created only for real scalar outputs but got "
+            f"{from_numpy_dtype(data.dtype)}"
+        )
+
+
 def _make_root_grads(
     outputs: tuple, grad_outputs: tuple, create_graph: bool, is_grads_batched: bool = False
 ) -> list[Any]:
@@ -780,13 +791,7 @@ def _make_root_grads(
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if g is None:
             if out._requires_grad:
-                if out._data.size != 1:
-                    raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if out._data.dtype.kind != "f":
-                    raise RuntimeError(
-                        "grad can be implicitly created only for real scalar outputs but got "
-                        f"{from_numpy_dtype(out._data.dtype)}"
-                    )
+                _check_implicit_grad(out._data)
             ones = _ones(out._data.shape, out._data.dtype)
             result.append(wrap(ones) if create_graph else ones)
             continue
@@ -859,13 +864,7 @@ def backward_scalar(tensor: Tensor) -> None:
             "element 0 of tensors does not require grad and does not have a grad_fn"
         )
     data = tensor._data
-    if data.size != 1:
-        raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    if data.dtype.kind != "f":
-        raise RuntimeError(
-            "grad can be implicitly created only for real scalar outputs but got "
-            f"{from_numpy_dtype(data.dtype)}"
-        )
+    _check_implicit_grad(data)
     edge = gradient_edge(tensor)
     if edge[0] is None:  # a no-grad view that requires grad: gradients to it go nowhere
         raise RuntimeError(

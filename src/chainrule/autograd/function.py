@@ -55,7 +55,7 @@ from .._tensor import (
     wrap,
 )
 from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
-from .node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "once_differentiable",
@@ -94,14 +94,6 @@ SAVED_INPUT_RETURNED_MESSAGE = (
 ONCE_DIFFERENTIABLE_MESSAGE = (
     "trying to differentiate twice a function that was marked with @once_differentiable"
 )
-
-
-class _Released:
-    def __repr__(self) -> str:
-        return "<released>"
-
-
-_RELEASED: Any = _Released()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -268,11 +260,11 @@ class BackwardCFunction(Node, FunctionCtx):
         saved = self._saved
         if saved is None:
             return ()
-        if saved is _RELEASED:
+        if saved is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         tensors = tuple(entry.unpack(self) for entry in saved)
         if self._forward_cls.clear_saved_tensors_on_access:
-            self._saved = _RELEASED
+            self._saved = RELEASED
         return tensors
 
     @property
@@ -285,7 +277,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def release(self) -> None:
         if self._saved is not None:
-            self._saved = _RELEASED
+            self._saved = RELEASED
 
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         """Run the user's ``backward`` (called by the engine; see the module docstring)."""
@@ -536,7 +528,6 @@ def _new_node(node_cls: type[BackwardCFunction]) -> BackwardCFunction:
     node._in_meta = ()
     node._seq = next_sequence_nr()
     node._hooks = None
-    node._anomaly_trace = None
     node._n_out = 1
     node._out_meta = ()
     node._saved = None
@@ -738,7 +729,6 @@ def _delayed_error(outputs: tuple[Any, ...]) -> tuple[Any, ...]:
     node._n_out = len(outputs)
     node._seq = next_sequence_nr()
     node._hooks = None
-    node._anomaly_trace = None
     edges = []
     metas = []
     results = []

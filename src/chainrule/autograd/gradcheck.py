@@ -37,6 +37,7 @@ import numpy as np
 
 from .._tensor import Tensor, wrap
 from . import engine
+from .graph import preorder
 from .node import AccumulateGrad, Node
 
 __all__ = [
@@ -827,19 +828,7 @@ def check_graph(
 def _engine_order(roots: list[Node]) -> list[Node]:
     """Every node below ``roots`` except AccumulateGrad, most recently created first (the
     order the engine runs them in)."""
-    seen: set[Node] = set()
-    stack = list(roots)
-    nodes = []
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        if type(node) is not AccumulateGrad:
-            nodes.append(node)
-        for child, _ in node.next_functions:
-            if child is not None and child not in seen:
-                stack.append(child)
+    nodes = [node for node in preorder(roots) if type(node) is not AccumulateGrad]
     nodes.sort(key=lambda n: -n._seq)
     return nodes
 

@@ -8,7 +8,7 @@ compress or inspect saved activations), as in PyTorch.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .._tensor import Tensor, wrap
@@ -19,6 +19,28 @@ __all__ = [
     "saved_tensors_hooks", "Node", "current_saved_tensors_hooks", "disable_saved_tensors_hooks",
     "SavedTensor", "pack_tensor",
 ]
+
+def preorder(roots: Iterable[Node]) -> Iterator[Node]:
+    """Every node reachable from ``roots``, once each, depth first in the order a recursive
+    walk would visit them (a node's first next function before its second), with an explicit
+    stack. The one graph walk of the engine's helpers, gradcheck, ``func`` and ``viz``."""
+    seen: set[Node] = set()
+    stack = list(roots)
+    stack.reverse()
+    pop = stack.pop
+    push = stack.append
+    while stack:
+        node = pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        yield node
+        slots = node.next_functions
+        for k in range(len(slots) - 1, -1, -1):
+            child = slots[k][0]
+            if child is not None and child not in seen:
+                push(child)
+
 
 PACK_INPLACE_MESSAGE = (
     "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "

@@ -21,8 +21,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
-    "short_name", "type_name",
+    "short_name", "type_name", "RELEASED",
 ]
+
+
+class _Released:
+    """Marks what a node saved once a backward pass without ``retain_graph`` freed it."""
+
+    def __repr__(self) -> str:
+        return "<released>"
+
+
+RELEASED: Any = _Released()
 
 SECOND_BACKWARD_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -94,7 +104,7 @@ class Node:
       needs no gradient), so the engine can reduce broadcast gradients and cast them once.
     """
 
-    __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "_anomaly_trace", "__weakref__")
+    __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "__weakref__")
 
     _n_out = 1
 
@@ -163,7 +173,6 @@ class AccumulateGrad(Node):
         self._seq = ACCUMULATE_GRAD_SEQ
         self._in_meta = ()
         self._hooks = None
-        self._anomaly_trace = None
 
     def name(self) -> str:
         """``'chainrule::autograd::AccumulateGrad'`` (PyTorch's C++ name, this package's)."""

@@ -2,19 +2,17 @@
 
 The suite (``benchmarks/`` at the top of the repository) is not part of the installed package:
 it needs PyTorch and is run from a source checkout. This command runs it when the current
-directory holds it (the same as ``make bench`` or ``python -m benchmarks``), and otherwise says
-how to get it.
+directory holds it, as a script in a child process (``python -m benchmarks``, the same as
+``make bench``: the package never imports the suite), and otherwise says how to get it.
 """
 
 from __future__ import annotations
 
-import importlib
+import subprocess
 import sys
 from pathlib import Path
 
 __all__ = ["find_suite", "main"]
-
-PROG = "python -m chainrule bench"
 
 HOW_TO = """\
 chainrule's benchmark suite lives in the source checkout (benchmarks/), not in the installed
@@ -32,25 +30,21 @@ No 'benchmarks' directory with the suite was found in {cwd}."""
 
 
 def find_suite(directory: Path) -> Path | None:
-    """The checkout root holding the suite: ``directory`` if it has ``benchmarks/cli.py``."""
-    if (directory / "benchmarks" / "cli.py").is_file():
+    """The checkout root holding chainrule's suite: ``directory`` if its ``benchmarks/`` is it."""
+    marker = directory / "benchmarks" / "__init__.py"
+    if (directory / "benchmarks" / "cli.py").is_file() and marker.is_file() and (
+        'SUITE = "chainrule"' in marker.read_text(encoding="utf-8", errors="replace")
+    ):
         return directory
     return None
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run ``benchmarks.cli.main`` from the current directory's checkout, or explain."""
+    """Run ``python -m benchmarks`` in the current directory's checkout, or explain."""
     args = list(sys.argv[1:] if argv is None else argv)
     root = find_suite(Path.cwd())
     if root is None:
         print(HOW_TO.format(cwd=Path.cwd()), file=sys.stderr)
         return 2
-    if str(root) not in sys.path:
-        sys.path.insert(0, str(root))
-    package = importlib.import_module("benchmarks")
-    if getattr(package, "SUITE", None) != "chainrule":
-        print(f"the 'benchmarks' package imported from {package.__file__} is not chainrule's "
-              f"suite.\n\n" + HOW_TO.format(cwd=root), file=sys.stderr)
-        return 2
-    cli = importlib.import_module("benchmarks.cli")
-    return int(cli.main(args, prog=PROG))
+    command = [sys.executable, "-m", "benchmarks", *args]
+    return subprocess.run(command, cwd=root, check=False).returncode

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import Tensor, wrap
-from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node
+from ..autograd.node import RELEASED, SECOND_BACKWARD_MESSAGE, Node
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -35,16 +35,6 @@ def bind_namespaces(numpy_ns: Any, tensor_ns: Any) -> None:
     global NUMPY_NS, TENSOR_NS
     NUMPY_NS = numpy_ns
     TENSOR_NS = tensor_ns
-
-
-class _Released:
-    """Marks saved values freed by a backward pass without ``retain_graph``."""
-
-    def __repr__(self) -> str:
-        return "<released>"
-
-
-RELEASED: Any = _Released()
 
 
 class PackedSaved:

@@ -42,11 +42,11 @@ from typing import Any
 
 from .._tensor import Tensor
 from . import _dispatch
-from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function, run_general
+from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function
 from ._opnode import OpNode, bind_namespaces, make_node_class
 
 __all__ = [
-    "op", "OpDef", "OpNode", "apply", "recorded_as", "ARITH", "FLOAT", "COMPARE", "KEEP",
+    "op", "OpDef", "OpNode", "recorded_as", "ARITH", "FLOAT", "COMPARE", "KEEP",
     "register_method", "bind_namespaces",
 ]
 
@@ -315,11 +315,6 @@ class _Required:
 
 _REQUIRED: Any = _Required()
 _dispatch._REQUIRED_MARK[0] = _REQUIRED
-
-
-def apply(op: OpDef, args: tuple) -> Any:
-    """Run ``op`` on its bound positional arguments (all of them, defaults filled in)."""
-    return run_general(op, args)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ import numpy as np
 
 from .._dtype import from_numpy_dtype
 from .._tensor import Tensor
+from ..autograd.graph import preorder
 from ..autograd.node import ACCUMULATE_GRAD_SEQ, AccumulateGrad, Node, short_name
 
 __all__ = [
@@ -177,32 +178,9 @@ def no_gc() -> Iterator[None]:
 
 
 def _preorder(roots: list[Node]) -> tuple[list[Node], dict[Node, int]]:
-    """Depth-first preorder, checked when popped: the order a recursive walk would number them."""
-    nodes: list[Node] = []
-    index: dict[Node, int] = {}
-    stack = list(reversed(roots))
-    pop = stack.pop
-    push = stack.append
-    add = nodes.append
-    n = 0
-    while stack:
-        node = pop()
-        if node in index:
-            continue
-        index[node] = n
-        n += 1
-        add(node)
-        slots = node.next_functions
-        if len(slots) == 1:
-            child = slots[0][0]
-            if child is not None and child not in index:
-                push(child)
-            continue
-        for k in range(len(slots) - 1, -1, -1):
-            child = slots[k][0]
-            if child is not None and child not in index:
-                push(child)
-    return nodes, index
+    """The nodes in depth-first preorder (autograd.graph.preorder), and each one's number."""
+    nodes = list(preorder(roots))
+    return nodes, {node: n for n, node in enumerate(nodes)}
 
 
 def _names(nodes: list[Node]) -> list[str]:
@@ -284,7 +262,7 @@ def saved_value_rows(node: Node) -> tuple[list[dict[str, Any]], bool]:
     saved_values = getattr(node, "saved_values", None)
     if saved_values is None:
         return [], False
-    from ..ops._opnode import RELEASED
+    from ..autograd.node import RELEASED
 
     released = getattr(node, "_saved", None) is RELEASED
     values = saved_values()

@@ -29,10 +29,6 @@ __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell"
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _dtype_name(t: Any) -> str:
-    return str(t.dtype)
-
-
 # ----------------------------------------------------------------------------------------------
 # One time step of each cell, given the input projection ``xw = x @ W_ih.T + b_ih``
 
