@@ -273,6 +273,14 @@ SHAPE_AND_LINALG = [
     OpInfo("Tensor.bernoulli__number", lambda lib, x: x.clone().bernoulli_(0.0), UNARY_SHAPES),
     OpInfo("Tensor.multinomial", lambda lib, x: (x == x.amax(-1, True)).to(x.dtype).multinomial(
         1), [M, ((4,),)], make_inputs=_distinct, grad=False),
+    # xlogy with a number operand: PyTorch's Scalar overloads (XlogyBackward1/2, one edge).
+    OpInfo("torch.xlogy_number_other", lambda lib, x: lib.xlogy(x, 2.5), UNARY_SHAPES),
+    OpInfo("torch.xlogy_number_self", lambda lib, x: lib.xlogy(3.0, x), UNARY_SHAPES,
+           make_inputs=_positive),
+    OpInfo("Tensor.xlogy_number", lambda lib, x: x.xlogy(0.5), UNARY_SHAPES),
+    OpInfo("Tensor.xlogy__number", lambda lib, x: x.clone().xlogy_(2), UNARY_SHAPES),
+    OpInfo("Tensor.floor_divide__tensor", lambda lib, x, y: x.clone().floor_divide_(y),
+           INPLACE_BINARY_SHAPES, make_inputs=_positive, grad=False),
     OpInfo("Tensor.polygamma_", lambda lib, x: x.clone().polygamma_(1), UNARY_SHAPES, low=0.5,
            high=3.0),
     OpInfo("Tensor.polygamma_2", lambda lib, x: x.clone().polygamma_(2), UNARY_SHAPES,

@@ -348,6 +348,7 @@ for _alias, _name in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("
                       ("less_equal", "le"), ("not_equal", "ne")):
     _INPLACE_FROM[_alias] = pointwise.COMPARISONS_IN_PLACE[_name]
 _INPLACE_FROM["polygamma"] = special_ops.polygamma_in_place_op
+_INPLACE_FROM["floor_divide"] = pointwise.floor_divide_in_place_op
 for _name, _fn in _INPLACE_FROM.items():
     setattr(Tensor, _name + "_", inplace.inplace_method(_fn, _name + "_"))
 for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_", "t_", "transpose_", "swapaxes_",
@@ -359,7 +360,7 @@ Tensor.__isub__ = inplace.augmented(pointwise._sub, "__isub__")  # type: ignore[
 Tensor.__imul__ = inplace.augmented(pointwise.mul, "__imul__")  # type: ignore[method-assign,attr-defined]
 Tensor.__itruediv__ = inplace.augmented(pointwise._div, "__itruediv__")  # type: ignore[attr-defined]
 Tensor.__ipow__ = inplace.augmented(pointwise.pow, "__ipow__")  # type: ignore[attr-defined]
-Tensor.__ifloordiv__ = inplace.augmented(pointwise.floor_divide, "__ifloordiv__")  # type: ignore[attr-defined]
+Tensor.__ifloordiv__ = inplace.augmented(pointwise.floor_divide_in_place_op, "__ifloordiv__")  # type: ignore[attr-defined]
 Tensor.__imod__ = inplace.augmented(pointwise.remainder, "__imod__")  # type: ignore[attr-defined]
 Tensor.__iand__ = inplace.augmented(pointwise.bitwise_and, "__iand__")  # type: ignore[attr-defined]
 Tensor.__ior__ = inplace.augmented(pointwise.bitwise_or, "__ior__")  # type: ignore[attr-defined]

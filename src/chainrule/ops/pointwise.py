@@ -16,7 +16,7 @@ from .. import _dtype
 from .._backend import special
 from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor
-from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, register_method
+from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, recorded_as, register_method
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
@@ -539,6 +539,14 @@ def _floor_divide(self, other):
 
 
 _not_implemented_node(_floor_divide, "floor_divide")
+_floor_divide_in_place = recorded_as(_floor_divide, "NotImplemented")
+_not_implemented_node(_floor_divide_in_place, "floor_divide_")
+
+
+def floor_divide_in_place_op(self: Tensor, other: Any) -> Tensor:
+    """``self.floor_divide_(other)``'s op (``//=``): its NotImplemented node names
+    ``aten::floor_divide_``, as PyTorch's."""
+    return _edges_of_inputs_needing_grad(_floor_divide_in_place(self, other))
 
 
 def floor_divide(input, other):
@@ -1226,22 +1234,65 @@ def _(F, grad, other, result):
 
 # float16 is computed in float16 (log rounded, then the product rounded), as PyTorch's kernel
 # does: computing in float32 and rounding once differs from it by an ulp.
-@op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT)
-def xlogy(self, other):
-    """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
+def _xlogy_values(self, other):
     out = np.where(self == 0, 0, self * np.log(other))
     return np.where(np.isnan(other), np.nan, out).astype(np.result_type(self, other))
 
 
-@xlogy.derivative("self")
-def _(F, grad, self, other):
+def _xlogy_self_derivative(F, grad, self, other):
     # PyTorch's formula: xlogy(grad, other), 0 where self == 0 and other <= 0.
     return F.where((self == 0) & (other <= 0), 0, F.xlogy(grad, other))
 
 
-@xlogy.derivative("other")
-def _(F, grad, self, other):
+def _xlogy_other_derivative(F, grad, self, other):
     return grad * self / other
+
+
+_XLOGY_SIGNATURES = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Number self, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Number other, *, Tensor out = None)",
+)
+
+
+@op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT, signatures=_XLOGY_SIGNATURES)
+def _xlogy(self, other):
+    """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
+    return _xlogy_values(self, other)
+
+
+_xlogy.op.name = "xlogy"  # (its messages name the public function)
+_xlogy.derivative("self")(_xlogy_self_derivative)
+_xlogy.derivative("other")(_xlogy_other_derivative)
+
+
+# A number operand: PyTorch's Scalar overloads, whose nodes have one edge and save the number.
+@op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",))
+def _xlogy_number_self(self, other):
+    return _xlogy_values(self, other)
+
+
+_xlogy_number_self.derivative("other")(_xlogy_other_derivative)
+
+
+@op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",))
+def _xlogy_number_other(self, other):
+    return _xlogy_values(self, other)
+
+
+_xlogy_number_other.derivative("self")(_xlogy_self_derivative)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """``input * log(other)``, 0 where ``input == 0`` (NaN where ``other`` is NaN); either may
+    be a number."""
+    if not isinstance(other, Tensor) and isinstance(input, Tensor):
+        return _xlogy_number_other(input, other)
+    if not isinstance(input, Tensor):
+        if not isinstance(other, Tensor):
+            raise TypeError(_xlogy.op.invalid_arguments_message((input, other), {}))
+        return _xlogy_number_self(input, other)
+    return _xlogy(input, other)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1991,5 +2042,5 @@ PRIMITIVES = {
     "reciprocal": reciprocal,
     "rsqrt": rsqrt,
     "sgn": sgn,
-    "xlogy": xlogy,
+    "xlogy": _xlogy,
 }
