@@ -213,9 +213,16 @@ def test_package_all_lists_match_their_modules() -> None:
 
 def test_sample_runs() -> None:
     """The sample is real code: it runs under chainrule, and under PyTorch as it is."""
-    exec(compile(SAMPLE, "sample_good.py", "exec"), {})
-    torch_sample = SAMPLE.replace("chainrule", "torch")
-    exec(compile(torch_sample, "sample_good_torch.py", "exec"), {})
+    import torch
+
+    states = chainrule.get_rng_state(), torch.get_rng_state()  # (the sample seeds both)
+    try:
+        exec(compile(SAMPLE, "sample_good.py", "exec"), {})
+        torch_sample = SAMPLE.replace("chainrule", "torch")
+        exec(compile(torch_sample, "sample_good_torch.py", "exec"), {})
+    finally:
+        chainrule.set_rng_state(states[0])
+        torch.set_rng_state(states[1])
 
 
 # ----------------------------------------------------------------------------------------------
