@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench lint stubs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(PY) -m ruff check src tests benchmarks
+
+# The Tensor stub type checkers read (src/chainrule/_tensor_methods.pyi): after adding an op.
+stubs: $(STAMP)
+	$(PY) -m chainrule._stubgen
 
 clean:
 	rm -rf $(VENV) out .pytest_cache .ruff_cache

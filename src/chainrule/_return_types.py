@@ -21,7 +21,7 @@ Example:
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["max", "min", "median", "aminmax"]
 
@@ -83,10 +83,34 @@ def _make(name: str, fields: tuple[str, ...]) -> type[_StructSeq]:
     return cls
 
 
-max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's type name
-min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's type name
-median = _make("median", ("values", "indices"))
-aminmax = _make("aminmax", ("min", "max"))
+if TYPE_CHECKING:
+    # What ``_make`` builds, spelled out for type checkers (``values, indices = x.max(1)`` and
+    # ``x.max(1).indices`` type-check; the Tensor stub returns these).
+    from ._tensor import Tensor
+
+    class _ValuesIndices(tuple[Tensor, Tensor]):
+        @property
+        def values(self) -> Tensor: ...
+        @property
+        def indices(self) -> Tensor: ...
+
+    class max(_ValuesIndices): ...
+
+    class min(_ValuesIndices): ...
+
+    class median(_ValuesIndices): ...
+
+    class aminmax(tuple[Tensor, Tensor]):
+        @property
+        def min(self) -> Tensor: ...
+        @property
+        def max(self) -> Tensor: ...
+
+else:
+    max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's type name
+    min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's type name
+    median = _make("median", ("values", "indices"))
+    aminmax = _make("aminmax", ("min", "max"))
 
 # ``import chainrule.return_types`` works as ``import torch.return_types`` does.
 sys.modules.setdefault(_MODULE, sys.modules[__name__])

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
 __all__ = ["Size", "device", "CPU", "check_available"]
 
 
-class Size(tuple):
+class Size(tuple[int, ...]):
     """The shape of a tensor: a tuple of ints, e.g. ``chainrule.Size([2, 3])``.
 
     Slicing, ``+`` and ``*`` give a ``Size`` again, as in PyTorch. (Elements are not checked
@@ -31,8 +31,13 @@ class Size(tuple):
         """The number of elements a tensor of this shape holds."""
         return math.prod(self)
 
-    def __getitem__(self, key):  # type: ignore[override]
-        result = tuple.__getitem__(self, key)
+    @overload
+    def __getitem__(self, key: SupportsIndex) -> int: ...
+    @overload
+    def __getitem__(self, key: slice) -> Size: ...
+
+    def __getitem__(self, key: SupportsIndex | slice) -> int | Size:
+        result: Any = tuple.__getitem__(self, key)
         return Size(result) if isinstance(key, slice) else result
 
     def __add__(self, other: tuple) -> Size:  # type: ignore[override]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import warnings
 import weakref
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -54,7 +54,16 @@ class TensorHooks:
         self.post_accumulate: HookDict = HookDict()
 
 
-class Tensor:
+if TYPE_CHECKING:
+    # The methods and operators the ops modules attach to Tensor at import time (``t + 1``,
+    # ``t.sum()``, ``t.relu_()`` ...), declared for type checkers by a generated stub: after
+    # adding an op, run ``python -m chainrule._stubgen``. At run time the base is ``object``.
+    from ._tensor_methods import TensorMethods
+else:
+    TensorMethods = object
+
+
+class Tensor(TensorMethods):
     """A multi-dimensional array that can record the operations applied to it.
 
     Example:
@@ -321,6 +330,11 @@ class Tensor:
         """The size of each dimension, as ``chainrule.Size``."""
         return Size(self._data.shape)
 
+    @overload
+    def size(self, dim: None = None) -> Size: ...
+    @overload
+    def size(self, dim: int) -> int: ...
+
     def size(self, dim: int | None = None) -> Size | int:
         """The shape, or the size of one dimension."""
         if dim is None:
@@ -416,6 +430,11 @@ class Tensor:
         if isinstance(dtype, str):
             dtype = LEGACY_NAME_TO_DTYPE[dtype.rsplit(".", 1)[-1]]
         return self.to(dtype)
+
+    @overload
+    def stride(self, dim: None = None) -> tuple[int, ...]: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Steps in elements between neighbours in each dimension."""

@@ -7,6 +7,7 @@ live in :mod:`.grad_mode`.
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from .grad_mode import (
     detect_anomaly,
@@ -36,6 +37,17 @@ _FROM_SUBMODULE = {
     "Function": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck",
     "check_graph": "gradcheck", "backward_steps": "stepping",
 }
+
+
+if TYPE_CHECKING:
+    # What ``__getattr__`` below returns, spelled out for type checkers (which do not run it):
+    # without these, ``torch.autograd.grad`` is an ``object`` to mypy and pyright.
+    from . import anomaly, function, functional, graph, stepping
+    from .engine import backward, grad
+    from .function import Function
+    from .gradcheck import check_graph, gradcheck, gradgradcheck
+    from .stepping import backward_steps
+    from .variable import Variable
 
 
 def __getattr__(name: str) -> object:

@@ -930,8 +930,12 @@ def grad(
     allow_unused: bool | None = None,
     is_grads_batched: bool = False,
     materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
-    """The gradients of ``outputs`` with respect to ``inputs`` (``torch.autograd.grad``)."""
+) -> tuple[Tensor, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs`` (``torch.autograd.grad``).
+
+    Annotated as PyTorch annotates it, ``tuple[Tensor, ...]``, although an entry is None for an
+    unused input with ``allow_unused=True`` (so ``x - lr * grad(y, x)[0]`` type-checks).
+    """
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, "
@@ -965,7 +969,7 @@ def grad(
         captures.setdefault(gradient_edge(t), []).append(i)
     task = GraphTask(roots, root_grads, retain_graph, create_graph, captures=captures)
     task.run()
-    result: list[Tensor | None] = []
+    result: list[Any] = []  # (Tensor, or None for an unused input: see the docstring)
     for i, g in enumerate(task.captured + [None] * (len(ins) - len(task.captured))):
         if g is None:
             if not allow_unused:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from . import functional, init, modules, utils
 from .modules import *  # noqa: F403
-from .modules import __all__ as _MODULES
 from .parameter import Buffer, Parameter
 
-__all__ = ["Buffer", "Parameter", "functional", "init", "modules", "utils", *_MODULES]
+# ``+= modules.__all__`` rather than a ``*`` unpacking: pyright reads this form (mypy reads
+# literal lists only, python/mypy#15300; the layers reach it through the star import).
+__all__ = ["Buffer", "Parameter", "functional", "init", "modules", "utils"]
+__all__ += modules.__all__

@@ -13,17 +13,21 @@ Example:
 from __future__ import annotations
 
 from .._tensor import Tensor
+from ..ops import nn_ops as _nn_ops
 from ..ops import pointwise as _pointwise
 from ..ops.activation import log_softmax, softmax
 from ..ops.linalg import linear
 from ..ops.nn_ops import *  # noqa: F403 - conv2d, max_pool2d, cross_entropy ...
-from ..ops.nn_ops import __all__ as _NN_OPS
 from ..ops.nn_ops.activations import _maybe_inplace
 from ..ops.nn_ops.activations import threshold as _threshold  # its parameter shadows the name
 from ..ops.pointwise import sigmoid, tanh
 
-__all__ = [
-    *_NN_OPS, "linear", "log_softmax", "relu", "relu_",
+# ``+= _nn_ops.__all__`` rather than a ``*`` unpacking: pyright reads this form (mypy reads
+# literal lists only, python/mypy#15300; the ops reach it through the star import).
+__all__: list[str] = []
+__all__ += _nn_ops.__all__
+__all__ += [
+    "linear", "log_softmax", "relu", "relu_",
     "sigmoid", "softmax", "tanh", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_",
     "threshold_",
 ]

@@ -38,7 +38,7 @@ import inspect
 import operator
 import types
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._tensor import Tensor
 from . import _dispatch
@@ -128,7 +128,10 @@ class OpDef:
         self.node_name = node_name
         # PyTorch's overload signatures, quoted in its error for arguments that match none.
         self.signatures = tuple(signatures)
-        params = list(inspect.signature(forward).parameters.values())
+        # The forward as declared (keyword-only parameters kept): the public function's
+        # ``__signature__``, which ``help()`` and the type stub generator read.
+        self.signature = inspect.signature(forward)
+        params = list(self.signature.parameters.values())
         self.param_names = tuple(p.name for p in params)
         self.defaults = tuple(
             p.default if p.default is not inspect.Parameter.empty else _REQUIRED for p in params
@@ -370,6 +373,11 @@ class OpFunction:
     op: OpDef
     derivative: Callable[[str], Callable[[Callable[..., Any]], Callable[..., Any]]]
 
+    if TYPE_CHECKING:
+        # For type checkers: ``torch.exp(x)`` calls one (the forward's signature takes arrays,
+        # so the public function's parameters are not typed from it).
+        def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+
 
 def make_public(opdef: OpDef) -> Any:
     """The public function for an op (see :func:`~._dispatch.make_public_function`)."""
@@ -378,6 +386,7 @@ def make_public(opdef: OpDef) -> Any:
     public.__qualname__ = opdef.name
     public.__doc__ = opdef.forward.__doc__
     public.__wrapped__ = opdef.forward  # type: ignore[attr-defined]
+    public.__signature__ = opdef.signature  # type: ignore[attr-defined]
     public.op = opdef  # type: ignore[attr-defined]
     public.derivative = opdef.derivative  # type: ignore[attr-defined]
     return public

@@ -33,7 +33,55 @@ from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
 
+# Literal lists, one per module (the modules' own ``__all__``, in this order): mypy reads no
+# other form, and ``from .modules import *`` in ``nn`` would hide the layers from it.
+# tests/test_typing.py checks that they match.
 __all__ = ["Module"]
-for _m in (activation, container, conv, distance, dropout, flatten, linear, loss,
-           normalization, padding, pooling, rnn, sparse):
-    __all__ += _m.__all__
+__all__ += [  # activation
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU", "Mish", "Tanh", "Sigmoid",
+    "Softplus", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "Hardtanh", "Hardswish",
+    "Hardsigmoid", "LogSigmoid", "Softsign", "Tanhshrink", "Threshold", "GLU", "PReLU",
+    "Hardshrink", "Softshrink"
+]
+__all__ += [  # container
+    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"
+]
+__all__ += [  # conv
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"
+]
+__all__ += [  # distance
+    "CosineSimilarity", "PairwiseDistance"
+]
+__all__ += [  # dropout
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"
+]
+__all__ += [  # flatten
+    "Flatten", "Unflatten"
+]
+__all__ += [  # linear
+    "Identity", "Linear", "Bilinear"
+]
+__all__ += [  # loss
+    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
+    "BCEWithLogitsLoss", "KLDivLoss"
+]
+__all__ += [  # normalization
+    "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
+    "InstanceNorm3d", "LayerNorm", "GroupNorm"
+]
+__all__ += [  # padding
+    "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+    "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+    "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"
+]
+__all__ += [  # pooling
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"
+]
+__all__ += [  # rnn
+    "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"
+]
+__all__ += [  # sparse
+    "Embedding"
+]

@@ -36,7 +36,44 @@ from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 
-__all__ = [name for module in _MODULES for name in module.__all__]
+# Literal lists, one per module (the modules' own ``__all__``, in ``_MODULES`` order): mypy
+# reads no other form, and ``from ..ops.nn_ops import *`` in ``nn.functional`` would hide
+# the ops from it. tests/test_typing.py checks that they match.
+__all__ = [  # activations
+    "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "softplus", "hardtanh", "relu6",
+    "logsigmoid", "hardswish", "hardsigmoid", "mish", "softsign", "tanhshrink", "softmin",
+    "threshold", "glu", "prelu", "hardshrink", "softshrink"
+]
+__all__ += [  # convolution
+    "convolution", "convolution_backward_input", "convolution_backward_weight", "conv1d", "conv2d",
+    "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"
+]
+__all__ += [  # dropout
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"
+]
+__all__ += [  # embedding
+    "embedding", "embedding_backward"
+]
+__all__ += [  # losses
+    "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+    "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"
+]
+__all__ += [  # misc
+    "bilinear", "one_hot", "normalize", "cosine_similarity", "pairwise_distance"
+]
+__all__ += [  # normalization
+    "batch_norm", "layer_norm", "group_norm", "instance_norm"
+]
+__all__ += [  # padding
+    "pad", "constant_pad_nd"
+]
+__all__ += [  # pooling
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
+    "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d", "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+    "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "adaptive_max_pool3d_with_indices"
+]
 
 PRIMITIVES: dict[str, Any] = {}
 for _module in _MODULES:
