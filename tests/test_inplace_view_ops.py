@@ -203,6 +203,13 @@ def test_bernoulli_draws_with_the_given_probabilities() -> None:
     lambda lib: _leaf(lib).clone().floor_divide_(2).sum().backward(),
     lambda lib: _leaf(lib).clone().__ifloordiv__(2).sum().backward(),
     lambda lib: lib.floor_divide(_leaf(lib), 2).sum().backward(),
-], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide"])
+    lambda lib: lib.xlogy(lib.tensor([1.0]), [1]),
+    lambda lib: lib.xlogy("a", lib.tensor([1.0])),
+    lambda lib: lib.add(lib.tensor([1.0]), "a"),
+    lambda lib: lib.add(lib.tensor([1.0]), "a", alpha=2),
+    lambda lib: lib.sub(lib.tensor([1.0]), None),
+    lambda lib: lib.div(lib.tensor([1.0]), [2.0]),
+], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide",
+        "xlogy-list", "xlogy-str", "add-str", "add-alpha-str", "sub-none", "div-list"])
 def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
     _same_outcome(case)

@@ -28,6 +28,7 @@ from . import (
     shape,
     special_ops,
 )
+from ._dispatch import make_operator
 from ._registry import bind_namespaces
 
 __all__ = [
@@ -210,11 +211,12 @@ def _operand_ok(other: Any) -> bool:
     )
 
 
-# ``a + b``, ``a * b`` ... call the public op directly (alpha defaults to 1).
-Tensor.__add__ = Tensor.__radd__ = pointwise._add  # type: ignore[method-assign]
-Tensor.__mul__ = Tensor.__rmul__ = pointwise.mul  # type: ignore[method-assign]
-Tensor.__sub__ = pointwise._sub  # type: ignore[method-assign]
-Tensor.__truediv__ = pointwise._div  # type: ignore[method-assign]
+# ``a + b``, ``a * b`` ... are the ops' own fast paths (alpha defaults to 1), which return
+# NotImplemented for an operand that is no tensor or number, as PyTorch's operators do.
+Tensor.__add__ = Tensor.__radd__ = make_operator(pointwise._add.op)  # type: ignore[method-assign]
+Tensor.__mul__ = Tensor.__rmul__ = make_operator(pointwise.mul.op)  # type: ignore[method-assign]
+Tensor.__sub__ = make_operator(pointwise._sub.op)  # type: ignore[method-assign]
+Tensor.__truediv__ = make_operator(pointwise._div.op)  # type: ignore[method-assign]
 
 
 def _rsub(self: Tensor, other: Any) -> Any:

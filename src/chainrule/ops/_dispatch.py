@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from ._registry import OpDef
 
 __all__ = [
-    "make_public_function", "run_general", "promote", "attach_saved", "KEEP", "ARITH", "FLOAT",
-    "COMPARE",
+    "make_public_function", "make_operator", "run_general", "promote", "attach_saved", "KEEP",
+    "ARITH", "FLOAT", "COMPARE",
 ]
 
 # Type-promotion modes of an op's differentiable inputs.
@@ -465,8 +465,12 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
     return public
 
 
-def _binary_public(op: OpDef) -> Callable[..., Any]:
-    """``op(x, y, *numbers)``: two tensor-or-number inputs in front, one output."""
+def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
+    """``op(x, y, *numbers)``: two tensor-or-number inputs in front, one output.
+
+    ``operator=True`` makes ``Tensor.__add__`` ...: an operand that is neither a tensor nor a
+    number gives ``NotImplemented`` (so Python tries the other operand's reflected method, then
+    raises its own TypeError) instead of the function's argument error."""
     forward = op.forward
     promote_mode = op.promote
     differentiable = op.differentiable
@@ -504,6 +508,8 @@ def _binary_public(op: OpDef) -> Callable[..., Any]:
         elif type(y) in numbers:
             b = y
             ry = False
+        elif operator and not isinstance(y, np.generic):
+            return NotImplemented
         else:
             return run_general(op, _full_args(op, (x, y, *rest)))
         if check is not None:
@@ -627,6 +633,12 @@ def make_public_function(op: OpDef) -> Callable[..., Any]:
         return run_general(op, args)
 
     return public
+
+
+def make_operator(op: OpDef) -> Callable[..., Any]:
+    """``Tensor.__add__`` ... for a binary op: its public function, but ``NotImplemented`` for
+    an operand it does not take (see :func:`_binary_public`)."""
+    return _binary_public(op, operator=True)
 
 
 # Set by the registry: its marker for parameters without a default.

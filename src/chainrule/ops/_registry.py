@@ -339,6 +339,7 @@ def op(
     multi_view: bool = False,
     tensor_lists: Sequence[str] = (),
     saved_outputs: Sequence[str] = (),
+    name: str | None = None,
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -353,7 +354,9 @@ def op(
     arguments that are tuples of tensors (or None), like advanced indexing's ``indices``;
     ``saved_outputs`` names tensor arguments that stand for non-differentiable outputs of
     PyTorch's forward (computed by the public function and passed in), which are packed after
-    the saved inputs, as PyTorch packs its saved outputs.
+    the saved inputs, as PyTorch packs its saved outputs. ``name`` is the function PyTorch's
+    argument errors name (default: the forward's name), for a forward named after an overload
+    (``_add_alpha`` is ``add``).
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
@@ -362,6 +365,8 @@ def op(
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
             saved_outputs,
         )
+        if name is not None:
+            opdef.name = name
         return make_public(opdef)
 
     return declare

@@ -193,7 +193,7 @@ def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
     return ufunc(a, b).astype(_HALF)
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH)
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add")
 def _add(self, other):
     return self + other
 
@@ -267,7 +267,7 @@ def _fused_multiply_add(self, other, alpha, sign=1):
     return self + alpha * other
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH)
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add")
 def _add_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha)
 
@@ -295,7 +295,7 @@ def add(input, other, *, alpha=1):
     return _add_alpha(input, other, alpha)
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub")
 def _sub(self, other):
     return self - other
 
@@ -310,7 +310,7 @@ def _(F, grad):
     return -grad
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub")
 def _sub_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha, -1)
 
@@ -387,7 +387,7 @@ def _(F, grad, self):
     return grad * self
 
 
-@op("DivBackward0", inputs=("self", "other"), promote=FLOAT)
+@op("DivBackward0", inputs=("self", "other"), promote=FLOAT, name="div")
 def _div(self, other):
     if type(self) is not _ndarray or type(other) is not _ndarray:
         if _half_and_number(self, other):
@@ -418,7 +418,7 @@ def _check_integer_division(kernel, out, self, other):
         raise RuntimeError("ZeroDivisionError")
 
 
-@op("DivBackward2", inputs=("self", "other"), promote=ARITH)
+@op("DivBackward2", inputs=("self", "other"), promote=ARITH, name="div")
 def _div_rounding(self, other, rounding_mode):
     if rounding_mode == "trunc":
         if np.asarray(self).dtype.kind in "iub" and np.asarray(other).dtype.kind in "iub":
@@ -456,7 +456,7 @@ def _(F, grad, self, other, rounding_mode):
     return F.zeros_like(grad)
 
 
-@op("DivBackward2", inputs=("self", "other"), promote=FLOAT)
+@op("DivBackward2", inputs=("self", "other"), promote=FLOAT, name="div")
 def _div_mode_none(self, other, rounding_mode):
     """True division when ``rounding_mode=None`` is given: PyTorch's div.Tensor_mode."""
     return _div.op.forward(self, other)
@@ -1255,19 +1255,19 @@ _XLOGY_SIGNATURES = (
 )
 
 
-@op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT, signatures=_XLOGY_SIGNATURES)
+@op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT, signatures=_XLOGY_SIGNATURES,
+    name="xlogy")
 def _xlogy(self, other):
     """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
     return _xlogy_values(self, other)
 
 
-_xlogy.op.name = "xlogy"  # (its messages name the public function)
 _xlogy.derivative("self")(_xlogy_self_derivative)
 _xlogy.derivative("other")(_xlogy_other_derivative)
 
 
 # A number operand: PyTorch's Scalar overloads, whose nodes have one edge and save the number.
-@op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",))
+@op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",), name="xlogy")
 def _xlogy_number_self(self, other):
     return _xlogy_values(self, other)
 
@@ -1275,7 +1275,7 @@ def _xlogy_number_self(self, other):
 _xlogy_number_self.derivative("other")(_xlogy_other_derivative)
 
 
-@op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",))
+@op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",), name="xlogy")
 def _xlogy_number_other(self, other):
     return _xlogy_values(self, other)
 
@@ -1286,13 +1286,14 @@ _xlogy_number_other.derivative("self")(_xlogy_self_derivative)
 def xlogy(input: Any, other: Any) -> Tensor:
     """``input * log(other)``, 0 where ``input == 0`` (NaN where ``other`` is NaN); either may
     be a number."""
-    if not isinstance(other, Tensor) and isinstance(input, Tensor):
+    number = int | float | complex | np.generic
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return _xlogy(input, other)
+    if isinstance(input, Tensor) and isinstance(other, number):
         return _xlogy_number_other(input, other)
-    if not isinstance(input, Tensor):
-        if not isinstance(other, Tensor):
-            raise TypeError(_xlogy.op.invalid_arguments_message((input, other), {}))
+    if isinstance(input, number) and isinstance(other, Tensor):
         return _xlogy_number_self(input, other)
-    return _xlogy(input, other)
+    raise TypeError(_xlogy.op.invalid_arguments_message((input, other), {}))
 
 
 # ------------------------------------------------------------------------------------------------
