@@ -191,25 +191,3 @@ def test_bernoulli_draws_with_the_given_probabilities() -> None:
     filled = chainrule.empty(20000).bernoulli_(0.25)
     assert set(np.unique(filled.numpy())) == {0.0, 1.0}
     assert abs(filled.mean().item() - 0.25) < 0.02
-
-
-# ----------------------------------------------------------------------------------------------
-# Overloads with a node of their own
-
-
-@pytest.mark.parametrize("case", [
-    lambda lib: lib.xlogy(2.0, 3.0),
-    lambda lib: lib.xlogy(2, None),
-    lambda lib: _leaf(lib).clone().floor_divide_(2).sum().backward(),
-    lambda lib: _leaf(lib).clone().__ifloordiv__(2).sum().backward(),
-    lambda lib: lib.floor_divide(_leaf(lib), 2).sum().backward(),
-    lambda lib: lib.xlogy(lib.tensor([1.0]), [1]),
-    lambda lib: lib.xlogy("a", lib.tensor([1.0])),
-    lambda lib: lib.add(lib.tensor([1.0]), "a"),
-    lambda lib: lib.add(lib.tensor([1.0]), "a", alpha=2),
-    lambda lib: lib.sub(lib.tensor([1.0]), None),
-    lambda lib: lib.div(lib.tensor([1.0]), [2.0]),
-], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide",
-        "xlogy-list", "xlogy-str", "add-str", "add-alpha-str", "sub-none", "div-list"])
-def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
-    _same_outcome(case)

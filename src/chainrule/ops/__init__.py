@@ -249,7 +249,7 @@ def _mod(self: Tensor, other: Any) -> Any:
 def _rmod(self: Tensor, other: Any) -> Any:
     if not _operand_ok(other):
         return NotImplemented
-    return pointwise.remainder(_as_tensor_like(other, self), self)
+    return pointwise.remainder(other, self)  # (a number: PyTorch's Scalar-Tensor overload)
 
 
 def _as_tensor_like(value: Any, like: Tensor) -> Tensor:

@@ -280,10 +280,26 @@ def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> 
 
 
 def _type_error(op: OpDef, value: Any, pos: int) -> TypeError:
+    name = op.param_names[pos]
     return TypeError(
-        f"{op.name}(): argument '{op.param_names[pos]}' (position {pos + 1}) must be Tensor, "
-        f"not {type(value).__name__}"
+        f"{op.name}(): argument '{'input' if name == 'self' else name}' (position {pos + 1}) "
+        f"must be Tensor, not {_python_type_name(value)}"
     )
+
+
+def _python_type_name(value: Any) -> str:
+    """A type as PyTorch's argument errors name it: ``float``, ``numpy.float32``."""
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+
+
+def _given(op: OpDef, args: tuple) -> tuple:
+    """The bound ``args`` without the trailing ones left at their defaults (what the call
+    gave, as PyTorch's messages show it)."""
+    n = len(args)
+    while n and args[n - 1] is op.defaults[n - 1]:
+        n -= 1
+    return args[:n]
 
 
 def run_general(op: OpDef, args: tuple) -> Any:
@@ -300,7 +316,12 @@ def run_general(op: OpDef, args: tuple) -> Any:
                 requires_grad = True
         elif x is None and op.defaults[p] is None:
             continue
-        elif type(x) not in _number_types and not isinstance(x, np.generic):
+        elif p in op.tensor_only_pos and op.signatures:
+            # (an op with several overloads: PyTorch lists them)
+            raise TypeError(op.invalid_arguments_message(_given(op, args), {}))
+        elif p in op.tensor_only_pos or (
+            type(x) not in _number_types and not isinstance(x, np.generic)
+        ):
             raise _type_error(op, x, p)
     for p in op.tensor_param_pos:
         x = values[p]
@@ -479,7 +500,10 @@ def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
     bind = op.bind
     node_cls = op.node_cls
     plans = op._plans
-    numbers = _number_types
+    # Numbers each input takes (none for an input PyTorch takes as a tensor only: the general
+    # path raises its TypeError).
+    x_numbers = () if op.input_pos[0] in op.tensor_only_pos else _number_types
+    y_numbers = () if op.input_pos[1] in op.tensor_only_pos else _number_types
     strides = op.records_strides
     max_rest = n_params - 2
     # Two arrays of one dtype need no promotion (unless the op computes in floating point).
@@ -495,7 +519,7 @@ def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
                 refresh_view(x)
             a = x._data
             rx = x._requires_grad
-        elif type(x) in numbers:
+        elif type(x) in x_numbers:
             a = x
             rx = False
         else:
@@ -505,7 +529,7 @@ def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
                 refresh_view(y)
             b = y._data
             ry = y._requires_grad
-        elif type(y) in numbers:
+        elif type(y) in y_numbers:
             b = y
             ry = False
         elif operator and not isinstance(y, np.generic):

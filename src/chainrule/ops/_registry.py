@@ -46,7 +46,7 @@ from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function
 from ._opnode import OpNode, bind_namespaces, make_node_class
 
 __all__ = [
-    "op", "OpDef", "OpNode", "recorded_as", "ARITH", "FLOAT", "COMPARE", "KEEP",
+    "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "ARITH", "FLOAT", "COMPARE", "KEEP",
     "register_method", "bind_namespaces",
 ]
 
@@ -119,6 +119,7 @@ class OpDef:
         multi_view: bool = False,
         tensor_lists: Sequence[str] = (),
         saved_outputs: Sequence[str] = (),
+        tensor_only: Sequence[str] = (),
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -153,6 +154,8 @@ class OpDef:
         # the op runs: PyTorch packs saved outputs after the saved inputs.
         self.saved_output_pos = frozenset(self.index_of[name] for name in saved_outputs)
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
+        # Inputs PyTorch takes as tensors only (its Tensor overloads): a number is a TypeError.
+        self.tensor_only_pos = frozenset(self.index_of[name] for name in tensor_only)
         self.promote = promote
         # Numbers passed as non-tensor arguments that still take part in type promotion
         # (the exponent of ``x ** 2.5``, the bounds of ``clamp``).
@@ -340,6 +343,7 @@ def op(
     tensor_lists: Sequence[str] = (),
     saved_outputs: Sequence[str] = (),
     name: str | None = None,
+    tensor_only: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -356,14 +360,15 @@ def op(
     PyTorch's forward (computed by the public function and passed in), which are packed after
     the saved inputs, as PyTorch packs its saved outputs. ``name`` is the function PyTorch's
     argument errors name (default: the forward's name), for a forward named after an overload
-    (``_add_alpha`` is ``add``).
+    (``_add_alpha`` is ``add``). ``tensor_only`` names inputs that may not be Python numbers
+    (PyTorch has no Scalar overload for them: ``atan2(x, 1.5)`` is a TypeError).
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
-            saved_outputs,
+            saved_outputs, tensor_only,
         )
         if name is not None:
             opdef.name = name
@@ -395,6 +400,12 @@ def make_public(opdef: OpDef) -> Any:
     public.op = opdef  # type: ignore[attr-defined]
     public.derivative = opdef.derivative  # type: ignore[attr-defined]
     return public
+
+
+def zero_derivative(F: Any, grad: Any) -> Any:
+    """A derivative that is zero everywhere (PyTorch's ``zeros_like(grad)``: no graph behind
+    it): register it with ``op.derivative("self")(zero_derivative)``."""
+    return F.zeros_like(grad)
 
 
 def recorded_as(public: Any, node_name: str) -> Any:

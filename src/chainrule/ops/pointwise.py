@@ -16,7 +16,16 @@ from .. import _dtype
 from .._backend import special
 from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor
-from ._registry import ARITH, COMPARE, FLOAT, KEEP, op, recorded_as, register_method
+from ._registry import (
+    ARITH,
+    COMPARE,
+    FLOAT,
+    KEEP,
+    op,
+    recorded_as,
+    register_method,
+    zero_derivative,
+)
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
@@ -589,16 +598,34 @@ def _(F, grad):
     return grad
 
 
+@op("NotImplemented", inputs=("self", "other"), promote=ARITH)
+def _remainder_number_self(self, other):
+    return _mod(self, other)
+
+
+_not_implemented_node(_remainder_number_self, "remainder")
+
+
 def remainder(input, other):
     """Python-style modulus: the result has the sign of ``other``. Integer division by zero
     raises ``RuntimeError: ZeroDivisionError``."""
+    if isinstance(input, Tensor):
+        if isinstance(other, Tensor):
+            return _remainder_tensor(input, other)
+        return _remainder_scalar(input, other)
     if isinstance(other, Tensor):
-        return _remainder_tensor(input, other)
-    if not isinstance(input, Tensor):
-        from .creation import scalar_tensor
+        # PyTorch's Scalar-Tensor overload has no derivative: its autograd fallback's node.
+        return _edges_of_inputs_needing_grad(_remainder_number_self(input, other))
+    from .creation import scalar_tensor
 
-        return _remainder_tensor(scalar_tensor(input), other)
-    return _remainder_scalar(input, other)
+    return _remainder_tensor(scalar_tensor(input), other)
+
+
+# PyTorch's overloads of a binary function whose ``other`` may be a number (``fmod``, ``eq`` ...).
+_TENSOR_OR_NUMBER_OTHER = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Number other, *, Tensor out = None)",
+)
 
 
 def _fmod_array(self, other):
@@ -607,7 +634,8 @@ def _fmod_array(self, other):
     return out
 
 
-@op("FmodBackward1", inputs=("self", "other"), promote=ARITH)
+@op("FmodBackward1", inputs=("self", "other"), promote=ARITH, name="fmod",
+    tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER)
 def _fmod_tensor(self, other):
     return _fmod_array(self, other)
 
@@ -1059,7 +1087,7 @@ def _(F, grad, self):
 arcsin, arccos, arctan = asin, acos, atan
 
 
-@op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT)
+@op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"))
 def atan2(self, other):
     """Angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant."""
     return np.arctan2(self, other)
@@ -1216,7 +1244,7 @@ def _(F, grad, self, beta, threshold):
     return grad * F.where(z > threshold, 1, F.sigmoid(z))
 
 
-@op("HypotBackward0", inputs=("self", "other"), promote=FLOAT)
+@op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"))
 def hypot(self, other):
     """``sqrt(self**2 + other**2)``."""
     return np.hypot(self, other)
@@ -1587,7 +1615,7 @@ def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
     raise _no_overload("clamp_max", args, kwargs, _CLAMP_MAX_SIGNATURES)
 
 
-@op("MaximumBackward0", inputs=("self", "other"), promote=ARITH)
+@op("MaximumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
 def maximum(self, other):
     """Element-wise maximum (NaN propagates; ``self`` where they are equal)."""
     return _max_first(self, other)
@@ -1609,7 +1637,7 @@ def _(F, grad, self, other):
     return _split_ties(F, grad, self, other, self > other)
 
 
-@op("MinimumBackward0", inputs=("self", "other"), promote=ARITH)
+@op("MinimumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
 def minimum(self, other):
     """Element-wise minimum (NaN propagates; ``self`` where they are equal)."""
     return _min_first(self, other)
@@ -1635,7 +1663,7 @@ def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
     return out
 
 
-@op("FmaxBackward0", inputs=("self", "other"), promote=ARITH)
+@op("FmaxBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
 def fmax(self, other):
     """Element-wise maximum ignoring NaN."""
     return _zero_ties_keep_self(np.fmax(self, other), self)
@@ -1651,7 +1679,7 @@ def _(F, grad, self, other):
     return F.where((self >= other) | F.isnan(other), 0, grad)
 
 
-@op("FminBackward0", inputs=("self", "other"), promote=ARITH)
+@op("FminBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
 def fmin(self, other):
     """Element-wise minimum ignoring NaN."""
     return _zero_ties_keep_self(np.fmin(self, other), self)
@@ -1915,7 +1943,8 @@ def _(F, grad, self):
 
 
 def _comparison(name: str, fn, doc: str):
-    @op(name, inputs=("self", "other"), promote=COMPARE, differentiable=False)
+    @op(name, inputs=("self", "other"), promote=COMPARE, differentiable=False,
+        tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER, name=name)
     def compare(self, other):
         return fn(self, other)
 
@@ -1945,21 +1974,13 @@ def _comparison_in_place(name: str, fn):
     def with_number(self, other):
         return fn(self, other).astype(self.dtype)
 
-    @with_number.derivative("self")
-    def _(F, grad):
-        return F.zeros_like(grad)
-
     @op(f"{node}Backward1", inputs=("self", "other"), promote=COMPARE)
     def with_tensor(self, other):
         return fn(self, other).astype(self.dtype)
 
-    @with_tensor.derivative("self")
-    def _(F, grad):
-        return F.zeros_like(grad)
-
-    @with_tensor.derivative("other")
-    def _(F, grad):
-        return F.zeros_like(grad)
+    with_number.derivative("self")(zero_derivative)
+    with_tensor.derivative("self")(zero_derivative)
+    with_tensor.derivative("other")(zero_derivative)
 
     out_of_place = globals()[name]
 

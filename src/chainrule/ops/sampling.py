@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import inplace
-from ._registry import KEEP, op
+from ._registry import KEEP, op, recorded_as, zero_derivative
 from .creation import Generator, _format_scalar, _gen
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 from .shape import _expanded_shape
@@ -55,9 +55,7 @@ def _bernoulli(self, generator):
     return _draw(self.shape, self, generator, self.dtype)
 
 
-@_bernoulli.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+_bernoulli.derivative("self")(zero_derivative)
 
 
 @op("NotImplemented", promote=KEEP)
@@ -88,25 +86,11 @@ def _bernoulli_tensor_in_place(self, p, generator):
     return _draw(self.shape, np.broadcast_to(p, self.shape), generator, self.dtype)
 
 
-@_bernoulli_tensor_in_place.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
-
-
-@_bernoulli_tensor_in_place.derivative("p")
-def _(F, grad):
-    return F.zeros_like(grad)
-
-
-@op("BernoulliBackward2", promote=KEEP)
-def _bernoulli_number_in_place(self, p, generator):
-    _check_probability(p)
-    return _draw(self.shape, p, generator, self.dtype)
-
-
-@_bernoulli_number_in_place.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+_bernoulli_tensor_in_place.derivative("self")(zero_derivative)
+_bernoulli_tensor_in_place.derivative("p")(zero_derivative)
+# With a number p in place: the same draw, recorded with a (zero) derivative.
+_bernoulli_number_in_place = recorded_as(_bernoulli_number, "BernoulliBackward2")
+_bernoulli_number_in_place.derivative("self")(zero_derivative)
 
 
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
