@@ -432,7 +432,7 @@ def bad_exp(self):
 
 
 @bad_exp.derivative("self")
-def _(F, grad, result):
+def _(ops, grad, result):
     return grad * result * 1.01
 
 
@@ -521,8 +521,8 @@ def bad_square(self):
 
 
 @bad_square.derivative("self")
-def _(F, grad, self):
-    return F.sum(2 * self * grad, (0,), False)
+def _(ops, grad, self):
+    return ops.sum(2 * self * grad, (0,), False)
 
 
 def test_check_graph_reports_a_gradient_of_the_wrong_shape() -> None:

@@ -1,6 +1,6 @@
 """The op table and the public functions built on it.
 
-Importing this package registers every op, builds the two ``F`` namespaces derivatives receive
+Importing this package registers every op, builds the two ``ops`` namespaces derivatives receive
 (NumPy forwards for the fast path, the public ops for ``create_graph=True``) and attaches the
 ops to :class:`~chainrule.Tensor` as methods and operators.
 """

@@ -3,7 +3,7 @@
 An :class:`OpNode` keeps what its op's derivatives asked for (and nothing else): the forward's
 arguments with unneeded tensors dropped, the versions of the saved tensors, and the output when a
 derivative reads ``result``. ``apply`` unpacks them (arrays on the fast path, Tensors when the
-backward pass is recorded) and calls each needed derivative with the matching ``F`` namespace.
+backward pass is recorded) and calls each needed derivative with the matching ``ops`` namespace.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ TENSOR_NS: Any = None
 
 
 def bind_namespaces(numpy_ns: Any, tensor_ns: Any) -> None:
-    """Install the helper namespaces derivatives receive as ``F``."""
+    """Install the helper namespaces derivatives receive as ``ops``."""
     global NUMPY_NS, TENSOR_NS
     NUMPY_NS = numpy_ns
     TENSOR_NS = tensor_ns
@@ -127,7 +127,7 @@ class OpNode(Node):
             env = op.blank_args  # nothing saved: derivatives read only the gradient
         else:
             env = self._unpack(create_graph)
-        F = TENSOR_NS if create_graph else NUMPY_NS
+        ops = TENSOR_NS if create_graph else NUMPY_NS
         out = []
         in_meta = self._in_meta
         i = 0
@@ -137,11 +137,11 @@ class OpNode(Node):
             elif derivative is None:
                 raise RuntimeError(f"derivative for aten::{op.name} is not implemented")
             elif derivative.single is not None:
-                out.append(derivative.fn(F, grads, env[derivative.single]))
+                out.append(derivative.fn(ops, grads, env[derivative.single]))
             elif derivative.arg_index:
-                out.append(derivative.fn(F, grads, *derivative.gather(env)))
+                out.append(derivative.fn(ops, grads, *derivative.gather(env)))
             else:
-                out.append(derivative.fn(F, grads))
+                out.append(derivative.fn(ops, grads))
             i += 1
         if release:
             self.release()

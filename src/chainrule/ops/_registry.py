@@ -6,11 +6,11 @@ differentiable input beside it; this module does all the plumbing around them.
         return self * other
 
     @mul.derivative("self")
-    def _(F, grad, other):
+    def _(ops, grad, other):
         return grad * other
 
     @mul.derivative("other")
-    def _(F, grad, self):
+    def _(ops, grad, self):
         return grad * self
 
 What the machinery does, so no op has to:
@@ -19,10 +19,10 @@ What the machinery does, so no op has to:
 * unwraps tensors, applies PyTorch's type promotion, runs the forward, wraps the result;
 * when grad mode is on and an input requires grad, creates the node (named as in PyTorch,
   ``next_functions`` from the inputs) and saves what the needed derivatives ask for, and only
-  that: a derivative's parameter names (after ``F`` and ``grad``) say which forward arguments,
+  that: a derivative's parameter names (after ``ops`` and ``grad``) say which forward arguments,
   or ``result``, it reads;
 * in backward, checks saved tensors' versions, unpacks them (arrays on the fast path, Tensors
-  when ``create_graph=True``) and calls the derivatives with ``F``: a namespace of torch-style
+  when ``create_graph=True``) and calls the derivatives with ``ops``: a namespace of torch-style
   helpers over ndarrays (fast path) or over Tensors (recorded, so derivatives are differentiable).
 
 Broadcast gradients are reduced to each input's shape by the engine, once: a derivative returns
@@ -402,10 +402,10 @@ def make_public(opdef: OpDef) -> Any:
     return public
 
 
-def zero_derivative(F: Any, grad: Any) -> Any:
+def zero_derivative(ops: Any, grad: Any) -> Any:
     """A derivative that is zero everywhere (PyTorch's ``zeros_like(grad)``: no graph behind
     it): register it with ``op.derivative("self")(zero_derivative)``."""
-    return F.zeros_like(grad)
+    return ops.zeros_like(grad)
 
 
 def recorded_as(public: Any, node_name: str) -> Any:

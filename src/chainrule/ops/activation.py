@@ -49,10 +49,10 @@ def _softmax(self, dim):
 
 @_softmax.derivative("self")
 @derivative_in_float32
-def _(F, grad, result, dim):
+def _(ops, grad, result, dim):
     if len(result.shape) == 0:
         return grad * 0
-    return result * (grad - F.sum(grad * result, dim, True))
+    return result * (grad - ops.sum(grad * result, dim, True))
 
 
 @op("LogSoftmaxBackward0")
@@ -67,10 +67,10 @@ def _log_softmax(self, dim):
 
 @_log_softmax.derivative("self")
 @derivative_in_float32
-def _(F, grad, result, dim):
+def _(ops, grad, result, dim):
     if len(result.shape) == 0:
         return grad * 0
-    return grad - F.exp(result) * F.sum(grad, dim, True)
+    return grad - ops.exp(result) * ops.sum(grad, dim, True)
 
 
 def _cast_input(input: Tensor, dtype: Any) -> Tensor:
@@ -116,7 +116,7 @@ def apply_reduction(loss: np.ndarray, reduction: str) -> np.ndarray:
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _reduction_scale(F: Any, grad: Any, shape: tuple[int, ...], reduction: str) -> Any:
+def _reduction_scale(ops: Any, grad: Any, shape: tuple[int, ...], reduction: str) -> Any:
     if reduction == "mean":
         count = int(np.prod(shape)) if shape else 1
         return grad / count
@@ -143,27 +143,27 @@ def _bce_with_logits(self, target, weight, pos_weight, reduction):
 
 
 @_bce_with_logits.derivative("self")
-def _(F, grad, self, target, weight, pos_weight, reduction, self_shape):
+def _(ops, grad, self, target, weight, pos_weight, reduction, self_shape):
     if pos_weight is not None:
         log_weight = (pos_weight - 1) * target + 1
-        g = log_weight * F.sigmoid(self) - pos_weight * target
+        g = log_weight * ops.sigmoid(self) - pos_weight * target
     else:
-        g = F.sigmoid(self) - target
+        g = ops.sigmoid(self) - target
     if weight is not None:
         g = g * weight
-    return _reduction_scale(F, grad, self_shape, reduction) * g
+    return _reduction_scale(ops, grad, self_shape, reduction) * g
 
 
 @_bce_with_logits.derivative("target")
-def _(F, grad, self, target, weight, pos_weight, reduction, target_shape):
-    softplus_neg = F.log1p(F.exp(-F.abs(self))) + F.clamp(-self, 0, None)
+def _(ops, grad, self, target, weight, pos_weight, reduction, target_shape):
+    softplus_neg = ops.log1p(ops.exp(-ops.abs(self))) + ops.clamp(-self, 0, None)
     if pos_weight is not None:
         g = (pos_weight - 1) * softplus_neg - self
     else:
         g = -self
     if weight is not None:
         g = g * weight
-    return _reduction_scale(F, grad, target_shape if len(target_shape) else (), reduction) * g
+    return _reduction_scale(ops, grad, target_shape if len(target_shape) else (), reduction) * g
 
 
 def binary_cross_entropy_with_logits(

@@ -40,7 +40,7 @@ def clone(self, *, memory_format=None):
 
 
 @clone.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -57,7 +57,7 @@ def _to_copy(self, dtype):
 
 
 @_to_copy.derivative("self")
-def _(F, grad, self_shape):
+def _(ops, grad, self_shape):
     # The engine casts the gradient back to the input's dtype.
     return grad
 

@@ -84,7 +84,7 @@ def _alias(self):
 
 
 @_alias.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -204,8 +204,8 @@ def _dense_strides(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[in
 
 
 @_index.derivative("self")
-def _(F, grad, self_shape, indices):
-    return F.index_backward(0, grad, self_shape, indices)
+def _(ops, grad, self_shape, indices):
+    return ops.index_backward(0, grad, self_shape, indices)
 
 
 # The backward helpers below put a gradient into zeros. PyTorch's nodes for them take the zero
@@ -222,8 +222,8 @@ def _index_backward(zeros, grad, input_sizes, indices):
 
 
 @_index_backward.derivative("grad")
-def _(F, grad, indices):
-    return F.index(grad, indices)
+def _(ops, grad, indices):
+    return ops.index(grad, indices)
 
 
 def _expand_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
@@ -790,8 +790,8 @@ def _index_select(self, dim, index):
 
 
 @_index_select.derivative("self")
-def _(F, grad, self_shape, dim, index):
-    return F.index_select_backward(0, grad, self_shape, dim, index)
+def _(ops, grad, self_shape, dim, index):
+    return ops.index_select_backward(0, grad, self_shape, dim, index)
 
 
 @op("IndexAddBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -806,8 +806,8 @@ def _index_select_backward(zeros, grad, input_sizes, dim, index):
 
 
 @_index_select_backward.derivative("grad")
-def _(F, grad, dim, index):
-    return F.index_select(grad, dim, index)
+def _(ops, grad, dim, index):
+    return ops.index_select(grad, dim, index)
 
 
 def _tensor_arg(name: str, arg: str, position: int, value: Any) -> Tensor:
@@ -878,9 +878,9 @@ def _gather(self, dim, index):
 
 
 @_gather.derivative("self")
-def _(F, grad, self, dim, index):
+def _(ops, grad, self, dim, index):
     # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
-    return F.gather_backward(0, grad, tuple(self.shape), dim, index)
+    return ops.gather_backward(0, grad, tuple(self.shape), dim, index)
 
 
 @op("ScatterAddBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -892,8 +892,8 @@ def _gather_backward(zeros, grad, input_sizes, dim, index):
 
 
 @_gather_backward.derivative("grad")
-def _(F, grad, dim, index):
-    return F.gather(grad, dim, index)
+def _(ops, grad, dim, index):
+    return ops.gather(grad, dim, index)
 
 
 def _size_1d(shape: tuple[int, ...], d: int) -> int:
@@ -948,13 +948,13 @@ def _scatter(self, dim, index, src):
 
 
 @_scatter.derivative("self")
-def _(F, grad, dim, index):
-    return F.scatter_value(grad, dim, index, 0)
+def _(ops, grad, dim, index):
+    return ops.scatter_value(grad, dim, index, 0)
 
 
 @_scatter.derivative("src")
-def _(F, grad, dim, index):
-    return F.gather(grad, dim, index)
+def _(ops, grad, dim, index):
+    return ops.gather(grad, dim, index)
 
 
 @op("ScatterBackward1", tensor_params=("index",))
@@ -965,8 +965,8 @@ def _scatter_value(self, dim, index, value):
 
 
 @_scatter_value.derivative("self")
-def _(F, grad, dim, index):
-    return F.scatter_value(grad, dim, index, 0)
+def _(ops, grad, dim, index):
+    return ops.scatter_value(grad, dim, index, 0)
 
 
 @op("ScatterAddBackward0", inputs=("self", "src"), tensor_params=("index",))
@@ -978,13 +978,13 @@ def _scatter_add(self, dim, index, src):
 
 
 @_scatter_add.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_scatter_add.derivative("src")
-def _(F, grad, dim, index):
-    return F.gather(grad, dim, index)
+def _(ops, grad, dim, index):
+    return ops.gather(grad, dim, index)
 
 
 def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor | None) -> int:
@@ -1085,8 +1085,8 @@ def _masked_fill(self, mask, value):
 
 
 @_masked_fill.derivative("self")
-def _(F, grad, mask):
-    return F.masked_fill(grad, mask, 0)
+def _(ops, grad, mask):
+    return ops.masked_fill(grad, mask, 0)
 
 
 @op("MaskedFillBackward1", inputs=("self", "value"), tensor_params=("mask",))
@@ -1095,13 +1095,13 @@ def _masked_fill_tensor(self, mask, value):
 
 
 @_masked_fill_tensor.derivative("self")
-def _(F, grad, mask):
-    return F.masked_fill(grad, mask, 0)
+def _(ops, grad, mask):
+    return ops.masked_fill(grad, mask, 0)
 
 
 @_masked_fill_tensor.derivative("value")
-def _(F, grad, mask):
-    return F.where(mask, grad, 0)  # the engine sums it to the 0-d value
+def _(ops, grad, mask):
+    return ops.where(mask, grad, 0)  # the engine sums it to the 0-d value
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -1142,9 +1142,9 @@ def _masked_select(self, mask):
 
 
 @_masked_select.derivative("self")
-def _(F, grad, self, mask):
+def _(ops, grad, self, mask):
     # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
-    return F.masked_select_backward(0, grad, tuple(self.shape), mask)
+    return ops.masked_select_backward(0, grad, tuple(self.shape), mask)
 
 
 @op("MaskedScatterBackward0", inputs=("zeros", "grad"), tensor_params=("mask",))
@@ -1157,8 +1157,8 @@ def _masked_select_backward(zeros, grad, input_sizes, mask):
 
 
 @_masked_select_backward.derivative("grad")
-def _(F, grad, mask):
-    return F.masked_select(grad, mask)
+def _(ops, grad, mask):
+    return ops.masked_select(grad, mask)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -1180,9 +1180,9 @@ def _take(self, index):
 
 
 @_take.derivative("self")
-def _(F, grad, self, index):
+def _(ops, grad, self, index):
     # Reads ``self`` (for its shape) so that it is saved, as PyTorch saves it.
-    return F.take_backward(0, grad, tuple(self.shape), index)
+    return ops.take_backward(0, grad, tuple(self.shape), index)
 
 
 @op("PutBackward0", inputs=("zeros", "grad"), tensor_params=("index",))
@@ -1194,8 +1194,8 @@ def _take_backward(zeros, grad, input_sizes, index):
 
 
 @_take_backward.derivative("grad")
-def _(F, grad, index):
-    return F.take(grad, index)
+def _(ops, grad, index):
+    return ops.take(grad, index)
 
 
 def _check_flat_range(index: np.ndarray, numel: int) -> None:
@@ -1234,14 +1234,14 @@ def _put(self, index, source, accumulate):
 
 
 @_put.derivative("self")
-def _(F, grad, index, accumulate):
-    return grad if accumulate else F.put(grad, index, 0, False)
+def _(ops, grad, index, accumulate):
+    return grad if accumulate else ops.put(grad, index, 0, False)
 
 
 @_put.derivative("source")
-def _(F, grad, index, source):
+def _(ops, grad, index, source):
     # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
-    return F.reshape(F.take(grad, index), tuple(source.shape))
+    return ops.reshape(ops.take(grad, index), tuple(source.shape))
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -1279,14 +1279,14 @@ def _index_add(self, dim, index, source, alpha):
 
 
 @_index_add.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_index_add.derivative("source")
-def _(F, grad, dim, index, alpha, source):
+def _(ops, grad, dim, index, alpha, source):
     # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
-    g = F.reshape(F.index_select(grad, dim, index), tuple(source.shape))
+    g = ops.reshape(ops.index_select(grad, dim, index), tuple(source.shape))
     return g if alpha == 1 else g * alpha
 
 
@@ -1356,13 +1356,13 @@ def _index_put(self, indices, values, accumulate):
 
 
 @_index_put.derivative("self")
-def _(F, grad, indices, accumulate):
-    return grad if accumulate else F.index_put(grad, indices, 0, False)
+def _(ops, grad, indices, accumulate):
+    return grad if accumulate else ops.index_put(grad, indices, 0, False)
 
 
 @_index_put.derivative("values")
-def _(F, grad, indices):
-    return F.index(grad, indices)  # the engine sums it to the values' shape
+def _(ops, grad, indices):
+    return ops.index(grad, indices)  # the engine sums it to the values' shape
 
 
 def _index_list(indices: Any) -> dict[int, np.ndarray]:
@@ -1444,7 +1444,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "nonzero": nonzero, "argwhere": argwhere,
 }
 
-# Helpers for derivatives (``F.<name>``): each NumPy forward has its public op's signature.
+# Helpers for derivatives (``ops.<name>``): each NumPy forward has its public op's signature.
 PRIMITIVES: dict[str, Any] = {
     "index": _index, "index_backward": _index_backward, "index_select": _index_select,
     "index_select_backward": _index_select_backward, "gather": _gather,

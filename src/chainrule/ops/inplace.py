@@ -441,7 +441,7 @@ def _not_differentiable_in_place(name: str, node_name: str) -> Callable[..., Ten
     declared = op(node_name, promote=out_of_place.op.promote)(inplace_forward)
 
     @declared.derivative("self")
-    def _(F, grad):
+    def _(ops, grad):
         raise NotImplementedError(message)
 
     return declared
@@ -633,8 +633,8 @@ def _fill_scalar(self, value):
 
 
 @_fill_scalar.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+def _(ops, grad):
+    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("FillBackward3", inputs=("self", "value"), promote=KEEP)
@@ -643,13 +643,13 @@ def _fill_tensor(self, value):
 
 
 @_fill_tensor.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+def _(ops, grad):
+    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @_fill_tensor.derivative("value")
-def _(F, grad):
-    return F.sum(grad, tuple(range(len(grad.shape))), False)
+def _(ops, grad):
+    return ops.sum(grad, tuple(range(len(grad.shape))), False)
 
 
 @op("ZeroBackward0", promote=KEEP)
@@ -658,8 +658,8 @@ def _zero(self):
 
 
 @_zero.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+def _(ops, grad):
+    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("CopyBackwards", inputs=("self", "src"), promote=KEEP)
@@ -677,12 +677,12 @@ def _copy(self, src):
 
 
 @_copy.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+def _(ops, grad):
+    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @_copy.derivative("src")
-def _(F, grad):
+def _(ops, grad):
     # The engine sums broadcast dimensions and casts to the source's dtype.
     return grad
 
@@ -695,8 +695,8 @@ def _uniform(self, low, high, generator):
 
 
 @_uniform.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+def _(ops, grad):
+    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 @op("NormalBackward0", promote=KEEP)
@@ -707,8 +707,8 @@ def _normal(self, mean, std, generator):
 
 
 @_normal.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+def _(ops, grad):
+    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:

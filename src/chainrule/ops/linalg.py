@@ -94,8 +94,8 @@ def mm(self, mat2):
 
 
 @mm.derivative("self")
-def _(F, grad, mat2):
-    return F.mm(grad, F.t(mat2))
+def _(ops, grad, mat2):
+    return ops.mm(grad, ops.t(mat2))
 
 
 def _column_major(strides: tuple[int, ...] | None) -> bool:
@@ -104,13 +104,13 @@ def _column_major(strides: tuple[int, ...] | None) -> bool:
 
 
 @mm.derivative("mat2")
-def _(F, grad, self, mat2_strides):
+def _(ops, grad, self, mat2_strides):
     # As PyTorch does (it reads mat2's strides, not mat2): for a transposed mat2 compute the
     # gradient transposed, so that once TBackward transposes it back it is row-major like the
     # weight and becomes its .grad without a copy.
     if _column_major(mat2_strides):
-        return F.t(F.mm(F.t(grad), self))
-    return F.mm(F.t(self), grad)
+        return ops.t(ops.mm(ops.t(grad), self))
+    return ops.mm(ops.t(self), grad)
 
 
 @op("MvBackward0", inputs=("self", "vec"))
@@ -134,13 +134,13 @@ def mv(self, vec):
 
 
 @mv.derivative("self")
-def _(F, grad, vec):
-    return F.outer(grad, vec)
+def _(ops, grad, vec):
+    return ops.outer(grad, vec)
 
 
 @mv.derivative("vec")
-def _(F, grad, self):
-    return F.mv(F.t(self), grad)
+def _(ops, grad, self):
+    return ops.mv(ops.t(self), grad)
 
 
 def _check_vectors(self: np.ndarray, other: np.ndarray) -> None:
@@ -170,12 +170,12 @@ def dot(self, tensor):
 
 
 @dot.derivative("self")
-def _(F, grad, tensor):
+def _(ops, grad, tensor):
     return grad * tensor
 
 
 @dot.derivative("tensor")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad * self
 
 
@@ -187,12 +187,12 @@ def vdot(self, other):
 
 
 @vdot.derivative("self")
-def _(F, grad, other):
+def _(ops, grad, other):
     return grad * other  # grad.conj() * other: nothing to conjugate for real tensors
 
 
 @vdot.derivative("other")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad * self
 
 
@@ -214,13 +214,13 @@ def bmm(self, mat2):
 
 
 @bmm.derivative("self")
-def _(F, grad, mat2):
-    return F.bmm(grad, F.transpose(mat2, 1, 2))
+def _(ops, grad, mat2):
+    return ops.bmm(grad, ops.transpose(mat2, 1, 2))
 
 
 @bmm.derivative("mat2")
-def _(F, grad, self):
-    return F.bmm(F.transpose(self, 1, 2), grad)
+def _(ops, grad, self):
+    return ops.bmm(ops.transpose(self, 1, 2), grad)
 
 
 @op("AddmmBackward0", inputs=("self", "mat1", "mat2"))
@@ -264,19 +264,22 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 
 
 @addmm.derivative("self")
-def _(F, grad, beta):
+def _(ops, grad, beta):
     return grad if beta == 1 else grad * beta
 
 
 @addmm.derivative("mat1")
-def _(F, grad, mat2, alpha):
-    g = F.mm(grad, F.t(mat2))
+def _(ops, grad, mat2, alpha):
+    g = ops.mm(grad, ops.t(mat2))
     return g if alpha == 1 else g * alpha
 
 
 @addmm.derivative("mat2")
-def _(F, grad, mat1, mat2_strides, alpha):
-    g = F.t(F.mm(F.t(grad), mat1)) if _column_major(mat2_strides) else F.mm(F.t(mat1), grad)
+def _(ops, grad, mat1, mat2_strides, alpha):
+    if _column_major(mat2_strides):
+        g = ops.t(ops.mm(ops.t(grad), mat1))
+    else:
+        g = ops.mm(ops.t(mat1), grad)
     return g if alpha == 1 else g * alpha
 
 
@@ -401,8 +404,8 @@ def _squeeze_vector_product(self):
 
 
 @_squeeze_vector_product.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 def _should_fold(tensor1: Tensor, tensor2: Tensor) -> bool:

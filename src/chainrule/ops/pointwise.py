@@ -114,11 +114,11 @@ def fast_path_in_float32(derivative: Any) -> Any:
     written, in the tensors' dtype, as PyTorch's differentiable version of it does."""
 
     @functools.wraps(derivative)
-    def run(F: Any, grad: Any, *args: Any) -> Any:
+    def run(ops: Any, grad: Any, *args: Any) -> Any:
         if type(grad) is np.ndarray and grad.dtype == _HALF:
-            out = derivative(F, grad.astype(_SINGLE), *[_to_single(a) for a in args])
+            out = derivative(ops, grad.astype(_SINGLE), *[_to_single(a) for a in args])
             return _to_half(out)
-        return derivative(F, grad, *args)
+        return derivative(ops, grad, *args)
 
     return run
 
@@ -130,11 +130,11 @@ def derivative_in_float32(derivative: Any) -> Any:
     one (the casts recorded too, so the result is differentiable again)."""
 
     @functools.wraps(derivative)
-    def run(F: Any, grad: Any, *args: Any) -> Any:
+    def run(ops: Any, grad: Any, *args: Any) -> Any:
         if _is_half(grad) or type(grad) in (tuple, list) and any(_is_half(g) for g in grad):
-            out = derivative(F, _to_single(grad), *[_to_single(a) for a in args])
+            out = derivative(ops, _to_single(grad), *[_to_single(a) for a in args])
             return _to_half(out)
-        return derivative(F, grad, *args)
+        return derivative(ops, grad, *args)
 
     return run
 
@@ -208,12 +208,12 @@ def _add(self, other):
 
 
 @_add.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_add.derivative("other")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -282,12 +282,12 @@ def _add_alpha(self, other, alpha):
 
 
 @_add_alpha.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_add_alpha.derivative("other")
-def _(F, grad, alpha):
+def _(ops, grad, alpha):
     return grad * alpha
 
 
@@ -310,12 +310,12 @@ def _sub(self, other):
 
 
 @_sub.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_sub.derivative("other")
-def _(F, grad):
+def _(ops, grad):
     return -grad
 
 
@@ -325,12 +325,12 @@ def _sub_alpha(self, other, alpha):
 
 
 @_sub_alpha.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_sub_alpha.derivative("other")
-def _(F, grad, alpha):
+def _(ops, grad, alpha):
     return grad * -alpha
 
 
@@ -350,12 +350,12 @@ def _rsub_tensor(self, other, *, alpha=1):
 
 
 @_rsub_tensor.derivative("self")
-def _(F, grad, alpha):
+def _(ops, grad, alpha):
     return -grad if _is_unit(alpha) else grad * -alpha
 
 
 @_rsub_tensor.derivative("other")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -366,7 +366,7 @@ def _rsub_scalar(self, other, alpha=1):
 
 
 @_rsub_scalar.derivative("self")
-def _(F, grad, alpha):
+def _(ops, grad, alpha):
     return -grad if _is_unit(alpha) else grad * -alpha
 
 
@@ -387,12 +387,12 @@ def mul(self, other):
 
 
 @mul.derivative("self")
-def _(F, grad, other):
+def _(ops, grad, other):
     return grad * other
 
 
 @mul.derivative("other")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad * self
 
 
@@ -405,12 +405,12 @@ def _div(self, other):
 
 
 @_div.derivative("self")
-def _(F, grad, other):
+def _(ops, grad, other):
     return grad / other
 
 
 @_div.derivative("other")
-def _(F, grad, self, other):
+def _(ops, grad, self, other):
     # As PyTorch: (self / other) / other, which does not overflow where other * other would.
     return -grad * ((self / other) / other)
 
@@ -456,13 +456,13 @@ def _int_div_trunc(a, b):
 
 
 @_div_rounding.derivative("self")
-def _(F, grad, other, rounding_mode):
-    return F.zeros_like(grad)  # PyTorch: grad.new_zeros(grad.sizes())
+def _(ops, grad, other, rounding_mode):
+    return ops.zeros_like(grad)  # PyTorch: grad.new_zeros(grad.sizes())
 
 
 @_div_rounding.derivative("other")
-def _(F, grad, self, other, rounding_mode):
-    return F.zeros_like(grad)
+def _(ops, grad, self, other, rounding_mode):
+    return ops.zeros_like(grad)
 
 
 @op("DivBackward2", inputs=("self", "other"), promote=FLOAT, name="div")
@@ -472,12 +472,12 @@ def _div_mode_none(self, other, rounding_mode):
 
 
 @_div_mode_none.derivative("self")
-def _(F, grad, other, rounding_mode):
+def _(ops, grad, other, rounding_mode):
     return grad / other
 
 
 @_div_mode_none.derivative("other")
-def _(F, grad, self, other, rounding_mode):
+def _(ops, grad, self, other, rounding_mode):
     return -grad * ((self / other) / other)
 
 
@@ -577,15 +577,15 @@ def _remainder_tensor(self, other):
 
 
 @_remainder_tensor.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_remainder_tensor.derivative("other")
-def _(F, grad, self, other):
+def _(ops, grad, self, other):
     # PyTorch's formula, with the floored quotient as div(rounding_mode='floor') computes it
     # (Python's algorithm: 1e-45 // -2.5 is -1, where floor(1e-45 / -2.5) is -0).
-    return -grad * F.div_rounding(self, other, "floor")
+    return -grad * ops.div_rounding(self, other, "floor")
 
 
 @op("RemainderBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
@@ -594,7 +594,7 @@ def _remainder_scalar(self, other):
 
 
 @_remainder_scalar.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -641,13 +641,13 @@ def _fmod_tensor(self, other):
 
 
 @_fmod_tensor.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
 @_fmod_tensor.derivative("other")
-def _(F, grad, self, other):
-    return -grad * F.div_rounding(self, other, "trunc")
+def _(ops, grad, self, other):
+    return -grad * ops.div_rounding(self, other, "trunc")
 
 
 @op("FmodBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
@@ -656,7 +656,7 @@ def _fmod_scalar(self, other):
 
 
 @_fmod_scalar.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -729,13 +729,13 @@ def _pow_scalar(self, exponent):
 
 
 @_pow_scalar.derivative("self")
-def _(F, grad, self, exponent):
+def _(ops, grad, self, exponent):
     # PyTorch's pow_backward: the derivative is exactly 0 for a zero exponent (not grad * 0,
     # which is NaN for an infinite or NaN gradient), and otherwise uses the same pow kernel,
     # fast paths and all (so x ** 0.5 at -0. has gradient -inf, as 0.5 * rsqrt(-0.)).
     if exponent == 0:
-        return F.zeros_like(self)
-    return grad * (exponent * F.pow(self, exponent - 1))
+        return ops.zeros_like(self)
+    return grad * (exponent * ops.pow(self, exponent - 1))
 
 
 # PowBackward1 saves self, exponent and the result whichever input needs a gradient, and
@@ -750,15 +750,15 @@ def _pow_tensor(self, exponent):
 
 
 @_pow_tensor.derivative("self")
-def _(F, grad, self, exponent, result):
+def _(ops, grad, self, exponent, result):
     # Where the exponent is 0 the derivative is 0, even at a zero or infinite base.
-    return F.where(exponent == 0, 0, grad * (exponent * self ** (exponent - 1)))
+    return ops.where(exponent == 0, 0, grad * (exponent * self ** (exponent - 1)))
 
 
 @_pow_tensor.derivative("exponent")
-def _(F, grad, self, exponent, result):
+def _(ops, grad, self, exponent, result):
     # d/de self**e = self**e * log(self); at self == 0 and e >= 0 its limit, 0.
-    return grad * F.where((self == 0) & (exponent >= 0), 0, result * F.log(self))
+    return grad * ops.where((self == 0) & (exponent >= 0), 0, result * ops.log(self))
 
 
 @op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",))
@@ -769,10 +769,10 @@ def _pow_scalar_base(self, exponent):
 
 
 @_pow_scalar_base.derivative("exponent")
-def _(F, grad, self, exponent, result):
+def _(ops, grad, self, exponent, result):
     log_base = _log_of_number(self)
     if log_base == -math.inf:  # base 0: the limit 0 for exponents >= 0
-        return grad * F.where(exponent >= 0, 0, result * log_base)
+        return grad * ops.where(exponent >= 0, 0, result * log_base)
     return grad * (result * log_base)
 
 
@@ -839,7 +839,7 @@ def neg(self):
 
 
 @neg.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return -grad
 
 
@@ -853,8 +853,8 @@ def abs(self):  # noqa: A001 - torch-style name
 
 
 @abs.derivative("self")
-def _(F, grad, self):
-    return grad * F.sgn(self)  # PyTorch: grad * self.sgn() (SgnBackward0 when recorded)
+def _(ops, grad, self):
+    return grad * ops.sgn(self)  # PyTorch: grad * self.sgn() (SgnBackward0 when recorded)
 
 
 absolute = abs
@@ -877,8 +877,8 @@ def sign(self):
 
 
 @sign.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 @op("SgnBackward0", promote=KEEP)
@@ -888,11 +888,11 @@ def sgn(self):
 
 
 @sgn.derivative("self")
-def _(F, grad, self, result):
+def _(ops, grad, self, result):
     # PyTorch's sgn_backward reads self and the result (for complex inputs); for real ones the
     # gradient is zero. Both are still saved, as PyTorch saves them (saved_tensors_hooks see
     # self, then result).
-    return F.zeros_like(grad)
+    return ops.zeros_like(grad)
 
 
 @op("ReciprocalBackward0", promote=FLOAT)
@@ -902,7 +902,7 @@ def reciprocal(self):
 
 
 @reciprocal.derivative("self")
-def _(F, grad, result):
+def _(ops, grad, result):
     return -grad * (result * result)
 
 
@@ -917,7 +917,7 @@ def exp(self):
 
 
 @exp.derivative("self")
-def _(F, grad, result):
+def _(ops, grad, result):
     return grad * result
 
 
@@ -928,7 +928,7 @@ def exp2(self):
 
 
 @exp2.derivative("self")
-def _(F, grad, result):
+def _(ops, grad, result):
     return grad * result * _LN2
 
 
@@ -939,7 +939,7 @@ def expm1(self):
 
 
 @expm1.derivative("self")
-def _(F, grad, result):
+def _(ops, grad, result):
     return grad * (result + 1)
 
 
@@ -950,7 +950,7 @@ def log(self):
 
 
 @log.derivative("self")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad / self
 
 
@@ -961,7 +961,7 @@ def log1p(self):
 
 
 @log1p.derivative("self")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad / (self + 1)
 
 
@@ -972,7 +972,7 @@ def log2(self):
 
 
 @log2.derivative("self")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad / (self * _LN2)
 
 
@@ -983,7 +983,7 @@ def log10(self):
 
 
 @log10.derivative("self")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad / (self * _LN10)
 
 
@@ -994,7 +994,7 @@ def sqrt(self):
 
 
 @sqrt.derivative("self")
-def _(F, grad, result):
+def _(ops, grad, result):
     return grad / (2 * result)
 
 
@@ -1005,8 +1005,8 @@ def rsqrt(self):
 
 
 @rsqrt.derivative("self")
-def _(F, grad, result):
-    return -0.5 * grad * F.pow(result, 3)
+def _(ops, grad, result):
+    return -0.5 * grad * ops.pow(result, 3)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1020,8 +1020,8 @@ def sin(self):
 
 
 @sin.derivative("self")
-def _(F, grad, self):
-    return grad * F.cos(self)
+def _(ops, grad, self):
+    return grad * ops.cos(self)
 
 
 @op("CosBackward0", promote=FLOAT)
@@ -1031,8 +1031,8 @@ def cos(self):
 
 
 @cos.derivative("self")
-def _(F, grad, self):
-    return grad * -F.sin(self)
+def _(ops, grad, self):
+    return grad * -ops.sin(self)
 
 
 @op("TanBackward0", promote=FLOAT)
@@ -1042,8 +1042,8 @@ def tan(self):
 
 
 @tan.derivative("self")
-def _(F, grad, result):
-    return grad * (1 + F.pow(result, 2))
+def _(ops, grad, result):
+    return grad * (1 + ops.pow(result, 2))
 
 
 @op("AsinBackward0", promote=FLOAT)
@@ -1058,8 +1058,8 @@ def asin(self):
 
 
 @asin.derivative("self")
-def _(F, grad, self):
-    return grad * F.rsqrt(-self * self + 1)
+def _(ops, grad, self):
+    return grad * ops.rsqrt(-self * self + 1)
 
 
 @op("AcosBackward0", promote=FLOAT)
@@ -1069,8 +1069,8 @@ def acos(self):
 
 
 @acos.derivative("self")
-def _(F, grad, self):
-    return grad * -F.rsqrt(-self * self + 1)
+def _(ops, grad, self):
+    return grad * -ops.rsqrt(-self * self + 1)
 
 
 @op("AtanBackward0", promote=FLOAT)
@@ -1080,7 +1080,7 @@ def atan(self):
 
 
 @atan.derivative("self")
-def _(F, grad, self):
+def _(ops, grad, self):
     return grad / (self * self + 1)
 
 
@@ -1093,21 +1093,21 @@ def atan2(self, other):
     return np.arctan2(self, other)
 
 
-def _atan2_reciprocal(F, self, other):
+def _atan2_reciprocal(ops, self, other):
     """``1 / (self**2 + other**2)``, 0 where the sum is 0: PyTorch's atan2 gradient is 0 at the
     origin (and wherever the squares underflow to 0), not NaN."""
     denominator = self * self + other * other
-    return F.where(denominator == 0, 0, F.reciprocal(denominator))
+    return ops.where(denominator == 0, 0, ops.reciprocal(denominator))
 
 
 @atan2.derivative("self")
-def _(F, grad, self, other):
-    return grad * other * _atan2_reciprocal(F, self, other)
+def _(ops, grad, self, other):
+    return grad * other * _atan2_reciprocal(ops, self, other)
 
 
 @atan2.derivative("other")
-def _(F, grad, self, other):
-    return grad * -self * _atan2_reciprocal(F, self, other)
+def _(ops, grad, self, other):
+    return grad * -self * _atan2_reciprocal(ops, self, other)
 
 
 arctan2 = atan2
@@ -1120,8 +1120,8 @@ def sinh(self):
 
 
 @sinh.derivative("self")
-def _(F, grad, self):
-    return grad * F.cosh(self)
+def _(ops, grad, self):
+    return grad * ops.cosh(self)
 
 
 @op("CoshBackward0", promote=FLOAT)
@@ -1131,8 +1131,8 @@ def cosh(self):
 
 
 @cosh.derivative("self")
-def _(F, grad, self):
-    return grad * F.sinh(self)
+def _(ops, grad, self):
+    return grad * ops.sinh(self)
 
 
 @op("TanhBackward0", promote=FLOAT)
@@ -1142,8 +1142,8 @@ def tanh(self):
 
 
 @tanh.derivative("self")
-def _(F, grad, result):
-    return F.tanh_backward(grad, result)
+def _(ops, grad, result):
+    return ops.tanh_backward(grad, result)
 
 
 @op("AsinhBackward0", promote=FLOAT)
@@ -1153,8 +1153,8 @@ def asinh(self):
 
 
 @asinh.derivative("self")
-def _(F, grad, self):
-    return grad * F.rsqrt(F.pow(self, 2) + 1)
+def _(ops, grad, self):
+    return grad * ops.rsqrt(ops.pow(self, 2) + 1)
 
 
 @op("AcoshBackward0", promote=FLOAT)
@@ -1164,8 +1164,8 @@ def acosh(self):
 
 
 @acosh.derivative("self")
-def _(F, grad, self):
-    return grad * F.rsqrt(self * self - 1)
+def _(ops, grad, self):
+    return grad * ops.rsqrt(self * self - 1)
 
 
 @op("AtanhBackward0", promote=FLOAT)
@@ -1175,8 +1175,8 @@ def atanh(self):
 
 
 @atanh.derivative("self")
-def _(F, grad, self):
-    return grad * 1 / (1 - F.pow(self, 2))
+def _(ops, grad, self):
+    return grad * 1 / (1 - ops.pow(self, 2))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1190,8 +1190,8 @@ def sigmoid(self):
 
 
 @sigmoid.derivative("self")
-def _(F, grad, result):
-    return F.sigmoid_backward(grad, result)
+def _(ops, grad, result):
+    return ops.sigmoid_backward(grad, result)
 
 
 @op("ReluBackward0", promote=KEEP)
@@ -1204,8 +1204,8 @@ def relu(self):
 
 
 @relu.derivative("self")
-def _(F, grad, result):
-    return F.threshold_backward(grad, result, 0)
+def _(ops, grad, result):
+    return ops.threshold_backward(grad, result, 0)
 
 
 @op("ErfBackward0", promote=FLOAT)
@@ -1215,8 +1215,8 @@ def erf(self):
 
 
 @erf.derivative("self")
-def _(F, grad, self):
-    return _TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * grad
+def _(ops, grad, self):
+    return _TWO_OVER_SQRT_PI * ops.exp(-ops.pow(self, 2)) * grad
 
 
 @op("ErfcBackward0", promote=FLOAT)
@@ -1226,8 +1226,8 @@ def erfc(self):
 
 
 @erfc.derivative("self")
-def _(F, grad, self):
-    return -_TWO_OVER_SQRT_PI * F.exp(-F.pow(self, 2)) * grad
+def _(ops, grad, self):
+    return -_TWO_OVER_SQRT_PI * ops.exp(-ops.pow(self, 2)) * grad
 
 
 @op("SoftplusBackward0", promote=FLOAT)
@@ -1239,9 +1239,9 @@ def softplus_(self, beta=1.0, threshold=20.0):
 
 
 @softplus_.derivative("self")
-def _(F, grad, self, beta, threshold):
+def _(ops, grad, self, beta, threshold):
     z = self * beta
-    return grad * F.where(z > threshold, 1, F.sigmoid(z))
+    return grad * ops.where(z > threshold, 1, ops.sigmoid(z))
 
 
 @op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"))
@@ -1251,12 +1251,12 @@ def hypot(self, other):
 
 
 @hypot.derivative("self")
-def _(F, grad, self, result):
+def _(ops, grad, self, result):
     return grad * self / result
 
 
 @hypot.derivative("other")
-def _(F, grad, other, result):
+def _(ops, grad, other, result):
     return grad * other / result
 
 
@@ -1267,12 +1267,12 @@ def _xlogy_values(self, other):
     return np.where(np.isnan(other), np.nan, out).astype(np.result_type(self, other))
 
 
-def _xlogy_self_derivative(F, grad, self, other):
+def _xlogy_self_derivative(ops, grad, self, other):
     # PyTorch's formula: xlogy(grad, other), 0 where self == 0 and other <= 0.
-    return F.where((self == 0) & (other <= 0), 0, F.xlogy(grad, other))
+    return ops.where((self == 0) & (other <= 0), 0, ops.xlogy(grad, other))
 
 
-def _xlogy_other_derivative(F, grad, self, other):
+def _xlogy_other_derivative(ops, grad, self, other):
     return grad * self / other
 
 
@@ -1377,12 +1377,12 @@ def _clamp_scalar(self, min=None, max=None):  # noqa: A002
 
 
 @_clamp_scalar.derivative("self")
-def _(F, grad, self, min, max):  # noqa: A002
+def _(ops, grad, self, min, max):  # noqa: A002
     if min is not None and max is not None:
-        return F.where((self >= min) & (self <= max), grad, 0)
+        return ops.where((self >= min) & (self <= max), grad, 0)
     if min is not None:
-        return F.where(self >= min, grad, 0)
-    return F.where(self <= max, grad, 0)
+        return ops.where(self >= min, grad, 0)
+    return ops.where(self <= max, grad, 0)
 
 
 @op("ClampBackward0", inputs=("self", "min", "max"), promote=ARITH)
@@ -1396,29 +1396,29 @@ def _clamp_tensor(self, min=None, max=None):  # noqa: A002
 
 
 @_clamp_tensor.derivative("self")
-def _(F, grad, self, min, max):  # noqa: A002
+def _(ops, grad, self, min, max):  # noqa: A002
     mask = None
     if min is not None:
         mask = self >= min
     if max is not None:
         upper = self <= max
         mask = upper if mask is None else mask & upper
-    return F.where(mask, grad, 0)
+    return ops.where(mask, grad, 0)
 
 
 @_clamp_tensor.derivative("min")
-def _(F, grad, self, min, max):  # noqa: A002
+def _(ops, grad, self, min, max):  # noqa: A002
     # min wins where self < min, unless the bounds cross (then max wins everywhere).
     if max is None:
-        return F.where(self < min, grad, 0)
-    return F.where((self < min) & (min < max), grad, 0)
+        return ops.where(self < min, grad, 0)
+    return ops.where((self < min) & (min < max), grad, 0)
 
 
 @_clamp_tensor.derivative("max")
-def _(F, grad, self, min, max):  # noqa: A002
+def _(ops, grad, self, min, max):  # noqa: A002
     if min is None:
-        return F.where(self > max, grad, 0)
-    return F.where((self > max) | (max < min), grad, 0)
+        return ops.where(self > max, grad, 0)
+    return ops.where((self > max) | (max < min), grad, 0)
 
 
 def _type_label(value: Any) -> str:
@@ -1541,8 +1541,8 @@ def _clamp_min_scalar(self, min):  # noqa: A002
 
 
 @_clamp_min_scalar.derivative("self")
-def _(F, grad, self, min):  # noqa: A002
-    return F.where(self >= min, grad, 0)
+def _(ops, grad, self, min):  # noqa: A002
+    return ops.where(self >= min, grad, 0)
 
 
 @op("ClampMinBackward1", inputs=("self", "min"), promote=ARITH)
@@ -1551,13 +1551,13 @@ def _clamp_min_tensor(self, min):  # noqa: A002
 
 
 @_clamp_min_tensor.derivative("self")
-def _(F, grad, self, min):  # noqa: A002
-    return F.where(self >= min, grad, 0)
+def _(ops, grad, self, min):  # noqa: A002
+    return ops.where(self >= min, grad, 0)
 
 
 @_clamp_min_tensor.derivative("min")
-def _(F, grad, self, min):  # noqa: A002
-    return F.where(self < min, grad, 0)
+def _(ops, grad, self, min):  # noqa: A002
+    return ops.where(self < min, grad, 0)
 
 
 @op("ClampMaxBackward0", promote=ARITH, promote_with=("max",))
@@ -1566,8 +1566,8 @@ def _clamp_max_scalar(self, max):  # noqa: A002
 
 
 @_clamp_max_scalar.derivative("self")
-def _(F, grad, self, max):  # noqa: A002
-    return F.where(self <= max, grad, 0)
+def _(ops, grad, self, max):  # noqa: A002
+    return ops.where(self <= max, grad, 0)
 
 
 @op("ClampMaxBackward1", inputs=("self", "max"), promote=ARITH)
@@ -1576,13 +1576,13 @@ def _clamp_max_tensor(self, max):  # noqa: A002
 
 
 @_clamp_max_tensor.derivative("self")
-def _(F, grad, self, max):  # noqa: A002
-    return F.where(self <= max, grad, 0)
+def _(ops, grad, self, max):  # noqa: A002
+    return ops.where(self <= max, grad, 0)
 
 
 @_clamp_max_tensor.derivative("max")
-def _(F, grad, self, max):  # noqa: A002
-    return F.where(self > max, grad, 0)
+def _(ops, grad, self, max):  # noqa: A002
+    return ops.where(self > max, grad, 0)
 
 
 def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
@@ -1621,20 +1621,20 @@ def maximum(self, other):
     return _max_first(self, other)
 
 
-def _split_ties(F, grad, self, other, loses):
+def _split_ties(ops, grad, self, other, loses):
     """PyTorch's maximum/minimum gradient: half each at ties, none where ``loses``, the full
     gradient elsewhere (so both inputs get it all where either is NaN)."""
-    return F.where(loses, 0, F.where(self == other, grad / 2, grad))
+    return ops.where(loses, 0, ops.where(self == other, grad / 2, grad))
 
 
 @maximum.derivative("self")
-def _(F, grad, self, other):
-    return _split_ties(F, grad, self, other, self < other)
+def _(ops, grad, self, other):
+    return _split_ties(ops, grad, self, other, self < other)
 
 
 @maximum.derivative("other")
-def _(F, grad, self, other):
-    return _split_ties(F, grad, self, other, self > other)
+def _(ops, grad, self, other):
+    return _split_ties(ops, grad, self, other, self > other)
 
 
 @op("MinimumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
@@ -1644,13 +1644,13 @@ def minimum(self, other):
 
 
 @minimum.derivative("self")
-def _(F, grad, self, other):
-    return _split_ties(F, grad, self, other, self > other)
+def _(ops, grad, self, other):
+    return _split_ties(ops, grad, self, other, self > other)
 
 
 @minimum.derivative("other")
-def _(F, grad, self, other):
-    return _split_ties(F, grad, self, other, self < other)
+def _(ops, grad, self, other):
+    return _split_ties(ops, grad, self, other, self < other)
 
 
 def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
@@ -1670,13 +1670,13 @@ def fmax(self, other):
 
 
 @fmax.derivative("self")
-def _(F, grad, self, other):
-    return F.where((self >= other) | F.isnan(other), grad, 0)
+def _(ops, grad, self, other):
+    return ops.where((self >= other) | ops.isnan(other), grad, 0)
 
 
 @fmax.derivative("other")
-def _(F, grad, self, other):
-    return F.where((self >= other) | F.isnan(other), 0, grad)
+def _(ops, grad, self, other):
+    return ops.where((self >= other) | ops.isnan(other), 0, grad)
 
 
 @op("FminBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
@@ -1686,13 +1686,13 @@ def fmin(self, other):
 
 
 @fmin.derivative("self")
-def _(F, grad, self, other):
-    return F.where((self <= other) | F.isnan(other), grad, 0)
+def _(ops, grad, self, other):
+    return ops.where((self <= other) | ops.isnan(other), grad, 0)
 
 
 @fmin.derivative("other")
-def _(F, grad, self, other):
-    return F.where((self <= other) | F.isnan(other), 0, grad)
+def _(ops, grad, self, other):
+    return ops.where((self <= other) | ops.isnan(other), 0, grad)
 
 
 @op("WhereBackward0", inputs=("input", "other"), tensor_params=("condition",), promote=ARITH)
@@ -1701,13 +1701,13 @@ def _where(condition, input, other):
 
 
 @_where.derivative("input")
-def _(F, grad, condition):
-    return F.where(condition, grad, 0)
+def _(ops, grad, condition):
+    return ops.where(condition, grad, 0)
 
 
 @_where.derivative("other")
-def _(F, grad, condition):
-    return F.where(condition, 0, grad)
+def _(ops, grad, condition):
+    return ops.where(condition, 0, grad)
 
 
 def where(condition, input=None, other=None):
@@ -1746,13 +1746,13 @@ def _lerp_scalar(self, end, weight):
 # A number weight scales a float16 gradient in float32, rounded once (PyTorch's mul by a
 # Scalar), not by the weight rounded to float16 first.
 @_lerp_scalar.derivative("self")
-def _(F, grad, weight):
-    return F.mul(grad, 1 - weight)
+def _(ops, grad, weight):
+    return ops.mul(grad, 1 - weight)
 
 
 @_lerp_scalar.derivative("end")
-def _(F, grad, weight):
-    return F.mul(grad, weight)
+def _(ops, grad, weight):
+    return ops.mul(grad, weight)
 
 
 @op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT)
@@ -1762,17 +1762,17 @@ def _lerp_tensor(self, end, weight):
 
 
 @_lerp_tensor.derivative("self")
-def _(F, grad, weight):
+def _(ops, grad, weight):
     return grad * (1 - weight)
 
 
 @_lerp_tensor.derivative("end")
-def _(F, grad, weight):
+def _(ops, grad, weight):
     return grad * weight
 
 
 @_lerp_tensor.derivative("weight")
-def _(F, grad, self, end):
+def _(ops, grad, self, end):
     return grad * (end - self)
 
 
@@ -1795,8 +1795,8 @@ def _rounding(node_name: str, fn, doc: str):
         return fn(self)
 
     @rounding.derivative("self")
-    def _(F, grad):
-        return F.zeros_like(grad)
+    def _(ops, grad):
+        return ops.zeros_like(grad)
 
     rounding.__doc__ = doc
     return rounding
@@ -1822,8 +1822,8 @@ def _round(self):
 
 
 @_round.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 @op("RoundBackward1", promote=KEEP)
@@ -1835,8 +1835,8 @@ def _round_decimals(self, decimals):
 
 
 @_round_decimals.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 _NO_DECIMALS: Any = object()
@@ -1857,7 +1857,7 @@ def frac(self):
 
 
 @frac.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -1934,8 +1934,8 @@ def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
 
 
 @nan_to_num.derivative("self")
-def _(F, grad, self):
-    return grad * F.isfinite(self)
+def _(ops, grad, self):
+    return grad * ops.isfinite(self)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -2055,7 +2055,7 @@ def isfinite(self):
     return np.isfinite(self)
 
 
-# Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
+# Ops the derivatives of other ops call through ``ops`` (see ops/__init__.py).
 PRIMITIVES = {
     "mul": mul,
     "div": _div,

@@ -3,7 +3,7 @@ median, all/any, count_nonzero, and the scans cumsum/cumprod.
 
 A reduction's derivative spreads the gradient back over the reduced dimensions with
 :func:`expand_reduced` (or, for the ``keepdim`` shape only, :func:`unsqueeze_reduced` and
-broadcasting). Every derivative is written with operators and ``F`` helpers, so it is
+broadcasting). Every derivative is written with operators and ``ops`` helpers, so it is
 differentiable again under ``create_graph=True``.
 
 Where PyTorch picks a different node for different arguments (``MaxBackward1`` for ``max()``,
@@ -68,17 +68,17 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
     return tuple(sorted(out))
 
 
-def expand_reduced(F: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
+def expand_reduced(ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
                    keepdim: bool) -> Any:
     """Undo a reduction over ``dims``: re-insert them (if dropped) and broadcast to ``shape``."""
-    return F.expand(unsqueeze_reduced(F, grad, dims, keepdim), shape)
+    return ops.expand(unsqueeze_reduced(ops, grad, dims, keepdim), shape)
 
 
-def unsqueeze_reduced(F: Any, value: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
+def unsqueeze_reduced(ops: Any, value: Any, dims: tuple[int, ...], keepdim: bool) -> Any:
     """A reduction's output (or its gradient) with the reduced ``dims`` back as size-1 dims."""
     if not keepdim:
         for d in dims:
-            value = F.unsqueeze(value, d)
+            value = ops.unsqueeze(value, d)
     return value
 
 
@@ -264,8 +264,8 @@ def _sum_all(self, *, dtype=None):
 
 
 @_sum_all.derivative("self")
-def _(F, grad, self_shape):
-    return F.expand(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.expand(grad, self_shape)
 
 
 @op("SumBackward1")
@@ -275,8 +275,8 @@ def _sum_dim(self, dim, keepdim=False, *, dtype=None):
 
 
 @_sum_dim.derivative("self")
-def _(F, grad, self_shape, dim, keepdim):
-    return expand_reduced(F, grad, self_shape, normalize_dims(dim, len(self_shape)), keepdim)
+def _(ops, grad, self_shape, dim, keepdim):
+    return expand_reduced(ops, grad, self_shape, normalize_dims(dim, len(self_shape)), keepdim)
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -312,12 +312,12 @@ def _mean_all(self, *, dtype=None):
 
 
 @_mean_all.derivative("self")
-def _(F, grad, self_shape):
+def _(ops, grad, self_shape):
     count = 1
     for s in self_shape:
         count *= s
-    # F.div: in float16 the count is not rounded to float16 first (PyTorch's scalar division).
-    return F.expand(F.div(grad, count), self_shape)
+    # ops.div: in float16 the count is not rounded to float16 first (PyTorch's scalar division).
+    return ops.expand(ops.div(grad, count), self_shape)
 
 
 @op("MeanBackward1")
@@ -329,12 +329,12 @@ def _mean_dim(self, dim, keepdim=False, *, dtype=None):
 
 
 @_mean_dim.derivative("self")
-def _(F, grad, self_shape, dim, keepdim):
+def _(ops, grad, self_shape, dim, keepdim):
     dims = normalize_dims(dim, len(self_shape))
     count = 1
     for d in dims:
         count *= self_shape[d]
-    return expand_reduced(F, F.div(grad, count), self_shape, dims, keepdim)
+    return expand_reduced(ops, ops.div(grad, count), self_shape, dims, keepdim)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -370,14 +370,14 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
 # Scans along one dim: cumsum, cumprod (and the shifted products prod's gradient needs)
 
 
-def _shift(F: Any, x: Any, dim: int, offset: int) -> Any:
+def _shift(ops: Any, x: Any, dim: int, offset: int) -> Any:
     """``x`` moved ``offset`` places along ``dim`` (toward higher indices if positive), with
     zeros filling the vacated places. ``|offset|`` must be smaller than the dim's size."""
     shape = tuple(x.shape)
     n = shape[dim]
     if offset >= 0:
-        return F.slice_backward(F.slice(x, dim, 0, n - offset, 1), shape, dim, offset, n, 1)
-    return F.slice_backward(F.slice(x, dim, -offset, n, 1), shape, dim, 0, n + offset, 1)
+        return ops.slice_backward(ops.slice(x, dim, 0, n - offset, 1), shape, dim, offset, n, 1)
+    return ops.slice_backward(ops.slice(x, dim, -offset, n, 1), shape, dim, 0, n + offset, 1)
 
 
 def _first_position(shape: tuple[int, ...], dim: int) -> np.ndarray:
@@ -387,28 +387,28 @@ def _first_position(shape: tuple[int, ...], dim: int) -> np.ndarray:
     return (np.arange(shape[dim]) == 0).reshape(mask_shape)
 
 
-def _reverse_cumsum(F: Any, x: Any, dim: int) -> Any:
+def _reverse_cumsum(ops: Any, x: Any, dim: int) -> Any:
     """``out_i = sum_{k >= i} x_k`` along ``dim``."""
-    return F.flip(F.cumsum(F.flip(x, (dim,)), dim), (dim,))
+    return ops.flip(ops.cumsum(ops.flip(x, (dim,)), dim), (dim,))
 
 
-def _exclusive_cumprod(F: Any, x: Any, dim: int) -> Any:
+def _exclusive_cumprod(ops: Any, x: Any, dim: int) -> Any:
     """``out_i = x_0 * ... * x_{i-1}`` along ``dim`` (1 at index 0); no division."""
     shape = tuple(x.shape)
-    return F.where(_first_position(shape, dim), 1, _shift(F, F.cumprod(x, dim), dim, 1))
+    return ops.where(_first_position(shape, dim), 1, _shift(ops, ops.cumprod(x, dim), dim, 1))
 
 
-def _products_of_others(F: Any, x: Any, dim: int) -> Any:
+def _products_of_others(ops: Any, x: Any, dim: int) -> Any:
     """``out_i`` = the product of every element of ``x``'s slice along ``dim`` except ``x_i``.
 
     The exclusive products from the left times those from the right: exact with zeros, where
     ``prod / x_i`` is not.
     """
-    right = F.flip(_exclusive_cumprod(F, F.flip(x, (dim,)), dim), (dim,))
-    return _exclusive_cumprod(F, x, dim) * right
+    right = ops.flip(_exclusive_cumprod(ops, ops.flip(x, (dim,)), dim), (dim,))
+    return _exclusive_cumprod(ops, x, dim) * right
 
 
-def _suffix_sums(F: Any, grad: Any, x: Any, dim: int) -> Any:
+def _suffix_sums(ops: Any, grad: Any, x: Any, dim: int) -> Any:
     """``S_i = sum_{k >= i} grad_k * x_{i+1} * ... * x_k`` along ``dim``, without division.
 
     ``S`` solves the recurrence ``S_i = grad_i + x_{i+1} * S_{i+1}``: a scan over affine maps,
@@ -417,12 +417,12 @@ def _suffix_sums(F: Any, grad: Any, x: Any, dim: int) -> Any:
     ``(b_i + a_i * b_{i+s}, a_i * a_{i+s})``.
     """
     n = x.shape[dim]
-    a = _shift(F, x, dim, -1)  # a_i = x_{i+1}, 0 past the end
+    a = _shift(ops, x, dim, -1)  # a_i = x_{i+1}, 0 past the end
     b = grad
     step = 1
     while step < n:
-        b = b + a * _shift(F, b, dim, -step)
-        a = a * _shift(F, a, dim, -step)
+        b = b + a * _shift(ops, b, dim, -step)
+        a = a * _shift(ops, a, dim, -step)
         step *= 2
     return b
 
@@ -441,10 +441,10 @@ def _cumsum(self, dim, *, dtype=None):
 
 
 @_cumsum.derivative("self")
-def _(F, grad, self_shape, dim):
+def _(ops, grad, self_shape, dim):
     if not self_shape:
         return grad
-    return _reverse_cumsum(F, grad, dim)
+    return _reverse_cumsum(ops, grad, dim)
 
 
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
@@ -469,20 +469,20 @@ def _cumprod(self, dim, *, dtype=None):
 
 
 @_cumprod.derivative("self")
-def _(F, grad, self, dim, result):
+def _(ops, grad, self, dim, result):
     shape = tuple(self.shape)
     if not shape or shape[dim] <= 1:
         return grad
     if not _has_zero(self):
         # y_k = x_0 * ... * x_k, so dy_k/dx_i = y_k / x_i for k >= i.
-        return _reverse_cumsum(F, grad * result, dim) / self
+        return _reverse_cumsum(ops, grad * result, dim) / self
     if type(self) is np.ndarray:
         # Not recorded: PyTorch's O(n) formula for inputs with zeros (its numbers where
         # products overflow). Its recorded backward uses the polynomial form below, as here.
         return _cumprod_backward_with_zeros(grad, self, dim, result)
     # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
     # polynomial in x, so its own derivative (create_graph) is right too.
-    return _exclusive_cumprod(F, self, dim) * _suffix_sums(F, grad, self, dim)
+    return _exclusive_cumprod(ops, self, dim) * _suffix_sums(ops, grad, self, dim)
 
 
 def _cumprod_backward_with_zeros(grad: np.ndarray, x: np.ndarray, dim: int,
@@ -525,17 +525,17 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 # prod
 
 
-def _prod_backward(F: Any, grad: Any, self: Any, result: Any, dim: int | None) -> Any:
+def _prod_backward(ops: Any, grad: Any, self: Any, result: Any, dim: int | None) -> Any:
     """Gradient of a product over ``dim`` (all elements if None); ``grad`` and ``result`` have
     the keepdim shape (or are 0-d for the full product)."""
     if not _has_zero(self):
         return grad * (result / self)
     # With zeros, d prod / d x_i is the product of the other elements, computed without division.
     if dim is not None:
-        return grad * _products_of_others(F, self, dim)
+        return grad * _products_of_others(ops, self, dim)
     shape = tuple(self.shape)
-    flat = F.reshape(self, (_count(shape, range(len(shape))),))
-    return grad * F.reshape(_products_of_others(F, flat, 0), shape)
+    flat = ops.reshape(self, (_count(shape, range(len(shape))),))
+    return grad * ops.reshape(_products_of_others(ops, flat, 0), shape)
 
 
 @op("ProdBackward0")
@@ -544,10 +544,10 @@ def _prod_all(self, *, dtype=None):
 
 
 @_prod_all.derivative("self")
-def _(F, grad, self, result):
+def _(ops, grad, self, result):
     if not self.shape:
         return grad
-    return _prod_backward(F, grad, self, result, None)
+    return _prod_backward(ops, grad, self, result, None)
 
 
 @op("ProdBackward1")
@@ -559,12 +559,12 @@ def _prod_dim(self, dim, keepdim=False, *, dtype=None):
 
 
 @_prod_dim.derivative("self")
-def _(F, grad, self, dim, keepdim, result):
+def _(ops, grad, self, dim, keepdim, result):
     if not self.shape:
         return grad
-    grad = unsqueeze_reduced(F, grad, (dim,), keepdim)
-    result = unsqueeze_reduced(F, result, (dim,), keepdim)
-    return _prod_backward(F, grad, self, result, dim)
+    grad = unsqueeze_reduced(ops, grad, (dim,), keepdim)
+    result = unsqueeze_reduced(ops, result, (dim,), keepdim)
+    return _prod_backward(ops, grad, self, result, dim)
 
 
 @_overloads(
@@ -593,12 +593,12 @@ def prod(input: Tensor, dim: Any = _UNSET, keepdim: bool = False, *, dtype: Any 
 # max, min (full, along a dim with indices, and binary), amax, amin, argmax, argmin
 
 
-def _evenly_distribute(F: Any, grad: Any, self: Any, result: Any) -> Any:
+def _evenly_distribute(ops: Any, grad: Any, self: Any, result: Any) -> Any:
     """``grad`` (0-d) shared equally by the elements equal to ``result`` (NaN: by the NaNs).
 
     PyTorch's gradient of ``max()``, ``min()`` and ``median()`` over all elements.
     """
-    mask = F.isnan(self) if _is_nan(result) else self == result
+    mask = ops.isnan(self) if _is_nan(result) else self == result
     count = builtins.max(int(np.sum(_data(mask))), 1)  # 0 only for an empty input
     return mask * (grad / count)
 
@@ -612,15 +612,15 @@ def _take_along(a: np.ndarray, dim: int, keepdim: bool, indices: np.ndarray) -> 
     return c_contiguous(out if keepdim else np.squeeze(out, axis=dim))
 
 
-def _value_selecting_backward(F: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
+def _value_selecting_backward(ops: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
                               keepdim: bool, indices: Any) -> Any:
     """Gradient of picking one element per slice: ``grad`` placed at ``indices``, zeros
     elsewhere (so among equal values the one whose index was returned gets it all)."""
     if not self_shape:
         return grad
-    grad = unsqueeze_reduced(F, grad, (dim,), keepdim)
-    indices = unsqueeze_reduced(F, indices, (dim,), keepdim)
-    return F.scatter_along(grad, self_shape, dim, indices)
+    grad = unsqueeze_reduced(ops, grad, (dim,), keepdim)
+    indices = unsqueeze_reduced(ops, indices, (dim,), keepdim)
+    return ops.scatter_along(grad, self_shape, dim, indices)
 
 
 @op("GatherBackward0", tensor_params=("index",))
@@ -631,8 +631,8 @@ def _gather_along(self, dim, index):
 
 
 @_gather_along.derivative("self")
-def _(F, grad, self_shape, dim, index):
-    return F.scatter_along(grad, self_shape, dim, index)
+def _(ops, grad, self_shape, dim, index):
+    return ops.scatter_along(grad, self_shape, dim, index)
 
 
 @op("ScatterBackward0", inputs=("grad",), tensor_params=("index",))
@@ -648,8 +648,8 @@ def _scatter_along(grad, input_sizes, dim, index):
 
 
 @_scatter_along.derivative("grad")
-def _(F, grad, dim, index):
-    return F.gather_along(grad, dim, index)
+def _(ops, grad, dim, index):
+    return ops.gather_along(grad, dim, index)
 
 
 def _make_full_extreme(name: str, node: str, fn: Any) -> Any:
@@ -658,8 +658,8 @@ def _make_full_extreme(name: str, node: str, fn: Any) -> Any:
         return fn(self)
 
     @full.derivative("self")
-    def _(F, grad, self, result):
-        return _evenly_distribute(F, grad, self, result)
+    def _(ops, grad, self, result):
+        return _evenly_distribute(ops, grad, self, result)
 
     full.__name__ = f"_{name}_all"
     return full
@@ -671,8 +671,8 @@ def _make_dim_extreme(name: str, node: str) -> Any:
         return _take_along(self, dim, keepdim, indices)
 
     @along.derivative("self")
-    def _(F, grad, self_shape, dim, keepdim, indices):
-        return _value_selecting_backward(F, grad, self_shape, dim, keepdim, indices)
+    def _(ops, grad, self_shape, dim, keepdim, indices):
+        return _value_selecting_backward(ops, grad, self_shape, dim, keepdim, indices)
 
     along.__name__ = f"_{name}_dim"
     return along
@@ -766,12 +766,12 @@ def _make_amax(name: str, node: str, fn: Any) -> Any:
         return c_contiguous(fn(self, axis=dim, keepdims=keepdim))
 
     @reduce.derivative("self")
-    def _(F, grad, self, dim, keepdim, result):
+    def _(ops, grad, self, dim, keepdim, result):
         # The gradient is shared equally among the elements equal to the result (PyTorch's
         # rule for ties); where the result is NaN, no element equals it and it is NaN.
-        grad = unsqueeze_reduced(F, grad, dim, keepdim)
-        mask = self == unsqueeze_reduced(F, result, dim, keepdim)
-        count = F.sum(mask, dim, True, dtype=grad.dtype)
+        grad = unsqueeze_reduced(ops, grad, dim, keepdim)
+        mask = self == unsqueeze_reduced(ops, result, dim, keepdim)
+        count = ops.sum(mask, dim, True, dtype=grad.dtype)
         return (grad / count) * mask
 
     reduce.__name__ = f"_{name}"
@@ -876,8 +876,8 @@ def _median_all(self):
 
 
 @_median_all.derivative("self")
-def _(F, grad, self, result):
-    return _evenly_distribute(F, grad, self, result)
+def _(ops, grad, self, result):
+    return _evenly_distribute(ops, grad, self, result)
 
 
 @op("MedianBackward1", tensor_params=("indices",))
@@ -886,8 +886,8 @@ def _median_dim(self, dim, keepdim, indices):
 
 
 @_median_dim.derivative("self")
-def _(F, grad, self_shape, dim, keepdim, indices):
-    return _value_selecting_backward(F, grad, self_shape, dim, keepdim, indices)
+def _(ops, grad, self_shape, dim, keepdim, indices):
+    return _value_selecting_backward(ops, grad, self_shape, dim, keepdim, indices)
 
 
 def _median_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
@@ -1029,7 +1029,7 @@ def _one_number(a: np.ndarray, dims: tuple[int, ...] | None) -> bool:
     return a.size == _count(a.shape, axes)
 
 
-def _var_backward(F: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, correction: float,
+def _var_backward(ops: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, correction: float,
                   keepdim: bool) -> Any:
     """Gradient of the variance: ``2 / (n - correction) * grad * (x - mean)``.
 
@@ -1039,25 +1039,25 @@ def _var_backward(F: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, co
     shape = tuple(self.shape)
     axes = tuple(range(len(shape))) if dims is None else dims
     n = _count(shape, axes)
-    grad = unsqueeze_reduced(F, grad, axes, keepdim or dims is None)
-    mean = F.mean(self, axes, True)
+    grad = unsqueeze_reduced(ops, grad, axes, keepdim or dims is None)
+    mean = ops.mean(self, axes, True)
     dof = n - correction
     if dims is None and dof <= 0:
-        return grad * F.where(self == mean, math.nan, math.inf)
+        return grad * ops.where(self == mean, math.nan, math.inf)
     factor = 2.0 / dof if dof != 0 else math.inf
-    return F.mul(grad, factor) * (self - mean)
+    return ops.mul(grad, factor) * (self - mean)
 
 
-def _std_to_var_grad(F: Any, grad: Any, result: Any) -> Any:
+def _std_to_var_grad(ops: Any, grad: Any, result: Any) -> Any:
     """d std = d var / (2 std), zero where std is zero."""
-    return F.where(result == 0, 0, grad / (result * 2))
+    return ops.where(result == 0, 0, grad / (result * 2))
 
 
-def _mean_backward(F: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None,
+def _mean_backward(ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None,
                    keepdim: bool) -> Any:
     axes = tuple(range(len(shape))) if dims is None else dims
     n = _count(shape, axes)
-    return expand_reduced(F, F.div(grad, builtins.max(n, 1)), shape, axes, keepdim)
+    return expand_reduced(ops, ops.div(grad, builtins.max(n, 1)), shape, axes, keepdim)
 
 
 @op("VarBackward0")
@@ -1066,9 +1066,9 @@ def _var(self, dim, correction, keepdim):
 
 
 @_var.derivative("self")
-def _(F, grad, self, dim, correction, keepdim):
+def _(ops, grad, self, dim, correction, keepdim):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _var_backward(F, grad, self, dim, correction, keepdim)
+        return _var_backward(ops, grad, self, dim, correction, keepdim)
 
 
 @op("StdBackward0")
@@ -1077,10 +1077,10 @@ def _std(self, dim, correction, keepdim):
 
 
 @_std.derivative("self")
-def _(F, grad, self, dim, correction, keepdim, result):
+def _(ops, grad, self, dim, correction, keepdim, result):
     with np.errstate(divide="ignore", invalid="ignore"):
-        grad = _std_to_var_grad(F, grad, result)
-        return _var_backward(F, grad, self, dim, correction, keepdim)
+        grad = _std_to_var_grad(ops, grad, result)
+        return _var_backward(ops, grad, self, dim, correction, keepdim)
 
 
 @op("VarMeanBackward0", num_outputs=2)
@@ -1089,14 +1089,14 @@ def _var_mean(self, dim, correction, keepdim):
 
 
 @_var_mean.derivative("self")
-def _(F, grads, self, dim, correction, keepdim):
+def _(ops, grads, self, dim, correction, keepdim):
     grad_var, grad_mean = grads
     shape = tuple(self.shape)
-    out = _mean_backward(F, grad_mean, shape, dim, keepdim or dim is None)
+    out = _mean_backward(ops, grad_mean, shape, dim, keepdim or dim is None)
     # PyTorch skips the variance term when that output got no gradient (zeros here).
     if np.any(_data(grad_var)):
         with np.errstate(divide="ignore", invalid="ignore"):
-            out = _var_backward(F, grad_var, self, dim, correction, keepdim) + out
+            out = _var_backward(ops, grad_var, self, dim, correction, keepdim) + out
     return out
 
 
@@ -1106,14 +1106,14 @@ def _std_mean(self, dim, correction, keepdim):
 
 
 @_std_mean.derivative("self")
-def _(F, grads, self, dim, correction, keepdim, result):
+def _(ops, grads, self, dim, correction, keepdim, result):
     grad_std, grad_mean = grads
     shape = tuple(self.shape)
-    out = _mean_backward(F, grad_mean, shape, dim, keepdim or dim is None)
+    out = _mean_backward(ops, grad_mean, shape, dim, keepdim or dim is None)
     if np.any(_data(grad_std)):
         with np.errstate(divide="ignore", invalid="ignore"):
-            grad_var = _std_to_var_grad(F, grad_std, result)
-            out = _var_backward(F, grad_var, self, dim, correction, keepdim) + out
+            grad_var = _std_to_var_grad(ops, grad_std, result)
+            out = _var_backward(ops, grad_var, self, dim, correction, keepdim) + out
     return out
 
 
@@ -1230,15 +1230,15 @@ def _norm_any_order(a: np.ndarray, ord: float, dim: tuple[int, ...] | None,  # n
 
 
 @_vector_norm.derivative("self")
-def _(F, grad, self, ord, dim, keepdim, result):  # noqa: A002
+def _(ops, grad, self, ord, dim, keepdim, result):  # noqa: A002
     axes = tuple(range(len(self.shape))) if dim is None else dim
-    grad = unsqueeze_reduced(F, grad, axes, keepdim)
-    norm = unsqueeze_reduced(F, result, axes, keepdim)
+    grad = unsqueeze_reduced(ops, grad, axes, keepdim)
+    norm = unsqueeze_reduced(ops, result, axes, keepdim)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _norm_backward(F, grad, self, ord, axes, norm)
+        return _norm_backward(ops, grad, self, ord, axes, norm)
 
 
-def _norm_backward(F: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...], norm: Any) -> Any:
+def _norm_backward(ops: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...], norm: Any) -> Any:
     """Gradient of ``||x||_p = (sum |x|^p)^(1/p)``: ``grad * sign(x) |x|^(p-1) / norm^(p-1)``.
 
     At zero PyTorch's conventions hold: 0 where ``x == 0`` for ``p < 1``, 0 everywhere when the
@@ -1248,22 +1248,22 @@ def _norm_backward(F: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...], n
     if p == 0:
         return None
     if p == 1:
-        return grad * F.sign(x)
+        return grad * ops.sign(x)
     if p == 2:
-        return grad * F.where(norm == 0, 0, x / norm)
+        return grad * ops.where(norm == 0, 0, x / norm)
     if math.isinf(p):
-        magnitude = F.abs(x)
-        mask = (magnitude == norm) | F.isnan(magnitude)
-        count = F.sum(mask, axes, True, dtype=grad.dtype)
-        return F.sign(x) * ((grad / count) * mask)
+        magnitude = ops.abs(x)
+        mask = (magnitude == norm) | ops.isnan(magnitude)
+        count = ops.sum(mask, axes, True, dtype=grad.dtype)
+        return ops.sign(x) * ((grad / count) * mask)
     if p < 1:
-        scaled = F.sign(x) * F.where(x == 0, 0, F.abs(x) ** (p - 1))
+        scaled = ops.sign(x) * ops.where(x == 0, 0, ops.abs(x) ** (p - 1))
         return scaled * grad * norm ** (1 - p)
     if p < 2:
-        scaled = F.sign(x) * F.abs(x) ** (p - 1)
+        scaled = ops.sign(x) * ops.abs(x) ** (p - 1)
     else:
-        scaled = x * F.abs(x) ** (p - 2)
-    return scaled * F.where(norm == 0, 0, grad / norm ** (p - 1))
+        scaled = x * ops.abs(x) ** (p - 2)
+    return scaled * ops.where(norm == 0, 0, grad / norm ** (p - 1))
 
 
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
@@ -1324,11 +1324,11 @@ def _norm_p_dim(self, p, dim, keepdim):
 
 
 @_norm_p_dim.derivative("self")
-def _(F, grad, self, p, dim, keepdim, result):
-    grad = unsqueeze_reduced(F, grad, dim, keepdim)
-    norm = unsqueeze_reduced(F, result, dim, keepdim)
+def _(ops, grad, self, p, dim, keepdim, result):
+    grad = unsqueeze_reduced(ops, grad, dim, keepdim)
+    norm = unsqueeze_reduced(ops, result, dim, keepdim)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _norm_backward(F, grad, self, float(p), dim, norm)
+        return _norm_backward(ops, grad, self, float(p), dim, norm)
 
 
 def norm_p_dim(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
@@ -1344,15 +1344,15 @@ def _dist(self, other, p):
 
 
 @_dist.derivative("self")
-def _(F, grad, self, other, p, result):
+def _(ops, grad, self, other, p, result):
     diff = self - other
-    return _norm_backward(F, grad, diff, float(p), tuple(range(len(diff.shape))), result)
+    return _norm_backward(ops, grad, diff, float(p), tuple(range(len(diff.shape))), result)
 
 
 @_dist.derivative("other")
-def _(F, grad, self, other, p, result):
+def _(ops, grad, self, other, p, result):
     diff = self - other
-    out = _norm_backward(F, grad, diff, float(p), tuple(range(len(diff.shape))), result)
+    out = _norm_backward(ops, grad, diff, float(p), tuple(range(len(diff.shape))), result)
     return None if out is None else -out
 
 
@@ -1412,11 +1412,11 @@ def _logsumexp(self, dim, keepdim=False):
 
 
 @_logsumexp.derivative("self")
-def _(F, grad, self, dim, keepdim, result):
+def _(ops, grad, self, dim, keepdim, result):
     # d/dx_i log sum_j exp(x_j) = exp(x_i - logsumexp(x)), the softmax.
-    grad = unsqueeze_reduced(F, grad, dim, keepdim)
+    grad = unsqueeze_reduced(ops, grad, dim, keepdim)
     with np.errstate(invalid="ignore"):
-        return grad * F.exp(self - unsqueeze_reduced(F, result, dim, keepdim))
+        return grad * ops.exp(self - unsqueeze_reduced(ops, result, dim, keepdim))
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -1506,7 +1506,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return _count_nonzero(input, axes)
 
 
-# Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
+# Ops the derivatives of other ops call through ``ops`` (see ops/__init__.py).
 PRIMITIVES = {
     "mean": _mean_dim,
 }

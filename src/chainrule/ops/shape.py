@@ -125,8 +125,8 @@ def _with_view_strides(a: np.ndarray, out: np.ndarray) -> np.ndarray:
 
 
 @_view.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 def view(self: Tensor, *shape: Any) -> Tensor:
@@ -150,8 +150,8 @@ def _unsafe_view(self, size):
 
 
 @_unsafe_view.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 def _can_view(array: np.ndarray, shape: tuple[int, ...]) -> bool:
@@ -168,8 +168,8 @@ def _reshape_alias(self, size):
 
 
 @_reshape_alias.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
@@ -243,8 +243,8 @@ def _squeeze_all(self):
 
 
 @_squeeze_all.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 @op("SqueezeBackward1", view=True)
@@ -256,8 +256,8 @@ def _squeeze_dim(self, dim):
 
 
 @_squeeze_dim.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 @op("SqueezeBackward2", view=True)
@@ -268,8 +268,8 @@ def _squeeze_dims(self, dim):
 
 
 @_squeeze_dims.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
@@ -303,8 +303,8 @@ def unsqueeze(self, dim):
 
 
 @unsqueeze.derivative("self")
-def _(F, grad, self_shape):
-    return F.reshape(grad, self_shape)
+def _(ops, grad, self_shape):
+    return ops.reshape(grad, self_shape)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -320,8 +320,8 @@ def t(self):
 
 
 @t.derivative("self")
-def _(F, grad):
-    return F.t(grad)
+def _(ops, grad):
+    return ops.t(grad)
 
 
 @op("TransposeBackward0", view=True)
@@ -334,8 +334,8 @@ def transpose(self, dim0, dim1):
 
 
 @transpose.derivative("self")
-def _(F, grad, dim0, dim1):
-    return F.transpose(grad, dim0, dim1)
+def _(ops, grad, dim0, dim1):
+    return ops.transpose(grad, dim0, dim1)
 
 
 swapaxes = swapdims = transpose
@@ -357,12 +357,12 @@ def _permute(self, dims):
 
 
 @_permute.derivative("self")
-def _(F, grad, dims):
+def _(ops, grad, dims):
     ndim = len(dims)
     inverse = [0] * ndim
     for i, d in enumerate(dims):
         inverse[d % ndim if ndim else 0] = i
-    return F.permute(grad, tuple(inverse))
+    return ops.permute(grad, tuple(inverse))
 
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
@@ -487,7 +487,7 @@ def _expand(self, size):
 
 
 @_expand.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     # The engine sums the gradient back to the input's shape.
     return grad
 
@@ -620,8 +620,8 @@ def _select(self, dim, index):
 
 
 @_select.derivative("self")
-def _(F, grad, self_shape, dim, index):
-    return F.select_backward(grad, self_shape, dim, index)
+def _(ops, grad, self_shape, dim, index):
+    return ops.select_backward(grad, self_shape, dim, index)
 
 
 @op("SelectBackwardBackward0", inputs=("grad",))
@@ -633,8 +633,8 @@ def _select_backward(grad, input_sizes, dim, index):
 
 
 @_select_backward.derivative("grad")
-def _(F, grad, dim, index):
-    return F.select(grad, dim, index)
+def _(ops, grad, dim, index):
+    return ops.select(grad, dim, index)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -658,8 +658,8 @@ def _slice(self, dim, start, end, step):
 
 
 @_slice.derivative("self")
-def _(F, grad, self_shape, dim, start, end, step):
-    return F.slice_backward(grad, self_shape, dim, start, end, step)
+def _(ops, grad, self_shape, dim, start, end, step):
+    return ops.slice_backward(grad, self_shape, dim, start, end, step)
 
 
 @op("SliceBackwardBackward0", inputs=("grad",))
@@ -671,8 +671,8 @@ def _slice_backward(grad, input_sizes, dim, start, end, step):
 
 
 @_slice_backward.derivative("grad")
-def _(F, grad, dim, start, end, step):
-    return F.slice(grad, dim, start, end, step)
+def _(ops, grad, dim, start, end, step):
+    return ops.slice(grad, dim, start, end, step)
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -746,8 +746,8 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 
 
 @diagonal.derivative("self")
-def _(F, grad, self_shape, offset, dim1, dim2):
-    return F.diagonal_backward(grad, self_shape, offset, dim1, dim2)
+def _(ops, grad, self_shape, offset, dim1, dim2):
+    return ops.diagonal_backward(grad, self_shape, offset, dim1, dim2)
 
 
 @op("DiagonalBackwardBackward0", inputs=("grad",))
@@ -759,8 +759,8 @@ def _diagonal_backward(grad, input_sizes, offset, dim1, dim2):
 
 
 @_diagonal_backward.derivative("grad")
-def _(F, grad, offset, dim1, dim2):
-    return F.diagonal(grad, offset, dim1, dim2)
+def _(ops, grad, offset, dim1, dim2):
+    return ops.diagonal(grad, offset, dim1, dim2)
 
 
 @op("DiagEmbedBackward0")
@@ -791,8 +791,8 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 
 
 @diag_embed.derivative("self")
-def _(F, grad, offset, dim1, dim2):
-    return F.diagonal(grad, offset, dim1, dim2)
+def _(ops, grad, offset, dim1, dim2):
+    return ops.diagonal(grad, offset, dim1, dim2)
 
 
 @op("DiagonalBackward0_copy")
@@ -801,8 +801,8 @@ def _diag_copy(self, diagonal):
 
 
 @_diag_copy.derivative("self")
-def _(F, grad, self_shape, diagonal):
-    return F.diagonal_backward(grad, self_shape, diagonal, 0, 1)
+def _(ops, grad, self_shape, diagonal):
+    return ops.diagonal_backward(grad, self_shape, diagonal, 0, 1)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -834,8 +834,8 @@ def tril(self, diagonal=0):
 
 
 @tril.derivative("self")
-def _(F, grad, diagonal):
-    return F.tril(grad, diagonal)
+def _(ops, grad, diagonal):
+    return ops.tril(grad, diagonal)
 
 
 @op("TriuBackward0")
@@ -847,8 +847,8 @@ def triu(self, diagonal=0):
 
 
 @triu.derivative("self")
-def _(F, grad, diagonal):
-    return F.triu(grad, diagonal)
+def _(ops, grad, diagonal):
+    return ops.triu(grad, diagonal)
 
 
 @op("TraceBackward0")
@@ -861,10 +861,10 @@ def trace(self):
 
 
 @trace.derivative("self")
-def _(F, grad, self_shape):
+def _(ops, grad, self_shape):
     # d trace / d self is the identity: the gradient spread along the diagonal.
     length = min(self_shape)
-    return F.diagonal_backward(F.expand(grad, (length,)), self_shape, 0, 0, 1)
+    return ops.diagonal_backward(ops.expand(grad, (length,)), self_shape, 0, 0, 1)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -881,8 +881,8 @@ def _flip(self, dims):
 
 
 @_flip.derivative("self")
-def _(F, grad, dims):
-    return F.flip(grad, dims)
+def _(ops, grad, dims):
+    return ops.flip(grad, dims)
 
 
 def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
@@ -926,8 +926,8 @@ def _roll(self, shifts, dims):
 
 
 @_roll.derivative("self")
-def _(F, grad, shifts, dims):
-    return F.roll(grad, tuple(-s for s in shifts), dims)
+def _(ops, grad, shifts, dims):
+    return ops.roll(grad, tuple(-s for s in shifts), dims)
 
 
 def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
@@ -958,16 +958,16 @@ def _repeat(self, repeats):
 
 
 @_repeat.derivative("self")
-def _(F, grad, self_shape, repeats):
+def _(ops, grad, self_shape, repeats):
     # Each output dimension r * s is viewed as (r, s); summing the r axes folds the copies.
     padded = (1,) * (len(repeats) - len(self_shape)) + tuple(self_shape)
     split_shape: list[int] = []
     for r, s in zip(repeats, padded, strict=True):
         split_shape += [r, s]
-    g = F.reshape(grad, tuple(split_shape))
+    g = ops.reshape(grad, tuple(split_shape))
     if repeats:
-        g = F.sum(g, tuple(range(0, 2 * len(repeats), 2)))
-    return F.reshape(g, tuple(self_shape))
+        g = ops.sum(g, tuple(range(0, 2 * len(repeats), 2)))
+    return ops.reshape(g, tuple(self_shape))
 
 
 def repeat(self: Tensor, *repeats: Any) -> Tensor:
@@ -1025,7 +1025,7 @@ class _ListOp:
     The op table names each differentiable input, so the op for a list of ``n`` tensors is
     declared with inputs ``t0 .. t{n-1}`` (on first use, then cached): every tensor gets its own
     ``next_functions`` entry, as in PyTorch, and inputs of different dtypes are promoted.
-    ``forward(arrays, *params)`` and ``derivative(F, grad, k, *params)`` (the gradient of the
+    ``forward(arrays, *params)`` and ``derivative(ops, grad, k, *params)`` (the gradient of the
     k-th tensor) are written once, for any length.
     """
 
@@ -1062,10 +1062,10 @@ class _ListOp:
     def _derivative_of(self, k: int) -> Callable[..., Any]:
         derivative = self.derivative
 
-        def of_input_k(F: Any, grad: Any, *params: Any) -> Any:
-            return derivative(F, grad, k, *params)
+        def of_input_k(ops: Any, grad: Any, *params: Any) -> Any:
+            return derivative(ops, grad, k, *params)
 
-        of_input_k.__signature__ = _signature(("F", "grad") + self.params)  # type: ignore[attr-defined]
+        of_input_k.__signature__ = _signature(("ops", "grad") + self.params)  # type: ignore[attr-defined]
         return of_input_k
 
 
@@ -1103,11 +1103,11 @@ def _cat_forward(arrays: Sequence[np.ndarray], dim: int, spans: tuple) -> np.nda
     return _concatenate(live, dim, _cat_memory_format(arrays))
 
 
-def _cat_derivative(F: Any, grad: Any, k: int, dim: int, spans: tuple) -> Any:
+def _cat_derivative(ops: Any, grad: Any, k: int, dim: int, spans: tuple) -> Any:
     span = spans[k]
     if span is None:  # a skipped legacy empty tensor gets an empty gradient
-        return F.reshape(F.slice(grad, 0, 0, 0, 1), (0,))
-    return F.slice(grad, dim, span[0], span[1], 1)
+        return ops.reshape(ops.slice(grad, 0, 0, 0, 1), (0,))
+    return ops.slice(grad, dim, span[0], span[1], 1)
 
 
 def _stack_forward(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
@@ -1131,8 +1131,8 @@ def _stack_forward(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
     return np.reshape(_concatenate(parts, dim, memory_format), shape, copy=False)
 
 
-def _stack_derivative(F: Any, grad: Any, k: int, dim: int) -> Any:
-    return F.select(grad, dim, k)
+def _stack_derivative(ops: Any, grad: Any, k: int, dim: int) -> Any:
+    return ops.select(grad, dim, k)
 
 
 _CAT = _ListOp("cat", "CatBackward0", ("dim", "spans"), _cat_forward, _cat_derivative)
@@ -1202,7 +1202,7 @@ def concatenate(tensors: Sequence[Tensor], axis: int = 0) -> Tensor:
 
 
 def cat_arrays(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
-    """``cat`` on arrays of one dtype: the derivatives' ``F.cat`` on the fast path."""
+    """``cat`` on arrays of one dtype: the derivatives' ``ops.cat`` on the fast path."""
     return _concatenate(arrays, dim, _cat_memory_format(arrays))
 
 
@@ -1229,7 +1229,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 
 def stack_arrays(arrays: Sequence[np.ndarray], dim: int) -> np.ndarray:
-    """``stack`` on arrays: the derivatives' ``F.stack`` on the fast path."""
+    """``stack`` on arrays: the derivatives' ``ops.stack`` on the fast path."""
     return _stack_forward(arrays, dim)
 
 
@@ -1340,8 +1340,8 @@ def _split_many(self, split_size, dim):
 
 
 @_split_many.derivative("self")
-def _(F, grad, dim):
-    return F.cat(grad, dim)
+def _(ops, grad, dim):
+    return ops.cat(grad, dim)
 
 
 @op("SplitWithSizesBackward0", multi_view=True, num_outputs=-1)
@@ -1350,8 +1350,8 @@ def _split_with_sizes_many(self, split_sizes, dim):
 
 
 @_split_with_sizes_many.derivative("self")
-def _(F, grad, dim):
-    return F.cat(grad, dim)
+def _(ops, grad, dim):
+    return ops.cat(grad, dim)
 
 
 # A multi-output node with a single output gets a bare gradient from the engine instead of a
@@ -1365,7 +1365,7 @@ def _split_one(self):
 
 
 @_split_one.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -1375,7 +1375,7 @@ def _split_with_sizes_one(self):
 
 
 @_split_with_sizes_one.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 
@@ -1465,8 +1465,8 @@ def _unbind_many(self, dim):
 
 
 @_unbind_many.derivative("self")
-def _(F, grad, dim):
-    return F.stack(grad, dim)
+def _(ops, grad, dim):
+    return ops.stack(grad, dim)
 
 
 @op("UnbindBackward0", multi_view=True)
@@ -1476,8 +1476,8 @@ def _unbind_one(self, dim):
 
 
 @_unbind_one.derivative("self")
-def _(F, grad, dim):
-    return F.unsqueeze(grad, dim)
+def _(ops, grad, dim):
+    return ops.unsqueeze(grad, dim)
 
 
 def _unbind(self: Tensor, dim: int) -> tuple:
@@ -1534,8 +1534,8 @@ TENSOR_METHODS: dict[str, Any] = {
     "flipud": flipud, "roll": roll,
 }
 
-# Helpers for derivatives (``F.<name>``): each NumPy forward has its public op's signature.
-# ``F.cat`` and ``F.stack`` take a list, so ops/__init__.py binds them by hand.
+# Helpers for derivatives (``ops.<name>``): each NumPy forward has its public op's signature.
+# ``ops.cat`` and ``ops.stack`` take a list, so ops/__init__.py binds them by hand.
 PRIMITIVES: dict[str, Any] = {
     "select": _select, "slice": _slice, "select_backward": _select_backward,
     "slice_backward": _slice_backward, "diagonal": diagonal,

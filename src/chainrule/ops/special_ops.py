@@ -36,10 +36,10 @@ def erfinv(self):
 
 
 @erfinv.derivative("self")
-def _(F, grad, self):
+def _(ops, grad, self):
     # d/dx erfinv(x) = sqrt(pi) / 2 * exp(erfinv(x)**2): PyTorch's formula, which saves the
     # input and recomputes erfinv from it.
-    return _HALF_SQRT_PI * F.exp(F.pow(F.erfinv(self), 2)) * grad
+    return _HALF_SQRT_PI * ops.exp(ops.pow(ops.erfinv(self), 2)) * grad
 
 
 @op("LgammaBackward0", promote=FLOAT)
@@ -56,8 +56,8 @@ def lgamma(self):
 
 
 @lgamma.derivative("self")
-def _(F, grad, self):
-    return grad * F.digamma(self)
+def _(ops, grad, self):
+    return grad * ops.digamma(self)
 
 
 @op("DigammaBackward0", promote=FLOAT)
@@ -73,8 +73,8 @@ def digamma(self):
 
 
 @digamma.derivative("self")
-def _(F, grad, self):
-    return grad * F.polygamma(1, self)
+def _(ops, grad, self):
+    return grad * ops.polygamma(1, self)
 
 
 @op("PolygammaBackward0", inputs=("self",), promote=FLOAT)
@@ -90,8 +90,8 @@ def _polygamma(n, self):
 
 
 @_polygamma.derivative("self")
-def _(F, grad, n, self):
-    return grad * F.polygamma(n + 1, self)
+def _(ops, grad, n, self):
+    return grad * ops.polygamma(n + 1, self)
 
 
 def polygamma(n: int, input: Tensor) -> Tensor:
@@ -123,7 +123,7 @@ def polygamma_in_place_op(self: Tensor, n: int) -> Tensor:
     return _polygamma_in_place(n, self)
 
 
-# Ops the derivatives of other ops call through ``F`` (see ops/__init__.py).
+# Ops the derivatives of other ops call through ``ops`` (see ops/__init__.py).
 PRIMITIVES: dict[str, Any] = {"erfinv": erfinv}
 
 

@@ -3,7 +3,7 @@
 One module per kind of layer: ``convolution``, ``pooling``, ``normalization``, ``dropout``,
 ``embedding``, ``padding``, ``activations`` (with ``activation_backward``, the derivatives of
 the piecewise-linear ones as ops), ``losses`` and ``misc`` (bilinear, one-hot, ...).
-Each module's ``PRIMITIVES`` are the ops other derivatives call through ``F`` (a convolution's
+Each module's ``PRIMITIVES`` are the ops other derivatives call through ``ops`` (a convolution's
 gradient is a convolution), merged into the derivative namespaces by ``ops/__init__.py``.
 """
 

@@ -4,7 +4,7 @@ PyTorch computes an activation's derivative with a fused kernel (``threshold_bac
 ``tanh_backward``, ``gelu_backward`` ...) recorded as a node of its own
 (``ThresholdBackwardBackward0`` ...) whose inputs are the gradient *and* the saved input, with
 PyTorch's double-backward formula as its derivative. These ops reproduce that: the forward ops'
-derivatives call them through ``F`` (``F.threshold_backward(grad, result, 0)``), so with
+derivatives call them through ``ops`` (``ops.threshold_backward(grad, result, 0)``), so with
 ``create_graph=True`` the first derivative is connected to the graph even when the incoming
 gradient is a constant, and differentiating it again gives PyTorch's numbers.
 
@@ -55,13 +55,13 @@ def threshold_backward(grad_output, self, threshold):
 
 
 @threshold_backward.derivative("grad_output")
-def _(F, grad, self, threshold):
-    return F.threshold_backward(grad, self, threshold)
+def _(ops, grad, self, threshold):
+    return ops.threshold_backward(grad, self, threshold)
 
 
 @threshold_backward.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 @op("LeakyReluBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -74,13 +74,13 @@ def leaky_relu_backward(grad_output, self, negative_slope):
 
 
 @leaky_relu_backward.derivative("grad_output")
-def _(F, grad, self, negative_slope):
-    return F.leaky_relu_backward(grad, self, negative_slope)
+def _(ops, grad, self, negative_slope):
+    return ops.leaky_relu_backward(grad, self, negative_slope)
 
 
 @leaky_relu_backward.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 @op("HardtanhBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -92,13 +92,13 @@ def hardtanh_backward(grad_output, self, min_val, max_val):
 
 
 @hardtanh_backward.derivative("grad_output")
-def _(F, grad, self, min_val, max_val):
-    return F.hardtanh_backward(grad, self, min_val, max_val)
+def _(ops, grad, self, min_val, max_val):
+    return ops.hardtanh_backward(grad, self, min_val, max_val)
 
 
 @hardtanh_backward.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 @op("HardshrinkBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -109,13 +109,13 @@ def hardshrink_backward(grad_output, self, lambd):
 
 
 @hardshrink_backward.derivative("grad_output")
-def _(F, grad, self, lambd):
-    return F.hardshrink_backward(grad, self, lambd)
+def _(ops, grad, self, lambd):
+    return ops.hardshrink_backward(grad, self, lambd)
 
 
 @hardshrink_backward.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 @op("SoftshrinkBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -126,13 +126,13 @@ def softshrink_backward(grad_output, self, lambd):
 
 
 @softshrink_backward.derivative("grad_output")
-def _(F, grad, self, lambd):
-    return F.softshrink_backward(grad, self, lambd)
+def _(ops, grad, self, lambd):
+    return ops.softshrink_backward(grad, self, lambd)
 
 
 @softshrink_backward.derivative("self")
-def _(F, grad):
-    return F.zeros_like(grad)
+def _(ops, grad):
+    return ops.zeros_like(grad)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -148,12 +148,12 @@ def tanh_backward(grad_output, output):
 
 
 @tanh_backward.derivative("grad_output")
-def _(F, grad, output):
-    return F.tanh_backward(grad, output)
+def _(ops, grad, output):
+    return ops.tanh_backward(grad, output)
 
 
 @tanh_backward.derivative("output")
-def _(F, grad, grad_output, output):
+def _(ops, grad, grad_output, output):
     return grad * (-2 * output * grad_output)
 
 
@@ -165,12 +165,12 @@ def sigmoid_backward(grad_output, output):
 
 
 @sigmoid_backward.derivative("grad_output")
-def _(F, grad, output):
-    return F.sigmoid_backward(grad, output)
+def _(ops, grad, output):
+    return ops.sigmoid_backward(grad, output)
 
 
 @sigmoid_backward.derivative("output")
-def _(F, grad, grad_output, output):
+def _(ops, grad, grad_output, output):
     return grad * grad_output * (-2 * output + 1)
 
 
@@ -204,17 +204,17 @@ def gelu_backward(grad_output, self, approximate="none"):
 
 
 @gelu_backward.derivative("grad_output")
-def _(F, grad, self, approximate):
-    return F.gelu_backward(grad, self, approximate)
+def _(ops, grad, self, approximate):
+    return ops.gelu_backward(grad, self, approximate)
 
 
 @gelu_backward.derivative("self")
-def _(F, grad, grad_output, self, approximate):
+def _(ops, grad, grad_output, self, approximate):
     # PyTorch's gelu_double_backward.
     if approximate == "tanh":
-        inner = _GELU_BETA * (self + _GELU_KAPPA * F.pow(self, 3))
-        tanh_inner = F.tanh(inner)
-        sech_inner = 1 / F.cosh(inner)
+        inner = _GELU_BETA * (self + _GELU_KAPPA * ops.pow(self, 3))
+        tanh_inner = ops.tanh(inner)
+        sech_inner = 1 / ops.cosh(inner)
         f = 0.5 * self
         g = 1 - tanh_inner * tanh_inner
         h = _GELU_BETA * (1 + 3 * _GELU_KAPPA * self * self)
@@ -225,7 +225,7 @@ def _(F, grad, grad_output, self, approximate):
         h_prime_fg = f * g * h_prime
         return grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg)
     self_sq = self * self
-    pdf = _GELU_PDF * F.exp(-0.5 * self_sq)
+    pdf = _GELU_PDF * ops.exp(-0.5 * self_sq)
     return grad * grad_output * (2 * pdf - self_sq * pdf)
 
 
@@ -243,18 +243,18 @@ def elu_backward(grad_output, self_or_result, alpha, scale, input_scale, is_resu
 
 
 @elu_backward.derivative("grad_output")
-def _(F, grad, self_or_result, alpha, scale, input_scale, is_result):
-    return F.elu_backward(grad, self_or_result, alpha, scale, input_scale, is_result)
+def _(ops, grad, self_or_result, alpha, scale, input_scale, is_result):
+    return ops.elu_backward(grad, self_or_result, alpha, scale, input_scale, is_result)
 
 
 @elu_backward.derivative("self_or_result")
-def _(F, grad, grad_output, self_or_result, alpha, scale, input_scale, is_result):
+def _(ops, grad, grad_output, self_or_result, alpha, scale, input_scale, is_result):
     # PyTorch's elu_double_backward: nothing at 0 (the kink), nothing on the linear side.
     negative = self_or_result < 0
     if is_result:
         return grad * grad_output * input_scale * negative
     scaled = grad * grad_output * input_scale
-    return F.elu_backward(scaled, self_or_result, alpha, scale, input_scale, False) * negative
+    return ops.elu_backward(scaled, self_or_result, alpha, scale, input_scale, False) * negative
 
 
 @op("SoftplusBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -267,14 +267,14 @@ def softplus_backward(grad_output, self, beta, threshold):
 
 
 @softplus_backward.derivative("grad_output")
-def _(F, grad, self, beta, threshold):
-    return F.softplus_backward(grad, self, beta, threshold)
+def _(ops, grad, self, beta, threshold):
+    return ops.softplus_backward(grad, self, beta, threshold)
 
 
 @softplus_backward.derivative("self")
-def _(F, grad, grad_output, self, beta, threshold):
+def _(ops, grad, grad_output, self, beta, threshold):
     x = self * beta
-    return F.sigmoid_backward(grad * grad_output, F.sigmoid(x)) * (x < threshold) * beta
+    return ops.sigmoid_backward(grad * grad_output, ops.sigmoid(x)) * (x < threshold) * beta
 
 
 @op("LogSigmoidBackwardBackward0", inputs=("grad_output", "self"), tensor_params=("buffer",),
@@ -291,13 +291,13 @@ def log_sigmoid_backward(grad_output, self, buffer):
 
 
 @log_sigmoid_backward.derivative("grad_output")
-def _(F, grad, self, buffer):
-    return F.log_sigmoid_backward(grad, self, buffer)
+def _(ops, grad, self, buffer):
+    return ops.log_sigmoid_backward(grad, self, buffer)
 
 
 @log_sigmoid_backward.derivative("self")
-def _(F, grad, grad_output, self):
-    z = F.sigmoid(self)
+def _(ops, grad, grad_output, self):
+    z = ops.sigmoid(self)
     return grad * grad_output * (z - 1) * z
 
 
@@ -311,13 +311,13 @@ def hardswish_backward(grad_output, self):
 
 
 @hardswish_backward.derivative("grad_output")
-def _(F, grad, self):
-    return F.hardswish_backward(grad, self)
+def _(ops, grad, self):
+    return ops.hardswish_backward(grad, self)
 
 
 @hardswish_backward.derivative("self")
-def _(F, grad, grad_output, self):
-    return F.where((self > -3.0) & (self < 3.0), grad * grad_output / 3.0, 0)
+def _(ops, grad, grad_output, self):
+    return ops.where((self > -3.0) & (self < 3.0), grad * grad_output / 3.0, 0)
 
 
 # PyTorch's hardsigmoid kernel multiplies by 1/6 rounded to float32, whatever the dtype.
@@ -334,8 +334,8 @@ def hardsigmoid_backward(grad_output, self):
 
 
 @hardsigmoid_backward.derivative("grad_output")
-def _(F, grad, self):
-    return F.hardsigmoid_backward(grad, self)
+def _(ops, grad, self):
+    return ops.hardsigmoid_backward(grad, self)
 
 
 @op("GluBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -355,33 +355,33 @@ def glu_backward(grad_output, self, dim):
     return np.concatenate([first, second], axis=dim)
 
 
-def _glu_halves(F, x, dim):
+def _glu_halves(ops, x, dim):
     half = x.shape[dim] // 2
-    return F.slice(x, dim, 0, half, 1), F.slice(x, dim, half, 2 * half, 1)
+    return ops.slice(x, dim, 0, half, 1), ops.slice(x, dim, half, 2 * half, 1)
 
 
 @glu_backward.derivative("grad_output")
-def _(F, grad, self, dim):
+def _(ops, grad, self, dim):
     # PyTorch's glu_double_backward_grad_output: grad * glu_backward(ones), halves summed.
-    a, b = _glu_halves(F, self, dim)
-    s = F.sigmoid(b)
-    first, second = _glu_halves(F, grad * F.cat([s, (1 - s) * s * a], dim), dim)
+    a, b = _glu_halves(ops, self, dim)
+    s = ops.sigmoid(b)
+    first, second = _glu_halves(ops, grad * ops.cat([s, (1 - s) * s * a], dim), dim)
     return first + second
 
 
 @glu_backward.derivative("self")
-def _(F, grad, grad_output, self, dim):
+def _(ops, grad, grad_output, self, dim):
     # PyTorch's glu_double_backward.
-    a, b = _glu_halves(F, self, dim)
-    sig = F.sigmoid(b)
+    a, b = _glu_halves(ops, self, dim)
+    sig = ops.sigmoid(b)
     one_sub_sig = 1 - sig
     sig_one_sub_sig = sig * one_sub_sig
-    grad_first, grad_second = _glu_halves(F, grad, dim)
+    grad_first, grad_second = _glu_halves(ops, grad, dim)
     first = grad_second * grad_output * sig_one_sub_sig
     second_order = sig_one_sub_sig * one_sub_sig - sig * sig_one_sub_sig
     second = (grad_second * a * grad_output * second_order
               + grad_first * grad_output * sig_one_sub_sig)
-    return F.cat([first, second], dim)
+    return ops.cat([first, second], dim)
 
 
 PRIMITIVES: dict[str, Any] = {

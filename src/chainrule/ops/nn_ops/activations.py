@@ -1,7 +1,7 @@
 """Activation functions beyond relu/sigmoid/tanh/softmax (which live in ``pointwise`` and
 ``activation``): each an op named as PyTorch names its node, or PyTorch's own composition.
 
-Derivatives are written with ``F`` so they are differentiable again.
+Derivatives are written with ``ops`` so they are differentiable again.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def _gelu(self, approximate="none"):
 
 
 @_gelu.derivative("self")
-def _(F, grad, self, approximate):
-    return F.gelu_backward(grad, self, approximate)
+def _(ops, grad, self, approximate):
+    return ops.gelu_backward(grad, self, approximate)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -72,10 +72,10 @@ def _silu(self):
 
 @_silu.derivative("self")
 @fast_path_in_float32
-def _(F, grad, self):
+def _(ops, grad, self):
     # PyTorch's infinitely_differentiable_silu_backward (its fused kernel, used when the
     # backward is not recorded, computes the same in float32 for float16).
-    s = F.sigmoid(self)
+    s = ops.sigmoid(self)
     return grad * s * (1.0 + self * (1.0 - s))
 
 
@@ -92,10 +92,10 @@ def _mish(self):
 
 @_mish.derivative("self")
 @fast_path_in_float32
-def _(F, grad, self):
+def _(ops, grad, self):
     # PyTorch's infinitely_differentiable_mish_backward (see silu's).
-    sigmoid = F.sigmoid(self)
-    tanh_softplus = F.tanh(F.log1p(F.exp(self)))
+    sigmoid = ops.sigmoid(self)
+    tanh_softplus = ops.tanh(ops.log1p(ops.exp(self)))
     return grad * (tanh_softplus + self * sigmoid * (1.0 - tanh_softplus * tanh_softplus))
 
 
@@ -121,8 +121,8 @@ def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 @_elu.derivative("self")
-def _(F, grad, self, alpha, scale, input_scale):
-    return F.elu_backward(grad, self, alpha, scale, input_scale, False)
+def _(ops, grad, self, alpha, scale, input_scale):
+    return ops.elu_backward(grad, self, alpha, scale, input_scale, False)
 
 
 _NEGATIVE_SLOPE_ELU = (
@@ -138,11 +138,11 @@ def _elu_inplace(self, alpha=1.0, scale=1.0, input_scale=1.0):
 
 
 @_elu_inplace.derivative("self")
-def _(F, grad, result, alpha, scale, input_scale):
+def _(ops, grad, result, alpha, scale, input_scale):
     # The in-place kernel keeps only its output: for x <= 0, dy/dx = input_scale * (y + a * s).
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_ELU)
-    return F.elu_backward(grad, result, alpha, scale, input_scale, True)
+    return ops.elu_backward(grad, result, alpha, scale, input_scale, True)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -169,8 +169,8 @@ def _celu(self, alpha=1.0):
 
 
 @_celu.derivative("self")
-def _(F, grad, self, alpha):
-    return F.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha, False)
+def _(ops, grad, self, alpha):
+    return ops.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha, False)
 
 
 @op("CeluBackward1")
@@ -179,10 +179,10 @@ def _celu_inplace(self, alpha=1.0):
 
 
 @_celu_inplace.derivative("self")
-def _(F, grad, result, alpha):
+def _(ops, grad, result, alpha):
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_ELU)
-    return F.elu_backward(grad, result, alpha, 1.0, 1.0 / alpha, True)
+    return ops.elu_backward(grad, result, alpha, 1.0, 1.0 / alpha, True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -209,8 +209,8 @@ def _leaky_relu(self, negative_slope=0.01):
 
 
 @_leaky_relu.derivative("self")
-def _(F, grad, self, negative_slope):
-    return F.leaky_relu_backward(grad, self, negative_slope)
+def _(ops, grad, self, negative_slope):
+    return ops.leaky_relu_backward(grad, self, negative_slope)
 
 
 @op("LeakyReluBackward1")
@@ -219,7 +219,7 @@ def _leaky_relu_inplace(self, negative_slope=0.01):
 
 
 @_leaky_relu_inplace.derivative("self")
-def _(F, grad, result, negative_slope):
+def _(ops, grad, result, negative_slope):
     if negative_slope < 0:
         raise RuntimeError(
             "In-place leakyReLu backward calculation is triggered with a negative slope which is "
@@ -228,7 +228,7 @@ def _(F, grad, result, negative_slope):
             "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
             "backward calculation with negative slope"
         )
-    return F.leaky_relu_backward(grad, result, negative_slope)
+    return ops.leaky_relu_backward(grad, result, negative_slope)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -244,8 +244,8 @@ def _hardtanh(self, min_val=-1.0, max_val=1.0):
 
 
 @_hardtanh.derivative("self")
-def _(F, grad, self, min_val, max_val):
-    return F.hardtanh_backward(grad, self, min_val, max_val)
+def _(ops, grad, self, min_val, max_val):
+    return ops.hardtanh_backward(grad, self, min_val, max_val)
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
@@ -268,8 +268,8 @@ def _hardsigmoid(self):
 
 
 @_hardsigmoid.derivative("self")
-def _(F, grad, self):
-    return F.hardsigmoid_backward(grad, self)
+def _(ops, grad, self):
+    return ops.hardsigmoid_backward(grad, self)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
@@ -284,8 +284,8 @@ def _hardswish(self):
 
 
 @_hardswish.derivative("self")
-def _(F, grad, self):
-    return F.hardswish_backward(grad, self)
+def _(ops, grad, self):
+    return ops.hardswish_backward(grad, self)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -304,8 +304,8 @@ def _threshold(self, threshold, value):
 
 
 @_threshold.derivative("self")
-def _(F, grad, self, threshold):
-    return F.threshold_backward(grad, self, threshold)
+def _(ops, grad, self, threshold):
+    return ops.threshold_backward(grad, self, threshold)
 
 
 @op("ThresholdBackward1")
@@ -314,9 +314,9 @@ def _threshold_inplace(self, threshold, value):
 
 
 @_threshold_inplace.derivative("self")
-def _(F, grad, self, threshold):
+def _(ops, grad, self, threshold):
     # PyTorch's in-place kernel saves a copy of its input, so the derivative is the same.
-    return F.threshold_backward(grad, self, threshold)
+    return ops.threshold_backward(grad, self, threshold)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
@@ -332,8 +332,8 @@ def _hardshrink(self, lambd=0.5):
 
 
 @_hardshrink.derivative("self")
-def _(F, grad, self, lambd):
-    return F.hardshrink_backward(grad, self, lambd)
+def _(ops, grad, self, lambd):
+    return ops.hardshrink_backward(grad, self, lambd)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -350,8 +350,8 @@ def _softshrink(self, lambd=0.5):
 
 
 @_softshrink.derivative("self")
-def _(F, grad, self, lambd):
-    return F.softshrink_backward(grad, self, lambd)
+def _(ops, grad, self, lambd):
+    return ops.softshrink_backward(grad, self, lambd)
 
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
@@ -376,8 +376,8 @@ def _softplus(self, beta=1.0, threshold=20.0):
 
 
 @_softplus.derivative("self")
-def _(F, grad, self, beta, threshold):
-    return F.softplus_backward(grad, self, beta, threshold)
+def _(ops, grad, self, beta, threshold):
+    return ops.softplus_backward(grad, self, beta, threshold)
 
 
 def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
@@ -396,8 +396,8 @@ def _logsigmoid(self, buffer):
 
 
 @_logsigmoid.derivative("self")
-def _(F, grad, self, buffer):
-    return F.log_sigmoid_backward(grad, self, buffer)
+def _(ops, grad, self, buffer):
+    return ops.log_sigmoid_backward(grad, self, buffer)
 
 
 def _log_sigmoid_buffer(x: np.ndarray) -> np.ndarray:
@@ -442,8 +442,8 @@ def _glu(self, dim=-1):
 
 
 @_glu.derivative("self")
-def _(F, grad, self, dim):
-    return F.glu_backward(grad, self, dim)
+def _(ops, grad, self, dim):
+    return ops.glu_backward(grad, self, dim)
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -465,13 +465,13 @@ def _prelu_kernel(self, weight):
 
 
 @_prelu_kernel.derivative("self")
-def _(F, grad, self, weight):
-    return F.where(self > 0, grad, weight * grad)
+def _(ops, grad, self, weight):
+    return ops.where(self > 0, grad, weight * grad)
 
 
 @_prelu_kernel.derivative("weight")
-def _(F, grad, self):
-    return F.where(self > 0, 0, self * grad)
+def _(ops, grad, self):
+    return ops.where(self > 0, 0, self * grad)
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:

@@ -193,7 +193,7 @@ def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1
     return out.astype(dtype, copy=False)
 
 
-def _crop(F: Any, g: Any, shape: Sequence[int]) -> Any:
+def _crop(ops: Any, g: Any, shape: Sequence[int]) -> Any:
     """``g`` cut to ``shape`` in its spatial dims.
 
     A convolution of a transposed convolution's output can have more positions than the
@@ -202,32 +202,32 @@ def _crop(F: Any, g: Any, shape: Sequence[int]) -> Any:
     """
     for axis in range(2, len(shape)):
         if g.shape[axis] != shape[axis]:
-            g = F.slice(g, axis, 0, shape[axis], 1)
+            g = ops.slice(g, axis, 0, shape[axis], 1)
     return g
 
 
 @convolution.derivative("input")
-def _(F, grad, weight, input_shape, stride, padding, dilation, transposed, groups):
+def _(ops, grad, weight, input_shape, stride, padding, dilation, transposed, groups):
     if transposed:
-        g = F.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
-        return _crop(F, g, input_shape)
-    return F.convolution_backward_input(grad, weight, input_shape[2:], stride, padding, dilation,
+        g = ops.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
+        return _crop(ops, g, input_shape)
+    return ops.convolution_backward_input(grad, weight, input_shape[2:], stride, padding, dilation,
                                         groups)
 
 
 @convolution.derivative("weight")
-def _(F, grad, input, weight_shape, stride, padding, dilation, transposed, groups):
+def _(ops, grad, input, weight_shape, stride, padding, dilation, transposed, groups):
     if transposed:
         # y = B_in(x, W): <y, g> = <x, conv(g, W)>, so the weight sees g as the input.
-        return F.convolution_backward_weight(grad, input, weight_shape, stride, padding, dilation,
+        return ops.convolution_backward_weight(grad, input, weight_shape, stride, padding, dilation,
                                              groups)
-    return F.convolution_backward_weight(input, grad, weight_shape, stride, padding, dilation,
+    return ops.convolution_backward_weight(input, grad, weight_shape, stride, padding, dilation,
                                          groups)
 
 
 @convolution.derivative("bias")
-def _(F, grad):
-    return F.sum(grad, (0,) + tuple(range(2, len(grad.shape))), False)
+def _(ops, grad):
+    return ops.sum(grad, (0,) + tuple(range(2, len(grad.shape))), False)
 
 
 @op("ConvolutionBackwardBackward0", inputs=("grad", "weight"))
@@ -239,15 +239,15 @@ def convolution_backward_input(grad, weight, input_size, stride, padding, dilati
 
 
 @convolution_backward_input.derivative("grad")
-def _(F, grad_out, weight, grad_shape, stride, padding, dilation, groups):
-    g = F.convolution(grad_out, weight, None, stride, padding, dilation, False, 0, groups)
-    return _crop(F, g, grad_shape)
+def _(ops, grad_out, weight, grad_shape, stride, padding, dilation, groups):
+    g = ops.convolution(grad_out, weight, None, stride, padding, dilation, False, 0, groups)
+    return _crop(ops, g, grad_shape)
 
 
 @convolution_backward_input.derivative("weight")
-def _(F, grad_out, grad, weight_shape, stride, padding, dilation, groups):
+def _(ops, grad_out, grad, weight_shape, stride, padding, dilation, groups):
     # <B_in(g, W), v> = <g, conv(v, W)>: in W this is B_w(v, g).
-    return F.convolution_backward_weight(grad_out, grad, weight_shape, stride, padding, dilation,
+    return ops.convolution_backward_weight(grad_out, grad, weight_shape, stride, padding, dilation,
                                          groups)
 
 
@@ -260,16 +260,16 @@ def convolution_backward_weight(input, grad, weight_size, stride, padding, dilat
 
 
 @convolution_backward_weight.derivative("input")
-def _(F, grad_out, grad, input_shape, stride, padding, dilation, groups):
+def _(ops, grad_out, grad, input_shape, stride, padding, dilation, groups):
     # <B_w(x, g), V> = <g, conv(x, V)> = <x, B_in(g, V)>.
-    return F.convolution_backward_input(grad, grad_out, input_shape[2:], stride, padding,
+    return ops.convolution_backward_input(grad, grad_out, input_shape[2:], stride, padding,
                                         dilation, groups)
 
 
 @convolution_backward_weight.derivative("grad")
-def _(F, grad_out, input, grad_shape, stride, padding, dilation, groups):
-    g = F.convolution(input, grad_out, None, stride, padding, dilation, False, 0, groups)
-    return _crop(F, g, grad_shape)
+def _(ops, grad_out, input, grad_shape, stride, padding, dilation, groups):
+    g = ops.convolution(input, grad_out, None, stride, padding, dilation, False, 0, groups)
+    return _crop(ops, g, grad_shape)
 
 
 # An empty input (no samples, or no channels) takes PyTorch's ``Empty`` backend: the output is
@@ -282,24 +282,24 @@ def convolution_empty(input, weight, bias=None, output_size=()):
     return np.zeros(tuple(output_size), input.dtype)
 
 
-def _zeros_from(F: Any, grad: Any, shape: Sequence[int]) -> Any:
+def _zeros_from(ops: Any, grad: Any, shape: Sequence[int]) -> Any:
     # ``grad`` is empty, so its sum is an exact 0, expanded to the input's shape.
-    return F.expand(F.sum(grad, tuple(range(len(grad.shape))), False), tuple(shape))
+    return ops.expand(ops.sum(grad, tuple(range(len(grad.shape))), False), tuple(shape))
 
 
 @convolution_empty.derivative("input")
-def _(F, grad, input_shape):
-    return _zeros_from(F, grad, input_shape)
+def _(ops, grad, input_shape):
+    return _zeros_from(ops, grad, input_shape)
 
 
 @convolution_empty.derivative("weight")
-def _(F, grad, weight_shape):
-    return _zeros_from(F, grad, weight_shape)
+def _(ops, grad, weight_shape):
+    return _zeros_from(ops, grad, weight_shape)
 
 
 @convolution_empty.derivative("bias")
-def _(F, grad, bias_shape):
-    return _zeros_from(F, grad, bias_shape)
+def _(ops, grad, bias_shape):
+    return _zeros_from(ops, grad, bias_shape)
 
 
 def _empty_output_size(x: np.ndarray, w: np.ndarray, stride: Sequence[int],

@@ -24,8 +24,8 @@ def _embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False):
 
 
 @_embedding.derivative("weight")
-def _(F, grad, weight_shape, indices, padding_idx, scale_grad_by_freq):
-    return F.embedding_backward(grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)
+def _(ops, grad, weight_shape, indices, padding_idx, scale_grad_by_freq):
+    return ops.embedding_backward(grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)
 
 
 @op("EmbeddingDenseBackwardBackward0", inputs=("grad",), tensor_params=("indices",))
@@ -47,11 +47,11 @@ def embedding_backward(grad, indices, num_weights, padding_idx=-1, scale_grad_by
 
 
 @embedding_backward.derivative("grad")
-def _(F, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+def _(ops, grad, indices, num_weights, padding_idx, scale_grad_by_freq):
     # The rows of ``grad`` at ``indices``, scaled as the first derivative scales them.
     # PyTorch's embedding_dense_double_backward drops the 1/count of scale_grad_by_freq, which
     # is not the derivative (tests/test_op_sweep_double_backward.py checks ours numerically).
-    rows = F.embedding(grad, indices)
+    rows = ops.embedding(grad, indices)
     if padding_idx < 0 and not scale_grad_by_freq:
         return rows
     flat = _array(indices)

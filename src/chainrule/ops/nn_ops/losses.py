@@ -86,7 +86,7 @@ def _mul_scalar(self, other):
 
 
 @_mul_scalar.derivative("self")
-def _(F, grad, other):
+def _(ops, grad, other):
     return grad * other
 
 
@@ -96,7 +96,7 @@ def _div_scalar(self, other):
 
 
 @_div_scalar.derivative("self")
-def _(F, grad, other):
+def _(ops, grad, other):
     return grad / other
 
 
@@ -222,22 +222,22 @@ def _declare_nll(node: str, name: str) -> tuple[Any, Any]:
                      tensor_params=("target", "weight", "total_weight"))(backward)
 
     @loss_op.derivative("self")
-    def _(F, grad, self, target, weight, reduction, ignore_index, total_weight):
-        return getattr(F, name + "_backward")(grad, self, target, weight, reduction,
+    def _(ops, grad, self, target, weight, reduction, ignore_index, total_weight):
+        return getattr(ops, name + "_backward")(grad, self, target, weight, reduction,
                                               ignore_index, total_weight)
 
     @backward_op.derivative("grad")
-    def _(F, grad, target, weight, reduction, ignore_index):
+    def _(ops, grad, target, weight, reduction, ignore_index):
         data = _array(grad)
         total = _nll_total_weight(_array(target), None if weight is None else _array(weight),
                                   ignore_index, reduction, data.dtype)
         if type(grad) is not np.ndarray:
             total = wrap(total)
-        return getattr(F, name)(grad, target, weight, reduction, ignore_index, total)
+        return getattr(ops, name)(grad, target, weight, reduction, ignore_index, total)
 
     @backward_op.derivative("self")
-    def _(F, grad):
-        return F.zeros_like(grad)
+    def _(ops, grad):
+        return ops.zeros_like(grad)
 
     return loss_op, backward_op
 
@@ -447,12 +447,12 @@ def _mse_loss(self, target, reduction):
 
 
 @_mse_loss.derivative("self")
-def _(F, grad, self, target, reduction):
+def _(ops, grad, self, target, reduction):
     return _norm(self.shape, reduction, 2.0) * (self - target) * grad
 
 
 @_mse_loss.derivative("target")
-def _(F, grad, self, target, reduction):
+def _(ops, grad, self, target, reduction):
     return _norm(self.shape, reduction, 2.0) * (target - self) * grad
 
 
@@ -514,7 +514,7 @@ def _smooth_l1_loss(self, target, reduction, beta):
     return reduce_array(loss, reduction)
 
 
-def _smooth_l1_grad(F: Any, grad: Any, input: Any, target: Any, reduction: str,
+def _smooth_l1_grad(ops: Any, grad: Any, input: Any, target: Any, reduction: str,
                     beta: float) -> Any:
     """PyTorch's ``smooth_l1_backward`` with ``x = input - target``: its vectorised kernel,
     ``deriv * norm * grad`` (``deriv``: the sign where ``|x| >= beta``, else ``x / beta``, NaN
@@ -525,19 +525,19 @@ def _smooth_l1_grad(F: Any, grad: Any, input: Any, target: Any, reduction: str,
         g = _to_single(grad)
         x = _to_single(input) - _to_single(target)
         inside = norm * x * g / beta
-        return _to_half(F.where(x <= -beta, -norm * g, F.where(x >= beta, norm * g, inside)))
+        return _to_half(ops.where(x <= -beta, -norm * g, ops.where(x >= beta, norm * g, inside)))
     x = input - target
-    return F.where(F.abs(x) >= beta, F.sign(x), x / beta) * norm * grad
+    return ops.where(ops.abs(x) >= beta, ops.sign(x), x / beta) * norm * grad
 
 
 @_smooth_l1_loss.derivative("self")
-def _(F, grad, self, target, reduction, beta):
-    return _smooth_l1_grad(F, grad, self, target, reduction, beta)
+def _(ops, grad, self, target, reduction, beta):
+    return _smooth_l1_grad(ops, grad, self, target, reduction, beta)
 
 
 @_smooth_l1_loss.derivative("target")
-def _(F, grad, self, target, reduction, beta):
-    return _smooth_l1_grad(F, grad, target, self, reduction, beta)
+def _(ops, grad, self, target, reduction, beta):
+    return _smooth_l1_grad(ops, grad, target, self, reduction, beta)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
@@ -568,22 +568,22 @@ def _huber_loss(self, target, reduction, delta):
     return reduce_array(loss, reduction)
 
 
-def _huber_grad(F: Any, grad: Any, diff: Any, shape: Any, reduction: str, delta: float) -> Any:
+def _huber_grad(ops: Any, grad: Any, diff: Any, shape: Any, reduction: str, delta: float) -> Any:
     """PyTorch's vectorised ``huber_backward``: ``norm * clamp(x, -delta, delta) * grad``.
     (Its scalar loop, run on the elements past the last full pair of vectors, multiplies in
     another order outside the band: those can be an ulp off; where they are depends on the
     machine's vector width.)"""
-    return _norm(shape, reduction) * F.clamp(diff, -delta, delta) * grad
+    return _norm(shape, reduction) * ops.clamp(diff, -delta, delta) * grad
 
 
 @_huber_loss.derivative("self")
-def _(F, grad, self, target, reduction, delta):
-    return _huber_grad(F, grad, self - target, self.shape, reduction, delta)
+def _(ops, grad, self, target, reduction, delta):
+    return _huber_grad(ops, grad, self - target, self.shape, reduction, delta)
 
 
 @_huber_loss.derivative("target")
-def _(F, grad, self, target, reduction, delta):
-    return _huber_grad(F, grad, target - self, self.shape, reduction, delta)
+def _(ops, grad, self, target, reduction, delta):
+    return _huber_grad(ops, grad, target - self, self.shape, reduction, delta)
 
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
@@ -641,8 +641,8 @@ def _check_probabilities(x: np.ndarray, target: np.ndarray) -> None:
 
 
 @_binary_cross_entropy.derivative("self")
-def _(F, grad, self, target, weight, reduction):
-    return F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+def _(ops, grad, self, target, weight, reduction):
+    return ops.binary_cross_entropy_backward(grad, self, target, weight, reduction)
 
 
 # PyTorch's BinaryCrossEntropyBackward0 computes the input's gradient with the op below, whose
@@ -676,18 +676,18 @@ def _bce_weighted(g: Any, weight: Any, reduction: str, shape: Any) -> Any:
 
 
 @binary_cross_entropy_backward.derivative("grad_output")
-def _(F, grad, self, target, weight, reduction):
+def _(ops, grad, self, target, weight, reduction):
     ggo = (self - target) / ((self + _EPS_2) * (1 - self + _EPS_2)) * grad
     if weight is not None:
         ggo = ggo * weight
     if reduction == "none":
         return ggo
-    total = F.sum(ggo, tuple(range(len(self.shape))), False)
+    total = ops.sum(ggo, tuple(range(len(self.shape))), False)
     return total / math.prod(self.shape) if reduction == "mean" else total
 
 
 @binary_cross_entropy_backward.derivative("self")
-def _(F, grad, grad_output, self, target, weight, reduction):
+def _(ops, grad, grad_output, self, target, weight, reduction):
     numerator = self * self - 2 * self * target + target
     denominator = (self + _EPS_2) * (self + _EPS_2) * ((1 - self + _EPS_2) * (1 - self + _EPS_2))
     return _bce_weighted(numerator / denominator * (grad * grad_output), weight, reduction,
@@ -695,15 +695,15 @@ def _(F, grad, grad_output, self, target, weight, reduction):
 
 
 @binary_cross_entropy_backward.derivative("target")
-def _(F, grad, grad_output, self, weight, reduction):
-    denominator = F.clamp((1 - self) * self, _EPS_2, None)
+def _(ops, grad, grad_output, self, weight, reduction):
+    denominator = ops.clamp((1 - self) * self, _EPS_2, None)
     return _bce_weighted(-grad * grad_output / denominator, weight, reduction, self.shape)
 
 
 @_binary_cross_entropy.derivative("target")
-def _(F, grad, self, weight, reduction):
+def _(ops, grad, self, weight, reduction):
     # -logit(self) = -log(x / (1 - x)), unclamped (+-inf at 0 and 1), as PyTorch.
-    g = -F.log(self / (1 - self)) * grad
+    g = -ops.log(self / (1 - self)) * grad
     if weight is not None:
         g = g * weight
     return g / reduction_count(self.shape, reduction) if reduction == "mean" else g

@@ -33,51 +33,51 @@ def _is_half(x: Any) -> bool:
     return str(x.dtype).endswith("float16")
 
 
-def _sum_one_by_one(F: Any, x: Any, dim: int) -> Any:
+def _sum_one_by_one(ops: Any, x: Any, dim: int) -> Any:
     """``x`` summed over ``dim`` one slice after the other, each sum rounded to the dtype (the
     ``output.add_(buf)`` loop of PyTorch's ``_trilinear`` backward; it shows in float16)."""
-    total = F.select(x, dim, 0)
+    total = ops.select(x, dim, 0)
     for k in range(1, x.shape[dim]):
-        total = total + F.select(x, dim, k)
+        total = total + ops.select(x, dim, k)
     return total
 
 
 @_bilinear_product.derivative("input1")
-def _(F, grad, weight, input2):
+def _(ops, grad, weight, input2):
     n, o = grad.shape
     _, i, j = weight.shape
     if _is_half(grad):
         # PyTorch's order of roundings: grad * weight, contracted with input2 per output
         # feature, the features' terms added one by one.
-        scaled = F.unsqueeze(F.unsqueeze(grad, 2), 3) * F.unsqueeze(weight, 0)
-        terms = F.bmm(F.reshape(scaled, (n, o * i, j)), F.unsqueeze(input2, 2))
-        return _sum_one_by_one(F, F.reshape(terms, (n, o, i)), 1)
-    per_sample = F.reshape(F.mm(input2, F.reshape(F.permute(weight, (2, 0, 1)), (j, o * i))),
-                           (n, o, i))
-    return F.reshape(F.bmm(F.reshape(grad, (n, 1, o)), per_sample), (n, i))
+        scaled = ops.unsqueeze(ops.unsqueeze(grad, 2), 3) * ops.unsqueeze(weight, 0)
+        terms = ops.bmm(ops.reshape(scaled, (n, o * i, j)), ops.unsqueeze(input2, 2))
+        return _sum_one_by_one(ops, ops.reshape(terms, (n, o, i)), 1)
+    per_sample = ops.reshape(
+        ops.mm(input2, ops.reshape(ops.permute(weight, (2, 0, 1)), (j, o * i))), (n, o, i))
+    return ops.reshape(ops.bmm(ops.reshape(grad, (n, 1, o)), per_sample), (n, i))
 
 
 @_bilinear_product.derivative("input2")
-def _(F, grad, weight, input1):
+def _(ops, grad, weight, input1):
     n, o = grad.shape
     _, i, j = weight.shape
-    per_sample = F.reshape(F.mm(input1, F.reshape(F.permute(weight, (1, 0, 2)), (i, o * j))),
-                           (n, o, j))
+    per_sample = ops.reshape(
+        ops.mm(input1, ops.reshape(ops.permute(weight, (1, 0, 2)), (i, o * j))), (n, o, j))
     if _is_half(grad):
         # PyTorch's order of roundings: each feature's term times the gradient, added one by
         # one.
-        return _sum_one_by_one(F, per_sample * F.unsqueeze(grad, 2), 1)
-    return F.reshape(F.bmm(F.reshape(grad, (n, 1, o)), per_sample), (n, j))
+        return _sum_one_by_one(ops, per_sample * ops.unsqueeze(grad, 2), 1)
+    return ops.reshape(ops.bmm(ops.reshape(grad, (n, 1, o)), per_sample), (n, j))
 
 
 @_bilinear_product.derivative("weight")
-def _(F, grad, input1, input2):
+def _(ops, grad, input1, input2):
     # grad_w[o, i, j] = sum_n (grad[n, o] * input1[n, i]) * input2[n, j], paired as PyTorch's
     # _trilinear backward pairs it (the product with the gradient first).
     n, o = grad.shape
     i, j = input1.shape[1], input2.shape[1]
-    scaled = F.reshape(F.unsqueeze(grad, 2) * F.unsqueeze(input1, 1), (n, o * i))
-    return F.reshape(F.mm(F.t(scaled), input2), (o, i, j))
+    scaled = ops.reshape(ops.unsqueeze(grad, 2) * ops.unsqueeze(input1, 1), (n, o * i))
+    return ops.reshape(ops.mm(ops.t(scaled), input2), (o, i, j))
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor,
@@ -155,7 +155,7 @@ def _add_scalar(self, other):
 
 
 @_add_scalar.derivative("self")
-def _(F, grad):
+def _(ops, grad):
     return grad
 
 

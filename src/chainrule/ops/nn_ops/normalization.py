@@ -1,7 +1,7 @@
 """Batch, layer and group normalisation.
 
 Each forward computes ``xhat = (x - mean) * invstd`` over its statistics' dimensions, then scales
-and shifts. The derivatives recompute the statistics from the saved input with ``F`` ops (two
+and shifts. The derivatives recompute the statistics from the saved input with ``ops`` ops (two
 reductions) instead of saving them: the same formula then runs on arrays and, with
 ``create_graph=True``, on Tensors, where the statistics' own dependence on ``x`` is what makes the
 second derivative right. With ``g = grad * weight`` and means over the statistics' dimensions:
@@ -43,14 +43,14 @@ def _in_single(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32) if x.dtype == np.float16 else x
 
 
-def _stats(F: Any, x: Any, dims: tuple[int, ...], count: int, eps: float) -> tuple[Any, Any]:
-    """``x - mean`` and ``1 / sqrt(var + eps)`` (biased variance) over ``dims``, with ``F``."""
-    centred = x - F.sum(x, dims, True) / count
-    var = F.sum(centred * centred, dims, True) / count
-    return centred, 1 / F.sqrt(var + eps)
+def _stats(ops: Any, x: Any, dims: tuple[int, ...], count: int, eps: float) -> tuple[Any, Any]:
+    """``x - mean`` and ``1 / sqrt(var + eps)`` (biased variance) over ``dims``, with ``ops``."""
+    centred = x - ops.sum(x, dims, True) / count
+    var = ops.sum(centred * centred, dims, True) / count
+    return centred, 1 / ops.sqrt(var + eps)
 
 
-def _row_stats(F: Any, x: Any, dims: tuple[int, ...], count: int,
+def _row_stats(ops: Any, x: Any, dims: tuple[int, ...], count: int,
                eps: float) -> tuple[Any, Any]:
     """:func:`_stats` as layer and group norm need them. PyTorch computes their moments with
     Welford's recurrence, so the mean of a constant row is exact (a two-pass mean can be an ulp
@@ -60,9 +60,9 @@ def _row_stats(F: Any, x: Any, dims: tuple[int, ...], count: int,
     constant ones) get the exact mean, added as a constant so that the recorded mean's
     derivative is unchanged; NaN where a row's range overflows. The checks read the small
     per-row results, so ordinary inputs pay nothing more."""
-    mean = F.sum(x, dims, True) / count
+    mean = ops.sum(x, dims, True) / count
     centred = x - mean
-    var = F.sum(centred * centred, dims, True) / count
+    var = ops.sum(centred * centred, dims, True) / count
     var_data = _array(var)
     mean_data = _array(mean)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -73,7 +73,7 @@ def _row_stats(F: Any, x: Any, dims: tuple[int, ...], count: int,
         exact = _exact_mean(data, dims, count, mean_data)
         mean = mean + np.where(suspect, exact - mean_data, 0).astype(mean_data.dtype)
         centred = x - mean
-        var = F.sum(centred * centred, dims, True) / count
+        var = ops.sum(centred * centred, dims, True) / count
         var_data = _array(var)
     if np.isinf(var_data).any():  # only then can a row's range overflow
         data = _array(x)
@@ -82,8 +82,8 @@ def _row_stats(F: Any, x: Any, dims: tuple[int, ...], count: int,
             low = np.min(data, axis=dims, keepdims=True)
             overflows = np.isinf(high - low) & np.isfinite(low) & np.isfinite(high)
         if overflows.any():
-            centred = F.where(overflows, math.nan, centred)
-    return centred, 1 / F.sqrt(var + eps)
+            centred = ops.where(overflows, math.nan, centred)
+    return centred, 1 / ops.sqrt(var + eps)
 
 
 def _array(x: Any) -> np.ndarray:
@@ -122,9 +122,9 @@ def _exact_statistics_in_float16(recompute: Any) -> Any:
         first, second = names.index("result1"), names.index("result2")
 
         @functools.wraps(derivative)
-        def run(F: Any, grad: Any, *args: Any) -> Any:
+        def run(ops: Any, grad: Any, *args: Any) -> Any:
             if not _is_half(grad):
-                return derivative(F, grad, *args)
+                return derivative(ops, grad, *args)
             values = [_to_single(a) for a in args]
             named = dict(zip(names, values, strict=True))
             named["input"] = _array(named["input"])
@@ -132,17 +132,17 @@ def _exact_statistics_in_float16(recompute: Any) -> Any:
             if stats is not None:
                 recorded = type(grad) is not np.ndarray
                 values[first], values[second] = (wrap(v) if recorded else v for v in stats)
-            return _to_half(derivative(F, _to_single(grad), *values))
+            return _to_half(derivative(ops, _to_single(grad), *values))
 
         return run
 
     return decorate
 
 
-def _normalised_grad(F: Any, g: Any, xhat: Any, invstd: Any, dims: tuple[int, ...],
+def _normalised_grad(ops: Any, g: Any, xhat: Any, invstd: Any, dims: tuple[int, ...],
                      count: int) -> Any:
-    mean_g = F.sum(g, dims, True) / count
-    mean_gx = F.sum(g * xhat, dims, True) / count
+    mean_g = ops.sum(g, dims, True) / count
+    mean_gx = ops.sum(g * xhat, dims, True) / count
     return invstd * (g - mean_g - xhat * mean_gx)
 
 
@@ -268,7 +268,7 @@ def _batch_norm_backward(grad: np.ndarray, x: np.ndarray, weight: np.ndarray | N
         return _laid_out(dx.astype(grad.dtype, copy=False), _channels_last(x))
 
 
-def _batch_norm_recorded(F: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
+def _batch_norm_recorded(ops: Any, grad: Any, input: Any, weight: Any, running_mean: Any,
                          running_var: Any, result1: Any, result2: Any, training: bool,
                          eps: float) -> tuple[Any, Any, Any]:
     """For the recorded backward: ``x - mean`` and ``invstd`` (per-channel views) whose
@@ -278,23 +278,23 @@ def _batch_norm_recorded(F: Any, grad: Any, input: Any, weight: Any, running_mea
     dims = _batch_dims(len(shape))
     if training:
         count = math.prod(shape) // shape[1]
-        mean, invstd = _stats_with_grad(input, F.reshape(result1, view),
-                                        F.reshape(result2, view), dims, count)
+        mean, invstd = _stats_with_grad(input, ops.reshape(result1, view),
+                                        ops.reshape(result2, view), dims, count)
     else:
-        mean = F.reshape(running_mean, view)
-        invstd = 1 / F.sqrt(F.reshape(running_var, view) + eps)
-    w = None if weight is None else F.reshape(weight, view)
+        mean = ops.reshape(running_mean, view)
+        invstd = 1 / ops.sqrt(ops.reshape(running_var, view) + eps)
+    w = None if weight is None else ops.reshape(weight, view)
     return input - mean, invstd, w
 
 
 @native_batch_norm.derivative("input")
 @_exact_statistics_in_float16(lambda args: _batch_recompute(args))
-def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+def _(ops, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(input) is np.ndarray:
         mean, invstd = (result1, result2) if training else (
             running_mean, _eval_invstd(running_var, eps, _compute_dtype(input.dtype)))
         return _batch_norm_backward(grad, input, weight, mean, invstd, training, "input")
-    centred, invstd, w = _batch_norm_recorded(F, grad, input, weight, running_mean,
+    centred, invstd, w = _batch_norm_recorded(ops, grad, input, weight, running_mean,
                                               running_var, result1, result2, training, eps)
     scale = invstd if w is None else invstd * w
     if not training:
@@ -302,28 +302,28 @@ def _(F, grad, input, weight, running_mean, running_var, result1, result2, train
     shape = tuple(input.shape)
     dims = _batch_dims(len(shape))
     count = math.prod(shape) // shape[1]
-    k = F.sum(centred * grad, dims, True) * (invstd * invstd) / count
-    return (grad - F.sum(grad, dims, True) / count - centred * k) * scale
+    k = ops.sum(centred * grad, dims, True) * (invstd * invstd) / count
+    return (grad - ops.sum(grad, dims, True) / count - centred * k) * scale
 
 
 @native_batch_norm.derivative("weight")
 @_exact_statistics_in_float16(lambda args: _batch_recompute(args))
-def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+def _(ops, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(input) is np.ndarray:
         mean, invstd = (result1, result2) if training else (
             running_mean, _eval_invstd(running_var, eps, _compute_dtype(input.dtype)))
         return _batch_norm_backward(grad, input, weight, mean, invstd, training, "weight")
-    centred, invstd, _ = _batch_norm_recorded(F, grad, input, weight, running_mean,
+    centred, invstd, _ = _batch_norm_recorded(ops, grad, input, weight, running_mean,
                                               running_var, result1, result2, training, eps)
-    return F.sum(grad * centred * invstd, _batch_dims(len(input.shape)), False)
+    return ops.sum(grad * centred * invstd, _batch_dims(len(input.shape)), False)
 
 
 @native_batch_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
+def _(ops, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(grad) is np.ndarray:
         return _batch_norm_backward(grad, grad, None, result1, result2, training, "bias")
-    return F.sum(grad, _batch_dims(len(grad.shape)), False)
+    return ops.sum(grad, _batch_dims(len(grad.shape)), False)
 
 
 def _batch_recompute(args: dict) -> tuple[np.ndarray, np.ndarray] | None:
@@ -634,15 +634,15 @@ def _layer_recompute(args: dict) -> tuple[np.ndarray, np.ndarray]:
 
 @native_layer_norm.derivative("input")
 @_exact_statistics_in_float16(_layer_recompute)
-def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
+def _(ops, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     dims = _layer_norm_dims(len(input.shape), normalized_shape)
     count = math.prod(normalized_shape)
     if type(input) is np.ndarray:
         return _layer_norm_backward(grad, input, result1, result2, weight, dims, count)
     mean, rstd = _stats_with_grad(input, result1, result2, dims, count)
     g = grad if weight is None else grad * weight
-    ds = F.sum(g * input, dims, True)
-    db = F.sum(g, dims, True)
+    ds = ops.sum(g * input, dims, True)
+    db = ops.sum(g, dims, True)
     b = (db * mean - ds) * (rstd * rstd * rstd) / count
     c = -b * mean - db * rstd / count
     return rstd * g + b * input + c
@@ -650,7 +650,7 @@ def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
 
 @native_layer_norm.derivative("weight")
 @_exact_statistics_in_float16(_layer_recompute)
-def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
+def _(ops, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     ndim = len(input.shape)
     dims = _layer_norm_dims(ndim, normalized_shape)
     batch = tuple(range(ndim - len(normalized_shape)))
@@ -659,14 +659,14 @@ def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
             return np.sum(grad * ((input - result1) * result2), axis=batch)
     mean, rstd = _stats_with_grad(input, result1, result2, dims, math.prod(normalized_shape))
     product = grad * ((input - mean) * rstd)
-    return F.sum(product, batch, False) if batch else product
+    return ops.sum(product, batch, False) if batch else product
 
 
 @native_layer_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad, input, normalized_shape, weight, bias, result1, result2, eps):
+def _(ops, grad, input, normalized_shape, weight, bias, result1, result2, eps):
     batch = tuple(range(len(grad.shape) - len(normalized_shape)))
-    return F.sum(grad, batch, False) if batch else grad
+    return ops.sum(grad, batch, False) if batch else grad
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
@@ -733,37 +733,37 @@ def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
     return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
 
 
-def _grouped_xhat(F: Any, input: Any, num_groups: int, eps: float) -> tuple[Any, Any]:
+def _grouped_xhat(ops: Any, input: Any, num_groups: int, eps: float) -> tuple[Any, Any]:
     shape = tuple(input.shape)
-    grouped = F.reshape(input, (shape[0], num_groups, -1))
+    grouped = ops.reshape(input, (shape[0], num_groups, -1))
     count = math.prod(shape) // (shape[0] * num_groups)
-    centred, inv = _row_stats(F, grouped, (2,), count, eps)
+    centred, inv = _row_stats(ops, grouped, (2,), count, eps)
     return centred * inv, inv
 
 
 @native_group_norm.derivative("input")
 @derivative_in_float32
-def _(F, grad, input, weight, num_groups, eps):
+def _(ops, grad, input, weight, num_groups, eps):
     shape = tuple(input.shape)
-    xhat, inv = _grouped_xhat(F, input, num_groups, eps)
-    g = grad if weight is None else grad * F.reshape(weight, _channel_view(shape))
-    g = F.reshape(g, (shape[0], num_groups, -1))
+    xhat, inv = _grouped_xhat(ops, input, num_groups, eps)
+    g = grad if weight is None else grad * ops.reshape(weight, _channel_view(shape))
+    g = ops.reshape(g, (shape[0], num_groups, -1))
     count = math.prod(shape) // (shape[0] * num_groups)
-    return F.reshape(_normalised_grad(F, g, xhat, inv, (2,), count), shape)
+    return ops.reshape(_normalised_grad(ops, g, xhat, inv, (2,), count), shape)
 
 
 @native_group_norm.derivative("weight")
 @derivative_in_float32
-def _(F, grad, input, num_groups, eps):
+def _(ops, grad, input, num_groups, eps):
     shape = tuple(input.shape)
-    xhat, _ = _grouped_xhat(F, input, num_groups, eps)
-    return F.sum(grad * F.reshape(xhat, shape), _batch_dims(len(shape)), False)
+    xhat, _ = _grouped_xhat(ops, input, num_groups, eps)
+    return ops.sum(grad * ops.reshape(xhat, shape), _batch_dims(len(shape)), False)
 
 
 @native_group_norm.derivative("bias")
 @derivative_in_float32
-def _(F, grad):
-    return F.sum(grad, _batch_dims(len(grad.shape)), False)
+def _(ops, grad):
+    return ops.sum(grad, _batch_dims(len(grad.shape)), False)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,

@@ -51,8 +51,8 @@ def constant_pad_nd(self, pad, value=0):
 
 
 @constant_pad_nd.derivative("self")
-def _(F, grad, pad):
-    return F.constant_pad_nd(grad, tuple(-p for p in pad), 0)
+def _(ops, grad, pad):
+    return ops.constant_pad_nd(grad, tuple(-p for p in pad), 0)
 
 
 def _gather_index(size: int, lo: int, hi: int, mode: str) -> np.ndarray:
@@ -112,12 +112,12 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     # As PyTorch's node, it saves ``self`` (its backward reads only the shape).
     @gather.derivative("self")
-    def _(F, grad, self, index):
-        return getattr(F, name + "_backward")(grad, tuple(self.shape), index)
+    def _(ops, grad, self, index):
+        return getattr(ops, name + "_backward")(grad, tuple(self.shape), index)
 
     @scatter.derivative("grad")
-    def _(F, grad, index):
-        return getattr(F, name)(grad, index)
+    def _(ops, grad, index):
+        return getattr(ops, name)(grad, index)
 
     return gather, scatter
 

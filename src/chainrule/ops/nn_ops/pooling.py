@@ -404,12 +404,12 @@ def _declare_max_pool(node: str, name: str, nd: int) -> tuple[Any, Any]:
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     @gather_op.derivative("self")
-    def _(F, grad, self, result1, plan):
-        return getattr(F, name + "_backward")(grad, tuple(self.shape), result1, plan)
+    def _(ops, grad, self, result1, plan):
+        return getattr(ops, name + "_backward")(grad, tuple(self.shape), result1, plan)
 
     @scatter_op.derivative("grad")
-    def _(F, grad, indices, plan):
-        return getattr(F, name)(grad, indices, plan)
+    def _(ops, grad, indices, plan):
+        return getattr(ops, name)(grad, indices, plan)
 
     return gather_op, scatter_op
 
@@ -701,16 +701,16 @@ def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
     backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad",))(backward)
 
     @forward_op.derivative("self")
-    def _(F, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    def _(ops, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
           divisor_override):
-        return getattr(F, name + "_backward")(grad, tuple(self.shape), kernel_size, stride,
+        return getattr(ops, name + "_backward")(grad, tuple(self.shape), kernel_size, stride,
                                               padding, ceil_mode, count_include_pad,
                                               divisor_override)
 
     @backward_op.derivative("grad")
-    def _(F, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    def _(ops, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
           divisor_override):
-        return getattr(F, name)(grad, kernel_size, stride, padding, ceil_mode,
+        return getattr(ops, name)(grad, kernel_size, stride, padding, ceil_mode,
                                 count_include_pad, divisor_override)
 
     return forward_op, backward_op
@@ -911,12 +911,12 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
     backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad",))(backward)
 
     @forward_op.derivative("self")
-    def _(F, grad, self):
-        return getattr(F, name + "_backward")(grad, tuple(self.shape))
+    def _(ops, grad, self):
+        return getattr(ops, name + "_backward")(grad, tuple(self.shape))
 
     @backward_op.derivative("grad")
-    def _(F, grad, grad_shape):
-        return getattr(F, name)(grad, tuple(grad_shape[-nd:]))
+    def _(ops, grad, grad_shape):
+        return getattr(ops, name)(grad, tuple(grad_shape[-nd:]))
 
     return forward_op, backward_op
 
@@ -933,7 +933,7 @@ def _restride(self, size, stride, storage_offset=None):
 
 
 @_restride.derivative("self")
-def _(F, grad, size, stride, storage_offset):
+def _(ops, grad, size, stride, storage_offset):
     return grad  # the same elements in another layout
 
 
