@@ -616,6 +616,8 @@ def _rebuild_tensor(data: np.ndarray, requires_grad: bool) -> Tensor:
 
 
 def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
+    """Every field of a new tensor (the ops' fast paths in ops/_dispatch.py set the same ones
+    inline)."""
     t._data = data
     t._requires_grad = requires_grad
     t._grad_fn = None
@@ -659,16 +661,7 @@ def mark_if_inference(t: Tensor) -> None:
 def wrap(data: np.ndarray) -> Tensor:
     """A new leaf tensor around ``data`` (no copy, requires_grad False)."""
     t = _new(Tensor)
-    t._data = data
-    t._requires_grad = False
-    t._grad_fn = None
-    t._output_nr = 0
-    t._grad = None
-    t._vc = [0]
-    t._base = None
-    t._acc = None
-    t._hooks = None
-    t._retains_grad = False
+    _init(t, data, False)
     if INFERENCE_BLOCKS[0]:
         mark_if_inference(t)
     return t

@@ -55,7 +55,7 @@ from .._tensor import (
     wrap,
 )
 from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
-from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "once_differentiable",
@@ -523,11 +523,7 @@ def _keywords_as_positional(
 
 
 def _new_node(node_cls: type[BackwardCFunction]) -> BackwardCFunction:
-    node = object.__new__(node_cls)
-    node.next_functions = ()
-    node._in_meta = ()
-    node._seq = next_sequence_nr()
-    node._hooks = None
+    node = new_node(node_cls)
     node._n_out = 1
     node._out_meta = ()
     node._saved = None
@@ -724,11 +720,9 @@ class Error(Node):
 
 
 def _delayed_error(outputs: tuple[Any, ...]) -> tuple[Any, ...]:
-    node = object.__new__(Error)
+    node = new_node(Error)
     node.message = ONCE_DIFFERENTIABLE_MESSAGE
     node._n_out = len(outputs)
-    node._seq = next_sequence_nr()
-    node._hooks = None
     edges = []
     metas = []
     results = []

@@ -14,14 +14,14 @@ from __future__ import annotations
 import itertools
 import weakref
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
-    "short_name", "type_name", "RELEASED",
+    "short_name", "type_name", "RELEASED", "new_node",
 ]
 
 
@@ -46,7 +46,21 @@ SECOND_BACKWARD_MESSAGE = (
 # are ready; among them the engine keeps the order in which they became ready.
 _sequence = itertools.count()
 next_sequence_nr = _sequence.__next__
+
+N = TypeVar("N", bound="Node")
 ACCUMULATE_GRAD_SEQ = (1 << 64) - 1
+
+
+def new_node(cls: type[N], edges: tuple = (), metas: tuple = ()) -> N:
+    """A node of ``cls`` with the fields every node has: its edges (``next_functions``), the
+    shape and dtype each input had (``_in_meta``), its sequence number and no hooks. (The ops'
+    fast paths in ops/_dispatch.py set the same fields inline.)"""
+    node = object.__new__(cls)
+    node.next_functions = edges
+    node._in_meta = metas
+    node._seq = next_sequence_nr()
+    node._hooks = None
+    return node
 
 
 class RemovableHandle:

@@ -26,9 +26,10 @@ from .._tensor import (
     grad_accumulator,
     mark_if_inference,
     refresh_view,
+    wrap,
 )
 from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
-from ..autograd.node import next_sequence_nr
+from ..autograd.node import new_node, next_sequence_nr
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -194,12 +195,7 @@ def attach_saved(node: Any, op: OpDef, args: tuple, needs: tuple[bool, ...], out
 
 
 def _new_node(op: OpDef, edges: tuple, metas: tuple) -> Any:
-    node = _new(op.node_cls)
-    node.next_functions = edges
-    node._in_meta = metas
-    node._seq = next_sequence_nr()
-    node._hooks = None
-    return node
+    return new_node(op.node_cls, edges, metas)
 
 
 def _after_record(node: Any, output: Tensor) -> None:
@@ -217,23 +213,6 @@ def _after_record(node: Any, output: Tensor) -> None:
         hooks = current_saved_tensors_hooks()
         if hooks is not None:
             pack_saved(node, hooks, output)
-
-
-def _new_tensor(data: np.ndarray) -> Tensor:
-    t = _new(Tensor)
-    t._data = data
-    t._requires_grad = False
-    t._grad_fn = None
-    t._output_nr = 0
-    t._grad = None
-    t._vc = [0]
-    t._base = None
-    t._acc = None
-    t._hooks = None
-    t._retains_grad = False
-    if INFERENCE_BLOCKS[0]:
-        mark_if_inference(t)
-    return t
 
 
 def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> None:
@@ -341,7 +320,7 @@ def run_general(op: OpDef, args: tuple) -> Any:
     if not op.multi_output:
         if type(out) is not _ndarray:
             out = _asarray(out)
-        result = _new_tensor(out)
+        result = wrap(out)
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
         if record and out.dtype.kind in "fc":
@@ -353,7 +332,7 @@ def run_general(op: OpDef, args: tuple) -> Any:
 def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> tuple:
     outs = [o if type(o) is _ndarray else _asarray(o) for o in out]
     n_diff = len(outs) - op.nondiff_outputs
-    results = tuple(_new_tensor(o) for o in outs)
+    results = tuple(wrap(o) for o in outs)
     if op.view:
         source = args[op.input_pos[0]]
         for t in results[:n_diff]:

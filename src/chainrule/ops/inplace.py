@@ -37,7 +37,7 @@ from .._tensor import (
     wrap,
 )
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
-from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
+from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, new_node
 from . import pointwise, shape
 from ._opnode import RELEASED, OpNode, pack_saved
 from ._registry import KEEP, op, recorded_as
@@ -380,21 +380,13 @@ class AsStridedBackward0(Node):
         return [out]
 
 
-def _init_node(node: Node, edges: tuple, metas: tuple) -> None:
-    node.next_functions = edges
-    node._in_meta = metas
-    node._seq = next_sequence_nr()
-    node._hooks = None
-
-
 def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     """``fn`` was applied in place to ``view``: rewrite the histories of base and view."""
     positions = view_positions(base._data, view._data)
     base_edge = gradient_edge(base)
     base_meta = (base._data.shape, base._data.dtype) if base._requires_grad else None
-    copy_slices = object.__new__(CopySlices)
-    _init_node(
-        copy_slices,
+    copy_slices = new_node(
+        CopySlices,
         (base_edge,) + tuple(fn.next_functions[1:]),
         (base_meta,) + tuple(fn._in_meta[1:]),
     )
@@ -409,9 +401,9 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     """Give ``view`` the history "this region of its base's current history"."""
     if positions is None:
         positions = view_positions(base._data, view._data)
-    node = object.__new__(AsStridedBackward0)
     # (a leaf base that requires grad: its AccumulateGrad)
-    _init_node(node, (gradient_edge(base),), ((base._data.shape, base._data.dtype),))
+    node = new_node(AsStridedBackward0, (gradient_edge(base),),
+                    ((base._data.shape, base._data.dtype),))
     node.positions = positions
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
