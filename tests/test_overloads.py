@@ -56,11 +56,16 @@ def _leaf(lib: Any) -> Any:
     lambda lib: lib.mul(_leaf(lib), {}),
     lambda lib: lib.remainder(1.5, _leaf(lib)).sum().backward(),
     lambda lib: (3 % _leaf(lib)).sum().backward(),
+    lambda lib: _leaf(lib).atan2(1.5),
+    lambda lib: _leaf(lib).mul(None),
+    lambda lib: _leaf(lib).maximum(2),
+    lambda lib: _leaf(lib).fmin([1.0]),
 ], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide",
         "xlogy-list", "xlogy-str", "add-str", "add-alpha-str", "sub-none", "div-list",
         "fmod-number-self", "eq-number-self", "lt-number-self", "atan2-number-input",
         "atan2-number-other", "hypot-bool", "maximum-numpy-scalar", "minimum-number",
-        "fmax-number", "fmin-none", "mul-dict", "remainder-number-self", "rmod"])
+        "fmax-number", "fmin-none", "mul-dict", "remainder-number-self", "rmod",
+        "method-atan2", "method-mul", "method-maximum", "method-fmin"])
 def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
     _same_outcome(case)
 

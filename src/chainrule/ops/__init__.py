@@ -29,7 +29,7 @@ from . import (
     special_ops,
 )
 from ._dispatch import make_operator
-from ._registry import bind_namespaces
+from ._registry import as_method, bind_namespaces
 
 __all__ = [
     "activation", "copying", "creation", "indexing", "linalg", "pointwise", "reduction", "shape",
@@ -186,7 +186,7 @@ _METHODS.update({"bernoulli": sampling.bernoulli, "bernoulli_": sampling.bernoul
                  "multinomial": creation.multinomial})
 
 for _name, _fn in _METHODS.items():
-    setattr(Tensor, _name, _fn)
+    setattr(Tensor, _name, as_method(_fn))
 
 
 def _property(fn: Any, doc: str) -> property:

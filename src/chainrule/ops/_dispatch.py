@@ -258,11 +258,13 @@ def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> 
 # The general runner
 
 
-def _type_error(op: OpDef, value: Any, pos: int) -> TypeError:
+def _type_error(op: OpDef, value: Any, pos: int, offset: int) -> TypeError:
+    """PyTorch's message for an argument of the wrong type; ``offset`` is 1 when the op was
+    called as a Tensor method (``x.atan2(1.5)``: ``self`` is not counted in the position)."""
     name = op.param_names[pos]
     return TypeError(
-        f"{op.name}(): argument '{'input' if name == 'self' else name}' (position {pos + 1}) "
-        f"must be Tensor, not {_python_type_name(value)}"
+        f"{op.name}(): argument '{'input' if name == 'self' else name}' "
+        f"(position {pos + 1 - offset}) must be Tensor, not {_python_type_name(value)}"
     )
 
 
@@ -281,8 +283,9 @@ def _given(op: OpDef, args: tuple) -> tuple:
     return args[:n]
 
 
-def run_general(op: OpDef, args: tuple) -> Any:
-    """Run ``op`` on positional ``args`` (already bound), recording a node when needed."""
+def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
+    """Run ``op`` on positional ``args`` (already bound), recording a node when needed
+    (``offset``: 1 when called as a Tensor method, for the positions errors name)."""
     values = list(args)
     requires_grad = False
     for p in op.input_pos:
@@ -301,7 +304,7 @@ def run_general(op: OpDef, args: tuple) -> Any:
         elif p in op.tensor_only_pos or (
             type(x) not in _number_types and not isinstance(x, np.generic)
         ):
-            raise _type_error(op, x, p)
+            raise _type_error(op, x, p, offset)
     for p in op.tensor_param_pos:
         x = values[p]
         if isinstance(x, Tensor):
@@ -387,7 +390,7 @@ def _full_args(op: OpDef, args: tuple) -> tuple:
     return args if n == len(op.defaults) else args + op.defaults[n:]
 
 
-def _unary_public(op: OpDef) -> Callable[..., Any]:
+def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     """``op(x, *numbers)``: one tensor input in front, one output."""
     forward = op.forward
     differentiable = op.differentiable
@@ -403,12 +406,12 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(x, Tensor):
             args = (x, *rest) if x is not _MISSING else rest
-            return run_general(op, bind(args, kwargs))
+            return run_general(op, bind(args, kwargs), offset)
         if x._base is not None:
             refresh_view(x)
         a = x._data
         if needs_float and a.dtype.kind not in "fc":
-            return run_general(op, _full_args(op, (x, *rest)))
+            return run_general(op, _full_args(op, (x, *rest)), offset)
         out = forward(a, *rest) if rest else forward(a)
         if type(out) is not _ndarray:
             out = _asarray(out)
@@ -465,7 +468,7 @@ def _unary_public(op: OpDef) -> Callable[..., Any]:
     return public
 
 
-def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
+def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callable[..., Any]:
     """``op(x, y, *numbers)``: two tensor-or-number inputs in front, one output.
 
     ``operator=True`` makes ``Tensor.__add__`` ...: an operand that is neither a tensor nor a
@@ -492,7 +495,7 @@ def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
     def public(x: Any = _MISSING, y: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or y is _MISSING or slow or len(rest) > max_rest:
             args = tuple(v for v in (x, y) if v is not _MISSING) + rest
-            return run_general(op, bind(args, kwargs))
+            return run_general(op, bind(args, kwargs), offset)
         if isinstance(x, Tensor):
             if x._base is not None:
                 refresh_view(x)
@@ -502,7 +505,7 @@ def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
             a = x
             rx = False
         else:
-            return run_general(op, _full_args(op, (x, y, *rest)))
+            return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if isinstance(y, Tensor):
             if y._base is not None:
                 refresh_view(y)
@@ -514,13 +517,13 @@ def _binary_public(op: OpDef, operator: bool = False) -> Callable[..., Any]:
         elif operator and not isinstance(y, np.generic):
             return NotImplemented
         else:
-            return run_general(op, _full_args(op, (x, y, *rest)))
+            return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if check is not None:
             check(a, b, *rest)
         if promote_mode is not KEEP and not (
             same_dtype_ok and type(a) is _ndarray and type(b) is _ndarray and a.dtype is b.dtype
         ) and _needs_promotion(promote_mode, a, b):
-            return run_general(op, _full_args(op, (x, y, *rest)))
+            return run_general(op, _full_args(op, (x, y, *rest)), offset)
         try:
             out = forward(a, b, *rest) if rest else forward(a, b)
         except ValueError as error:
@@ -615,14 +618,16 @@ def _keep_args(node: Any, plan: Any, args: tuple) -> None:
     node._versions = tuple(versions)
 
 
-def make_public_function(op: OpDef) -> Callable[..., Any]:
-    """The public function of ``op``: specialised for one or two leading tensor inputs."""
+def make_public_function(op: OpDef, method: bool = False) -> Callable[..., Any]:
+    """The public function of ``op``: specialised for one or two leading tensor inputs.
+    ``method=True`` makes the Tensor method, whose errors count positions after ``self``."""
+    offset = 1 if method else 0
     leading = op.input_pos == tuple(range(op.n_inputs)) and not op.tensor_param_pos
     if leading and not op.multi_output:
         if op.n_inputs == 1:
-            return _unary_public(op)
+            return _unary_public(op, offset)
         if op.n_inputs == 2:
-            return _binary_public(op)
+            return _binary_public(op, offset=offset)
     bind = op.bind
     defaults = op.defaults
     n_params = len(defaults)
@@ -630,10 +635,10 @@ def make_public_function(op: OpDef) -> Callable[..., Any]:
 
     def public(*args: Any, **kwargs: Any) -> Any:
         if kwargs or not required <= len(args) <= n_params:
-            return run_general(op, bind(args, kwargs))
+            return run_general(op, bind(args, kwargs), offset)
         if len(args) != n_params:
             args = args + defaults[len(args):]
-        return run_general(op, args)
+        return run_general(op, args, offset)
 
     return public
 

@@ -46,8 +46,8 @@ from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function
 from ._opnode import OpNode, bind_namespaces, make_node_class
 
 __all__ = [
-    "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "ARITH", "FLOAT", "COMPARE", "KEEP",
-    "register_method", "bind_namespaces",
+    "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "as_method", "ARITH", "FLOAT",
+    "COMPARE", "KEEP", "register_method", "bind_namespaces",
 ]
 
 
@@ -389,9 +389,10 @@ class OpFunction:
         def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
 
 
-def make_public(opdef: OpDef) -> Any:
-    """The public function for an op (see :func:`~._dispatch.make_public_function`)."""
-    public = make_public_function(opdef)
+def make_public(opdef: OpDef, method: bool = False) -> Any:
+    """The public function for an op (see :func:`~._dispatch.make_public_function`), or with
+    ``method=True`` its Tensor method (the same, but errors count positions after ``self``)."""
+    public = make_public_function(opdef, method)
     public.__name__ = opdef.name
     public.__qualname__ = opdef.name
     public.__doc__ = opdef.forward.__doc__
@@ -426,7 +427,17 @@ def recorded_as(public: Any, node_name: str) -> Any:
     return renamed
 
 
+def as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` to attach as a Tensor method: an op's public function becomes its method form
+    (``x.atan2(1.5)`` names argument position 1, as PyTorch's method does); other functions
+    are attached as they are."""
+    opdef = getattr(fn, "op", None)
+    if isinstance(opdef, OpDef) and getattr(fn, "derivative", None) is not None:
+        return make_public(opdef, method=True)
+    return fn
+
+
 def register_method(name: str, fn: Callable[..., Any]) -> None:
     """Attach ``fn`` to Tensor as a method (ops modules call this for their public ops)."""
-    setattr(Tensor, name, fn)
+    setattr(Tensor, name, as_method(fn))
 
