@@ -88,3 +88,21 @@ def test_node_edges_and_saved_values_match(case: Callable[[Any, Any], Any]) -> N
         return node.name().split("::")[-1], edges, saved
 
     assert graph(chainrule) == graph(torch)
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, x: x + 2, lambda lib, x: x + x, lambda lib, x: x - x,
+    lambda lib, x: lib.add(x, x, alpha=2), lambda lib, x: x.sub(2, alpha=3),
+    lambda lib, x: 2 - x, lambda lib, x: lib.rsub(x, x), lambda lib, x: x.pow(2.5),
+    lambda lib, x: lib.clamp(x, min=0.5), lambda lib, x: x.lerp(x * 2, 0.25),
+], ids=["add-number", "add", "sub", "add-alpha", "sub-number-alpha", "rsub-number", "rsub",
+        "pow", "clamp", "lerp"])
+def test_saved_numbers_are_pytorchs(case: Callable[[Any, Any], Any]) -> None:
+    """PyTorch's nodes save their numbers whatever needs grad (``_saved_alpha`` of ``a + b``
+    is 1 though ``add`` was given no alpha)."""
+    def numbers(lib: Any) -> dict[str, str]:
+        node = case(lib, _leaf(lib)).grad_fn
+        return {a: str(getattr(node, a)) for a in dir(node) if a.startswith("_saved_")
+                and not isinstance(getattr(node, a), lib.Tensor | tuple)}
+
+    assert numbers(chainrule) == numbers(torch)

@@ -246,6 +246,7 @@ class OpNode(Node):
             n for n in object.__dir__(self)
             if not n.startswith(("_saved_", "_raw_saved_")) and n != "_saved"
         ]
+        names.extend("_saved_" + name for name in op.saved_constants)
         for pos in sorted(op.read_positions):
             if pos < op.result_index:
                 name = op.param_names[pos]
@@ -333,6 +334,9 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
     for name in opdef.input_names:
         attribute = f"_saved_{name}_sym_sizes"
         namespace[attribute] = _sizes_property(name, attribute)
+    for name, value in opdef.saved_constants.items():
+        namespace["_saved_" + name] = property(
+            lambda node, value=value: value, doc=f"The number {name!r} (always {value!r}).")
     return type(node_name, (base,), namespace)
 
 

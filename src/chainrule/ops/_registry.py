@@ -120,6 +120,7 @@ class OpDef:
         tensor_lists: Sequence[str] = (),
         saved_outputs: Sequence[str] = (),
         tensor_only: Sequence[str] = (),
+        saved_constants: dict[str, Any] | None = None,
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -156,6 +157,9 @@ class OpDef:
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
         # Inputs PyTorch takes as tensors only (its Tensor overloads): a number is a TypeError.
         self.tensor_only_pos = frozenset(self.index_of[name] for name in tensor_only)
+        # Numbers PyTorch's node saves that this forward has no parameter for (``alpha`` of
+        # ``a + b``, always 1): shown as ``_saved_<name>``.
+        self.saved_constants = dict(saved_constants or {})
         self.promote = promote
         # Numbers passed as non-tensor arguments that still take part in type promotion
         # (the exponent of ``x ** 2.5``, the bounds of ``clamp``).
@@ -234,7 +238,9 @@ class OpDef:
             saved = tuple(p for p in tensor_pos if p in used)
             # Tensor arguments no derivative reads are not kept alive by the node.
             drop = tuple(p for p in tensor_pos if p not in used)
-            reads_numbers = any(p in used for p in range(len(self.param_names))
+            # Numbers any derivative reads are kept whatever needs grad, as PyTorch's nodes
+            # save their scalars unconditionally (``x.sub(2, alpha=3).grad_fn._saved_alpha``).
+            reads_numbers = any(p in self.read_positions for p in range(len(self.param_names))
                                 if p not in self.tensor_positions)
             lists = frozenset(p for p in saved if p in self.tensor_list_pos)
             pack_order = tuple(sorted(
@@ -344,6 +350,7 @@ def op(
     saved_outputs: Sequence[str] = (),
     name: str | None = None,
     tensor_only: Sequence[str] = (),
+    saved_constants: dict[str, Any] | None = None,
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -362,13 +369,15 @@ def op(
     argument errors name (default: the forward's name), for a forward named after an overload
     (``_add_alpha`` is ``add``). ``tensor_only`` names inputs that may not be Python numbers
     (PyTorch has no Scalar overload for them: ``atan2(x, 1.5)`` is a TypeError).
+    ``saved_constants`` are numbers PyTorch's node saves that the forward takes no parameter
+    for (``{"alpha": 1}`` for ``a + b``), shown as ``grad_fn._saved_<name>``.
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
-            saved_outputs, tensor_only,
+            saved_outputs, tensor_only, saved_constants,
         )
         if name is not None:
             opdef.name = name

@@ -202,7 +202,8 @@ def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
     return ufunc(a, b).astype(_HALF)
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add")
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add",
+    saved_constants={"alpha": 1})
 def _add(self, other):
     return self + other
 
@@ -304,7 +305,8 @@ def add(input, other, *, alpha=1):
     return _add_alpha(input, other, alpha)
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub")
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
+    saved_constants={"alpha": 1})
 def _sub(self, other):
     return self - other
 
