@@ -14,17 +14,7 @@ import torch
 
 import chainrule
 
-
-def _outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
-    try:
-        value = fn(lib)
-    except Exception as error:  # noqa: BLE001 - the exception is what is compared
-        return type(error).__name__, str(error).replace("chainrule", "torch")
-    return "ok", str(value).replace("chainrule", "torch")
-
-
-def _same_outcome(fn: Callable[[Any], Any]) -> None:
-    assert _outcome(fn, chainrule) == _outcome(fn, torch)
+from .outcomes import outcome, same_outcome
 
 
 def _leaf(lib: Any, shape: tuple[int, ...] = (2, 3)) -> Any:
@@ -46,10 +36,10 @@ def test_saved_tensor_message_names_the_in_place_op(write: str) -> None:
         eval(write, {"u": u, "lib": lib})
         s.sum().backward()
 
-    kind, message = _outcome(run, chainrule)
+    kind, message = outcome(run, chainrule)
     assert kind == "RuntimeError"
     # (chainrule adds where the write happened; PyTorch's message is a prefix of it)
-    theirs = _outcome(run, torch)[1]
+    theirs = outcome(run, torch)[1]
     assert message.startswith(theirs.split(" Hint:")[0])
 
 
@@ -65,7 +55,7 @@ def test_saved_tensor_message_names_the_in_place_op(write: str) -> None:
 ], ids=["leaf", "view-of-leaf", "multi-output-view", "t_-3d", "squeeze-dim", "transpose-dim",
         "unsqueeze-dim", "polygamma-negative"])
 def test_errors_are_pytorchs_and_change_nothing(case: Callable[[Any], Any]) -> None:
-    _same_outcome(case)
+    same_outcome(case)
 
 
 def test_no_grad_view_modified_in_place_is_refused() -> None:
@@ -75,7 +65,7 @@ def test_no_grad_view_modified_in_place_is_refused() -> None:
             v = x.view(6)
         return v.unsqueeze_(0)
 
-    _same_outcome(run)
+    same_outcome(run)
 
 
 def test_a_failed_view_op_leaves_the_tensor_alone() -> None:
@@ -157,7 +147,7 @@ def test_views_of_the_tensor_follow_its_new_shape() -> None:
 ], ids=["p>1", "nan", "integer", "tensor-p>1", "negative", "method-p>1", "no-expand",
         "integer-p", "expand", "bool", "long", "float16", "number-p"])
 def test_bernoulli_errors_and_degenerate_values(case: Callable[[Any], Any]) -> None:
-    _same_outcome(case)
+    same_outcome(case)
 
 
 def test_bernoulli_records_pytorchs_nodes() -> None:
@@ -169,7 +159,7 @@ def test_bernoulli_records_pytorchs_nodes() -> None:
         y.sum().backward()
         out += [type(y.grad_fn).__name__, x.grad.tolist()]
         y = x.bernoulli(0.3)
-        out += [y.grad_fn.name().split("::")[-1], _outcome(lambda _: y.sum().backward(), lib)]
+        out += [y.grad_fn.name().split("::")[-1], outcome(lambda _: y.sum().backward(), lib)]
         z = x.clone()
         z.bernoulli_(p)
         z.sum().backward()

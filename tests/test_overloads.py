@@ -13,17 +13,7 @@ import torch
 
 import chainrule
 
-
-def _outcome(fn: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
-    try:
-        value = fn(lib)
-    except Exception as error:  # noqa: BLE001 - the exception is what is compared
-        return type(error).__name__, str(error).replace("chainrule", "torch")
-    return "ok", str(value).replace("chainrule", "torch")
-
-
-def _same_outcome(fn: Callable[[Any], Any]) -> None:
-    assert _outcome(fn, chainrule) == _outcome(fn, torch)
+from .outcomes import same_outcome
 
 
 def _leaf(lib: Any) -> Any:
@@ -67,7 +57,7 @@ def _leaf(lib: Any) -> Any:
         "fmax-number", "fmin-none", "mul-dict", "remainder-number-self", "rmod",
         "method-atan2", "method-mul", "method-maximum", "method-fmin"])
 def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
-    _same_outcome(case)
+    same_outcome(case)
 
 
 @pytest.mark.parametrize("case", [
