@@ -50,12 +50,20 @@ def _leaf(lib: Any) -> Any:
     lambda lib: _leaf(lib).mul(None),
     lambda lib: _leaf(lib).maximum(2),
     lambda lib: _leaf(lib).fmin([1.0]),
+    lambda lib: lib.rsub(1.5, _leaf(lib)),
+    lambda lib: lib.clamp(1.5, _leaf(lib)),
+    lambda lib: lib.clamp(1.5, min=0),
+    lambda lib: lib.clip(2, 1),
+    lambda lib: lib.clamp_min(1.5, _leaf(lib)),
+    lambda lib: lib.clamp_max(1.5, _leaf(lib)),
 ], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide",
         "xlogy-list", "xlogy-str", "add-str", "add-alpha-str", "sub-none", "div-list",
         "fmod-number-self", "eq-number-self", "lt-number-self", "atan2-number-input",
         "atan2-number-other", "hypot-bool", "maximum-numpy-scalar", "minimum-number",
         "fmax-number", "fmin-none", "mul-dict", "remainder-number-self", "rmod",
-        "method-atan2", "method-mul", "method-maximum", "method-fmin"])
+        "method-atan2", "method-mul", "method-maximum", "method-fmin", "rsub-number-input",
+        "clamp-number-input", "clamp-number-min", "clip-numbers",
+        "clamp_min-number-input", "clamp_max-number-input"])
 def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
     same_outcome(case)
 

@@ -372,8 +372,17 @@ def _(ops, grad, alpha):
     return -grad if _is_unit(alpha) else grad * -alpha
 
 
+_RSUB_SIGNATURES = (
+    "(Tensor input, Tensor other, *, Number alpha = 1)",
+    "(Tensor input, Number other, Number alpha = 1)",
+)
+
+
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
+    if not isinstance(input, Tensor):
+        raise _no_overload("rsub", (input, other), {"alpha": alpha} if alpha != 1 else {},
+                           _RSUB_SIGNATURES)
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha=alpha)
     return _rsub_scalar(input, other, alpha)
@@ -1523,6 +1532,8 @@ def _clamp_public(name: str, args: tuple, kwargs: dict[str, Any]) -> Tensor:
         input, low, high = args[0], kwargs.get("min"), kwargs.get("max")
     else:
         input, low, high = _bind_bounds(name, args, kwargs, ("min", "max"), _CLAMP_SIGNATURES)
+    if not isinstance(input, Tensor):
+        raise _no_overload(name, args, kwargs, _CLAMP_SIGNATURES)
     if type(low) in _NUMBER_OR_NONE and type(high) in _NUMBER_OR_NONE:  # the common case
         return _clamp_scalar(input, low, high)
     kinds = (_bound_kind(low), _bound_kind(high))
@@ -1594,7 +1605,7 @@ def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
         input, low = _bind_bounds("clamp_min", args, kwargs, ("min",), _CLAMP_MIN_SIGNATURES)
     else:
         input, low = args
-    kind = _bound_kind(low)
+    kind = _bound_kind(low) if isinstance(input, Tensor) else 0
     if kind == 1:
         return _clamp_min_tensor(input, low)
     if kind == 2:
@@ -1609,7 +1620,7 @@ def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
         input, high = _bind_bounds("clamp_max", args, kwargs, ("max",), _CLAMP_MAX_SIGNATURES)
     else:
         input, high = args
-    kind = _bound_kind(high)
+    kind = _bound_kind(high) if isinstance(input, Tensor) else 0
     if kind == 1:
         return _clamp_max_tensor(input, high)
     if kind == 2:
