@@ -56,6 +56,7 @@ def _leaf(lib: Any) -> Any:
     lambda lib: lib.clip(2, 1),
     lambda lib: lib.clamp_min(1.5, _leaf(lib)),
     lambda lib: lib.clamp_max(1.5, _leaf(lib)),
+    lambda lib: lib.fmod(1.5, 2.0),
 ], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide",
         "xlogy-list", "xlogy-str", "add-str", "add-alpha-str", "sub-none", "div-list",
         "fmod-number-self", "eq-number-self", "lt-number-self", "atan2-number-input",
@@ -63,7 +64,7 @@ def _leaf(lib: Any) -> Any:
         "fmax-number", "fmin-none", "mul-dict", "remainder-number-self", "rmod",
         "method-atan2", "method-mul", "method-maximum", "method-fmin", "rsub-number-input",
         "clamp-number-input", "clamp-number-min", "clip-numbers",
-        "clamp_min-number-input", "clamp_max-number-input"])
+        "clamp_min-number-input", "clamp_max-number-input", "fmod-numbers"])
 def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
     same_outcome(case)
 

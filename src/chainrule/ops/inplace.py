@@ -40,7 +40,7 @@ from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, new_node
 from . import pointwise, shape
 from ._opnode import RELEASED, OpNode, pack_saved
-from ._registry import KEEP, op, recorded_as
+from ._registry import KEEP, op, recorded_as, zero_derivative
 
 __all__ = [
     "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
@@ -624,9 +624,7 @@ def _fill_scalar(self, value):
     return np.full_like(self, value)
 
 
-@_fill_scalar.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+_fill_scalar.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
 @op("FillBackward3", inputs=("self", "value"), promote=KEEP)
@@ -634,9 +632,7 @@ def _fill_tensor(self, value):
     return np.full_like(self, value)
 
 
-@_fill_tensor.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+_fill_tensor.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
 @_fill_tensor.derivative("value")
@@ -649,9 +645,7 @@ def _zero(self):
     return np.zeros_like(self)
 
 
-@_zero.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+_zero.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
 @op("CopyBackwards", inputs=("self", "src"), promote=KEEP)
@@ -668,9 +662,7 @@ def _copy(self, src):
     return np.array(src, dtype=self.dtype, copy=True)
 
 
-@_copy.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+_copy.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
 @_copy.derivative("src")
@@ -686,9 +678,7 @@ def _uniform(self, low, high, generator):
     return _gen(generator).uniform(low, high, self.shape).astype(self.dtype)
 
 
-@_uniform.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+_uniform.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
 @op("NormalBackward0", promote=KEEP)
@@ -698,9 +688,7 @@ def _normal(self, mean, std, generator):
     return (mean + std * _gen(generator).standard_normal(self.shape)).astype(self.dtype)
 
 
-@_normal.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)  # zeros where grad is inf or NaN too, as PyTorch's zeros_like
+_normal.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:

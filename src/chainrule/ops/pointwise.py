@@ -661,7 +661,8 @@ def _(ops, grad, self, other):
     return -grad * ops.div_rounding(self, other, "trunc")
 
 
-@op("FmodBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
+@op("FmodBackward0", inputs=("self",), promote=ARITH, promote_with=("other",), name="fmod",
+    tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER)
 def _fmod_scalar(self, other):
     return _fmod_array(self, other)
 
@@ -887,9 +888,7 @@ def sign(self):
     return _sign_array(self)
 
 
-@sign.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+sign.derivative("self")(zero_derivative)
 
 
 @op("SgnBackward0", promote=KEEP)
@@ -1834,9 +1833,7 @@ def _round(self):
     return np.round(self) if self.dtype.kind not in "iu" else self.copy()
 
 
-@_round.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+_round.derivative("self")(zero_derivative)
 
 
 @op("RoundBackward1", promote=KEEP)
@@ -1847,9 +1844,7 @@ def _round_decimals(self, decimals):
     return np.round(self, decimals, out=empty_preserving_layout(self))
 
 
-@_round_decimals.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+_round_decimals.derivative("self")(zero_derivative)
 
 
 _NO_DECIMALS: Any = object()
@@ -1976,7 +1971,7 @@ greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 
 
-def _comparison_in_place(name: str, fn):
+def _comparison_in_place(name: str, fn, out_of_place):
     """``self.<name>_(other)``'s op: the comparison as 0/1 in the operands' common dtype,
     recorded as PyTorch's ``GtBackward0`` (a number ``other``) or ``GtBackward1`` (a tensor),
     whose derivatives are zero. (Out of place a comparison has no history: its result is bool.)
@@ -1995,8 +1990,6 @@ def _comparison_in_place(name: str, fn):
     with_tensor.derivative("self")(zero_derivative)
     with_tensor.derivative("other")(zero_derivative)
 
-    out_of_place = globals()[name]
-
     def compare_in_place(self: Tensor, other: Any) -> Tensor:
         if self._data.dtype.kind not in "fc":
             return out_of_place(self, other)  # (no history to record: the bool result is cast)
@@ -2008,9 +2001,9 @@ def _comparison_in_place(name: str, fn):
 
 #: The in-place comparisons' ops (ops/__init__.py makes ``Tensor.gt_`` ... of them).
 COMPARISONS_IN_PLACE = {
-    name: _comparison_in_place(name, fn)
-    for name, fn in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less),
-                     ("le", np.less_equal), ("gt", np.greater), ("ge", np.greater_equal))
+    out_of_place.__name__: _comparison_in_place(out_of_place.__name__, fn, out_of_place)
+    for out_of_place, fn in ((eq, np.equal), (ne, np.not_equal), (lt, np.less),
+                             (le, np.less_equal), (gt, np.greater), (ge, np.greater_equal))
 }
 
 logical_and = _comparison("logical_and", np.logical_and, "Element-wise logical and.")

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..._backend import special
-from .._registry import KEEP, op
+from .._registry import KEEP, op, recorded_as, zero_derivative
 from ..pointwise import half_in_float32
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -59,9 +59,7 @@ def _(ops, grad, self, threshold):
     return ops.threshold_backward(grad, self, threshold)
 
 
-@threshold_backward.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+threshold_backward.derivative("self")(zero_derivative)
 
 
 @op("LeakyReluBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -78,9 +76,7 @@ def _(ops, grad, self, negative_slope):
     return ops.leaky_relu_backward(grad, self, negative_slope)
 
 
-@leaky_relu_backward.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+leaky_relu_backward.derivative("self")(zero_derivative)
 
 
 @op("HardtanhBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -96,9 +92,7 @@ def _(ops, grad, self, min_val, max_val):
     return ops.hardtanh_backward(grad, self, min_val, max_val)
 
 
-@hardtanh_backward.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+hardtanh_backward.derivative("self")(zero_derivative)
 
 
 @op("HardshrinkBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
@@ -113,26 +107,17 @@ def _(ops, grad, self, lambd):
     return ops.hardshrink_backward(grad, self, lambd)
 
 
-@hardshrink_backward.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
+hardshrink_backward.derivative("self")(zero_derivative)
 
 
-@op("SoftshrinkBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
-def softshrink_backward(grad_output, self, lambd):
-    """0 where ``-lambd <= self <= lambd``, else ``grad_output`` (NaN passes it through)."""
-    inside = (self >= -lambd) & (self <= lambd)
-    return np.where(inside, 0, grad_output).astype(grad_output.dtype, copy=False)
+# softshrink's first derivative is hardshrink's (0 inside ``[-lambd, lambd]``), under its own
+# node, whose derivative is again a softshrink_backward.
+softshrink_backward = recorded_as(hardshrink_backward, "SoftshrinkBackwardBackward0")
 
 
 @softshrink_backward.derivative("grad_output")
 def _(ops, grad, self, lambd):
     return ops.softshrink_backward(grad, self, lambd)
-
-
-@softshrink_backward.derivative("self")
-def _(ops, grad):
-    return ops.zeros_like(grad)
 
 
 # ----------------------------------------------------------------------------------------------
