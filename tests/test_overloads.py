@@ -16,6 +16,10 @@ import chainrule
 from .outcomes import same_outcome
 
 
+class _Operand:
+    """A Python class: PyTorch names it bare (``not _Operand``), not with its module."""
+
+
 def _leaf(lib: Any) -> Any:
     return lib.tensor([[0.25, 2.0, 1.5], [0.75, 3.0, 0.5]], dtype=lib.float64,
                       requires_grad=True)
@@ -57,6 +61,7 @@ def _leaf(lib: Any) -> Any:
     lambda lib: lib.clamp_min(1.5, _leaf(lib)),
     lambda lib: lib.clamp_max(1.5, _leaf(lib)),
     lambda lib: lib.fmod(1.5, 2.0),
+    lambda lib: lib.add(_leaf(lib), _Operand()),
 ], ids=["xlogy-numbers", "xlogy-none", "floor_divide_", "ifloordiv", "floor_divide",
         "xlogy-list", "xlogy-str", "add-str", "add-alpha-str", "sub-none", "div-list",
         "fmod-number-self", "eq-number-self", "lt-number-self", "atan2-number-input",
@@ -64,7 +69,8 @@ def _leaf(lib: Any) -> Any:
         "fmax-number", "fmin-none", "mul-dict", "remainder-number-self", "rmod",
         "method-atan2", "method-mul", "method-maximum", "method-fmin", "rsub-number-input",
         "clamp-number-input", "clamp-number-min", "clip-numbers",
-        "clamp_min-number-input", "clamp_max-number-input", "fmod-numbers"])
+        "clamp_min-number-input", "clamp_max-number-input", "fmod-numbers",
+        "python-class-operand"])
 def test_messages_name_the_overload(case: Callable[[Any], Any]) -> None:
     same_outcome(case)
 

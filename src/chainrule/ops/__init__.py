@@ -345,8 +345,8 @@ for _name in ("masked_fill", "index_add", "scatter", "scatter_add", "index_put",
         _INPLACE_FROM[_name] = getattr(Tensor, _name)
 # In place, comparisons record a node of their own (``gt_`` and its alias ``greater_``:
 # GtBackward0/1, a zero derivative), where out of place they have no history.
-for _alias, _name in (("eq", "eq"), ("ne", "ne"), ("lt", "lt"), ("le", "le"), ("gt", "gt"),
-                      ("ge", "ge"), ("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
+_INPLACE_FROM.update(pointwise.COMPARISONS_IN_PLACE)
+for _alias, _name in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
                       ("less_equal", "le"), ("not_equal", "ne")):
     _INPLACE_FROM[_alias] = pointwise.COMPARISONS_IN_PLACE[_name]
 _INPLACE_FROM["polygamma"] = special_ops.polygamma_in_place_op

@@ -29,7 +29,7 @@ from .._tensor import (
     wrap,
 )
 from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
-from ..autograd.node import new_node, next_sequence_nr
+from ..autograd.node import new_node, next_sequence_nr, type_name
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -264,14 +264,8 @@ def _type_error(op: OpDef, value: Any, pos: int, offset: int) -> TypeError:
     name = op.param_names[pos]
     return TypeError(
         f"{op.name}(): argument '{'input' if name == 'self' else name}' "
-        f"(position {pos + 1 - offset}) must be Tensor, not {_python_type_name(value)}"
+        f"(position {pos + 1 - offset}) must be Tensor, not {type_name(value)}"
     )
-
-
-def _python_type_name(value: Any) -> str:
-    """A type as PyTorch's argument errors name it: ``float``, ``numpy.float32``."""
-    kind = type(value)
-    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 def _given(op: OpDef, args: tuple) -> tuple:

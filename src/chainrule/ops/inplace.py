@@ -481,17 +481,13 @@ def _in_place_view_op(recorded: Callable[..., Tensor], name: str) -> Callable[..
 _t_in_place = recorded_as(shape.t, "TBackward1")
 _transpose_in_place = recorded_as(shape.transpose, "TransposeBackward1")
 _unsqueeze_in_place = recorded_as(shape.unsqueeze, "UnsqueezeBackward1")
-_squeeze_all_in_place = recorded_as(shape._squeeze_all, "SqueezeBackward3")
-_squeeze_dim_in_place = recorded_as(shape._squeeze_dim, "SqueezeBackward4")
-_squeeze_dims_in_place = recorded_as(shape._squeeze_dims, "SqueezeBackward5")
+# squeeze_'s nodes: SqueezeBackward3 (no dim), 4 (one dim), 5 (several), as squeeze's 0, 1, 2.
+_SQUEEZE_IN_PLACE = tuple(recorded_as(overload, f"SqueezeBackward{3 + k}")
+                          for k, overload in enumerate(shape.SQUEEZE_OVERLOADS))
 
 
 def _squeeze_in_place(self: Tensor, dim: Any = None) -> Tensor:
-    if dim is None:
-        return _squeeze_all_in_place(self)
-    if isinstance(dim, int | np.integer):
-        return _squeeze_dim_in_place(self, int(dim))
-    return _squeeze_dims_in_place(self, tuple(dim))
+    return shape.squeeze_with(_SQUEEZE_IN_PLACE, self, dim)
 
 
 def _t(self: Tensor) -> Tensor:

@@ -1321,15 +1321,17 @@ def _xlogy_number_other(self, other):
 _xlogy_number_other.derivative("self")(_xlogy_self_derivative)
 
 
+_NUMBER = (int, float, complex, np.generic)  # (bool is an int)
+
+
 def xlogy(input: Any, other: Any) -> Tensor:
     """``input * log(other)``, 0 where ``input == 0`` (NaN where ``other`` is NaN); either may
     be a number."""
-    number = int | float | complex | np.generic
     if isinstance(input, Tensor) and isinstance(other, Tensor):
         return _xlogy(input, other)
-    if isinstance(input, Tensor) and isinstance(other, number):
+    if isinstance(input, Tensor) and isinstance(other, _NUMBER):
         return _xlogy_number_other(input, other)
-    if isinstance(input, number) and isinstance(other, Tensor):
+    if isinstance(input, _NUMBER) and isinstance(other, Tensor):
         return _xlogy_number_self(input, other)
     raise TypeError(_xlogy.op.invalid_arguments_message((input, other), {}))
 

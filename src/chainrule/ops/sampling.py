@@ -83,7 +83,7 @@ def bernoulli(input: Tensor, p: float | None = None, *,
 def _bernoulli_tensor_in_place(self, p, generator):
     _check_probabilities(p, "bernoulli_tensor_cpu_p_")
     _expanded_shape(p.shape, self.shape, p.dtype)  # (PyTorch's error when p cannot expand)
-    return _draw(self.shape, np.broadcast_to(p, self.shape), generator, self.dtype)
+    return _draw(self.shape, p, generator, self.dtype)
 
 
 _bernoulli_tensor_in_place.derivative("self")(zero_derivative)

@@ -274,11 +274,22 @@ def _(ops, grad, self_shape):
 
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Remove dimensions of size 1 (all, or only ``dim``)."""
+    return squeeze_with(SQUEEZE_OVERLOADS, input, dim)
+
+
+#: squeeze's overloads, as PyTorch picks them: no dim, one dim, several dims.
+SQUEEZE_OVERLOADS = (_squeeze_all, _squeeze_dim, _squeeze_dims)
+
+
+def squeeze_with(overloads: Sequence[Callable[..., Tensor]], input: Tensor,
+                 dim: int | Sequence[int] | None) -> Tensor:
+    """``squeeze(input, dim)`` through the overload ``dim`` picks (of ``overloads``, in the
+    order of :data:`SQUEEZE_OVERLOADS`; ``squeeze_`` passes its in-place nodes)."""
     if dim is None:
-        return _squeeze_all(input)
+        return overloads[0](input)
     if isinstance(dim, int | np.integer):
-        return _squeeze_dim(input, int(dim))
-    return _squeeze_dims(input, tuple(dim))
+        return overloads[1](input, int(dim))
+    return overloads[2](input, tuple(dim))
 
 
 @op("UnsqueezeBackward0", view=True)
