@@ -152,6 +152,15 @@ class Module:
 
     # -- calling -------------------------------------------------------------------------------
 
+    def _run_forward_hook(self, hook_id: int, hook: Callable[..., Any], args: tuple,
+                          kwargs: dict[str, Any], result: Any) -> Any:
+        """One forward hook (with or without the keyword arguments); the result it gives."""
+        if hook_id in self._forward_hooks_with_kwargs:
+            new = hook(self, args, kwargs, result)
+        else:
+            new = hook(self, args, result)
+        return result if new is None else new
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             hooked = self._forward_pre_hooks or self._forward_hooks
@@ -190,24 +199,14 @@ class Module:
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
                     called.add(hook_id)
-                if hook_id in self._forward_hooks_with_kwargs:
-                    new = hook(self, args, kwargs, result)
-                else:
-                    new = hook(self, args, result)
-                if new is not None:
-                    result = new
+                result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
             return result
         except Exception:
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id not in self._forward_hooks_always_called or hook_id in called:
                     continue
                 try:
-                    if hook_id in self._forward_hooks_with_kwargs:
-                        new = hook(self, args, kwargs, result)
-                    else:
-                        new = hook(self, args, result)
-                    if new is not None:
-                        result = new
+                    result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
                 except Exception as e:  # noqa: BLE001 - the original error is what propagates
                     warnings.warn(
                         "module forward hook with ``always_call=True`` raised an exception that "
