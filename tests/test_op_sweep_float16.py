@@ -29,9 +29,7 @@ TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
 
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
-KNOWN_DIFFERENCES: frozenset[str] = frozenset({
-    "cross_entropy_probabilities_weight_smoothing-0",
-})
+KNOWN_DIFFERENCES: frozenset[str] = frozenset()
 
 KNOWN_REASON = "differs from PyTorch (issue 21)"
 

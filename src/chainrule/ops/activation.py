@@ -56,13 +56,20 @@ def _(ops, grad, result, dim):
 
 
 @op("LogSoftmaxBackward0")
-@half_in_float32
 def _log_softmax(self, dim):
     if self.ndim == 0:
         return np.zeros_like(self)
+    half = self.dtype == np.float16
+    x = self.astype(np.float32) if half else self  # float16 is computed in float32
     # Contiguous whatever the input's layout, as PyTorch's log_softmax.
-    shifted = np.subtract(self, self.max(axis=dim, keepdims=True), order="C")
-    return shifted - np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+    shifted = np.subtract(x, x.max(axis=dim, keepdims=True), order="C")
+    total = np.exp(shifted).sum(axis=dim, keepdims=True)
+    if half and dim == self.ndim - 1:
+        # PyTorch's last-dimension kernel keeps the sum and its log in half precision.
+        log_total = np.log(total.astype(np.float16).astype(np.float32)).astype(np.float16)
+        return (shifted - log_total.astype(np.float32)).astype(np.float16)
+    result = shifted - np.log(total)
+    return result.astype(np.float16) if half else result
 
 
 @_log_softmax.derivative("self")
