@@ -156,11 +156,7 @@ def test_layouts_match_torch(info: OpInfo, index: int, layout: str) -> None:
 #: (test_layouts_match_torch); the output's strides are not, so a ``.view()`` of it can raise
 #: where PyTorch's works. Each is a strict xfail: fixing one fails its test until it is taken off
 #: this list.
-KNOWN_LAYOUT_DIFFERENCES: frozenset[str] = frozenset({
-    # x - x.mean(1, keepdim=True): a binary op whose second operand broadcasts takes NumPy's
-    # output order, not TensorIterator's (the first operand's); ops/pointwise.py.
-    "chain_normalize-1-transposed",
-})
+KNOWN_LAYOUT_DIFFERENCES: frozenset[str] = frozenset()
 
 
 def _stride_cases() -> list[Any]:

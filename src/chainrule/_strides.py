@@ -21,6 +21,7 @@ __all__ = [
     "obeys_layout_contract", "copy_obeying_contract", "empty_with_strides_of",
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
     "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
+    "in_iterator_layout",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving",
@@ -190,6 +191,19 @@ def iterator_output(shape: tuple[int, ...], dtype: np.dtype, operands: list[np.n
     op over ``operands`` (the inputs, in order) with result ``shape``."""
     strides = [broadcast_strides(a, shape) for a in operands]
     return empty_in_order(shape, dtype, iterator_order(shape, strides))
+
+
+def in_iterator_layout(out: np.ndarray, operands: list[np.ndarray]) -> np.ndarray:
+    """``out``, an element-wise op's result over ``operands`` (its array inputs, in PyTorch's
+    order), laid out as PyTorch's TensorIterator allocates it: ``out`` itself when NumPy chose
+    the same order, else a copy. NumPy orders the result by all operands at once and falls back
+    to row-major when they disagree; TensorIterator lets the first operand that orders two
+    dimensions decide (``x.t() + y`` is laid out as ``x.t()``)."""
+    wanted = iterator_output(out.shape, out.dtype, operands)
+    if wanted.strides == out.strides:
+        return out
+    np.copyto(wanted, out)
+    return wanted
 
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import _dtype
+from .._strides import in_iterator_layout
 from .._tensor import (
     INFERENCE_TENSORS,
     INFERENCE_VIEW,
@@ -317,6 +318,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     if not op.multi_output:
         if type(out) is not _ndarray:
             out = _asarray(out)
+        if op.iterates and out.ndim > 1:
+            out = _iterator_layout(out, [values[p] for p in op.iterated_pos])
         result = wrap(out)
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
@@ -324,6 +327,16 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
             _record(op, args, (out,), (result,))
         return result
     return _wrap_outputs(op, args, out, record)
+
+
+def _iterator_layout(out: np.ndarray, operands: list[Any]) -> np.ndarray:
+    """An element-wise op's result laid out as PyTorch's TensorIterator lays it out over the
+    op's tensor ``operands`` (numbers and None among them are skipped): NumPy's layout is the
+    same unless an operand is not row-major."""
+    arrays = [v for v in operands if type(v) is _ndarray and v.ndim]
+    if all(v.flags.c_contiguous for v in arrays):
+        return out
+    return in_iterator_layout(out, arrays)
 
 
 def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> tuple:
@@ -485,6 +498,7 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
     # Two arrays of one dtype need no promotion (unless the op computes in floating point).
     same_dtype_ok = promote_mode is ARITH or promote_mode is COMPARE
     check = op.check
+    iterates = op.iterates
 
     def public(x: Any = _MISSING, y: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or y is _MISSING or slow or len(rest) > max_rest:
@@ -524,6 +538,11 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             raise _forward_error(error, (a, b)) from None
         if type(out) is not _ndarray:
             out = _asarray(out)
+        if iterates and out.ndim > 1 and not (
+            (type(a) is not _ndarray or a.flags.c_contiguous)
+            and (type(b) is not _ndarray or b.flags.c_contiguous)
+        ):
+            out = _iterator_layout(out, [a, b])
         t = _new(Tensor)
         t._data = out
         t._requires_grad = False

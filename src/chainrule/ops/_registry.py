@@ -121,6 +121,7 @@ class OpDef:
         saved_outputs: Sequence[str] = (),
         tensor_only: Sequence[str] = (),
         saved_constants: dict[str, Any] | None = None,
+        elementwise: bool = False,
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -155,6 +156,10 @@ class OpDef:
         # the op runs: PyTorch packs saved outputs after the saved inputs.
         self.saved_output_pos = frozenset(self.index_of[name] for name in saved_outputs)
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
+        # An element-wise op of several tensors (PyTorch's TensorIterator): its result is laid
+        # out as TensorIterator lays it out over them, in parameter order.
+        self.iterates = elementwise and len(self.tensor_positions) >= 2
+        self.iterated_pos = tuple(sorted(self.tensor_positions))
         # Inputs PyTorch takes as tensors only (its Tensor overloads): a number is a TypeError.
         self.tensor_only_pos = frozenset(self.index_of[name] for name in tensor_only)
         # Numbers PyTorch's node saves that this forward has no parameter for (``alpha`` of
@@ -351,6 +356,7 @@ def op(
     name: str | None = None,
     tensor_only: Sequence[str] = (),
     saved_constants: dict[str, Any] | None = None,
+    elementwise: bool = False,
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -371,13 +377,15 @@ def op(
     (PyTorch has no Scalar overload for them: ``atan2(x, 1.5)`` is a TypeError).
     ``saved_constants`` are numbers PyTorch's node saves that the forward takes no parameter
     for (``{"alpha": 1}`` for ``a + b``), shown as ``grad_fn._saved_<name>``.
+    ``elementwise=True`` marks an element-wise op (a TensorIterator op in PyTorch): with
+    several tensor arguments, its result's memory layout follows theirs as PyTorch's does.
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
-            saved_outputs, tensor_only, saved_constants,
+            saved_outputs, tensor_only, saved_constants, elementwise,
         )
         if name is not None:
             opdef.name = name

@@ -21,11 +21,15 @@ from ._registry import (
     COMPARE,
     FLOAT,
     KEEP,
-    op,
     recorded_as,
     register_method,
     zero_derivative,
 )
+from ._registry import op as table_op
+
+#: Every op of this module is element-wise (a TensorIterator op in PyTorch): declared with
+#: ``elementwise=True``, so a result of several tensors is laid out as PyTorch lays it out.
+op = functools.partial(table_op, elementwise=True)
 
 __all__ = [
     "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
