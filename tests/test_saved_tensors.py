@@ -153,11 +153,7 @@ def _f(lib):
 
 
 #: Ops whose saved tensors are not PyTorch's yet (strict xfails), with the reason.
-KNOWN_DIFFERENCES: dict[str, str] = {
-    "group_norm": "PyTorch's NativeGroupNormBackward0 saves its mean and rstd as outputs of the "
-                  "node (result1/result2, requiring grad through it); the op table saves only "
-                  "an op's first output, so chainrule saves the input and recomputes them",
-}
+KNOWN_DIFFERENCES: dict[str, str] = {}
 
 
 def _names() -> list:
@@ -492,3 +488,46 @@ def test_inplace_dropout_backward_under_hooks() -> None:
     (g,) = chainrule.autograd.grad(y.sum(), x)
     assert seen  # the node packed through the hook
     np.testing.assert_array_equal(g.numpy(), (y.detach().numpy() != 0) * 2.0)
+
+
+def _group_norm_with_statistics(lib: Any, x: np.ndarray, terms: tuple[str, ...]) -> list:
+    """What a backward from group norm's output and/or its saved statistics gives."""
+    t = lib.tensor(x, requires_grad=True)
+    w = lib.linspace(0.5, 1.5, 4, dtype=lib.float64).requires_grad_()
+    out = lib.nn.functional.group_norm(t, 2, w)
+    node = out.grad_fn
+    mean, rstd = node._saved_result1, node._saved_result2
+    seen = [(s.requires_grad, s.output_nr, s.grad_fn is node, tuple(s.shape)) for s in (mean, rstd)]
+    loss = {"out": out.pow(2).sum(), "mean": mean.sum() * 3, "rstd": rstd.sum()}
+    sum(loss[name] for name in terms).backward()
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        node._saved_result1  # noqa: B018 (freed by that backward)
+    numbers = (node._saved_N, node._saved_C, node._saved_HxW, node._saved_group, node._saved_eps)
+    return [seen, numbers, t.grad, w.grad]
+
+
+@pytest.mark.parametrize("terms", [("out",), ("out", "mean"), ("out", "rstd"),
+                                   ("out", "mean", "rstd"), ("mean",), ("mean", "rstd")])
+def test_group_norm_statistics_are_outputs_of_its_node(terms) -> None:
+    """PyTorch's NativeGroupNormBackward0 saves its mean and rstd as its outputs 1 and 2: they
+    require grad with the node as ``grad_fn``. Their gradients count only when both got one
+    (then ``d mean / dx`` and ``d rstd / dx`` join the input's gradient); the weight's
+    gradient comes from the main output only; the numbers stay readable after release."""
+    x = np.random.default_rng(3).uniform(-1, 1, (3, 4, 5))
+    ours, theirs = (_group_norm_with_statistics(lib, x, terms) for lib in LIBS)
+    assert ours[:2] == theirs[:2]
+    for mine, reference in zip(ours[2:], theirs[2:], strict=True):
+        assert (mine is None) == (reference is None)
+        if mine is not None:
+            np.testing.assert_allclose(mine.numpy(), reference.numpy(), rtol=1e-12, atol=1e-13)
+
+
+def test_numbers_stay_readable_after_release() -> None:
+    """PyTorch frees a node's saved tensors in backward but keeps its saved numbers."""
+    for lib in LIBS:
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y, z = x.sub(x * 2, alpha=3), x.pow(2.5)
+        (y.sum() + z.sum()).backward()
+        assert y.grad_fn._saved_alpha == 3 and z.grad_fn._saved_exponent == 2.5
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            z.grad_fn._saved_self  # noqa: B018

@@ -906,11 +906,12 @@ def _forward_args(
 
     With ``rng``, arguments no derivative of the node reads may be stand-ins (see
     :func:`check_graph`); without it (to recompute values), only true values are used."""
-    from ..ops._opnode import RELEASED, PackedSaved
+    from ..ops._opnode import PackedSaved
+    from .node import is_released
 
     op = node._op
     saved = node._saved
-    if saved is RELEASED:
+    if is_released(saved):
         return "its saved values were freed by a backward pass (use retain_graph=True)"
     if type(saved) is PackedSaved:
         return "its saved values went through saved_tensors_hooks"

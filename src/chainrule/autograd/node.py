@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
-    "short_name", "type_name", "RELEASED", "new_node",
+    "short_name", "type_name", "RELEASED", "ReleasedNumbers", "is_released", "new_node",
 ]
 
 
@@ -33,6 +33,22 @@ class _Released:
 
 
 RELEASED: Any = _Released()
+
+
+class ReleasedNumbers(_Released):
+    """What a released op node keeps: the numbers it saved (``_saved_alpha``, group norm's
+    ``_saved_N``), which PyTorch's nodes keep readable after a backward pass freed their saved
+    tensors. ``numbers`` maps argument positions to values."""
+
+    __slots__ = ("numbers",)
+
+    def __init__(self, numbers: dict[int, Any]) -> None:
+        self.numbers = numbers
+
+
+def is_released(saved: Any) -> bool:
+    """Whether a node's saved values were freed by a backward pass."""
+    return isinstance(saved, _Released)
 
 SECOND_BACKWARD_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "

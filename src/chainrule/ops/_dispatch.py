@@ -374,6 +374,8 @@ def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
     if op.num_outputs != 1:  # a MultiOutputOpNode (trailing non-differentiable outputs aside)
         node._n_out = len(outs)
         node._out_meta = tuple((o.shape, o.dtype) for o in outs)
+    elif op.node_output_nr:  # an ExtraOutputsOpNode
+        node._n_out = 1 + len(op.node_output_nr)
     for nr, t in enumerate(results):
         t._requires_grad = True
         t._grad_fn = node

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import Tensor, wrap
-from ..autograd.node import RELEASED, SECOND_BACKWARD_MESSAGE, Node
+from ..autograd.node import (
+    RELEASED,
+    SECOND_BACKWARD_MESSAGE,
+    Node,
+    ReleasedNumbers,
+    is_released,
+)
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -56,7 +62,7 @@ def pack_saved(node: OpNode, hooks: tuple[Any, Any], output: Tensor) -> None:
     from ..autograd.graph import pack_tensor
 
     saved = node._saved
-    if saved is RELEASED:
+    if is_released(saved):
         return
     positions: tuple[int, ...] = ()
     args: tuple = ()
@@ -65,9 +71,13 @@ def pack_saved(node: OpNode, hooks: tuple[Any, Any], output: Tensor) -> None:
         saved_at = {pos for pos, version in node._versions if version is not None}
         positions = tuple(pos for pos in node._op.save_plan(_needs(node)).pack_order
                           if pos in saved_at)
+        node_output_nr = node._op.node_output_nr
         for pos in positions:
             value = values[pos]
-            if type(value) is tuple:  # a tensor list
+            if pos in node_output_nr:  # an output of this node (seen as one by the hook)
+                output = _saved_output(value._data, node, value._vc, node_output_nr[pos])
+                values[pos] = pack_tensor(output, hooks, True)
+            elif type(value) is tuple:  # a tensor list
                 values[pos] = tuple(
                     pack_tensor(e, hooks, False) if isinstance(e, Tensor) else e for e in value
                 )
@@ -154,7 +164,7 @@ class OpNode(Node):
         packed_result = None
         if saved is None:
             env = list(op.blank_args)
-        elif saved is RELEASED:
+        elif is_released(saved):
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif type(saved) is PackedSaved:
             env = list(saved.args) if saved.args else list(op.blank_args)
@@ -194,8 +204,11 @@ class OpNode(Node):
         return env
 
     def release(self) -> None:
-        if self._versions or self._result is not None or type(self._saved) is PackedSaved:
-            self._saved = RELEASED
+        saved = self._saved
+        if self._versions or self._result is not None or type(saved) is PackedSaved:
+            args = saved.args if type(saved) is PackedSaved else saved
+            kept = self._op.kept_numbers
+            self._saved = ReleasedNumbers({p: args[p] for p in kept}) if kept and args else RELEASED
             self._versions = ()
             self._result = None
 
@@ -210,7 +223,9 @@ class OpNode(Node):
         if pos is None or pos not in op.read_positions:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
         saved = self._saved
-        if saved is RELEASED:
+        if is_released(saved):
+            if type(saved) is ReleasedNumbers and pos in saved.numbers:
+                return saved.numbers[pos]
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if key == "result":
             if type(saved) is PackedSaved and saved.result is not None:
@@ -223,6 +238,8 @@ class OpNode(Node):
                 return _unpack_packed(saved.args[pos], self, True)
             saved = saved.args
         value = saved[pos] if saved else None
+        if pos in op.node_output_nr and value is not None:
+            return _saved_output(value._data, self, value._vc, op.node_output_nr[pos])
         if pos in op.input_pos and isinstance(value, bool | int | float | complex):
             return wrap(np.asarray(value))  # PyTorch saved it as a wrapped number
         return value
@@ -234,7 +251,7 @@ class OpNode(Node):
         i = op.input_names.index(name)
         if op.result_index + 1 + i not in op.read_positions:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attribute}'")
-        if self._saved is RELEASED:
+        if is_released(self._saved):
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         meta = self._in_meta[i]
         return None if meta is None else tuple(meta[0])
@@ -267,7 +284,7 @@ class OpNode(Node):
         saved through ``saved_tensors_hooks`` appear as what the pack hook returned."""
         values: dict[str, Any] = {}
         saved = self._saved
-        if saved is RELEASED:
+        if is_released(saved):
             return values
         packed_result = None
         packed_at: tuple[int, ...] = ()
@@ -317,6 +334,32 @@ class MultiOutputOpNode(OpNode):
         return result
 
 
+class ExtraOutputsOpNode(OpNode):
+    """An op node whose PyTorch counterpart has outputs the public function does not return,
+    only saves (group norm's mean and rstd, ``@op(node_outputs=)``): those outputs are reached
+    only from ``grad_fn._saved_result1`` and the like. As in PyTorch, their gradients count
+    only when all of them received one (``OpDef.node_outputs_derivative``); the other inputs'
+    derivatives run only when the main output received a gradient."""
+
+    __slots__ = ("_n_out",)
+
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        main, extra = grads[0], grads[1:]
+        if main is None:
+            out = [None] * len(self.next_functions)
+        else:
+            out = OpNode.run_backward(self, main, create_graph, False)
+        if all(g is not None for g in extra) and self._in_meta[0] is not None:
+            derivative = self._op.node_outputs_derivative
+            ops = TENSOR_NS if create_graph else NUMPY_NS
+            extra_grad = derivative.fn(ops, tuple(extra), *derivative.gather(
+                self._unpack(create_graph)))
+            out[0] = extra_grad if out[0] is None else out[0] + extra_grad
+        return out
+
+    run_backward = Node.run_backward
+
+
 def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[OpNode]:
     """A node class named as PyTorch names it (``MulBackward0``) for one op-table entry.
 
@@ -324,7 +367,8 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
     forward parameter (and ``_saved_result``). They are properties, not ``__getattr__``: a class
     with ``__getattr__`` makes every attribute lookup on its instances slower.
     """
-    base = MultiOutputOpNode if multi_output else OpNode
+    base = (MultiOutputOpNode if multi_output
+            else ExtraOutputsOpNode if opdef.node_output_nr else OpNode)
     namespace: dict[str, Any] = {"__slots__": (), "_op": opdef, "__module__": "chainrule.autograd"}
     if node_name in CPP_NODE_NAMES:
         namespace["name"] = _qualified_name(node_name)
@@ -370,7 +414,8 @@ def _saved_property(key: str, attribute: str) -> property:
     return property(get, doc=f"The saved value {key!r} (as PyTorch's ``{attribute}``).")
 
 
-def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = None) -> Tensor:
+def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = None,
+                  output_nr: int = 0) -> Tensor:
     """Re-attach a saved output to its node (the node never holds the output Tensor itself),
     sharing the output's version counter as PyTorch's unpacked output does."""
     t = wrap(data)
@@ -378,6 +423,7 @@ def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = No
         t._vc = counter
     t._requires_grad = True
     t._grad_fn = node
+    t._output_nr = output_nr
     return t
 
 

@@ -122,6 +122,7 @@ class OpDef:
         tensor_only: Sequence[str] = (),
         saved_constants: dict[str, Any] | None = None,
         elementwise: bool = False,
+        node_outputs: Sequence[str] = (),
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -155,6 +156,12 @@ class OpDef:
         # max pooling's indices, nll's total_weight), computed by the public function before
         # the op runs: PyTorch packs saved outputs after the saved inputs.
         self.saved_output_pos = frozenset(self.index_of[name] for name in saved_outputs)
+        # Saved outputs that PyTorch's node also returns (group norm's mean and rstd: its
+        # outputs 1 and 2): saved_tensors_hooks and ``grad_fn._saved_<name>`` see them as
+        # outputs of the node (requiring grad, ``grad_fn`` the node), position -> output_nr.
+        self.node_output_nr = {self.index_of[name]: nr
+                               for nr, name in enumerate(node_outputs, start=1)}
+        self.node_outputs_derivative: _Derivative | None = None
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
         # An element-wise op of several tensors (PyTorch's TensorIterator): its result is laid
         # out as TensorIterator lays it out over them, in parameter order.
@@ -186,6 +193,8 @@ class OpDef:
         # What any derivative reads (environment positions): PyTorch's node has a ``_saved_*``
         # attribute for each, None when this node did not need to save it.
         self.read_positions: frozenset[int] = frozenset()
+        # Number arguments a derivative reads: readable after the node is released.
+        self.kept_numbers: tuple[int, ...] = ()
         # One node output per differentiable output (a variable number: -1).
         self.multi_output_node = num_outputs > 1 or num_outputs == -1
         self.node_cls = make_node_class(node_name, self, self.multi_output_node)
@@ -226,9 +235,22 @@ class OpDef:
             self.read_positions = frozenset(
                 i for d in self.derivatives if d is not None for i in d.arg_index
             )
+            self.kept_numbers = tuple(sorted(
+                p for p in self.read_positions
+                if p < self.result_index and p not in self.tensor_positions))
             return fn
 
         return register
+
+    def derivative_of_node_outputs(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Register the first input's gradient from the gradients of the ``node_outputs``
+        (a tuple, passed as ``grads``); the other parameters are read as a derivative's."""
+        names = list(inspect.signature(fn).parameters)[2:]
+        self.node_outputs_derivative = _Derivative(fn, tuple(self.index_of[n] for n in names))
+        self.read_positions = self.read_positions | frozenset(
+            self.node_outputs_derivative.arg_index)
+        self._plans.clear()
+        return fn
 
     def save_plan(self, needs: tuple[bool, ...]) -> SavePlan:
         """What to save when the inputs flagged in ``needs`` require grad (cached)."""
@@ -239,6 +261,8 @@ class OpDef:
                 d = self.derivatives[i]
                 if need and d is not None:
                     used.update(d.arg_index)
+            if needs[0] and self.node_outputs_derivative is not None:
+                used.update(self.node_outputs_derivative.arg_index)
             tensor_pos = self.input_pos + self.tensor_param_pos
             saved = tuple(p for p in tensor_pos if p in used)
             # Tensor arguments no derivative reads are not kept alive by the node.
@@ -357,6 +381,7 @@ def op(
     tensor_only: Sequence[str] = (),
     saved_constants: dict[str, Any] | None = None,
     elementwise: bool = False,
+    node_outputs: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -379,13 +404,15 @@ def op(
     for (``{"alpha": 1}`` for ``a + b``), shown as ``grad_fn._saved_<name>``.
     ``elementwise=True`` marks an element-wise op (a TensorIterator op in PyTorch): with
     several tensor arguments, its result's memory layout follows theirs as PyTorch's does.
+    ``node_outputs`` names ``saved_outputs`` that PyTorch's node returns as outputs 1, 2 ...
+    (group norm's mean and rstd): they are saved, packed and shown as outputs of the node.
     """
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
-            saved_outputs, tensor_only, saved_constants, elementwise,
+            saved_outputs, tensor_only, saved_constants, elementwise, node_outputs,
         )
         if name is not None:
             opdef.name = name

@@ -37,9 +37,9 @@ from .._tensor import (
     wrap,
 )
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
-from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, new_node
+from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, is_released, new_node
 from . import pointwise, shape
-from ._opnode import RELEASED, OpNode, pack_saved
+from ._opnode import OpNode, pack_saved
 from ._registry import KEEP, op, recorded_as, zero_derivative
 
 __all__ = [
@@ -178,7 +178,7 @@ def bump_version(self: Tensor) -> None:
 def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     """The op's node saved ``self``, which is about to be overwritten: save a copy instead."""
     saved = node._saved
-    if saved is None or saved is RELEASED:
+    if saved is None or is_released(saved):
         return
     positions = [
         pos for pos, version in node._versions if version is not None and saved[pos] is self

@@ -262,9 +262,9 @@ def saved_value_rows(node: Node) -> tuple[list[dict[str, Any]], bool]:
     saved_values = getattr(node, "saved_values", None)
     if saved_values is None:
         return [], False
-    from ..autograd.node import RELEASED
+    from ..autograd.node import is_released
 
-    released = getattr(node, "_saved", None) is RELEASED
+    released = is_released(getattr(node, "_saved", None))
     values = saved_values()
     op = getattr(node, "_op", None)
     saved_versions: dict[str, int | None] = {}

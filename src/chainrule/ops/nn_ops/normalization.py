@@ -572,13 +572,14 @@ def _stats_with_grad(x: Tensor, mean: Tensor, rstd: Tensor, dims: tuple[int, ...
     from ..reduction import _sum_dim
 
     m = _sum_dim(x, dims, True) / count
+    # (detached: group norm's saved statistics are outputs of the node being differentiated)
     saved_mean, saved_rstd = mean.detach(), rstd.detach()
-    mean = mean + (m - m.detach())
+    mean = saved_mean + (m - m.detach())
     # sum(((x - mean) * rstd) ** 2) * -rstd / (2 count): its derivative is the one above, and
     # the normalised deviations cannot overflow where the squared deviations would.
     scaled = (x - saved_mean) * saved_rstd
     q = _sum_dim(_mul(scaled, scaled), dims, True) * (-saved_rstd / (2 * count))
-    return mean, rstd + (q - q.detach())
+    return mean, saved_rstd + (q - q.detach())
 
 
 def _layer_norm_dims(ndim: int, normalized_shape: Sequence[int]) -> tuple[int, ...]:
@@ -701,22 +702,24 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
 # Group norm
 
 
-@op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"))
+@op("NativeGroupNormBackward0", inputs=("input", "weight", "bias"),
+    saved_outputs=("result1", "result2"), node_outputs=("result1", "result2"))
 @half_in_float32
-def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
-    """Normalise each group of ``C / num_groups`` channels of each sample, then scale/shift:
+def native_group_norm(input, weight=None, bias=None, N=0, C=0, HxW=0, group=1, eps=1e-5,
+                      result1=None, result2=None, precise=None):
+    """Normalise each group of ``C / group`` channels of each sample with the statistics
+    ``result1`` (mean) and ``result2`` (rstd), of shape ``(N, group)``, computed by
+    :func:`group_norm` (``precise``: their float32 values for a float16 input), then scale/shift:
     as PyTorch's kernel, ``(x - mean) * rstd`` without weight and bias, else ``x * scale +
     shift`` per sample and channel with ``scale = rstd * weight``, ``shift = bias - scale *
     mean`` (fused multiply-adds)."""
+    mean, rstd = (result1, result2) if precise is None else precise
     shape = input.shape
-    n, c = shape[0], shape[1]
-    grouped = input.reshape(n, num_groups, -1)
-    mean, rstd = _row_moments(grouped, (2,), grouped.shape[2], eps)
     work = input.dtype
-    per_channel = (n, num_groups, c // num_groups if num_groups else 0)
-    mean = np.broadcast_to(mean, per_channel).reshape(n, c)
-    scale = np.broadcast_to(rstd, per_channel).reshape(n, c)
-    view = (n, c) + (1,) * (len(shape) - 2)
+    per_channel = (N, group, C // group if group else 0)
+    mean = np.broadcast_to(mean[:, :, None], per_channel).reshape(N, C)
+    scale = np.broadcast_to(rstd[:, :, None], per_channel).reshape(N, C)
+    view = (N, C) + (1,) * (len(shape) - 2)
     with np.errstate(invalid="ignore", over="ignore"):
         if weight is None and bias is None:  # PyTorch's kernel: (x - mean) * rstd
             out = (input - mean.reshape(view)) * scale.reshape(view)
@@ -733,31 +736,62 @@ def native_group_norm(input, weight=None, bias=None, num_groups=1, eps=1e-5):
     return _laid_out(out.astype(input.dtype, copy=False), _channels_last(input))
 
 
-def _grouped_xhat(ops: Any, input: Any, num_groups: int, eps: float) -> tuple[Any, Any]:
+def _group_xhat(ops: Any, input: Any, group: int, eps: float, mean: Any,
+                rstd: Any) -> tuple[Any, Any]:
+    """The normalised input grouped as ``(N, group, -1)``, and rstd as ``(N, group, 1)``,
+    from the saved statistics (made differentiable in the input when the backward is
+    recorded, as PyTorch's double backward differentiates them)."""
     shape = tuple(input.shape)
-    grouped = ops.reshape(input, (shape[0], num_groups, -1))
-    count = math.prod(shape) // (shape[0] * num_groups)
-    centred, inv = _row_stats(ops, grouped, (2,), count, eps)
-    return centred * inv, inv
+    stats_shape = (shape[0], group, 1)
+    if type(input) is not np.ndarray:
+        grouped = ops.reshape(input, (shape[0], group, -1))
+        count = math.prod(shape) // (shape[0] * group)
+        mean, inv = _stats_with_grad(grouped, ops.reshape(mean, stats_shape),
+                                     ops.reshape(rstd, stats_shape), (2,), count)
+        return (grouped - mean) * inv, inv
+    grouped = input.reshape(shape[0], group, -1)
+    inv = rstd.reshape(stats_shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (grouped - mean.reshape(stats_shape)) * inv, inv
+
+
+def _group_recompute(args: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 group statistics of the (float32) input, for the float16 backward."""
+    x, group = args["input"], args["group"]
+    grouped = x.reshape(x.shape[0], group, -1)
+    mean, rstd = _row_moments(grouped, (2,), grouped.shape[2], args["eps"])
+    return mean[:, :, 0], rstd[:, :, 0]
 
 
 @native_group_norm.derivative("input")
-@derivative_in_float32
-def _(ops, grad, input, weight, num_groups, eps):
+@_exact_statistics_in_float16(_group_recompute)
+def _(ops, grad, input, weight, N, C, HxW, group, eps, result1, result2):
     shape = tuple(input.shape)
-    xhat, inv = _grouped_xhat(ops, input, num_groups, eps)
+    xhat, inv = _group_xhat(ops, input, group, eps, result1, result2)
     g = grad if weight is None else grad * ops.reshape(weight, _channel_view(shape))
-    g = ops.reshape(g, (shape[0], num_groups, -1))
-    count = math.prod(shape) // (shape[0] * num_groups)
-    return ops.reshape(_normalised_grad(ops, g, xhat, inv, (2,), count), shape)
+    g = ops.reshape(g, (shape[0], group, -1))
+    return ops.reshape(_normalised_grad(ops, g, xhat, inv, (2,), xhat.shape[2]), shape)
 
 
 @native_group_norm.derivative("weight")
-@derivative_in_float32
-def _(ops, grad, input, num_groups, eps):
+@_exact_statistics_in_float16(_group_recompute)
+def _(ops, grad, input, N, C, HxW, group, eps, result1, result2):
     shape = tuple(input.shape)
-    xhat, _ = _grouped_xhat(ops, input, num_groups, eps)
+    xhat, _ = _group_xhat(ops, input, group, eps, result1, result2)
     return ops.sum(grad * ops.reshape(xhat, shape), _batch_dims(len(shape)), False)
+
+
+@native_group_norm.op.derivative_of_node_outputs
+def _(ops, grads, input, group, result1, result2):
+    # d mean / dx = 1 / count, d rstd / dx = -rstd ** 3 (x - mean) / count, per group
+    shape = tuple(input.shape)
+    stats_shape = (shape[0], group, 1)
+    grouped = ops.reshape(input, (shape[0], group, -1))
+    count = grouped.shape[2]
+    dmean, drstd = (ops.reshape(g, stats_shape) for g in grads)
+    mean, rstd = ops.reshape(result1, stats_shape), ops.reshape(result2, stats_shape)
+    total = dmean / count - drstd * rstd * rstd * rstd * (grouped - mean) / count
+    return ops.reshape(total, shape)
 
 
 @native_group_norm.derivative("bias")
@@ -786,4 +820,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                 f"input, but got {name} of shape {size_list(t._data.shape)} and input of shape "
                 f"{size_list(shape)}"
             )
-    return native_group_norm(input, weight, bias, num_groups, eps)
+    x = input._data
+    grouped = _in_single(x).reshape(shape[0], num_groups, -1)
+    mean, rstd = _row_moments(grouped, (2,), grouped.shape[2], eps)
+    mean, rstd = mean[:, :, 0], rstd[:, :, 0]
+    precise = None
+    if x.dtype == np.float16:
+        precise = (mean, rstd)
+        with np.errstate(over="ignore"):
+            mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)
+    return native_group_norm(input, weight, bias, shape[0], shape[1], math.prod(shape[2:]),
+                             num_groups, eps, wrap(mean), wrap(rstd), precise)
