@@ -105,7 +105,9 @@ _ARGUMENTS: dict[str, tuple] = {
     "renorm": (2, 0, 1.0), "bernoulli": (0.5,), "sgn": (), "heaviside": (_ones(2, 2),),
     "ldexp": (_ones(2, 2),), "nextafter": (_ones(2, 2),),
     "logit": (), "mvlgamma": (1,), "fmax": (_ones(2, 2),),
-    "bitwise_and": (6,), "bitwise_or": (6,), "bitwise_xor": (6,),
+    "bitwise_and": (6,), "bitwise_or": (6,), "bitwise_xor": (6,), "bitwise_left_shift": (2,),
+    "bitwise_right_shift": (1,),
 }
 # Integer-only in-place ops: run on an int64 tensor.
-_INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not"}
+_INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
+                 "bitwise_right_shift"}

@@ -265,6 +265,8 @@ def scalar_category(value: object) -> int:
         return _BOOL
     if t is complex:
         return _COMPLEX
+    if isinstance(value, np.bool_):
+        return _FLOAT  # PyTorch reads a NumPy bool as a float number
     if isinstance(value, np.generic):
         return _BY_NUMPY.get(value.dtype, float64)._cat
     raise TypeError(f"unsupported scalar type {t.__name__}")
@@ -287,14 +289,19 @@ def _combine_categories(higher: dtype | None, lower: dtype | None) -> dtype | No
     return higher
 
 
-def combine(dim_dtype: dtype | None, zero_dim_dtype: dtype | None, scalar_cat: int) -> dtype:
+def combine(dim_dtype: dtype | None, zero_dim_dtype: dtype | None, scalar_cat: int,
+            unsigned: builtins_bool = False) -> dtype:
     """Combine the three priority classes into a result dtype.
 
     ``dim_dtype`` is the promoted dtype of tensors with dimensions, ``zero_dim_dtype`` that of
     zero-dimensional tensors, ``scalar_cat`` the highest category of Python numbers (-1: none),
-    which stand for their category's default dtype.
+    which stand for their category's default dtype; but an int of 2**63 or more (``unsigned``)
+    is a uint64, which PyTorch does not promote with bool.
     """
-    wrapped = default_for_category(scalar_cat) if scalar_cat >= 0 else None
+    if unsigned and scalar_cat == _INT:
+        wrapped: dtype | None = uint64
+    else:
+        wrapped = default_for_category(scalar_cat) if scalar_cat >= 0 else None
     return _combine_categories(dim_dtype, _combine_categories(zero_dim_dtype, wrapped))  # type: ignore[return-value]
 
 
@@ -305,6 +312,16 @@ def _clear_promotion_caches() -> None:
     _PROMOTION_CACHE.clear()
 
 
+def is_uint64_number(value: builtins_int) -> builtins_bool:
+    """Whether PyTorch reads this Python int as a uint64 (from 2**63 to 2**64 - 1); its
+    OverflowError for one beyond 64 bits."""
+    if value >= 1 << 64:
+        raise OverflowError("int too big to convert")
+    if value < -(1 << 63):
+        raise OverflowError("can't convert negative int to unsigned")
+    return value >= 1 << 63
+
+
 def result_type(*operands: object) -> dtype:
     """``torch.result_type``: the dtype an arithmetic op on these operands produces.
 
@@ -313,17 +330,20 @@ def result_type(*operands: object) -> dtype:
     dim_dtype: dtype | None = None
     zero_dtype: dtype | None = None
     scalar_cat = -1
+    unsigned = False
     for x in operands:
         data = getattr(x, "_data", None)
         if data is None:
             scalar_cat = max(scalar_cat, scalar_category(x))
+            if type(x) is builtins_int and not -(1 << 63) <= x < 1 << 63:
+                unsigned = unsigned or is_uint64_number(x)
             continue
         d = _BY_NUMPY[data.dtype]
         if data.ndim:
             dim_dtype = d if dim_dtype is None else _PAIR_TABLE[(dim_dtype, d)]
         else:
             zero_dtype = d if zero_dtype is None else _PAIR_TABLE[(zero_dtype, d)]
-    return combine(dim_dtype, zero_dtype, scalar_cat)
+    return combine(dim_dtype, zero_dtype, scalar_cat, unsigned)
 
 
 def can_cast(from_: dtype, to: dtype) -> builtins_bool:

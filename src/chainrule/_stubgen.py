@@ -86,12 +86,12 @@ Type checkers only: ``_tensor.py`` makes this class a base of ``Tensor`` under `
 BINARY_OPERATORS = frozenset({
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
     "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
-    "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__",
-    "__lt__", "__le__", "__gt__", "__ge__",
+    "__and__", "__rand__", "__or__", "__ror__", "__xor__", "__rxor__", "__lshift__",
+    "__rlshift__", "__rshift__", "__rrshift__", "__lt__", "__le__", "__gt__", "__ge__",
 })
 INPLACE_OPERATORS = frozenset({
     "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__",
-    "__iand__", "__ior__", "__ixor__",
+    "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__",
 })
 UNARY_OPERATORS = frozenset({"__neg__", "__pos__", "__abs__", "__invert__"})
 

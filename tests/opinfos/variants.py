@@ -93,6 +93,7 @@ COMPARISONS = ["eq", "ne", "ge", "gt", "le", "lt", "greater", "greater_equal", "
                "less_equal", "not_equal"]
 LOGICAL = ["logical_and", "logical_or", "logical_xor"]
 BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
+SHIFTS = ["bitwise_left_shift", "bitwise_right_shift"]
 
 
 def _method(name: str) -> Callable[..., Any]:
@@ -147,12 +148,32 @@ def _entries() -> list[OpInfo]:
             _ints(x), _ints(y)), BINARY_SHAPES, grad=False))
         ops.append(OpInfo(f"Tensor.{name}_", lambda lib, x, y, n=name: getattr(
             _ints(x), n + "_")(_ints(y)), INPLACE_BINARY_SHAPES, grad=False))
+    for name in SHIFTS:
+        ops.append(OpInfo(f"Tensor.{name}", lambda lib, x, y, n=name: getattr(_ints(x), n)(
+            _shifts(y)), BINARY_SHAPES, grad=False))
+        ops.append(OpInfo(f"torch.{name}", lambda lib, x, y, n=name: getattr(lib, n)(
+            _ints(x), _shifts(y)), BINARY_SHAPES, grad=False))
+        ops.append(OpInfo(f"Tensor.{name}_", lambda lib, x, y, n=name: getattr(
+            _ints(x), n + "_")(_shifts(y)), INPLACE_BINARY_SHAPES, grad=False))
+        # with a number: shifted, and shifting (PyTorch's Scalar-Tensor overload)
+        ops.append(OpInfo(f"torch.{name}_tensor_number", lambda lib, x, n=name: getattr(lib, n)(
+            _ints(x), 3), UNARY_SHAPES, grad=False))
+        ops.append(OpInfo(f"torch.{name}_number_tensor", lambda lib, x, n=name: getattr(lib, n)(
+            -1000, _shifts(x)), UNARY_SHAPES, grad=False))
+        ops.append(OpInfo(f"Tensor.{name}__number", lambda lib, x, n=name: getattr(
+            _ints(x).to(lib.int8), n + "_")(5), UNARY_SHAPES, grad=False))
     return ops
 
 
 def _ints(x: Any) -> Any:
     """Small integers (int64) from a float sample, for the bitwise ops."""
     return (x * 5).long()
+
+
+def _shifts(x: Any) -> Any:
+    """Shift amounts (int64) from a float sample: negative ones, and some of 64 bits or more
+    (PyTorch's results, not C's undefined behaviour)."""
+    return (x * 35).long()
 
 
 def _augmented(op: Callable[[Any, Any], Any]) -> Callable[..., Any]:
@@ -198,6 +219,16 @@ OPERATORS = [
     OpInfo("Tensor.__ixor__", lambda lib, x, y: operator.ixor(x > 0, y > 0),
            INPLACE_BINARY_SHAPES, grad=False),
     OpInfo("Tensor.__rmatmul__", lambda lib, x, y: y.__rmatmul__(x), [((2, 3), (3, 4))]),
+    OpInfo("Tensor.__lshift__", lambda lib, x, y: _ints(x) << _shifts(y), BINARY_SHAPES,
+           grad=False),
+    OpInfo("Tensor.__rshift__", lambda lib, x, y: _ints(x) >> _shifts(y), BINARY_SHAPES,
+           grad=False),
+    OpInfo("Tensor.__rlshift__", lambda lib, x: 3 << _shifts(x), UNARY_SHAPES, grad=False),
+    OpInfo("Tensor.__rrshift__", lambda lib, x: -1000 >> _shifts(x), UNARY_SHAPES, grad=False),
+    OpInfo("Tensor.__ilshift__", lambda lib, x, y: operator.ilshift(_ints(x), _shifts(y)),
+           INPLACE_BINARY_SHAPES, grad=False),
+    OpInfo("Tensor.__irshift__", lambda lib, x, y: operator.irshift(_ints(x), _shifts(y)),
+           INPLACE_BINARY_SHAPES, grad=False),
 ]
 
 M = ((3, 4),)

@@ -184,6 +184,7 @@ _METHODS.update(shape.TENSOR_METHODS)  # repeat, split, narrow, flip ...
 _METHODS.update(indexing.TENSOR_METHODS)  # __getitem__, __setitem__, __iter__, gather ...
 _METHODS.update({"bernoulli": sampling.bernoulli, "bernoulli_": sampling.bernoulli_,
                  "multinomial": creation.multinomial})
+_METHODS.update(pointwise.SHIFT_METHODS)  # (their errors list the methods' overloads)
 
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, as_method(_fn))
@@ -294,6 +295,17 @@ def _logical(fn: Any) -> Any:
     return logical
 
 
+def _reflected(fn: Any) -> Any:
+    """``other <op> self`` (``__rlshift__`` ...): ``fn(other, self)``."""
+
+    def reflected(self: Tensor, other: Any) -> Any:
+        if not _operand_ok(other):
+            return NotImplemented
+        return fn(other, self)
+
+    return reflected
+
+
 Tensor.__rsub__ = _rsub  # type: ignore[method-assign]
 Tensor.__rtruediv__ = _rtruediv  # type: ignore[method-assign]
 Tensor.__floordiv__ = _floordiv  # type: ignore[method-assign]
@@ -317,6 +329,12 @@ Tensor.__ge__ = _compare(pointwise.ge)  # type: ignore[method-assign]
 Tensor.__and__ = Tensor.__rand__ = _logical(pointwise.bitwise_and)  # type: ignore[method-assign]
 Tensor.__or__ = Tensor.__ror__ = _logical(pointwise.bitwise_or)  # type: ignore[method-assign]
 Tensor.__xor__ = Tensor.__rxor__ = _logical(pointwise.bitwise_xor)  # type: ignore[method-assign]
+_lshift = pointwise.SHIFT_OPS["bitwise_left_shift"]
+_rshift = pointwise.SHIFT_OPS["bitwise_right_shift"]
+Tensor.__lshift__ = make_operator(_lshift.op)  # type: ignore[method-assign]
+Tensor.__rshift__ = make_operator(_rshift.op)  # type: ignore[method-assign]
+Tensor.__rlshift__ = _reflected(_lshift)  # type: ignore[method-assign]
+Tensor.__rrshift__ = _reflected(_rshift)  # type: ignore[method-assign]
 Tensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign,assignment]
 
 
@@ -351,6 +369,7 @@ for _alias, _name in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt")
     _INPLACE_FROM[_alias] = pointwise.COMPARISONS_IN_PLACE[_name]
 _INPLACE_FROM["polygamma"] = special_ops.polygamma_in_place_op
 _INPLACE_FROM["floor_divide"] = pointwise.floor_divide_in_place_op
+_INPLACE_FROM.update(inplace.SHIFTS_IN_PLACE)
 for _name, _fn in _INPLACE_FROM.items():
     setattr(Tensor, _name + "_", inplace.inplace_method(_fn, _name + "_"))
 for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_", "t_", "transpose_", "swapaxes_",
@@ -367,3 +386,5 @@ Tensor.__imod__ = inplace.augmented(pointwise.remainder, "__imod__")  # type: ig
 Tensor.__iand__ = inplace.augmented(pointwise.bitwise_and, "__iand__")  # type: ignore[attr-defined]
 Tensor.__ior__ = inplace.augmented(pointwise.bitwise_or, "__ior__")  # type: ignore[attr-defined]
 Tensor.__ixor__ = inplace.augmented(pointwise.bitwise_xor, "__ixor__")  # type: ignore[attr-defined]
+Tensor.__ilshift__ = inplace.augmented(_INPLACE_FROM["bitwise_left_shift"], "__ilshift__")  # type: ignore[attr-defined]
+Tensor.__irshift__ = inplace.augmented(_INPLACE_FROM["bitwise_right_shift"], "__irshift__")  # type: ignore[attr-defined]

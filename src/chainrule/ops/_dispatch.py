@@ -64,6 +64,7 @@ def promote(op: OpDef, values: list[Any]) -> None:
     first = None
     same = True
     scalar_cat = -1
+    unsigned = False  # an int from 2**63 to 2**64 - 1: PyTorch's number is a uint64
     for p in positions:
         v = values[p]
         if type(v) is _ndarray:
@@ -72,9 +73,12 @@ def promote(op: OpDef, values: list[Any]) -> None:
             elif v.dtype != first:
                 same = False
         elif type(v) in _number_types:
+            if type(v) is int and not _INT64_MIN <= v <= _INT64_MAX:
+                unsigned = unsigned or _dtype.is_uint64_number(v)
             scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
         elif isinstance(v, np.generic):
-            values[p] = v = v.item()
+            # (PyTorch reads a NumPy bool as a float number: tensor([1]) + np.bool_(1) is 2.)
+            values[p] = v = float(v) if type(v) is np.bool_ else v.item()
             scalar_cat = max(scalar_cat, _dtype.scalar_category(v))
     if first is not None and same and scalar_cat <= _dtype._BY_NUMPY[first]._cat:
         target = _dtype._BY_NUMPY[first]
@@ -88,7 +92,7 @@ def promote(op: OpDef, values: list[Any]) -> None:
                     dim_dtype = d if dim_dtype is None else _dtype._PAIR_TABLE[(dim_dtype, d)]
                 else:
                     zero_dtype = d if zero_dtype is None else _dtype._PAIR_TABLE[(zero_dtype, d)]
-        target = _dtype.combine(dim_dtype, zero_dtype, scalar_cat)
+        target = _dtype.combine(dim_dtype, zero_dtype, scalar_cat, unsigned)
     if op.promote == FLOAT and target._cat < 2:
         target = _dtype.get_default_dtype()
     np_target = target.np
@@ -98,16 +102,28 @@ def promote(op: OpDef, values: list[Any]) -> None:
         if type(v) is _ndarray:
             if v.dtype != np_target:
                 values[p] = v.astype(np_target)
+        elif type(v) is int and np_target.kind in "iu":
+            low, high = _int_range(np_target)
+            if not low <= v <= high:
+                values[p] = wrapped_int(v, np_target)
+            elif category_from_number:
+                values[p] = _asarray(v, dtype=np_target)
         elif category_from_number and type(v) in _number_types:
             # A number that decides the result's category: an array of the target dtype, so
             # NumPy computes in the dtype PyTorch would.
             values[p] = _asarray(v, dtype=np_target)
-        elif type(v) is int and np_target.kind in "iu":
-            low, high = _int_range(np_target)
-            if not low <= v <= high:
-                # PyTorch converts the number to the tensor's type, wrapping around (uint8 -3
-                # is 253); NumPy refuses out-of-range Python ints.
-                values[p] = np.array(v, dtype=np.int64).astype(np_target)
+
+
+def wrapped_int(value: int, np_dtype: np.dtype) -> np.ndarray:
+    """A Python int as PyTorch converts it to an integer tensor's type: wrapping around (uint8
+    -3 is 253), from 2**63 to 2**64 - 1 too (read as a uint64); NumPy refuses out-of-range
+    ints. Beyond those PyTorch's OverflowError."""
+    _dtype.is_uint64_number(value)
+    return np.array(value & 0xFFFF_FFFF_FFFF_FFFF, dtype=np.uint64).astype(np_dtype)
+
+
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_UINT64_MAX = (1 << 64) - 1
 
 
 _INT_RANGES: dict[np.dtype, tuple[int, int]] = {}
@@ -139,7 +155,7 @@ def _needs_promotion(mode: str, a: Any, b: Any) -> bool:
         if kind in "iu":
             low, high = _int_range(a.dtype)
             return not low <= b <= high  # PyTorch wraps such numbers; NumPy would refuse
-        return kind == "b"
+        return kind == "b" or not _INT64_MIN <= b <= _UINT64_MAX  # (beyond: PyTorch's error)
     if tb is bool:
         return False
     return True

@@ -46,7 +46,8 @@ __all__ = [
     "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
     "CopySlices", "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_",
     "uniform_", "normal_", "view_inplace_error", "refresh_special_view", "t_", "transpose_",
-    "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_",
+    "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_", "SHIFTS_IN_PLACE", "check_shape",
+    "check_cast",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -246,21 +247,8 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
     :func:`inplace_call` or :func:`apply_inplace` instead, which see to it)."""
     data = self._data
     result = out._data
-    if result.shape != data.shape:
-        raise RuntimeError(
-            f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the broadcast "
-            f"shape [{', '.join(map(str, result.shape))}]"
-        )
-    if result.dtype != data.dtype:
-        have = _dtype.from_numpy_dtype(result.dtype)
-        want = _dtype.from_numpy_dtype(data.dtype)
-        if not _dtype.can_cast(have, want):
-            from .reduction import _SCALAR_TYPE_NAMES
-
-            raise RuntimeError(
-                f"result type {_SCALAR_TYPE_NAMES.get(have.name, have.name)} can't be cast to "
-                f"the desired output type {_SCALAR_TYPE_NAMES.get(want.name, want.name)}"
-            )
+    check_shape(data, result.shape)
+    check_cast(data, result.dtype)
     node = out._grad_fn
     if isinstance(node, OpNode):
         _snapshot_saved_self(node, self)
@@ -282,6 +270,29 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
         return self
     _rebase_view(self, base, node)
     return self
+
+
+def check_shape(data: np.ndarray, shape: tuple[int, ...]) -> None:
+    """PyTorch's error for an in-place result of another shape than ``data``'s (checked before
+    :func:`check_cast`)."""
+    if shape != data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, data.shape))}] doesn't match the broadcast "
+            f"shape [{', '.join(map(str, shape))}]"
+        )
+
+
+def check_cast(data: np.ndarray, dtype: np.dtype) -> None:
+    """PyTorch's error for an in-place result whose dtype is of a higher category than
+    ``data``'s (float into an integer tensor)."""
+    if dtype != data.dtype:
+        have = _dtype.from_numpy_dtype(dtype)
+        want = _dtype.from_numpy_dtype(data.dtype)
+        if not _dtype.can_cast(have, want):
+            names = _dtype.SCALAR_TYPE_NAMES
+            raise RuntimeError(
+                f"result type {names[have]} can't be cast to the desired output type {names[want]}"
+            )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -609,6 +620,33 @@ def augmented(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., A
     method.__name__ = name
     return method
 
+
+
+def _shift_in_place(name: str) -> Callable[..., Tensor]:
+    """``self.<name>_(other)``'s op (and ``<<=``'s or ``>>=``'s): the shift, after PyTorch's
+    checks of its result against ``self``, which come before its kernel's error for a dtype it
+    does not take (``"lshift_cpu" not implemented for 'Float'``)."""
+    shift = pointwise.SHIFT_OPS[name]
+
+    def in_place(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        other = pointwise.shift_argument(f"{name}_", args, kwargs)
+        data = self._data
+        try:
+            shape = np.broadcast_shapes(data.shape, np.shape(other._data if isinstance(
+                other, Tensor) else other))
+        except ValueError:
+            pass  # the shift raises PyTorch's error for shapes that do not broadcast
+        else:
+            check_shape(data, shape)
+            check_cast(data, _dtype.result_type(self, other).np)
+        return shift(self, other)
+
+    in_place.__name__ = name  # (the in-place method's doc names it)
+    return in_place
+
+
+#: The shifts' in-place ops (ops/__init__.py makes ``Tensor.bitwise_left_shift_``, ``<<=`` ...).
+SHIFTS_IN_PLACE = {name: _shift_in_place(name) for name in pointwise.SHIFT_OPS}
 
 
 # ----------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ at the broadcast shape; the engine reduces them to each input's shape.
 from __future__ import annotations
 
 import functools
+import inspect
 import math
 from typing import Any
 
@@ -16,6 +17,8 @@ from .. import _dtype
 from .._backend import special
 from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor
+from ..autograd.node import type_name
+from ._dispatch import broadcast_error
 from ._registry import (
     ARITH,
     COMPARE,
@@ -42,8 +45,8 @@ __all__ = [
     "floor", "ceil", "round", "trunc", "frac", "eq", "ne", "lt", "le", "gt", "ge", "greater",
     "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    "isnan", "isinf", "isfinite", "nan_to_num", "hypot", "xlogy", "heaviside", "divide", "fix",
-    "float_power",
+    "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isfinite", "nan_to_num",
+    "hypot", "xlogy", "heaviside", "divide", "fix", "float_power",
 ]
 
 _LN2 = math.log(2.0)
@@ -2047,6 +2050,221 @@ def bitwise_not(self):
     if self.dtype.kind == "f":
         raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
     return np.invert(self)
+
+
+# ------------------------------------------------------------------------------------------------
+# shifts: integers only, no gradient
+
+# The types PyTorch's shift kernels take (AT_DISPATCH_INTEGRAL_TYPES): not bool, and not the
+# shell types uint16/32/64.
+_SHIFT_TYPES = frozenset(np.dtype(t) for t in (np.uint8, np.int8, np.int16, np.int32, np.int64))
+
+
+def _shift_op(name: str, kernel: str, ufunc: Any, left: bool) -> Any:
+    """The op of a shift: on operands promoted to one dtype (a number may remain), ``ufunc``
+    in range, which is C's shift. A shift by a negative amount or by the bit width or more is
+    PyTorch's: 0 to the left; to the right, 0 for unsigned types and ``self >> (bits - 1)``
+    (0 or -1, the sign) for signed ones.
+    """
+
+    def forward(self, other):
+        dtype = (self if type(self) is np.ndarray else other).dtype
+        if dtype not in _SHIFT_TYPES:
+            if type(self) is np.ndarray and type(other) is np.ndarray:
+                error = broadcast_error(self, other)  # (PyTorch checks shapes first)
+                if error is not None:
+                    raise error
+            type_label = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_label}'")
+        out = np.asarray(ufunc(self, other))
+        bits = dtype.itemsize * 8
+        beyond = np.less(other, 0) | np.greater_equal(other, bits)
+        if np.any(beyond):
+            if left or dtype.kind == "u":
+                np.copyto(out, 0, where=beyond)
+            else:
+                np.copyto(out, np.right_shift(self, bits - 1), where=beyond, casting="unsafe")
+        return out
+
+    forward.__name__ = forward.__qualname__ = name
+    return op(name, inputs=("self", "other"), promote=ARITH, differentiable=False,
+              check=_check_broadcast)(forward)
+
+
+def _check_broadcast(self: Any, other: Any) -> None:
+    """PyTorch's error for shapes that do not broadcast, which comes before its refusal to
+    promote uint16, uint32 or uint64 with another type (checked before promotion)."""
+    if type(self) is np.ndarray and type(other) is np.ndarray and self.dtype != other.dtype and (
+            self.shape != other.shape):
+        error = broadcast_error(self, other)
+        if error is not None:
+            raise error
+
+
+_left_shift = _shift_op("bitwise_left_shift", "lshift_cpu", np.left_shift, left=True)
+_right_shift = _shift_op("bitwise_right_shift", "rshift_cpu", np.right_shift, left=False)
+
+# PyTorch's overloads, as its errors print them, with their parameters and the type each takes
+# (T a tensor, N a number).
+_SHIFT_FUNCTION_OVERLOADS = (
+    ("(Tensor input, Tensor other, *, Tensor out = None)", ("input", "other"), "TT"),
+    ("(Number self, Tensor other)", ("self", "other"), "NT"),
+    ("(Tensor input, Number other, *, Tensor out = None)", ("input", "other"), "TN"),
+)
+_SHIFT_METHOD_OVERLOADS = (
+    ("(Tensor other)", ("other",), "T"),
+    ("(Number other)", ("other",), "N"),
+)
+_NUMBERS = (int, float, complex, np.integer, np.floating, np.complexfloating, np.bool_)
+
+
+def _takes(kind: str, value: Any) -> bool:
+    if kind == "T":
+        return isinstance(value, Tensor)
+    return isinstance(value, _NUMBERS)
+
+
+def _bind_overload(names: tuple[str, ...], kinds: str, args: tuple,
+                   kwargs: dict[str, Any]) -> tuple | None:
+    """The arguments in ``names``' order if the call matches this overload, else None."""
+    if len(args) + len(kwargs) != len(names):
+        return None
+    values = list(args)
+    for name in names[len(args):]:
+        if name not in kwargs:
+            return None
+        values.append(kwargs[name])
+    if all(_takes(kind, v) for kind, v in zip(kinds, values, strict=True)):
+        return tuple(values)
+    return None
+
+
+def _described(value: Any) -> str:
+    """An argument as PyTorch's overload errors describe it (``list of [int, int]``)."""
+    if type(value) is list:
+        return f"list of [{', '.join(type_name(v) for v in value)}]"
+    if type(value) is tuple:
+        inner = ", ".join(type_name(v) for v in value)
+        return f"tuple of ({inner}{',' if len(value) == 1 else ''})"
+    return type_name(value)
+
+
+def _listed(items: list[str], positional: bool) -> str:
+    """PyTorch's argument list: each item followed by ", ", the last one's dropped only when
+    there are positional arguments (``(other=str, )`` otherwise)."""
+    text = "".join(f"{item}, " for item in items)
+    return f"({text[:-2] if positional else text})"
+
+
+def _overload_error(name: str, overloads: tuple, args: tuple,
+                    kwargs: dict[str, Any]) -> TypeError:
+    """PyTorch's TypeError for a call that matches none of ``overloads``.
+
+    Keyword arguments are listed in the reverse of the order given (as PyTorch's map of them
+    iterates). An overload without ``out`` whose number of parameters is the number of
+    arguments says why it did not match; the Scalar ``self`` of a function is always marked.
+    """
+    keywords = list(reversed(kwargs.items()))
+    got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in keywords]
+    lines = [f"{name}() received an invalid combination of arguments - got "
+             f"{_listed(got, bool(args))}, but expected one of:"]
+    count = len(args) + len(kwargs)
+    for signature, names, kinds in overloads:
+        lines.append(f" * {signature}")
+        if "out" in signature or count != len(names):
+            continue
+        wrong = [k for k, _ in keywords if k not in names[len(names) - len(kwargs):]]
+        if wrong:
+            lines.append("      didn't match because some of the keywords were incorrect: "
+                         + ", ".join(wrong))
+            continue
+        items = []
+        for i, (param, kind) in enumerate(zip(names, kinds, strict=True)):
+            value = args[i] if i < len(args) else kwargs[param]
+            item = _described(value) if i < len(args) else f"{param}={_described(value)}"
+            marked = not _takes(kind, value) or param == "self"
+            items.append(f"!{item}!" if marked else item)
+        lines.append("      didn't match because some of the arguments have invalid types: "
+                     + _listed(items, bool(args)))
+    return TypeError("\n".join(lines) + "\n")
+
+
+def _plain(value: Any) -> Any:
+    """A number of a subclass of int, float or complex as that type (what the op table
+    takes); anything else as it is."""
+    kind = type(value)
+    if kind in (int, float, complex, bool) or not isinstance(value, int | float | complex):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    return float(value) if isinstance(value, float) else complex(value)
+
+
+def shift_function(name: str, shift: Any, args: tuple, kwargs: dict[str, Any]) -> Tensor:
+    """``torch.<name>(*args, **kwargs)``: ``shift`` of the arguments of PyTorch's overload
+    they match (a tensor and a tensor or a number, or a number and a tensor)."""
+    if len(args) == 2 and not kwargs and isinstance(args[0], Tensor) and isinstance(
+            args[1], Tensor):
+        return shift(*args)
+    if "out" in kwargs:  # (no op here writes into an ``out`` tensor)
+        raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+    for _, names, kinds in _SHIFT_FUNCTION_OVERLOADS:
+        bound = _bind_overload(names, kinds, args, kwargs)
+        if bound is not None:
+            return shift(_plain(bound[0]), _plain(bound[1]))
+    raise _overload_error(name, _SHIFT_FUNCTION_OVERLOADS, args, kwargs)
+
+
+def shift_argument(name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """The ``other`` of ``x.<name>(*args, **kwargs)`` (a tensor or a number), or PyTorch's
+    TypeError for a call that matches none of the method's overloads."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], Tensor):
+        return args[0]
+    for _, names, kinds in _SHIFT_METHOD_OVERLOADS:
+        bound = _bind_overload(names, kinds, args, kwargs)
+        if bound is not None:
+            return _plain(bound[0])
+    raise _overload_error(name, _SHIFT_METHOD_OVERLOADS, args, kwargs)
+
+
+def bitwise_left_shift(*args: Any, **kwargs: Any) -> Tensor:
+    """``input << other`` on integers: 0 for a shift by a negative amount or by the bit width
+    or more. ``input`` and ``other`` are tensors, or one of them a number."""
+    return shift_function("bitwise_left_shift", _left_shift, args, kwargs)
+
+
+def bitwise_right_shift(*args: Any, **kwargs: Any) -> Tensor:
+    """``input >> other`` on integers (arithmetic for signed types): a shift by a negative
+    amount or by the bit width or more gives the sign (0 or -1). ``input`` and ``other`` are
+    tensors, or one of them a number."""
+    return shift_function("bitwise_right_shift", _right_shift, args, kwargs)
+
+
+def _signature(*names: str) -> inspect.Signature:
+    """``(names) -> Tensor``, the signature ``help()`` and the Tensor stub show."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature([inspect.Parameter(n, kind, annotation=Any) for n in names],
+                             return_annotation=Tensor)
+
+
+bitwise_left_shift.__signature__ = _signature("input", "other")  # type: ignore[attr-defined]
+bitwise_right_shift.__signature__ = _signature("input", "other")  # type: ignore[attr-defined]
+
+
+def _shift_method(name: str, shift: Any) -> Any:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        return shift(self, shift_argument(name, args, kwargs))
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``torch.{name}(self, other)``."
+    method.__signature__ = _signature("self", "other")  # type: ignore[attr-defined]
+    return method
+
+
+#: The shifts' ops (on a tensor and a tensor or a number, either first), by name.
+SHIFT_OPS = {"bitwise_left_shift": _left_shift, "bitwise_right_shift": _right_shift}
+#: Their Tensor methods (their errors list the method's overloads).
+SHIFT_METHODS = {name: _shift_method(name, shift) for name, shift in SHIFT_OPS.items()}
 
 
 @op("isnan", promote=KEEP, differentiable=False)
