@@ -115,6 +115,101 @@ def test_new_gradients_still_accumulate_correctly() -> None:
     assert w.grad.tolist() == [6.0, 12.0]
 
 
+def _ownership(monkeypatch: Any, run: Any) -> list[bool]:
+    """Whether the engine handed each leaf's first gradient over as its own (no copy)."""
+    from chainrule.autograd import engine
+
+    seen: list[bool] = []
+    accumulate = engine.accumulate_grad
+
+    def spy(var: Any, g: Any, create_graph: bool, owned: bool = False) -> None:
+        seen.append(owned)
+        accumulate(var, g, create_graph, owned)
+
+    monkeypatch.setattr(engine, "accumulate_grad", spy)
+    run()
+    return seen
+
+
+def test_ownership_rule(monkeypatch: Any) -> None:
+    """The engine owns what an op-table derivative made (a new array) or what it made itself
+    (a sum, a reduction); it does not own the incoming gradient passed on, a view of it, a
+    user's array, a custom Function's result, or anything a step record shows. A leaf hook's
+    result it owns when nothing else holds it."""
+    from chainrule.autograd.stepping import backward_steps
+
+    def leaf() -> chainrule.Tensor:
+        return chainrule.tensor([1.0, 2.0], requires_grad=True)
+
+    w, x = leaf(), leaf()
+    assert _ownership(monkeypatch, lambda: (w * 3.0).sum().backward()) == [True]
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: (w + 1.0).backward(chainrule.ones(2))) == [False]
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: (w + x).sum().backward()) == [False, False]
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: (w * w).sum().backward()) == [True]  # a sum
+    w = leaf()
+    # (the engine's reduction of the broadcast gradient; a view is not owned)
+    assert _ownership(monkeypatch, lambda: (w + chainrule.zeros(3, 2)).sum().backward()) == [True]
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: (w[None] * 2.0).sum().backward()) == [False]
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: list(backward_steps((w * 3.0).sum()))) == [False]
+
+    class Twice(chainrule.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: chainrule.Tensor) -> chainrule.Tensor:
+            return t * 2.0
+
+        @staticmethod
+        def backward(ctx: Any, grad: chainrule.Tensor) -> chainrule.Tensor:
+            return grad * 2.0
+
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: Twice.apply(w).sum().backward()) == [False]
+    # A leaf hook's result: owned unless the hook kept it (PyTorch's use count).
+    w = leaf()
+    w.register_hook(lambda g: g * 1.0)
+    assert _ownership(monkeypatch, lambda: (w * 3.0).sum().backward()) == [True]
+    kept: list[chainrule.Tensor] = []
+    w = leaf()
+    w.register_hook(lambda g: kept.append(g * 1.0) or kept[-1])
+    assert _ownership(monkeypatch, lambda: (w * 3.0).sum().backward()) == [False]
+
+
+def test_no_leaf_gradient_aliases_anything_in_the_sweep() -> None:
+    """Every OpInfo sample, backward with a cotangent: each leaf's ``.grad`` is memory of its
+    own (the op table's derivative contract, which the engine's ownership rule relies on)."""
+    from .opinfos import ALL_OPS
+    from .sweep_tools import flat_outputs, requires_grad_flags, sample_inputs
+
+    checked = 0
+    for info in ALL_OPS:
+        for index in range(len(info.shapes)):
+            arrays = sample_inputs(info, index, "float64")
+            requires = requires_grad_flags(info, arrays)
+            xs = [chainrule.from_numpy(a.copy()).requires_grad_(r)
+                  for a, r in zip(arrays, requires, strict=True)]
+            try:
+                outs = [o for o in flat_outputs(info.fn(chainrule, *xs)) if o.requires_grad]
+            except (RuntimeError, ValueError, TypeError, NotImplementedError):
+                continue
+            if not outs:
+                continue
+            cotangents = [chainrule.ones_like(o) for o in outs]
+            try:
+                chainrule.autograd.backward(outs, cotangents)
+            except (RuntimeError, NotImplementedError):
+                continue
+            held = [x._data for x in xs] + [o._data for o in outs] + [
+                c._data for c in cotangents]
+            grads = [x.grad._data for x in xs if x.grad is not None]
+            for i, g in enumerate(grads):
+                others = held + grads[:i] + grads[i + 1:]
+                assert not any(np.shares_memory(g, h) for h in others), info.name
+            checked += len(grads)
+    assert checked > 1500
 def test_sole_owner_counts_other_references() -> None:
     """The calibrated counts: a lone array or lone view is owned; any other holder of it, or of
     the memory under it, makes it shared."""

@@ -214,7 +214,7 @@ class GraphTask:
 
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
-        "captured", "executes", "accumulate_into", "_loop",
+        "captured", "executes", "accumulate_into", "_loop", "anomaly", "plain", "owned",
     )
 
     def __init__(
@@ -237,6 +237,11 @@ class GraphTask:
         self.heap: list[tuple[int, Node]] = []
         self.ready: deque[AccumulateGrad] = deque()
         self._loop: Any = None
+        self.anomaly = bool(mode_get() & ANOMALY)
+        # No captures, no restriction, no anomaly checks: only hooks leave the plain path.
+        self.plain = captures is None and accumulate_into is None and not self.anomaly
+        # AccumulateGrad nodes whose buffered gradient the engine owns (see _route).
+        self.owned: set[AccumulateGrad] = set()
         root_nodes = [roots[0][0]] if len(roots) == 1 else [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
         self.executes: set[Node] | None = None
@@ -310,123 +315,163 @@ class GraphTask:
     def steps(self, record: bool) -> Iterator[StepRecord | None]:
         """The engine loop: run ready nodes, most recently created first, one per iteration.
 
-        Yields a :class:`StepRecord` per node when ``record`` is true (None otherwise). The
-        caller sets grad mode (``create_graph``) around iterations. Per node: its buffered
-        gradient (after hooks) goes through ``apply``; each result is reduced/cast to its input's
-        metadata, added to the next node's buffer, and nodes whose last gradient arrived are
-        queued. Hooks, captures and restrictions are handled off the common path.
+        Yields a :class:`StepRecord` per node when ``record`` is true (None otherwise); the
+        caller sets grad mode (``create_graph``) around iterations. The plain path: pop a ready
+        node, run it on its buffered gradient, route what it returns (:meth:`_route`). Leaves
+        accumulate in :meth:`_accumulate`; hooks, captures, restricted passes and anomaly mode
+        are handled in :meth:`_run_with_extras`, off the plain path.
         """
         heap = self.heap
         ready = self.ready
         popleft = ready.popleft
-        buffers = self.buffers
-        deps = self.deps
-        create_graph = self.create_graph
-        keep_graph = self.keep_graph
-        release = not keep_graph
-        executes = self.executes
-        captures = self.captures
         heappop = heapq.heappop
-        heappush = heapq.heappush
-        accumulate = AccumulateGrad
-        anomaly = bool(mode_get() & ANOMALY)
-        simple = captures is None and executes is None and not anomaly
+        buffers = self.buffers
+        create_graph = self.create_graph
+        release = not self.keep_graph
+        plain = self.plain
+        route = self._route
         index = -1
-        while True:
-            if ready:
-                node = popleft()
-            elif heap:
-                node = heappop(heap)[1]
-            else:
-                return
+        while ready or heap:
+            node = popleft() if ready else heappop(heap)[1]
             index += 1
             grads = buffers.pop(node, None)
-            hooks = node._hooks
-
-            if type(node) is accumulate:
-                if grads is not None:
-                    variable = node.variable
-                    if not (simple and hooks is None and variable._hooks is None):
-                        run, grads = self._before_accumulate(node, grads)
-                        if not run:
-                            yield StepRecord(node, (grads,), (), index) if record else None
-                            continue
-                    if grads is not None:  # (a pre-hook may have dropped it)
-                        # Owned: nothing but this frame holds the gradient (see _sole_owner),
-                        # so .grad may take it; hooks then see .grad's memory, as in PyTorch.
-                        is_owned = not create_graph and _sole_owner(grads)
-                        accumulate_grad(variable, grads, create_graph, is_owned)
-                    if hooks is not None and hooks.post:
-                        _call_post_hooks(node, (), (grads,), create_graph)
+            if type(node) is AccumulateGrad:
+                self._accumulate(node, grads)
                 yield StepRecord(node, (grads,), (), index) if record else None
                 continue
-            if not simple or hooks is not None:
-                if executes is not None and node not in executes:
-                    # Only captured (autograd.grad) or accumulated (backward(inputs=...)): as
-                    # in PyTorch, its tensor hooks run (not its node hooks), then the capture.
-                    self._reach(node, grads)
+            if plain and node._hooks is None and grads is not None:
+                outputs = node.run_backward(grads, create_graph, release)
+                fresh = node._fresh_outputs and not record
+            else:
+                outputs = self._run_with_extras(node, grads)
+                if outputs is None:  # only reached, to capture its gradient
                     yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
                     continue
-                if captures is not None:
-                    # A node that also runs is captured before its hooks, as in PyTorch.
-                    self._capture(node, grads)
-                if grads is not None and hooks is not None:
-                    grads = _call_tensor_pre_hooks(node, grads, create_graph)
-                    if hooks.pre:
-                        grads = _call_node_pre_hooks(node, grads, create_graph)
+                hooks = node._hooks
+                fresh = node._fresh_outputs and not record and not (hooks and hooks.post)
+            sent = route(node, grads, outputs, fresh, record)
+            yield StepRecord(node, _as_tuple(grads, node), sent, index) if record else None
 
-            next_functions = node.next_functions
-            if grads is None:
-                outputs: Sequence[Any] = (None,) * len(next_functions)
-            else:
-                if anomaly:
-                    outputs = self._apply_checked(node, grads)
-                    if not keep_graph:
-                        node.release()
-                else:
-                    outputs = node.run_backward(grads, create_graph, release)
-                if hooks is not None and hooks.post:
-                    outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
-            sent: list[Any] | None = [] if record else None
-            in_meta = node._in_meta
-            i = -1
-            for child, nr in next_functions:
-                i += 1
-                if child is None or (executes is not None and child not in deps):
-                    if sent is not None:
-                        sent.append(None)
-                    continue
-                g = outputs[i]
-                if g is not None:
-                    meta = in_meta[i]
-                    if meta is not None and (
-                        create_graph or g.dtype is not meta[1] or g.shape != meta[0]
-                    ):
-                        g = _fix_grad(node, i, g, meta, create_graph)
-                    if child._n_out == 1:
-                        old = buffers.get(child)
-                        buffers[child] = g if old is None else old + g
-                    else:
-                        slots = buffers.get(child)
-                        if slots is None:
-                            slots = buffers[child] = [None] * child._n_out
-                        slots[nr] = g if slots[nr] is None else slots[nr] + g
+    def _route(self, node: Node, grads: Any, outputs: Sequence[Any], fresh: bool,
+               record: bool) -> tuple:
+        """Send each gradient ``node`` returned along its edge: reduced and cast to the input's
+        metadata, added to the next node's buffer; a node whose last gradient arrived becomes
+        ready. Returns the gradients sent when ``record``.
+
+        Ownership: a leaf's ``.grad`` may take a gradient array without a copy only when the
+        engine owns it. The engine owns what it made (a sum in a buffer, a reduction or cast
+        here) and, when ``fresh`` (an op-table node; no step record or post hook holds its
+        results), what the node returned that is neither a view nor its incoming gradient: the
+        op table's derivatives return new arrays, or the incoming gradient or a view of it
+        (CONTRIBUTING.md). Anything else (a user's gradient, a custom Function's result) may be
+        held elsewhere and is copied into ``.grad``; a leaf hook's result is owned when nothing
+        else refers to it (:func:`_sole_owner`, as PyTorch's use count).
+        """
+        buffers = self.buffers
+        deps = self.deps
+        executes = self.executes
+        create_graph = self.create_graph
+        heappush = heapq.heappush
+        in_meta = node._in_meta
+        sent: list[Any] | None = [] if record else None
+        i = -1
+        for child, nr in node.next_functions:
+            i += 1
+            if child is None or (executes is not None and child not in deps):
                 if sent is not None:
-                    sent.append(g)
-                remaining = deps[child] - 1
-                deps[child] = remaining
-                if remaining == 0:
-                    if type(child) is accumulate:
-                        ready.append(child)
+                    sent.append(None)
+                continue
+            g = outputs[i]
+            if g is not None:
+                owned = False
+                meta = in_meta[i]
+                if meta is not None and (
+                    create_graph or g.dtype is not meta[1] or g.shape != meta[0]
+                ):
+                    fixed = _fix_grad(node, i, g, meta, create_graph)
+                    owned = fixed is not g
+                    g = fixed
+                if type(child) is AccumulateGrad:
+                    old = buffers.get(child)
+                    if old is not None:
+                        buffers[child] = old + g
+                        self.owned.add(child)
                     else:
-                        heappush(heap, (-child._seq, child))
-            # Drop this frame's references to the gradients sent, so that the reference
-            # counts _sole_owner reads are the buffers' alone.
-            outputs = g = old = None
-            if record:
-                yield StepRecord(node, _as_tuple(grads, node), tuple(sent or ()), index)
-            else:
-                yield None
+                        buffers[child] = g
+                        if not create_graph and (owned or fresh and g.base is None and (
+                            g is not grads if type(grads) is not list else _not_in(g, grads)
+                        )):
+                            self.owned.add(child)
+                elif child._n_out == 1:
+                    old = buffers.get(child)
+                    buffers[child] = g if old is None else old + g
+                else:
+                    slots = buffers.get(child)
+                    if slots is None:
+                        slots = buffers[child] = [None] * child._n_out
+                    slots[nr] = g if slots[nr] is None else slots[nr] + g
+            if sent is not None:
+                sent.append(g)
+            remaining = deps[child] - 1
+            deps[child] = remaining
+            if remaining == 0:  # ready (as _push, inline: this runs once per edge)
+                if type(child) is AccumulateGrad:
+                    self.ready.append(child)
+                else:
+                    heappush(self.heap, (-child._seq, child))
+        return tuple(sent) if sent is not None else ()
+
+    def _accumulate(self, node: AccumulateGrad, grads: Any) -> None:
+        """Run a leaf's AccumulateGrad node: its hooks, then the sum into ``.grad``."""
+        owned = self.owned
+        is_owned = node in owned
+        if is_owned:
+            owned.discard(node)
+        if grads is None:
+            return
+        variable = node.variable
+        hooks = node._hooks
+        if not (self.plain and hooks is None and variable._hooks is None):
+            before = grads
+            runs, grads = self._before_accumulate(node, grads)
+            if not runs:
+                return
+            if grads is not before:  # a hook's result: owned unless the user kept it
+                is_owned = not self.create_graph and _sole_owner(grads)
+        if grads is not None:  # (a pre-hook may have dropped it)
+            accumulate_grad(variable, grads, self.create_graph, is_owned)
+        if hooks is not None and hooks.post:
+            _call_post_hooks(node, (), (grads,), self.create_graph)
+
+    def _run_with_extras(self, node: Node, grads: Any) -> Sequence[Any] | None:
+        """Run an op node off the plain path: captures and restricted passes, tensor and node
+        hooks, anomaly mode. Returns the gradients for its inputs, or None for a node the pass
+        only reaches to capture its gradient (``autograd.grad``)."""
+        hooks = node._hooks
+        create_graph = self.create_graph
+        if self.executes is not None and node not in self.executes:
+            # Only captured (autograd.grad) or accumulated (backward(inputs=...)): as in
+            # PyTorch, its tensor hooks run (not its node hooks), then the capture.
+            self._reach(node, grads)
+            return None
+        if self.captures is not None:
+            # A node that also runs is captured before its hooks, as in PyTorch.
+            self._capture(node, grads)
+        if grads is not None and hooks is not None:
+            grads = _call_tensor_pre_hooks(node, grads, create_graph)
+            if hooks.pre:
+                grads = _call_node_pre_hooks(node, grads, create_graph)
+        if grads is None:
+            return (None,) * len(node.next_functions)
+        if self.anomaly:
+            outputs = self._apply_checked(node, grads)
+            if not self.keep_graph:
+                node.release()
+        else:
+            outputs = node.run_backward(grads, create_graph, not self.keep_graph)
+        if hooks is not None and hooks.post:
+            outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
+        return outputs
 
     def _before_accumulate(self, node: AccumulateGrad, grads: Any) -> tuple[bool, Any]:
         """What comes before an AccumulateGrad node accumulates: the leaf's hooks, or for a
@@ -479,13 +524,11 @@ _drain = deque(maxlen=0).extend  # consume an iterator at C speed
 
 def _sole_owner(g: Any) -> bool:
     """Whether the caller's local variable is the only reference to the gradient array ``g``
-    and to the memory under it, so a leaf may keep ``g`` as its ``.grad`` without a copy.
-
-    PyTorch decides the same way (the gradient's use count). Anything else still holding ``g``
-    -- another node's buffer, the user (a ``gradient=`` argument, a tensor a hook returned or
-    kept, a custom Function's saved array), a step record -- holds a reference, and so does an
-    array whose view ``g`` is. The counts a sole owner produces depend on the interpreter (its
-    frames and stack), so they are measured once, on import, by :func:`_sole_owner_counts`.
+    and to the memory under it: for a gradient a hook returned, which a leaf's ``.grad`` may
+    take without a copy only if the user kept no reference to it (PyTorch's rule there: the
+    tensor's use count). The engine's own gradients follow :meth:`GraphTask._route`'s rule.
+    The counts a sole owner produces depend on the interpreter (its frames and stack), so they
+    are measured once, on import, by :func:`_sole_owner_counts`.
     """
     if type(g) is not _ndarray or _getrefcount(g) > _SOLE_COUNT:
         return False
@@ -509,6 +552,11 @@ def _sole_owner_counts() -> tuple[int, int]:
 
 
 _SOLE_COUNT, _SOLE_BASE_COUNT = _sole_owner_counts()
+
+
+def _not_in(g: Any, grads: list[Any]) -> bool:
+    """Whether ``g`` is none of a multi-output node's incoming gradients."""
+    return all(g is not x for x in grads)
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:

@@ -137,6 +137,9 @@ class Node:
     __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "__weakref__")
 
     _n_out = 1
+    # Whether the gradients apply() returns are new arrays or the incoming gradient or a view
+    # of it, never an array held elsewhere (op-table nodes: the engine may hand them to .grad).
+    _fresh_outputs = False
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""

@@ -127,6 +127,7 @@ class OpNode(Node):
     __slots__ = ("_saved", "_versions", "_result")
 
     _op: OpDef
+    _fresh_outputs = True  # the op table's derivative contract (CONTRIBUTING.md)
 
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         return OpNode.run_backward(self, grads, create_graph, False)
