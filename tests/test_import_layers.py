@@ -35,10 +35,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
 
 #: In-function imports that still go upward: (importing module, imported module, why).
 UPWARD_IN_FUNCTIONS = {
-    ("_tensor", "autograd.engine"): "Tensor.backward runs the engine",
-    ("_tensor", "ops.creation"): "the legacy constructor Tensor(2, 3)",
     ("_tensor", "ops.inplace"): "regenerating a view's history (AsStridedBackward0)",
-    ("autograd.node", "autograd.engine"): "AccumulateGrad.apply adds into .grad",
 }
 
 

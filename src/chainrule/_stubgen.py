@@ -426,7 +426,11 @@ def static_names() -> set[str]:
         node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Tensor"
     )
     names: set[str] = set()
-    for node in cls.body:
+    body = list(cls.body)
+    for node in cls.body:  # (and what ``if TYPE_CHECKING:`` declares: ``__new__``)
+        if isinstance(node, ast.If):
+            body.extend(node.body)
+    for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(node.name)
         elif isinstance(node, ast.Assign):

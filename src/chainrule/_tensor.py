@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
@@ -94,14 +94,10 @@ class Tensor(TensorMethods):
         "_hooks", "_retains_grad", "_view_src_fn", "_view_meta", "_view_version", "__weakref__",
     )
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """Legacy constructor: ``Tensor(2, 3)`` (uninitialised) or ``Tensor([1, 2])`` (float)."""
-        from .ops.creation import legacy_new
-
-        data = legacy_new(_dtype.get_default_dtype(), args, kwargs)
-        t = _new(cls)
-        _init(t, data, False)
-        return t
+    # ``Tensor(2, 3)``, the legacy constructor, is ``ops.creation.legacy_tensor`` (a layer
+    # above: it parses sizes and data), installed as ``Tensor.__new__`` there.
+    if TYPE_CHECKING:
+        def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...
 
     # ------------------------------------------------------------------------------------------
     # autograd attributes
@@ -241,28 +237,6 @@ class Tensor(TensorMethods):
         handle = RemovableHandle(self._hooks.post_accumulate)
         self._hooks.post_accumulate[handle.id] = hook
         return handle
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Tensor | Sequence[Tensor] | None = None,
-    ) -> None:
-        """Accumulate the gradient of this tensor into the ``.grad`` of the graph's leaves.
-
-        Example:
-            >>> import chainrule as torch
-            >>> x = torch.tensor([1., 2.], requires_grad=True)
-            >>> (x * x).backward(gradient=torch.tensor([1., 0.]))
-            >>> x.grad
-            tensor([2., 0.])
-        """
-        engine = _ENGINE[0] if _ENGINE else _engine()
-        if gradient is None and inputs is None and retain_graph is None and not create_graph:
-            engine.backward_scalar(self)
-        else:
-            engine.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data and version counter, cut from the graph."""
@@ -583,18 +557,6 @@ class Tensor(TensorMethods):
 
     # NumPy must hand ``ndarray + Tensor`` to Tensor.__radd__ instead of looping element-wise.
     __array_ufunc__ = None
-
-
-_ENGINE: list[Any] = []
-
-
-def _engine() -> Any:
-    """The engine module (imported on first use: it is a layer above this one)."""
-    if not _ENGINE:
-        from .autograd import engine
-
-        _ENGINE.append(engine)
-    return _ENGINE[0]
 
 
 _C_TYPE_NAMES = {

@@ -905,6 +905,28 @@ def _pair_gradients(outputs: tuple, gradients: tuple) -> tuple:
     return gradients[: len(outputs)]
 
 
+def tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Tensor | Sequence[Tensor] | None = None,
+) -> None:
+    """Accumulate the gradient of this tensor into the ``.grad`` of the graph's leaves.
+
+    Example:
+        >>> import chainrule as torch
+        >>> x = torch.tensor([1., 2.], requires_grad=True)
+        >>> (x * x).backward(gradient=torch.tensor([1., 0.]))
+        >>> x.grad
+        tensor([2., 0.])
+    """
+    if gradient is None and inputs is None and retain_graph is None and not create_graph:
+        backward_scalar(self)
+    else:
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
 def backward_scalar(tensor: Tensor) -> None:
     """``tensor.backward()`` with no arguments: the common case, without argument handling."""
     if not tensor._requires_grad:
@@ -1034,3 +1056,21 @@ def grad(
             continue
         result.append(g if create_graph else wrap(np.array(g)))
     return tuple(result)
+
+
+# ----------------------------------------------------------------------------------------------
+# What the core classes do through the engine, installed from this layer (the core imports
+# nothing above it): ``Tensor.backward`` and ``AccumulateGrad.apply``.
+
+tensor_backward.__name__ = tensor_backward.__qualname__ = "backward"
+Tensor.backward = tensor_backward  # type: ignore[method-assign]
+
+
+def _accumulate_grad_apply(self: AccumulateGrad, grads: Any, create_graph: bool) -> tuple[()]:
+    """Add ``grads`` into the leaf's ``.grad`` (as the engine does when it runs this node)."""
+    accumulate_grad(self.variable, grads, create_graph)
+    return ()
+
+
+_accumulate_grad_apply.__name__ = _accumulate_grad_apply.__qualname__ = "apply"
+AccumulateGrad.apply = _accumulate_grad_apply  # type: ignore[method-assign,assignment]

@@ -211,11 +211,7 @@ class AccumulateGrad(Node):
         """``'chainrule::autograd::AccumulateGrad'`` (PyTorch's C++ name, this package's)."""
         return "chainrule::autograd::AccumulateGrad"
 
-    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
-        from .engine import accumulate_grad
-
-        accumulate_grad(self.variable, grads, create_graph)
-        return ()
+    # apply(): adding into ``.grad`` is the engine's (autograd.engine installs it).
 
 
 def type_name(obj: Any) -> str:

@@ -16,7 +16,7 @@ from .._dtype import dtype as DType
 from .._dtype import to_dtype
 from .._size import Size, check_available
 from .._size import device as Device
-from .._tensor import Tensor, make_tensor, warn_scalar_conversion, wrap
+from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "scalar_tensor", "zeros", "ones", "full",
@@ -339,6 +339,17 @@ def _tensor_options(d: DType) -> str:
         f"TensorOptions(dtype={_dtype.CPP_TYPE_NAMES[d]}, device=cpu, layout=Strided, "
         "requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt))"
     )
+
+
+def legacy_tensor(cls: type[Tensor], *args: Any, **kwargs: Any) -> Tensor:
+    """Legacy constructor: ``Tensor(2, 3)`` (uninitialised) or ``Tensor([1, 2])`` (float)."""
+    data = legacy_new(_dtype.get_default_dtype(), args, kwargs)
+    t = object.__new__(cls)
+    _init(t, data, False)
+    return t
+
+
+Tensor.__new__ = staticmethod(legacy_tensor)  # type: ignore[method-assign,assignment]
 
 
 def legacy_new(default: DType, args: tuple, kwargs: dict[str, Any],
