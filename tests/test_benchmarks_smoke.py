@@ -22,7 +22,7 @@ from chainrule.cli import bench
 pytestmark = pytest.mark.slow
 
 EXPECTED_ROWS = {
-    "tiny": ["tiny"],
+    "tiny": ["tiny", "tiny (user style)"],
     "mlp": ["mlp"],
     "deep": ["deep time", "deep memory"] * len(Config.smoke().deep_sizes),
     "conv": ["conv"],
