@@ -237,12 +237,14 @@ def tensor(
     if type(requires_grad) is not builtins.bool:
         _check_requires_grad("tensor", requires_grad, none_ok=False)
     if (
-        type(data) is list and dtype is None and device is None and data
+        type(data) is list and device is None and data
+        and (dtype is None or dtype is _dtype.float32 or dtype is _dtype.float64)
         and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
     ):
-        # The common case, a flat list of floats: no inference needed, and the default dtype is
-        # floating, so the tensor may require grad.
-        t = wrap(np.array(data, dtype=_dtype.get_default_dtype().np))
+        # The common case, a flat list of floats (in the default dtype or a given float32 or
+        # float64): no inference needed, and the dtype is floating, so it may require grad.
+        np_dtype = (_dtype.get_default_dtype() if dtype is None else dtype).np
+        t = wrap(np.array(data, dtype=np_dtype))
         t._requires_grad = requires_grad
         return t
     _check_device(device)
