@@ -141,20 +141,16 @@ def _entries() -> list[OpInfo]:
         ops.append(OpInfo(f"Tensor.{name}_",
                           lambda lib, x, y, n=name: getattr(x > 0, n + "_")(y > 0),
                           INPLACE_BINARY_SHAPES, grad=False))
-    for name in BITWISE:
-        ops.append(OpInfo(f"Tensor.{name}", lambda lib, x, y, n=name: getattr(_ints(x), n)(
-            _ints(y)), BINARY_SHAPES, grad=False))
-        ops.append(OpInfo(f"torch.{name}", lambda lib, x, y, n=name: getattr(lib, n)(
-            _ints(x), _ints(y)), BINARY_SHAPES, grad=False))
-        ops.append(OpInfo(f"Tensor.{name}_", lambda lib, x, y, n=name: getattr(
-            _ints(x), n + "_")(_ints(y)), INPLACE_BINARY_SHAPES, grad=False))
+    # (the second operand of a shift: small amounts, negative and too large ones included)
+    for names, second in ((BITWISE, _ints), (SHIFTS, _shifts)):
+        for name in names:
+            ops.append(OpInfo(f"Tensor.{name}", lambda lib, x, y, n=name, s=second: getattr(
+                _ints(x), n)(s(y)), BINARY_SHAPES, grad=False))
+            ops.append(OpInfo(f"torch.{name}", lambda lib, x, y, n=name, s=second: getattr(
+                lib, n)(_ints(x), s(y)), BINARY_SHAPES, grad=False))
+            ops.append(OpInfo(f"Tensor.{name}_", lambda lib, x, y, n=name, s=second: getattr(
+                _ints(x), n + "_")(s(y)), INPLACE_BINARY_SHAPES, grad=False))
     for name in SHIFTS:
-        ops.append(OpInfo(f"Tensor.{name}", lambda lib, x, y, n=name: getattr(_ints(x), n)(
-            _shifts(y)), BINARY_SHAPES, grad=False))
-        ops.append(OpInfo(f"torch.{name}", lambda lib, x, y, n=name: getattr(lib, n)(
-            _ints(x), _shifts(y)), BINARY_SHAPES, grad=False))
-        ops.append(OpInfo(f"Tensor.{name}_", lambda lib, x, y, n=name: getattr(
-            _ints(x), n + "_")(_shifts(y)), INPLACE_BINARY_SHAPES, grad=False))
         # with a number: shifted, and shifting (PyTorch's Scalar-Tensor overload)
         ops.append(OpInfo(f"torch.{name}_tensor_number", lambda lib, x, n=name: getattr(lib, n)(
             _ints(x), 3), UNARY_SHAPES, grad=False))
