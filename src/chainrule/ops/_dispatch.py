@@ -1,10 +1,11 @@
-"""The forward half of the op table: run an op on tensors and record its node.
+"""The forward half of the op table: run an op on tensors and give its result a node.
 
 :func:`make_public_function` builds each op's public function. Ops with one or two tensor
 inputs in front (most of the table) get a specialised one: the per-op cost of a Python engine is
-its overhead, so the common path unwraps, checks dtypes, runs the forward and builds the node
-with no loops and no keyword handling. Everything else goes through :func:`run_general`. Both
-save through the same :class:`~._registry.SavePlan`, so what a node keeps is the same.
+its overhead, so the common path unwraps, checks dtypes and runs the forward with no loops and
+no keyword handling. Everything else goes through :func:`run_general`. All of them make the
+result with ``wrap`` and its node with the op's generated recorder for the inputs that need grad
+(:mod:`._recorder`), so what a node records and saves is built in one place.
 """
 
 from __future__ import annotations
@@ -25,18 +26,18 @@ from .._tensor import (
     SPECIAL_VIEW,
     Tensor,
     grad_accumulator,
-    mark_if_inference,
     refresh_view,
     wrap,
 )
-from ..autograd.grad_mode import ANOMALY, GRAD, INFERENCE, INFERENCE_BLOCKS, SAVED_HOOKS, mode_get
-from ..autograd.node import new_node, next_sequence_nr, type_name
+from ..autograd.grad_mode import GRAD, INFERENCE, mode_get
+from ..autograd.node import type_name
+from ._recorder import recorder
 
 if TYPE_CHECKING:
     from ._registry import OpDef
 
 __all__ = [
-    "make_public_function", "make_operator", "run_general", "promote", "attach_saved", "KEEP",
+    "make_public_function", "make_operator", "run_general", "promote", "KEEP",
     "ARITH", "FLOAT", "COMPARE",
 ]
 
@@ -197,41 +198,6 @@ def _edge(x: Tensor) -> tuple[Any, int]:
     return (grad_accumulator(x), 0)
 
 
-def attach_saved(node: Any, op: OpDef, args: tuple, needs: tuple[bool, ...], out: Any,
-                 result: Tensor) -> None:
-    """Save on ``node`` what the derivatives of the inputs in ``needs`` read, and only that."""
-    plan = op._plans.get(needs)
-    if plan is None:
-        plan = op.save_plan(needs)
-    if plan.keep_args:
-        _keep_args(node, plan, args)
-    else:
-        node._saved = None
-        node._versions = ()
-    node._result = (out, result._vc, result._vc[0]) if plan.save_result else None
-
-
-def _new_node(op: OpDef, edges: tuple, metas: tuple) -> Any:
-    return new_node(op.node_cls, edges, metas)
-
-
-def _after_record(node: Any, output: Tensor) -> None:
-    """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline;
-    after ``output`` got its ``grad_fn``: the pack hook sees the output as PyTorch's does)."""
-    mode = mode_get()
-    if mode & ANOMALY:
-        from ..autograd.anomaly import record_trace
-
-        record_trace(node)
-    if mode & SAVED_HOOKS:
-        from ..autograd.graph import current_saved_tensors_hooks
-        from ._opnode import pack_saved
-
-        hooks = current_saved_tensors_hooks()
-        if hooks is not None:
-            pack_saved(node, hooks, output)
-
-
 def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> None:
     """A view shares its base's version counter; ``_base`` is the tensor owning the memory.
 
@@ -340,7 +306,7 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
         if record and out.dtype.kind in "fc":
-            _record(op, args, (out,), (result,))
+            _record(op, args, out, result)
         return result
     return _wrap_outputs(op, args, out, record)
 
@@ -368,35 +334,13 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
     return results
 
 
-def _record(op: OpDef, args: tuple, outs: tuple, results: tuple) -> None:
-    """Create the node for one application of ``op`` and attach it to the results."""
-    edges = []
-    metas = []
-    for p in op.input_pos:
-        x = args[p]
-        if isinstance(x, Tensor) and x._requires_grad:
-            edges.append(_edge(x))
-            data = x._data
-            if op.records_strides:
-                metas.append((data.shape, data.dtype, data.strides))
-            else:
-                metas.append((data.shape, data.dtype))
-        else:
-            edges.append(_NO_EDGE)
-            metas.append(None)
-    node = _new_node(op, tuple(edges), tuple(metas))
-    needs = tuple(m is not None for m in metas)
-    attach_saved(node, op, args, needs, outs[0], results[0])
-    if op.num_outputs != 1:  # a MultiOutputOpNode (trailing non-differentiable outputs aside)
-        node._n_out = len(outs)
-        node._out_meta = tuple((o.shape, o.dtype) for o in outs)
-    elif op.node_output_nr:  # an ExtraOutputsOpNode
-        node._n_out = 1 + len(op.node_output_nr)
-    for nr, t in enumerate(results):
-        t._requires_grad = True
-        t._grad_fn = node
-        t._output_nr = nr
-    _after_record(node, results[0])
+def _record(op: OpDef, args: tuple, out: Any, result: Any) -> None:
+    """Give ``result`` (a tuple of them for a multi-output op) its node, through the op's
+    recorder for the inputs in ``args`` that require grad."""
+    inputs = [args[p] for p in op.input_pos]
+    needs = tuple(isinstance(x, Tensor) and x._requires_grad for x in inputs)
+    record = op.recorders.get(needs) or recorder(op, needs)
+    record(*inputs, args, out, result)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -425,8 +369,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     needs_float = op.promote is FLOAT
     n_params = len(op.defaults)
     bind = op.bind
-    node_cls = op.node_cls
-    plans = op._plans
+    recorders = op.recorders
 
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(x, Tensor):
@@ -440,20 +383,9 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
         out = forward(a, *rest) if rest else forward(a)
         if type(out) is not _ndarray:
             out = _asarray(out)
-        t = _new(Tensor)
-        t._data = out
-        t._requires_grad = False
-        t._grad_fn = None
-        t._output_nr = 0
-        t._grad = None
-        t._base = None
-        t._acc = None
-        t._hooks = None
-        t._retains_grad = False
-        if INFERENCE_BLOCKS[0]:
-            mark_if_inference(t)
+        t = wrap(out)
         if not view:
-            t._vc = [0]
+            pass  # (the common case first)
         elif x._base is None and not multi_view and mode_get() & GRAD:
             # The common view (_share_with_base's first case, inline): of a tensor that is
             # not a view, in grad mode.
@@ -464,30 +396,9 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
             t._view_version = x._vc[0]
         else:
             _share_with_base(t, x, multi_view)
-        if x._requires_grad and differentiable and (mode := mode_get()) & GRAD and (
-            out.dtype.kind in "fc"
-        ):
-            node = _new(node_cls)
-            fn = x._grad_fn
-            node.next_functions = (
-                (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0),
-            )
-            node._in_meta = (
-                ((a.shape, a.dtype, a.strides),) if op.records_strides else ((a.shape, a.dtype),)
-            )
-            node._seq = next_sequence_nr()
-            node._hooks = None
-            plan = plans.get(_TRUE1) or op.save_plan(_TRUE1)
-            if plan.keep_args:
-                _save_args(node, plan, op, (x, *rest) if rest else (x,))
-            else:
-                node._saved = None
-                node._versions = ()
-            node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
-            t._requires_grad = True
-            t._grad_fn = node
-            if mode & _RARE_MODES:
-                _after_record(node, t)
+        if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fc":
+            record = recorders.get(_TRUE1) or recorder(op, _TRUE1)
+            record(x, (x, *rest) if rest else (x,), out, t)
         return t
 
     return public
@@ -505,13 +416,11 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
     slow = len(op.promote_pos) > 2
     n_params = len(op.defaults)
     bind = op.bind
-    node_cls = op.node_cls
-    plans = op._plans
+    recorders = op.recorders
     # Numbers each input takes (none for an input PyTorch takes as a tensor only: the general
     # path raises its TypeError).
     x_numbers = () if op.input_pos[0] in op.tensor_only_pos else _number_types
     y_numbers = () if op.input_pos[1] in op.tensor_only_pos else _number_types
-    strides = op.records_strides
     max_rest = n_params - 2
     # Two arrays of one dtype need no promotion (unless the op computes in floating point).
     same_dtype_ok = promote_mode is ARITH or promote_mode is COMPARE
@@ -561,92 +470,17 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             and (type(b) is not _ndarray or b.flags.c_contiguous)
         ):
             out = _iterator_layout(out, [a, b])
-        t = _new(Tensor)
-        t._data = out
-        t._requires_grad = False
-        t._grad_fn = None
-        t._output_nr = 0
-        t._grad = None
-        t._vc = [0]
-        t._base = None
-        t._acc = None
-        t._hooks = None
-        t._retains_grad = False
-        if INFERENCE_BLOCKS[0]:
-            mark_if_inference(t)
-        if (rx or ry) and differentiable and (mode := mode_get()) & GRAD and (
-            out.dtype.kind in "fc"
-        ):
-            node = _new(node_cls)
-            if rx:
-                fn = x._grad_fn
-                ex = (fn, x._output_nr) if fn is not None else (grad_accumulator(x), 0)
-                mx = (a.shape, a.dtype, a.strides) if strides else (a.shape, a.dtype)
-            else:
-                ex = _NO_EDGE
-                mx = None
-            if ry:
-                fn = y._grad_fn
-                ey = (fn, y._output_nr) if fn is not None else (grad_accumulator(y), 0)
-                my = (b.shape, b.dtype, b.strides) if strides else (b.shape, b.dtype)
-            else:
-                ey = _NO_EDGE
-                my = None
-            node.next_functions = (ex, ey)
-            node._in_meta = (mx, my)
-            node._seq = next_sequence_nr()
-            node._hooks = None
+        t = wrap(out)
+        if (rx or ry) and differentiable and mode_get() & GRAD and out.dtype.kind in "fc":
             needs = (rx, ry)
-            plan = plans.get(needs) or op.save_plan(needs)
-            if plan.keep_args:
-                _save_args(node, plan, op, (x, y, *rest) if rest else (x, y))
-            else:
-                node._saved = None
-                node._versions = ()
-            node._result = (out, t._vc, t._vc[0]) if plan.save_result else None
-            t._requires_grad = True
-            t._grad_fn = node
-            if mode & _RARE_MODES:
-                _after_record(node, t)
+            record = recorders.get(needs) or recorder(op, needs)
+            record(x, y, (x, y, *rest) if rest else (x, y), out, t)
         return t
 
     return public
 
 
 _TRUE1 = (True,)
-
-
-_RARE_MODES = ANOMALY | SAVED_HOOKS  # modes that need _after_record
-
-
-def _save_args(node: Any, plan: Any, op: OpDef, args: tuple) -> None:
-    """``attach_saved``'s arguments for the specialised paths (which may lack trailing
-    defaults), when the plan keeps them; the caller saves the result."""
-    defaults = op.defaults
-    if len(args) != len(defaults):
-        args = args + defaults[len(args):]
-    _keep_args(node, plan, args)
-
-
-def _keep_args(node: Any, plan: Any, args: tuple) -> None:
-    """Keep ``args`` on ``node`` but for those no derivative reads (``plan.drop``), with the
-    version of each saved input, checked when backward unpacks it."""
-    if plan.drop:
-        kept = list(args)
-        for p in plan.drop:
-            kept[p] = None
-        args = tuple(kept)
-    node._saved = args
-    versions = []
-    for p in plan.inputs:
-        x = args[p]
-        if isinstance(x, Tensor):
-            versions.append((p, x._vc[0]))
-        elif p in plan.lists and type(x) is tuple:
-            versions.append((p, tuple(e._vc[0] if isinstance(e, Tensor) else None for e in x)))
-        else:
-            versions.append((p, None))
-    node._versions = tuple(versions)
 
 
 def make_public_function(op: OpDef, method: bool = False) -> Callable[..., Any]:

@@ -190,6 +190,8 @@ class OpDef:
         self.uses_extras = False  # a derivative reads ``result`` or an input's shape/strides
         self.records_strides = False  # a derivative reads an input's strides (its layout)
         self._plans: dict[tuple[bool, ...], SavePlan] = {}
+        # The generated recorders (ops/_recorder.py), by which inputs need grad.
+        self.recorders: dict[tuple[bool, ...], Callable[..., Any]] = {}
         # What any derivative reads (environment positions): PyTorch's node has a ``_saved_*``
         # attribute for each, None when this node did not need to save it.
         self.read_positions: frozenset[int] = frozenset()
@@ -232,6 +234,7 @@ class OpDef:
             if any(i >= self.result_index for i in arg_index):
                 self.uses_extras = True
             self._plans.clear()
+            self.recorders.clear()
             self.read_positions = frozenset(
                 i for d in self.derivatives if d is not None for i in d.arg_index
             )
@@ -250,6 +253,7 @@ class OpDef:
         self.read_positions = self.read_positions | frozenset(
             self.node_outputs_derivative.arg_index)
         self._plans.clear()
+        self.recorders.clear()
         return fn
 
     def save_plan(self, needs: tuple[bool, ...]) -> SavePlan:
@@ -465,6 +469,7 @@ def recorded_as(public: Any, node_name: str) -> Any:
     opdef.node_name = node_name
     opdef.derivatives = list(source.derivatives)
     opdef._plans = {}
+    opdef.recorders = {}
     opdef.node_cls = make_node_class(node_name, opdef, source.multi_output_node)
     renamed = make_public(opdef)
     renamed.__name__ = renamed.__qualname__ = f"{source.name}_as_{node_name}"

@@ -1,0 +1,47 @@
+"""The generated recorders (ops/_recorder.py): one per op and pattern of inputs needing grad,
+shared by every way of calling the op, straight-line code."""
+
+from __future__ import annotations
+
+import chainrule
+from chainrule.ops import pointwise
+from chainrule.ops._recorder import recorder_source
+
+
+def test_one_recorder_per_op_and_pattern_shared_by_every_path() -> None:
+    op = pointwise.mul.op
+    op.recorders.clear()
+    x = chainrule.tensor([1.0, 2.0], requires_grad=True)
+    y = chainrule.tensor([3.0, 4.0])
+    fast = x * y  # the two-input fast path
+    record = op.recorders[(True, False)]
+    general = chainrule.mul(x, other=y)  # keywords: the general runner
+    assert op.recorders[(True, False)] is record and len(op.recorders) == 1
+    both = chainrule.mul(x, x)
+    assert set(op.recorders) == {(True, False), (True, True)}
+    for out in (fast, general):
+        assert type(out.grad_fn).__name__ == "MulBackward0"
+        assert out.grad_fn.next_functions[1] == (None, 0)
+        assert out.grad_fn._saved_other is y and out.grad_fn._saved_self is None
+    assert both.grad_fn._saved_self is x
+    (fast.sum() + general.sum() + both.sum()).backward()
+    assert x.grad.tolist() == [8.0, 12.0]
+
+
+def test_recorder_source_is_straight_line_code() -> None:
+    source = recorder_source(pointwise.mul.op, (True, False))
+    assert "for " not in source and "_NO_EDGE" in source and "keep_args" in source
+    compile(source, "<test>", "exec")
+
+
+def test_registering_a_derivative_drops_cached_recorders() -> None:
+    op = pointwise.mul.op
+    x = chainrule.tensor([1.0], requires_grad=True)
+    _ = x * 2.0
+    assert op.recorders
+    derivative = op.derivatives[0]
+    assert derivative is not None
+    op.derivative("self")(derivative.fn)  # the same formula again: what is saved is recomputed
+    assert not op.recorders
+    _ = x * 2.0
+    assert op.recorders
