@@ -7,11 +7,11 @@ Run after adding, renaming or changing the signature of an op that becomes a Ten
 
 ``tests/test_typing.py`` fails while the committed stub differs from what this produces.
 
-Why a stub at all: the ops modules attach most of ``Tensor``'s methods and operators at import
-time (``setattr(Tensor, name, fn)`` in ``ops/__init__.py``, ``register_method`` in
-``ops/_registry.py``), so each op is declared once, in the op table. Type checkers read the
-class statement only, and ``t + 1``, ``t.sum()`` or ``t.relu_()`` were errors for mypy and
-pyright.
+Why a stub at all: most of ``Tensor``'s methods and operators are attached at import time
+(``ops/__init__.py`` sets what the ops modules declare with ``@op(..., method=True)`` or
+``@tensor_method``, and the operators), so each op is declared once, in the op table. Type
+checkers read the class statement only, and ``t + 1``, ``t.sum()`` or ``t.relu_()`` were
+errors for mypy and pyright.
 
 The design: ``_tensor.py`` gives ``Tensor`` a base class that exists for type checkers only::
 

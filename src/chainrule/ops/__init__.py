@@ -1,8 +1,10 @@
 """The op table and the public functions built on it.
 
 Importing this package registers every op, builds the two ``ops`` namespaces derivatives receive
-(NumPy forwards for the fast path, the public ops for ``create_graph=True``) and attaches the
-ops to :class:`~chainrule.Tensor` as methods and operators.
+(NumPy forwards for the fast path, the public ops for ``create_graph=True``) and attaches to
+:class:`~chainrule.Tensor` the methods and in-place methods the ops modules declare (where each
+function is defined: ``@op(..., method=True, inplace=True)``, ``@tensor_method``), and the
+operators.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import numpy as np
 
 from .._backend import special
 from .._tensor import Tensor
+
+# (importing a module registers its ops and declares its Tensor methods)
 from . import (
     activation,
     copying,
@@ -29,7 +33,7 @@ from . import (
     special_ops,
 )
 from ._dispatch import make_operator
-from ._registry import as_method, bind_namespaces
+from ._registry import as_method, bind_namespaces, declared_methods
 
 __all__ = [
     "activation", "copying", "creation", "indexing", "linalg", "pointwise", "reduction", "shape",
@@ -118,75 +122,11 @@ _build_namespaces()
 # ----------------------------------------------------------------------------------------------
 # Tensor methods
 
-_METHODS: dict[str, Any] = {}
-for _module in (pointwise, reduction, linalg, activation):
-    for _name in _module.__all__:
-        _fn = getattr(_module, _name)
-        if callable(_fn) and not _name.startswith("_"):
-            _METHODS[_name] = _fn
-# Functions of these modules that are no Tensor methods in PyTorch.
-for _name in ("apply_reduction", "binary_cross_entropy_with_logits", "softplus_", "linear",
-              "normalize_dims", "expand_reduced", "var_mean", "std_mean", "rsub"):
-    _METHODS.pop(_name, None)
-
-
-def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
-    """``x.where(condition, y)``: ``torch.where(condition, x, y)`` (the method's self is input)."""
-    return pointwise.where(condition, self, other)
-
-
-_METHODS["where"] = _where_method
-
-_METHODS.update(
-    {
-        "view": shape.view,
-        "view_as": shape.view_as,
-        "reshape": shape.reshape,
-        "reshape_as": shape.reshape_as,
-        "flatten": shape.flatten,
-        "ravel": shape.ravel,
-        "unflatten": shape.unflatten,
-        "squeeze": shape.squeeze,
-        "unsqueeze": shape.unsqueeze,
-        "t": shape.t,
-        "transpose": shape.transpose,
-        "swapaxes": shape.swapaxes,
-        "swapdims": shape.swapdims,
-        "permute": shape.permute,
-        "movedim": shape.movedim,
-        "moveaxis": shape.moveaxis,
-        "adjoint": shape.adjoint,
-        "expand": shape.expand,
-        "expand_as": shape.expand_as,
-        "broadcast_to": shape.broadcast_to,
-        "clone": copying.clone,
-        "contiguous": copying.contiguous,
-        "to": copying.to,
-        "float": copying.float_,
-        "double": copying.double,
-        "half": copying.half,
-        "long": copying.long,
-        "int": copying.int_,
-        "short": copying.short,
-        "char": copying.char,
-        "byte": copying.byte,
-        "bool": copying.bool_,
-        "cpu": copying.cpu,
-        "cuda": copying.cuda,
-        "type_as": copying.type_as,
-        "softmax": activation.softmax,
-        "log_softmax": activation.log_softmax,
-        "new_tensor": None,
-    }
-)
-_METHODS.pop("new_tensor")
-_METHODS.update(shape.TENSOR_METHODS)  # repeat, split, narrow, flip ...
-_METHODS.update(indexing.TENSOR_METHODS)  # __getitem__, __setitem__, __iter__, gather ...
-_METHODS.update({"bernoulli": sampling.bernoulli, "bernoulli_": sampling.bernoulli_,
-                 "multinomial": creation.multinomial})
-_METHODS.update(pointwise.SHIFT_METHODS)  # (their errors list the methods' overloads)
-
-for _name, _fn in _METHODS.items():
+# Each ops module declares its methods where it defines them (``@op(..., method=True,
+# inplace=True)``, ``@tensor_method``: see ops/_registry.py); here they are attached. An op's
+# public function becomes its method form (argument errors count positions after ``self``).
+_DECLARED_METHODS, _DECLARED_IN_PLACE = declared_methods()
+for _name, _fn in _DECLARED_METHODS.items():
     setattr(Tensor, _name, as_method(_fn))
 
 
@@ -339,39 +279,12 @@ Tensor.__hash__ = lambda self: id(self)  # type: ignore[method-assign,assignment
 
 
 # ----------------------------------------------------------------------------------------------
-# In-place methods: the out-of-place op, written into ``self`` (see ops/inplace.py).
-
-_INPLACE_FROM: dict[str, Any] = {
-    name: getattr(pointwise, name)
-    for name in (
-        "add", "sub", "subtract", "mul", "div", "divide", "true_divide", "floor_divide",
-        "remainder", "fmod", "pow",
-        "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2", "expm1",
-        "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan", "asin",
-        "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh", "tanh",
-        "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "clamp", "clip",
-        "clamp_min", "clamp_max", "lerp", "floor", "ceil", "round", "trunc", "frac", "hypot",
-        "xlogy", "nan_to_num", "logical_and", "logical_or", "logical_xor", "logical_not",
-        "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    )
-    if hasattr(pointwise, name)
-}
-for _name in ("masked_fill", "index_add", "scatter", "scatter_add", "index_put", "put",
-              "index_fill", "fix", "erfinv", "digamma", "lgamma", "cumsum", "cumprod", "tril",
-              "triu", "addmm"):
-    if hasattr(Tensor, _name):
-        _INPLACE_FROM[_name] = getattr(Tensor, _name)
-# In place, comparisons record a node of their own (``gt_`` and its alias ``greater_``:
-# GtBackward0/1, a zero derivative), where out of place they have no history.
-_INPLACE_FROM.update(pointwise.COMPARISONS_IN_PLACE)
-for _alias, _name in (("greater", "gt"), ("greater_equal", "ge"), ("less", "lt"),
-                      ("less_equal", "le"), ("not_equal", "ne")):
-    _INPLACE_FROM[_alias] = pointwise.COMPARISONS_IN_PLACE[_name]
-_INPLACE_FROM["polygamma"] = special_ops.polygamma_in_place_op
-_INPLACE_FROM["floor_divide"] = pointwise.floor_divide_in_place_op
-_INPLACE_FROM.update(inplace.SHIFTS_IN_PLACE)
-for _name, _fn in _INPLACE_FROM.items():
-    setattr(Tensor, _name + "_", inplace.inplace_method(_fn, _name + "_"))
+# In-place methods: an op's result, written into ``self`` (see ops/inplace.py). For each declared
+# in-place form, ``Tensor.<name>_`` writes what was declared: the out-of-place function, the op
+# PyTorch records in place (``gt_``: GtBackward0/1), or ``"method"``: ``Tensor.<name>``.
+for _name, _source in _DECLARED_IN_PLACE.items():
+    _out_of_place = getattr(Tensor, _name) if _source == "method" else _source
+    setattr(Tensor, _name + "_", inplace.inplace_method(_out_of_place, _name + "_"))
 for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_", "t_", "transpose_", "swapaxes_",
               "swapdims_", "squeeze_", "unsqueeze_"):
     setattr(Tensor, _name, getattr(inplace, _name))
@@ -386,5 +299,6 @@ Tensor.__imod__ = inplace.augmented(pointwise.remainder, "__imod__")  # type: ig
 Tensor.__iand__ = inplace.augmented(pointwise.bitwise_and, "__iand__")  # type: ignore[attr-defined]
 Tensor.__ior__ = inplace.augmented(pointwise.bitwise_or, "__ior__")  # type: ignore[attr-defined]
 Tensor.__ixor__ = inplace.augmented(pointwise.bitwise_xor, "__ixor__")  # type: ignore[attr-defined]
-Tensor.__ilshift__ = inplace.augmented(_INPLACE_FROM["bitwise_left_shift"], "__ilshift__")  # type: ignore[attr-defined]
-Tensor.__irshift__ = inplace.augmented(_INPLACE_FROM["bitwise_right_shift"], "__irshift__")  # type: ignore[attr-defined]
+_shifts = inplace.SHIFTS_IN_PLACE
+Tensor.__ilshift__ = inplace.augmented(_shifts["bitwise_left_shift"], "__ilshift__")  # type: ignore[attr-defined]
+Tensor.__irshift__ = inplace.augmented(_shifts["bitwise_right_shift"], "__irshift__")  # type: ignore[attr-defined]

@@ -29,6 +29,10 @@ Broadcast gradients are reduced to each input's shape by the engine, once: a der
 the gradient at the broadcast shape. A derivative returns either a new array or a view of
 ``grad``; it never returns a saved value itself (the engine may hand a new array to a leaf's
 ``.grad`` without copying).
+
+Tensor methods are declared where their function is: ``@op(..., method=True, inplace=True)``
+gives ``Tensor.mul`` and ``Tensor.mul_``, :func:`tensor_method` does the same for a public
+function that is not an op, and ops/__init__.py attaches what was declared.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ import inspect
 import operator
 import types
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from .._tensor import Tensor
 from . import _dispatch
@@ -47,7 +51,8 @@ from ._opnode import OpNode, bind_namespaces, make_node_class
 
 __all__ = [
     "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "as_method", "ARITH", "FLOAT",
-    "COMPARE", "KEEP", "register_method", "bind_namespaces",
+    "COMPARE", "KEEP", "bind_namespaces", "tensor_method", "declare_methods", "declared_methods",
+    "InPlaceSource",
 ]
 
 
@@ -386,6 +391,9 @@ def op(
     saved_constants: dict[str, Any] | None = None,
     elementwise: bool = False,
     node_outputs: Sequence[str] = (),
+    method: bool | Callable[..., Any] = False,
+    inplace: bool | InPlaceSource = False,
+    aliases: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], OpFunction]:
     """Declare an op: decorate its NumPy forward; returns the public function.
 
@@ -410,7 +418,13 @@ def op(
     several tensor arguments, its result's memory layout follows theirs as PyTorch's does.
     ``node_outputs`` names ``saved_outputs`` that PyTorch's node returns as outputs 1, 2 ...
     (group norm's mean and rstd): they are saved, packed and shown as outputs of the node.
+    ``method``, ``inplace`` and ``aliases`` declare ``Tensor.<name>`` and ``Tensor.<name>_``
+    under the op's name, as :func:`tensor_method` does for a plain function
+    (``@op("ExpBackward0", promote=FLOAT, method=True, inplace=True)``).
     """
+    declares_methods = method is not False or inplace is not False
+    if aliases and not declares_methods:
+        raise TypeError(f"op {node_name}: aliases= without method= or inplace=")
 
     def declare(forward: Callable[..., Any]) -> OpFunction:
         opdef = OpDef(
@@ -420,7 +434,10 @@ def op(
         )
         if name is not None:
             opdef.name = name
-        return make_public(opdef)
+        public = make_public(opdef)
+        if declares_methods:
+            tensor_method(name=opdef.name, method=method, inplace=inplace, aliases=aliases)(public)
+        return public
 
     return declare
 
@@ -486,7 +503,98 @@ def as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
-def register_method(name: str, fn: Callable[..., Any]) -> None:
-    """Attach ``fn`` to Tensor as a method (ops modules call this for their public ops)."""
-    setattr(Tensor, name, as_method(fn))
+# ----------------------------------------------------------------------------------------------
+# Declaring Tensor methods: where a function is defined, whether it is ``Tensor.<name>`` and
+# whether ``Tensor.<name>_`` writes it in place. ops/__init__.py attaches what was declared.
+
+#: What ``Tensor.<name>_`` writes into ``self``: a callable's ``result(self, *args, **kwargs)``,
+#: or ``"method"``: ``Tensor.<name>``'s (an op's method form, whose argument errors count
+#: positions after ``self``, as ``addmm_``'s do).
+InPlaceSource = Callable[..., Any] | Literal["method"]
+
+_METHODS: dict[str, Callable[..., Any]] = {}
+_IN_PLACE: dict[str, InPlaceSource] = {}
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def declare_methods(name: str, *, method: Callable[..., Any] | None = None,
+                    inplace: InPlaceSource | None = None) -> None:
+    """Declare ``Tensor.<name>`` (``method``: attached as :func:`as_method` makes it) and/or
+    ``Tensor.<name>_`` (``inplace``: what it computes and writes into ``self``, see
+    :data:`InPlaceSource`). A name declared twice is an error.
+
+    The form for what no decorator reaches: an in-place op built after its function (the
+    comparisons' ``gt_``, which record a node of their own) or in another module (the shifts'
+    ``bitwise_left_shift_``, beside the in-place checks it runs). Prefer :func:`tensor_method`
+    or ``@op(..., method=True, inplace=True)`` on the function itself.
+    """
+    if method is not None:
+        _declare(_METHODS, name, method, f"Tensor.{name}")
+    if inplace is not None:
+        _declare(_IN_PLACE, name, inplace, f"Tensor.{name}_")
+
+
+def _declare(table: dict[str, Any], name: str, value: Any, label: str) -> None:
+    if name in table:
+        raise ValueError(f"{label} is declared twice")
+    table[name] = value
+
+
+@overload
+def tensor_method(fn: _F, /) -> _F: ...
+
+
+@overload
+def tensor_method(
+    *, name: str | None = None, method: bool | Callable[..., Any] = True,
+    inplace: bool | InPlaceSource = False, aliases: Sequence[str] = (),
+) -> Callable[[_F], _F]: ...
+
+
+def tensor_method(
+    fn: Callable[..., Any] | None = None, /, *, name: str | None = None,
+    method: bool | Callable[..., Any] = True, inplace: bool | InPlaceSource = False,
+    aliases: Sequence[str] = (),
+) -> Any:
+    """Declare that a public function is a Tensor method; returns the function unchanged::
+
+        @tensor_method(inplace=True, aliases=("subtract",))
+        def sub(input, other, *, alpha=1): ...
+
+    makes ``Tensor.sub`` and ``Tensor.subtract`` (``x.sub(y)`` is ``sub(x, y)``), and
+    ``Tensor.sub_`` and ``Tensor.subtract_``, which write ``sub(x, y)`` into ``x``.
+
+    ``name``: the Tensor attribute (default: the function's ``__name__``). ``method``: True for
+    the function itself, a callable when the method is another function (``where``'s takes
+    ``self`` as ``input``), False for no method. ``inplace``: True for an in-place method that
+    writes the function's result into ``self``, a callable when PyTorch's in-place form is
+    another op (recorded as a node of its own: ``polygamma_`` is ``PolygammaBackward1``), or
+    ``"method"`` (see :data:`InPlaceSource`). ``aliases``: other names with the same
+    declaration (``subtract`` for ``sub``, ``greater`` for ``gt``). Bare ``@tensor_method`` is
+    ``@tensor_method()``: a method, no in-place form.
+    """
+
+    def declare(function: _F) -> _F:
+        # True: the function itself; False: none.
+        the_method = (function if method else None) if isinstance(method, bool) else method
+        the_inplace = (function if inplace else None) if isinstance(inplace, bool) else inplace
+        for each in (name or function.__name__, *aliases):
+            declare_methods(each, method=the_method, inplace=the_inplace)
+        return function
+
+    return declare if fn is None else declare(fn)
+
+
+def declared_methods() -> tuple[dict[str, Callable[..., Any]], dict[str, InPlaceSource]]:
+    """What the ops modules declared: ``Tensor.<name>`` -> the function, and ``<name>`` of
+    ``Tensor.<name>_`` -> what it writes into ``self``, in declaration order (copies)."""
+    for name, source in _IN_PLACE.items():
+        if name + "_" in _METHODS:
+            raise ValueError(f"Tensor.{name}_ is declared both as a method and in place of "
+                             f"Tensor.{name}")
+        if isinstance(source, str) and name not in _METHODS:
+            raise ValueError(f"Tensor.{name}_ is declared in place of the method, but "
+                             f"Tensor.{name} is not declared")
+    return dict(_METHODS), dict(_IN_PLACE)
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from .._dtype import to_dtype
 from .._tensor import Tensor, wrap_dim
-from ._registry import op
+from ._registry import op, tensor_method
 from .pointwise import derivative_in_float32, half_in_float32
 
 __all__ = ["softmax", "log_softmax", "binary_cross_entropy_with_logits"]
@@ -96,6 +96,7 @@ def _type(t: Tensor) -> str:
     return _SCALAR_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
 
 
+@tensor_method
 def softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:
@@ -103,6 +104,7 @@ def softmax(
     return _softmax(_cast_input(input, dtype), _softmax_dim(input._data.ndim, dim, "softmax"))
 
 
+@tensor_method
 def log_softmax(
     input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None
 ) -> Tensor:

@@ -18,7 +18,7 @@ from .._strides import (
     preserve_format,
 )
 from .._tensor import Tensor, wrap
-from ._registry import op
+from ._registry import op, tensor_method
 
 __all__ = [
     "clone", "contiguous", "to", "float_", "double", "half", "long", "int_", "short", "char",
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-@op("CloneBackward0")
+@op("CloneBackward0", method=True)
 def clone(self, *, memory_format=None):
     """A copy that stays in the graph (its gradient flows back to ``self``).
 
@@ -44,6 +44,7 @@ def _(ops, grad):
     return grad
 
 
+@tensor_method
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     """``self`` if its memory is row-major and dense, otherwise a copy (``CloneBackward0``)."""
     if self._data.flags.c_contiguous:
@@ -106,6 +107,7 @@ def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool]:
     return dtype, copy
 
 
+@tensor_method
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Convert dtype (or device: only the CPU exists); returns ``self`` if nothing changes."""
     dtype, copy = _parse_to(args, dict(kwargs))
@@ -121,7 +123,7 @@ def _cast(d: _dtype.dtype, name: str):
 
     cast.__name__ = name
     cast.__doc__ = f"``self.to({d!r})``."
-    return cast
+    return tensor_method(cast)  # (Tensor.float ...)
 
 
 float_ = _cast(_dtype.float32, "float")
@@ -135,16 +137,19 @@ byte = _cast(_dtype.uint8, "byte")
 bool_ = _cast(_dtype.bool, "bool")
 
 
+@tensor_method
 def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
     """``self`` (chainrule tensors always live on the CPU)."""
     return self
 
 
+@tensor_method
 def cuda(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """Not available: chainrule runs on the CPU only."""
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
+@tensor_method
 def type_as(self: Tensor, other: Tensor) -> Tensor:
     """``self.to(other.dtype)``."""
     return to(self, other.dtype)

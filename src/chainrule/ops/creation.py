@@ -17,6 +17,7 @@ from .._dtype import to_dtype
 from .._size import Size, check_available
 from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
+from ._registry import tensor_method
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "scalar_tensor", "zeros", "ones", "full",
@@ -1375,6 +1376,7 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
     return make_tensor(np.asarray(values).astype(d.np), requires_grad)
 
 
+@tensor_method
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """Indices drawn from the categorical distribution(s) in the rows of ``input``."""

@@ -34,7 +34,7 @@ from .._strides import (
 )
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import state as _grad_state
-from ._registry import op
+from ._registry import op, tensor_method
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
 
 __all__ = [
@@ -545,6 +545,7 @@ def _as_items(index: Any) -> tuple:
 # tensor[index]
 
 
+@tensor_method(name="__getitem__")
 def getitem(self: Tensor, index: Any) -> Tensor:
     """``self[index]``: views for ints, slices, None and Ellipsis; a copy for tensor indices.
 
@@ -725,6 +726,7 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
     apply_inplace(target, _index_put, indices, value, False)
 
 
+@tensor_method(name="__setitem__")
 def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: write into the tensor (and every view of its memory).
 
@@ -767,6 +769,7 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     self._vc[0] += 1
 
 
+@tensor_method(name="__iter__")
 def iterate(self: Tensor) -> Any:
     """``iter(tensor)``: the slices along dim 0, from one ``unbind`` (as PyTorch)."""
     if self._data.ndim == 0:
@@ -819,6 +822,7 @@ def _tensor_arg(name: str, arg: str, position: int, value: Any) -> Tensor:
     return value
 
 
+@tensor_method
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of ``input`` at ``index`` (a 1-D integer tensor) along ``dim``.
 
@@ -910,6 +914,7 @@ def _check_index_range(index: np.ndarray, size: int, dim: int) -> None:
             )
 
 
+@tensor_method
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """``out[i][j] = input[index[i][j]][j]`` for ``dim=0`` (and likewise for other dims).
 
@@ -1025,6 +1030,7 @@ def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor |
     return d
 
 
+@tensor_method(inplace=True)
 def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
             value: Any = None) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number ``value``) written at ``index``
@@ -1051,6 +1057,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
     return _scatter_value(input, d, index, number)
 
 
+@tensor_method(inplace=True)
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src`` added at ``index`` along ``dim`` (repeats add up)."""
     src = _tensor_arg("scatter_add", "src", 4, src)
@@ -1104,6 +1111,7 @@ def _(ops, grad, mask):
     return ops.where(mask, grad, 0)  # the engine sums it to the 0-d value
 
 
+@tensor_method(inplace=True)
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or 0-d tensor) where ``mask`` is True.
 
@@ -1161,6 +1169,7 @@ def _(ops, grad, mask):
     return ops.masked_select(grad, mask)
 
 
+@tensor_method
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements where ``mask`` (broadcast with ``input``) is True, as a 1-D tensor."""
     m = _tensor_arg("masked_select", "mask", 2, mask)._data
@@ -1206,6 +1215,7 @@ def _check_flat_range(index: np.ndarray, numel: int) -> None:
         )
 
 
+@tensor_method
 def take(input: Tensor, index: Tensor) -> Tensor:
     """Elements of ``input`` seen as 1-D, at ``index`` (the result has ``index``'s shape)."""
     idx = _tensor_arg("take", "index", 2, index)._data
@@ -1244,6 +1254,7 @@ def _(ops, grad, index, source):
     return ops.reshape(ops.take(grad, index), tuple(source.shape))
 
 
+@tensor_method(inplace=True)
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` (seen as 1-D) with ``source`` written (or added) at ``index``."""
     idx = _tensor_arg("put", "index", 2, index)._data
@@ -1290,6 +1301,7 @@ def _(ops, grad, dim, index, alpha, source):
     return g if alpha == 1 else g * alpha
 
 
+@tensor_method(inplace=True)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1
               ) -> Tensor:
     """A copy of ``input`` with ``alpha * source`` added at ``index`` along ``dim``.
@@ -1385,6 +1397,7 @@ def _index_list(indices: Any) -> dict[int, np.ndarray]:
     return entries
 
 
+@tensor_method(inplace=True)
 def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
               accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``values`` written (or added) at ``input[indices]``.
@@ -1414,6 +1427,7 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
 # nonzero
 
 
+@tensor_method
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """Positions of the non-zero elements: an ``(n, ndim)`` int64 tensor, or with
     ``as_tuple=True`` one 1-D tensor per dimension (a 0-d input counts as 1-d).
@@ -1430,19 +1444,10 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     return wrap(np.argwhere(a).astype(np.int64, copy=False))
 
 
+@tensor_method
 def argwhere(input: Tensor) -> Tensor:
     """``nonzero(input)``."""
     return nonzero(input)
-
-
-# Tensor methods of this module (ops/__init__.py attaches them).
-TENSOR_METHODS: dict[str, Any] = {
-    "__getitem__": getitem, "__setitem__": setitem, "__iter__": iterate,
-    "index_select": index_select, "gather": gather, "scatter": scatter,
-    "scatter_add": scatter_add, "masked_fill": masked_fill, "masked_select": masked_select,
-    "take": take, "put": put, "index_add": index_add, "index_put": index_put,
-    "nonzero": nonzero, "argwhere": argwhere,
-}
 
 # Helpers for derivatives (``ops.<name>``): each NumPy forward has its public op's signature.
 PRIMITIVES: dict[str, Any] = {

@@ -40,7 +40,7 @@ from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, is_released, new_node
 from . import pointwise, shape
 from ._opnode import OpNode, pack_saved
-from ._registry import KEEP, op, recorded_as, zero_derivative
+from ._registry import KEEP, declare_methods, op, recorded_as, zero_derivative
 
 __all__ = [
     "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
@@ -425,39 +425,6 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
 
 
 # ----------------------------------------------------------------------------------------------
-# In-place forms PyTorch records with a node of their own
-
-
-def _not_differentiable_in_place(name: str, node_name: str) -> Callable[..., Tensor]:
-    """The op ``<name>_`` writes in place: ``<name>``'s forward, recorded as ``node_name`` whose
-    backward raises, as PyTorch's ``AcoshBackward1``: its derivatives.yaml entry for the
-    in-place overload is ``not_implemented("inplace version of acosh")`` (the out-of-place op
-    keeps its derivative)."""
-    out_of_place = getattr(pointwise, name)
-    forward = out_of_place.op.forward
-    message = f"the derivative for 'inplace version of {name}' is not implemented."
-
-    def inplace_forward(self):  # (an op-table forward, on arrays)
-        return forward(self)
-
-    inplace_forward.__name__ = f"{name}_"
-    declared = op(node_name, promote=out_of_place.op.promote)(inplace_forward)
-
-    @declared.derivative("self")
-    def _(ops, grad):
-        raise NotImplementedError(message)
-
-    return declared
-
-
-#: Methods whose in-place op is not their out-of-place op (see inplace_method).
-_INPLACE_NODES: dict[str, Callable[..., Tensor]] = {
-    f"{name}_": _not_differentiable_in_place(name, f"{name.capitalize()}Backward1")
-    for name in ("acosh", "asinh", "atanh")
-}
-
-
-# ----------------------------------------------------------------------------------------------
 # View ops in place (``t_``, ``transpose_``, ``squeeze_``, ``unsqueeze_``): ``self`` takes the
 # view's shape and strides. Its memory is unchanged, but its version is bumped (a node that saved
 # it refuses to use it), and its history is the view op's own node (``TBackward1`` ...), whose
@@ -595,7 +562,6 @@ def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[.
     """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
     fast = name in ("add_", "sub_", "mul_", "div_")
     doc = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
-    out_of_place = _INPLACE_NODES.get(name, out_of_place)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if fast and _direct(self, name, args, kwargs):
@@ -645,8 +611,11 @@ def _shift_in_place(name: str) -> Callable[..., Tensor]:
     return in_place
 
 
-#: The shifts' in-place ops (ops/__init__.py makes ``Tensor.bitwise_left_shift_``, ``<<=`` ...).
+#: The shifts' in-place ops: ``Tensor.bitwise_left_shift_`` ... write them into ``self``, as do
+#: ``<<=`` and ``>>=`` (ops/__init__.py).
 SHIFTS_IN_PLACE = {name: _shift_in_place(name) for name in pointwise.SHIFT_OPS}
+declare_methods("bitwise_left_shift", inplace=SHIFTS_IN_PLACE["bitwise_left_shift"])
+declare_methods("bitwise_right_shift", inplace=SHIFTS_IN_PLACE["bitwise_right_shift"])
 
 
 # ----------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import numpy as np
 
 from .._dtype import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, from_numpy_dtype
 from .._tensor import LEGACY_TYPE_NAMES, Tensor
-from ._registry import op
+from ._registry import op, tensor_method
 from .copying import contiguous
 from .shape import (
     _expand,
@@ -74,6 +74,7 @@ def _check_expandable(shape: tuple[int, ...], target: tuple[int, ...], dtype: np
         "(Tensor input, Tensor mat2, *, Tensor out = None)",
         "(Tensor input, Tensor mat2, chainrule.dtype out_dtype, *, Tensor out = None)",
     ),
+    method=True,
 )
 def mm(self, mat2):
     """Matrix product of two 2-D tensors."""
@@ -113,7 +114,7 @@ def _(ops, grad, self, mat2_strides):
     return ops.mm(ops.t(self), grad)
 
 
-@op("MvBackward0", inputs=("self", "vec"))
+@op("MvBackward0", inputs=("self", "vec"), method=True)
 def mv(self, vec):
     """Matrix-vector product."""
     if self.ndim != 2 or vec.ndim != 1:
@@ -162,7 +163,7 @@ def _check_vectors(self: np.ndarray, other: np.ndarray) -> None:
         )
 
 
-@op("DotBackward0", inputs=("self", "tensor"))
+@op("DotBackward0", inputs=("self", "tensor"), method=True)
 def dot(self, tensor):
     """Inner product of two 1-D tensors."""
     _check_vectors(self, tensor)
@@ -179,7 +180,7 @@ def _(ops, grad, self):
     return grad * self
 
 
-@op("VdotBackward0", inputs=("self", "other"))
+@op("VdotBackward0", inputs=("self", "other"), method=True)
 def vdot(self, other):
     """``sum(conj(self) * other)`` of two 1-D tensors (real tensors: :func:`dot`)."""
     _check_vectors(self, other)
@@ -196,7 +197,7 @@ def _(ops, grad, self):
     return grad * self
 
 
-@op("BmmBackward0", inputs=("self", "mat2"))
+@op("BmmBackward0", inputs=("self", "mat2"), method=True)
 def bmm(self, mat2):
     """Batched matrix product of two 3-D tensors."""
     if self.ndim != 3:
@@ -223,7 +224,8 @@ def _(ops, grad, self):
     return ops.bmm(ops.transpose(self, 1, 2), grad)
 
 
-@op("AddmmBackward0", inputs=("self", "mat1", "mat2"))
+# (in place, the method is written into self: argument errors count positions after it)
+@op("AddmmBackward0", inputs=("self", "mat1", "mat2"), method=True, inplace="method")
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)``; ``self`` broadcasts to the product's shape.
 
@@ -283,6 +285,7 @@ def _(ops, grad, mat1, mat2_strides, alpha):
     return g if alpha == 1 else g * alpha
 
 
+@tensor_method(aliases=("ger",))
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """Outer product of two vectors (as PyTorch: ``input.view(-1, 1) * vec2``)."""
     if input._data.ndim != 1 or vec2._data.ndim != 1:
@@ -295,6 +298,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 ger = outer
 
 
+@tensor_method
 def inner(input: Tensor, other: Tensor) -> Tensor:
     """Sum-product over the last dimension: ``input * other`` if either is 0-d, else
     PyTorch's ``tensordot(input, other, [-1], [-1])``, with the same graph (``ViewBackward0``
@@ -361,6 +365,7 @@ def _tensordot(input1: Tensor, input2: Tensor, dims1: tuple[int, ...], dims2: tu
     return reshape(product, result_shape)
 
 
+@tensor_method
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """Matrix product with PyTorch's rules for every rank (1-D vectors, batches broadcast).
 

@@ -24,8 +24,9 @@ from ._registry import (
     COMPARE,
     FLOAT,
     KEEP,
+    declare_methods,
     recorded_as,
-    register_method,
+    tensor_method,
     zero_derivative,
 )
 from ._registry import op as table_op
@@ -299,6 +300,7 @@ def _(ops, grad, alpha):
     return grad * alpha
 
 
+@tensor_method(inplace=True)
 def add(input, other, *, alpha=1):
     """``input + alpha * other``, broadcasting.
 
@@ -343,6 +345,7 @@ def _(ops, grad, alpha):
     return grad * -alpha
 
 
+@tensor_method(inplace=True, aliases=("subtract",))
 def sub(input, other, *, alpha=1):
     """``input - alpha * other``, broadcasting."""
     if _is_unit(alpha):
@@ -395,7 +398,7 @@ def rsub(input, other, *, alpha=1):
     return _rsub_scalar(input, other, alpha)
 
 
-@op("MulBackward0", inputs=("self", "other"), promote=ARITH)
+@op("MulBackward0", inputs=("self", "other"), promote=ARITH, method=True, inplace=True)
 def mul(self, other):
     """Element-wise product, broadcasting."""
     if type(self) is not _ndarray or type(other) is not _ndarray:
@@ -502,6 +505,7 @@ def _(ops, grad, self, other, rounding_mode):
 _NO_ROUNDING_MODE: Any = object()
 
 
+@tensor_method(inplace=True, aliases=("divide",))
 def div(input, other, *, rounding_mode=_NO_ROUNDING_MODE):
     """``input / other`` (true division), or rounded with ``rounding_mode='trunc'|'floor'``.
 
@@ -526,6 +530,7 @@ _DIV_SIGNATURES = (
 )
 
 
+@tensor_method(inplace=True)
 def true_divide(input, other):
     """Alias of ``div`` without rounding."""
     return _div(input, other)
@@ -576,6 +581,7 @@ def floor_divide_in_place_op(self: Tensor, other: Any) -> Tensor:
     return _edges_of_inputs_needing_grad(_floor_divide_in_place(self, other))
 
 
+@tensor_method(inplace=floor_divide_in_place_op)
 def floor_divide(input, other):
     """Floor of the quotient (Python's ``//``); not differentiable, as in PyTorch (the result
     of inputs that require grad has a ``NotImplemented`` node). Integer division by zero raises
@@ -624,6 +630,7 @@ def _remainder_number_self(self, other):
 _not_implemented_node(_remainder_number_self, "remainder")
 
 
+@tensor_method(inplace=True)
 def remainder(input, other):
     """Python-style modulus: the result has the sign of ``other``. Integer division by zero
     raises ``RuntimeError: ZeroDivisionError``."""
@@ -679,6 +686,7 @@ def _(ops, grad):
     return grad
 
 
+@tensor_method(inplace=True)
 def fmod(input, other):
     """C-style modulus: the result has the sign of ``input``. Integer division by zero raises
     ``RuntimeError: ZeroDivisionError``."""
@@ -795,6 +803,7 @@ def _(ops, grad, self, exponent, result):
     return grad * (result * log_base)
 
 
+@tensor_method(inplace=True)
 def pow(input, exponent):  # noqa: A001 - torch-style name
     """``input ** exponent``; either may be a number."""
     if isinstance(exponent, Tensor):
@@ -804,6 +813,7 @@ def pow(input, exponent):  # noqa: A001 - torch-style name
     return _pow_scalar(input, exponent)
 
 
+@tensor_method(inplace=True)
 def square(input):
     """``input ** 2``."""
     return _pow_scalar(input, 2)
@@ -819,12 +829,14 @@ def _float64(value):
     return complex(value) if isinstance(value, complex) else float(value)
 
 
+@tensor_method
 def float_power(input, exponent):
     """``input ** exponent`` computed in float64 (complex128 for complex operands), as
     PyTorch's ``float_power``: both operands are converted, then raised with ``pow``."""
     return pow(_float64(input), _float64(exponent))
 
 
+@tensor_method(name="float_power_")
 def _float_power_(self, exponent):
     """In-place ``float_power``: ``self`` must already be float64 (or complex128)."""
     wanted = np.complex128 if self._data.dtype.kind == "c" or isinstance(exponent, complex) or (
@@ -839,14 +851,11 @@ def _float_power_(self, exponent):
     return self.pow_(_float64(exponent))
 
 
-register_method("float_power_", _float_power_)
-
-
 # ------------------------------------------------------------------------------------------------
 # sign-like
 
 
-@op("NegBackward0", promote=KEEP)
+@op("NegBackward0", promote=KEEP, method=True, inplace=True, aliases=("negative",))
 def neg(self):
     """``-self``."""
     if self.dtype == np.bool_:
@@ -865,7 +874,7 @@ def _(ops, grad):
 negative = neg
 
 
-@op("AbsBackward0", promote=KEEP)
+@op("AbsBackward0", promote=KEEP, method=True, inplace=True, aliases=("absolute",))
 def abs(self):  # noqa: A001 - torch-style name
     """Absolute value."""
     return np.abs(self)
@@ -889,7 +898,7 @@ def _sign_array(self):
     return out
 
 
-@op("SignBackward0", promote=KEEP)
+@op("SignBackward0", promote=KEEP, method=True, inplace=True)
 def sign(self):
     """-1, 0 or 1 by the sign of each element (bool stays bool)."""
     return _sign_array(self)
@@ -898,7 +907,7 @@ def sign(self):
 sign.derivative("self")(zero_derivative)
 
 
-@op("SgnBackward0", promote=KEEP)
+@op("SgnBackward0", promote=KEEP, method=True, inplace=True)
 def sgn(self):
     """``sign`` extended to complex numbers (``x / |x|``); for real tensors the same values."""
     return _sign_array(self)
@@ -912,7 +921,7 @@ def _(ops, grad, self, result):
     return ops.zeros_like(grad)
 
 
-@op("ReciprocalBackward0", promote=FLOAT)
+@op("ReciprocalBackward0", promote=FLOAT, method=True, inplace=True)
 def reciprocal(self):
     """``1 / self``."""
     return np.reciprocal(self)
@@ -927,7 +936,7 @@ def _(ops, grad, result):
 # exponentials and logarithms
 
 
-@op("ExpBackward0", promote=FLOAT)
+@op("ExpBackward0", promote=FLOAT, method=True, inplace=True)
 def exp(self):
     """``e ** self``."""
     return np.exp(self)
@@ -938,7 +947,7 @@ def _(ops, grad, result):
     return grad * result
 
 
-@op("Exp2Backward0", promote=FLOAT)
+@op("Exp2Backward0", promote=FLOAT, method=True, inplace=True)
 def exp2(self):
     """``2 ** self``."""
     return np.exp2(self)
@@ -949,7 +958,7 @@ def _(ops, grad, result):
     return grad * result * _LN2
 
 
-@op("Expm1Backward0", promote=FLOAT)
+@op("Expm1Backward0", promote=FLOAT, method=True, inplace=True)
 def expm1(self):
     """``exp(self) - 1``, accurate near 0."""
     return np.expm1(self)
@@ -960,7 +969,7 @@ def _(ops, grad, result):
     return grad * (result + 1)
 
 
-@op("LogBackward0", promote=FLOAT)
+@op("LogBackward0", promote=FLOAT, method=True, inplace=True)
 def log(self):
     """Natural logarithm."""
     return np.log(self)
@@ -971,7 +980,7 @@ def _(ops, grad, self):
     return grad / self
 
 
-@op("Log1PBackward0", promote=FLOAT)
+@op("Log1PBackward0", promote=FLOAT, method=True, inplace=True)
 def log1p(self):
     """``log(1 + self)``, accurate near 0."""
     return np.log1p(self)
@@ -982,7 +991,7 @@ def _(ops, grad, self):
     return grad / (self + 1)
 
 
-@op("Log2Backward0", promote=FLOAT)
+@op("Log2Backward0", promote=FLOAT, method=True, inplace=True)
 def log2(self):
     """Base-2 logarithm."""
     return np.log2(self)
@@ -993,7 +1002,7 @@ def _(ops, grad, self):
     return grad / (self * _LN2)
 
 
-@op("Log10Backward0", promote=FLOAT)
+@op("Log10Backward0", promote=FLOAT, method=True, inplace=True)
 def log10(self):
     """Base-10 logarithm."""
     return np.log10(self)
@@ -1004,7 +1013,7 @@ def _(ops, grad, self):
     return grad / (self * _LN10)
 
 
-@op("SqrtBackward0", promote=FLOAT)
+@op("SqrtBackward0", promote=FLOAT, method=True, inplace=True)
 def sqrt(self):
     """Square root."""
     return np.sqrt(self)
@@ -1015,7 +1024,7 @@ def _(ops, grad, result):
     return grad / (2 * result)
 
 
-@op("RsqrtBackward0", promote=FLOAT)
+@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True)
 def rsqrt(self):
     """``1 / sqrt(self)``."""
     return 1 / np.sqrt(self)
@@ -1030,7 +1039,7 @@ def _(ops, grad, result):
 # trigonometric and hyperbolic
 
 
-@op("SinBackward0", promote=FLOAT)
+@op("SinBackward0", promote=FLOAT, method=True, inplace=True)
 def sin(self):
     """Sine."""
     return np.sin(self)
@@ -1041,7 +1050,7 @@ def _(ops, grad, self):
     return grad * ops.cos(self)
 
 
-@op("CosBackward0", promote=FLOAT)
+@op("CosBackward0", promote=FLOAT, method=True, inplace=True)
 def cos(self):
     """Cosine."""
     return np.cos(self)
@@ -1052,7 +1061,7 @@ def _(ops, grad, self):
     return grad * -ops.sin(self)
 
 
-@op("TanBackward0", promote=FLOAT)
+@op("TanBackward0", promote=FLOAT, method=True, inplace=True)
 def tan(self):
     """Tangent."""
     return np.tan(self)
@@ -1063,7 +1072,7 @@ def _(ops, grad, result):
     return grad * (1 + ops.pow(result, 2))
 
 
-@op("AsinBackward0", promote=FLOAT)
+@op("AsinBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arcsin",))
 def asin(self):
     """Inverse sine."""
     return np.arcsin(self)
@@ -1079,7 +1088,7 @@ def _(ops, grad, self):
     return grad * ops.rsqrt(-self * self + 1)
 
 
-@op("AcosBackward0", promote=FLOAT)
+@op("AcosBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arccos",))
 def acos(self):
     """Inverse cosine."""
     return np.arccos(self)
@@ -1090,7 +1099,7 @@ def _(ops, grad, self):
     return grad * -ops.rsqrt(-self * self + 1)
 
 
-@op("AtanBackward0", promote=FLOAT)
+@op("AtanBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arctan",))
 def atan(self):
     """Inverse tangent."""
     return np.arctan(self)
@@ -1104,7 +1113,8 @@ def _(ops, grad, self):
 arcsin, arccos, arctan = asin, acos, atan
 
 
-@op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"))
+@op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
+    method=True, inplace=True, aliases=("arctan2",))
 def atan2(self, other):
     """Angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant."""
     return np.arctan2(self, other)
@@ -1130,7 +1140,7 @@ def _(ops, grad, self, other):
 arctan2 = atan2
 
 
-@op("SinhBackward0", promote=FLOAT)
+@op("SinhBackward0", promote=FLOAT, method=True, inplace=True)
 def sinh(self):
     """Hyperbolic sine."""
     return np.sinh(self)
@@ -1141,7 +1151,7 @@ def _(ops, grad, self):
     return grad * ops.cosh(self)
 
 
-@op("CoshBackward0", promote=FLOAT)
+@op("CoshBackward0", promote=FLOAT, method=True, inplace=True)
 def cosh(self):
     """Hyperbolic cosine."""
     return np.cosh(self)
@@ -1152,7 +1162,7 @@ def _(ops, grad, self):
     return grad * ops.sinh(self)
 
 
-@op("TanhBackward0", promote=FLOAT)
+@op("TanhBackward0", promote=FLOAT, method=True, inplace=True)
 def tanh(self):
     """Hyperbolic tangent."""
     return np.tanh(self)
@@ -1163,7 +1173,7 @@ def _(ops, grad, result):
     return ops.tanh_backward(grad, result)
 
 
-@op("AsinhBackward0", promote=FLOAT)
+@op("AsinhBackward0", promote=FLOAT, method=True)
 def asinh(self):
     """Inverse hyperbolic sine."""
     return np.arcsinh(self)
@@ -1174,7 +1184,7 @@ def _(ops, grad, self):
     return grad * ops.rsqrt(ops.pow(self, 2) + 1)
 
 
-@op("AcoshBackward0", promote=FLOAT)
+@op("AcoshBackward0", promote=FLOAT, method=True)
 def acosh(self):
     """Inverse hyperbolic cosine."""
     return np.arccosh(self)
@@ -1185,7 +1195,7 @@ def _(ops, grad, self):
     return grad * ops.rsqrt(self * self - 1)
 
 
-@op("AtanhBackward0", promote=FLOAT)
+@op("AtanhBackward0", promote=FLOAT, method=True)
 def atanh(self):
     """Inverse hyperbolic tangent."""
     return np.arctanh(self)
@@ -1196,11 +1206,40 @@ def _(ops, grad, self):
     return grad * 1 / (1 - ops.pow(self, 2))
 
 
+def _not_differentiable_in_place(out_of_place: Any, node_name: str) -> Any:
+    """The op ``<name>_`` writes in place: ``<name>``'s forward, recorded as ``node_name`` whose
+    backward raises, as PyTorch's ``AcoshBackward1``: its derivatives.yaml entry for the
+    in-place overload is ``not_implemented("inplace version of acosh")`` (the out-of-place op
+    keeps its derivative)."""
+    name = out_of_place.__name__
+    forward = out_of_place.op.forward
+    message = f"the derivative for 'inplace version of {name}' is not implemented."
+
+    def inplace_forward(self):  # (an op-table forward, on arrays)
+        return forward(self)
+
+    inplace_forward.__name__ = f"{name}_"
+    declared: Any = table_op(node_name, promote=out_of_place.op.promote)(inplace_forward)
+
+    @declared.derivative("self")
+    def _(ops, grad):
+        raise NotImplementedError(message)
+
+    # (its errors name ``<name>_``; the in-place method's doc names ``<name>``)
+    declared.__name__ = declared.__qualname__ = name
+    return declared
+
+
+declare_methods("asinh", inplace=_not_differentiable_in_place(asinh, "AsinhBackward1"))
+declare_methods("acosh", inplace=_not_differentiable_in_place(acosh, "AcoshBackward1"))
+declare_methods("atanh", inplace=_not_differentiable_in_place(atanh, "AtanhBackward1"))
+
+
 # ------------------------------------------------------------------------------------------------
 # activations and special functions
 
 
-@op("SigmoidBackward0", promote=FLOAT)
+@op("SigmoidBackward0", promote=FLOAT, method=True, inplace=True)
 def sigmoid(self):
     """The logistic function ``1 / (1 + exp(-self))``."""
     return special.expit(self)
@@ -1211,7 +1250,7 @@ def _(ops, grad, result):
     return ops.sigmoid_backward(grad, result)
 
 
-@op("ReluBackward0", promote=KEEP)
+@op("ReluBackward0", promote=KEEP, method=True, inplace=True)
 def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
@@ -1225,7 +1264,7 @@ def _(ops, grad, result):
     return ops.threshold_backward(grad, result, 0)
 
 
-@op("ErfBackward0", promote=FLOAT)
+@op("ErfBackward0", promote=FLOAT, method=True, inplace=True)
 def erf(self):
     """The Gauss error function."""
     return special.erf(self)
@@ -1236,7 +1275,7 @@ def _(ops, grad, self):
     return _TWO_OVER_SQRT_PI * ops.exp(-ops.pow(self, 2)) * grad
 
 
-@op("ErfcBackward0", promote=FLOAT)
+@op("ErfcBackward0", promote=FLOAT, method=True, inplace=True)
 def erfc(self):
     """``1 - erf(self)``."""
     return special.erfc(self)
@@ -1261,7 +1300,8 @@ def _(ops, grad, self, beta, threshold):
     return grad * ops.where(z > threshold, 1, ops.sigmoid(z))
 
 
-@op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"))
+@op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
+    method=True, inplace=True)
 def hypot(self, other):
     """``sqrt(self**2 + other**2)``."""
     return np.hypot(self, other)
@@ -1331,6 +1371,7 @@ _xlogy_number_other.derivative("self")(_xlogy_self_derivative)
 _NUMBER = (int, float, complex, np.generic)  # (bool is an int)
 
 
+@tensor_method(inplace=True)
 def xlogy(input: Any, other: Any) -> Tensor:
     """``input * log(other)``, 0 where ``input == 0`` (NaN where ``other`` is NaN); either may
     be a number."""
@@ -1514,6 +1555,7 @@ def _bind_bounds(name: str, args: tuple, kwargs: dict[str, Any], names: tuple[st
 _MISSING_ARG: Any = object()
 
 
+@tensor_method(inplace=True)
 def clamp(*args: Any, **kwargs: Any) -> Tensor:
     """Limit every element to ``[min, max]``: ``clamp(input, min=None, max=None)``.
 
@@ -1523,6 +1565,7 @@ def clamp(*args: Any, **kwargs: Any) -> Tensor:
     return _clamp_public("clamp", args, kwargs)
 
 
+@tensor_method(inplace=True)
 def clip(*args: Any, **kwargs: Any) -> Tensor:
     """Alias of :func:`clamp`."""
     return _clamp_public("clip", args, kwargs)
@@ -1606,6 +1649,7 @@ def _(ops, grad, self, max):  # noqa: A002
     return ops.where(self > max, grad, 0)
 
 
+@tensor_method(inplace=True)
 def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
     """``max(input, min)`` element-wise: ``clamp_min(input, min)``, ``min`` a number
     (ClampMinBackward0) or a tensor (ClampMinBackward1)."""
@@ -1621,6 +1665,7 @@ def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
     raise _no_overload("clamp_min", args, kwargs, _CLAMP_MIN_SIGNATURES)
 
 
+@tensor_method(inplace=True)
 def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
     """``min(input, max)`` element-wise: ``clamp_max(input, max)``, ``max`` a number
     (ClampMaxBackward0) or a tensor (ClampMaxBackward1)."""
@@ -1636,7 +1681,8 @@ def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
     raise _no_overload("clamp_max", args, kwargs, _CLAMP_MAX_SIGNATURES)
 
 
-@op("MaximumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
+@op("MaximumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
+    method=True)
 def maximum(self, other):
     """Element-wise maximum (NaN propagates; ``self`` where they are equal)."""
     return _max_first(self, other)
@@ -1658,7 +1704,8 @@ def _(ops, grad, self, other):
     return _split_ties(ops, grad, self, other, self > other)
 
 
-@op("MinimumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
+@op("MinimumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
+    method=True)
 def minimum(self, other):
     """Element-wise minimum (NaN propagates; ``self`` where they are equal)."""
     return _min_first(self, other)
@@ -1684,7 +1731,8 @@ def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
     return out
 
 
-@op("FmaxBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
+@op("FmaxBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
+    method=True)
 def fmax(self, other):
     """Element-wise maximum ignoring NaN."""
     return _zero_ties_keep_self(np.fmax(self, other), self)
@@ -1700,7 +1748,8 @@ def _(ops, grad, self, other):
     return ops.where((self >= other) | ops.isnan(other), 0, grad)
 
 
-@op("FminBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"))
+@op("FminBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
+    method=True)
 def fmin(self, other):
     """Element-wise minimum ignoring NaN."""
     return _zero_ties_keep_self(np.fmin(self, other), self)
@@ -1731,6 +1780,12 @@ def _(ops, grad, condition):
     return ops.where(condition, 0, grad)
 
 
+def _where_method(self: Tensor, condition: Any, other: Any) -> Tensor:
+    """``x.where(condition, y)``: ``torch.where(condition, x, y)`` (the method's self is input)."""
+    return where(condition, self, other)
+
+
+@tensor_method(method=_where_method)
 def where(condition, input=None, other=None):
     """``input`` where ``condition`` holds, else ``other``; with one argument, ``nonzero``."""
     if input is None and other is None:
@@ -1797,6 +1852,7 @@ def _(ops, grad, self, end):
     return grad * (end - self)
 
 
+@tensor_method(inplace=True)
 def lerp(input, end, weight):
     """``input + weight * (end - input)``."""
     if isinstance(weight, Tensor):
@@ -1808,7 +1864,7 @@ def lerp(input, end, weight):
 # rounding (zero gradient, except frac)
 
 
-def _rounding(node_name: str, fn, doc: str):
+def _rounding(name: str, node_name: str, fn, doc: str, aliases: tuple[str, ...] = ()):
     @op(node_name, promote=KEEP)
     def rounding(self):
         if self.dtype.kind in "iub":
@@ -1820,12 +1876,14 @@ def _rounding(node_name: str, fn, doc: str):
         return ops.zeros_like(grad)
 
     rounding.__doc__ = doc
-    return rounding
+    # (declared as ``name``: the op keeps its forward's name, which its argument errors show)
+    return tensor_method(name=name, inplace=True, aliases=aliases)(rounding)
 
 
-floor = _rounding("FloorBackward0", np.floor, "Largest integer not greater than each element.")
-ceil = _rounding("CeilBackward0", np.ceil, "Smallest integer not less than each element.")
-trunc = _rounding("TruncBackward0", np.trunc, "Round toward zero.")
+floor = _rounding("floor", "FloorBackward0", np.floor,
+                  "Largest integer not greater than each element.")
+ceil = _rounding("ceil", "CeilBackward0", np.ceil, "Smallest integer not less than each element.")
+trunc = _rounding("trunc", "TruncBackward0", np.trunc, "Round toward zero.", aliases=("fix",))
 fix = trunc
 
 
@@ -1859,6 +1917,7 @@ _round_decimals.derivative("self")(zero_derivative)
 _NO_DECIMALS: Any = object()
 
 
+@tensor_method(inplace=True)
 def round(input, *, decimals=_NO_DECIMALS):  # noqa: A001 - torch-style name
     """Round half to even, optionally to ``decimals`` places (RoundBackward1 whenever
     ``decimals`` is given, even 0, as PyTorch's round.decimals overload)."""
@@ -1867,7 +1926,7 @@ def round(input, *, decimals=_NO_DECIMALS):  # noqa: A001 - torch-style name
     return _round_decimals(input, decimals)
 
 
-@op("FracBackward0", promote=KEEP)
+@op("FracBackward0", promote=KEEP, method=True, inplace=True)
 def frac(self):
     """``self - trunc(self)``."""
     return self - np.trunc(self)
@@ -1906,6 +1965,7 @@ def _heaviside_inplace(input, values):
 _not_implemented_node(_heaviside_inplace, "heaviside_")
 
 
+@tensor_method
 def heaviside(input, values):
     """Step function: 0 below zero, ``values`` at zero (also at -0.), 1 above, 0 at NaN.
 
@@ -1921,6 +1981,7 @@ def heaviside(input, values):
     return _edges_of_inputs_needing_grad(_heaviside(input, values))
 
 
+@tensor_method(name="heaviside_")
 def _heaviside_(self, values):
     """In-place :func:`heaviside` (``values`` broadcasts to ``self``)."""
     from .inplace import apply_inplace, check_inplace
@@ -1938,10 +1999,7 @@ def _heaviside_inplace_edges(input, values):
     return _edges_of_inputs_needing_grad(_heaviside_inplace(input, values))
 
 
-register_method("heaviside_", _heaviside_)
-
-
-@op("NanToNumBackward0", promote=KEEP)
+@op("NanToNumBackward0", promote=KEEP, method=True, inplace=True)
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities by finite numbers."""
     # In a copy laid out as PyTorch lays out an element-wise result (np.nan_to_num's own copy
@@ -1957,27 +2015,6 @@ def _(ops, grad, self):
 
 # ------------------------------------------------------------------------------------------------
 # comparisons and logic (never differentiable)
-
-
-def _comparison(name: str, fn, doc: str):
-    @op(name, inputs=("self", "other"), promote=COMPARE, differentiable=False,
-        tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER, name=name)
-    def compare(self, other):
-        return fn(self, other)
-
-    compare.__doc__ = doc
-    compare.__name__ = name
-    return compare
-
-
-eq = _comparison("eq", np.equal, "Element-wise ``==`` (a bool tensor).")
-ne = _comparison("ne", np.not_equal, "Element-wise ``!=`` (a bool tensor).")
-lt = _comparison("lt", np.less, "Element-wise ``<`` (a bool tensor).")
-le = _comparison("le", np.less_equal, "Element-wise ``<=`` (a bool tensor).")
-gt = _comparison("gt", np.greater, "Element-wise ``>`` (a bool tensor).")
-ge = _comparison("ge", np.greater_equal, "Element-wise ``>=`` (a bool tensor).")
-greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
-
 
 
 def _comparison_in_place(name: str, fn, out_of_place):
@@ -2008,19 +2045,41 @@ def _comparison_in_place(name: str, fn, out_of_place):
     return compare_in_place
 
 
-#: The in-place comparisons' ops (ops/__init__.py makes ``Tensor.gt_`` ... of them).
-COMPARISONS_IN_PLACE = {
-    out_of_place.__name__: _comparison_in_place(out_of_place.__name__, fn, out_of_place)
-    for out_of_place, fn in ((eq, np.equal), (ne, np.not_equal), (lt, np.less),
-                             (le, np.less_equal), (gt, np.greater), (ge, np.greater_equal))
-}
+def _comparison(name: str, fn, doc: str, in_place_node: bool = False,
+                aliases: tuple[str, ...] = ()):
+    """The comparison ``name`` and its Tensor methods; ``in_place_node``: in place it records
+    a node of its own (:func:`_comparison_in_place`)."""
+
+    @op(name, inputs=("self", "other"), promote=COMPARE, differentiable=False,
+        tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER, name=name)
+    def compare(self, other):
+        return fn(self, other)
+
+    compare.__doc__ = doc
+    compare.__name__ = name
+    inplace = _comparison_in_place(name, fn, compare) if in_place_node else True
+    return tensor_method(inplace=inplace, aliases=aliases)(compare)
+
+
+eq = _comparison("eq", np.equal, "Element-wise ``==`` (a bool tensor).", in_place_node=True)
+ne = _comparison("ne", np.not_equal, "Element-wise ``!=`` (a bool tensor).", in_place_node=True,
+                 aliases=("not_equal",))
+lt = _comparison("lt", np.less, "Element-wise ``<`` (a bool tensor).", in_place_node=True,
+                 aliases=("less",))
+le = _comparison("le", np.less_equal, "Element-wise ``<=`` (a bool tensor).", in_place_node=True,
+                 aliases=("less_equal",))
+gt = _comparison("gt", np.greater, "Element-wise ``>`` (a bool tensor).", in_place_node=True,
+                 aliases=("greater",))
+ge = _comparison("ge", np.greater_equal, "Element-wise ``>=`` (a bool tensor).",
+                 in_place_node=True, aliases=("greater_equal",))
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 logical_and = _comparison("logical_and", np.logical_and, "Element-wise logical and.")
 logical_or = _comparison("logical_or", np.logical_or, "Element-wise logical or.")
 logical_xor = _comparison("logical_xor", np.logical_xor, "Element-wise logical xor.")
 
 
-@op("logical_not", promote=KEEP, differentiable=False)
+@op("logical_not", promote=KEEP, differentiable=False, method=True, inplace=True)
 def logical_not(self):
     """Element-wise logical not (a bool tensor)."""
     return np.logical_not(self)
@@ -2036,7 +2095,7 @@ def _bitwise(name: str, fn, doc: str):
 
     bitwise.__doc__ = doc
     bitwise.__name__ = name
-    return bitwise
+    return tensor_method(inplace=True)(bitwise)
 
 
 bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "Bitwise (logical, for bool) and.")
@@ -2044,7 +2103,7 @@ bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Bitwise (logical, for bool) 
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Bitwise (logical, for bool) xor.")
 
 
-@op("bitwise_not", promote=KEEP, differentiable=False)
+@op("bitwise_not", promote=KEEP, differentiable=False, method=True, inplace=True)
 def bitwise_not(self):
     """Bitwise not (logical not for bool)."""
     if self.dtype.kind == "f":
@@ -2227,19 +2286,6 @@ def shift_argument(name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
     raise _overload_error(name, _SHIFT_METHOD_OVERLOADS, args, kwargs)
 
 
-def bitwise_left_shift(*args: Any, **kwargs: Any) -> Tensor:
-    """``input << other`` on integers: 0 for a shift by a negative amount or by the bit width
-    or more. ``input`` and ``other`` are tensors, or one of them a number."""
-    return shift_function("bitwise_left_shift", _left_shift, args, kwargs)
-
-
-def bitwise_right_shift(*args: Any, **kwargs: Any) -> Tensor:
-    """``input >> other`` on integers (arithmetic for signed types): a shift by a negative
-    amount or by the bit width or more gives the sign (0 or -1). ``input`` and ``other`` are
-    tensors, or one of them a number."""
-    return shift_function("bitwise_right_shift", _right_shift, args, kwargs)
-
-
 def _signature(*names: str) -> inspect.Signature:
     """``(names) -> Tensor``, the signature ``help()`` and the Tensor stub show."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
@@ -2247,11 +2293,9 @@ def _signature(*names: str) -> inspect.Signature:
                              return_annotation=Tensor)
 
 
-bitwise_left_shift.__signature__ = _signature("input", "other")  # type: ignore[attr-defined]
-bitwise_right_shift.__signature__ = _signature("input", "other")  # type: ignore[attr-defined]
-
-
 def _shift_method(name: str, shift: Any) -> Any:
+    """``Tensor.<name>``: its errors list the method's overloads."""
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return shift(self, shift_argument(name, args, kwargs))
 
@@ -2261,25 +2305,42 @@ def _shift_method(name: str, shift: Any) -> Any:
     return method
 
 
+@tensor_method(method=_shift_method("bitwise_left_shift", _left_shift))
+def bitwise_left_shift(*args: Any, **kwargs: Any) -> Tensor:
+    """``input << other`` on integers: 0 for a shift by a negative amount or by the bit width
+    or more. ``input`` and ``other`` are tensors, or one of them a number."""
+    return shift_function("bitwise_left_shift", _left_shift, args, kwargs)
+
+
+@tensor_method(method=_shift_method("bitwise_right_shift", _right_shift))
+def bitwise_right_shift(*args: Any, **kwargs: Any) -> Tensor:
+    """``input >> other`` on integers (arithmetic for signed types): a shift by a negative
+    amount or by the bit width or more gives the sign (0 or -1). ``input`` and ``other`` are
+    tensors, or one of them a number."""
+    return shift_function("bitwise_right_shift", _right_shift, args, kwargs)
+
+
+bitwise_left_shift.__signature__ = _signature("input", "other")  # type: ignore[attr-defined]
+bitwise_right_shift.__signature__ = _signature("input", "other")  # type: ignore[attr-defined]
+
+
 #: The shifts' ops (on a tensor and a tensor or a number, either first), by name.
 SHIFT_OPS = {"bitwise_left_shift": _left_shift, "bitwise_right_shift": _right_shift}
-#: Their Tensor methods (their errors list the method's overloads).
-SHIFT_METHODS = {name: _shift_method(name, shift) for name, shift in SHIFT_OPS.items()}
 
 
-@op("isnan", promote=KEEP, differentiable=False)
+@op("isnan", promote=KEEP, differentiable=False, method=True)
 def isnan(self):
     """Where elements are NaN."""
     return np.isnan(self)
 
 
-@op("isinf", promote=KEEP, differentiable=False)
+@op("isinf", promote=KEEP, differentiable=False, method=True)
 def isinf(self):
     """Where elements are infinite."""
     return np.isinf(self)
 
 
-@op("isfinite", promote=KEEP, differentiable=False)
+@op("isfinite", promote=KEEP, differentiable=False, method=True)
 def isfinite(self):
     """Where elements are finite."""
     return np.isfinite(self)

@@ -28,7 +28,7 @@ from .. import _return_types as return_types
 from .._dtype import to_dtype
 from .._strides import c_contiguous
 from .._tensor import Tensor, wrap, wrap_dim
-from ._registry import ARITH, op
+from ._registry import ARITH, op, tensor_method
 
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
@@ -279,6 +279,7 @@ def _(ops, grad, self_shape, dim, keepdim):
     return expand_reduced(ops, grad, self_shape, normalize_dims(dim, len(self_shape)), keepdim)
 
 
+@tensor_method
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
     """Sum of all elements, or over ``dim`` (int or tuple), keeping it with ``keepdim``.
 
@@ -337,6 +338,7 @@ def _(ops, grad, self_shape, dim, keepdim):
     return expand_reduced(ops, ops.div(grad, count), self_shape, dims, keepdim)
 
 
+@tensor_method
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Arithmetic mean of all elements, or over ``dim``."""
     if dim is None:
@@ -346,6 +348,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     return _mean_dim(input, dim, keepdim, dtype=dtype)
 
 
+@tensor_method
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum ``input`` over broadcast dimensions so that it has shape ``size``."""
     from .shape import _view, size_args
@@ -447,6 +450,7 @@ def _(ops, grad, self_shape, dim):
     return _reverse_cumsum(ops, grad, dim)
 
 
+@tensor_method(inplace=True)
 def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Cumulative sum along ``dim``: ``out_i = input_0 + ... + input_i``.
 
@@ -508,6 +512,7 @@ def _cumprod_backward_with_zeros(grad: np.ndarray, x: np.ndarray, dim: int,
     return out.astype(grad.dtype, copy=False)
 
 
+@tensor_method(inplace=True)
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     """Cumulative product along ``dim``: ``out_i = input_0 * ... * input_i``.
 
@@ -567,6 +572,7 @@ def _(ops, grad, self, dim, keepdim, result):
     return _prod_backward(ops, grad, self, result, dim)
 
 
+@tensor_method
 @_overloads(
     "(Tensor input, *, torch.dtype dtype = None)",
     "(Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None)",
@@ -735,6 +741,7 @@ def _extreme_along(name: str, input: Tensor, dim: int, keepdim: bool) -> Any:
     return result_type((along(input, d, keepdim, index_tensor), index_tensor))
 
 
+@tensor_method
 @_overloads(*_MAX_MIN_SIGNATURES)
 def max(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A001 - torch-style name
     """The largest element (PyTorch's three overloads).
@@ -753,6 +760,7 @@ def max(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A001 - torch-
     return _extreme("max", input, args, kwargs)
 
 
+@tensor_method
 @_overloads(*_MAX_MIN_SIGNATURES)
 def min(input: Tensor, *args: Any, **kwargs: Any) -> Any:  # noqa: A001 - torch-style name
     """The smallest element: ``min(input)``, ``min(input, dim, keepdim=False)`` giving
@@ -793,6 +801,7 @@ def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     return (_amax if name == "amax" else _amin)(input, dims, keepdim)
 
 
+@tensor_method
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The maximum over ``dim`` (an int or a tuple; all dims by default).
 
@@ -807,6 +816,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return _amax_amin("amax", input, dim, keepdim)
 
 
+@tensor_method
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (an int or a tuple; all dims by default); see :func:`amax`."""
     return _amax_amin("amin", input, dim, keepdim)
@@ -842,6 +852,7 @@ def _arg_extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     return (_argmax if name == "argmax" else _argmin)(input, d, keepdim)
 
 
+@tensor_method
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the maximum (of the flattened input when ``dim`` is None), int64.
 
@@ -855,6 +866,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return _arg_extreme("argmax", input, dim, keepdim)
 
 
+@tensor_method
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     """Index of the minimum (of the flattened input when ``dim`` is None), int64."""
     return _arg_extreme("argmin", input, dim, keepdim)
@@ -903,6 +915,7 @@ def _median_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     return index if keepdim else np.squeeze(index, axis=dim)
 
 
+@tensor_method
 def median(input: Tensor, dim: Any = _UNSET, keepdim: bool = False) -> Any:
     """The lower median of all elements, or ``(values, indices)`` along ``dim``.
 
@@ -1150,6 +1163,7 @@ def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, kee
     return fn(input, dims, correction, keepdim)
 
 
+@tensor_method
 @_overloads(*_VAR_SIGNATURES)
 def var(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
         correction: Any = _UNSET) -> Tensor:
@@ -1166,6 +1180,7 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = 
     return _moment_call("var", _var, input, dim, unbiased, keepdim, correction)
 
 
+@tensor_method
 @_overloads(*_VAR_SIGNATURES)
 def std(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
         correction: Any = _UNSET) -> Tensor:
@@ -1266,6 +1281,7 @@ def _norm_backward(ops: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...],
     return scaled * ops.where(norm == 0, 0, grad / norm ** (p - 1))
 
 
+@tensor_method
 def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
          dtype: Any = None) -> Tensor:
     """The vector ``p``-norm over ``dim`` (all elements by default): ``(sum |x|^p)^(1/p)``.
@@ -1356,6 +1372,7 @@ def _(ops, grad, self, other, p, result):
     return None if out is None else -out
 
 
+@tensor_method
 def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
     """The ``p``-norm of ``input - other`` (broadcast), as a 0-d tensor (``DistBackward0``).
 
@@ -1419,6 +1436,7 @@ def _(ops, grad, self, dim, keepdim, result):
         return grad * ops.exp(self - unsqueeze_reduced(ops, result, dim, keepdim))
 
 
+@tensor_method
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """``log(sum(exp(input)))`` over ``dim`` (an int or a tuple), computed stably.
 
@@ -1471,6 +1489,7 @@ def _logical_call(name: str, fn: Any, input: Tensor, dim: Any, keepdim: bool) ->
     return fn(input, axes, keepdim)
 
 
+@tensor_method
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Whether every element (over ``dim``: int or tuple) is non-zero; a bool tensor (uint8 for
     uint8 input).
@@ -1483,6 +1502,7 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
     return _logical_call("all", _all, input, dim, keepdim)
 
 
+@tensor_method
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     """Whether any element (over ``dim``: int or tuple) is non-zero; see :func:`all`."""
     return _logical_call("any", _any, input, dim, keepdim)
@@ -1493,6 +1513,7 @@ def _count_nonzero(self, dim):
     return c_contiguous(np.asarray(np.count_nonzero(self, axis=dim), np.int64))
 
 
+@tensor_method
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """The number of non-zero elements over ``dim`` (int or tuple; all by default), int64.
 

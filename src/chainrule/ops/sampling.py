@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import inplace
-from ._registry import KEEP, op, recorded_as, zero_derivative
+from ._registry import KEEP, op, recorded_as, tensor_method, zero_derivative
 from .creation import Generator, _format_scalar, _gen
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 from .shape import _expanded_shape
@@ -67,6 +67,7 @@ def _bernoulli_number(self, p, generator):
 _not_implemented_node(_bernoulli_number, "bernoulli")
 
 
+@tensor_method
 def bernoulli(input: Tensor, p: float | None = None, *,
               generator: Generator | None = None) -> Tensor:
     """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype.
@@ -93,6 +94,7 @@ _bernoulli_number_in_place = recorded_as(_bernoulli_number, "BernoulliBackward2"
 _bernoulli_number_in_place.derivative("self")(zero_derivative)
 
 
+@tensor_method
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill ``self`` with 1 (probability ``p``, a number or a tensor broadcast to ``self``)
     or 0; returns ``self``."""

@@ -30,7 +30,7 @@ from .._strides import (
     with_strides,
 )
 from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap_dim
-from ._registry import ARITH, op
+from ._registry import ARITH, op, tensor_method
 
 __all__ = [
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "t", "transpose",
@@ -129,6 +129,7 @@ def _(ops, grad, self_shape):
     return ops.reshape(grad, self_shape)
 
 
+@tensor_method
 def view(self: Tensor, *shape: Any) -> Tensor:
     """The same data with another shape (no copy; ``-1`` infers one size).
 
@@ -172,6 +173,7 @@ def _(ops, grad, self_shape):
     return ops.reshape(grad, self_shape)
 
 
+@tensor_method
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """``view`` when the memory layout allows it, otherwise a copy."""
     size = infer_size(size_args(shape), input._data.size)
@@ -185,16 +187,19 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     return _unsafe_view(clone(input, memory_format=contiguous_format), size)
 
 
+@tensor_method
 def view_as(self: Tensor, other: Tensor) -> Tensor:
     """``self.view(other.shape)``."""
     return _view(self, other._data.shape)
 
 
+@tensor_method
 def reshape_as(self: Tensor, other: Tensor) -> Tensor:
     """``self.reshape(other.shape)``."""
     return reshape(self, other._data.shape)
 
 
+@tensor_method
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """Merge dimensions ``start_dim .. end_dim`` into one."""
     ndim = input._data.ndim
@@ -211,6 +216,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, new)
 
 
+@tensor_method
 def ravel(input: Tensor) -> Tensor:
     """All elements as a 1-D contiguous tensor: a view when ``input`` is contiguous, else a
     copy (PyTorch's ``contiguous().view(-1)``: ``CloneBackward0`` then ``ViewBackward0``, and a
@@ -220,6 +226,7 @@ def ravel(input: Tensor) -> Tensor:
     return _view(contiguous(input), (-1,))
 
 
+@tensor_method
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dimension ``dim`` into ``sizes``."""
     shape = input._data.shape
@@ -272,6 +279,7 @@ def _(ops, grad, self_shape):
     return ops.reshape(grad, self_shape)
 
 
+@tensor_method
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     """Remove dimensions of size 1 (all, or only ``dim``)."""
     return squeeze_with(SQUEEZE_OVERLOADS, input, dim)
@@ -292,7 +300,7 @@ def squeeze_with(overloads: Sequence[Callable[..., Tensor]], input: Tensor,
     return overloads[2](input, tuple(dim))
 
 
-@op("UnsqueezeBackward0", view=True)
+@op("UnsqueezeBackward0", view=True, method=True)
 def unsqueeze(self, dim):
     """Insert a dimension of size 1 at ``dim``.
 
@@ -322,7 +330,7 @@ def _(ops, grad, self_shape):
 # transposes
 
 
-@op("TBackward0", view=True)
+@op("TBackward0", view=True, method=True)
 def t(self):
     """Transpose a matrix (0-d and 1-d tensors are returned as they are)."""
     if self.ndim > 2:
@@ -335,7 +343,7 @@ def _(ops, grad):
     return ops.t(grad)
 
 
-@op("TransposeBackward0", view=True)
+@op("TransposeBackward0", view=True, method=True, aliases=("swapaxes", "swapdims"))
 def transpose(self, dim0, dim1):
     """Swap two dimensions."""
     n = max(self.ndim, 1)
@@ -376,11 +384,13 @@ def _(ops, grad, dims):
     return ops.permute(grad, tuple(inverse))
 
 
+@tensor_method
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dimensions."""
     return _permute(input, size_args(dims))
 
 
+@tensor_method(aliases=("moveaxis",))
 def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """Move dimensions to new positions, keeping the others in order."""
     ndim = input._data.ndim
@@ -414,6 +424,7 @@ def _swap_last_two(input: Tensor, name: str, zero_d_hint: str) -> Tensor:
     return transpose(input, -2, -1)
 
 
+@tensor_method
 def adjoint(input: Tensor) -> Tensor:
     """Transpose of the last two dimensions (the conjugate transpose; tensors here are real)."""
     return _swap_last_two(input, "adjoint()", "Consider using x.conj().")
@@ -552,16 +563,19 @@ def _type_name(np_dtype: np.dtype) -> str:
     return "chainrule." + LEGACY_TYPE_NAMES.get(from_numpy_dtype(np_dtype), "Tensor")
 
 
+@tensor_method
 def expand(self: Tensor, *sizes: Any) -> Tensor:
     """Broadcast to a larger shape without copying (``-1`` keeps a size)."""
     return _expand(self, size_args(sizes))
 
 
+@tensor_method
 def expand_as(self: Tensor, other: Tensor) -> Tensor:
     """``self.expand(other.shape)``."""
     return _expand(self, other._data.shape)
 
 
+@tensor_method
 def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
     """``input.expand(size)``."""
     return _expand(input, tuple(size))
@@ -648,6 +662,7 @@ def _(ops, grad, dim, index):
     return ops.select(grad, dim, index)
 
 
+@tensor_method
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     """The slice at ``index`` of dimension ``dim``, which is removed (a view).
 
@@ -686,6 +701,7 @@ def _(ops, grad, dim, start, end, step):
     return ops.slice(grad, dim, start, end, step)
 
 
+@tensor_method
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """``length`` elements of dimension ``dim`` from ``start`` (a view).
 
@@ -744,7 +760,7 @@ def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarr
     return with_strides(base, shape, tuple(st // a.itemsize for st in strides))
 
 
-@op("DiagonalBackward0", view=True)
+@op("DiagonalBackward0", view=True, method=True)
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """The diagonal of the ``dim1``/``dim2`` planes, as a last dimension (a view).
 
@@ -774,7 +790,7 @@ def _(ops, grad, offset, dim1, dim2):
     return ops.diagonal(grad, offset, dim1, dim2)
 
 
-@op("DiagEmbedBackward0")
+@op("DiagEmbedBackward0", method=True)
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """Matrices (in dims ``dim1``/``dim2``) whose ``offset`` diagonal is the last dimension.
 
@@ -816,6 +832,7 @@ def _(ops, grad, self_shape, diagonal):
     return ops.diagonal_backward(grad, self_shape, diagonal, 0, 1)
 
 
+@tensor_method
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A 1-D tensor as a diagonal matrix, or the diagonal of a matrix (a copy).
 
@@ -836,7 +853,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {ndim}D")
 
 
-@op("TrilBackward0")
+@op("TrilBackward0", method=True, inplace=True)
 def tril(self, diagonal=0):
     """The lower triangle of the last two dimensions (elements above ``diagonal`` zeroed)."""
     if self.ndim < 2:
@@ -849,7 +866,7 @@ def _(ops, grad, diagonal):
     return ops.tril(grad, diagonal)
 
 
-@op("TriuBackward0")
+@op("TriuBackward0", method=True, inplace=True)
 def triu(self, diagonal=0):
     """The upper triangle of the last two dimensions (elements below ``diagonal`` zeroed)."""
     if self.ndim < 2:
@@ -862,7 +879,7 @@ def _(ops, grad, diagonal):
     return ops.triu(grad, diagonal)
 
 
-@op("TraceBackward0")
+@op("TraceBackward0", method=True)
 def trace(self):
     """The sum of the main diagonal of a matrix (integers sum as int64)."""
     if self.ndim != 2:
@@ -896,6 +913,7 @@ def _(ops, grad, dims):
     return ops.flip(grad, dims)
 
 
+@tensor_method
 def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """Reverse the order of elements along ``dims`` (a copy).
 
@@ -914,6 +932,7 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     return _flip(input, tuple(wrapped))
 
 
+@tensor_method
 def fliplr(input: Tensor) -> Tensor:
     """``flip(input, 1)`` (at least 2-D)."""
     if input._data.ndim < 2:
@@ -921,6 +940,7 @@ def fliplr(input: Tensor) -> Tensor:
     return _flip(input, (1,))
 
 
+@tensor_method
 def flipud(input: Tensor) -> Tensor:
     """``flip(input, 0)`` (at least 1-D)."""
     if input._data.ndim < 1:
@@ -941,6 +961,7 @@ def _(ops, grad, shifts, dims):
     return ops.roll(grad, tuple(-s for s in shifts), dims)
 
 
+@tensor_method
 def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] | None = None
          ) -> Tensor:
     """Shift elements along ``dims`` cyclically (all elements, flattened, without ``dims``).
@@ -981,6 +1002,7 @@ def _(ops, grad, self_shape, repeats):
     return ops.reshape(g, tuple(self_shape))
 
 
+@tensor_method
 def repeat(self: Tensor, *repeats: Any) -> Tensor:
     """Tile the tensor ``repeats[i]`` times along each dimension (new leading dims allowed).
 
@@ -1008,6 +1030,7 @@ def repeat(self: Tensor, *repeats: Any) -> Tensor:
     return _repeat(self, reps)
 
 
+@tensor_method
 def tile(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
     """``repeat`` with ``dims`` padded with leading 1s to the tensor's dimensions.
 
@@ -1402,6 +1425,7 @@ def _split_with_sizes(self: Tensor, split_sizes: tuple[int, ...], dim: int) -> t
     return _split_with_sizes_many(self, split_sizes, dim)
 
 
+@tensor_method
 def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple:
     """Views of consecutive pieces of ``split_sizes`` elements along ``dim``."""
     ndim = self._data.ndim
@@ -1423,6 +1447,7 @@ def split_with_sizes(self: Tensor, split_sizes: Sequence[int], dim: int = 0) -> 
     return _split_with_sizes(self, sizes, d)
 
 
+@tensor_method
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Views of pieces of ``split_size`` elements (the last may be smaller) along ``dim``, or of
     the sizes listed.
@@ -1452,6 +1477,7 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return _split(tensor, split_size, d)
 
 
+@tensor_method
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """Split into ``chunks`` views of equal size (the last may be smaller, or fewer pieces)."""
     ndim = input._data.ndim
@@ -1497,6 +1523,7 @@ def _unbind(self: Tensor, dim: int) -> tuple:
     return _unbind_many(self, dim)
 
 
+@tensor_method
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """Views of each slice along ``dim`` (which is removed).
 
@@ -1508,6 +1535,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return _unbind(input, _wrap_dim_strict(dim, input._data.ndim))
 
 
+@tensor_method
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Split into ``sections`` near-equal views, or at the listed ``indices`` (slices)."""
     ndim = input._data.ndim
@@ -1534,16 +1562,6 @@ def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple
         out.append(_slice(input, d, start, end, 1))
         start = end
     return tuple(out)
-
-
-# Tensor methods of this module that are not already bound by ops/__init__.py.
-TENSOR_METHODS: dict[str, Any] = {
-    "repeat": repeat, "tile": tile, "split": split, "split_with_sizes": split_with_sizes,
-    "chunk": chunk, "unbind": unbind, "tensor_split": tensor_split, "select": select,
-    "narrow": narrow, "diagonal": diagonal, "diag": diag, "diag_embed": diag_embed,
-    "tril": tril, "triu": triu, "trace": trace, "flip": flip, "fliplr": fliplr,
-    "flipud": flipud, "roll": roll,
-}
 
 # Helpers for derivatives (``ops.<name>``): each NumPy forward has its public op's signature.
 # ``ops.cat`` and ``ops.stack`` take a list, so ops/__init__.py binds them by hand.

@@ -15,7 +15,7 @@ import numpy as np
 from .. import _special
 from .._backend import special
 from .._tensor import Tensor
-from ._registry import FLOAT, op, recorded_as, register_method
+from ._registry import FLOAT, op, recorded_as, tensor_method
 from .pointwise import laid_out_like
 
 __all__ = ["erfinv", "lgamma", "digamma", "polygamma"]
@@ -23,7 +23,7 @@ __all__ = ["erfinv", "lgamma", "digamma", "polygamma"]
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
 
-@op("ErfinvBackward0", promote=FLOAT)
+@op("ErfinvBackward0", promote=FLOAT, method=True, inplace=True)
 def erfinv(self):
     """The inverse error function: ``erf(erfinv(x)) = x`` on [-1, 1].
 
@@ -42,7 +42,7 @@ def _(ops, grad, self):
     return _HALF_SQRT_PI * ops.exp(ops.pow(ops.erfinv(self), 2)) * grad
 
 
-@op("LgammaBackward0", promote=FLOAT)
+@op("LgammaBackward0", promote=FLOAT, method=True, inplace=True)
 def lgamma(self):
     """``log(|Gamma(x)|)`` (+inf at the poles and at +-inf, as C's and PyTorch's lgamma).
 
@@ -60,7 +60,7 @@ def _(ops, grad, self):
     return grad * ops.digamma(self)
 
 
-@op("DigammaBackward0", promote=FLOAT)
+@op("DigammaBackward0", promote=FLOAT, method=True, inplace=True)
 def digamma(self):
     """The digamma function ``d/dx log(Gamma(x))`` (-inf at +0, as PyTorch).
 
@@ -94,6 +94,23 @@ def _(ops, grad, n, self):
     return grad * ops.polygamma(n + 1, self)
 
 
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """``self.polygamma(n)`` is ``polygamma(n, self)``."""
+    return polygamma(n, self)
+
+
+_polygamma_in_place = recorded_as(_polygamma, "PolygammaBackward1")
+
+
+def polygamma_in_place_op(self: Tensor, n: int) -> Tensor:
+    """``self.polygamma_(n)``'s op: ``polygamma(n, self)`` recorded as PyTorch's in-place
+    ``PolygammaBackward1`` (``Tensor.polygamma_`` writes it into ``self``)."""
+    if n < 0:
+        raise RuntimeError("polygamma(n, x) does not support negative n.")
+    return _polygamma_in_place(n, self)
+
+
+@tensor_method(method=_polygamma_method, inplace=polygamma_in_place_op)
 def polygamma(n: int, input: Tensor) -> Tensor:
     """The ``n``-th derivative of the digamma function (``n >= 0``).
 
@@ -107,32 +124,5 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     return _polygamma(n, input)
 
 
-def _polygamma_method(self: Tensor, n: int) -> Tensor:
-    """``self.polygamma(n)`` is ``polygamma(n, self)``."""
-    return polygamma(n, self)
-
-
-_polygamma_in_place = recorded_as(_polygamma, "PolygammaBackward1")
-
-
-def polygamma_in_place_op(self: Tensor, n: int) -> Tensor:
-    """``self.polygamma_(n)``'s op: ``polygamma(n, self)`` recorded as PyTorch's in-place
-    ``PolygammaBackward1`` (ops/__init__.py writes it into ``self``)."""
-    if n < 0:
-        raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return _polygamma_in_place(n, self)
-
-
 # Ops the derivatives of other ops call through ``ops`` (see ops/__init__.py).
 PRIMITIVES: dict[str, Any] = {"erfinv": erfinv}
-
-
-def _register_methods() -> None:
-    methods: dict[str, Any] = {
-        "erfinv": erfinv, "lgamma": lgamma, "digamma": digamma, "polygamma": _polygamma_method,
-    }
-    for name, fn in methods.items():
-        register_method(name, fn)
-
-
-_register_methods()
