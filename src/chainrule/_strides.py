@@ -119,6 +119,8 @@ def copy_obeying_contract(grad: np.ndarray, variable: np.ndarray) -> np.ndarray:
     """A copy of ``grad`` laid out as PyTorch's AccumulateGrad lays out a ``.grad`` it copies
     (``clone_obey_contract``): with the leaf's own strides if the leaf is non-overlapping and
     dense, else row-major."""
+    if variable.flags.c_contiguous:  # the common case: a row-major copy
+        return np.array(grad, dtype=variable.dtype, order="C")
     out = np.empty(variable.shape, variable.dtype)
     if out.strides != variable.strides and is_non_overlapping_and_dense(variable):
         out = empty_with_strides_of(variable)
