@@ -11,7 +11,8 @@ import pytest
 
 import chainrule
 
-from .conftest import normalise_output, torch
+from .conftest import torch
+from .outcomes import attempt
 
 
 def _fmt(value) -> object:
@@ -190,12 +191,6 @@ def test_leaf_hook_order_and_gradient_match_pytorch(create_graph: bool) -> None:
     ]
 
 
-def _outcome(run) -> tuple:
-    try:
-        return ("ok", run())
-    except Exception as error:  # noqa: BLE001 - compared with PyTorch's
-        return (type(error).__name__, normalise_output(str(error)))
-
 
 def _named_hook(*args):
     return 1
@@ -243,8 +238,8 @@ def _hook_case(lib, kind: str, where: str, name: str) -> Any:
 @pytest.mark.parametrize("where", ["mul", "leaf"])
 @pytest.mark.parametrize("kind", ["tensor", "pre", "post"])
 def test_hook_return_values_are_checked_like_pytorch(kind: str, where: str, name: str) -> None:
-    ours = _outcome(lambda: _hook_case(chainrule, kind, where, name))
-    theirs = _outcome(lambda: _hook_case(torch, kind, where, name))
+    ours = attempt(lambda: _hook_case(chainrule, kind, where, name))
+    theirs = attempt(lambda: _hook_case(torch, kind, where, name))
     assert ours == theirs
 
 
@@ -254,10 +249,10 @@ def test_hook_name_in_messages_matches_pytorch() -> None:
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         y = x * 2
         y.register_hook(functools.partial(lambda k, g: g.sum(), 1))  # no __name__
-        first = _outcome(lambda y=y: y.sum().backward())
+        first = attempt(lambda y=y: y.sum().backward())
         y = x * 2
         y.grad_fn.register_prehook(_named_hook)
-        results.append((first, _outcome(lambda y=y: y.sum().backward())))
+        results.append((first, attempt(lambda y=y: y.sum().backward())))
     assert results[0] == results[1]
     assert "'<unknown>'" in results[0][0][1]
 
@@ -274,7 +269,7 @@ def test_post_accumulate_grad_hook_must_return_none(name: str) -> None:
         x = lib.tensor([1.0, 2.0], requires_grad=True)
         x.register_post_accumulate_grad_hook(returns)
         x.register_post_accumulate_grad_hook(lambda t, calls=calls: calls.append(_fmt(t)))
-        outcome = _outcome(lambda x=x: (x * 2).sum().backward())
+        outcome = attempt(lambda x=x: (x * 2).sum().backward())
         results.append((outcome, calls, _fmt(x.grad)))
     assert results[0] == results[1]
 
@@ -291,7 +286,7 @@ def test_tensor_hook_of_an_output_without_gradient_gets_none() -> None:
         x2 = lib.tensor([1.0, 2.0], requires_grad=True)
         a, b = x2.unbind()
         b.register_hook(lambda g, lib=lib: lib.tensor(3.0))
-        outcome = _outcome(lambda a=a: (a * 2).backward())
+        outcome = attempt(lambda a=a: (a * 2).backward())
         results.append((log, _fmt(x.grad), outcome, _fmt(x2.grad)))
     assert results[0] == results[1]
 

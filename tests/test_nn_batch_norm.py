@@ -11,7 +11,8 @@ import pytest
 
 import chainrule
 
-from .conftest import normalise_output, torch
+from .conftest import torch
+from .outcomes import attempt
 from .test_numerics_harness import mismatches
 
 CASES = [
@@ -117,11 +118,7 @@ def test_saved_statistics_are_pytorchs() -> None:
 
 
 def _outcome(run: Any) -> tuple:
-    try:
-        out = run()
-    except Exception as error:  # noqa: BLE001 - compared with PyTorch's
-        return type(error).__name__, normalise_output(str(error))
-    return "ok", tuple(out.shape), type(out.grad_fn).__name__, out.stride()
+    return attempt(run, lambda out: (tuple(out.shape), type(out.grad_fn).__name__, out.stride()))
 
 
 def _empty_and_checks(lib: Any) -> list:

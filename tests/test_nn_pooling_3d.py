@@ -11,6 +11,7 @@ import pytest
 import chainrule
 
 from .conftest import normalise_output, torch
+from .outcomes import attempt
 
 
 def _distinct(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -85,14 +86,14 @@ def test_3d_pooling_unbatched_and_empty_batch(fn: str) -> None:
     assert results[0] == results[1]
 
 
-def _outcome(run: Any) -> tuple:
-    try:
-        out = run()
-    except Exception as error:  # noqa: BLE001 - compared with PyTorch's
-        return type(error).__name__, normalise_output(str(error))
+def _described(out: Any) -> tuple:
     if isinstance(out, tuple):
-        return ("ok",) + tuple(tuple(o.shape) for o in out)
-    return "ok", tuple(out.shape), str(out.dtype).split(".")[-1]
+        return tuple(tuple(o.shape) for o in out)
+    return tuple(out.shape), str(out.dtype).split(".")[-1]
+
+
+def _outcome(run: Any) -> tuple:
+    return attempt(run, _described)
 
 
 ERRORS = [

@@ -14,6 +14,7 @@ import pytest
 import chainrule
 
 from .conftest import normalise_output, torch
+from .outcomes import attempt
 
 LIBS = (chainrule, torch)
 
@@ -318,12 +319,6 @@ def test_gradients_through_a_scaling_pack_hook_match_pytorch(name: str) -> None:
 # The rules around the hooks
 
 
-def _outcome(run) -> tuple:
-    try:
-        return ("ok", run())
-    except Exception as error:  # noqa: BLE001 - compared with PyTorch's
-        return (type(error).__name__, normalise_output(str(error)))
-
 
 def test_pack_hook_may_not_modify_its_input() -> None:
     results = []
@@ -338,7 +333,7 @@ def test_pack_hook_may_not_modify_its_input() -> None:
             with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
                 return x * x
 
-        outcome = _outcome(run)
+        outcome = attempt(run)
         results.append((outcome[0], outcome[1], x.tolist(), x._version))
     assert results[0] == results[1]
     assert results[0][0] == "RuntimeError"
@@ -366,7 +361,7 @@ def test_unpack_hook_must_return_a_tensor(returned: str) -> None:
         value = {"int": 1, "array": np.ones(2), "none": None}[returned]
         with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda p, value=value: value):
             y = (x * x).sum()
-        results.append((_outcome(y.backward), x.grad))
+        results.append((attempt(y.backward), x.grad))
     assert results[0][0] == results[1][0]
     assert results[0][1] is None and results[1][1] is None
 
@@ -424,9 +419,9 @@ def test_saved_tensors_through_hooks_are_freed_by_backward() -> None:
         y.sum().backward()
         z.sum().backward()
         results.append((
-            _outcome(lambda y=y: y.grad_fn._saved_result),
-            _outcome(lambda z=z: z.grad_fn._saved_indices),
-            _outcome(lambda z=z: z.sum().backward()),
+            attempt(lambda y=y: y.grad_fn._saved_result),
+            attempt(lambda z=z: z.grad_fn._saved_indices),
+            attempt(lambda z=z: z.sum().backward()),
         ))
     assert results[0] == results[1]
 
@@ -439,7 +434,7 @@ def test_saved_index_tensor_modified_in_place_is_refused() -> None:
         y = x[i]
         first = y.grad_fn._saved_indices[0] is i
         i.add_(1)
-        outcome = _outcome(lambda y=y: y.sum().backward())
+        outcome = attempt(lambda y=y: y.sum().backward())
         results.append((first, outcome[0], outcome[1].split(" Hint:")[0], x.grad))
     assert results[0] == results[1]
 
