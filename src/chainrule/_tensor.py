@@ -132,6 +132,11 @@ class Tensor(TensorMethods):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._data.dtype.kind == "c":
             raise RuntimeError(COMPLEX_GRAD_MESSAGE)
+        if requires_grad and not mode_get() & INFERENCE and is_inference_tensor(self):
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not "
+                "allowed."
+            )
         self._requires_grad = bool(requires_grad)
         if self._acc is NO_ACCUMULATOR:
             self._acc = None  # now a leaf of its own (was a no-grad view of one that requires it)
@@ -243,6 +248,8 @@ class Tensor(TensorMethods):
         t = _new(Tensor)
         _init(t, self._data, False)
         t._vc = self._vc
+        if INFERENCE_TENSORS:
+            inherit_inference(t, self)
         return t
 
     def detach_(self) -> Tensor:
@@ -276,12 +283,14 @@ class Tensor(TensorMethods):
         self._data = value._data
 
     def is_inference(self) -> bool:
-        """Whether this tensor was made inside ``inference_mode()``."""
-        ref = INFERENCE_TENSORS.get(id(self))
-        return ref is not None and ref() is self
+        """Whether this tensor was made inside ``inference_mode()`` (or is a view or
+        ``detach()`` of such a tensor)."""
+        return is_inference_tensor(self)
 
     @property
     def _version(self) -> int:
+        if is_inference_tensor(self):
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc[0]
 
     @property
@@ -613,11 +622,54 @@ def warn_scalar_conversion() -> None:
 INFERENCE_TENSORS: dict[int, weakref.ref[Tensor]] = {}
 
 
+INFERENCE_SAVE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`."
+)
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a "
+    "clone to get a normal tensor before doing inplace update.See "
+    "https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
+def is_inference_tensor(t: Tensor) -> bool:
+    """``t.is_inference()`` (cheap when no inference tensor exists)."""
+    if not INFERENCE_TENSORS:
+        return False
+    ref = INFERENCE_TENSORS.get(id(t))
+    return ref is not None and ref() is t
+
+
+def check_inference_inplace(t: Tensor) -> None:
+    """PyTorch's refusal to modify an inference tensor in place outside inference mode."""
+    if INFERENCE_TENSORS and not mode_get() & INFERENCE and is_inference_tensor(t):
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)
+
+
+def check_not_inference_for_saving(t: Any) -> None:
+    """PyTorch's refusal to save an inference tensor for backward."""
+    if INFERENCE_TENSORS and isinstance(t, Tensor) and is_inference_tensor(t):
+        raise RuntimeError(INFERENCE_SAVE_MESSAGE)
+
+
+def inherit_inference(view: Tensor, source: Tensor) -> None:
+    """A view (or ``detach()``) of an inference tensor is one, wherever it is made."""
+    if is_inference_tensor(source):
+        _mark_inference(view)
+
+
+def _mark_inference(t: Tensor) -> None:
+    key = id(t)
+    INFERENCE_TENSORS[key] = weakref.ref(t, lambda _ref: INFERENCE_TENSORS.pop(key, None))
+
+
 def mark_if_inference(t: Tensor) -> None:
     """Remember ``t`` as an inference tensor if this thread is in ``inference_mode``."""
     if mode_get() & INFERENCE:
-        key = id(t)
-        INFERENCE_TENSORS[key] = weakref.ref(t, lambda _ref: INFERENCE_TENSORS.pop(key, None))
+        _mark_inference(t)
 
 
 def wrap(data: np.ndarray) -> Tensor:

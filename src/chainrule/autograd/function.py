@@ -49,6 +49,7 @@ from .._tensor import (
     CUSTOM_FUNCTION_VIEW,
     SPECIAL_VIEW,
     Tensor,
+    check_not_inference_for_saving,
     grad_accumulator,
     gradient_edge,
     set_history,
@@ -681,6 +682,7 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
                 f"save_for_backward can only save variables, but argument {i} is of type "
                 f"{type(t).__name__}"
             )
+        check_not_inference_for_saving(t)
     own_outputs = {
         id(o): nr for nr, o in enumerate(outputs)
         if isinstance(o, Tensor) and o._grad_fn is node

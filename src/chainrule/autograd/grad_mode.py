@@ -253,7 +253,9 @@ class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's publ
 
 
 class inference_mode(_BareDecorator):  # noqa: N801 - PyTorch's public name
-    """Like ``no_grad`` (tensors made inside never require grad); ``mode=False`` is a no-op."""
+    """Like ``no_grad``, and tensors made inside are inference tensors (``is_inference()``: no
+    version counter, never saved for backward, not modified in place outside inference mode).
+    ``mode=False`` turns it off inside an enclosing one (and grad mode on), as PyTorch's."""
 
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
@@ -267,6 +269,9 @@ class inference_mode(_BareDecorator):  # noqa: N801 - PyTorch's public name
             state.grad_enabled = False
             state.inference = True
             INFERENCE_BLOCKS[0] += 1
+        else:  # PyTorch's InferenceMode(false): grad mode on, inference mode off
+            state.grad_enabled = True
+            state.inference = False
 
     def __exit__(self, *exc: object) -> None:
         state.grad_enabled = self.prev_grad

@@ -26,6 +26,7 @@ from .._tensor import (
     SPECIAL_VIEW,
     Tensor,
     grad_accumulator,
+    inherit_inference,
     refresh_view,
     wrap,
 )
@@ -205,6 +206,8 @@ def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> 
     inference mode, or as one of several views (``multi_view``); a view of such a view is one
     too. PyTorch forbids modifying those in place when autograd would have to record it.
     """
+    if INFERENCE_TENSORS:
+        inherit_inference(view, source)
     view._vc = source._vc
     base = source._base
     if base is None:
@@ -394,6 +397,8 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
             t._view_meta = None
             t._view_src_fn = x._grad_fn
             t._view_version = x._vc[0]
+            if INFERENCE_TENSORS:
+                inherit_inference(t, x)
         else:
             _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fc":

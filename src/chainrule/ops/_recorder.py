@@ -15,7 +15,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Tensor, grad_accumulator
+from .._tensor import (
+    INFERENCE_TENSORS,
+    Tensor,
+    check_not_inference_for_saving,
+    grad_accumulator,
+)
 from ..autograd.grad_mode import ANOMALY, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr
 
@@ -119,8 +124,13 @@ def keep_args(node: Any, plan: Any, args: tuple) -> None:
     for p in plan.inputs:
         x = args[p]
         if isinstance(x, Tensor):
+            if INFERENCE_TENSORS:
+                check_not_inference_for_saving(x)
             versions.append((p, x._vc[0]))
         elif p in plan.lists and type(x) is tuple:
+            if INFERENCE_TENSORS:
+                for e in x:
+                    check_not_inference_for_saving(e)
             versions.append((p, tuple(e._vc[0] if isinstance(e, Tensor) else None for e in x)))
         else:
             versions.append((p, None))

@@ -32,7 +32,7 @@ from .._strides import (
     layout_order,
     view_strides,
 )
-from .._tensor import Tensor, wrap, wrap_dim
+from .._tensor import Tensor, check_inference_inplace, wrap, wrap_dim
 from ..autograd.grad_mode import state as _grad_state
 from ._registry import op, tensor_method
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
@@ -676,7 +676,9 @@ _VIEW_OF_LEAF_MESSAGE = (
 
 
 def _check_writable(self: Tensor, is_self: bool) -> None:
-    """PyTorch's refusal to write into a leaf (or a view of one) that requires grad."""
+    """PyTorch's refusal to write into a leaf (or a view of one) that requires grad, or into
+    an inference tensor outside inference mode."""
+    check_inference_inplace(self)
     if not _grad_state.grad_enabled:
         return
     if self._requires_grad:

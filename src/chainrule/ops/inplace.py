@@ -27,11 +27,13 @@ from .. import _dtype
 from .._frames import user_frame
 from .._tensor import (
     CUSTOM_FUNCTION_VIEW,
+    INFERENCE_TENSORS,
     INFERENCE_VIEW,
     MULTI_OUTPUT_VIEW,
     NO_ACCUMULATOR,
     NO_GRAD_VIEW,
     Tensor,
+    check_inference_inplace,
     gradient_edge,
     set_history,
     wrap,
@@ -138,7 +140,8 @@ def check_inplace(self: Tensor, *others: Any) -> None:
     """PyTorch's refusals, when autograd would record an in-place op on ``self`` (grad mode on
     and ``self`` or one of the op's ``others`` requires grad): to modify a view made in no_grad
     mode, by a multi-view op or by a custom Function, a view of a leaf that requires grad, or
-    such a leaf."""
+    such a leaf; and, in any mode, to modify an inference tensor outside inference mode."""
+    check_inference_inplace(self)
     if not mode_get() & GRAD:
         return
     base = self._base
@@ -521,6 +524,8 @@ def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> boo
     data = self._data
     if data.dtype.kind != "f" or not data.flags.writeable:
         return False
+    if INFERENCE_TENSORS:
+        check_inference_inplace(self)
     grad_mode = mode_get() & GRAD
     if self._requires_grad and grad_mode:
         return False
