@@ -16,9 +16,11 @@ from .grad_mode import (
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
     is_grad_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_detect_anomaly,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .node import AccumulateGrad, Node
 
@@ -27,6 +29,7 @@ __all__ = [
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "detect_anomaly",
     "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "Function", "gradcheck", "gradgradcheck", "check_graph", "backward_steps",
+    "is_multithreading_enabled", "set_multithreading_enabled",
 ]
 
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import heapq
 import sys
+import threading
 import warnings
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -215,6 +216,7 @@ class GraphTask:
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
         "captured", "executes", "accumulate_into", "_loop", "anomaly", "plain", "owned",
+        "callbacks",
     )
 
     def __init__(
@@ -242,6 +244,8 @@ class GraphTask:
         self.plain = captures is None and accumulate_into is None and not self.anomaly
         # AccumulateGrad nodes whose buffered gradient the engine owns (see _route).
         self.owned: set[AccumulateGrad] = set()
+        # Functions queued by Variable._execution_engine.queue_callback during this pass.
+        self.callbacks: list[Callable[[], Any]] = []
         root_nodes = [roots[0][0]] if len(roots) == 1 else [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
         self.executes: set[Node] | None = None
@@ -298,9 +302,17 @@ class GraphTask:
         wanted = prev | GRAD if self.create_graph else prev & ~GRAD
         if wanted != prev:
             MODE.set(wanted)
+        running = _running_tasks()
+        running.append(self)
         try:
             _drain(self.steps(False))
+            callbacks = self.callbacks
+            i = 0
+            while i < len(callbacks):  # (a callback may queue more: they run too)
+                callbacks[i]()
+                i += 1
         finally:
+            running.pop()
             now = mode_get()
             restored = now | GRAD if prev & GRAD else now & ~GRAD
             if restored != now:
@@ -520,6 +532,28 @@ class GraphTask:
 
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
+
+_THREAD = threading.local()
+
+
+def _running_tasks() -> list[GraphTask]:
+    """The backward passes running in this thread, innermost last (reentrant backward)."""
+    tasks = getattr(_THREAD, "tasks", None)
+    if tasks is None:
+        tasks = _THREAD.tasks = []
+    return tasks
+
+
+class ExecutionEngine:
+    """``Variable._execution_engine``: what PyTorch's engine object offers Python code."""
+
+    def queue_callback(self, callback: Callable[[], Any]) -> None:
+        """Run ``callback()`` once the current backward pass has run its last node (callbacks
+        run in the order queued)."""
+        tasks = _running_tasks()
+        if not tasks:
+            raise RuntimeError("Final callbacks can only be installed during backward pass.")
+        tasks[-1].callbacks.append(callback)
 
 
 def _sole_owner(g: Any) -> bool:
@@ -1074,3 +1108,12 @@ def _accumulate_grad_apply(self: AccumulateGrad, grads: Any, create_graph: bool)
 
 _accumulate_grad_apply.__name__ = _accumulate_grad_apply.__qualname__ = "apply"
 AccumulateGrad.apply = _accumulate_grad_apply  # type: ignore[method-assign,assignment]
+
+
+def _install_execution_engine() -> None:
+    from .variable import Variable
+
+    Variable._execution_engine = ExecutionEngine()  # type: ignore[attr-defined]
+
+
+_install_execution_engine()

@@ -250,6 +250,11 @@ class BackwardCFunction(Node, FunctionCtx):
         "__dict__",
     )
 
+    def __call__(self, *grads: Any) -> Any:
+        # PyTorch's nodes of custom Functions (Python classes) are not callable, its C++ nodes
+        # are (Node.__call__).
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
     _forward_cls: type[Function]
 
     def __repr__(self) -> str:

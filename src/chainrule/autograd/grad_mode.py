@@ -25,6 +25,8 @@ __all__ = [
     "set_detect_anomaly",
     "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled",
+    "is_multithreading_enabled",
+    "set_multithreading_enabled",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -38,6 +40,7 @@ ANOMALY = 2
 ANOMALY_CHECK_NAN = 4
 INFERENCE = 8
 SAVED_HOOKS = 16  # a saved_tensors_hooks block is active (autograd/graph.py)
+NO_MULTITHREADING = 32  # set_multithreading_enabled(False) (no effect: one thread runs backward)
 
 MODE: contextvars.ContextVar[int] = contextvars.ContextVar(
     "chainrule_autograd_mode", default=GRAD | ANOMALY_CHECK_NAN
@@ -98,6 +101,13 @@ INFERENCE_BLOCKS = [0]
 def is_grad_enabled() -> bool:
     """Whether operations record a graph in this thread (``torch.is_grad_enabled``)."""
     return bool(MODE.get() & GRAD)
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether backward may use worker threads in this thread's passes
+    (``torch.autograd.is_multithreading_enabled``). chainrule always runs backward on the
+    calling thread; the switch is kept, per thread, as PyTorch keeps it."""
+    return not MODE.get() & NO_MULTITHREADING
 
 
 def is_inference_mode_enabled() -> bool:
@@ -341,3 +351,23 @@ class set_detect_anomaly(_DecoratorContextManager):  # noqa: N801 - PyTorch's pu
 
     def clone(self) -> set_detect_anomaly:
         return self.__class__(self.mode, self.check_nan)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):  # noqa: N801 - PyTorch's name
+    """Enable or disable multithreaded backward (as a function, or as a context manager that
+    restores the previous setting on exit), as PyTorch's."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_multithreading_enabled()
+        _set_flag(NO_MULTITHREADING, not mode)
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        _set_flag(NO_MULTITHREADING, not self.prev)
+
+    def clone(self) -> set_multithreading_enabled:
+        """A copy of this context manager (for decorating)."""
+        return self.__class__(self.mode)

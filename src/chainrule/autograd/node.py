@@ -152,6 +152,16 @@ class Node:
         """Map the gradient(s) of this node's outputs to one gradient per input (or None)."""
         raise NotImplementedError
 
+    def __call__(self, *grads: Any) -> Any:
+        """Run this node on gradients of its outputs, as PyTorch's ``grad_fn(grad)``: one
+        Tensor per output in, its gradients for its inputs out (one Tensor, or a tuple when it
+        has several), computed under the current grad mode; saved values are kept."""
+        n_out = self._n_out
+        if len(grads) != n_out:
+            raise TypeError(f"expected {n_out} arguments, got {len(grads)} instead")
+        outputs = self.apply(grads[0] if n_out == 1 else list(grads), True)
+        return outputs[0] if len(self.next_functions) == 1 else tuple(outputs)
+
     def release(self) -> None:
         """Drop saved values after a backward pass that does not retain the graph."""
 
