@@ -166,3 +166,65 @@ def test_multithreading_switch() -> None:
         return seen
 
     _both(run)
+
+
+BATCHED: dict[str, Callable[[Any], Any]] = {
+    "eye": lambda lib: _jacobian_rows(lib),
+    "scalar_output": lambda lib: _batched_sum(lib, allow_unused=True),
+    "materialized_unused": lambda lib: _batched_sum(lib, allow_unused=True, materialize=True),
+    "unused_refused": lambda lib: _batched_sum(lib, allow_unused=False),
+    "create_graph_values": lambda lib: _batched_second_order(lib),
+    "wrong_shape": lambda lib: _unbatched(lib),
+    "batch_sizes_differ": lambda lib: _two_outputs(lib),
+    "graph_freed_after": lambda lib: _twice(lib),
+}
+
+
+def _jacobian_rows(lib: Any) -> Any:
+    x = _leaf(lib)
+    return lib.autograd.grad(x * x * 3, x, lib.eye(2), is_grads_batched=True)
+
+
+def _unbatched(lib: Any) -> Any:
+    x = _leaf(lib)
+    return lib.autograd.grad(x * 3, x, lib.ones(2), is_grads_batched=True)
+
+
+def _batched_sum(lib: Any, allow_unused: bool, materialize: bool = False) -> Any:
+    x, y = _leaf(lib), _leaf(lib, 5.0)
+    kwargs = {"materialize_grads": True} if materialize else {}
+    return lib.autograd.grad((x * 3).sum(), [x, y], lib.arange(3.0), is_grads_batched=True,
+                             allow_unused=allow_unused, **kwargs)
+
+
+def _batched_second_order(lib: Any) -> Any:
+    x = _leaf(lib)
+    (g,) = lib.autograd.grad(x * x, x, lib.eye(2), is_grads_batched=True, create_graph=True)
+    (h,) = lib.autograd.grad(g.sum(), x)
+    return g.detach(), h
+
+
+def _two_outputs(lib: Any) -> Any:
+    x = _leaf(lib)
+    return lib.autograd.grad([x * 2, x * 3], x, [lib.eye(2), lib.ones(3, 2)],
+                             is_grads_batched=True)
+
+
+def _twice(lib: Any) -> Any:
+    x = _leaf(lib)
+    y = x * x
+    first = lib.autograd.grad(y, x, lib.eye(2), is_grads_batched=True)
+    return first, lib.autograd.grad(y, x, lib.eye(2), is_grads_batched=True)
+
+
+@pytest.mark.parametrize("name", sorted(BATCHED))
+def test_is_grads_batched(name: str) -> None:
+    _both(BATCHED[name])
+
+
+def test_a_tensor_cannot_be_its_own_grad() -> None:
+    def run(lib: Any) -> Any:
+        x = lib.ones(2, requires_grad=True)
+        x.grad = x
+
+    _both(run)

@@ -1060,6 +1060,9 @@ def grad(
     grads_given = _pair_gradients(outs, grads_given)
     if retain_graph is None:
         retain_graph = create_graph
+    if is_grads_batched:
+        return _batched_grad(outs, ins, grads_given, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     root_grads = _make_root_grads(outs, grads_given, create_graph)
     roots = _root_edges(outs)
     captures: dict[tuple[Node, int], list[int]] = {}
@@ -1108,6 +1111,57 @@ def _accumulate_grad_apply(self: AccumulateGrad, grads: Any, create_graph: bool)
 
 _accumulate_grad_apply.__name__ = _accumulate_grad_apply.__qualname__ = "apply"
 AccumulateGrad.apply = _accumulate_grad_apply  # type: ignore[method-assign,assignment]
+
+
+def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: bool,
+                  create_graph: bool, allow_unused: bool, materialize_grads: bool) -> tuple:
+    """``grad(..., is_grads_batched=True)``: the first dimension of each ``grad_output`` is a
+    batch of cotangents; the result stacks one vector-Jacobian product per batch entry (one
+    backward pass each, the graph kept until the last)."""
+    from ..ops.creation import zeros, zeros_like
+    from ..ops.shape import stack
+
+    sizes = []
+    for i, (out, g) in enumerate(zip(outs, grads_given, strict=True)):
+        if not isinstance(g, Tensor) or g._data.shape[1:] != out._data.shape:
+            got = Size(g._data.shape[1:]) if isinstance(g, Tensor) else None
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each "
+                "grad_output as the batch dimension. The sizes of the remaining dimensions are "
+                "expected to match the shape of corresponding output, but a mismatch was "
+                f"detected: grad_output[{i}] has a shape of {got} and output[{i}] has a shape "
+                f"of {Size(out._data.shape)}. If you only want some tensors in `grad_output` to "
+                "be considered batched, consider using vmap."
+            )
+        sizes.append(g._data.shape[0])
+    if len(set(sizes)) > 1:
+        raise ValueError(
+            "vmap: Expected all tensors to have the same size in the mapped dimension, got "
+            f"sizes {sizes} for the mapped dimension"
+        )
+    batch = sizes[0] if sizes else 0
+    per_entry = [
+        grad(outs, ins, [g[b] for g in grads_given],
+             retain_graph=retain_graph if b == batch - 1 else True, create_graph=create_graph,
+             allow_unused=True)
+        for b in range(batch)
+    ]
+    result: list[Any] = []
+    for i, t in enumerate(ins):
+        column = [entry[i] for entry in per_entry]
+        if batch and all(g is None for g in column):
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior."
+                )
+            result.append(zeros_like(t) if materialize_grads else None)
+            continue
+        if not batch:
+            result.append(zeros((0, *t._data.shape), dtype=t.dtype))
+            continue
+        result.append(stack([zeros_like(t) if g is None else g for g in column]))
+    return tuple(result)
 
 
 def _install_execution_engine() -> None:
