@@ -55,7 +55,9 @@ def _strided(lib: Any, a: np.ndarray, requires: bool) -> tuple[Any, Any]:
 
 
 def _expanded(lib: Any, a: np.ndarray, requires: bool) -> tuple[Any, Any]:
-    leaf = lib.from_numpy(np.ascontiguousarray(a[:1])).requires_grad_(requires)
+    # (a copy: the leaf owns its memory, as every sweep leaf does, so ops that read the
+    # storage itself, as_strided, see the same storage in both libraries)
+    leaf = lib.from_numpy(a[:1].copy()).requires_grad_(requires)
     return leaf, leaf.expand(a.shape)
 
 

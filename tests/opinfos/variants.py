@@ -321,6 +321,13 @@ SHAPE_AND_LINALG = [
            [((2, 4), (2, 3), (3, 4))]),
     # View ops in place: ``self`` takes the view's shape (TBackward1 ...); on a clone, a view
     # of a clone, and twice in a row.
+    # as_strided: views of the storage (overlapping, with an offset, of a view; of an
+    # expanded tensor in the layout sweep and in tests/test_as_strided.py)
+    OpInfo("torch.as_strided", lambda lib, x: lib.as_strided(x, (2, 3), (4, 1)), [M]),
+    OpInfo("Tensor.as_strided_overlapping", lambda lib, x: x.as_strided((3, 3), (1, 1), 2),
+           [M]),
+    OpInfo("Tensor.as_strided_of_view", lambda lib, x: x[1:].as_strided((2, 2), (1, 4)), [M]),
+    OpInfo("Tensor.as_strided_", lambda lib, x: x.clone().as_strided_((2, 2), (3, 1), 1), [M]),
     OpInfo("Tensor.t_", lambda lib, x: x.clone().t_(), [M, ((3,),), ((),)]),
     OpInfo("Tensor.t_twice", lambda lib, x: x.clone().t_().t_() * 1, [M]),
     OpInfo("Tensor.t_of_view", lambda lib, x: x.clone()[1:].t_(), [M]),

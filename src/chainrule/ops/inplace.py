@@ -478,7 +478,17 @@ def _t(self: Tensor) -> Tensor:
     return _t_in_place(self)
 
 
+_as_strided_in_place_op = recorded_as(shape._as_strided, "AsStridedBackward1")
+
+
+def _as_strided_in_place(self: Tensor, size: Any, stride: Any,
+                         storage_offset: int | None = None) -> Tensor:
+    return _as_strided_in_place_op(
+        self, *shape._as_strided_arguments(self, size, stride, storage_offset))
+
+
 t_ = _in_place_view_op(_t, "t_")
+as_strided_ = _in_place_view_op(_as_strided_in_place, "as_strided_")
 transpose_ = swapaxes_ = swapdims_ = _in_place_view_op(_transpose_in_place, "transpose_")
 unsqueeze_ = _in_place_view_op(_unsqueeze_in_place, "unsqueeze_")
 squeeze_ = _in_place_view_op(_squeeze_in_place, "squeeze_")

@@ -29,7 +29,7 @@ from .._strides import (
     view_strides,
     with_strides,
 )
-from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap_dim
+from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap, wrap_dim
 from ._registry import ARITH, op, tensor_method
 
 __all__ = [
@@ -39,7 +39,7 @@ __all__ = [
     "cat", "concat", "concatenate", "stack", "hstack", "vstack", "dstack", "column_stack",
     "row_stack", "atleast_1d", "atleast_2d", "atleast_3d", "split", "split_with_sizes", "chunk",
     "unbind", "tensor_split", "select", "narrow", "diagonal", "diag", "diag_embed", "tril",
-    "triu", "trace", "flip", "fliplr", "flipud", "roll", "tile",
+    "triu", "trace", "flip", "fliplr", "flipud", "roll", "tile", "as_strided",
 ]
 
 
@@ -1571,3 +1571,91 @@ PRIMITIVES: dict[str, Any] = {
     "diagonal_backward": _diagonal_backward, "tril": tril, "triu": triu, "flip": _flip,
     "roll": _roll,
 }
+
+
+# ----------------------------------------------------------------------------------------------
+# as_strided: a view of the tensor's storage with any sizes, strides and offset
+
+
+def _storage_of(a: np.ndarray) -> np.ndarray:
+    """The memory ``a`` lies in (its root array) as a 1-D array in memory order."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root.ravel(order="K")  # (a view: the root owns contiguous memory)
+
+
+def _flat_positions(size: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:
+    """The storage position of each element of the geometry ``(size, stride, offset)``."""
+    positions = np.full(tuple(size), offset, dtype=np.int64)
+    for axis, (n, s) in enumerate(zip(size, stride, strict=True)):
+        shape = [1] * len(size)
+        shape[axis] = n
+        positions = positions + (np.arange(n, dtype=np.int64) * s).reshape(shape)
+    return positions
+
+
+@op("AsStridedBackward0", view=True)
+def _as_strided(self, size, stride, storage_offset, geometry):
+    storage = _storage_of(self)
+    itemsize = self.itemsize
+    # (np.ndarray on the storage keeps the chain of bases: storage_offset() and a further
+    # as_strided find the same storage)
+    view = np.ndarray(size, self.dtype, buffer=storage, offset=storage_offset * itemsize,
+                      strides=tuple(s * itemsize for s in stride))
+    if not storage.flags.writeable:
+        view.flags.writeable = False
+    return view
+
+
+@_as_strided.derivative("self")
+def _(ops, grad, size, stride, storage_offset, geometry):
+    # PyTorch's as_strided_backward: the gradient added into a zero storage at the output's
+    # positions (overlapping outputs add up), averaged over input elements sharing a position
+    # (an expanded input), then read back at the input's positions.
+    in_size, in_stride, in_offset, numel = geometry
+    inputs = _flat_positions(in_size, in_stride, in_offset).reshape(-1)
+    storage = ops.take_backward(0, ops.reshape(grad, (-1,)),
+                                (numel,), _flat_positions(size, stride, storage_offset).reshape(-1))
+    counts = np.bincount(inputs, minlength=numel)
+    if counts.max(initial=0) > 1:
+        factor = np.maximum(counts, 1).astype(getattr(grad, "_data", grad).dtype)
+        storage = storage / (factor if type(storage) is np.ndarray else wrap(factor))
+    return ops.reshape(ops.take(storage, inputs), tuple(in_size))
+
+
+def _as_strided_arguments(input: Tensor, size: Any, stride: Any,
+                          storage_offset: int | None) -> tuple:
+    """The checked arguments of ``as_strided`` (PyTorch's errors), with the input's geometry
+    in its storage (what the gradient needs)."""
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}"
+        )
+    data = input._data
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    numel = _storage_of(data).size
+    itemsize = data.itemsize
+    needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride,
+                                                                               strict=True))
+    if needed > numel:
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
+            f"of bounds for storage of size {numel * itemsize}"
+        )
+    geometry = (data.shape, tuple(s // itemsize for s in data.strides), input.storage_offset(),
+                numel)
+    return size, stride, offset, geometry
+
+
+@tensor_method
+def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int],
+               storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given sizes, strides and offset (in elements;
+    the offset defaults to ``input``'s own)."""
+    return _as_strided(input, *_as_strided_arguments(input, size, stride, storage_offset))
