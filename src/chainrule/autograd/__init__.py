@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     # without these, ``torch.autograd.grad`` is an ``object`` to mypy and pyright.
     from . import anomaly, function, functional, graph, stepping
     from .engine import backward, grad
+    from .engine import is_checkpoint_valid as _is_checkpoint_valid
     from .function import Function
     from .gradcheck import check_graph, gradcheck, gradgradcheck
     from .stepping import backward_steps
@@ -64,6 +65,10 @@ def __getattr__(name: str) -> object:
         from . import engine
 
         return getattr(engine, name)
+    if name == "_is_checkpoint_valid":  # (PyTorch's private name, read by utils.checkpoint)
+        from .engine import is_checkpoint_valid
+
+        return is_checkpoint_valid
     if name in _FROM_SUBMODULE:
         value = getattr(importlib.import_module(f"{__name__}.{_FROM_SUBMODULE[name]}"), name)
         globals()[name] = value  # importing autograd.gradcheck bound the module to this name

@@ -12,9 +12,10 @@ itself recorded and can be differentiated again).
 
 from __future__ import annotations
 
+import contextvars
 import heapq
+import itertools
 import sys
-import threading
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -30,7 +31,10 @@ from .grad_mode import ANOMALY, GRAD, MODE, mode_get
 from .grad_mode import state as _state
 from .node import AccumulateGrad, Node, type_name
 
-__all__ = ["backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord"]
+__all__ = [
+    "backward", "grad", "GraphTask", "accumulate_grad", "sum_to_shape", "StepRecord",
+    "current_graph_task_id", "is_checkpoint_valid",
+]
 
 _ndarray = np.ndarray
 _getrefcount = sys.getrefcount
@@ -186,6 +190,31 @@ def _check_layout(grad: np.ndarray, variable: np.ndarray, site: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
+# The pass running in this thread (PyTorch's current graph task)
+
+_CURRENT_TASK: contextvars.ContextVar[GraphTask | None] = contextvars.ContextVar(
+    "chainrule_graph_task", default=None
+)
+_TASK_IDS = itertools.count()
+
+
+def current_graph_task_id() -> int:
+    """The id of the backward pass running in this thread (a pass started inside another one's
+    node, reentrant, has its own), or -1 outside backward (``torch._C._current_graph_task_id``:
+    non-reentrant checkpoint recomputes once per pass)."""
+    task = _CURRENT_TASK.get()
+    return -1 if task is None else task.id
+
+
+def is_checkpoint_valid() -> bool:
+    """Whether a reentrant checkpoint may run its backward here
+    (``torch.autograd._is_checkpoint_valid``): False inside a pass that runs only part of the
+    graph (``autograd.grad``, ``backward(inputs=...)``) or inside a pass started within one."""
+    task = _CURRENT_TASK.get()
+    return True if task is None else task.checkpoint_valid
+
+
+# ----------------------------------------------------------------------------------------------
 # One backward pass
 
 class StepRecord:
@@ -216,7 +245,7 @@ class GraphTask:
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
         "captured", "executes", "accumulate_into", "_loop", "anomaly", "plain", "owned",
-        "callbacks",
+        "callbacks", "id", "checkpoint_valid",
     )
 
     def __init__(
@@ -228,6 +257,8 @@ class GraphTask:
         captures: dict[tuple[Node, int], list[int]] | None = None,
         accumulate_into: dict[tuple[Node, int], Tensor] | None = None,
     ) -> None:
+        self.id = next(_TASK_IDS)
+        self.checkpoint_valid = True
         self.keep_graph = keep_graph
         self.create_graph = create_graph
         self.captures = captures
@@ -298,12 +329,11 @@ class GraphTask:
 
     def run(self) -> None:
         """Run every remaining node."""
+        token = self._enter()
         prev = mode_get()
         wanted = prev | GRAD if self.create_graph else prev & ~GRAD
         if wanted != prev:
             MODE.set(wanted)
-        running = _running_tasks()
-        running.append(self)
         try:
             _drain(self.steps(False))
             callbacks = self.callbacks
@@ -312,17 +342,31 @@ class GraphTask:
                 callbacks[i]()
                 i += 1
         finally:
-            running.pop()
             now = mode_get()
             restored = now | GRAD if prev & GRAD else now & ~GRAD
             if restored != now:
                 MODE.set(restored)
+            _CURRENT_TASK.reset(token)
 
     def step(self, record: bool) -> StepRecord | None:
         """Run the next ready node; None when none is left (or when not recording)."""
         if self._loop is None:
             self._loop = self.steps(record)
-        return next(self._loop, None)
+        token = self._enter()
+        try:
+            return next(self._loop, None)
+        finally:
+            _CURRENT_TASK.reset(token)
+
+    def _enter(self) -> contextvars.Token[GraphTask | None]:
+        """Make this the pass running in this thread (until the token is reset). A reentrant
+        checkpoint is valid in it when it runs the whole graph and the pass it started in (if
+        any) allows one too, as PyTorch's CheckpointValidGuard."""
+        parent = _CURRENT_TASK.get()
+        self.checkpoint_valid = self.executes is None and (
+            parent is None or parent.checkpoint_valid
+        )
+        return _CURRENT_TASK.set(self)
 
     def steps(self, record: bool) -> Iterator[StepRecord | None]:
         """The engine loop: run ready nodes, most recently created first, one per iteration.
@@ -533,27 +577,16 @@ class GraphTask:
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
 
-_THREAD = threading.local()
-
-
-def _running_tasks() -> list[GraphTask]:
-    """The backward passes running in this thread, innermost last (reentrant backward)."""
-    tasks = getattr(_THREAD, "tasks", None)
-    if tasks is None:
-        tasks = _THREAD.tasks = []
-    return tasks
-
-
 class ExecutionEngine:
     """``Variable._execution_engine``: what PyTorch's engine object offers Python code."""
 
     def queue_callback(self, callback: Callable[[], Any]) -> None:
         """Run ``callback()`` once the current backward pass has run its last node (callbacks
         run in the order queued)."""
-        tasks = _running_tasks()
-        if not tasks:
+        task = _CURRENT_TASK.get()
+        if task is None:
             raise RuntimeError("Final callbacks can only be installed during backward pass.")
-        tasks[-1].callbacks.append(callback)
+        task.callbacks.append(callback)
 
 
 def _sole_owner(g: Any) -> bool:

@@ -131,8 +131,9 @@ class SavedTensor:
         "is_output",
     )
 
-    def unpack(self, owner: Node) -> Tensor:
-        """Call the unpack hook; ``owner`` is the node that saved the tensor."""
+    def unpack(self, owner: Node | None) -> Tensor:
+        """Call the unpack hook; ``owner`` is the node that saved the tensor (None for one saved
+        outside any node, not as an output: checkpoint's inputs)."""
         data = self.unpack_hook(self.packed)
         if not isinstance(data, Tensor):
             raise TypeError(

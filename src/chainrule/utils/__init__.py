@@ -1,7 +1,8 @@
-"""``chainrule.utils``: data loading (``utils.data``)."""
+"""``chainrule.utils``: data loading (``utils.data``) and activation checkpointing
+(``utils.checkpoint``)."""
 
 from __future__ import annotations
 
-from . import data
+from . import checkpoint, data
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data"]
