@@ -33,3 +33,8 @@ def user_stacklevel() -> int:
         frame = frame.f_back
         level += 1
     return level
+
+
+def is_ours(frame: FrameType) -> bool:
+    """Whether ``frame`` runs chainrule's code."""
+    return _is_ours(frame)

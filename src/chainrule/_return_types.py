@@ -34,7 +34,29 @@ class _StructSeq(tuple):
     __slots__ = ()
     _fields: tuple[str, ...] = ()
 
-    def __new__(cls, sequence: Any) -> _StructSeq:
+    def __new__(cls, *args: Any, **kwargs: Any) -> _StructSeq:
+        # CPython's struct sequences: ``(sequence, dict=None)``, and their argument errors.
+        given = len(args) + len(kwargs)
+        if given > 2:
+            raise TypeError(f"structseq() takes at most 2 arguments ({given} given)")
+        params = dict(zip(("sequence", "dict"), args, strict=False))
+        for key in ("sequence", "dict"):
+            if key in kwargs:
+                if key in params:
+                    raise TypeError(
+                        f"argument for structseq() given by name ('{key}') and position "
+                        f"({1 if key == 'sequence' else 2})"
+                    )
+                params[key] = kwargs[key]
+        if "sequence" not in params:
+            raise TypeError("structseq() missing required argument 'sequence' (pos 1)")
+        for key in kwargs:
+            if key not in ("sequence", "dict"):
+                raise TypeError(f"'{key}' is an invalid keyword argument for structseq()")
+        sequence = params["sequence"]
+        extra = params.get("dict")
+        if extra is not None and not isinstance(extra, dict):
+            raise TypeError(f"{_MODULE}.{cls.__name__}() takes a dict as second arg, if any")
         if isinstance(sequence, str | bytes) or not hasattr(sequence, "__iter__"):
             raise TypeError("constructor requires a sequence")
         items = tuple(sequence)

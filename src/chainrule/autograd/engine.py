@@ -106,6 +106,25 @@ def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -
     return g
 
 
+def _validated(node: Node, outputs: Sequence[Any], create_graph: bool) -> Sequence[Any]:
+    """The gradients ``node`` returned, each reduced and cast to its input's metadata where it
+    differs (what routing does later; done before post hooks, which see the result)."""
+    fixed: list[Any] | None = None
+    for i, meta in enumerate(node._in_meta):
+        g = outputs[i] if i < len(outputs) else None
+        if g is None or meta is None:
+            continue
+        if create_graph:
+            differs = g.shape != meta[0] or g._data.dtype != meta[1]
+        else:
+            differs = type(g) is not np.ndarray or g.shape != meta[0] or g.dtype != meta[1]
+        if differs:
+            if fixed is None:
+                fixed = list(outputs)
+            fixed[i] = _fix_grad(node, i, g, meta, create_graph)
+    return outputs if fixed is None else tuple(fixed)
+
+
 def _reduced_shape_ok(shape: tuple[int, ...], target: tuple[int, ...]) -> bool:
     lead = len(shape) - len(target)
     if lead < 0:
@@ -526,7 +545,10 @@ class GraphTask:
         else:
             outputs = node.run_backward(grads, create_graph, not self.keep_graph)
         if hooks is not None and hooks.post:
-            outputs = _call_post_hooks(node, outputs, _as_tuple(grads, node), create_graph)
+            # As PyTorch's engine, post hooks see the gradients already reduced and cast to
+            # their inputs' metadata (validate_outputs runs first).
+            outputs = _call_post_hooks(node, _validated(node, outputs, create_graph),
+                                       _as_tuple(grads, node), create_graph)
         return outputs
 
     def _before_accumulate(self, node: AccumulateGrad, grads: Any) -> tuple[bool, Any]:

@@ -325,15 +325,16 @@ class BackwardCFunction(Node, FunctionCtx):
             )
         grads: list[Any] = []
         positions = self._tensor_args
-        in_meta = self._in_meta
         k = 0
         for i, g in enumerate(result):
             if k < len(positions) and positions[k] == i:
                 if g is not None and not isinstance(g, Tensor):
                     raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
-                if g is None or in_meta[k] is None:
-                    grads.append(None)  # a gradient for an input that needs none is dropped
+                if g is None:
+                    grads.append(None)
                 else:
+                    # (A gradient for an input that needs none goes nowhere, the input having
+                    # no edge; post hooks on the node see it, as in PyTorch.)
                     grads.append(g if create_graph else self._engine_array(g, incoming))
                 k += 1
             elif g is not None:

@@ -80,20 +80,37 @@ def new_node(cls: type[N], edges: tuple = (), metas: tuple = ()) -> N:
 
 
 class RemovableHandle:
-    """Returned by ``register_*hook``; ``remove()`` unregisters the hook."""
+    """Returned by ``register_*hook``; ``remove()`` unregisters the hook (also
+    ``chainrule.utils.hooks.RemovableHandle``, as PyTorch's ``torch.utils.hooks``).
 
-    __slots__ = ("_hooks_ref", "id")
+    ``extra_dict`` (a dict, or a list of dicts) names dicts keyed by the same hook ids (a
+    module's flags for its hooks): ``remove()`` forgets the hook's entry there too. The dicts
+    are held by weak reference (a ``HookDict``, or any dict type that can be weakly referenced).
+    """
+
+    __slots__ = ("_hooks_ref", "id", "_extra_refs")
+    __module__ = "chainrule.utils.hooks"  # its public home, as PyTorch's torch.utils.hooks
     _next_id = itertools.count()
 
-    def __init__(self, hooks_dict: HookDict) -> None:
+    def __init__(self, hooks_dict: HookDict, *, extra_dict: Any = None) -> None:
         self._hooks_ref = weakref.ref(hooks_dict)
         self.id = next(RemovableHandle._next_id)
+        if isinstance(extra_dict, dict):
+            self._extra_refs: tuple[weakref.ref, ...] = (weakref.ref(extra_dict),)
+        elif isinstance(extra_dict, list):
+            self._extra_refs = tuple(weakref.ref(d) for d in extra_dict)
+        else:
+            self._extra_refs = ()
 
     def remove(self) -> None:
         """Unregister the hook (a second call does nothing)."""
         hooks = self._hooks_ref()
         if hooks is not None:
             hooks.pop(self.id, None)
+        for ref in self._extra_refs:
+            extra = ref()
+            if extra is not None:
+                extra.pop(self.id, None)
 
     def __enter__(self) -> RemovableHandle:
         return self

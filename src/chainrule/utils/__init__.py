@@ -1,8 +1,8 @@
-"""``chainrule.utils``: data loading (``utils.data``) and activation checkpointing
-(``utils.checkpoint``)."""
+"""``chainrule.utils``: data loading (``utils.data``), activation checkpointing
+(``utils.checkpoint``) and hook handles (``utils.hooks``)."""
 
 from __future__ import annotations
 
-from . import checkpoint, data
+from . import checkpoint, data, hooks
 
-__all__ = ["checkpoint", "data"]
+__all__ = ["checkpoint", "data", "hooks"]

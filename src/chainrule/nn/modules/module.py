@@ -4,12 +4,20 @@ A module holds parameters, buffers and sub-modules in three ordered dicts, so tr
 (and therefore ``parameters()``, ``state_dict()`` and ``repr``) is the order of assignment, as in
 PyTorch. Traversals of the module tree use explicit stacks, not recursion.
 
+Backward hooks are PyTorch's: full backward hooks and backward pre-hooks (per module, and global
+ones registered with :func:`register_module_full_backward_hook` /
+:func:`register_module_full_backward_pre_hook`) run through
+:class:`chainrule.utils.hooks.BackwardHook`, which passes the module's tensor inputs and outputs
+through ``BackwardHookFunction`` nodes; the legacy hooks (``register_backward_hook``,
+:func:`register_module_backward_hook`) are node hooks on the ``grad_fn`` of the first output.
+
 Beyond PyTorch, ``load_state_dict`` is atomic: every key, type and shape is checked before any
 value is copied, so on error the module is exactly as it was.
 """
 
 from __future__ import annotations
 
+import functools
 import warnings
 import weakref
 from collections import OrderedDict, namedtuple
@@ -19,11 +27,18 @@ from typing import Any, TypeVar
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
-from ...autograd.node import HookDict, RemovableHandle
+from ...autograd.node import HookDict, Node, RemovableHandle
 from ...ops.inplace import bump_version
+from ...utils.hooks import BackwardHook
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module", "typename"]
+__all__ = [
+    "register_module_full_backward_pre_hook", "register_module_backward_hook",
+    "register_module_full_backward_hook", "Module", "typename",
+]
+
+# A backward hook's argument and result: a tuple of gradients (a Tensor is accepted).
+_grad_t = tuple[Tensor, ...] | Tensor
 
 T = TypeVar("T", bound="Module")
 
@@ -63,30 +78,105 @@ def _addindent(text: str, spaces: int) -> str:
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 
-class _ModuleHookHandle(RemovableHandle):
-    """The handle of a module hook: ``remove()`` also forgets the hook's flags (``with_kwargs``,
-    ``always_call``), as PyTorch's ``RemovableHandle(hooks, extra_dict=...)``."""
+# Backward hooks every module runs (for debugging and profiling, as PyTorch's): pre-hooks, and
+# hooks that are all full or all legacy (``_global_is_full_backward_hook``, None while unset).
+_global_backward_pre_hooks: HookDict = HookDict()
+_global_backward_hooks: HookDict = HookDict()
+_global_is_full_backward_hook: bool | None = None
 
-    __slots__ = ("_extra_refs",)
+_MIXED_GLOBAL_HOOKS_MESSAGE = (
+    "Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
+    "Please use only one of them."
+)
+_MIXED_HOOKS_MESSAGE = (
+    "Cannot use both regular backward hooks and full backward hooks on a single Module. Please "
+    "use only one of them."
+)
 
-    def __init__(self, hooks_dict: HookDict, extra_dicts: tuple[HookDict, ...] = ()) -> None:
-        super().__init__(hooks_dict)
-        self._extra_refs = tuple(weakref.ref(d) for d in extra_dicts)
 
-    def remove(self) -> None:
-        """Unregister the hook and its flags (a second call does nothing)."""
-        super().remove()
-        for ref in self._extra_refs:
-            extra = ref()
-            if extra is not None:
-                extra.pop(self.id, None)
+def register_module_backward_hook(
+    hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None],
+) -> RemovableHandle:
+    """Register a legacy (non-full) backward hook common to all modules.
+
+    Deprecated in favour of :func:`register_module_full_backward_hook`, as in PyTorch; it
+    cannot be mixed with global full backward hooks.
+    """
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is True:
+        raise RuntimeError(_MIXED_GLOBAL_HOOKS_MESSAGE)
+    _global_is_full_backward_hook = False
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_pre_hook(
+    hook: Callable[[Module, _grad_t], _grad_t | None],
+) -> RemovableHandle:
+    """Register a backward pre-hook common to all modules (global state, meant for debugging
+    and profiling). It behaves as :meth:`Module.register_full_backward_pre_hook` and runs
+    before the modules' own pre-hooks."""
+    handle = RemovableHandle(_global_backward_pre_hooks)
+    _global_backward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_full_backward_hook(
+    hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None],
+) -> RemovableHandle:
+    """Register a full backward hook common to all modules (global state, meant for debugging
+    and profiling). It behaves as :meth:`Module.register_full_backward_hook` and runs before
+    the modules' own hooks; it cannot be mixed with global legacy backward hooks."""
+    global _global_is_full_backward_hook
+    if _global_is_full_backward_hook is False:
+        raise RuntimeError(_MIXED_GLOBAL_HOOKS_MESSAGE)
+    _global_is_full_backward_hook = True
+    handle = RemovableHandle(_global_backward_hooks)
+    _global_backward_hooks[handle.id] = hook
+    return handle
+
+
+class _WrappedHook:
+    """A module hook turned into a node hook: ``hook(module, *args)``, the module held by weak
+    reference (a legacy backward hook on the ``grad_fn`` of a module's output)."""
+
+    def __init__(self, hook: Callable[..., Any], module: Module | None = None) -> None:
+        self.hook = hook
+        functools.update_wrapper(self, hook)
+        self.with_module = False
+        if module is not None:
+            self.module = weakref.ref(module)
+            self.with_module = True
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.with_module:
+            module = self.module()
+            if module is None:
+                raise RuntimeError("You are trying to call the hook of a dead Module!")
+            return self.hook(module, *args, **kwargs)
+        return self.hook(*args, **kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"hook": self.hook, "with_module": self.with_module}
+        if self.with_module:
+            result["module"] = self.module()
+        return result
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.hook = state["hook"]
+        self.with_module = state["with_module"]
+        if self.with_module:
+            if state["module"] is None:
+                raise RuntimeError("You are trying to revive the hook of a dead Module!")
+            self.module = weakref.ref(state["module"])
 
 
 # What ``Module.__init__`` creates; ``__setstate__`` adds the ones an older pickle lacks.
 _HOOK_DICTS = (
-    "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
-    "_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_state_dict_pre_hooks",
-    "_state_dict_hooks",
+    "_backward_pre_hooks", "_backward_hooks", "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called", "_state_dict_pre_hooks", "_state_dict_hooks",
 )
 
 
@@ -123,6 +213,7 @@ class Module:
 
     _version: int = 1
     training: bool
+    _is_full_backward_hook: bool | None
     dump_patches: bool = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -143,6 +234,7 @@ class Module:
         setattr_(self, "_modules", {})
         for name in _HOOK_DICTS:
             setattr_(self, name, HookDict())
+        setattr_(self, "_is_full_backward_hook", None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         """Compute the module's output (subclasses implement it)."""
@@ -162,25 +254,30 @@ class Module:
         return result if new is None else new
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        try:
-            hooked = self._forward_pre_hooks or self._forward_hooks
-        except AttributeError:
-            # A subclass that skipped Module.__init__: PyTorch's message names the first hook
-            # dict it looks at.
-            raise AttributeError(
-                f"'{type(self).__name__}' object has no attribute '_backward_hooks'"
-            ) from None
-        if not hooked:
+        # (A subclass that skipped Module.__init__ fails here with PyTorch's error: no
+        # attribute '_backward_hooks'.)
+        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
+                or self._forward_pre_hooks or _global_backward_pre_hooks
+                or _global_backward_hooks):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
     def _call_with_hooks(self, args: tuple, kwargs: dict[str, Any]) -> Any:
-        """PyTorch's ``_call_impl``: pre-hooks, ``forward``, hooks; if anything raises, the
-        ``always_call`` hooks not yet run are run (with the output so far, or None) before the
-        error propagates, and an error of theirs is a warning."""
+        """PyTorch's ``_call_impl``: forward pre-hooks, the inputs' backward hook node,
+        ``forward``, forward hooks, the outputs' backward hook node, legacy backward hooks; if
+        anything raises, the ``always_call`` forward hooks not yet run are run (with the output
+        so far, or None) before the error propagates, and an error of theirs is a warning."""
         result = None
         called: set[int] = set()
         try:
+            full_backward_hooks: list[Callable[..., Any]] = []
+            non_full_backward_hooks: list[Callable[..., Any]] = []
+            backward_pre_hooks: list[Callable[..., Any]] = []
+            if self._backward_pre_hooks or _global_backward_pre_hooks:
+                backward_pre_hooks = self._get_backward_pre_hooks()
+            if self._backward_hooks or _global_backward_hooks:
+                full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
+
             for hook_id, hook in list(self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     new = hook(self, args, kwargs)
@@ -195,11 +292,39 @@ class Module:
                     new = hook(self, args)
                     if new is not None:
                         args = new if isinstance(new, tuple) else (new,)
+
+            bw_hook = None
+            if full_backward_hooks or backward_pre_hooks:
+                bw_hook = BackwardHook(self, full_backward_hooks, backward_pre_hooks)
+                args = bw_hook.setup_input_hook(args)
+
             result = self.forward(*args, **kwargs)
             for hook_id, hook in list(self._forward_hooks.items()):
                 if hook_id in self._forward_hooks_always_called:
                     called.add(hook_id)
                 result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
+
+            if bw_hook is not None:
+                if not isinstance(result, Tensor | tuple):
+                    warnings.warn(
+                        "For backward hooks to be called, module output should be a Tensor or a "
+                        f"tuple of Tensors but received {type(result)}",
+                        stacklevel=2,
+                    )
+                result = bw_hook.setup_output_hook(result)
+
+            if non_full_backward_hooks:
+                var = result
+                while not isinstance(var, Tensor):
+                    if isinstance(var, dict):
+                        var = next(v for v in var.values() if isinstance(v, Tensor))
+                    else:
+                        var = var[0]
+                grad_fn = var.grad_fn
+                if grad_fn is not None:
+                    for hook in non_full_backward_hooks:
+                        grad_fn.register_hook(_WrappedHook(hook, self))
+                    self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
             for hook_id, hook in list(self._forward_hooks.items()):
@@ -215,6 +340,174 @@ class Module:
                     )
             raise
 
+    # -- backward hooks ------------------------------------------------------------------------
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable[[Module, _grad_t], _grad_t | None], prepend: bool = False,
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are
+        computed, before those of its inputs; it may return a new ``grad_output`` (a tuple of
+        the same length) used in their place.
+
+        ``grad_output`` has one entry per output (None for non-tensor outputs and outputs that
+        got no gradient). As in PyTorch, ``forward`` then receives a view of each tensor passed
+        to the module, and the caller a view of each tensor it returns; modifying them in place
+        is an error. Global pre-hooks (:func:`register_module_full_backward_pre_hook`) run
+        first; ``prepend=True`` puts this hook before the module's others.
+
+        Example:
+            >>> import chainrule as torch
+            >>> lin = torch.nn.Linear(2, 1)
+            >>> handle = lin.register_full_backward_pre_hook(lambda m, go: (go[0] * 0,))
+            >>> x = torch.ones(1, 2, requires_grad=True)
+            >>> lin(x).sum().backward()
+            >>> x.grad
+            tensor([[0., 0.]])
+        """
+        handle = RemovableHandle(self._backward_pre_hooks)
+        _insert_hook(self._backward_pre_hooks, handle, hook, prepend)
+        return handle
+
+    def register_backward_hook(
+        self, hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None],
+    ) -> RemovableHandle:
+        """The legacy backward hook, deprecated in favour of
+        :meth:`register_full_backward_hook` (as in PyTorch).
+
+        ``hook(module, grad_input, grad_output)`` is a hook on the ``grad_fn`` of the module's
+        first output tensor: ``grad_input`` are the gradients of that node's inputs, which are
+        the module's inputs only when ``forward`` is a single op. Calling the module warns
+        (``FutureWarning``) when the hook will miss some gradients. It cannot be mixed with full
+        backward hooks on one module.
+        """
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(_MIXED_HOOKS_MESSAGE)
+        self._is_full_backward_hook = False
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(
+        self, hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None], prepend: bool = False,
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients of the module's
+        positional tensor inputs are computed; it may return a new ``grad_input`` (a tuple of
+        the same length) used in their place.
+
+        ``grad_input`` has one entry per positional argument (None for non-tensors, zeros for
+        a tensor that does not require grad, as PyTorch's; keyword arguments are ignored),
+        ``grad_output`` one per output. When no input requires grad, the hook is called (with
+        a warning) as soon as ``grad_output`` is known, with ``grad_input`` all None, and may
+        only return None; when no output requires grad it is not called. As in PyTorch,
+        ``forward`` then receives a view of each tensor passed to the module, and the caller a
+        view of each tensor it returns; modifying them in place is an error. Global hooks
+        (:func:`register_module_full_backward_hook`) run first; ``prepend=True`` puts this hook
+        before the module's others. It cannot be mixed with :meth:`register_backward_hook` on
+        one module.
+
+        Example:
+            >>> import chainrule as torch
+            >>> lin = torch.nn.Linear(2, 1)
+            >>> handle = lin.register_full_backward_hook(lambda m, gi, go: (gi[0] * 2,))
+            >>> with torch.no_grad():
+            ...     lin.weight.fill_(1.0)
+            Parameter containing:
+            tensor([[1., 1.]], requires_grad=True)
+            >>> x = torch.ones(1, 2, requires_grad=True)
+            >>> lin(x).sum().backward()
+            >>> x.grad
+            tensor([[2., 2.]])
+        """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError(_MIXED_HOOKS_MESSAGE)
+        self._is_full_backward_hook = True
+        handle = RemovableHandle(self._backward_hooks)
+        _insert_hook(self._backward_hooks, handle, hook, prepend)
+        return handle
+
+    def _get_backward_hooks(self) -> tuple[list[Callable[..., Any]], list[Callable[..., Any]]]:
+        """(full backward hooks, legacy backward hooks) to run: global ones first."""
+        full_backward_hooks: list[Callable[..., Any]] = []
+        if _global_is_full_backward_hook is True:
+            full_backward_hooks += _global_backward_hooks.values()
+        if self._is_full_backward_hook is True:
+            full_backward_hooks += self._backward_hooks.values()
+        non_full_backward_hooks: list[Callable[..., Any]] = []
+        if _global_is_full_backward_hook is False:
+            non_full_backward_hooks += _global_backward_hooks.values()
+        if self._is_full_backward_hook is False:
+            non_full_backward_hooks += self._backward_hooks.values()
+        return full_backward_hooks, non_full_backward_hooks
+
+    def _get_backward_pre_hooks(self) -> list[Callable[..., Any]]:
+        """The backward pre-hooks to run: global ones first."""
+        return [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+
+    def _maybe_warn_non_full_backward_hook(self, inputs: Any, result: Any, grad_fn: Node) -> None:
+        """PyTorch's ``FutureWarning`` when a legacy backward hook will miss gradients."""
+        if not isinstance(result, Tensor):
+            if not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not return a single "
+                    "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                    "versions. This hook will be missing some of the grad_output. Please use "
+                    "register_full_backward_hook to get the documented behavior.",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                return
+        else:
+            result = (result,)
+
+        if not isinstance(inputs, Tensor):
+            if not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+                warnings.warn(
+                    "Using non-full backward hooks on a Module that does not take as input a "
+                    "single Tensor or a tuple of Tensors is deprecated and will be removed in "
+                    "future versions. This hook will be missing some of the grad_input. Please "
+                    "use register_full_backward_hook to get the documented behavior.",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+                return
+        else:
+            inputs = (inputs,)
+
+        # Now inputs and result are tuples of tensors.
+        out_grad_fn = {r.grad_fn for r in result if r.grad_fn is not None}
+        if len(out_grad_fn) == 0 or (len(out_grad_fn) == 1 and grad_fn not in out_grad_fn):
+            warnings.warn(
+                "Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output.",
+                FutureWarning,
+                stacklevel=2,
+            )
+        elif len(out_grad_fn) > 1:
+            warnings.warn(
+                "Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_output. Please use register_full_backward_hook to get the "
+                "documented behavior.",
+                FutureWarning,
+                stacklevel=2,
+            )
+        else:
+            # The grad_output part of the hook is most likely right.
+            inputs_grad_fn = {i.grad_fn for i in inputs if i.grad_fn is not None}
+            next_functions = {n[0] for n in grad_fn.next_functions}
+            if inputs_grad_fn != next_functions:
+                warnings.warn(
+                    "Using a non-full backward hook when the forward contains multiple autograd "
+                    "Nodes is deprecated and will be removed in future versions. This hook will "
+                    "be missing some grad_input. Please use register_full_backward_hook to get "
+                    "the documented behavior.",
+                    FutureWarning,
+                    stacklevel=2,
+                )
+
+    # -- forward hooks -------------------------------------------------------------------------
+
     def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
                                   with_kwargs: bool = False) -> RemovableHandle:
         """Call ``hook(module, args)`` before ``forward``; it may return new ``args``.
@@ -222,8 +515,8 @@ class Module:
         With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and may return
         ``(args, kwargs)``.
         """
-        handle = _ModuleHookHandle(self._forward_pre_hooks,
-                                   (self._forward_pre_hooks_with_kwargs,))
+        handle = RemovableHandle(self._forward_pre_hooks,
+                                 extra_dict=self._forward_pre_hooks_with_kwargs)
         _insert_hook(self._forward_pre_hooks, handle, hook, prepend)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
@@ -238,8 +531,10 @@ class Module:
         ``always_call=True`` it also runs (with the output so far, or None) when the forward or
         an earlier hook raises.
         """
-        handle = _ModuleHookHandle(self._forward_hooks, (self._forward_hooks_with_kwargs,
-                                                         self._forward_hooks_always_called))
+        handle = RemovableHandle(
+            self._forward_hooks,
+            extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called],
+        )
         _insert_hook(self._forward_hooks, handle, hook, prepend)
         if with_kwargs:
             self._forward_hooks_with_kwargs[handle.id] = True
@@ -332,6 +627,8 @@ class Module:
         for name in _HOOK_DICTS:
             if name not in self.__dict__:
                 object.__setattr__(self, name, HookDict())
+        if "_is_full_backward_hook" not in self.__dict__:
+            object.__setattr__(self, "_is_full_backward_hook", None)
 
     # -- registration --------------------------------------------------------------------------
 
