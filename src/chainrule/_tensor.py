@@ -20,7 +20,14 @@ from ._frames import user_stacklevel
 from ._size import CPU, Size, device
 from ._strides import element_strides
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
-from .autograd.node import AccumulateGrad, HookDict, Node, RemovableHandle, short_name
+from .autograd.node import (
+    AccumulateGrad,
+    HookDict,
+    Node,
+    RemovableHandle,
+    remember_output,
+    short_name,
+)
 
 __all__ = ["Tensor", "make_tensor", "wrap"]
 
@@ -150,7 +157,11 @@ class Tensor(TensorMethods):
     @property
     def grad_fn(self) -> Node | None:
         """The node that created this tensor, or None for a leaf."""
-        return current_grad_fn(self)
+        fn = current_grad_fn(self)
+        if fn is not None:
+            # (for a GradientEdge made of it by hand: autograd.graph.edge_output_meta)
+            remember_output(fn, self._output_nr, self._data)
+        return fn
 
     @property
     def grad(self) -> Tensor | None:

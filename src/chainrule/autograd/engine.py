@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 import heapq
 import itertools
+import operator
 import sys
 import warnings
 from collections import deque
@@ -29,6 +30,14 @@ from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_co
 from .._tensor import Tensor, gradient_edge, wrap
 from .grad_mode import ANOMALY, GRAD, MODE, mode_get
 from .grad_mode import state as _state
+from .graph import (
+    CURRENT_GRAPH_TASK,
+    MUTATION_WATCH,
+    GradientEdge,
+    clone_saved_before_write,
+    edge_output_meta,
+    preorder,
+)
 from .node import AccumulateGrad, Node, type_name
 
 __all__ = [
@@ -166,6 +175,8 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
             if data.flags.writeable and data.shape == g.shape:
                 # In place, as PyTorch's ``variable_grad += new_grad`` (also when .grad has a
                 # history from an earlier create_graph pass: it keeps it, with a new version).
+                if MUTATION_WATCH:
+                    clone_saved_before_write(old)
                 np.add(data, g, out=data, casting="unsafe")
                 old._vc[0] += 1
                 if not _LAYOUT_WARNED[0] and data.strides != var._data.strides:
@@ -211,9 +222,9 @@ def _check_layout(grad: np.ndarray, variable: np.ndarray, site: int) -> None:
 # ----------------------------------------------------------------------------------------------
 # The pass running in this thread (PyTorch's current graph task)
 
-_CURRENT_TASK: contextvars.ContextVar[GraphTask | None] = contextvars.ContextVar(
-    "chainrule_graph_task", default=None
-)
+# (The variable lives in autograd.graph, the core layer, which reads it for
+# register_multi_grad_hook.)
+_CURRENT_TASK: contextvars.ContextVar[GraphTask | None] = CURRENT_GRAPH_TASK
 _TASK_IDS = itertools.count()
 
 
@@ -264,7 +275,7 @@ class GraphTask:
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
         "captured", "executes", "accumulate_into", "_loop", "anomaly", "plain", "owned",
-        "callbacks", "id", "checkpoint_valid",
+        "callbacks", "id", "checkpoint_valid", "root_edges", "_in_graph",
     )
 
     def __init__(
@@ -274,10 +285,12 @@ class GraphTask:
         keep_graph: bool,
         create_graph: bool,
         captures: dict[tuple[Node, int], list[int]] | None = None,
-        accumulate_into: dict[tuple[Node, int], Tensor] | None = None,
+        accumulate_into: dict[tuple[Node, int], Tensor | None] | None = None,
     ) -> None:
         self.id = next(_TASK_IDS)
         self.checkpoint_valid = True
+        self.root_edges = roots
+        self._in_graph: set[Node] | None = None
         self.keep_graph = keep_graph
         self.create_graph = create_graph
         self.captures = captures
@@ -386,6 +399,32 @@ class GraphTask:
             parent is None or parent.checkpoint_valid
         )
         return _CURRENT_TASK.set(self)
+
+    def will_execute(self, node: Node) -> bool:
+        """Whether this pass executes ``node`` (PyTorch's ``_will_engine_execute_node``, which
+        ``register_multi_grad_hook`` asks): it is in the graph, i.e. reached along an edge from
+        the root (the root itself is not, when there is one root edge: PyTorch then makes no
+        dummy root above it), and when the pass has inputs (``autograd.grad``,
+        ``backward(inputs=...)``) it is needed to reach one, or is one."""
+        in_graph = self._in_graph
+        if in_graph is None:
+            in_graph = self._in_graph = _nodes_in_graph(self.root_edges)
+        if node not in in_graph:
+            return False
+        if self.executes is None:
+            return True
+        captured = self.captures is not None and any(
+            target is node for target, _ in self.captures)
+        needed = node in self.executes or self.accumulate_into is not None and any(
+            target is node for target, _ in self.accumulate_into)
+        if not (captured or needed):
+            return False
+        if captured and all(child is None for child, _ in node.next_functions):
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently "
+                "running autograd.grad(). This is currently not supported."
+            )
+        return True
 
     def steps(self, record: bool) -> Iterator[StepRecord | None]:
         """The engine loop: run ready nodes, most recently created first, one per iteration.
@@ -503,6 +542,7 @@ class GraphTask:
         if is_owned:
             owned.discard(node)
         if grads is None:
+            self._accumulate_nothing(node)
             return
         variable = node.variable
         hooks = node._hooks
@@ -518,12 +558,36 @@ class GraphTask:
         if hooks is not None and hooks.post:
             _call_post_hooks(node, (), (grads,), self.create_graph)
 
+    def _accumulate_nothing(self, node: AccumulateGrad) -> None:
+        """A leaf's AccumulateGrad reached without a gradient (a node returned None for it):
+        as in PyTorch it still runs: its hooks see None, ``.grad`` stays as it is, and its
+        post-accumulate hooks are called."""
+        variable = node.variable
+        hooks = node._hooks
+        if hooks is None and variable._hooks is None:
+            return
+        runs, grads = self._before_accumulate(node, None)
+        if not runs:
+            return
+        if grads is not None:  # (no hook can replace None: they raise)
+            accumulate_grad(variable, grads, self.create_graph)
+        elif variable._hooks is not None and variable._hooks.post_accumulate:
+            _call_post_accumulate_hooks(variable, tuple(variable._hooks.post_accumulate.values()))
+        if hooks is not None and hooks.post:
+            _call_post_hooks(node, (), (grads,), self.create_graph)
+
     def _run_with_extras(self, node: Node, grads: Any) -> Sequence[Any] | None:
         """Run an op node off the plain path: captures and restricted passes, tensor and node
-        hooks, anomaly mode. Returns the gradients for its inputs, or None for a node the pass
-        only reaches to capture its gradient (``autograd.grad``)."""
+        hooks, anomaly mode, no incoming gradient. Returns the gradients for its inputs, or
+        None for a node the pass only reaches to capture its gradient (``autograd.grad``).
+
+        A node that received no gradient at all still runs, as in PyTorch: its hooks see None,
+        and :meth:`Node.run_without_grad` runs it (an op node checks and frees what it saved, a
+        custom Function's backward gets zeros)."""
         hooks = node._hooks
         create_graph = self.create_graph
+        if grads is None and node._n_out != 1:
+            grads = [None] * node._n_out
         if self.executes is not None and node not in self.executes:
             # Only captured (autograd.grad) or accumulated (backward(inputs=...)): as in
             # PyTorch, its tensor hooks run (not its node hooks), then the capture.
@@ -532,16 +596,17 @@ class GraphTask:
         if self.captures is not None:
             # A node that also runs is captured before its hooks, as in PyTorch.
             self._capture(node, grads)
-        if grads is not None and hooks is not None:
+        if hooks is not None:
             grads = _call_tensor_pre_hooks(node, grads, create_graph)
             if hooks.pre:
                 grads = _call_node_pre_hooks(node, grads, create_graph)
-        if grads is None:
-            return (None,) * len(node.next_functions)
+        empty = grads is None or (node._n_out != 1 and all(g is None for g in grads))
         if self.anomaly:
-            outputs = self._apply_checked(node, grads)
+            outputs = self._apply_checked(node, grads, empty)
             if not self.keep_graph:
                 node.release()
+        elif empty:
+            outputs = node.run_without_grad(grads, create_graph, not self.keep_graph)
         else:
             outputs = node.run_backward(grads, create_graph, not self.keep_graph)
         if hooks is not None and hooks.post:
@@ -569,15 +634,19 @@ class GraphTask:
     def _reach(self, node: Node, grads: Any) -> None:
         """A node the pass does not run, reached to capture its gradient (``autograd.grad``):
         its tensor hooks, then the capture."""
-        if node._hooks is not None and grads is not None:
+        if node._hooks is not None:
             grads = _call_tensor_pre_hooks(node, grads, self.create_graph)
         if self.captures is not None:
             self._capture(node, grads)
 
-    def _apply_checked(self, node: Node, grads: Any) -> Sequence[Any]:
-        """``node.apply`` in anomaly mode: NaN check, and the forward traceback on error."""
+    def _apply_checked(self, node: Node, grads: Any, empty: bool) -> Sequence[Any]:
+        """``node.apply`` (``run_without_grad`` when ``empty``) in anomaly mode: NaN check,
+        and the forward traceback on error."""
         try:
-            outputs = node.apply(grads, self.create_graph)
+            if empty:
+                outputs = node.run_without_grad(grads, self.create_graph, False)
+            else:
+                outputs = node.apply(grads, self.create_graph)
             _check_anomaly(node, outputs, self.create_graph)
         except Exception:
             from .anomaly import warn_error_in
@@ -598,6 +667,17 @@ class GraphTask:
 
 
 _drain = deque(maxlen=0).extend  # consume an iterator at C speed
+
+
+def _nodes_in_graph(root_edges: Sequence[tuple[Node, int]]) -> set[Node]:
+    """PyTorch's ``nodes_in_graph``: the nodes reached along an edge from the graph root. With
+    one root edge the root is that edge's node, which is then not in the set; with several,
+    PyTorch adds a dummy root whose edges are the root edges, so their nodes are in it."""
+    roots = [node for node, _ in root_edges]
+    nodes = set(preorder(roots))
+    if len(root_edges) == 1:
+        nodes.discard(roots[0])
+    return nodes
 
 class ExecutionEngine:
     """``Variable._execution_engine``: what PyTorch's engine object offers Python code."""
@@ -902,50 +982,101 @@ def _check_anomaly(node: Node, outputs: tuple, create_graph: bool) -> None:
 # Public entry points (used by Tensor.backward, autograd.backward and autograd.grad)
 
 def _as_tensor_tuple(x: Any, what: str) -> tuple:
+    """``outputs``/``inputs`` as a tuple: one Tensor or GradientEdge, or a sequence of them."""
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | GradientEdge):
         return (x,)
     return tuple(x)
 
 
-def _check_implicit_grad(data: np.ndarray) -> None:
+def _edge_of(edge: GradientEdge) -> tuple[Node, int]:
+    """A GradientEdge given as an output or input, checked as PyTorch's engine checks it."""
+    node = edge[0]
+    if not isinstance(node, Node):
+        raise RuntimeError(
+            f"GradientEdge's first object must be an autograd.graph.Node but got "
+            f"{type_name(node)}"
+        )
+    return (node, operator.index(edge[1]))
+
+
+def _edge_metadata(edge: GradientEdge) -> tuple[tuple[int, ...], np.dtype] | None:
+    """The shape and dtype of the tensor a GradientEdge output stands for (PyTorch reads
+    ``edge.node._input_metadata[edge.output_nr]``, and fails as that expression does); None
+    when this package cannot tell (see :func:`~.graph.edge_output_meta`)."""
+    node, nr = edge[0], edge[1]
+    if not isinstance(node, Node):
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_input_metadata'")
+    if not isinstance(nr, int):
+        raise TypeError(f"tuple indices must be integers or slices, not {type(nr).__name__}")
+    if not 0 <= nr < node._n_out:
+        raise IndexError("tuple index out of range")
+    return edge_output_meta(node, nr)
+
+
+def _unknown_edge_metadata(node: Node) -> RuntimeError:
+    """Beyond PyTorch: the implicit gradient of a GradientEdge output whose tensor this package
+    never saw (an edge made by hand to a node reached through ``next_functions``)."""
+    return RuntimeError(
+        f"cannot make the gradient of a GradientEdge output of {node.name()}: its shape is not "
+        "known (get the edge with get_gradient_edge(tensor), or pass its gradient in "
+        "grad_outputs)"
+    )
+
+
+def _check_implicit_grad(shape: tuple[int, ...], np_dtype: np.dtype) -> None:
     """PyTorch makes the gradient of an output itself (ones) only for a real scalar."""
-    if data.size != 1:
+    if any(size != 1 for size in shape):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    if data.dtype.kind != "f":
+    if np_dtype.kind != "f":
         raise RuntimeError(
             "grad can be implicitly created only for real scalar outputs but got "
-            f"{from_numpy_dtype(data.dtype)}"
+            f"{from_numpy_dtype(np_dtype)}"
         )
 
 
 def _make_root_grads(
     outputs: tuple, grad_outputs: tuple, create_graph: bool, is_grads_batched: bool = False
 ) -> list[Any]:
-    """Check each given output gradient (or make the implicit one) like PyTorch does."""
+    """Check each given output gradient (or make the implicit one) like PyTorch does. An output
+    may be a GradientEdge: its gradient has the shape and dtype of the tensor it stands for."""
     result: list[Any] = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
+        if isinstance(out, GradientEdge):
+            meta = _edge_metadata(out)
+            needs_grad = True
+        elif isinstance(out, Tensor):
+            meta = (out._data.shape, out._data.dtype)
+            needs_grad = out._requires_grad
+        else:
+            raise AssertionError("Expected output to be a torch.Tensor")
         if g is None:
-            if out._requires_grad:
-                _check_implicit_grad(out._data)
-            ones = _ones(out._data.shape, out._data.dtype)
+            if meta is None:
+                raise _unknown_edge_metadata(out[0])
+            shape, np_dtype = meta
+            if needs_grad:
+                _check_implicit_grad(shape, np_dtype)
+            ones = _ones(shape, np_dtype)
             result.append(wrap(ones) if create_graph else ones)
             continue
         if isinstance(g, Tensor):
-            if g._data.shape != out._data.shape:
+            if meta is None:  # (a GradientEdge to a node whose output is not known)
+                result.append(g if create_graph else g._data)
+                continue
+            shape, want = meta
+            if g._data.shape != shape:
                 raise RuntimeError(
                     f"Mismatch in shape: grad_output[{i}] has a shape of {Size(g._data.shape)} "
-                    f"and output[{i}] has a shape of {Size(out._data.shape)}."
+                    f"and output[{i}] has a shape of {Size(shape)}."
                 )
-            if (g._data.dtype.kind == "c") != (out._data.dtype.kind == "c"):
+            if (g._data.dtype.kind == "c") != (want.kind == "c"):
                 raise RuntimeError(
                     f"For complex Tensors, both grad_output and output are required to have the "
                     f"same dtype. Mismatch in dtype: grad_output[{i}] has a dtype of "
                     f"{from_numpy_dtype(g._data.dtype)} and output[{i}] has a dtype of "
-                    f"{from_numpy_dtype(out._data.dtype)}."
+                    f"{from_numpy_dtype(want)}."
                 )
-            want = out._data.dtype
             if g._data.dtype != want:
                 # As PyTorch's engine (validate_outputs on the root edges): a gradient of
                 # another dtype is cast to the output's before anything sees it, so a float64
@@ -978,6 +1109,9 @@ def _ones(shape: tuple[int, ...], np_dtype: np.dtype) -> np.ndarray:
 def _root_edges(outputs: tuple) -> list[tuple[Node, int]]:
     edges = []
     for i, out in enumerate(outputs):
+        if isinstance(out, GradientEdge):
+            edges.append(_edge_of(out))
+            continue
         edge = gradient_edge(out)
         if edge[0] is None:
             raise RuntimeError(
@@ -1023,7 +1157,7 @@ def backward_scalar(tensor: Tensor) -> None:
             "element 0 of tensors does not require grad and does not have a grad_fn"
         )
     data = tensor._data
-    _check_implicit_grad(data)
+    _check_implicit_grad(data.shape, data.dtype)
     edge = gradient_edge(tensor)
     if edge[0] is None:  # a no-grad view that requires grad: gradients to it go nowhere
         raise RuntimeError(
@@ -1064,6 +1198,14 @@ def backward(
     if input_tensors:
         accumulate_into = {}
         for t in input_tensors:
+            if isinstance(t, GradientEdge):
+                # Its node runs (a leaf's AccumulateGrad accumulates); no tensor to retain.
+                accumulate_into[_edge_of(t)] = None
+                continue
+            if not isinstance(t, Tensor):
+                raise RuntimeError(
+                    f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}"
+                )
             edge = gradient_edge(t)
             if edge[0] is None:
                 if not t._requires_grad:
@@ -1072,9 +1214,8 @@ def backward(
                     )
                 continue  # a no-grad view: it requires grad, but nothing accumulates into it
             accumulate_into[edge] = t
-        for t in input_tensors:
-            # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
             if t._grad_fn is not None:
+                # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
                 t.retain_grad()
     GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()
 
@@ -1122,27 +1263,42 @@ def grad(
     roots = _root_edges(outs)
     captures: dict[tuple[Node, int], list[int]] = {}
     for i, t in enumerate(ins):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"inputs must be Tensors, got {type(t).__name__}")
-        if not t._requires_grad:
+        if isinstance(t, Tensor):
+            if not t._requires_grad:
+                raise RuntimeError(
+                    "One of the differentiated Tensors does not require grad"
+                )
+            edge = gradient_edge(t)
+        elif isinstance(t, GradientEdge):
+            edge = _edge_of(t)  # the gradient flowing into that edge
+        else:
             raise RuntimeError(
-                "One of the differentiated Tensors does not require grad"
+                f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}"
             )
-        captures.setdefault(gradient_edge(t), []).append(i)
+        captures.setdefault(edge, []).append(i)
     task = GraphTask(roots, root_grads, retain_graph, create_graph, captures=captures)
     task.run()
-    result: list[Any] = []  # (Tensor, or None for an unused input: see the docstring)
-    for i, g in enumerate(task.captured + [None] * (len(ins) - len(task.captured))):
-        if g is None:
-            if not allow_unused:
+    captured = task.captured + [None] * (len(ins) - len(task.captured))
+    if not allow_unused:
+        for i, g in enumerate(captured):
+            if g is None:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior."
                 )
+    if materialize_grads and any(
+        g is None and not isinstance(t, Tensor) for g, t in zip(captured, ins, strict=True)
+    ):
+        raise RuntimeError(
+            "materialize_grads cannot be used when the given input is a GradientEdge"
+        )
+    result: list[Any] = []  # (Tensor, or None for an unused input: see the docstring)
+    for i, g in enumerate(captured):
+        if g is None:
             if materialize_grads:
                 from ..ops.creation import zeros_like
 
-                result.append(zeros_like(ins[i]))
+                result.append(zeros_like(ins[i], requires_grad=create_graph))
             else:
                 result.append(None)
             continue

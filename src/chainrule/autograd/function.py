@@ -285,6 +285,13 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is not None:
             self._saved = RELEASED
 
+    def run_without_grad(self, grads: Any, create_graph: bool, release: bool) -> list[Any]:
+        """No incoming gradient: as in PyTorch, ``backward`` still runs, on zeros (or Nones
+        after ``set_materialize_grads(False)``)."""
+        if grads is None and self._n_out != 1:
+            grads = [None] * self._n_out
+        return list(self.run_backward(grads, create_graph, release))
+
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         """Run the user's ``backward`` (called by the engine; see the module docstring)."""
         incoming = (grads,) if self._n_out == 1 else tuple(grads)
@@ -724,6 +731,10 @@ class Error(Node):
     __slots__ = ("message", "_n_out")
 
     def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        raise RuntimeError(self.message)
+
+    def run_without_grad(self, grads: Any, create_graph: bool, release: bool) -> tuple[Any, ...]:
+        """Raises, with or without a gradient (as PyTorch's ``Error`` node)."""
         raise RuntimeError(self.message)
 
 

@@ -1,4 +1,5 @@
-"""Errors about tensors modified in place after being saved for backward."""
+"""Version counting of in-place writes, and the errors about tensors modified in place after
+being saved for backward."""
 
 from __future__ import annotations
 
@@ -7,17 +8,37 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._frames import user_frame
 from .node import Node
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
-__all__ = ["modified_error", "modified_output_error", "describe"]
+__all__ = ["modified_error", "modified_output_error", "describe", "bump_version"]
 
 _HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
     "with torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
+
+
+def _caller_location() -> str:
+    """``file:line`` of the first frame outside chainrule (where the user wrote the op)."""
+    frame = user_frame()
+    if frame is None:
+        return "<unknown>"
+    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
+
+
+def bump_version(self: Tensor) -> None:
+    """Count an in-place write (shared with views) and remember where it happened."""
+    counter = self._vc
+    counter[0] += 1
+    location = _caller_location()
+    if len(counter) == 1:
+        counter.append(location)
+    else:
+        counter[1] = location
 
 
 def describe(data: np.ndarray) -> str:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
     "short_name", "type_name", "RELEASED", "ReleasedNumbers", "is_released", "new_node",
+    "OUTPUT_META", "remember_output",
 ]
 
 
@@ -190,6 +191,14 @@ class Node:
             self.release()
         return outputs
 
+    def run_without_grad(self, grads: Any, create_graph: bool, release: bool) -> Sequence[Any]:
+        """What the engine runs for a node that received no gradient at all (``grads`` is None,
+        or all None): PyTorch still runs it, and most nodes then send no gradient. Subclasses
+        that do more (check what they saved, call a custom backward on zeros) override it."""
+        if release:
+            self.release()
+        return (None,) * len(self.next_functions)
+
     def _sequence_nr(self) -> int:
         return self._seq
 
@@ -239,6 +248,25 @@ class AccumulateGrad(Node):
         return "chainrule::autograd::AccumulateGrad"
 
     # apply(): adding into ``.grad`` is the engine's (autograd.engine installs it).
+
+
+# The shape and dtype of node outputs whose tensor was seen by ``Tensor.grad_fn`` or
+# ``autograd.graph.get_gradient_edge``: what PyTorch's nodes keep for each output
+# (``_input_metadata``) and ``autograd.grad`` reads for a GradientEdge output. Most nodes here do
+# not record their outputs' metadata when they are made: recording it for every op would slow
+# every op for the sake of that one use.
+OUTPUT_META: weakref.WeakKeyDictionary[Node, dict[int, tuple[tuple[int, ...], Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def remember_output(node: Node, output_nr: int, data: Any) -> None:
+    """Record that output ``output_nr`` of ``node`` has the shape and dtype of ``data``."""
+    known = OUTPUT_META.get(node)
+    if known is None:
+        OUTPUT_META[node] = {output_nr: (data.shape, data.dtype)}
+    else:
+        known[output_nr] = (data.shape, data.dtype)
 
 
 def type_name(obj: Any) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..ops.creation import Generator, default_generator
 from ..ops.inplace import bump_version
 from ..ops.nn_ops._common import scalar_name
@@ -39,6 +40,8 @@ def _rng(generator: Generator | None) -> np.random.Generator:
 
 
 def _write(tensor: Tensor, values: Any) -> Tensor:
+    if MUTATION_WATCH:
+        clone_saved_before_write(tensor)  # (allow_mutation_on_saved_tensors)
     tensor._data[...] = values
     bump_version(tensor)
     return tensor

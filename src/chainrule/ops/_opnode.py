@@ -158,6 +158,16 @@ class OpNode(Node):
             self.release()
         return out
 
+    def run_without_grad(self, grads: Any, create_graph: bool, release: bool) -> list[Any]:
+        """No incoming gradient: as PyTorch's generated nodes, unpack what was saved anyway (so
+        a tensor modified in place, or a second backward, raises; unpack hooks are called),
+        free it, and send no gradient."""
+        if self._saved is not None or self._op.uses_extras:
+            self._unpack(create_graph)
+        if release:
+            self.release()
+        return [None] * len(self.next_functions)
+
     def _unpack(self, create_graph: bool) -> list[Any]:
         """The derivatives' environment: arguments, then the result, then input shapes."""
         op = self._op

@@ -34,6 +34,7 @@ from .._strides import (
 )
 from .._tensor import Tensor, check_inference_inplace, wrap, wrap_dim
 from ..autograd.grad_mode import state as _grad_state
+from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._registry import op, tensor_method
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
 
@@ -760,6 +761,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         values = values.reshape(_strip_leading_ones(values.shape))
         if indices:
             _check_values_fit(values.shape, target.shape, indices)
+        if MUTATION_WATCH:
+            clone_saved_before_write(self, target)  # (the region written: PyTorch's view)
         target[_np_index(indices)] = values
     else:
         if values.ndim and values.shape != target.shape:
@@ -767,6 +770,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             _expanded_shape(stripped, target.shape, values.dtype)  # PyTorch's error if no fit
             values = values.reshape(stripped)
         _check_writable(self, is_self)
+        if MUTATION_WATCH:
+            clone_saved_before_write(self, target)  # (the region written: PyTorch's view)
         target[...] = values
     self._vc[0] += 1
 

@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._frames import user_frame
 from .._tensor import (
     CUSTOM_FUNCTION_VIEW,
     INFERENCE_TENSORS,
@@ -39,6 +38,8 @@ from .._tensor import (
     wrap,
 )
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
+from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
+from ..autograd.inplace import bump_version
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, is_released, new_node
 from . import pointwise, shape
 from ._opnode import OpNode, pack_saved
@@ -160,25 +161,6 @@ def check_inplace(self: Tensor, *others: Any) -> None:
         raise RuntimeError(LEAF_MESSAGE)
 
 
-def _caller_location() -> str:
-    """``file:line`` of the first frame outside chainrule (where the user wrote the op)."""
-    frame = user_frame()
-    if frame is None:
-        return "<unknown>"
-    return f"{frame.f_code.co_filename}:{frame.f_lineno}"
-
-
-def bump_version(self: Tensor) -> None:
-    """Count an in-place write (shared with views) and remember where it happened."""
-    counter = self._vc
-    counter[0] += 1
-    location = _caller_location()
-    if len(counter) == 1:
-        counter.append(location)
-    else:
-        counter[1] = location
-
-
 def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     """The op's node saved ``self``, which is about to be overwritten: save a copy instead."""
     saved = node._saved
@@ -260,6 +242,8 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
         )
+    if MUTATION_WATCH:
+        clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
     np.copyto(data, result, casting="unsafe")
     bump_version(self)
     if node is None:
@@ -438,6 +422,8 @@ def _in_place_view_op(recorded: Callable[..., Tensor], name: str) -> Callable[..
     def method(self: Tensor, *args: Any) -> Tensor:
         check_inplace(self)
         out = recorded(self, *args)  # (raises before anything changed)
+        if MUTATION_WATCH:
+            clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
         self._data = out._data
         bump_version(self)
         node = out._grad_fn
@@ -520,7 +506,7 @@ def _kernels() -> dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]
 def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
     """Try the unrecorded fast path for a floating ``self``; False when the general path is
     needed (grad recorded, type promotion, broadcasting ``self``, errors to raise)."""
-    if len(args) != 1:
+    if len(args) != 1 or MUTATION_WATCH:  # (allow_mutation_on_saved_tensors: see commit)
         return False
     forward, with_alpha = (_KERNELS or _kernels())[name]
     alpha = 1

@@ -90,7 +90,7 @@ class Adagrad(Optimizer):
     def _array_step(self, group: dict[str, Any]) -> None:
         lr, lr_decay, eps = array_hyper(to_scalar(group["lr"])), group["lr_decay"], group["eps"]
         weight_decay = group["weight_decay"]
-        for p, grad in grads_of(group):
+        for p, grad in grads_of(group, self.state):
             state = self.state[p]
             state["step"]._data += 1
             step = float(state["step"]._data)

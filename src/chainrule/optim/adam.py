@@ -124,7 +124,7 @@ class Adam(Optimizer):
         lr, eps = array_hyper(to_scalar(group["lr"])), group["eps"]
         weight_decay = group["weight_decay"]
         amsgrad = group["amsgrad"]
-        for p, grad in grads_of(group):
+        for p, grad in grads_of(group, self.state):
             state = self._init_state(group, p)
             g = -grad if group["maximize"] else grad
             step_t = state["step"]

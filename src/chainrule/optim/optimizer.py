@@ -28,6 +28,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..nn.modules.module import typename
 from ..ops.inplace import bump_version
 
@@ -242,6 +243,8 @@ class Optimizer:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)
+                    if MUTATION_WATCH:
+                        clone_saved_before_write(grad)
                     grad._data[...] = 0
                     bump_version(grad)
 
@@ -324,10 +327,21 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
     return value
 
 
-def grads_of(group: dict[str, Any]) -> Iterable[tuple[Tensor, np.ndarray]]:
-    """``(parameter, gradient array)`` for the parameters of ``group`` that have a gradient."""
+def grads_of(
+    group: dict[str, Any], states: dict[Any, dict[str, Any]] | None = None
+) -> Iterable[tuple[Tensor, np.ndarray]]:
+    """``(parameter, gradient array)`` for the parameters of ``group`` that have a gradient.
+
+    The caller updates each parameter, and the tensors of its state in ``states``, in place:
+    under ``allow_mutation_on_saved_tensors`` what was saved of them is cloned first, as
+    PyTorch's in-place updates do."""
     for p in group["params"]:
         if p._grad is not None:
+            if MUTATION_WATCH:
+                clone_saved_before_write(p)
+                for value in (states.get(p, {}) if states is not None else {}).values():
+                    if isinstance(value, Tensor):
+                        clone_saved_before_write(value)
             yield p, p._grad._data
 
 

@@ -93,7 +93,7 @@ class RMSprop(Optimizer):
     def _array_step(self, group: dict[str, Any]) -> None:
         lr, alpha, eps = array_hyper(to_scalar(group["lr"])), group["alpha"], group["eps"]
         momentum, weight_decay = group["momentum"], group["weight_decay"]
-        for p, grad in grads_of(group):
+        for p, grad in grads_of(group, self.state):
             state = self._init_state(group, p)
             g = -grad if group["maximize"] else grad
             state["step"]._data += 1

@@ -84,7 +84,7 @@ class SGD(Optimizer):
         lr, momentum = array_hyper(to_scalar(group["lr"])), group["momentum"]
         dampening = group["dampening"]
         weight_decay = array_hyper(group["weight_decay"])
-        for p, grad in grads_of(group):
+        for p, grad in grads_of(group, self.state):
             g = -grad if group["maximize"] else grad
             if weight_decay != 0:
                 g = g + weight_decay * p._data

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 from ... import _dtype
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ...autograd.node import HookDict, Node, RemovableHandle
 from ...ops.inplace import bump_version
 from ...utils.hooks import BackwardHook
@@ -849,6 +850,8 @@ class Module:
                     grad.detach_()
                 else:
                     grad.requires_grad_(False)
+                if MUTATION_WATCH:
+                    clone_saved_before_write(grad)
                 grad._data[...] = 0
                 bump_version(grad)
 
@@ -1157,6 +1160,8 @@ class Module:
                 if assign:
                     _assign(module, name, target, value)
                 else:
+                    if MUTATION_WATCH:
+                        clone_saved_before_write(target)  # (PyTorch's copy_)
                     target._data[...] = value._data.astype(target._data.dtype, copy=False)
                     bump_version(target)
         for module, extra in extras:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor, wrap
+from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ...ops.creation import empty, ones, zeros
 from ...ops.inplace import bump_version
 from ...ops.nn_ops import normalization as ops
@@ -97,6 +98,8 @@ class _BatchNorm(_NormBase):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            if MUTATION_WATCH:
+                clone_saved_before_write(self.num_batches_tracked)
             self.num_batches_tracked._data += 1
             bump_version(self.num_batches_tracked)
             if self.momentum is None:  # cumulative moving average

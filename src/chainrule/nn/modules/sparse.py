@@ -6,6 +6,7 @@ from typing import Any
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ...ops.creation import empty
 from ...ops.nn_ops.embedding import embedding
 from .. import init
@@ -55,6 +56,8 @@ class Embedding(Module):
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
+                if MUTATION_WATCH:  # (PyTorch's weight[padding_idx].fill_(0))
+                    clone_saved_before_write(self.weight, self.weight._data[self.padding_idx])
                 self.weight._data[self.padding_idx] = 0
 
     def forward(self, input: Tensor) -> Tensor:

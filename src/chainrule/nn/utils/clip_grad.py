@@ -13,6 +13,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..._tensor import Tensor, wrap
+from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ...ops.inplace import bump_version
 
 __all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
@@ -66,6 +67,8 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
     coef = np.minimum(np.asarray(float(max_norm), total.dtype) / (total + total.dtype.type(1e-6)),
                       total.dtype.type(1.0))
     for g in grads:
+        if MUTATION_WATCH:
+            clone_saved_before_write(g)  # (PyTorch's mul_)
         g._data *= coef.astype(g._data.dtype)
         bump_version(g)
 
@@ -119,5 +122,7 @@ def clip_grad_value_(parameters: TensorOrTensors, clip_value: float,
     for p in parameters:
         g = p._grad
         if g is not None:
+            if MUTATION_WATCH:
+                clone_saved_before_write(g)  # (PyTorch's clamp_)
             np.clip(g._data, -clip_value, clip_value, out=g._data)
             bump_version(g)

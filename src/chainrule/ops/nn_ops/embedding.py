@@ -8,6 +8,7 @@ import numpy as np
 
 from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from .._registry import op
 from ..inplace import bump_version
 from ._common import scalar_name
@@ -107,6 +108,8 @@ def _renorm_rows(weight: Tensor, idx: np.ndarray, max_norm: float, norm_type: fl
         data = weight._data
         norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
         too_big = norms > max_norm
+        if MUTATION_WATCH:
+            clone_saved_before_write(weight)  # (PyTorch's embedding_renorm_, always called)
         if np.any(too_big):
             factor = (max_norm / (norms[too_big] + 1e-7)).astype(data.dtype)
             data[rows[too_big]] *= factor[:, None]

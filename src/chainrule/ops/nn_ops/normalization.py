@@ -24,6 +24,7 @@ import numpy as np
 
 from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
+from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from .._registry import op
 from ..inplace import bump_version
 from ..pointwise import (
@@ -404,7 +405,8 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
                     var_sum: np.ndarray, count: int, momentum: float) -> None:
     """PyTorch's in-kernel update (no version bump, as PyTorch's): ``m * mean + (1 - m) *
     running`` with the momentum in the statistics' dtype, the unbiased variance
-    ``var_sum / (count - 1)``."""
+    ``var_sum / (count - 1)``. (Not a write ``allow_mutation_on_saved_tensors`` sees: PyTorch's
+    ``native_batch_norm`` does not declare it, so the statistics the node saved are not cloned.)"""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if running_mean is not None:
             data = running_mean._data
@@ -521,6 +523,8 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
         with no_grad():
             for running, update in zip((running_mean, running_var), stats, strict=True):
                 if running is not None:
+                    if MUTATION_WATCH:
+                        clone_saved_before_write(running)  # (PyTorch's copy_)
                     running._data[...] = update._data.reshape(n, c).mean(axis=0)
                     bump_version(running)
     return reshape(out, shape)
