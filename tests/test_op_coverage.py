@@ -21,6 +21,9 @@ NODE_TYPES_NOT_SWEPT: dict[str, str] = {
 }
 
 _REASONS: dict[str, tuple[str, ...]] = {
+    "a Python bool, not a tensor (tests/test_closeness.py)": (
+        "Tensor.allclose", "Tensor.equal", "torch.allclose", "torch.equal",
+    ),
     "metadata and conversion to Python, not an op (tests/test_tensor_api.py)": (
         "Tensor.element_size", "Tensor.get_device", "Tensor.is_complex",
         "Tensor.is_contiguous", "Tensor.is_floating_point", "Tensor.is_inference",

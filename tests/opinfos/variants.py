@@ -321,6 +321,11 @@ SHAPE_AND_LINALG = [
            [((2, 4), (2, 3), (3, 4))]),
     # View ops in place: ``self`` takes the view's shape (TBackward1 ...); on a clone, a view
     # of a clone, and twice in a row.
+    # isclose: close, not close, infinities and NaN (equal_nan both ways)
+    OpInfo("torch.isclose", lambda lib, x, y: lib.isclose(x, x + y * 1e-6), BINARY_SHAPES,
+           grad=False),
+    OpInfo("Tensor.isclose_equal_nan", lambda lib, x, y: (x / 0).isclose(y / 0, 0.1, 0.1, True),
+           BINARY_SHAPES, grad=False),
     # as_strided: views of the storage (overlapping, with an offset, of a view; of an
     # expanded tensor in the layout sweep and in tests/test_as_strided.py)
     OpInfo("torch.as_strided", lambda lib, x: lib.as_strided(x, (2, 3), (4, 1)), [M]),

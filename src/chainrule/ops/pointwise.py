@@ -16,7 +16,7 @@ import numpy as np
 from .. import _dtype
 from .._backend import special
 from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap
 from ..autograd.node import type_name
 from ._dispatch import broadcast_error
 from ._registry import (
@@ -48,6 +48,7 @@ __all__ = [
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isfinite", "nan_to_num",
     "hypot", "xlogy", "heaviside", "divide", "fix", "float_power",
+    "isclose", "allclose", "equal",
 ]
 
 _LN2 = math.log(2.0)
@@ -2357,3 +2358,69 @@ PRIMITIVES = {
     "sgn": sgn,
     "xlogy": _xlogy,
 }
+
+
+# ----------------------------------------------------------------------------------------------
+# Closeness: isclose, allclose, equal (no gradients: their results are booleans)
+
+
+def _tensor_operand(name: str, position: int, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{name}(): argument '{'input' if position == 1 else 'other'}' (position "
+            f"{position}) must be Tensor, not {type(value).__name__}"
+        )
+    return value
+
+
+@tensor_method
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+            equal_nan: bool = False) -> Tensor:
+    """Where ``|input - other| <= atol + rtol * |other|`` (equal infinities and, with
+    ``equal_nan``, NaNs count as close), broadcasting, as PyTorch's."""
+    a = _tensor_operand("isclose", 1, input)._data
+    b = _tensor_operand("isclose", 2, other)._data
+    if a.dtype != b.dtype:
+        names = _dtype.SCALAR_TYPE_NAMES
+        raise RuntimeError(
+            f"{names[_dtype.from_numpy_dtype(a.dtype)]} did not match "
+            f"{names[_dtype.from_numpy_dtype(b.dtype)]}"
+        )
+    if rtol < 0:  # (numbers as C++ prints a double: -1, 0.5)
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
+    error = broadcast_error(a, b)
+    if error is not None:
+        raise error
+    if a.dtype == np.bool_:
+        return wrap(np.asarray(np.equal(a, b)))
+    if a.dtype.kind in "iu":  # (exactly, as PyTorch's integer comparison)
+        close = np.abs(a.astype(np.float64) - b) <= atol + rtol * np.abs(b.astype(np.float64))
+        return wrap(np.asarray(close))
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.equal(a, b)
+        if equal_nan:
+            close = close | (np.isnan(a) & np.isnan(b))
+        finite = np.isfinite(a) & np.isfinite(b)
+        wide = np.float64 if a.dtype.kind == "f" else np.complex128
+        diff = np.abs(a.astype(wide) - b.astype(wide))
+        close = close | (finite & (diff <= atol + rtol * np.abs(b.astype(wide))))
+    return wrap(np.asarray(close))
+
+
+@tensor_method
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
+             equal_nan: bool = False) -> bool:
+    """Whether every element of ``input`` is close to ``other``'s (see :func:`isclose`)."""
+    _tensor_operand("allclose", 1, input)
+    _tensor_operand("allclose", 2, other)
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+@tensor_method
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Whether both tensors have the same size and elements (NaN is not equal to itself)."""
+    a = _tensor_operand("equal", 1, input)._data
+    b = _tensor_operand("equal", 2, other)._data
+    return a.shape == b.shape and bool(np.all(a == b))
