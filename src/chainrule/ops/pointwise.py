@@ -2086,12 +2086,18 @@ def logical_not(self):
     return np.logical_not(self)
 
 
+def _refuse_non_integral(kernel: str, dtype: np.dtype) -> None:
+    """PyTorch's error for a bitwise kernel run on a floating or complex type."""
+    if dtype.kind in "fc":
+        type_label = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_label}'")
+
+
 def _bitwise(name: str, fn, doc: str):
     @op(name, inputs=("self", "other"), promote=ARITH, differentiable=False)
     def bitwise(self, other):
-        kind = np.asarray(self).dtype.kind
-        if kind == "f" or np.asarray(other).dtype.kind == "f":
-            raise RuntimeError(f'"{name}_cpu" not implemented for \'Float\'')
+        # (promoted: the tensors share a dtype; a number that did not decide it remains)
+        _refuse_non_integral(f"{name}_cpu", (self if type(self) is np.ndarray else other).dtype)
         return fn(self, other)
 
     bitwise.__doc__ = doc
@@ -2107,8 +2113,7 @@ bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Bitwise (logical, for boo
 @op("bitwise_not", promote=KEEP, differentiable=False, method=True, inplace=True)
 def bitwise_not(self):
     """Bitwise not (logical not for bool)."""
-    if self.dtype.kind == "f":
-        raise RuntimeError("\"bitwise_not_cpu\" not implemented for 'Float'")
+    _refuse_non_integral("bitwise_not_cpu", self.dtype)
     return np.invert(self)
 
 
