@@ -177,6 +177,8 @@ BATCHED: dict[str, Callable[[Any], Any]] = {
     "wrong_shape": lambda lib: _unbatched(lib),
     "batch_sizes_differ": lambda lib: _two_outputs(lib),
     "graph_freed_after": lambda lib: _twice(lib),
+    "empty_batch": lambda lib: lib.autograd.grad(_leaf(lib) * 2, _leaf(lib), lib.ones(0, 2),
+                                                 is_grads_batched=True),
 }
 
 

@@ -1282,10 +1282,7 @@ def grad(
     if not allow_unused:
         for i, g in enumerate(captured):
             if g is None:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
+                raise _unused_input_error(i)
     if materialize_grads and any(
         g is None and not isinstance(t, Tensor) for g, t in zip(captured, ins, strict=True)
     ):
@@ -1324,12 +1321,19 @@ _accumulate_grad_apply.__name__ = _accumulate_grad_apply.__qualname__ = "apply"
 AccumulateGrad.apply = _accumulate_grad_apply  # type: ignore[method-assign,assignment]
 
 
+def _unused_input_error(index: int) -> RuntimeError:
+    return RuntimeError(
+        f"The differentiated Tensor at index {index} appears to not have been used in the "
+        "graph. Set allow_unused=True if this is the desired behavior."
+    )
+
+
 def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: bool,
                   create_graph: bool, allow_unused: bool, materialize_grads: bool) -> tuple:
     """``grad(..., is_grads_batched=True)``: the first dimension of each ``grad_output`` is a
     batch of cotangents; the result stacks one vector-Jacobian product per batch entry (one
     backward pass each, the graph kept until the last)."""
-    from ..ops.creation import zeros, zeros_like
+    from ..ops.creation import zeros_like
     from ..ops.shape import stack
 
     sizes = []
@@ -1351,6 +1355,8 @@ def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: boo
             f"sizes {sizes} for the mapped dimension"
         )
     batch = sizes[0] if sizes else 0
+    if batch == 0:  # (PyTorch's vmap indexes the first entry)
+        raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
     per_entry = [
         grad(outs, ins, [g[b] for g in grads_given],
              retain_graph=retain_graph if b == batch - 1 else True, create_graph=create_graph,
@@ -1360,16 +1366,10 @@ def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: boo
     result: list[Any] = []
     for i, t in enumerate(ins):
         column = [entry[i] for entry in per_entry]
-        if batch and all(g is None for g in column):
+        if all(g is None for g in column):
             if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in "
-                    "the graph. Set allow_unused=True if this is the desired behavior."
-                )
+                raise _unused_input_error(i)
             result.append(zeros_like(t) if materialize_grads else None)
-            continue
-        if not batch:
-            result.append(zeros((0, *t._data.shape), dtype=t.dtype))
             continue
         result.append(stack([zeros_like(t) if g is None else g for g in column]))
     return tuple(result)
