@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import chainrule
@@ -63,6 +64,12 @@ CASES: dict[str, Callable[[Any], Any]] = {
     "equal_dtypes": lambda lib: lib.equal(lib.ones(2), lib.ones(2, dtype=lib.float64)),
     "equal_method": lambda lib: lib.ones(2).equal(lib.ones(2)),
     "equal_number": lambda lib: lib.equal(lib.ones(1), 1.0),
+    "method_number": lambda lib: lib.ones(2).isclose(1.0),
+    "method_allclose_number": lambda lib: lib.ones(2).allclose(1.0),
+    "method_equal_number": lambda lib: lib.ones(2).equal(1.0),
+    "numpy_scalar": lambda lib: lib.isclose(lib.ones(2), np.float64(1.0)),
+    "none": lambda lib: lib.equal(lib.ones(2), None),
+    "number_first": lambda lib: lib.allclose(1.0, lib.ones(2)),
 }
 
 

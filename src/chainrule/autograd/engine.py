@@ -38,6 +38,9 @@ from .graph import (
     edge_output_meta,
     preorder,
 )
+from .graph import (
+    _current_graph_task_id as current_graph_task_id,
+)
 from .node import AccumulateGrad, Node, type_name
 
 __all__ = [
@@ -226,14 +229,6 @@ def _check_layout(grad: np.ndarray, variable: np.ndarray, site: int) -> None:
 # register_multi_grad_hook.)
 _CURRENT_TASK: contextvars.ContextVar[GraphTask | None] = CURRENT_GRAPH_TASK
 _TASK_IDS = itertools.count()
-
-
-def current_graph_task_id() -> int:
-    """The id of the backward pass running in this thread (a pass started inside another one's
-    node, reentrant, has its own), or -1 outside backward (``torch._C._current_graph_task_id``:
-    non-reentrant checkpoint recomputes once per pass)."""
-    task = _CURRENT_TASK.get()
-    return -1 if task is None else task.id
 
 
 def is_checkpoint_valid() -> bool:

@@ -2089,8 +2089,7 @@ def logical_not(self):
 def _refuse_non_integral(kernel: str, dtype: np.dtype) -> None:
     """PyTorch's error for a bitwise kernel run on a floating or complex type."""
     if dtype.kind in "fc":
-        type_label = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_label}'")
+        raise _no_kernel(kernel, dtype)
 
 
 def _bitwise(name: str, fn, doc: str):
@@ -2139,8 +2138,7 @@ def _shift_op(name: str, kernel: str, ufunc: Any, left: bool) -> Any:
                 error = broadcast_error(self, other)  # (PyTorch checks shapes first)
                 if error is not None:
                     raise error
-            type_label = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
-            raise NotImplementedError(f"\"{kernel}\" not implemented for '{type_label}'")
+            raise _no_kernel(kernel, dtype)
         out = np.asarray(ufunc(self, other))
         bits = dtype.itemsize * 8
         beyond = np.less(other, 0) | np.greater_equal(other, bits)
@@ -2369,16 +2367,29 @@ PRIMITIVES = {
 # Closeness: isclose, allclose, equal (no gradients: their results are booleans)
 
 
-def _tensor_operand(name: str, position: int, value: Any) -> Tensor:
+def _tensor_operand(name: str, position: int, value: Any, offset: int = 0) -> Tensor:
+    """``value``, or PyTorch's TypeError for an argument that is no tensor (``offset`` 1 for
+    the method, which does not count ``self``)."""
     if not isinstance(value, Tensor):
         raise TypeError(
             f"{name}(): argument '{'input' if position == 1 else 'other'}' (position "
-            f"{position}) must be Tensor, not {type(value).__name__}"
+            f"{position - offset}) must be Tensor, not {type_name(value)}"
         )
     return value
 
 
-@tensor_method
+def _closeness_method(fn: Any) -> Any:
+    """``Tensor.<fn>``: ``fn(self, other, ...)``, its error counting ``other`` as position 1."""
+
+    def method(self: Tensor, other: Any, *args: Any, **kwargs: Any) -> Any:
+        return fn(self, _tensor_operand(fn.__name__, 2, other, offset=1), *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    method.__doc__ = fn.__doc__
+    method.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    return method
+
+
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
             equal_nan: bool = False) -> Tensor:
     """Where ``|input - other| <= atol + rtol * |other|`` (equal infinities and, with
@@ -2414,7 +2425,6 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return wrap(np.asarray(close))
 
 
-@tensor_method
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
              equal_nan: bool = False) -> bool:
     """Whether every element of ``input`` is close to ``other``'s (see :func:`isclose`)."""
@@ -2423,9 +2433,13 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
-@tensor_method
 def equal(input: Tensor, other: Tensor) -> bool:
     """Whether both tensors have the same size and elements (NaN is not equal to itself)."""
     a = _tensor_operand("equal", 1, input)._data
     b = _tensor_operand("equal", 2, other)._data
     return a.shape == b.shape and bool(np.all(a == b))
+
+
+for _closeness in (isclose, allclose, equal):
+    tensor_method(method=_closeness_method(_closeness))(_closeness)
+del _closeness

@@ -220,12 +220,6 @@ class DefaultDeviceType:
         return DefaultDeviceType._default_device_type
 
 
-def _infer_device_type(*args: Any) -> str:
-    """The device type of the tensor arguments: every chainrule tensor is on the CPU, so the
-    default one (PyTorch looks for non-CPU tensors first)."""
-    return DefaultDeviceType.get_device_type()
-
-
 def get_device_states(*args: Any) -> tuple[list[int], list[Tensor]]:
     """The random states of the non-CPU devices of the tensor arguments: none in chainrule."""
     return [], []
@@ -267,10 +261,8 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
-        ctx.device_type = _infer_device_type(*args)
         if preserve_rng_state:
             ctx.fwd_cpu_state = get_rng_state()
-            ctx.had_device_in_fwd = False
         # Non-tensor inputs are kept on ctx, with None placeholders for the tensors, which are
         # saved for backward (version-checked).
         ctx.inputs = []

@@ -159,16 +159,14 @@ class BackwardHook:
             raise RuntimeError(
                 "Cannot set Module backward hook for a Module with no input Tensors."
             )
-        grad_fns = [
-            t.grad_fn for t in new_tensors
-            if t.grad_fn is not None and t.grad_fn.name() == "BackwardHookFunctionBackward"
-        ]
-        if len(grad_fns) == 0:
+        grad_fn = next((t.grad_fn for t in new_tensors if t.grad_fn is not None
+                        and t.grad_fn.name() == "BackwardHookFunctionBackward"), None)
+        if grad_fn is None:
             raise RuntimeError(
                 "Error while setting up backward hooks. Please open an issue with a code sample "
                 "to reproduce this."
             )
-        fn(grad_fns[0])
+        fn(grad_fn)
 
         arg_list = list(args)
         for idx, val in zip(tensors_idx, new_tensors, strict=True):
