@@ -7,7 +7,9 @@ values, float16) and how they compare; this module holds the rest once.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,7 +33,7 @@ def sample_inputs(info: OpInfo, index: int, dtype: str, seed: int = 0) -> list[n
 def requires_grad_flags(info: OpInfo, arrays: Sequence[np.ndarray]) -> list[bool]:
     """Which inputs require grad: floating ones the entry differentiates."""
     wanted = range(len(arrays)) if info.grad_inputs is None else info.grad_inputs
-    return [info.grad and i in wanted and a.dtype.kind == "f" for i, a in enumerate(arrays)]
+    return [info.grad and i in wanted and a.dtype.kind in "fV" for i, a in enumerate(arrays)]
 
 
 def flat_outputs(out: Any) -> list[Any]:
@@ -41,10 +43,41 @@ def flat_outputs(out: Any) -> list[Any]:
     return [out]
 
 
+@contextlib.contextmanager
+def PYTORCH_OWN_HALF_CONVOLUTION() -> Iterator[None]:  # noqa: N802 - reads as the setting
+    """PyTorch's own float16 convolution kernels (which chainrule follows) instead of oneDNN's,
+    which PyTorch picks on CPUs with AVX512-FP16 or AMX and which accumulate in another order:
+    oneDNN turned off (without the TF32 notice PyTorch prints on every switch)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="TF32 acceleration on top of oneDNN")
+        with torch.backends.mkldnn.flags(enabled=False):
+            yield
+
+
+BFLOAT16 = np.dtype("bfloat16")  # ml_dtypes' (chainrule imports it)
+
+
+def torch_from_numpy(a: np.ndarray) -> Any:
+    """A PyTorch tensor holding a copy of ``a``; bfloat16 arrays (ml_dtypes', which PyTorch
+    does not read) through their bits."""
+    if a.dtype == BFLOAT16:
+        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(np.array(a, copy=True))
+
+
+def torch_to_numpy(t: Any) -> np.ndarray:
+    """A PyTorch tensor's values as an array (bfloat16 as ml_dtypes' bfloat16, bit for bit)."""
+    t = t.detach()
+    if t.dtype == torch.bfloat16:
+        return t.clone().view(torch.int16).numpy().view(BFLOAT16)
+    return t.numpy(force=True)
+
+
 def leaves(lib: Any, arrays: Sequence[np.ndarray], requires: Sequence[bool]) -> list[Any]:
     """Fresh tensors of ``lib`` holding copies of ``arrays``."""
-    return [lib.from_numpy(np.array(a, copy=True)).requires_grad_(r)
-            for a, r in zip(arrays, requires, strict=True)]
+    make = torch_from_numpy if lib is torch else (
+        lambda a: lib.from_numpy(np.array(a, copy=True)))
+    return [make(a).requires_grad_(r) for a, r in zip(arrays, requires, strict=True)]
 
 
 def both_vjps(ours: Sequence[Any], theirs: Sequence[Any], ours_x: Sequence[Any],
@@ -56,8 +89,8 @@ def both_vjps(ours: Sequence[Any], theirs: Sequence[Any], ours_x: Sequence[Any],
         list(ours), list(ours_x), [chainrule.from_numpy(np.array(c, copy=True))
                                    for c in cotangents], allow_unused=True, **options)
     g_theirs = torch.autograd.grad(
-        list(theirs), list(theirs_x), [torch.from_numpy(np.array(c, copy=True))
-                                       for c in cotangents], allow_unused=True, **options)
+        list(theirs), list(theirs_x), [torch_from_numpy(c) for c in cotangents],
+        allow_unused=True, **options)
     return list(zip(g_ours, g_theirs, strict=True))
 
 
@@ -118,6 +151,7 @@ def compare_with_torch(
         what = f"{info.name} grad {i}"
         if a is None or b is None:
             other = b if a is None else a
-            assert other is None or not np.any(other.numpy()), what
+            assert other is None or not np.any(
+                other._data if hasattr(other, "_data") else torch_to_numpy(other)), what
             continue
         check_grad(a, b, what)
