@@ -1,14 +1,16 @@
-"""Every entry of the op table in float16, against PyTorch, within a few float16 ulps.
+"""Every entry of the op table in float16 and in bfloat16, against PyTorch, within a few ulps.
 
-PyTorch's CPU kernels compute half precision in float32 and round once (reductions accumulate in
-float32): an op that computes in float16 step by step overflows or loses digits where PyTorch
-does not. Each sample runs in float16 in both libraries; values and first-order gradients must
-agree within ``ULPS`` units in the last place of PyTorch's result (a float16 ulp is 2**-10
-relative), NaN where PyTorch has NaN.
+PyTorch's CPU kernels compute half precision (float16, bfloat16) in float32 and round once
+(reductions accumulate in float32): an op that computes in half precision step by step
+overflows or loses digits where PyTorch does not. Each sample runs in the half type in both
+libraries; values and first-order gradients must agree within ``ULPS`` units in the last place
+of PyTorch's result (an ulp is 2**-10 relative in float16, 2**-7 in bfloat16), NaN where
+PyTorch has NaN.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,19 +19,35 @@ import pytest
 
 from .opinfos import ALL_OPS, OpInfo
 from .sweep_tools import (
+    PYTORCH_OWN_HALF_CONVOLUTION,
     compare_with_torch,
     mark_known,
     requires_grad_flags,
     sample_inputs,
+    torch_to_numpy,
 )
 
 ULPS = 4  # PyTorch rounds once; a chain of two roundings may differ by a few ulps
-TINY = 2.0 ** -14  # float16's smallest normal: below it compare absolutely
+#: Each half type's smallest normal (below it compare absolutely) and its mantissa bits.
+TINY = {"float16": (2.0 ** -14, 10), "bfloat16": (2.0 ** -126, 7),
+        "float32": (2.0 ** -126, 23), "float64": (2.0 ** -1022, 52)}
 
 
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
 KNOWN_DIFFERENCES: frozenset[str] = frozenset()
+#: bfloat16 samples more than a few ulps from PyTorch (issue 22): mostly kernels that PyTorch
+#: runs in bfloat16 steps (pooling backward adding output after output, composite forwards
+#: such as bilinear, logsumexp and nll_loss's weight sum) where chainrule computes the op in
+#: float32 and rounds once.
+KNOWN_BFLOAT16_DIFFERENCES: frozenset[str] = frozenset({
+    "pad_reflect-0", "nll_loss_weight_sum-0", "cumprod_zeros-0",
+    "cross_entropy_probabilities_weight_smoothing-0",
+    "conv_transpose2d_output_padding_past_stride-0",
+    "chain_logsumexp_max-0", "bilinear-0", "bilinear-1", "batch_norm_train_bias-0",
+    "avg_pool2d_pad_ceil-0",
+    "adaptive_avg_pool3d_none-0", "adaptive_avg_pool3d-0", "adaptive_avg_pool2d-0",
+})
 
 KNOWN_REASON = "differs from PyTorch (issue 21)"
 
@@ -53,10 +71,19 @@ def _cases() -> list[Any]:
             for info in ALL_OPS for index in range(len(info.shapes))]
 
 
+def _marked_bfloat16_cases() -> list[Any]:
+    """The bfloat16 cases, the known differences marked as non-strict xfails: PyTorch's
+    bfloat16 result on some of them changes from run to run (its vectorised loops start where
+    the memory's alignment says), so they may pass."""
+    mark = pytest.mark.xfail(strict=False, reason="bfloat16 differs from PyTorch (issue 22)")
+    return [pytest.param(*case.values, id=case.id, marks=mark)
+            if case.id in KNOWN_BFLOAT16_DIFFERENCES else case for case in _cases()]
+
+
 def _close_in_ulps(ours: np.ndarray, theirs: np.ndarray, what: str, ulps: float) -> None:
     assert ours.shape == theirs.shape, f"{what}: shape {ours.shape} != {theirs.shape}"
     assert ours.dtype == theirs.dtype, f"{what}: dtype {ours.dtype} != {theirs.dtype}"
-    if ours.dtype.kind != "f":
+    if ours.dtype.kind not in "fV":
         np.testing.assert_array_equal(ours, theirs, err_msg=what)
         return
     a, b = ours.astype(np.float64), theirs.astype(np.float64)
@@ -64,8 +91,11 @@ def _close_in_ulps(ours: np.ndarray, theirs: np.ndarray, what: str, ulps: float)
     finite = np.isfinite(b)
     assert np.array_equal(a[~finite & ~np.isnan(b)], b[~finite & ~np.isnan(b)]), (
         f"{what}: infinities differ")
-    spacing = np.spacing(np.abs(theirs).astype(np.float16)).astype(np.float64)
-    allowed = ulps * np.maximum(spacing, TINY * 2.0 ** -10)
+    tiny, bits = TINY[ours.dtype.name]
+    magnitude = np.maximum(np.abs(b[finite]), tiny)
+    spacing = np.zeros_like(b)
+    spacing[finite] = 2.0 ** (np.floor(np.log2(magnitude)) - bits)
+    allowed = ulps * spacing
     bad = finite & (np.abs(a - b) > allowed)
     assert not bad.any(), (
         f"{what}: {bad.sum()} of {bad.size} differ by more than {ulps} ulps; "
@@ -75,28 +105,40 @@ def _close_in_ulps(ours: np.ndarray, theirs: np.ndarray, what: str, ulps: float)
 
 @pytest.mark.parametrize(("info", "index"), mark_known(_cases(), KNOWN_DIFFERENCES, KNOWN_REASON))
 def test_float16_matches_torch(info: OpInfo, index: int) -> None:
-    arrays = sample_inputs(info, index, "float16")
+    _matches_torch(info, index, "float16", f"{info.name}-{index}" in EXACT_NOT_PYTORCH)
+
+
+@pytest.mark.parametrize(("info", "index"), _marked_bfloat16_cases())
+def test_bfloat16_matches_torch(info: OpInfo, index: int) -> None:
+    _matches_torch(info, index, "bfloat16", f"{info.name}-{index}" in EXACT_NOT_PYTORCH)
+
+
+def _matches_torch(info: OpInfo, index: int, half: str, exact: bool) -> None:
+    arrays = sample_inputs(info, index, half)
     requires = requires_grad_flags(info, arrays)
+    half_dtype = np.dtype(half)
 
     def cotangents(outputs: Sequence[Any]) -> list[np.ndarray]:
         rng = np.random.default_rng(11)
-        return [rng.uniform(-1, 1, tuple(b.shape)).astype(np.float16) for b in outputs]
+        return [rng.uniform(-1, 1, tuple(b.shape)).astype(half_dtype) for b in outputs]
 
-    exact = f"{info.name}-{index}" in EXACT_NOT_PYTORCH
-    reference = [a.astype(np.float64) if exact and a.dtype == np.float16 else a
+    reference = [a.astype(np.float64) if exact and a.dtype == half_dtype else a
                  for a in arrays]
 
     def check(ulps: int) -> Any:
         def compare(ours: Any, theirs: Any, what: str) -> None:
-            _close_in_ulps(ours.numpy(), _as_compared(theirs.numpy(force=True), exact), what, ulps)
+            _close_in_ulps(ours._data, _as_compared(torch_to_numpy(theirs), exact, half_dtype),
+                           what, ulps)
         return compare
 
-    compare_with_torch(
-        info, arrays, requires, check(ULPS), check(2 * ULPS), cotangents,
-        errors=(RuntimeError, TypeError, NotImplementedError), reference=reference,
-    )
+    # float16: PyTorch's own kernels, as on CPUs without AVX512-FP16 (see the helper).
+    with PYTORCH_OWN_HALF_CONVOLUTION() if half == "float16" else contextlib.nullcontext():
+        compare_with_torch(
+            info, arrays, requires, check(ULPS), check(2 * ULPS), cotangents,
+            errors=(RuntimeError, TypeError, NotImplementedError), reference=reference,
+        )
 
 
-def _as_compared(theirs: np.ndarray, exact: bool) -> np.ndarray:
-    """PyTorch's result, rounded to float16 once when it was computed in float64."""
-    return theirs.astype(np.float16) if exact and theirs.dtype == np.float64 else theirs
+def _as_compared(theirs: np.ndarray, exact: bool, half: np.dtype) -> np.ndarray:
+    """PyTorch's result, rounded to the half type once when it was computed in float64."""
+    return theirs.astype(half) if exact and theirs.dtype == np.float64 else theirs

@@ -33,7 +33,7 @@ def _same_dtype(fn: Any) -> Any:
     def call(x: Any) -> np.ndarray:
         x = np.asarray(x)
         out = fn(x)
-        return out.astype(x.dtype, copy=False) if x.dtype.kind == "f" else out
+        return out.astype(x.dtype, copy=False) if x.dtype.kind in "fV" else out
 
     call.__name__ = getattr(fn, "__name__", "special")
     return call
@@ -43,7 +43,7 @@ def _polygamma(fn: Any) -> Any:
     def polygamma(n: int, x: Any) -> np.ndarray:
         x = np.asarray(x)
         out = fn(n, x)
-        return out.astype(x.dtype, copy=False) if x.dtype.kind == "f" else out
+        return out.astype(x.dtype, copy=False) if x.dtype.kind in "fV" else out
 
     return polygamma
 

@@ -9,6 +9,7 @@ floating < complex) from a lower-priority operand only lifts the result to that 
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -78,12 +79,13 @@ class dtype:  # noqa: N801 - PyTorch's public name
 
     def to_complex(self) -> dtype:
         """The complex counterpart of a floating dtype."""
-        return {float32: complex64, float64: complex128, float16: complex64}.get(self, self)
+        return {float32: complex64, float64: complex128, float16: complex64,
+                bfloat16: complex64}.get(self, self)
 
 
 float16 = half = dtype("float16", np.dtype(np.float16), _FLOAT)
-# NumPy has no bfloat16; it is stored as float32 so code naming it still runs.
-bfloat16 = dtype("bfloat16", np.dtype(np.float32), _FLOAT)
+# NumPy has no bfloat16: ml_dtypes' is a real 2-byte one (its NumPy kind is 'V').
+bfloat16 = dtype("bfloat16", np.dtype(ml_dtypes.bfloat16), _FLOAT)
 float32 = dtype("float32", np.dtype(np.float32), _FLOAT)
 float64 = double = dtype("float64", np.dtype(np.float64), _FLOAT)
 complex64 = cfloat = dtype("complex64", np.dtype(np.complex64), _COMPLEX)
@@ -103,15 +105,30 @@ float = float32  # noqa: A001 - torch.float is float32
 int = int32  # noqa: A001 - torch.int is int32
 
 ALL_DTYPES: tuple[dtype, ...] = (
-    float16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8, bool,
+    float16, bfloat16, float32, float64, complex64, complex128, int8, int16, int32, int64, uint8,
+    bool,
 )
 _SHELL_DTYPES: tuple[dtype, ...] = (uint16, uint32, uint64)
 _BY_NUMPY: dict[np.dtype, dtype] = {d.np: d for d in ALL_DTYPES + _SHELL_DTYPES}
 _BY_NAME: dict[str, dtype] = {d.name: d for d in ALL_DTYPES + _SHELL_DTYPES}
 _BY_NAME.update(
     {"half": float16, "float": float32, "double": float64, "long": int64, "int": int32,
-     "short": int16, "cfloat": complex64, "cdouble": complex128, "bfloat16": bfloat16}
+     "short": int16, "cfloat": complex64, "cdouble": complex128}
 )
+
+# NumPy kinds of chainrule's dtypes, as the hot paths test them (``kind in "fcV"``): floating
+# is 'f' and 'V', the kind of ml_dtypes' bfloat16 (the only 'V' dtype a tensor can hold:
+# from_numpy refuses other void arrays); complex is 'c'.
+FLOATING_KINDS = "fV"
+DIFFERENTIABLE_KINDS = "fcV"
+BFLOAT16 = bfloat16.np
+#: The half-precision types PyTorch's CPU kernels compute in float32, rounding once.
+REDUCED_FLOATS: tuple[np.dtype, ...] = (float16.np, bfloat16.np)
+
+
+def finfo(np_dtype: np.dtype) -> np.finfo:
+    """NumPy's finfo for any floating type chainrule has (bfloat16's from ml_dtypes)."""
+    return ml_dtypes.finfo(np_dtype)
 
 
 def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
@@ -183,6 +200,8 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
         if hi.is_complex and lo.is_floating_point and lo.itemsize > hi.itemsize // 2:
             return complex128
         return hi
+    if {a, b} == {float16, bfloat16}:
+        return float32  # neither holds the other
     if a._cat == _INT:
         # uint8 with a signed type: the signed type wide enough for both.
         if a is uint8 or b is uint8:
@@ -194,16 +213,18 @@ def _promote_pair(a: dtype, b: dtype) -> dtype:
 
 # PyTorch's names for dtypes in its messages (c10::ScalarType).
 SCALAR_TYPE_NAMES: dict[dtype, str] = {
-    float16: "Half", float32: "Float", float64: "Double", complex64: "ComplexFloat",
-    complex128: "ComplexDouble", int8: "Char", int16: "Short", int32: "Int", int64: "Long",
+    float16: "Half", bfloat16: "BFloat16", float32: "Float", float64: "Double",
+    complex64: "ComplexFloat", complex128: "ComplexDouble", int8: "Char", int16: "Short",
+    int32: "Int", int64: "Long",
     uint8: "Byte", bool: "Bool", uint16: "UInt16", uint32: "UInt32", uint64: "UInt64",
 }
 
 
 # The C++ element types, as some PyTorch messages print them (``long int != float``).
 CPP_TYPE_NAMES: dict[dtype, str] = {
-    float16: "c10::Half", float32: "float", float64: "double", complex64: "c10::complex<float>",
-    complex128: "c10::complex<double>", int8: "signed char", int16: "short int", int32: "int",
+    float16: "c10::Half", bfloat16: "c10::BFloat16", float32: "float", float64: "double",
+    complex64: "c10::complex<float>", complex128: "c10::complex<double>", int8: "signed char",
+    int16: "short int", int32: "int",
     int64: "long int", uint8: "unsigned char", bool: "bool", uint16: "unsigned short",
     uint32: "unsigned int", uint64: "unsigned long",
 }
@@ -228,7 +249,7 @@ _PAIR_TABLE: dict[tuple[dtype, dtype], dtype] = _PromotionTable(
 # The shell types promote only with themselves and with real floating types.
 for _shell in _SHELL_DTYPES:
     _PAIR_TABLE[(_shell, _shell)] = _shell
-    for _other in (float16, float32, float64):
+    for _other in (float16, bfloat16, float32, float64):
         _PAIR_TABLE[(_shell, _other)] = _PAIR_TABLE[(_other, _shell)] = _other
 
 

@@ -126,7 +126,7 @@ class _ElementFormat:
     """
 
     def __init__(self, shown: np.ndarray) -> None:
-        self.floating = shown.dtype.kind == "f"
+        self.floating = shown.dtype.kind in "fV"
         self.int_mode = True
         self.sci_mode = False
         self.width = 1

@@ -215,7 +215,7 @@ _DIGAMMA_ROOT_LO = 9.549995429965697e-17
 def _prepare(x: np.ndarray | float) -> tuple[np.ndarray, tuple[int, ...], np.dtype]:
     """``x`` as a flat float64 array, its shape and the dtype of the result."""
     x = np.asarray(x)
-    dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    dtype = x.dtype if x.dtype.kind in "fV" else np.dtype(np.float64)
     return x.astype(np.float64, copy=False).reshape(-1), x.shape, dtype
 
 
@@ -462,7 +462,7 @@ def expit(x: np.ndarray | float) -> np.ndarray:
     float16 in float32, rounded once.
     """
     x = np.asarray(x)
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         x = x.astype(np.float64)
     elif x.dtype == np.float16:
         # Half precision is computed in float32 and rounded once, as PyTorch's kernel does.
@@ -723,7 +723,7 @@ def trigamma(x: np.ndarray | float) -> np.ndarray:
     PyTorch returns, and the derivative of ``digamma`` there: chainrule gives the same numbers.
     """
     x = np.asarray(x)
-    out_dtype = x.dtype if x.dtype.kind == "f" else np.dtype(np.float64)
+    out_dtype = x.dtype if x.dtype.kind in "fV" else np.dtype(np.float64)
     work = np.float64 if out_dtype == np.float64 else np.float32
     x = x.astype(work)
     pi = work(math.pi)

@@ -118,7 +118,7 @@ class Tensor(TensorMethods):
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if value and self._data.dtype.kind not in "fc":
+        if value and self._data.dtype.kind not in "fcV":
             # (the setter's wording differs from requires_grad_()'s in PyTorch)
             raise RuntimeError(
                 "only Tensors of floating point and complex dtype can require gradients"
@@ -135,7 +135,7 @@ class Tensor(TensorMethods):
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if requires_grad and self._data.dtype.kind not in "fc":
+        if requires_grad and self._data.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._data.dtype.kind == "c":
             raise RuntimeError(COMPLEX_GRAD_MESSAGE)
@@ -409,7 +409,7 @@ class Tensor(TensorMethods):
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point type."""
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"
 
     def is_complex(self) -> bool:
         """Whether the dtype is a complex type."""
@@ -469,6 +469,8 @@ class Tensor(TensorMethods):
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if self._data.dtype is _dtype.BFLOAT16:
+            raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has none
         return self._data
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
@@ -696,7 +698,7 @@ def wrap(data: np.ndarray) -> Tensor:
 
 def make_tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
     """A new leaf tensor; checks that only floating types require grad."""
-    if requires_grad and data.dtype.kind not in "fc":
+    if requires_grad and data.dtype.kind not in "fcV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     if requires_grad and data.dtype.kind == "c":
         raise RuntimeError(COMPLEX_GRAD_MESSAGE)

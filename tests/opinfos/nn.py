@@ -94,8 +94,9 @@ def _batch_norm_train(lib, x, w, b):
 
 
 def _batch_norm_eval(lib, x, w, b):
-    mean = lib.from_numpy(np.linspace(-0.5, 0.5, x.shape[1]).astype(str(x.dtype).split(".")[-1]))
-    var = lib.from_numpy(np.linspace(0.5, 2.0, x.shape[1]).astype(str(x.dtype).split(".")[-1]))
+    # (through float32: PyTorch reads no bfloat16 array)
+    mean = lib.from_numpy(np.linspace(-0.5, 0.5, x.shape[1], dtype=np.float32)).to(x.dtype)
+    var = lib.from_numpy(np.linspace(0.5, 2.0, x.shape[1], dtype=np.float32)).to(x.dtype)
     return _f(lib).batch_norm(x, mean, var, w, b, training=False)
 
 

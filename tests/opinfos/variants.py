@@ -446,6 +446,9 @@ CONVERSIONS = [
     OpInfo("Tensor.bool", lambda lib, x: (x * 3).int().bool(), UNARY_SHAPES, grad=False),
     OpInfo("Tensor.half", lambda lib, x: x.half(), UNARY_SHAPES, atol=1e-3, rtol=1e-3,
            gradcheck=False),
+    # (back to float32: PyTorch's numpy() refuses bfloat16; the values are rounded to it)
+    OpInfo("Tensor.bfloat16", lambda lib, x: x.bfloat16().float(), UNARY_SHAPES, atol=1e-2,
+           rtol=1e-2, gradcheck=False),
     OpInfo("Tensor.type", lambda lib, x: x.type(lib.float32), UNARY_SHAPES, gradcheck=False),
     OpInfo("Tensor.type_as", lambda lib, x, y: x.type_as(y.float()), [((3, 4), (2,))],
            grad_inputs=(0,), gradcheck=False),

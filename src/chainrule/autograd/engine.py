@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import REDUCED_FLOATS as _REDUCED_FLOATS
 from .._dtype import from_numpy_dtype
 from .._size import Size
 from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
@@ -77,13 +78,14 @@ def sum_to_shape(g: np.ndarray, shape: tuple[int, ...]) -> np.ndarray | None:
             if size != 1:
                 return None
             inner.append(lead + i)
-    if g.dtype == np.float16:
-        # PyTorch sums float16 in float32 and rounds once; NumPy would round after every add
-        # when the summed axis is not the innermost one.
+    if g.dtype in _REDUCED_FLOATS:
+        # PyTorch sums float16 and bfloat16 in float32 and rounds once; NumPy would round
+        # after every add when the summed axis is not the innermost one (ml_dtypes' bfloat16,
+        # always).
         axes = tuple(range(lead)) + tuple(inner)
         if not axes:
             return g.copy()
-        return np.add.reduce(g, axis=axes, dtype=np.float32).reshape(shape).astype(np.float16)
+        return np.add.reduce(g, axis=axes, dtype=np.float32).reshape(shape).astype(g.dtype)
     if inner:
         g = np.add.reduce(g, axis=tuple(inner), keepdims=True)
     if lead:
@@ -969,7 +971,7 @@ def _check_anomaly(node: Node, outputs: tuple, create_graph: bool) -> None:
         if g is None:
             continue
         data = g._data if create_graph else np.asarray(g)
-        if data.dtype.kind in "fc" and np.isnan(data).any():
+        if data.dtype.kind in "fcV" and np.isnan(data).any():
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")
 
 
@@ -1024,7 +1026,7 @@ def _check_implicit_grad(shape: tuple[int, ...], np_dtype: np.dtype) -> None:
     """PyTorch makes the gradient of an output itself (ones) only for a real scalar."""
     if any(size != 1 for size in shape):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    if np_dtype.kind != "f":
+    if np_dtype.kind not in "fV":
         raise RuntimeError(
             "grad can be implicitly created only for real scalar outputs but got "
             f"{from_numpy_dtype(np_dtype)}"

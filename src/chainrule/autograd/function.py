@@ -598,7 +598,7 @@ def _wrap_outputs(
         is_input = id(out) in input_ids
         is_modified = id(out) in dirty_ids
         differentiable = (
-            executable and id(out) not in non_diff_ids and out._data.dtype.kind in "fc"
+            executable and id(out) not in non_diff_ids and out._data.dtype.kind in "fcV"
         )
         if not differentiable:
             out = _non_differentiable_output(out, is_input, is_modified)

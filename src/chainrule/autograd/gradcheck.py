@@ -105,7 +105,7 @@ def _differentiable_outputs(x: Any) -> tuple[Tensor, ...]:
 
 
 def _is_float_or_complex(x: Any) -> bool:
-    return isinstance(x, Tensor) and x._data.dtype.kind in "fc"
+    return isinstance(x, Tensor) and x._data.dtype.kind in "fcV"
 
 
 def _diff_inputs(inputs: tuple) -> list[tuple[int, Tensor]]:
@@ -678,7 +678,7 @@ def _random_grad_output(output: Tensor, noncontiguous: bool) -> Tensor:
     from ..ops.creation import rand
 
     data = output._data
-    dtype = data.dtype if data.dtype.kind in "fc" else np.dtype(np.float64)
+    dtype = data.dtype if data.dtype.kind in "fcV" else np.dtype(np.float64)
     from .._dtype import from_numpy_dtype
 
     # The shape as one argument: ``rand(*())`` would be a call without a size (0-d outputs).
@@ -1016,7 +1016,7 @@ def _forward_outputs(op: Any, args: list[Any]) -> list[np.ndarray]:
 
 
 def _as_float64(value: Any) -> Any:
-    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+    if isinstance(value, np.ndarray) and value.dtype.kind in "fV":
         return value.astype(np.float64)
     return value
 

@@ -32,6 +32,8 @@ from .._tensor import (
 )
 from ..autograd.grad_mode import GRAD, INFERENCE, mode_get
 from ..autograd.node import type_name
+from ._bfloat16 import BF16 as _BF16
+from ._bfloat16 import holds_bfloat16, narrow, widen
 from ._recorder import recorder
 
 if TYPE_CHECKING:
@@ -59,9 +61,10 @@ _NO_EDGE = (None, 0)
 # Type promotion
 
 
-def promote(op: OpDef, values: list[Any]) -> None:
+def promote(op: OpDef, values: list[Any]) -> np.dtype:
     """Cast ``values`` (arrays and numbers at the op's promotion positions) in place to the
-    dtype PyTorch computes in; numbers that decide the category become arrays of that dtype."""
+    dtype PyTorch computes in, and return it; numbers that decide the category become arrays
+    of that dtype."""
     positions = op.promote_pos
     first = None
     same = True
@@ -114,6 +117,35 @@ def promote(op: OpDef, values: list[Any]) -> None:
             # A number that decides the result's category: an array of the target dtype, so
             # NumPy computes in the dtype PyTorch would.
             values[p] = _asarray(v, dtype=np_target)
+    return np_target
+
+
+# ----------------------------------------------------------------------------------------------
+# bfloat16 (see ._bfloat16): an op given bfloat16 arrays computes in float32 and rounds once.
+
+
+# PyTorch's add and sub kernels round a Python number to the tensor's half-precision type
+# first (mul and div take it as it is).
+_ROUNDS_NUMBERS = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1"})
+
+
+def forward_in_float32(op: OpDef, values: Sequence[Any]) -> Any:
+    """``op.forward`` on ``values`` whose bfloat16 arrays are widened to float32, its floating
+    results rounded to bfloat16 once (unless an explicit ``dtype=`` chose another)."""
+    widened = [widen(v) for v in values]
+    if op.node_name in _ROUNDS_NUMBERS:
+        for p in op.promote_pos:
+            if type(widened[p]) is float:
+                widened[p] = float(np.asarray(widened[p], _BF16))
+    out = op.forward(*widened)
+    pos = op.dtype_pos
+    if pos is not None and values[pos] is not None and values[pos] is not _dtype.bfloat16:
+        return out
+    return narrow(out)
+
+
+def _computes_in_bfloat16(op: OpDef, values: Sequence[Any]) -> bool:
+    return not op.view and any(holds_bfloat16(values[p]) for p in op.tensor_positions)
 
 
 def wrapped_int(value: int, np_dtype: np.dtype) -> np.ndarray:
@@ -268,12 +300,15 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     (``offset``: 1 when called as a Tensor method, for the positions errors name)."""
     values = list(args)
     requires_grad = False
+    bfloat16 = _dtype._state.default is _dtype.bfloat16
     for p in op.input_pos:
         x = values[p]
         if isinstance(x, Tensor):
             if x._base is not None:
                 refresh_view(x)
-            values[p] = x._data
+            values[p] = data = x._data
+            if data.dtype is _BF16:
+                bfloat16 = True
             if x._requires_grad:
                 requires_grad = True
         elif x is None and op.defaults[p] is None:
@@ -289,14 +324,19 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         x = values[p]
         if isinstance(x, Tensor):
             values[p] = x._data
+            bfloat16 = bfloat16 or x._data.dtype is _BF16
         elif type(x) is tuple and p in op.tensor_list_pos:
-            values[p] = tuple(e._data if isinstance(e, Tensor) else e for e in x)
+            values[p] = x = tuple(e._data if isinstance(e, Tensor) else e for e in x)
+            bfloat16 = bfloat16 or holds_bfloat16(x)
     if op.check is not None:
         op.check(*values)
     if op.promote is not KEEP:
         promote(op, values)
     try:
-        out = op.forward(*values)
+        if bfloat16 and _computes_in_bfloat16(op, values):
+            out = forward_in_float32(op, values)
+        else:
+            out = op.forward(*values)
     except ValueError as error:
         raise _forward_error(error, values) from None
     record = requires_grad and op.differentiable and mode_get() & GRAD
@@ -308,7 +348,7 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         result = wrap(out)
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
-        if record and out.dtype.kind in "fc":
+        if record and out.dtype.kind in "fcV":
             _record(op, args, out, result)
         return result
     return _wrap_outputs(op, args, out, record)
@@ -332,7 +372,7 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
         source = args[op.input_pos[0]]
         for t in results[:n_diff]:
             _share_with_base(t, source, op.multi_view)
-    if record and n_diff and outs[0].dtype.kind in "fc":
+    if record and n_diff and outs[0].dtype.kind in "fcV":
         _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
     return results
 
@@ -381,7 +421,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
         if x._base is not None:
             refresh_view(x)
         a = x._data
-        if needs_float and a.dtype.kind not in "fc":
+        if (needs_float and a.dtype.kind not in "fcV") or a.dtype is _BF16:
             return run_general(op, _full_args(op, (x, *rest)), offset)
         out = forward(a, *rest) if rest else forward(a)
         if type(out) is not _ndarray:
@@ -401,7 +441,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
                 inherit_inference(t, x)
         else:
             _share_with_base(t, x, multi_view)
-        if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fc":
+        if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
             record = recorders.get(_TRUE1) or recorder(op, _TRUE1)
             record(x, (x, *rest) if rest else (x,), out, t)
         return t
@@ -458,6 +498,10 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             return NotImplemented
         else:
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
+        if (type(a) is _ndarray and a.dtype is _BF16) or (
+            type(b) is _ndarray and b.dtype is _BF16
+        ):
+            return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if check is not None:
             check(a, b, *rest)
         if promote_mode is not KEEP and not (
@@ -476,7 +520,7 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
         ):
             out = _iterator_layout(out, [a, b])
         t = wrap(out)
-        if (rx or ry) and differentiable and mode_get() & GRAD and out.dtype.kind in "fc":
+        if (rx or ry) and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
             needs = (rx, ry)
             record = recorders.get(needs) or recorder(op, needs)
             record(x, y, (x, y, *rest) if rest else (x, y), out, t)

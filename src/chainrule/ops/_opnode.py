@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import Tensor, wrap
+from ..autograd.grad_mode import GRAD, MODE
 from ..autograd.node import (
     RELEASED,
     SECOND_BACKWARD_MESSAGE,
@@ -21,6 +22,7 @@ from ..autograd.node import (
     ReleasedNumbers,
     is_released,
 )
+from ._bfloat16 import holds_bfloat16
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -134,11 +136,38 @@ class OpNode(Node):
 
     def run_backward(self, grads: Any, create_graph: bool, release: bool) -> list[Any]:
         op = self._op
+        if not create_graph and holds_bfloat16(grads):
+            return self._run_bfloat16(grads, release)
         if self._saved is None and not op.uses_extras:
             env = op.blank_args  # nothing saved: derivatives read only the gradient
         else:
             env = self._unpack(create_graph)
-        ops = TENSOR_NS if create_graph else NUMPY_NS
+        return self._derivatives(TENSOR_NS if create_graph else NUMPY_NS, grads, env, release)
+
+    def _run_bfloat16(self, grads: Any, release: bool) -> list[Any]:
+        """A bfloat16 gradient: the derivatives run on Tensors (not recorded), as PyTorch's
+        formulas run on ATen ops, each computing in float32 and rounding once to bfloat16
+        (the arrays' path would compute a Python number with bfloat16 in float32 and
+        accumulate sums in bfloat16)."""
+        op = self._op
+        if self._saved is None and not op.uses_extras:
+            env: Any = op.blank_args
+        else:
+            env = self._unpack(True)
+        token = MODE.set(MODE.get() & ~GRAD)
+        try:
+            if type(grads) is tuple or type(grads) is list:
+                tensor_grads: Any = type(grads)(None if g is None else wrap(g) for g in grads)
+            else:
+                tensor_grads = wrap(grads)
+            out = self._derivatives(TENSOR_NS, tensor_grads, env, release)
+        finally:
+            MODE.reset(token)
+        return [g._data if isinstance(g, Tensor) else g for g in out]
+
+    def _derivatives(self, ops: Any, grads: Any, env: list[Any], release: bool) -> list[Any]:
+        """One gradient per input (None where none is needed), from the op's derivatives."""
+        op = self._op
         out = []
         in_meta = self._in_meta
         i = 0

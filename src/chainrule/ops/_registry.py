@@ -168,6 +168,9 @@ class OpDef:
                                for nr, name in enumerate(node_outputs, start=1)}
         self.node_outputs_derivative: _Derivative | None = None
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
+        # An explicit ``dtype=`` argument decides the result's dtype (bfloat16 computation,
+        # _dispatch.forward_in_float32, does not round such a result back).
+        self.dtype_pos = self.index_of.get("dtype")
         # An element-wise op of several tensors (PyTorch's TensorIterator): its result is laid
         # out as TensorIterator lays it out over them, in parameter order.
         self.iterates = elementwise and len(self.tensor_positions) >= 2

@@ -21,8 +21,8 @@ from .._tensor import Tensor, wrap
 from ._registry import op, tensor_method
 
 __all__ = [
-    "clone", "contiguous", "to", "float_", "double", "half", "long", "int_", "short", "char",
-    "byte", "bool_", "cpu", "copy_for_grad", "type_as", "view_dtype",
+    "clone", "contiguous", "to", "float_", "double", "half", "bfloat16", "long", "int_", "short",
+    "char", "byte", "bool_", "cpu", "copy_for_grad", "type_as", "view_dtype",
 ]
 
 
@@ -129,6 +129,7 @@ def _cast(d: _dtype.dtype, name: str):
 float_ = _cast(_dtype.float32, "float")
 double = _cast(_dtype.float64, "double")
 half = _cast(_dtype.float16, "half")
+bfloat16 = _cast(_dtype.bfloat16, "bfloat16")
 long = _cast(_dtype.int64, "long")
 int_ = _cast(_dtype.int32, "int")
 short = _cast(_dtype.int16, "short")

@@ -805,8 +805,8 @@ def _linspace_values(start: Any, end: Any, steps: int, d: DType) -> np.ndarray:
         return np.empty((0,), dtype=d.np)
     if steps == 1:
         return np.array([start], dtype=np.float64).astype(d.np)
-    if d is _dtype.float16:
-        return _half_linspace(start, end, steps)
+    if d.np in _dtype.REDUCED_FLOATS:
+        return _half_linspace(start, end, steps, d.np)
     # The arithmetic type: float32 for float32, float64 otherwise.
     work = np.float32 if d is _dtype.float32 else np.float64
     if d.is_floating_point:
@@ -825,14 +825,17 @@ def _linspace_values(start: Any, end: Any, steps: int, d: DType) -> np.ndarray:
     return values.astype(d.np)
 
 
-def _half_linspace(start: Any, end: Any, steps: int) -> np.ndarray:
-    """float16 arithmetic rounds after every operation (no fused multiply-add)."""
-    half, single = np.float16, np.float32
-    first, last = single(half(start)), single(half(end))
-    step = single(half(single(half(last - first)) / single(half(steps - 1))))
+def _half_linspace(start: Any, end: Any, steps: int, half: np.dtype) -> np.ndarray:
+    """float16 and bfloat16 arithmetic round after every operation (no fused multiply-add)."""
+
+    def rounded(value: Any) -> np.ndarray:  # to the half type, and back to float32
+        return np.asarray(value, np.float32).astype(half).astype(np.float32)
+
+    first, last = rounded(start), rounded(end)
+    step = rounded(rounded(last - first) / rounded(steps - 1))
     index = np.arange(steps)
-    up = half(first + single(half(step * single(half(index)))))
-    down = half(last - single(half(step * single(half(steps - 1 - index)))))
+    up = (first + rounded(step * rounded(index))).astype(half)
+    down = (last - rounded(step * rounded(steps - 1 - index))).astype(half)
     return np.where(index < steps // 2, up, down)
 
 
@@ -1238,8 +1241,8 @@ def _check_random_bounds(low: int, high: int, d: DType) -> None:
         )
     np_dtype = d.np
     name = _CPP_NAMES.get(np_dtype.name, np_dtype.name)
-    if np_dtype.kind == "f":
-        info = np.finfo(np_dtype)
+    if np_dtype.kind in "fV":
+        info = _dtype.finfo(np_dtype)
         lowest, highest, digits = builtins.float(info.min), builtins.float(info.max), info.nmant + 1
     elif np_dtype.kind == "b":
         lowest, highest, digits = 0, 1, None

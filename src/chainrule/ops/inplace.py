@@ -518,7 +518,7 @@ def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> boo
             return False
     other = args[0]
     data = self._data
-    if data.dtype.kind != "f" or not data.flags.writeable:
+    if data.dtype.kind not in "fV" or not data.flags.writeable:
         return False
     if INFERENCE_TENSORS:
         check_inference_inplace(self)

@@ -17,6 +17,7 @@ from .. import _dtype
 from .._backend import special
 from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor, wrap
+from ..autograd.grad_mode import GRAD, mode_get
 from ..autograd.node import type_name
 from ._dispatch import broadcast_error
 from ._registry import (
@@ -62,17 +63,25 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 _HALF = np.dtype(np.float16)
 _SINGLE = np.dtype(np.float32)
+_REDUCED = _dtype.REDUCED_FLOATS  # float16 and bfloat16
+
+
+def _half_type(value: Any) -> np.dtype | None:
+    """The half-precision dtype (float16, bfloat16) of an array or Tensor; None otherwise."""
+    data = value._data if isinstance(value, Tensor) else value
+    if type(data) is np.ndarray and data.dtype in _REDUCED:
+        return data.dtype
+    return None
 
 
 def _is_half(value: Any) -> bool:
-    data = value._data if isinstance(value, Tensor) else value
-    return type(data) is np.ndarray and data.dtype == _HALF
+    return _half_type(value) is not None
 
 
 def _to_single(value: Any) -> Any:
     if type(value) is np.ndarray:
-        return value.astype(_SINGLE) if value.dtype == _HALF else value
-    if isinstance(value, Tensor) and value._data.dtype == _HALF:
+        return value.astype(_SINGLE) if value.dtype in _REDUCED else value
+    if isinstance(value, Tensor) and value._data.dtype in _REDUCED:
         from .copying import _to_copy
 
         return _to_copy(value, _dtype.float32)  # recorded: create_graph differentiates it
@@ -81,16 +90,25 @@ def _to_single(value: Any) -> Any:
     return value
 
 
-def _to_half(value: Any) -> Any:
+def _to_half(value: Any, half: np.dtype = _HALF) -> Any:
+    """Float32 results rounded to the half-precision type ``half``."""
     if type(value) is np.ndarray:
-        return value.astype(_HALF) if value.dtype == _SINGLE else value
+        return value.astype(half) if value.dtype == _SINGLE else value
     if isinstance(value, Tensor) and value._data.dtype == _SINGLE:
         from .copying import _to_copy
 
-        return _to_copy(value, _dtype.float16)
+        return _to_copy(value, _dtype.from_numpy_dtype(half))
     if isinstance(value, tuple | list):
-        return type(value)(_to_half(v) for v in value)
+        return type(value)(_to_half(v, half) for v in value)
     return value
+
+
+def _first_half_type(values: Any) -> np.dtype | None:
+    for v in values:
+        half = _half_type(v)
+        if half is not None:
+            return half
+    return None
 
 
 def half_in_float32(forward: Any) -> Any:
@@ -98,7 +116,8 @@ def half_in_float32(forward: Any) -> Any:
     result rounded to float16 once, as PyTorch's CPU kernels do for half precision. A forward
     of several NumPy steps would otherwise round after each and drift from PyTorch's numbers
     (``gelu``, ``softplus`` ...); single-ufunc forwards need no help (NumPy's float16 ufuncs
-    already compute in float32). Float32 and float64 inputs pay one dtype check."""
+    already compute in float32). Float32 and float64 inputs pay one dtype check. (bfloat16
+    inputs never get here: the dispatch computes them in float32, ``_bfloat16``.)"""
     from ._registry import _positional
 
     positional = _positional(forward)
@@ -117,16 +136,23 @@ def half_in_float32(forward: Any) -> Any:
 
 
 def fast_path_in_float32(derivative: Any) -> Any:
-    """Decorate a derivative: on the fast path (arrays) a float16 gradient is computed in
+    """Decorate a derivative: on the fast path a half-precision gradient is computed in
     float32 and rounded once, as PyTorch's fused backward kernels do (``silu_backward``,
-    ``mish_backward`` ...). The recorded path (``create_graph=True``) runs the formula as
-    written, in the tensors' dtype, as PyTorch's differentiable version of it does."""
+    ``mish_backward`` ...). The fast path is arrays, or for bfloat16 Tensors with grad mode
+    off (``_opnode``'s bfloat16 backward); the recorded path (``create_graph=True``) runs the
+    formula as written, in the tensors' dtype, as PyTorch's differentiable version of it does."""
 
     @functools.wraps(derivative)
     def run(ops: Any, grad: Any, *args: Any) -> Any:
-        if type(grad) is np.ndarray and grad.dtype == _HALF:
-            out = derivative(ops, grad.astype(_SINGLE), *[_to_single(a) for a in args])
-            return _to_half(out)
+        if type(grad) is np.ndarray:
+            if grad.dtype == _HALF:
+                out = derivative(ops, grad.astype(_SINGLE), *[_to_single(a) for a in args])
+                return _to_half(out)
+        elif isinstance(grad, Tensor) and grad._data.dtype is _dtype.BFLOAT16 and not (
+            mode_get() & GRAD
+        ):
+            out = derivative(ops, _to_single(grad), *[_to_single(a) for a in args])
+            return _to_half(out, _dtype.BFLOAT16)
         return derivative(ops, grad, *args)
 
     return run
@@ -134,15 +160,16 @@ def fast_path_in_float32(derivative: Any) -> Any:
 
 def derivative_in_float32(derivative: Any) -> Any:
     """Decorate a derivative PyTorch computes with a fused kernel also when the backward is
-    recorded (``_softmax_backward_data``, ``native_layer_norm_backward`` ...): with a float16
-    gradient it is evaluated in float32 and rounded once, on the fast path and on the recorded
-    one (the casts recorded too, so the result is differentiable again)."""
+    recorded (``_softmax_backward_data``, ``native_layer_norm_backward`` ...): with a
+    half-precision gradient it is evaluated in float32 and rounded once, on the fast path and
+    on the recorded one (the casts recorded too, so the result is differentiable again)."""
 
     @functools.wraps(derivative)
     def run(ops: Any, grad: Any, *args: Any) -> Any:
-        if _is_half(grad) or type(grad) in (tuple, list) and any(_is_half(g) for g in grad):
+        half = _first_half_type(grad) if type(grad) in (tuple, list) else _half_type(grad)
+        if half is not None:
             out = derivative(ops, _to_single(grad), *[_to_single(a) for a in args])
-            return _to_half(out)
+            return _to_half(out, half)
         return derivative(ops, grad, *args)
 
     return run
@@ -726,7 +753,7 @@ def _pow_array(self, exponent):
         return full_preserving_layout(self, 1)
     if exponent == 1:
         return copy_preserving_layout(self)
-    if self.dtype.kind == "f" and self.dtype != np.float16:
+    if self.dtype.kind in "fV" and self.dtype != np.float16:
         if exponent == 2:
             return self * self
         if exponent == 0.5:
@@ -894,7 +921,7 @@ def _sign_array(self):
     if self.dtype == np.bool_:
         return self.copy()
     out = np.sign(self)
-    if out.dtype.kind == "f" and np.isnan(out).any():
+    if out.dtype.kind in "fV" and np.isnan(out).any():
         out = np.where(np.isnan(out), 0, out).astype(out.dtype)  # PyTorch: sign(nan) is 0
     return out
 
@@ -1727,7 +1754,7 @@ def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
     loops pick either operand there (varying with the position in the array), PyTorch keeps
     ``self``, whose sign shows. (A zero result where ``self`` is zero is a tie or ``self``.)"""
     out = np.asarray(out)
-    if out.dtype.kind == "f":
+    if out.dtype.kind in "fV":
         np.copyto(out, self, where=(out == 0) & (self == 0))
     return out
 
@@ -1945,7 +1972,7 @@ def _check_heaviside(input, values):
 
 @op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
 def _heaviside(input, values):
-    if input.dtype.kind != "f":
+    if input.dtype.kind not in "fV":
         return np.where(input == 0, values, input > 0).astype(input.dtype)
     out = np.asarray(np.heaviside(input, values))
     if np.isnan(input).any():
@@ -2038,7 +2065,7 @@ def _comparison_in_place(name: str, fn, out_of_place):
     with_tensor.derivative("other")(zero_derivative)
 
     def compare_in_place(self: Tensor, other: Any) -> Tensor:
-        if self._data.dtype.kind not in "fc":
+        if self._data.dtype.kind not in "fcV":
             return out_of_place(self, other)  # (no history to record: the bool result is cast)
         return (with_tensor if isinstance(other, Tensor) else with_number)(self, other)
 
@@ -2088,7 +2115,7 @@ def logical_not(self):
 
 def _refuse_non_integral(kernel: str, dtype: np.dtype) -> None:
     """PyTorch's error for a bitwise kernel run on a floating or complex type."""
-    if dtype.kind in "fc":
+    if dtype.kind in "fcV":
         raise _no_kernel(kernel, dtype)
 
 
@@ -2419,7 +2446,7 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         if equal_nan:
             close = close | (np.isnan(a) & np.isnan(b))
         finite = np.isfinite(a) & np.isfinite(b)
-        wide = np.float64 if a.dtype.kind == "f" else np.complex128
+        wide = np.float64 if a.dtype.kind in "fV" else np.complex128
         diff = np.abs(a.astype(wide) - b.astype(wide))
         close = close | (finite & (diff <= atol + rtol * np.abs(b.astype(wide))))
     return wrap(np.asarray(close))

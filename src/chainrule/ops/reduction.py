@@ -298,7 +298,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 def _mean_check(array: np.ndarray, dtype: Any) -> Any:
     if dtype is not None:
         return to_dtype(dtype).np
-    if array.dtype.kind not in "fc":
+    if array.dtype.kind not in "fcV":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {_type_name(array)}"
@@ -880,9 +880,9 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _median_all(self):
     flat = self.reshape(-1)
     if flat.size == 0:
-        return np.asarray(np.nan if self.dtype.kind == "f" else np.iinfo(self.dtype).min,
+        return np.asarray(np.nan if self.dtype.kind in "fV" else np.iinfo(self.dtype).min,
                           self.dtype)
-    if self.dtype.kind == "f" and np.isnan(flat).any():
+    if self.dtype.kind in "fV" and np.isnan(flat).any():
         return np.asarray(np.nan, self.dtype)
     return np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
 
@@ -908,7 +908,7 @@ def _median_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     n = a.shape[dim]
     order = np.argsort(a, axis=dim, kind="stable")
     index = np.take(order, [(n - 1) // 2], axis=dim)
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         nan = np.isnan(a)
         has_nan = nan.any(axis=dim, keepdims=True)
         index = np.where(has_nan, np.argmax(nan, axis=dim, keepdims=True), index)
@@ -999,7 +999,7 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
             # A float64 sum can put a constant row's mean an ulp off (so its variance would
             # not be 0). Such rows have deviations within a few ulps of their mean: found from
             # the sums just made, their means set exactly (rarely needed).
-            tiny = 4 * np.finfo(a.dtype).eps * np.abs(mean)
+            tiny = 4 * _dtype.finfo(a.dtype).eps * np.abs(mean)
             suspect = (squares > 0) & (squares <= n * tiny * tiny)
             if suspect.any():
                 mean = np.where(suspect, _exact_mean(a, axes, n, mean), mean)
@@ -1141,7 +1141,7 @@ def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, kee
                  correction: Any) -> Any:
     dim, correction = _correction(name, dim, unbiased, correction)
     a = input._data
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         kind = name if name.endswith("_mean") else "std and var"
         raise RuntimeError(f"{kind} only support floating point and complex dtypes")
     given = _dims_arg(name, dim)
@@ -1305,7 +1305,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
     elif p is None:
         p = 2
     ord = float(p)  # noqa: A001
-    if a.dtype.kind not in "fc":
+    if a.dtype.kind not in "fcV":
         raise RuntimeError(
             "linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
             f"{_type_name(a)}"
@@ -1385,7 +1385,7 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
         raise TypeError(
             f"dist(): argument 'other' (position 2) must be Tensor, not {type(other).__name__}"
         )
-    if input._data.dtype.kind not in "fc" and other._data.dtype.kind not in "fc":
+    if input._data.dtype.kind not in "fcV" and other._data.dtype.kind not in "fcV":
         promoted = _dtype.result_type(input, other)
         raise RuntimeError(
             "norm(): input dtype should be either floating point or complex. Got "
@@ -1414,7 +1414,7 @@ def _matrix_norm_error(p: str, a: np.ndarray, dim: Any) -> None:
 
 @op("LogsumexpBackward0")
 def _logsumexp(self, dim, keepdim=False):
-    a = self if self.dtype.kind in "fc" else self.astype(_dtype.get_default_dtype().np)
+    a = self if self.dtype.kind in "fcV" else self.astype(_dtype.get_default_dtype().np)
     if _count(a.shape, dim) == 0:
         shape = tuple(1 if i in dim else s for i, s in enumerate(a.shape))
         return _squeeze_dims(np.full(shape, -np.inf, a.dtype), dim, keepdim)

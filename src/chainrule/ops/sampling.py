@@ -34,7 +34,7 @@ def _draw(shape: tuple[int, ...], probability: Any, generator: Any,
 
 
 def _check_probabilities(p: np.ndarray, kernel: str) -> None:
-    if p.dtype.kind not in "fc":
+    if p.dtype.kind not in "fcV":
         from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 
         name = SCALAR_TYPE_NAMES[from_numpy_dtype(p.dtype)]

@@ -16,7 +16,7 @@ from .._registry import op
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
 from ..activation import log_softmax
 from ..indexing import masked_fill
-from ..pointwise import _is_half, _to_half, _to_single, exp, neg, xlogy
+from ..pointwise import _half_type, _is_half, _to_half, _to_single, exp, neg, xlogy
 from ..pointwise import abs as abs_
 from ..reduction import mean, sum
 from ..shape import expand, view
@@ -339,7 +339,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
     class_dim = 0 if x.ndim == 1 else 1
     logp = log_softmax(input, class_dim)
     if x.shape == t.shape:
-        if t.dtype.kind != "f":
+        if t.dtype.kind not in "fV":
             raise RuntimeError(
                 f"Expected floating point type for target with class probabilities, got "
                 f"{scalar_name(t.dtype)}"
@@ -525,7 +525,8 @@ def _smooth_l1_grad(ops: Any, grad: Any, input: Any, target: Any, reduction: str
         g = _to_single(grad)
         x = _to_single(input) - _to_single(target)
         inside = norm * x * g / beta
-        return _to_half(ops.where(x <= -beta, -norm * g, ops.where(x >= beta, norm * g, inside)))
+        return _to_half(ops.where(x <= -beta, -norm * g, ops.where(x >= beta, norm * g, inside)),
+                        _half_type(grad))
     x = input - target
     return ops.where(ops.abs(x) >= beta, ops.sign(x), x / beta) * norm * grad
 

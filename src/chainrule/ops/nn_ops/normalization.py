@@ -22,12 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
+from ..._dtype import REDUCED_FLOATS as _REDUCED_FLOATS
 from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from .._registry import op
 from ..inplace import bump_version
 from ..pointwise import (
+    _half_type,
     _is_half,
     _to_half,
     _to_single,
@@ -41,7 +44,7 @@ __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
 
 
 def _in_single(x: np.ndarray) -> np.ndarray:
-    return x.astype(np.float32) if x.dtype == np.float16 else x
+    return x.astype(np.float32) if x.dtype in _REDUCED_FLOATS else x
 
 
 def _stats(ops: Any, x: Any, dims: tuple[int, ...], count: int, eps: float) -> tuple[Any, Any]:
@@ -67,7 +70,7 @@ def _row_stats(ops: Any, x: Any, dims: tuple[int, ...], count: int,
     var_data = _array(var)
     mean_data = _array(mean)
     with np.errstate(over="ignore", invalid="ignore"):
-        tiny = 4 * np.finfo(mean_data.dtype).eps * np.abs(mean_data)
+        tiny = 4 * _dtype.finfo(mean_data.dtype).eps * np.abs(mean_data)
         suspect = (var_data > 0) & (var_data <= tiny * tiny)
     if suspect.any():
         data = _array(x)
@@ -133,7 +136,7 @@ def _exact_statistics_in_float16(recompute: Any) -> Any:
             if stats is not None:
                 recorded = type(grad) is not np.ndarray
                 values[first], values[second] = (wrap(v) if recorded else v for v in stats)
-            return _to_half(derivative(ops, _to_single(grad), *values))
+            return _to_half(derivative(ops, _to_single(grad), *values), _half_type(grad))
 
         return run
 
@@ -177,7 +180,7 @@ def _fma(a: Any, b: Any, c: Any, dtype: np.dtype) -> np.ndarray:
 
 
 def _compute_dtype(dtype: np.dtype) -> np.dtype:
-    return np.dtype(np.float32) if dtype == np.float16 else np.dtype(dtype)
+    return np.dtype(np.float32) if dtype in _REDUCED_FLOATS else np.dtype(dtype)
 
 
 def _batch_norm_terms(mean: np.ndarray, invstd: np.ndarray, weight: np.ndarray | None,
@@ -345,7 +348,7 @@ def _param_dtype(x: np.ndarray, params: Sequence[Tensor | None]) -> np.dtype:
             if t is not None and t._data.dtype != np.float32:
                 raise RuntimeError(
                     "mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if x.dtype != np.float16:
+        if x.dtype not in _REDUCED_FLOATS:
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
         return np.dtype(np.float32)
     for t in params:
@@ -381,7 +384,7 @@ def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
             invstd = (1 / np.sqrt(var + eps)).astype(param)
         return mean_w.astype(param), invstd, var * count, mean_w, precise
     with np.errstate(over="ignore", invalid="ignore"):
-        if x.dtype == np.float16:
+        if x.dtype in _REDUCED_FLOATS:
             xf = x.astype(np.float32)
             mean_w = np.sum(xf, axis=dims, dtype=np.float32) / np.float32(count)
             centred = xf - mean_w.reshape(view)
@@ -395,7 +398,7 @@ def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
         # The sum of squares stays in float32 for float16 input (PyTorch's accumulate type).
         var_sum = var_sum.astype(_compute_dtype(param))
         var = var_sum / np.asarray(count, var_sum.dtype)
-        acc = np.float32 if x.dtype == np.float16 else np.float64
+        acc = np.float32 if x.dtype in _REDUCED_FLOATS else np.float64
         precise = (1 / np.sqrt(var.astype(acc) + eps)).astype(mean_w.dtype)
         invstd = (1 / np.sqrt(var.astype(acc) + eps)).astype(param)
     return mean, invstd, var_sum, mean_w, precise
@@ -410,7 +413,7 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if running_mean is not None:
             data = running_mean._data
-            if data.dtype == np.float16:  # in float32, from the float32 mean
+            if data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 mean
                 m32 = np.float32(momentum)
                 data[...] = m32 * mean + (1 - m32) * data.astype(np.float32)
             else:  # the momentum in the statistics' dtype
@@ -418,7 +421,7 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
                 data[...] = m * mean.astype(data.dtype) + (1 - m) * data
         if running_var is not None:
             data = running_var._data
-            if data.dtype == np.float16:  # in float32, from the float32 sum of squares
+            if data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 sum of squares
                 m32 = np.float32(momentum)
                 unbiased = var_sum / np.float32(count - 1)
                 data[...] = m32 * unbiased + (1 - m32) * data.astype(np.float32)
@@ -480,7 +483,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
             "running_mean and running_var must either both be None or neither be None")
     if x.ndim < 2:
         raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise NotImplementedError(f"\"batch_norm\" not implemented for '{scalar_name(x.dtype)}'")
     param = _param_dtype(x, (weight, bias, running_mean, running_var))
     if not training:
@@ -491,7 +494,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     # A float16 input is normalised with the float32 statistics (PyTorch's kernel uses the
     # saved ones, rounded to float16 when the parameters are: hundreds of ulps off the exact
     # result; see tests/test_nn_batch_norm.py).
-    precise = (batch_mean, batch_invstd) if x.dtype == np.float16 else None
+    precise = (batch_mean, batch_invstd) if x.dtype in _REDUCED_FLOATS else None
     out = native_batch_norm(input, wrap(mean), wrap(invstd), weight, bias, running_mean,
                             running_var, True, eps, precise)
     # After the op: PyTorch saves (and packs) the running statistics before its kernel
@@ -548,7 +551,7 @@ def _row_moments(x: np.ndarray, dims: tuple[int, ...], count: int,
         mean = np.sum(x, axis=dims, keepdims=True) / np.asarray(count, x.dtype)
         centred = x - mean
         var = np.sum(centred * centred, axis=dims, keepdims=True) / np.asarray(count, x.dtype)
-        tiny = 4 * np.finfo(x.dtype).eps * np.abs(mean)
+        tiny = 4 * _dtype.finfo(x.dtype).eps * np.abs(mean)
         suspect = (var > 0) & (var <= tiny * tiny)
         if suspect.any():
             mean = np.where(suspect, _exact_mean(x, dims, count, mean), mean)
@@ -695,7 +698,7 @@ def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | 
     dims = _layer_norm_dims(x.ndim, shape)
     mean, rstd = _row_moments(_in_single(x), dims, math.prod(shape), eps)
     precise = None
-    if x.dtype == np.float16:
+    if x.dtype in _REDUCED_FLOATS:
         precise = (mean, rstd)
         with np.errstate(over="ignore"):
             mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)
@@ -829,7 +832,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     mean, rstd = _row_moments(grouped, (2,), grouped.shape[2], eps)
     mean, rstd = mean[:, :, 0], rstd[:, :, 0]
     precise = None
-    if x.dtype == np.float16:
+    if x.dtype in _REDUCED_FLOATS:
         precise = (mean, rstd)
         with np.errstate(over="ignore"):
             mean, rstd = mean.astype(x.dtype), rstd.astype(x.dtype)

@@ -190,7 +190,7 @@ def _pad_spatial(x: np.ndarray, pad: Sequence[int], out: Sequence[int], kernel: 
 
 
 def _lowest(dtype: np.dtype) -> Any:
-    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return -np.inf if dtype.kind in "fV" else np.iinfo(dtype).min
 
 
 def _channels_last(x: np.ndarray) -> bool:
@@ -275,7 +275,7 @@ def _window_argmax(win: np.ndarray, nd: int) -> np.ndarray:
     kernel = win.shape[-nd:]
     best = win[(Ellipsis,) + (0,) * nd].copy()
     arg = np.zeros(best.shape, np.int64)
-    is_float = win.dtype.kind == "f"
+    is_float = win.dtype.kind in "fV"
     for t, offset in enumerate(itertools.product(*(range(k) for k in kernel))):
         if t == 0:
             continue
@@ -319,7 +319,7 @@ def _max_pool_indices(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int
     # maximum is never beaten either): only taps of the input can move the index.
     best = np.full(win.shape[:1 + nd], lowest, x.dtype)
     arg = np.full(win.shape[:1 + nd], -1, np.int64)
-    is_float = x.dtype.kind == "f"
+    is_float = x.dtype.kind in "fV"
     for t, offset in enumerate(itertools.product(*(range(k) for k in kernel))):
         value = win[(Ellipsis,) + offset]
         better = value > best
@@ -602,7 +602,7 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     x = input._data
     _check_max_pool1d(x, kernel_size, stride, padding, dilation, ceil_mode)
-    if x.dtype.kind != "f" and not input.requires_grad:
+    if x.dtype.kind not in "fV" and not input.requires_grad:
         # PyTorch's kernel without indices is for floating types only.
         raise NotImplementedError(
             f"\"max_pool1d_impl\" not implemented for '{scalar_name(x.dtype)}'"
@@ -642,7 +642,7 @@ def _average(total: np.ndarray, divisor: Any, dtype: np.dtype) -> np.ndarray:
     """``total / divisor`` in ``dtype``: float16 divides in float32 and rounds once; integers
     divide as C++ does (toward zero)."""
     divisor = np.asarray(divisor)
-    if dtype.kind == "f":
+    if dtype.kind in "fV":
         return (total / divisor.astype(total.dtype)).astype(dtype, copy=False)
     quotient = np.abs(total) // divisor
     return np.where(total < 0, -quotient, quotient).astype(dtype, copy=False)
@@ -751,7 +751,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         raise _dim_out_of_range(x, -3)
     out = _out_sizes(x.shape, kernel, stride_t, pad, (1, 1), ceil_mode)
     _pool2d_shape_check(x, kernel, stride_t, pad, (1, 1), out)
-    if x.dtype.kind != "f" and x.dtype != np.int64:
+    if x.dtype.kind not in "fV" and x.dtype != np.int64:
         raise _not_implemented(name, x.dtype)
     return avg_pool2d_op(input, kernel, stride_t, pad, ceil_mode, count_include_pad,
                          divisor_override)
@@ -978,7 +978,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
                 f"dimensions, but input has sizes {size_list(x.shape)} with dimension {dim} "
                 "being empty"
             )
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise _not_implemented("adaptive_avg_pool2d", x.dtype)
     return adaptive_avg_pool2d_op(input, size)
 
@@ -1008,7 +1008,7 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
         raise RuntimeError(
             f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {size_list(x.shape)}"
         )
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise _not_implemented("adaptive_avg_pool3d_cpu", x.dtype)
     return adaptive_avg_pool3d_op(input, size)
 
@@ -1059,7 +1059,7 @@ def _adaptive_max_pool(input: Tensor, output_size: Any, nd: int) -> tuple[Tensor
         raise RuntimeError(
             f"Trying to create tensor with negative dimension {min(size)}: {size_list(shape)}"
         )
-    if x.dtype.kind != "f":
+    if x.dtype.kind not in "fV":
         raise _not_implemented(name if nd == 2 else name + "_cpu", x.dtype)
     # PyTorch keeps a channels-last layout in 2-D; its 3-D outputs are row-major.
     indices = wrap(_laid_out(_adaptive_max_indices(x, size), nd == 2 and _channels_last(x)))
