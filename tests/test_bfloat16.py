@@ -186,3 +186,28 @@ def test_sgd_step_in_bfloat16() -> None:
         return p
 
     _same(*_both(run))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, w: lib.nn.functional.linear(x, w),
+    lambda lib, x, w: lib.mm(x, w.t()),
+], ids=["linear", "mm"])
+def test_mixed_with_float32_refused_as_pytorch(fn: Any) -> None:
+    messages = []
+    for lib in LIBS:
+        with pytest.raises(RuntimeError) as error:
+            fn(lib, lib.ones(2, 3, dtype=lib.bfloat16), lib.ones(4, 3))
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]
+
+
+def test_layer_norm_with_float32_parameters_as_pytorch() -> None:
+    data = np.random.default_rng(1).uniform(-2, 2, (3, 4)).astype(np.float32)
+
+    def run(lib: Any) -> Any:
+        x = lib.from_numpy(data.copy()).bfloat16()
+        return lib.nn.functional.layer_norm(x, (4,), lib.ones(4), lib.zeros(4))
+
+    ours, theirs = _both(run)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    np.testing.assert_allclose(ours.float()._data, torch_to_numpy(theirs.float()), atol=2e-2)

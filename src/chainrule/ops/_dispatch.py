@@ -145,7 +145,19 @@ def forward_in_float32(op: OpDef, values: Sequence[Any]) -> Any:
 
 
 def _computes_in_bfloat16(op: OpDef, values: Sequence[Any]) -> bool:
-    return not op.view and any(holds_bfloat16(values[p]) for p in op.tensor_positions)
+    """Whether the op runs in float32 for bfloat16: it is no view, a tensor argument is
+    bfloat16 and none is of another floating type (an op that does not promote, given mixed
+    types, runs as it is, so its own check raises PyTorch's dtype error)."""
+    if op.view:
+        return False
+    found = False
+    for p in op.tensor_positions:
+        v = values[p]
+        if holds_bfloat16(v):
+            found = True
+        elif type(v) is _ndarray and v.dtype.kind in "fc":
+            return False
+    return found
 
 
 def wrapped_int(value: int, np_dtype: np.dtype) -> np.ndarray:
