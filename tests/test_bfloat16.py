@@ -93,7 +93,8 @@ def test_numpy_refuses_bfloat16_as_pytorch() -> None:
 
 
 @pytest.mark.parametrize("other", ["float16", "float32", "float64", "complex64", "complex128",
-                                   "int64", "int8", "uint8", "bool", "bfloat16"])
+                                   "int64", "int8", "uint8", "bool", "bfloat16", "uint16",
+                                   "uint32", "uint64"])
 def test_promotion_as_pytorch(other: str) -> None:
     ours = chainrule.promote_types(chainrule.bfloat16, getattr(chainrule, other))
     theirs = torch.promote_types(torch.bfloat16, getattr(torch, other))
@@ -124,6 +125,71 @@ def test_values_as_pytorch(fn: Any) -> None:
     data = rng.uniform(-3, 3, 12).astype(np.float32)
     ours, theirs = _both(lambda lib: fn(lib, lib.from_numpy(data.copy()).to(lib.bfloat16)))
     _same(ours, theirs)
+
+
+@pytest.mark.parametrize("number", [2.5j, 1.3, 7])
+def test_promotion_with_numbers_as_pytorch(number: Any) -> None:
+    ours, theirs = _both(lambda lib: lib.tensor([0.3, -1.7], dtype=lib.bfloat16) * number)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    assert ours.tolist() == theirs.tolist()
+
+
+def test_bfloat16_as_default_dtype() -> None:
+    def run(lib: Any) -> tuple[Any, Any]:
+        lib.set_default_dtype(lib.bfloat16)
+        try:
+            return lib.tensor([1.3, 2.7]), lib.arange(3).exp()
+        finally:
+            lib.set_default_dtype(lib.float32)
+
+    for ours, theirs in zip(*_both(run), strict=True):
+        _same(ours, theirs)
+
+
+@pytest.mark.parametrize("half", ["float16", "bfloat16"])
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, y: x.add(y, alpha=-0.1),
+    lambda lib, x, y: x.sub(y, alpha=0.3),
+    lambda lib, x, y: x.clone().add_(y, alpha=0.3),
+    lambda lib, x, y: x - 1.3,
+    lambda lib, x, y: 1.3 - x,
+    lambda lib, x, y: lib.rsub(x, y),
+    lambda lib, x, y: lib.rsub(x, 1.3, alpha=0.7),
+    lambda lib, x, y: lib.rsub(x, y, alpha=0.7),
+    lambda lib, x, y: x.add(1.3, alpha=2),
+    lambda lib, x, y: x / 0.3,
+    lambda lib, x, y: 0.3 / x,
+], ids=["add-alpha", "sub-alpha", "add_-alpha", "sub-number", "number-sub", "rsub",
+        "rsub-number-alpha", "rsub-alpha", "add-number-alpha", "div-number", "number-div"])
+def test_add_sub_round_numbers_and_products_as_pytorch(half: str, fn: Any) -> None:
+    """PyTorch's add and sub round a number operand and ``alpha * other`` to the half type
+    before adding; mul and div take a number as it is."""
+    x = np.array([0.80078125, 1.3, -2.7, 1e-3, 300.7], np.float32)
+    y = np.array([3.40625, 0.77, 5.1, 2e-3, -0.3], np.float32)
+
+    def run(lib: Any) -> Any:
+        dtype = getattr(lib, half)
+        return fn(lib, lib.from_numpy(x.copy()).to(dtype), lib.from_numpy(y.copy()).to(dtype))
+
+    _same(*_both(run))
+
+
+def test_batch_norm_running_statistics_as_pytorch() -> None:
+    """PyTorch's bfloat16 batch norm updates its running statistics in bfloat16 arithmetic:
+    running means match to the bit, running variances within one bfloat16 ulp."""
+    rng = np.random.default_rng(5)
+    batches = [rng.uniform(-3, 3, (int(n), 4)).astype(np.float32) for n in (2, 5, 8, 3)]
+
+    def run(lib: Any) -> tuple[Any, Any]:
+        bn = lib.nn.BatchNorm1d(4).to(lib.bfloat16)
+        for batch in batches:
+            bn(lib.from_numpy(batch.copy()).to(lib.bfloat16))
+        return bn.running_mean, bn.running_var
+
+    (mean, var), (t_mean, t_var) = _both(run)
+    _same(mean, t_mean)
+    ulps = np.abs(_bits(var).astype(np.int32) - _bits(t_var).astype(np.int32))
+    assert ulps.max() <= 1
 
 
 def test_sum_accumulates_in_float32() -> None:

@@ -116,11 +116,9 @@ _BY_NAME.update(
      "short": int16, "cfloat": complex64, "cdouble": complex128}
 )
 
-# NumPy kinds of chainrule's dtypes, as the hot paths test them (``kind in "fcV"``): floating
+# NumPy kinds of chainrule's dtypes, as the code tests them (``dtype.kind in "fV"``): floating
 # is 'f' and 'V', the kind of ml_dtypes' bfloat16 (the only 'V' dtype a tensor can hold:
 # from_numpy refuses other void arrays); complex is 'c'.
-FLOATING_KINDS = "fV"
-DIFFERENTIABLE_KINDS = "fcV"
 BFLOAT16 = bfloat16.np
 #: The half-precision types PyTorch's CPU kernels compute in float32, rounding once.
 REDUCED_FLOATS: tuple[np.dtype, ...] = (float16.np, bfloat16.np)

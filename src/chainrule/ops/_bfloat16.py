@@ -4,7 +4,8 @@ NumPy has no bfloat16; ml_dtypes' computes each ufunc in float32 and rounds, but
 sums in bfloat16 (a thousand 1.01s sum to 512) and turns bfloat16 with a Python float into
 float32. So an op given bfloat16 arrays runs on float32 copies of them and its floating results
 are rounded to bfloat16 once: one place for every op's forward (``_dispatch.run_general``;
-views excepted, they run on the memory itself) and every derivative (``_opnode``).
+views and ``half_native`` ops excepted). Derivatives of bfloat16 gradients run on Tensors
+(``_opnode.OpNode._run_bfloat16``), so each op of a formula rounds once, as PyTorch's do.
 """
 
 from __future__ import annotations

@@ -61,10 +61,9 @@ _NO_EDGE = (None, 0)
 # Type promotion
 
 
-def promote(op: OpDef, values: list[Any]) -> np.dtype:
+def promote(op: OpDef, values: list[Any]) -> None:
     """Cast ``values`` (arrays and numbers at the op's promotion positions) in place to the
-    dtype PyTorch computes in, and return it; numbers that decide the category become arrays
-    of that dtype."""
+    dtype PyTorch computes in; numbers that decide the category become arrays of that dtype."""
     positions = op.promote_pos
     first = None
     same = True
@@ -117,23 +116,17 @@ def promote(op: OpDef, values: list[Any]) -> np.dtype:
             # A number that decides the result's category: an array of the target dtype, so
             # NumPy computes in the dtype PyTorch would.
             values[p] = _asarray(v, dtype=np_target)
-    return np_target
 
 
 # ----------------------------------------------------------------------------------------------
 # bfloat16 (see ._bfloat16): an op given bfloat16 arrays computes in float32 and rounds once.
 
 
-# PyTorch's add and sub kernels round a Python number to the tensor's half-precision type
-# first (mul and div take it as it is).
-_ROUNDS_NUMBERS = frozenset({"AddBackward0", "SubBackward0", "RsubBackward0", "RsubBackward1"})
-
-
 def forward_in_float32(op: OpDef, values: Sequence[Any]) -> Any:
     """``op.forward`` on ``values`` whose bfloat16 arrays are widened to float32, its floating
     results rounded to bfloat16 once (unless an explicit ``dtype=`` chose another)."""
     widened = [widen(v) for v in values]
-    if op.node_name in _ROUNDS_NUMBERS:
+    if op.half_rounds_numbers:  # (PyTorch's add and sub; mul and div take numbers as they are)
         for p in op.promote_pos:
             if type(widened[p]) is float:
                 widened[p] = float(np.asarray(widened[p], _BF16))
@@ -145,10 +138,11 @@ def forward_in_float32(op: OpDef, values: Sequence[Any]) -> Any:
 
 
 def _computes_in_bfloat16(op: OpDef, values: Sequence[Any]) -> bool:
-    """Whether the op runs in float32 for bfloat16: it is no view, a tensor argument is
-    bfloat16 and none is of another floating type (an op that does not promote, given mixed
-    types, runs as it is, so its own check raises PyTorch's dtype error)."""
-    if op.view:
+    """Whether the op runs in float32 for bfloat16: it is no view and does not compute
+    bfloat16 itself (``half_native``), a tensor argument is bfloat16 and none is of another
+    floating type (an op that does not promote, given mixed types, runs as it is, so its own
+    check raises PyTorch's dtype error)."""
+    if op.view or op.half_native:
         return False
     found = False
     for p in op.tensor_positions:

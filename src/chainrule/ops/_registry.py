@@ -128,6 +128,8 @@ class OpDef:
         saved_constants: dict[str, Any] | None = None,
         elementwise: bool = False,
         node_outputs: Sequence[str] = (),
+        half_native: bool = False,
+        half_rounds_numbers: bool = False,
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -168,8 +170,12 @@ class OpDef:
                                for nr, name in enumerate(node_outputs, start=1)}
         self.node_outputs_derivative: _Derivative | None = None
         self.tensor_positions = frozenset(self.input_pos + self.tensor_param_pos)
-        # An explicit ``dtype=`` argument decides the result's dtype (bfloat16 computation,
-        # _dispatch.forward_in_float32, does not round such a result back).
+        # bfloat16 (_dispatch.forward_in_float32): computed in float32 unless the forward
+        # takes it as it is (``half_native``); Python numbers rounded to bfloat16 first
+        # (``half_rounds_numbers``); an explicit ``dtype=`` argument decides the result's dtype
+        # (such a result is not rounded back).
+        self.half_native = half_native
+        self.half_rounds_numbers = half_rounds_numbers
         self.dtype_pos = self.index_of.get("dtype")
         # An element-wise op of several tensors (PyTorch's TensorIterator): its result is laid
         # out as TensorIterator lays it out over them, in parameter order.
@@ -394,6 +400,8 @@ def op(
     saved_constants: dict[str, Any] | None = None,
     elementwise: bool = False,
     node_outputs: Sequence[str] = (),
+    half_native: bool = False,
+    half_rounds_numbers: bool = False,
     method: bool | Callable[..., Any] = False,
     inplace: bool | InPlaceSource = False,
     aliases: Sequence[str] = (),
@@ -421,6 +429,10 @@ def op(
     several tensor arguments, its result's memory layout follows theirs as PyTorch's does.
     ``node_outputs`` names ``saved_outputs`` that PyTorch's node returns as outputs 1, 2 ...
     (group norm's mean and rstd): they are saved, packed and shown as outputs of the node.
+    bfloat16 arguments are computed in float32 and the result rounded once (``_bfloat16``),
+    unless ``half_native=True``: the forward rounds as PyTorch's kernel does itself (add with
+    ``alpha``); ``half_rounds_numbers=True`` rounds Python numbers to bfloat16 first, as
+    PyTorch's add and sub kernels do.
     ``method``, ``inplace`` and ``aliases`` declare ``Tensor.<name>`` and ``Tensor.<name>_``
     under the op's name, as :func:`tensor_method` does for a plain function
     (``@op("ExpBackward0", promote=FLOAT, method=True, inplace=True)``).
@@ -434,6 +446,7 @@ def op(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
             saved_outputs, tensor_only, saved_constants, elementwise, node_outputs,
+            half_native, half_rounds_numbers,
         )
         if name is not None:
             opdef.name = name

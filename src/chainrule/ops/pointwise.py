@@ -239,7 +239,7 @@ def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
 
 
 @op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add",
-    saved_constants={"alpha": 1})
+    saved_constants={"alpha": 1}, half_rounds_numbers=True)
 def _add(self, other):
     return self + other
 
@@ -286,9 +286,9 @@ def _fused_multiply_add(self, other, alpha, sign=1):
     FMA; an exact one through float64 costs three times the add on the optimizers' hot path,
     and through extended precision 25 times). Where the rounded product overflows, float32 is
     recomputed exactly, so ``3e38 - 2 * 3e38`` is ``-3e38`` as in PyTorch, not ``-inf``.
-    float16 rounds the product, then the sum, to float16, as PyTorch's element loop (every
-    small tensor) does; its vectorised loop over long float16 tensors rounds once, an ulp apart
-    at most. Bool results are ``self or (alpha and other)``.
+    float16 and bfloat16 round the product, then the sum, to their type, as PyTorch's element
+    loop (every small tensor) does; its vectorised loop over long float16 tensors rounds once,
+    an ulp apart at most. Bool results are ``self or (alpha and other)``.
     """
     dtype = (self if type(self) is _ndarray else np.asarray(other)).dtype
     _check_alpha(dtype, alpha)
@@ -302,9 +302,10 @@ def _fused_multiply_add(self, other, alpha, sign=1):
         wide = np.add(np.multiply(other, float(scale), dtype=np.float64), self,
                       dtype=np.float64)
         return np.asarray(wide).astype(_SINGLE)
-    if dtype is _HALF:
-        product = np.multiply(other, _HALF.type(alpha), dtype=_SINGLE).astype(_HALF)
-        return np.add(self, product, dtype=_SINGLE).astype(_HALF)
+    if dtype in _REDUCED:  # float16, bfloat16 (numbers among the operands rounded to it)
+        scale, other, self = (np.asarray(v).astype(dtype).astype(_SINGLE)
+                              for v in (alpha, other, self))
+        return (self + (other * scale).astype(dtype).astype(_SINGLE)).astype(dtype)
     if dtype.kind == "b":
         return np.logical_or(self, np.logical_and(other, bool(alpha)))
     if dtype.kind in "iu":
@@ -313,7 +314,7 @@ def _fused_multiply_add(self, other, alpha, sign=1):
     return self + alpha * other
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add")
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add", half_native=True)
 def _add_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha)
 
@@ -343,7 +344,7 @@ def add(input, other, *, alpha=1):
 
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
-    saved_constants={"alpha": 1})
+    saved_constants={"alpha": 1}, half_rounds_numbers=True)
 def _sub(self, other):
     return self - other
 
@@ -358,7 +359,8 @@ def _(ops, grad):
     return -grad
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub")
+@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
+    half_native=True)
 def _sub_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha, -1)
 
@@ -384,9 +386,18 @@ def sub(input, other, *, alpha=1):
 subtract = sub
 
 
-@op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub)
+def _rsub(self, other, alpha):
+    """``other - alpha * self``: half precision always through the multiply-add (which rounds
+    a number operand to the type first, as PyTorch's sub kernel does)."""
+    if _is_unit(alpha) and (type(self) is not _ndarray or self.dtype not in _REDUCED):
+        return other - self
+    return _fused_multiply_add(other, self, alpha, -1)
+
+
+@op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub,
+    half_native=True)
 def _rsub_tensor(self, other, *, alpha=1):
-    return other - self if _is_unit(alpha) else _fused_multiply_add(other, self, alpha, -1)
+    return _rsub(self, other, alpha)
 
 
 @_rsub_tensor.derivative("self")
@@ -400,9 +411,9 @@ def _(ops, grad):
 
 
 @op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",),
-    check=_check_bool_sub)
+    check=_check_bool_sub, half_native=True)
 def _rsub_scalar(self, other, alpha=1):
-    return other - self if _is_unit(alpha) else _fused_multiply_add(other, self, alpha, -1)
+    return _rsub(self, other, alpha)
 
 
 @_rsub_scalar.derivative("self")

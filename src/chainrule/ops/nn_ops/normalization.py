@@ -413,7 +413,9 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if running_mean is not None:
             data = running_mean._data
-            if data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 mean
+            if data.dtype is _dtype.BFLOAT16:
+                _bfloat16_running_update(data, mean, momentum)
+            elif data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 mean
                 m32 = np.float32(momentum)
                 data[...] = m32 * mean + (1 - m32) * data.astype(np.float32)
             else:  # the momentum in the statistics' dtype
@@ -421,7 +423,9 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
                 data[...] = m * mean.astype(data.dtype) + (1 - m) * data
         if running_var is not None:
             data = running_var._data
-            if data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 sum of squares
+            if data.dtype is _dtype.BFLOAT16:
+                _bfloat16_running_update(data, var_sum / np.float32(count - 1), momentum)
+            elif data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 sum of squares
                 m32 = np.float32(momentum)
                 unbiased = var_sum / np.float32(count - 1)
                 data[...] = m32 * unbiased + (1 - m32) * data.astype(np.float32)
@@ -430,6 +434,19 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
                 unbiased = var_sum.astype(data.dtype) / np.asarray(count - 1, data.dtype)
                 data[...] = (m.astype(np.float64) * unbiased.astype(np.float64)
                              + ((1 - m) * data).astype(np.float64)).astype(data.dtype)
+
+
+def _bfloat16_running_update(data: np.ndarray, value: np.ndarray, momentum: float) -> None:
+    """``m * value + (1 - m) * running`` in bfloat16 arithmetic, as PyTorch's bfloat16 kernel
+    updates its running statistics: the momentum, ``1 - m``, ``value``, each product and the sum
+    rounded to bfloat16 (unlike its float16 kernel, which works in float32). Running means
+    match PyTorch's to the bit; running variances within one bfloat16 ulp."""
+
+    def rounded(a: Any) -> np.ndarray:
+        return np.asarray(a, np.float32).astype(data.dtype).astype(np.float32)
+
+    m = rounded(momentum)
+    data[...] = rounded(m * rounded(value)) + rounded(rounded(1 - m) * data.astype(np.float32))
 
 
 def _empty_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
