@@ -239,21 +239,6 @@ def test_linear_module_in_bfloat16() -> None:
         _same(ours, theirs)
 
 
-@pytest.mark.xfail(strict=True, reason="optimizers update bfloat16 parameters with NumPy "
-                   "arithmetic, not rounding as PyTorch's (issue 22)")
-def test_sgd_step_in_bfloat16() -> None:
-    def run(lib: Any) -> Any:
-        p = lib.nn.Parameter(lib.tensor([1.0, -2.0, 3.0], dtype=lib.bfloat16))
-        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
-        for _ in range(3):
-            opt.zero_grad()
-            (p * p).sum().backward()
-            opt.step()
-        return p
-
-    _same(*_both(run))
-
-
 @pytest.mark.parametrize("fn", [
     lambda lib, x, w: lib.nn.functional.linear(x, w),
     lambda lib, x, w: lib.mm(x, w.t()),

@@ -9,6 +9,7 @@ from . import OpInfo
 UNARY_SHAPES = [((3, 4),), ((),), ((0, 2),), ((2, 1, 3),)]
 BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3, 4), (4,)), ((), (2, 3)), ((5,), ())]
 # In-place ops cannot broadcast their first operand: the second broadcasts to it.
+_TERNARY_SHAPES = [((3, 4), (3, 4), (3, 4)), ((2, 1), (1, 3), (3,)), ((), (2, 3), ())]
 INPLACE_BINARY_SHAPES = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 3), ())]
 
 
@@ -163,6 +164,18 @@ OPS = [
         lambda lib, x, y, w: lib.lerp(x, y, w),
         [((3, 4), (3, 4), (3, 4)), ((2, 1), (1, 3), (3,))],
     ),
+    OpInfo("addcmul", lambda lib, x, a, b: lib.addcmul(x, a, b, value=0.3), _TERNARY_SHAPES),
+    OpInfo("addcmul_default", lambda lib, x, a, b: lib.addcmul(x, a, b), _TERNARY_SHAPES[:1]),
+    OpInfo("addcdiv", lambda lib, x, a, b: lib.addcdiv(x, a, b, value=-0.7), _TERNARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("Tensor.addcmul_", lambda lib, x, a, b: x.clone().addcmul_(a, b, value=2),
+           [((3, 4), (3, 4), (4,)), ((2, 3), (), (2, 3))]),
+    OpInfo("Tensor.addcdiv_", lambda lib, x, a, b: x.clone().addcdiv_(a, b, value=0.5),
+           [((3, 4), (3, 4), (4,))], make_inputs=_away_from_zero),
+    OpInfo("Tensor.addcmul", lambda lib, x, a, b: x.addcmul(a, b, value=-1),
+           [((3, 4), (4,), (3, 1))]),
+    OpInfo("Tensor.addcdiv", lambda lib, x, a, b: x.addcdiv(a, b), [((3, 4), (4,), (3, 1))],
+           make_inputs=_away_from_zero),
     OpInfo("softplus_like", lambda lib, x: lib.log1p(lib.exp(x)), UNARY_SHAPES),
     OpInfo("compare_gt", lambda lib, x, y: x > y, BINARY_SHAPES, grad=False),
     OpInfo("compare_eq", lambda lib, x, y: x == y, BINARY_SHAPES, grad=False),

@@ -37,6 +37,7 @@ from ._registry import op as table_op
 op = functools.partial(table_op, elementwise=True)
 
 __all__ = [
+    "addcmul", "addcdiv",
     "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
     "fmod",
     "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
@@ -1897,6 +1898,109 @@ def lerp(input, end, weight):
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
     return _lerp_scalar(input, end, weight)
+
+
+# ------------------------------------------------------------------------------------------------
+# addcmul, addcdiv: ``self + value * tensor1 (* or /) tensor2``, the optimizers' update steps
+
+
+def _check_addcmul(self, tensor1, tensor2, *_options):
+    """PyTorch's kernel has no bool version (the op's ``check``, before promotion)."""
+    if all(np.asarray(t).dtype.kind == "b" for t in (self, tensor1, tensor2)):
+        raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
+
+
+@op("AddcmulBackward0", inputs=("self", "tensor1", "tensor2"), promote=ARITH,
+    tensor_only=("self", "tensor1", "tensor2"), name="addcmul", check=_check_addcmul)
+def _addcmul(self, tensor1, tensor2, value):
+    """PyTorch's kernel: ``fma(value * tensor1, tensor2, self)``, in float32 for float16 (and
+    bfloat16), each rounded once. The fused multiply-add is exact through float64 for float32
+    and narrower; float64 rounds the product, then the sum (an ulp from PyTorch's at most)."""
+    dtype = self.dtype
+    if dtype.kind in "iu":  # the value cast to the type: 2.5 is 2
+        return self + np.array(value).astype(dtype) * tensor1 * tensor2
+    if dtype is _SINGLE or dtype is _HALF:
+        scaled = np.multiply(tensor1, _SINGLE.type(value), dtype=_SINGLE)
+        exact = np.multiply(scaled, tensor2, dtype=np.float64) + np.asarray(self, np.float64)
+        return exact.astype(_SINGLE).astype(dtype, copy=False)
+    return self + value * tensor1 * tensor2
+
+
+@_addcmul.derivative("self")
+def _(ops, grad):
+    return grad
+
+
+@_addcmul.derivative("tensor1")
+def _(ops, grad, tensor2, value):
+    return grad * ops.mul(tensor2, value)
+
+
+@_addcmul.derivative("tensor2")
+def _(ops, grad, tensor1, value):
+    return grad * ops.mul(tensor1, value)
+
+
+def _check_addcdiv(self, tensor1, tensor2, *_options):
+    """PyTorch's refusal of integer division (the op's ``check``, before promotion)."""
+    if all(np.asarray(t).dtype.kind in "iub" for t in (tensor1, tensor2)):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release "
+            "addcdiv will perform a true division of tensor1 and tensor2. The historic addcdiv "
+            "behavior can be implemented as (input + value * torch.trunc(tensor1 / tensor2))"
+            ".to(input.dtype) for integer inputs and as (input + value * tensor1 / tensor2) "
+            "for float inputs. The future addcdiv behavior is just the latter implementation: "
+            "(input + value * tensor1 / tensor2), for all dtypes."
+        )
+
+
+@op("AddcdivBackward0", inputs=("self", "tensor1", "tensor2"), promote=ARITH,
+    tensor_only=("self", "tensor1", "tensor2"), name="addcdiv", check=_check_addcdiv)
+@half_in_float32
+def _addcdiv(self, tensor1, tensor2, value):
+    return self + value * tensor1 / tensor2
+
+
+@_addcdiv.derivative("self")
+def _(ops, grad):
+    return grad
+
+
+@_addcdiv.derivative("tensor1")
+def _(ops, grad, tensor2, value):
+    return grad * (value / tensor2)
+
+
+@_addcdiv.derivative("tensor2")
+def _(ops, grad, tensor1, tensor2, value):
+    return -grad * (value * tensor1 / (tensor2 * tensor2))
+
+
+@tensor_method(inplace=True)
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 * tensor2``, broadcasting.
+
+    Example:
+        >>> import chainrule as torch
+        >>> x, a, b = torch.tensor([1., 2.]), torch.tensor([3., 4.]), torch.tensor(2.)
+        >>> torch.addcmul(x, a, b, value=0.5)
+        tensor([4., 6.])
+    """
+    return _addcmul(input, tensor1, tensor2, value)
+
+
+@tensor_method(inplace=True)
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """``input + value * tensor1 / tensor2``, broadcasting (integer ``tensor1`` and ``tensor2``
+    are refused, as PyTorch refuses them).
+
+    Example:
+        >>> import chainrule as torch
+        >>> x, a, b = torch.tensor([1., 2.]), torch.tensor([3., 4.]), torch.tensor(2.)
+        >>> torch.addcdiv(x, a, b, value=0.5)
+        tensor([1.7500, 3.0000])
+    """
+    return _addcdiv(input, tensor1, tensor2, value)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from .optimizer import (
     check_fused,
     check_tensor_lr,
     grads_of,
+    holds_reduced_float,
     number_argument,
     scalar_tensor,
     to_scalar,
@@ -81,7 +82,7 @@ class Adagrad(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            if group["differentiable"]:
+            if group["differentiable"] or holds_reduced_float(group):
                 self._tensor_step(group)
             else:
                 self._array_step(group)
@@ -124,6 +125,6 @@ class Adagrad(Optimizer):
             # PyTorch passes ``-clr`` as a number (``value=``), which a tensor needing grad
             # cannot be.
             neg_clr = -number_argument(clr, "addcdiv_", "value")
-            state_sum.add_(1 * grad * grad)  # PyTorch: addcmul_(grad, grad, value=1)
+            state_sum.addcmul_(grad, grad, value=1)
             std = state_sum.sqrt() + eps
-            p.add_(neg_clr * grad / std)  # PyTorch: addcdiv_(grad, std, value=-clr)
+            p.addcdiv_(grad, std, value=neg_clr)

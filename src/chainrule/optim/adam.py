@@ -15,7 +15,9 @@ from .optimizer import (
     array_hyper,
     check_fused,
     grads_of,
+    holds_reduced_float,
     lerp_,
+    number_argument,
     scalar_tensor,
     step_as_tensor,
     to_scalar,
@@ -113,7 +115,7 @@ class Adam(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            if group["differentiable"]:
+            if group["differentiable"] or holds_reduced_float(group):
                 self._tensor_step(group)
             else:
                 self._array_step(group)
@@ -172,15 +174,17 @@ class Adam(Optimizer):
                 if group["decoupled_weight_decay"]:
                     p.mul_(1 - lr * weight_decay)
                 elif isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
-                    grad = grad.add_(p.clone() * weight_decay)  # PyTorch: addcmul_
+                    grad = grad.addcmul_(p.clone(), weight_decay)
                 else:
                     grad = grad.add(p, alpha=weight_decay)
             exp_avg.lerp_(grad, 1 - beta1)
             if isinstance(beta2, Tensor) and beta2.requires_grad:
                 exp_avg_sq.lerp_(grad.square(), 1 - beta2)
             else:
-                # PyTorch: mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-                exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)
+                exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            if not (group["differentiable"] or group["capturable"]):
+                _number_step(p, exp_avg, exp_avg_sq, state, step_t.item(), group)
+                continue
             step = step_t.clone() if _needs_grad(beta1) else step_t
             bias_correction1 = 1 - beta1**step
             step = step_t.clone() if _needs_grad(beta2) else step_t
@@ -196,7 +200,25 @@ class Adam(Optimizer):
             else:
                 denom = (exp_avg_sq.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(
                     eps / step_size_neg)
-            p.add_(exp_avg.clone() / denom)  # PyTorch: addcdiv_(exp_avg.clone(), denom)
+            p.addcdiv_(exp_avg.clone(), denom)
+
+
+def _number_step(p: Tensor, exp_avg: Tensor, exp_avg_sq: Tensor, state: dict[str, Any],
+                 step: float, group: dict[str, Any]) -> None:
+    """The end of PyTorch's ``_single_tensor_adam`` neither differentiable nor capturable: the
+    bias corrections and step size as Python numbers (the tensor step of float16 and bfloat16
+    parameters)."""
+    beta1, beta2 = (to_scalar(b) for b in group["betas"])
+    bias_correction1 = 1 - beta1**step
+    bias_correction2 = 1 - beta2**step
+    step_size = to_scalar(group["lr"]) / bias_correction1
+    bias_correction2_sqrt = bias_correction2**0.5
+    second = exp_avg_sq
+    if group["amsgrad"]:
+        second = state["max_exp_avg_sq"]
+        second.copy_(maximum(second, exp_avg_sq))
+    denom = (second.sqrt() / bias_correction2_sqrt).add_(group["eps"])
+    p.addcdiv_(exp_avg, denom, value=-number_argument(step_size, "addcdiv_", "value"))
 
 
 def _needs_grad(value: Any) -> bool:

@@ -351,3 +351,10 @@ def lerp_(target: np.ndarray, end: np.ndarray, weight: float) -> None:
         target += weight * (end - target)
     else:
         target[...] = end - (end - target) * (1 - weight)
+
+
+def holds_reduced_float(group: dict[str, Any]) -> bool:
+    """Whether a group has a float16 or bfloat16 parameter: those step as tensor operations,
+    each rounding to the half type as PyTorch's kernels do, where NumPy's array arithmetic
+    would round otherwise."""
+    return any(p.dtype in (_dtype.float16, _dtype.bfloat16) for p in group["params"])

@@ -14,6 +14,7 @@ from .optimizer import (
     array_hyper,
     check_tensor_lr,
     grads_of,
+    holds_reduced_float,
     lerp_,
     number_argument,
     scalar_tensor,
@@ -84,7 +85,7 @@ class RMSprop(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            if group["differentiable"]:
+            if group["differentiable"] or holds_reduced_float(group):
                 self._tensor_step(group)
             else:
                 self._array_step(group)
@@ -133,13 +134,11 @@ class RMSprop(Optimizer):
             state["step"] += 1
             if weight_decay != 0:
                 grad = grad.add(p, alpha=weight_decay)
-            # PyTorch: square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
-            square_avg.mul_(alpha).add_((1 - alpha) * grad * grad)
+            square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
             if group["centered"]:
                 grad_avg = state["grad_avg"]
                 grad_avg.lerp_(grad, 1 - alpha)
-                # PyTorch: square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
-                avg = (square_avg + -1 * grad_avg * grad_avg).sqrt_()
+                avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
             else:
                 avg = square_avg.sqrt()
             avg = avg.add(eps)
@@ -149,7 +148,7 @@ class RMSprop(Optimizer):
                                       "alpha" if momentum > 0 else "value")
             if momentum > 0:
                 buf = state["momentum_buffer"]
-                buf.mul_(momentum).add_(grad / avg)  # PyTorch: addcdiv_(grad, avg)
+                buf.mul_(momentum).addcdiv_(grad, avg)
                 p.add_(buf, alpha=neg_lr)
             else:
-                p.add_(neg_lr * grad / avg)  # PyTorch: addcdiv_(grad, avg, value=-lr)
+                p.addcdiv_(grad, avg, value=neg_lr)

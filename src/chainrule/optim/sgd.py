@@ -13,6 +13,7 @@ from .optimizer import (
     check_fused,
     check_tensor_lr,
     grads_of,
+    holds_reduced_float,
     to_scalar,
     use_grad_for_differentiable,
 )
@@ -74,7 +75,7 @@ class SGD(Optimizer):
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            if group["differentiable"]:
+            if group["differentiable"] or holds_reduced_float(group):
                 self._tensor_step(group)
             else:
                 self._array_step(group)
@@ -114,7 +115,7 @@ class SGD(Optimizer):
             grad = -p.grad if group["maximize"] else p.grad
             if weight_decay != 0:
                 if isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
-                    grad = grad.add_(p.clone() * weight_decay)  # PyTorch: addcmul_
+                    grad = grad.addcmul_(p.clone(), weight_decay)
                 else:
                     grad = grad.add(p, alpha=_number(weight_decay))
             if momentum != 0:
@@ -127,7 +128,7 @@ class SGD(Optimizer):
                     buf.mul_(momentum).add_(grad, alpha=1 - dampening)
                 grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
             if isinstance(lr, Tensor) and lr.requires_grad:
-                p.add_(-1 * grad * lr)  # PyTorch: addcmul_(grad, lr, value=-1)
+                p.addcmul_(grad, lr, value=-1)
             else:
                 p.add_(grad, alpha=-_number(lr))
 
