@@ -173,7 +173,7 @@ def test_allow_listed_markers_are_immutable() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         marker.info = None
     with pytest.raises(dataclasses.FrozenInstanceError):
-        marker.info.code = "i4"
+        marker.info.dtype = np.dtype("i4")
     with pytest.raises(TypeError):
         _torch_format._GLOBALS[("torch", "FloatStorage")] = marker
 

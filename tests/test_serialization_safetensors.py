@@ -20,6 +20,7 @@ import chainrule
 
 from .conftest import torch
 from .test_serialization_hostile import measure_peaks
+from .test_serialization_torch_files import BF16_PATTERNS, bf16_bits, torch_bf16
 
 MiB = 1 << 20
 
@@ -147,7 +148,7 @@ def test_every_dtype_loads_as_safetensors_torch_loads_it(tmp_path) -> None:
         "i16": torch.tensor([-3, 300], dtype=torch.int16),
         "i32": torch.tensor([-(2 ** 31), 7], dtype=torch.int32),
         "i64": torch.tensor([-(2 ** 40), 5]), "f16": torch.tensor([1.5, 65504.0]).half(),
-        "bf16": torch.tensor([1.5, -2.0, 3.0e38]).bfloat16(),
+        "bf16": torch_bf16(BF16_PATTERNS).reshape(2, 8),
         "f32": torch.tensor([float("inf"), float("nan"), -0.0]),
         "f64": torch.tensor([1e-300], dtype=torch.float64),
         "c64": torch.tensor([1 + 2j], dtype=torch.complex64),
@@ -159,13 +160,42 @@ def test_every_dtype_loads_as_safetensors_torch_loads_it(tmp_path) -> None:
     ours = chainrule.load(path)
     assert sorted(ours) == sorted(theirs)
     for name, t in theirs.items():
-        expected = t.float() if t.dtype == torch.bfloat16 else t
-        assert str(ours[name].dtype).split(".")[1] == str(expected.dtype).split(".")[1], name
+        assert str(ours[name].dtype).split(".")[1] == str(t.dtype).split(".")[1], name
         assert tuple(ours[name].shape) == tuple(t.shape), name
-        np.testing.assert_array_equal(ours[name].numpy(), expected.numpy(), err_msg=name)
+        if t.dtype == torch.bfloat16:  # numpy() refuses bfloat16 in both: the bits
+            np.testing.assert_array_equal(bf16_bits(ours[name]), bf16_bits(t), err_msg=name)
+        else:
+            np.testing.assert_array_equal(ours[name].numpy(), t.numpy(), err_msg=name)
     # Each tensor has its own writable buffer, as safetensors.torch gives.
     ours["f32"].add_(1)
     assert ours["f64"].tolist() == [1e-300]
+
+
+def test_bfloat16_round_trips_bit_for_bit(tmp_path) -> None:
+    """chainrule.save writes a bfloat16 tensor as BF16 with its bits, views included (each
+    entry laid out contiguously, as safetensors stores them), which PyTorch reads as
+    torch.bfloat16 and chainrule.load reads back as chainrule.bfloat16 (it read float32 before)."""
+    base = chainrule.from_numpy(BF16_PATTERNS.view(np.int16).copy()).view(chainrule.bfloat16)
+    base = base.reshape(4, 4)
+    tensors = {"base": base, "block": base[1:, ::2], "transposed": base.t(),
+               "expanded": base[3, 1:2].expand(3, 2), "scalar": base[0, 1],
+               "empty": chainrule.zeros(0, 3, dtype=chainrule.bfloat16),
+               "param": chainrule.nn.Parameter(base[2])}
+    path = tmp_path / "bf16.safetensors"
+    chainrule.save(tensors, path)
+    raw = path.read_bytes()
+    header = json.loads(raw[8:8 + struct.unpack("<Q", raw[:8])[0]])
+    assert {k: v["dtype"] for k, v in header.items() if k != "__metadata__"} == dict.fromkeys(
+        tensors, "BF16")
+    theirs = safetensors.torch.load_file(path)
+    ours = chainrule.load(path)
+    assert isinstance(ours["param"], chainrule.nn.Parameter)
+    for name, t in tensors.items():
+        assert theirs[name].dtype == torch.bfloat16, name
+        assert ours[name].dtype == chainrule.bfloat16, name
+        assert tuple(ours[name].shape) == tuple(theirs[name].shape) == tuple(t.shape), name
+        np.testing.assert_array_equal(bf16_bits(theirs[name]), bf16_bits(t), err_msg=name)
+        np.testing.assert_array_equal(bf16_bits(ours[name]), bf16_bits(t), err_msg=name)
 
 
 def test_memory_of_a_safetensors_load_is_about_its_tensors(tmp_path) -> None:

@@ -28,10 +28,33 @@ from .test_serialization_hostile import measure_peaks
 MiB = 1 << 20
 
 
+# bfloat16 bit patterns: +-0, 1.5, -2, 3.140625, +-inf, quiet and signalling NaNs of either
+# sign with payloads, the smallest and largest subnormals of either sign, the smallest normal
+# and the largest finite value.
+BF16_PATTERNS = np.array([0x0000, 0x8000, 0x3FC0, 0xC000, 0x4049, 0x7F80, 0xFF80, 0x7FC0,
+                          0xFFC1, 0x7F81, 0xFF81, 0x0001, 0x807F, 0x007F, 0x0080, 0x7F7F],
+                         np.uint16)
+
+
+def torch_bf16(bits: np.ndarray):
+    """A PyTorch bfloat16 tensor with exactly these bit patterns."""
+    return torch.from_numpy(bits.view(np.int16).copy()).view(torch.bfloat16)
+
+
+def bf16_bits(t) -> np.ndarray:
+    """A bfloat16 tensor's elements as uint16 bit patterns, with its shape (a view of the same
+    element size, which both libraries allow whatever the strides)."""
+    if isinstance(t, chainrule.Tensor):
+        assert t.dtype == chainrule.bfloat16
+        return t.detach().view(chainrule.int16).numpy().view(np.uint16)
+    assert t.dtype == torch.bfloat16
+    return t.detach().resolve_neg().view(torch.int16).numpy().view(np.uint16)
+
+
 def _checkpoint() -> dict:
     base = torch.arange(24, dtype=torch.float64).reshape(4, 6)
     ints = torch.arange(12, dtype=torch.int32)
-    bf16 = torch.tensor([1.5, -2.0, 3.25, 0.0], dtype=torch.bfloat16)
+    bf16 = torch_bf16(BF16_PATTERNS)
     state = OrderedDict(weight=torch.randn(3, 2), bias=torch.zeros(3))
     state._metadata = OrderedDict({"": {"version": 1}})
     return {
@@ -52,7 +75,7 @@ def _checkpoint() -> dict:
         "bools": torch.tensor([True, False, True]),
         "half": torch.tensor([1.5, -2.0, 65504.0], dtype=torch.float16),
         "bf16": bf16,
-        "bf16_view": bf16[1:3],
+        "bf16_view": bf16[3::2],
         "complex": torch.tensor([1 + 2j, -3.5j], dtype=torch.complex64),
         "cdouble": torch.tensor([1 - 1j], dtype=torch.complex128),
         "conj": torch.tensor([1 + 2j, 3 - 1j]).conj(),
@@ -76,15 +99,13 @@ def _walk(ours, theirs, where: str, pairs: list) -> None:
     if isinstance(theirs, torch.Tensor):
         assert isinstance(ours, chainrule.Tensor), where
         assert type(ours).__name__ == type(theirs).__name__, where
-        expected = theirs.detach()
-        if theirs.dtype == torch.bfloat16:  # chainrule keeps bfloat16 as float32
-            expected = expected.float()
-            assert ours.dtype == chainrule.float32, where
-        else:
-            assert str(ours.dtype) == str(theirs.dtype).replace("torch", "chainrule"), where
+        assert str(ours.dtype) == str(theirs.dtype).replace("torch", "chainrule"), where
         assert tuple(ours.shape) == tuple(theirs.shape), where
-        np.testing.assert_array_equal(ours.detach().numpy(), expected.resolve_conj().numpy(),
-                                      err_msg=where)
+        if theirs.dtype == torch.bfloat16:  # numpy() refuses bfloat16 in both: the bits
+            np.testing.assert_array_equal(bf16_bits(ours), bf16_bits(theirs), err_msg=where)
+        else:
+            np.testing.assert_array_equal(ours.detach().numpy(),
+                                          theirs.detach().resolve_conj().numpy(), err_msg=where)
         assert ours.stride() == theirs.stride(), where
         if theirs.numel():
             assert ours.storage_offset() == theirs.storage_offset(), where
@@ -141,6 +162,60 @@ def test_torch_save_files_load_as_torch_loads_them(layout, tmp_path) -> None:
     pairs = _compare(ours, theirs)
     assert len(pairs) > 25
     assert ours["expanded"].untyped_storage().nbytes == 4
+
+
+@pytest.mark.parametrize("layout", ["zip", "legacy"])
+def test_bfloat16_storages_load_as_bfloat16_views_bit_for_bit(layout, tmp_path) -> None:
+    """A BFloat16Storage loads as chainrule.bfloat16 with its exact bits (NaN payloads, -0.0,
+    infinities, subnormals), every tensor on it a view of the same memory with PyTorch's
+    strides and offsets (it was widened to float32 before)."""
+    base = torch_bf16(BF16_PATTERNS).reshape(4, 4)
+    obj = {"base": base, "block": base[1:, ::2], "transposed": base.t(), "row": base[2],
+           "expanded": base[3, 1:2].expand(3, 2), "own": torch_bf16(BF16_PATTERNS[::-1])}
+    path = tmp_path / "bf16.pt"
+    torch.save(obj, path, **({"_use_new_zipfile_serialization": False}
+                             if layout == "legacy" else {}))
+    theirs = _torch_load(path)
+    ours = chainrule.load(path)
+    for key, t in theirs.items():
+        assert ours[key].dtype == chainrule.bfloat16, key
+        assert ours[key].stride() == t.stride(), key
+        assert ours[key].storage_offset() == t.storage_offset(), key
+        np.testing.assert_array_equal(bf16_bits(ours[key]), bf16_bits(t), err_msg=key)
+        assert np.array_equal(ours[key].float().numpy(), t.float().numpy(), equal_nan=True), key
+    storage = ours["base"].untyped_storage()
+    assert storage.nbytes == 32
+    for key in ("block", "transposed", "row", "expanded"):
+        assert ours[key].untyped_storage() is storage, key
+    assert ours["own"].untyped_storage() is not storage
+    for loaded in (ours, theirs):  # a write through one tensor shows through the others
+        loaded["row"][2] = 2.5
+    for key in ("base", "block", "transposed"):
+        np.testing.assert_array_equal(bf16_bits(ours[key]), bf16_bits(theirs[key]), err_msg=key)
+    assert bf16_bits(ours["block"])[1, 1] == 0x4020
+
+
+def test_rebuild_tensor_v3_reads_bfloat16_from_an_untyped_storage(tmp_path) -> None:
+    """``_rebuild_tensor_v3`` (an UntypedStorage of bytes and a dtype argument, as PyTorch
+    writes types without a storage class) with ``torch.bfloat16``: the storage's bytes viewed
+    as bfloat16, bit for bit."""
+    written = tmp_path / "uint16.pt"
+    torch.save(torch.from_numpy(BF16_PATTERNS.copy())[1:].view(3, 5).t(), written)
+    path = tmp_path / "v3.pt"
+    with zipfile.ZipFile(written) as src, zipfile.ZipFile(path, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename.endswith("/data.pkl"):
+                assert b"_rebuild_tensor_v3" in data and b"torch\nuint16\n" in data
+                data = data.replace(b"torch\nuint16\n", b"torch\nbfloat16\n")
+            dst.writestr(info, data)
+    theirs = _torch_load(path)
+    ours = chainrule.load(path)
+    assert ours.dtype == chainrule.bfloat16
+    assert ours.stride() == theirs.stride() == (1, 5)
+    assert ours.storage_offset() == theirs.storage_offset() == 1
+    np.testing.assert_array_equal(bf16_bits(ours), bf16_bits(theirs))
+    np.testing.assert_array_equal(bf16_bits(ours), BF16_PATTERNS[1:].reshape(3, 5).T)
 
 
 def test_plain_values_beyond_pytorchs_weights_only_list(tmp_path) -> None:

@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 
-@op("CloneBackward0", method=True)
+@op("CloneBackward0", method=True, half_native=True)
 def clone(self, *, memory_format=None):
     """A copy that stays in the graph (its gradient flows back to ``self``).
 
@@ -52,7 +52,7 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     return clone(self, memory_format=contiguous_format)
 
 
-@op("ToCopyBackward0")
+@op("ToCopyBackward0", half_native=True)
 def _to_copy(self, dtype):
     return copy_preserving_layout(self, dtype.np)
 

@@ -652,7 +652,7 @@ def _zero(self):
 _zero.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
-@op("CopyBackwards", inputs=("self", "src"), promote=KEEP)
+@op("CopyBackwards", inputs=("self", "src"), promote=KEEP, half_native=True)
 def _copy(self, src):
     if np.shape(src) != self.shape:
         try:

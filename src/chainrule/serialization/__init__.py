@@ -1,8 +1,9 @@
 """``chainrule.save`` / ``chainrule.load``: weights in the safetensors format, and PyTorch's own
 files read without PyTorch. Loading never runs code from a file.
 
-``save`` writes safetensors (see :mod:`._safetensors_format`): tensors as entries, the nesting
-of dicts/lists/tuples and which tensors are parameters as JSON metadata.
+``save`` writes safetensors (see :mod:`._safetensors_format`): tensors as entries (a bfloat16
+tensor as ``BF16``, its bits as they are), the nesting of dicts/lists/tuples and which tensors
+are parameters as JSON metadata.
 
 What ``load`` accepts
 ---------------------
@@ -16,7 +17,7 @@ Sources
 safetensors files (the first 8 bytes a header length, then ``{``)
     As the safetensors library accepts them (header at most 100 MB of UTF-8 JSON, known dtypes,
     byte ranges tiling the data exactly), but duplicate JSON keys are refused. Dtypes: BOOL,
-    U8, I8, I16, I32, I64, F16, BF16 (loaded as float32, chainrule's bfloat16), F32, F64, C64.
+    U8, I8, I16, I32, I64, F16, BF16 (``chainrule.bfloat16``, bit for bit), F32, F64, C64.
     Errors are ``RuntimeError`` with the library's wording ("Error while deserializing: ...").
 
 PyTorch zip archives (``torch.save``, PyTorch >= 1.6)
@@ -55,12 +56,12 @@ Tensors
     and an expanded tensor stays a view of its small storage; where elements alias (a stride 0
     over a size above 1) the view is read-only, as PyTorch refuses in-place writes there. A
     storage is typed by the first storage id naming it (as in PyTorch), read in the file's
-    byte order; bfloat16 storages are widened to float32 once per storage. A conjugate or
-    negative bit in a tensor's metadata is applied to a copy of just the elements it spans.
-    Loaded tensors are leaves with their own version counter at 1, as ``torch.load`` leaves
-    them. Sparse, quantized, nested and subclass tensors,
-    tensors with Python attributes, backward hooks, and dtypes chainrule lacks (``uint16``,
-    ``float8_*`` ...) are refused.
+    byte order; a bfloat16 storage is ``chainrule.bfloat16`` bit for bit, its tensors views of
+    its bytes as for every other dtype. A conjugate or negative bit in a tensor's metadata is
+    applied to a copy of just the elements it spans. Loaded tensors are leaves with their own
+    version counter at 1, as ``torch.load`` leaves them. Sparse, quantized, nested and
+    subclass tensors, tensors with Python attributes, backward hooks, and dtypes chainrule
+    lacks (``uint16``, ``float8_*`` ...) are refused.
 
 Memory
     Storages cost exactly their size in the file (entries cannot overlap, so at most the file's

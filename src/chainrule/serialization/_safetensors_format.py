@@ -20,12 +20,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import IO, Any
 
 import numpy as np
 
+from .. import _dtype
 from .._tensor import Tensor, wrap
 from ._files import Source
 
@@ -85,6 +87,8 @@ def _encode(obj: Any, arrays: dict[str, np.ndarray], path: str, flat: bool) -> A
         data = obj._data
         if data.dtype.kind == "c":
             raise TypeError("chainrule.save: complex tensors are not supported by safetensors")
+        # NumPy's copy keeps every bit (NaN payloads of bfloat16 too). safetensors names the
+        # entry's type from the dtype's name: ml_dtypes' bfloat16 is written as BF16.
         arrays[key] = data if data.flags.c_contiguous else data.copy()  # keeps 0-d as 0-d
         entry: dict[str, Any] = {"tensor": key}
         from ..nn.parameter import Parameter
@@ -124,13 +128,13 @@ def _encode(obj: Any, arrays: dict[str, np.ndarray], path: str, flat: bool) -> A
 _MAX_HEADER = 100_000_000  # the safetensors library's limit
 _MAX_DIMS = 64
 
-# safetensors dtype -> NumPy type code in the file (little-endian), or "bf16".
+# safetensors dtype -> chainrule dtype (the file is little-endian; BF16 is ml_dtypes' bfloat16,
+# so its bytes are viewed as they are, as every other type's).
 _DTYPES = {
-    "BOOL": "?", "U8": "u1", "I8": "i1", "I16": "<i2", "I32": "<i4", "I64": "<i8",
-    "F16": "<f2", "BF16": "bf16", "F32": "<f4", "F64": "<f8", "C64": "<c8",
+    "BOOL": _dtype.bool, "U8": _dtype.uint8, "I8": _dtype.int8, "I16": _dtype.int16,
+    "I32": _dtype.int32, "I64": _dtype.int64, "F16": _dtype.float16, "BF16": _dtype.bfloat16,
+    "F32": _dtype.float32, "F64": _dtype.float64, "C64": _dtype.complex64,
 }
-_ITEMSIZES = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "F16": 2, "BF16": 2,
-              "F32": 4, "F64": 8, "C64": 8}
 # Known to safetensors, unknown to chainrule.
 _UNSUPPORTED_DTYPES = {
     "U16", "U32", "U64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "F4",
@@ -256,7 +260,7 @@ def _check_entries(header: dict[str, Any],
     for name, dtype, shape, begin, stop in entries:
         if begin != end or stop < begin:
             raise SafetensorsError(f"invalid offset for tensor `{name}`")
-        nbytes = math.prod(shape) * _ITEMSIZES[dtype]
+        nbytes = math.prod(shape) * _DTYPES[dtype].itemsize
         if nbytes >= 1 << 64:
             raise SafetensorsError(
                 "overflow computing buffer size from shape and/or element type")
@@ -273,13 +277,12 @@ def _read_tensor(source: Source, data_start: int, dtype: str, shape: tuple[int, 
                  begin: int, end: int) -> Tensor:
     buffer = np.empty(end - begin, np.uint8)  # its range was checked against the file
     source.read_into(data_start + begin, buffer)
-    code = _DTYPES[dtype]
-    if code == "bf16":
-        array = (buffer.view("<u2").astype(np.uint32) << 16).view(np.float32)
-    else:
-        array = buffer.view(code)
-        if not array.dtype.isnative:
-            array = array.byteswap().view(array.dtype.newbyteorder("="))
+    element = _DTYPES[dtype].np
+    if sys.byteorder != "little":
+        unit = element.itemsize // (2 if element.kind == "c" else 1)  # complex: each half
+        if unit > 1:
+            buffer.view(f"u{unit}").byteswap(inplace=True)
+    array = buffer.view(element)
     return wrap(array.reshape(shape))
 
 

@@ -67,28 +67,27 @@ class StorageKind:
     """A ``torch.<Type>Storage`` global: the element type of the storage's bytes."""
 
     name: str
-    code: str  # NumPy type code, or "bf16"
+    dtype: np.dtype  # in native byte order (a file in the other order is swapped when read)
 
     @property
     def itemsize(self) -> int:
         """Bytes per element in the file."""
-        return 2 if self.code == "bf16" else np.dtype(self.code).itemsize
+        return self.dtype.itemsize
 
 
+# Storage class -> its element type (bfloat16 is ml_dtypes', so its bytes are viewed as they
+# are, as every other type's).
 _STORAGE_KINDS = {
-    "FloatStorage": "f4", "DoubleStorage": "f8", "HalfStorage": "f2", "BFloat16Storage": "bf16",
-    "LongStorage": "i8", "IntStorage": "i4", "ShortStorage": "i2", "CharStorage": "i1",
-    "ByteStorage": "u1", "BoolStorage": "?", "ComplexFloatStorage": "c8",
-    "ComplexDoubleStorage": "c16",
+    "FloatStorage": _dtype.float32, "DoubleStorage": _dtype.float64,
+    "HalfStorage": _dtype.float16, "BFloat16Storage": _dtype.bfloat16,
+    "LongStorage": _dtype.int64, "IntStorage": _dtype.int32, "ShortStorage": _dtype.int16,
+    "CharStorage": _dtype.int8, "ByteStorage": _dtype.uint8, "BoolStorage": _dtype.bool,
+    "ComplexFloatStorage": _dtype.complex64, "ComplexDoubleStorage": _dtype.complex128,
 }
-_UNTYPED = StorageKind("UntypedStorage", "u1")
+_UNTYPED = StorageKind("UntypedStorage", _dtype.uint8.np)
 
-# chainrule dtype name -> storage element code (for _rebuild_tensor_v3's dtype argument).
-_DTYPE_CODES = {
-    "float32": "f4", "float64": "f8", "float16": "f2", "bfloat16": "bf16", "int64": "i8",
-    "int32": "i4", "int16": "i2", "int8": "i1", "uint8": "u1", "bool": "?",
-    "complex64": "c8", "complex128": "c16",
-}
+# The dtypes a file may name (``torch.float32`` ..., _rebuild_tensor_v3's dtype argument).
+_LOADABLE_DTYPES = {d.name: d for d in _STORAGE_KINDS.values()}
 
 
 class Storage:
@@ -98,7 +97,7 @@ class Storage:
     ``root`` is None while the legacy loader only learns which storages exist.
     """
 
-    __slots__ = ("kind", "root", "start", "nbytes", "_widened")
+    __slots__ = ("kind", "root", "start", "nbytes")
 
     def __init__(self, kind: StorageKind, root: np.ndarray | None, start: int,
                  nbytes: int) -> None:
@@ -106,27 +105,12 @@ class Storage:
         self.root = root
         self.start = start
         self.nbytes = nbytes
-        self._widened: np.ndarray | None = None
-
-    def widened_bfloat16(self) -> np.ndarray:
-        """The storage's bfloat16 elements as float32 (chainrule stores bfloat16 so), made once
-        so that bfloat16 tensors sharing the storage share it."""
-        if self._widened is None:
-            assert self.root is not None
-            count = self.nbytes // 2
-            halves = np.ndarray((count,), np.uint16, buffer=self.root, offset=self.start)
-            self._widened = (halves.astype(np.uint32) << 16).view(np.float32)
-        return self._widened
-
-
-def _native(code: str) -> np.dtype:
-    return np.dtype(code).newbyteorder("=")
 
 
 def _byteswap(buffer: np.ndarray, kind: StorageKind) -> None:
     """Swap each element of ``kind`` in place (complex numbers: each half)."""
-    unit = 2 if kind.code == "bf16" else np.dtype(kind.code).itemsize
-    if kind.code.startswith("c"):
+    unit = kind.itemsize
+    if kind.dtype.kind == "c":
         unit //= 2
     if unit > 1:
         usable = buffer.nbytes - buffer.nbytes % unit
@@ -198,9 +182,9 @@ def _check_geometry(storage: Storage, itemsize: int, offset: int, size: tuple[in
     return extent
 
 
-def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, stride: Any,
-               metadata: Any = None) -> Any:
-    """A tensor viewing ``storage`` as elements of type ``code`` (what ``set_`` does)."""
+def _tensor_on(u: Unpickler, storage: Any, dtype: np.dtype, offset: Any, size: Any,
+               stride: Any, metadata: Any = None) -> Any:
+    """A tensor viewing ``storage`` as elements of type ``dtype`` (what ``set_`` does)."""
     if not isinstance(storage, Storage):
         raise pickle.UnpicklingError(
             f"a tensor must be rebuilt on a storage, not on {describe(storage)}"
@@ -210,7 +194,7 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
                                      f"{describe(offset)}")
     size = _ints(size, "size")
     stride = _ints(stride, "stride")
-    itemsize = 2 if code == "bf16" else np.dtype(code).itemsize
+    itemsize = dtype.itemsize
     if metadata is not None and type(metadata) is not dict:
         raise pickle.UnpicklingError(f"a tensor's metadata must be a dict, not "
                                      f"{describe(metadata)}")
@@ -219,13 +203,7 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
     u.charge(_TENSOR_COST)
     if storage.root is None:
         return _PENDING
-    if code == "bf16":
-        base, dtype, start = storage.widened_bfloat16(), np.dtype(np.float32), 0
-        step = 4
-    else:
-        base, dtype, start = storage.root, _native(code), storage.start
-        step = itemsize
-    start += step * offset
+    base, start = storage.root, storage.start + itemsize * offset
     conj = bool(metadata) and metadata.get("conj") is True and dtype.kind == "c"
     neg = bool(metadata) and metadata.get("neg") is True
     if (conj or neg) and extent:
@@ -242,7 +220,7 @@ def _tensor_on(u: Unpickler, storage: Any, code: str, offset: Any, size: Any, st
             view = np.ndarray(size, dtype)
         else:
             view = np.ndarray(size, dtype, buffer=base, offset=start,
-                              strides=tuple(step * s for s in stride))
+                              strides=tuple(itemsize * s for s in stride))
     except ValueError as e:  # e.g. an empty tensor of sizes [2**62, 0]: too big for NumPy
         raise RuntimeError(
             f"chainrule.load: a tensor of sizes {list(size)} cannot be made in NumPy ({e})"
@@ -276,15 +254,16 @@ def _arity(name: str, args: tuple, low: int, high: int) -> None:
 def _rebuild_tensor(u: Unpickler, args: tuple) -> Any:
     _arity("_rebuild_tensor", args, 4, 4)
     storage = args[0]
-    code = storage.kind.code if isinstance(storage, Storage) else "u1"
-    return _tensor_on(u, storage, code, *args[1:4])
+    dtype = storage.kind.dtype if isinstance(storage, Storage) else _UNTYPED.dtype
+    return _tensor_on(u, storage, dtype, *args[1:4])
 
 
 def _rebuild_tensor_v2(u: Unpickler, args: tuple) -> Any:
     _arity("_rebuild_tensor_v2", args, 6, 7)
     storage = args[0]
-    code = storage.kind.code if isinstance(storage, Storage) else "u1"
-    tensor = _tensor_on(u, storage, code, *args[1:4], metadata=args[6] if len(args) > 6 else None)
+    dtype = storage.kind.dtype if isinstance(storage, Storage) else _UNTYPED.dtype
+    tensor = _tensor_on(u, storage, dtype, *args[1:4],
+                        metadata=args[6] if len(args) > 6 else None)
     return _finish(tensor, args[4], args[5])
 
 
@@ -293,7 +272,7 @@ def _rebuild_tensor_v3(u: Unpickler, args: tuple) -> Any:
     dtype = args[6]
     if not isinstance(dtype, _dtype.dtype):
         raise pickle.UnpicklingError(f"_rebuild_tensor_v3 needs a dtype, not {describe(dtype)}")
-    tensor = _tensor_on(u, args[0], _DTYPE_CODES[dtype.name], *args[1:4],
+    tensor = _tensor_on(u, args[0], dtype.np, *args[1:4],
                         metadata=args[7] if len(args) > 7 else None)
     return _finish(tensor, args[4], args[5])
 
@@ -505,11 +484,11 @@ def _make_globals() -> Mapping[tuple[str, str], Global]:
                           ("_rebuild_parameter_with_state", _rebuild_parameter_with_state)):
         add("torch._utils", name, rebuild, info="rebuild")
     add("torch._tensor", "_rebuild_from_type_v2", _rebuild_from_type_v2)
-    for name, code in _STORAGE_KINDS.items():
-        add("torch", name, info=StorageKind(name, code))
+    for name, element in _STORAGE_KINDS.items():
+        add("torch", name, info=StorageKind(name, element.np))
     add("torch.storage", "UntypedStorage", info=_UNTYPED)
-    for name in _DTYPE_CODES:
-        add("torch", name, value=getattr(_dtype, name))
+    for name, loadable in _LOADABLE_DTYPES.items():
+        add("torch", name, value=loadable)
     return MappingProxyType(table)
 
 
