@@ -28,6 +28,7 @@ from .. import _return_types as return_types
 from .._dtype import to_dtype
 from .._strides import c_contiguous
 from .._tensor import Tensor, wrap, wrap_dim
+from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import ARITH, op, tensor_method
 
 __all__ = [
@@ -220,7 +221,7 @@ def _accumulate_dtype(array: np.ndarray, dtype: Any) -> Any:
 def _accumulate(fn: Any, a: np.ndarray, dtype: Any, **kwargs: Any) -> np.ndarray:
     """``fn(a, dtype=..., **kwargs)`` for ``np.sum``, ``np.prod``, ``np.cumsum``,
     ``np.cumprod`` and ``np.mean``, returning ``dtype`` (see :func:`_accumulate_dtype`) and
-    accumulating a float16 result in float32, rounded once. The scans (PyTorch's
+    accumulating a float16 (or bfloat16) result in float32, rounded once. The scans (PyTorch's
     ``cpu_cum_base_kernel``) accumulate float32 in float64 too: ``cumsum([3e38, 3e38, -3e38])``
     ends at 3e38, not inf.
 
@@ -239,7 +240,7 @@ def _accumulate(fn: Any, a: np.ndarray, dtype: Any, **kwargs: Any) -> np.ndarray
         # PyTorch converts the input to the result's dtype first (each element rounded), then
         # accumulates: cumsum(dtype=float32) of float64 values is that of their float32 values.
         a = a.astype(out_dtype)
-    if out_dtype == _HALF or out_dtype == _SINGLE and fn in _SCANS:
+    if out_dtype in _dtype.REDUCED_FLOATS or out_dtype == _SINGLE and fn in _SCANS:
         wide = np.float64 if out_dtype == _SINGLE else _SINGLE
         return np.asarray(fn(a, dtype=wide, **kwargs)).astype(out_dtype, order="C")
     return c_contiguous(fn(a, dtype=out_dtype, **kwargs))
@@ -480,36 +481,33 @@ def _(ops, grad, self, dim, result):
     if not _has_zero(self):
         # y_k = x_0 * ... * x_k, so dy_k/dx_i = y_k / x_i for k >= i.
         return _reverse_cumsum(ops, grad * result, dim) / self
-    if type(self) is np.ndarray:
+    if type(self) is np.ndarray or not mode_get() & GRAD:
         # Not recorded: PyTorch's O(n) formula for inputs with zeros (its numbers where
         # products overflow). Its recorded backward uses the polynomial form below, as here.
-        return _cumprod_backward_with_zeros(grad, self, dim, result)
+        return _cumprod_backward_with_zeros(ops, grad, self, dim, result)
     # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
     # polynomial in x, so its own derivative (create_graph) is right too.
     return _exclusive_cumprod(ops, self, dim) * _suffix_sums(ops, grad, self, dim)
 
 
-def _cumprod_backward_with_zeros(grad: np.ndarray, x: np.ndarray, dim: int,
-                                 result: np.ndarray) -> np.ndarray:
-    """PyTorch's cumprod gradient without grad mode, for an input with zeros: before the first
-    zero of a slice ``reversed_cumsum(result * grad) / x``; at the first zero the products of the
-    elements around it times the gradients up to the second zero; after it, nothing."""
-    zeros = x == 0
-    count = np.cumsum(zeros, axis=dim)
+def _cumprod_backward_with_zeros(ops: Any, grad: Any, x: Any, dim: int, result: Any) -> Any:
+    """PyTorch's cumprod gradient without grad mode, for an input with zeros, op for op (so
+    bfloat16 Tensors round where its ops do): before the first zero of a slice
+    ``reversed_cumsum(result * grad) / x``; at the first zero the products of the elements
+    after it (up to the second zero) times the gradients there, summed, times the product
+    before it; after it, nothing."""
+    count = ops.cumsum(x == 0, dim)
     before = count == 0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        w = np.where(before, result * grad, 0)
-        out = np.where(before, np.flip(np.cumsum(np.flip(w, dim), axis=dim), dim) / x, 0)
+        w = ops.where(before, result * grad, 0)
+        out = ops.where(before, _reverse_cumsum(ops, w, dim) / x, 0)
         one = count == 1
-        first = zeros & one
-        between = np.cumprod(np.where(one & ~first, x, 1), axis=dim)
-        after_first = np.sum(between * np.where(one, grad, 0), axis=dim, keepdims=True)
-        n = x.shape[dim]
-        previous = np.concatenate(
-            [np.ones_like(np.take(result, [0], axis=dim)), np.take(result, range(n - 1), axis=dim)],
-            axis=dim)
-        out = np.where(first, after_first * previous, out)
-    return out.astype(grad.dtype, copy=False)
+        first = (x == 0) & one
+        between = ops.cumprod(ops.where(one & ~first, x, 1), dim)
+        after_first = ops.sum(between * ops.where(one, grad, 0), dim, keepdim=True)
+        previous = ops.where(_first_position(tuple(x.shape), dim), 1,
+                             _shift(ops, result, dim, 1))
+        return ops.where(first, after_first * previous, out)
 
 
 @tensor_method(inplace=True)
@@ -1412,14 +1410,14 @@ def _matrix_norm_error(p: str, a: np.ndarray, dim: Any) -> None:
 # logsumexp
 
 
-@op("LogsumexpBackward0")
+@op("LogsumexpBackward0", half_native=True)  # bfloat16 step by step as float16
 def _logsumexp(self, dim, keepdim=False):
     a = self if self.dtype.kind in "fcV" else self.astype(_dtype.get_default_dtype().np)
     if _count(a.shape, dim) == 0:
         shape = tuple(1 if i in dim else s for i, s in enumerate(a.shape))
         return _squeeze_dims(np.full(shape, -np.inf, a.dtype), dim, keepdim)
     # Shift by the maximum so exp cannot overflow; an infinite maximum is not subtracted. As
-    # PyTorch, each step in the input's dtype, the sum accumulated in float32 for float16.
+    # PyTorch, each step in the input's dtype, the sum accumulated in float32 for half types.
     shift = np.max(a, axis=dim, keepdims=True)
     shift = np.where(np.isinf(shift), 0, shift).astype(a.dtype, copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):

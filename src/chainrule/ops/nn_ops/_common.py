@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import REDUCED_FLOATS
 from ..._tensor import Tensor
 
 __all__ = [
@@ -52,9 +53,10 @@ def check_reduction(reduction: str) -> None:
 
 
 def accumulation_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype PyTorch accumulates sums of ``dtype`` in on the CPU: float32 for float16 (the
-    result is rounded to float16 once, at the end), the dtype itself otherwise."""
-    return np.dtype(np.float32) if dtype == np.float16 else dtype
+    """The dtype PyTorch accumulates sums of ``dtype`` in on the CPU: float32 for float16 and
+    bfloat16 (the result is rounded to the half type once, at the end), the dtype itself
+    otherwise."""
+    return np.dtype(np.float32) if dtype in REDUCED_FLOATS else dtype
 
 
 def reduce_array(loss: np.ndarray, reduction: str) -> np.ndarray:

@@ -210,8 +210,9 @@ def _declare_nll(node: str, name: str) -> tuple[Any, Any]:
         return _nll_forward(self, target, weight, reduction, ignore_index, total_weight)
 
     forward.__name__ = name
-    loss_op = op(node, tensor_params=("target", "weight"), saved_outputs=("total_weight",))(
-        forward)
+    # half_native: PyTorch's kernel sums in the input's dtype, bfloat16 as float16
+    loss_op = op(node, tensor_params=("target", "weight"), saved_outputs=("total_weight",),
+                 half_native=True)(forward)
 
     def backward(grad, self, target, weight, reduction, ignore_index, total_weight):
         return _nll_backward_forward(grad, self, target, weight, reduction, ignore_index,
@@ -219,7 +220,7 @@ def _declare_nll(node: str, name: str) -> tuple[Any, Any]:
 
     backward.__name__ = name + "_backward"
     backward_op = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad", "self"),
-                     tensor_params=("target", "weight", "total_weight"))(backward)
+                     tensor_params=("target", "weight", "total_weight"), half_native=True)(backward)
 
     @loss_op.derivative("self")
     def _(ops, grad, self, target, weight, reduction, ignore_index, total_weight):

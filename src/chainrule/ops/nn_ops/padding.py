@@ -100,14 +100,15 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
 
     name = node.replace("Backward0", "").lower()  # reflectionpad2d
     forward.__name__ = name
-    gather = op(node)(forward)
+    gather = op(node, half_native=True)(forward)
 
     def backward(grad, input_size, index):
         """The gather's adjoint: ``grad`` added back at the same index vectors."""
         return _index_pad_adjoint(grad, input_size, index)
 
     backward.__name__ = name + "_backward"
-    scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",))(backward)
+    scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",),
+                 half_native=True)(backward)
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     # As PyTorch's node, it saves ``self`` (its backward reads only the shape).

@@ -674,7 +674,7 @@ def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
         return _laid_out(_average(total, divisor, self.dtype), nd == 2 and _channels_last(self))
 
     forward.__name__ = name
-    forward_op = op(f"AvgPool{nd}DBackward0")(forward)
+    forward_op = op(f"AvgPool{nd}DBackward0", half_native=True)(forward)
 
     def backward(grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override):
@@ -698,7 +698,8 @@ def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
         return np.ascontiguousarray(buffer[inner])
 
     backward.__name__ = name + "_backward"
-    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad",))(backward)
+    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad",),
+                     half_native=True)(backward)
 
     @forward_op.derivative("self")
     def _(ops, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -883,7 +884,7 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
         return _laid_out(result, nd == 2 and _channels_last(self))
 
     forward.__name__ = name
-    forward_op = op(f"AdaptiveAvgPool{nd}DBackward0")(forward)
+    forward_op = op(f"AdaptiveAvgPool{nd}DBackward0", half_native=True)(forward)
 
     def backward(grad, input_size):
         """The adjoint, as PyTorch's kernel: each output's gradient divided by its bin's
@@ -908,7 +909,8 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
         return target[:, :plane].reshape(tuple(input_size))
 
     backward.__name__ = name + "_backward"
-    backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad",))(backward)
+    backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad",),
+                     half_native=True)(backward)
 
     @forward_op.derivative("self")
     def _(ops, grad, self):
