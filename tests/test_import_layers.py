@@ -4,8 +4,9 @@ viz -> the package -> cli.
 Read from the source (``ast``), not by importing: every module-level import of a chainrule module
 must go to the same layer or below, and the module-level imports must have no cycle. Imports
 inside functions (kept lazy to dodge a cycle, or for an optional dependency) may not go upward
-either, except the few listed in ``UPWARD_IN_FUNCTIONS``, which are known debt (issue 13): the
-list must shrink, never grow, and a fixed entry must be taken off it.
+either, except those listed in ``UPWARD_IN_FUNCTIONS`` (empty since issue 13 took the last one
+off: a view's history is installed into ``_tensor`` by ``ops.inplace``); a fixed entry must be
+taken off it.
 """
 
 from __future__ import annotations
@@ -34,9 +35,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
 ]
 
 #: In-function imports that still go upward: (importing module, imported module, why).
-UPWARD_IN_FUNCTIONS = {
-    ("_tensor", "ops.inplace"): "regenerating a view's history (AsStridedBackward0)",
-}
+UPWARD_IN_FUNCTIONS: dict[tuple[str, str], str] = {}
 
 
 def _layer(module: str) -> int:

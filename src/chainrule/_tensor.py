@@ -95,7 +95,7 @@ class Tensor(TensorMethods):
     # view's grad_fn was made; when the base's history or the version changes (an in-place
     # op, even under no_grad), the view's history is regenerated on next use. Other views never
     # regenerate it: using one after its version changed is PyTorch's error
-    # (``ops.inplace.refresh_special_view``).
+    # (``ops.inplace.refresh_special_view``, installed by ``install_view_history``).
     __slots__ = (
         "_data", "_requires_grad", "_grad_fn", "_output_nr", "_grad", "_vc", "_base", "_acc",
         "_hooks", "_retains_grad", "_view_src_fn", "_view_meta", "_view_version", "__weakref__",
@@ -733,6 +733,21 @@ class _NoAccumulator:
 NO_ACCUMULATOR: Any = _NoAccumulator()
 
 
+# How a view's history is regenerated: by ``ops.inplace``, the layer that records the
+# AsStridedBackward0 node, which installs its functions here when it is imported (this module
+# sits below the ops and does not import them).
+_refresh_special_view: Callable[[Tensor, Tensor, bool | None], None] | None = None
+_view_of_base: Callable[[Tensor, Tensor], Any] | None = None
+
+
+def install_view_history(refresh_special_view: Callable[[Tensor, Tensor, bool | None], None],
+                         view_of_base: Callable[[Tensor, Tensor], Any]) -> None:
+    """Called once by ``ops.inplace``: the functions :func:`refresh_view` regenerates a view's
+    history with (checking a special view; a view of its base's current history)."""
+    global _refresh_special_view, _view_of_base
+    _refresh_special_view, _view_of_base = refresh_special_view, view_of_base
+
+
 def refresh_view(t: Tensor, check: bool | None = None) -> None:
     """Regenerate a view's history (``AsStridedBackward0`` of its base's current history) if
     its base's history changed since it was made, or its memory was written in place since
@@ -746,13 +761,11 @@ def refresh_view(t: Tensor, check: bool | None = None) -> None:
     if base is not None and (
         base._grad_fn is not t._view_src_fn or t._vc[0] != t._view_version
     ):
-        from .ops.inplace import refresh_special_view, view_of_base
-
         if t._view_src_fn is SPECIAL_VIEW:
-            refresh_special_view(t, base, check)
+            _refresh_special_view(t, base, check)  # type: ignore[misc]
         elif t._grad_fn is not None or base._requires_grad:
             # (a view with no history of a base that needs none keeps having none)
-            view_of_base(t, base)
+            _view_of_base(t, base)  # type: ignore[misc]
 
 
 def current_grad_fn(t: Tensor) -> Node | None:

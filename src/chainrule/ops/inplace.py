@@ -34,6 +34,7 @@ from .._tensor import (
     Tensor,
     check_inference_inplace,
     gradient_edge,
+    install_view_history,
     set_history,
     wrap,
 )
@@ -734,3 +735,6 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     """Fill with samples from ``N(mean, std**2)``."""
     check_inplace(self)
     return apply_inplace(self, _normal, mean, std, generator)
+
+
+install_view_history(refresh_special_view, view_of_base)
