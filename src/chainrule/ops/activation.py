@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import to_dtype
+from .._dtype import REDUCED_FLOATS, to_dtype
 from .._tensor import Tensor, wrap_dim
 from ._registry import op, tensor_method
 from .pointwise import derivative_in_float32, half_in_float32
@@ -55,21 +55,21 @@ def _(ops, grad, result, dim):
     return result * (grad - ops.sum(grad * result, dim, True))
 
 
-@op("LogSoftmaxBackward0")
+@op("LogSoftmaxBackward0", half_native=True)  # bfloat16 as float16
 def _log_softmax(self, dim):
     if self.ndim == 0:
         return np.zeros_like(self)
-    half = self.dtype == np.float16
-    x = self.astype(np.float32) if half else self  # float16 is computed in float32
+    half = self.dtype if self.dtype in REDUCED_FLOATS else None
+    x = self.astype(np.float32) if half else self  # float16/bfloat16 computed in float32
     # Contiguous whatever the input's layout, as PyTorch's log_softmax.
     shifted = np.subtract(x, x.max(axis=dim, keepdims=True), order="C")
     total = np.exp(shifted).sum(axis=dim, keepdims=True)
     if half and dim == self.ndim - 1:
         # PyTorch's last-dimension kernel keeps the sum and its log in half precision.
-        log_total = np.log(total.astype(np.float16).astype(np.float32)).astype(np.float16)
-        return (shifted - log_total.astype(np.float32)).astype(np.float16)
+        log_total = np.log(total.astype(half).astype(np.float32)).astype(half)
+        return (shifted - log_total.astype(np.float32)).astype(half)
     result = shifted - np.log(total)
-    return result.astype(np.float16) if half else result
+    return result.astype(half) if half else result
 
 
 @_log_softmax.derivative("self")

@@ -63,6 +63,7 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 
 
 _HALF = np.dtype(np.float16)
+_BFLOAT16 = _dtype.BFLOAT16
 _SINGLE = np.dtype(np.float32)
 _REDUCED = _dtype.REDUCED_FLOATS  # float16 and bfloat16
 
@@ -758,7 +759,10 @@ def _pow_array(self, exponent):
 
     Its fast paths are not ``pow``: ``x ** -0.5`` is ``1 / sqrt(x)`` (``-inf`` at ``-0.``, NaN
     at ``-inf``, where ``pow`` gives ``inf`` and 0), ``x ** 2`` is ``x * x`` ... and a float16
-    base is raised in float32 to the exponent rounded to float16, with no fast path.
+    base is raised in float32 to the exponent rounded to float16, with no fast path. A
+    bfloat16 base takes the fast paths, each step rounded to bfloat16 (``x ** 3`` rounds
+    ``x * x`` first), as PyTorch's element loop (every short tensor; its vectorised loop over
+    long ones computes ``x ** -0.5`` as one rounded rsqrt), and otherwise the float16 way.
     """
     exponent = _number(exponent)
     if exponent == 0:
@@ -778,6 +782,9 @@ def _pow_array(self, exponent):
             return self * self * self
         if exponent == -2:
             return np.reciprocal(self * self)
+        if self.dtype == _BFLOAT16 and not isinstance(exponent, complex):
+            rounded = np.asarray(exponent).astype(self.dtype).astype(_SINGLE)
+            return np.power(self.astype(_SINGLE), rounded).astype(self.dtype)
     return np.power(self, exponent)
 
 
@@ -789,7 +796,8 @@ def _log_of_number(value):
     return -math.inf if value == 0 else math.nan
 
 
-@op("PowBackward0", inputs=("self",), promote=ARITH, promote_with=("exponent",))
+@op("PowBackward0", inputs=("self",), promote=ARITH, promote_with=("exponent",),
+    half_native=True)  # bfloat16 as float16 (_pow_array)
 def _pow_scalar(self, exponent):
     _check_int_pow(self, exponent)
     return _pow_array(self, exponent)
@@ -800,9 +808,11 @@ def _(ops, grad, self, exponent):
     # PyTorch's pow_backward: the derivative is exactly 0 for a zero exponent (not grad * 0,
     # which is NaN for an infinite or NaN gradient), and otherwise uses the same pow kernel,
     # fast paths and all (so x ** 0.5 at -0. has gradient -inf, as 0.5 * rsqrt(-0.)).
+    # The exponent scales in float32 for the half types (PyTorch's mul by a Scalar), rounded
+    # once, not rounded to the half type first.
     if exponent == 0:
         return ops.zeros_like(self)
-    return grad * (exponent * ops.pow(self, exponent - 1))
+    return grad * ops.mul(ops.pow(self, exponent - 1), exponent)
 
 
 # PowBackward1 saves self, exponent and the result whichever input needs a gradient, and

@@ -1,0 +1,68 @@
+"""float16 and bfloat16 kernels whose rounding steps PyTorch fixes, bit for bit against it
+on short tensors (PyTorch's element loop; its vectorised loop over long tensors may fuse a
+step): ``pow`` with a number exponent (the exponent rounded to the half type; bfloat16's fast
+paths ``x * x * x`` and ``1 / (x * x)`` rounding each step; the gradient scaling by the
+exponent in float32, once) and ``log_softmax`` over the last dimension in bfloat16 (the row's
+sum and its log kept in bfloat16, as float16's).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+from .sweep_tools import torch_to_numpy
+
+LIBS = [chainrule, torch]
+_RNG = np.random.default_rng(5)
+#: Values of both half types (bfloat16's 8-bit mantissa is the coarser), including 0 and
+#: infinity; short rows, so PyTorch runs its element loop.
+BASES = np.concatenate([[0.0, np.inf, 1.0, 3.0], _RNG.uniform(0.05, 3, 8)]).astype(np.float16)
+EXPONENTS = [1.7, 0.3, -1.3, 1e-3, 2.5, 2, 3, -2, -1, 0.5, -0.5, 4, 7]
+
+
+def _values(t: Any) -> np.ndarray:
+    """Any tensor's values as float64 (a half type is exactly representable)."""
+    if isinstance(t, chainrule.Tensor):
+        return t.detach()._data.astype(np.float64)
+    return torch_to_numpy(t.detach()).astype(np.float64)
+
+
+def _same(ours: Any, theirs: Any) -> None:
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    np.testing.assert_array_equal(_values(ours), _values(theirs))
+
+
+@pytest.mark.parametrize("exponent", EXPONENTS)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_pow_with_a_number_matches_pytorch(dtype: str, exponent: float) -> None:
+    results = []
+    for lib in LIBS:
+        x = lib.from_numpy(BASES.copy()) if lib is chainrule else torch.from_numpy(BASES.copy())
+        x = x.to(getattr(lib, dtype)).requires_grad_()
+        y = x.pow(exponent)
+        y.backward(lib.linspace(-1, 1, len(BASES), dtype=x.dtype))
+        results.append((y, x.grad))
+    for ours, theirs in zip(*results, strict=True):
+        _same(ours, theirs)
+
+
+@pytest.mark.parametrize("dim", [-1, 0])
+def test_bfloat16_log_softmax_matches_pytorch(dim: int) -> None:
+    data = _RNG.uniform(-4, 4, (6, 9)).astype(np.float32)
+    cotangent = _RNG.uniform(-1, 1, data.shape).astype(np.float32)
+    results = []
+    for lib in LIBS:
+        x = (chainrule.from_numpy(data.copy()) if lib is chainrule
+             else torch.from_numpy(data.copy())).bfloat16().requires_grad_()
+        y = x.log_softmax(dim)
+        y.backward((chainrule.from_numpy(cotangent.copy()) if lib is chainrule
+                    else torch.from_numpy(cotangent.copy())).bfloat16())
+        results.append((y, x.grad))
+    for ours, theirs in zip(*results, strict=True):
+        _same(ours, theirs)
