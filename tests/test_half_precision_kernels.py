@@ -2,8 +2,10 @@
 on short tensors (PyTorch's element loop; its vectorised loop over long tensors may fuse a
 step): ``pow`` with a number exponent (the exponent rounded to the half type; bfloat16's fast
 paths ``x * x * x`` and ``1 / (x * x)`` rounding each step; the gradient scaling by the
-exponent in float32, once) and ``log_softmax`` over the last dimension in bfloat16 (the row's
-sum and its log kept in bfloat16, as float16's).
+exponent in float32, once), ``log_softmax`` over the last dimension in bfloat16 (the row's
+sum and its log kept in bfloat16, as float16's), and the element-wise functions with their
+gradients: a constant factor (``ln 2``, ``2 / sqrt(pi)``) scales in float32, rounded once;
+``rsqrt`` rounds the root first; float16's ``sigmoid_backward`` rounds each step.
 """
 
 from __future__ import annotations
@@ -63,6 +65,32 @@ def test_bfloat16_log_softmax_matches_pytorch(dim: int) -> None:
         y = x.log_softmax(dim)
         y.backward((chainrule.from_numpy(cotangent.copy()) if lib is chainrule
                     else torch.from_numpy(cotangent.copy())).bfloat16())
+        results.append((y, x.grad))
+    for ours, theirs in zip(*results, strict=True):
+        _same(ours, theirs)
+
+
+UNARY = ["exp", "exp2", "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "sin", "cos",
+         "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",
+         "sigmoid", "erf", "erfc", "erfinv", "reciprocal", "lgamma", "digamma"]
+#: Where each function is defined: (low, high) of its sample.
+_DOMAINS = {"log": (0.01, 3), "log1p": (0.01, 3), "log2": (0.01, 3), "log10": (0.01, 3),
+            "sqrt": (0.01, 3), "rsqrt": (0.01, 3), "lgamma": (0.01, 3), "digamma": (0.01, 3),
+            "acosh": (1.01, 4), "asin": (-0.99, 0.99), "acos": (-0.99, 0.99),
+            "atanh": (-0.99, 0.99), "erfinv": (-0.99, 0.99)}
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_unary_values_and_gradients_match_pytorch(dtype: str, name: str) -> None:
+    low, high = _DOMAINS.get(name, (-3, 3))
+    data = np.random.default_rng(len(name)).uniform(low, high, 9).astype(np.float32)
+    results = []
+    for lib in LIBS:
+        x = (chainrule.from_numpy(data.copy()) if lib is chainrule
+             else torch.from_numpy(data.copy())).to(getattr(lib, dtype)).requires_grad_()
+        y = getattr(lib, name)(x)
+        y.backward(lib.linspace(-1, 1, len(data), dtype=x.dtype))
         results.append((y, x.grad))
     for ours, theirs in zip(*results, strict=True):
         _same(ours, theirs)

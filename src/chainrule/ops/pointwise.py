@@ -1003,9 +1003,11 @@ def exp2(self):
     return np.exp2(self)
 
 
+# A Python-number factor scales in float32 for the half types, rounded once (PyTorch's mul by
+# a Scalar): ``ops.mul``, not ``*``, which NumPy runs in float16 with the number rounded first.
 @exp2.derivative("self")
 def _(ops, grad, result):
-    return grad * result * _LN2
+    return ops.mul(grad * result, _LN2)
 
 
 @op("Expm1Backward0", promote=FLOAT, method=True, inplace=True)
@@ -1049,7 +1051,7 @@ def log2(self):
 
 @log2.derivative("self")
 def _(ops, grad, self):
-    return grad / (self * _LN2)
+    return grad / ops.mul(self, _LN2)
 
 
 @op("Log10Backward0", promote=FLOAT, method=True, inplace=True)
@@ -1060,7 +1062,7 @@ def log10(self):
 
 @log10.derivative("self")
 def _(ops, grad, self):
-    return grad / (self * _LN10)
+    return grad / ops.mul(self, _LN10)
 
 
 @op("SqrtBackward0", promote=FLOAT, method=True, inplace=True)
@@ -1074,9 +1076,9 @@ def _(ops, grad, result):
     return grad / (2 * result)
 
 
-@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True)
+@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True, half_native=True)
 def rsqrt(self):
-    """``1 / sqrt(self)``."""
+    """``1 / sqrt(self)`` (in a half type the root rounded first, as PyTorch's element loop)."""
     return 1 / np.sqrt(self)
 
 
@@ -1322,7 +1324,7 @@ def erf(self):
 
 @erf.derivative("self")
 def _(ops, grad, self):
-    return _TWO_OVER_SQRT_PI * ops.exp(-ops.pow(self, 2)) * grad
+    return ops.mul(ops.exp(-ops.pow(self, 2)), _TWO_OVER_SQRT_PI) * grad
 
 
 @op("ErfcBackward0", promote=FLOAT, method=True, inplace=True)
@@ -1333,7 +1335,7 @@ def erfc(self):
 
 @erfc.derivative("self")
 def _(ops, grad, self):
-    return -_TWO_OVER_SQRT_PI * ops.exp(-ops.pow(self, 2)) * grad
+    return ops.mul(ops.exp(-ops.pow(self, 2)), -_TWO_OVER_SQRT_PI) * grad
 
 
 @op("SoftplusBackward0", promote=FLOAT)

@@ -143,9 +143,10 @@ def _(ops, grad, grad_output, output):
 
 
 @op("SigmoidBackwardBackward0", inputs=("grad_output", "output"), promote=KEEP)
-@half_in_float32
 def sigmoid_backward(grad_output, output):
-    """``grad_output * (1 - output) * output``: the derivative of ``sigmoid`` from its output."""
+    """``grad_output * (1 - output) * output``: the derivative of ``sigmoid`` from its output.
+    float16 rounds each step to float16, as PyTorch's kernel (bfloat16 computes in float32 and
+    rounds once, as the dispatch does)."""
     return grad_output * (1 - output) * output
 
 
