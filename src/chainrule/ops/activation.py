@@ -115,21 +115,23 @@ def log_softmax(
 
 
 def apply_reduction(loss: np.ndarray, reduction: str) -> np.ndarray:
-    """'none' | 'mean' | 'sum' on an element-wise loss array."""
+    """'none' | 'mean' | 'sum' on an element-wise loss array (float16 and bfloat16 summed in
+    float32 and rounded once, as PyTorch's sum)."""
     if reduction == "none":
         return loss
+    work = np.float32 if loss.dtype in REDUCED_FLOATS else loss.dtype
     if reduction == "mean":
-        return np.asarray(np.mean(loss, dtype=loss.dtype))
+        return np.asarray(np.mean(loss, dtype=work), dtype=loss.dtype)
     if reduction == "sum":
-        return np.asarray(np.sum(loss, dtype=loss.dtype))
+        return np.asarray(np.sum(loss, dtype=work), dtype=loss.dtype)
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
-def _reduction_scale(ops: Any, grad: Any, shape: tuple[int, ...], reduction: str) -> Any:
+def _mean_of(g: Any, shape: tuple[int, ...], reduction: str) -> Any:
+    """``g`` divided by the element count for 'mean' (PyTorch's last step, ``div_(numel)``)."""
     if reduction == "mean":
-        count = int(np.prod(shape)) if shape else 1
-        return grad / count
-    return grad
+        return g / (int(np.prod(shape)) if shape else 1)
+    return g
 
 
 # As in PyTorch, weight and pos_weight are not differentiable (no edges for them).
@@ -137,6 +139,7 @@ def _reduction_scale(ops: Any, grad: Any, shape: tuple[int, ...], reduction: str
     "BinaryCrossEntropyWithLogitsBackward0",
     inputs=("self", "target"),
     tensor_params=("weight", "pos_weight"),
+    half_native=True,  # bfloat16 step by step, as float16 and PyTorch's composite forward
 )
 def _bce_with_logits(self, target, weight, pos_weight, reduction):
     x = self
@@ -148,31 +151,37 @@ def _bce_with_logits(self, target, weight, pos_weight, reduction):
         loss = (1 - target) * x + softplus_neg
     if weight is not None:
         loss = loss * weight
-    return apply_reduction(np.asarray(loss, dtype=x.dtype), reduction)
+    return apply_reduction(np.asarray(loss, dtype=x.dtype), reduction)  # (float32 for halves)
 
 
+# PyTorch's binary_cross_entropy_with_logits_backward and its target backward, step for step
+# (the order in which half precision rounds): the formula, times grad, times the weight, over
+# the element count for 'mean'.
 @_bce_with_logits.derivative("self")
 def _(ops, grad, self, target, weight, pos_weight, reduction, self_shape):
     if pos_weight is not None:
-        log_weight = (pos_weight - 1) * target + 1
-        g = log_weight * ops.sigmoid(self) - pos_weight * target
+        t = pos_weight * target
+        g = (t + 1 - target) * ops.sigmoid(self) - t
     else:
         g = ops.sigmoid(self) - target
+    g = g * grad
     if weight is not None:
         g = g * weight
-    return _reduction_scale(ops, grad, self_shape, reduction) * g
+    return _mean_of(g, self_shape, reduction)
 
 
 @_bce_with_logits.derivative("target")
 def _(ops, grad, self, target, weight, pos_weight, reduction, target_shape):
-    softplus_neg = ops.log1p(ops.exp(-ops.abs(self))) + ops.clamp(-self, 0, None)
     if pos_weight is not None:
+        # log_sigmoid(-x) - log_sigmoid(x) * pos_weight, written with softplus(-x)
+        softplus_neg = ops.log1p(ops.exp(-ops.abs(self))) + ops.clamp(-self, 0, None)
         g = (pos_weight - 1) * softplus_neg - self
     else:
         g = -self
+    g = g * grad
     if weight is not None:
         g = g * weight
-    return _reduction_scale(ops, grad, target_shape if len(target_shape) else (), reduction) * g
+    return _mean_of(g, target_shape if len(target_shape) else (), reduction)
 
 
 def binary_cross_entropy_with_logits(

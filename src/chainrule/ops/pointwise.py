@@ -328,7 +328,7 @@ def _(ops, grad):
 
 @_add_alpha.derivative("other")
 def _(ops, grad, alpha):
-    return grad * alpha
+    return grad * alpha if type(alpha) is not float else ops.mul(grad, alpha)
 
 
 @tensor_method(inplace=True)
@@ -448,9 +448,11 @@ def mul(self, other):
     return self * other
 
 
+# A number operand scales a half-precision gradient in float32, rounded once, as PyTorch's mul
+# and div with a wrapped number (``ops.mul``/``ops.div``; NumPy's ``*`` would round it first).
 @mul.derivative("self")
 def _(ops, grad, other):
-    return grad * other
+    return grad * other if type(other) is not float else ops.mul(grad, other)
 
 
 @mul.derivative("other")
@@ -468,7 +470,7 @@ def _div(self, other):
 
 @_div.derivative("self")
 def _(ops, grad, other):
-    return grad / other
+    return grad / other if type(other) is not float else ops.div(grad, other)
 
 
 @_div.derivative("other")
@@ -1369,9 +1371,14 @@ def _(ops, grad, other, result):
     return grad * other / result
 
 
-# float16 is computed in float16 (log rounded, then the product rounded), as PyTorch's kernel
-# does: computing in float32 and rounding once differs from it by an ulp.
+# float16 and bfloat16 are computed in their type (log rounded, then the product rounded), as
+# PyTorch's kernel does: computing in float32 and rounding once differs from it by an ulp. A
+# number (or 0-d) operand is rounded to the half type first, as PyTorch wraps it.
 def _xlogy_values(self, other):
+    half = next((v.dtype for v in (self, other)
+                 if type(v) is _ndarray and v.dtype in _REDUCED), None)
+    if half is not None:
+        self, other = np.asarray(self, half), np.asarray(other, half)
     out = np.where(self == 0, 0, self * np.log(other))
     return np.where(np.isnan(other), np.nan, out).astype(np.result_type(self, other))
 
@@ -1382,7 +1389,8 @@ def _xlogy_self_derivative(ops, grad, self, other):
 
 
 def _xlogy_other_derivative(ops, grad, self, other):
-    return grad * self / other
+    # (a number ``self`` scales in float32 for the half types, once: PyTorch's mul by a Scalar)
+    return (grad * self if type(self) is not float else ops.mul(grad, self)) / other
 
 
 _XLOGY_SIGNATURES = (
@@ -1393,7 +1401,7 @@ _XLOGY_SIGNATURES = (
 
 
 @op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT, signatures=_XLOGY_SIGNATURES,
-    name="xlogy")
+    name="xlogy", half_native=True)  # bfloat16 in steps as float16 (_xlogy_values)
 def _xlogy(self, other):
     """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
     return _xlogy_values(self, other)
@@ -1404,7 +1412,8 @@ _xlogy.derivative("other")(_xlogy_other_derivative)
 
 
 # A number operand: PyTorch's Scalar overloads, whose nodes have one edge and save the number.
-@op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",), name="xlogy")
+@op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",), name="xlogy",
+    half_native=True)
 def _xlogy_number_self(self, other):
     return _xlogy_values(self, other)
 
@@ -1412,7 +1421,8 @@ def _xlogy_number_self(self, other):
 _xlogy_number_self.derivative("other")(_xlogy_other_derivative)
 
 
-@op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",), name="xlogy")
+@op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",), name="xlogy",
+    half_native=True)
 def _xlogy_number_other(self, other):
     return _xlogy_values(self, other)
 
@@ -1858,17 +1868,26 @@ def _check_condition(condition):
         )
 
 
-def _lerp_array(self, end, weight):
-    """PyTorch's lerp: from ``self`` for small weights, from ``end`` for the others (each exact
-    at its own end), in float32 for float16 operands."""
+def lerp_values(self: Any, end: Any, weight: Any) -> Any:
+    """PyTorch's lerp on arrays: ``self + weight * (end - self)`` for small weights, ``end -
+    (end - self) * (1 - weight)`` for the others (each exact at its own end), each a fused
+    multiply-add rounded once, as its kernels compute it (exactly, through float64, for float32
+    and so for float16, which the op computes in float32; float64 rounds the product too, an ulp
+    from PyTorch's at most). The optimizers' ``lerp_`` uses it too."""
     small = np.abs(weight) < 0.5
+    if np.result_type(self, end) == _SINGLE:
+        w = np.asarray(weight, _SINGLE)
+        diff = np.subtract(end, self, dtype=_SINGLE).astype(np.float64)
+        low = (w.astype(np.float64) * diff + self).astype(_SINGLE)
+        high = (end - diff * (1 - w).astype(np.float64)).astype(_SINGLE)
+        return np.where(small, low, high)
     return np.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
 
 
 @op("LerpBackward0", inputs=("self", "end"), promote=FLOAT, promote_with=("weight",))
 @half_in_float32
 def _lerp_scalar(self, end, weight):
-    return _lerp_array(self, end, weight).astype(np.result_type(self, end), copy=False)
+    return lerp_values(self, end, weight).astype(np.result_type(self, end), copy=False)
 
 
 # A number weight scales a float16 gradient in float32, rounded once (PyTorch's mul by a
@@ -1886,7 +1905,7 @@ def _(ops, grad, weight):
 @op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT)
 @half_in_float32
 def _lerp_tensor(self, end, weight):
-    return _lerp_array(self, end, weight)
+    return lerp_values(self, end, weight)
 
 
 @_lerp_tensor.derivative("self")
@@ -1978,14 +1997,26 @@ def _(ops, grad):
     return grad
 
 
+# PyTorch's formulas: ``value / tensor2`` fills a tensor with ``value`` (rounded to its type)
+# and divides; ``value * tensor1`` multiplies by the number (in float32 for the half types).
 @_addcdiv.derivative("tensor1")
 def _(ops, grad, tensor2, value):
-    return grad * (value / tensor2)
+    return grad * ops.div(_filled(value, tensor2), tensor2)
 
 
 @_addcdiv.derivative("tensor2")
 def _(ops, grad, tensor1, tensor2, value):
-    return -grad * (value * tensor1 / (tensor2 * tensor2))
+    return -grad * (ops.mul(tensor1, value) / (tensor2 * tensor2))
+
+
+def _filled(value: Any, like: Any) -> Any:
+    """``value`` as an element of ``like``'s floating type holds it (a real number only): a
+    Scalar PyTorch's kernel converts to the tensor's type (``value.to<scalar_t>()``) or fills a
+    tensor with."""
+    dtype = like.dtype if type(like) is _ndarray else like._data.dtype
+    if isinstance(value, complex) or dtype.kind not in "fV":
+        return value
+    return float(np.asarray(value).astype(dtype))
 
 
 @tensor_method(inplace=True)

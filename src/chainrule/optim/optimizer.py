@@ -31,6 +31,7 @@ from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..nn.modules.module import typename
 from ..ops.inplace import bump_version
+from ..ops.pointwise import lerp_values
 
 __all__ = ["Optimizer", "required"]
 
@@ -346,11 +347,8 @@ def grads_of(
 
 
 def lerp_(target: np.ndarray, end: np.ndarray, weight: float) -> None:
-    """``target.lerp_(end, weight)`` with PyTorch's two-sided formula (same rounding)."""
-    if weight < 0.5:
-        target += weight * (end - target)
-    else:
-        target[...] = end - (end - target) * (1 - weight)
+    """``target.lerp_(end, weight)`` as PyTorch's kernel rounds it (:func:`lerp_values`)."""
+    target[...] = lerp_values(target, end, weight)
 
 
 def holds_reduced_float(group: dict[str, Any]) -> bool:

@@ -16,7 +16,7 @@ from .._registry import op
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
 from ..activation import log_softmax
 from ..indexing import masked_fill
-from ..pointwise import _half_type, _is_half, _to_half, _to_single, exp, neg, xlogy
+from ..pointwise import _filled, _half_type, _is_half, _to_half, _to_single, exp, neg, xlogy
 from ..pointwise import abs as abs_
 from ..reduction import mean, sum
 from ..shape import expand, view
@@ -444,17 +444,18 @@ def _mse_loss(self, target, reduction):
 
 
 # The backward formulas multiply in PyTorch's kernel order, ``norm * f(x) * grad`` with
-# ``norm = 1 / numel`` for 'mean' (rounded to the dtype first), so results agree to the bit.
+# ``norm = 1 / numel`` for 'mean' (rounded to the dtype first: ``_filled``, which bfloat16's
+# Tensor derivatives need explicitly), so results agree to the bit.
 
 
 @_mse_loss.derivative("self")
 def _(ops, grad, self, target, reduction):
-    return _norm(self.shape, reduction, 2.0) * (self - target) * grad
+    return _filled(_norm(self.shape, reduction, 2.0), grad) * (self - target) * grad
 
 
 @_mse_loss.derivative("target")
 def _(ops, grad, self, target, reduction):
-    return _norm(self.shape, reduction, 2.0) * (target - self) * grad
+    return _filled(_norm(self.shape, reduction, 2.0), grad) * (target - self) * grad
 
 
 def _norm(shape: Any, reduction: str, scale: float = 1.0) -> float:
@@ -575,7 +576,7 @@ def _huber_grad(ops: Any, grad: Any, diff: Any, shape: Any, reduction: str, delt
     (Its scalar loop, run on the elements past the last full pair of vectors, multiplies in
     another order outside the band: those can be an ulp off; where they are depends on the
     machine's vector width.)"""
-    return _norm(shape, reduction) * ops.clamp(diff, -delta, delta) * grad
+    return _filled(_norm(shape, reduction), grad) * ops.clamp(diff, -delta, delta) * grad
 
 
 @_huber_loss.derivative("self")
@@ -615,7 +616,8 @@ def _check_delta(delta: float) -> None:
 _EPSILON = float(np.float32(1e-12))
 
 
-@op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",))
+@op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",),
+    half_native=True)  # bfloat16 step by step, as float16 and PyTorch's kernel
 def _binary_cross_entropy(self, target, weight, reduction):
     _check_probabilities(self, target)
     with np.errstate(divide="ignore"):
@@ -652,7 +654,7 @@ def _(ops, grad, self, target, weight, reduction):
 
 
 @op("BinaryCrossEntropyBackwardBackward0", inputs=("grad_output", "self", "target"),
-    tensor_params=("weight",))
+    tensor_params=("weight",), half_native=True)
 def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     """PyTorch's kernel: ``grad * (x - t) / max((1 - x) * x, eps)``, times the weight, over
     the number of elements for 'mean'."""
@@ -755,10 +757,14 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 stacklevel=2,
             )
         applied = _get_enum("sum" if reduction == "batchmean" else reduction)
+    # PyTorch's compiled composite evaluates the right operand first, so its node is older and
+    # runs last in backward: the order in which a half-precision target's gradients add up.
     if log_target:
-        loss = exp(target) * (target - input)
+        difference = target - input
+        loss = exp(target) * difference
     else:
-        loss = xlogy(target, target) - target * input
+        product = target * input
+        loss = xlogy(target, target) - product
     if applied == "mean":
         loss = mean(loss)
     elif applied == "sum":
