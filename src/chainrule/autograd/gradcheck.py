@@ -11,13 +11,30 @@ so the same numbers). Failures raise :class:`GradcheckError` with PyTorch's mess
 ``gradgradcheck`` runs ``gradcheck`` on the function that maps inputs and output gradients to the
 input gradients (so it checks second derivatives).
 
+``check_batched_grad=True`` compares, for each differentiable output, the vector-Jacobian
+products for two random ``grad_output``s computed by one ``autograd.grad(...,
+is_grads_batched=True)`` call with two one-by-one calls, with PyTorch's messages. The deprecated
+``get_numerical_jacobian`` / ``get_analytical_jacobian`` are PyTorch's (``FutureWarning``, return
+types, errors), on the same Jacobian code.
+
+``check_undefined_grad`` is PyTorch's check: the outputs pass through an
+:class:`UndefinedGradBackward` node (PyTorch's ``UndefinedGrad``), which sends no gradient on, so
+the nodes below run with undefined gradients as the engine runs them in PyTorch (an op node sends
+none, a custom Function's ``backward`` gets zeros, or None after
+``set_materialize_grads(False)``): first all outputs at once, then each in turn when there are
+several.
+
 What differs from PyTorch (chainrule has no vmap, no forward-mode AD, no sparse tensors):
 
-* ``check_batched_grad`` / ``check_batched_forward_grad`` are accepted and do nothing: there are
-  no batching rules to check. ``check_forward_ad=True`` raises ``NotImplementedError``.
-* ``check_undefined_grad`` is emulated: the engine never runs a node that received no gradient
-  at all, so what can be checked is a node with several outputs of which one got no gradient
-  (custom Functions with ``set_materialize_grads(False)``); each output in turn gets none.
+* ``is_grads_batched`` runs one backward pass per ``grad_output`` (there is no vmap), so
+  ``check_batched_grad`` finds what differs between those passes and the one-by-one ones (a
+  backward that changes behaviour from call to call) and errors raised on the way, but not what
+  only vmap rejects: backward code that leaves tensor operations (``.item()``, ``.numpy()``,
+  ``.tolist()``, ``data_ptr()``) or writes a batched gradient into an unbatched tensor in place
+  (``torch.zeros(n).copy_(grad)``) fails PyTorch's check with "While computing batched
+  gradients, got: ..." and passes chainrule's.
+* ``check_forward_ad=True`` raises ``NotImplementedError``, and ``check_batched_forward_grad=True``
+  requires it (PyTorch's ``AssertionError`` otherwise), so it never passes silently.
 * complex inputs and outputs are checked in slow mode as PyTorch does (Wirtinger derivatives,
   real and imaginary parts of outputs separately); ``fast_mode`` falls back to slow mode for
   them.
@@ -28,7 +45,7 @@ from __future__ import annotations
 import sys
 import types
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +58,8 @@ from .graph import preorder
 from .node import AccumulateGrad, Node
 
 __all__ = [
-    "gradcheck", "gradgradcheck", "GradcheckError", "check_graph", "GraphCheck", "NodeCheck",
+    "gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
+    "get_analytical_jacobian", "check_graph", "GraphCheck", "NodeCheck",
 ]
 
 TensorOrTensors = Tensor | Sequence[Tensor]
@@ -173,6 +191,11 @@ def _central_difference(
     result = []
     for a, b in zip(outa, outb, strict=True):
         _check_same_dtype_and_shape(a, b, eps, check_idx)
+        if a.dtype == np.bool_:  # PyTorch differences every output, and ``-`` refuses bools
+            raise RuntimeError(
+                "Subtraction, the `-` operator, with two bool tensors is not supported. Use the "
+                "`^` or `logical_xor()` operator instead."
+            )
         result.append(((b - a) / (2 * eps)).reshape(-1))
     return result
 
@@ -182,11 +205,15 @@ def _central_difference(
 
 
 def _numerical_jacobian(
-    fn: Callable[..., Any], inputs: tuple, outputs: Sequence[Tensor], input_idx: int, eps: float
+    fn: Callable[..., Any], inputs: tuple, outputs: Sequence[Tensor], input_idx: int, eps: float,
+    target: Tensor | None = None,
 ) -> list[np.ndarray]:
-    """For input ``input_idx``, one ``(input numel, output numel)`` Jacobian per floating
-    output, by central differences element by element (Wirtinger for a complex input)."""
-    x = inputs[input_idx]
+    """For input ``input_idx`` (or ``target``, a tensor ``fn`` may not even take, perturbed in
+    place while ``fn(*inputs)`` runs), one ``(input numel, output numel)`` Jacobian per floating
+    tensor of ``outputs``, by central differences element by element (Wirtinger for a complex
+    input). As PyTorch's, the k-th Jacobian is filled with the differences of ``fn``'s k-th
+    output: the two agree when non-floating outputs come last."""
+    x = inputs[input_idx] if target is None else target
     float_out = [i for i, o in enumerate(_as_tuple(outputs)) if _is_float_or_complex(o)]
     jacobians = [
         np.zeros((x._data.size, outputs[i]._data.size), dtype=_jacobian_dtype(x, outputs[i]))
@@ -220,14 +247,19 @@ def _vjp(output: Tensor, diff_inputs: list[Tensor], grad_output: np.ndarray) -> 
     )
 
 
-def _analytical_jacobian(
-    inputs: tuple, output: Tensor, nondet_tol: float, check_grad_dtypes: bool,
-    v: np.ndarray | None = None,
-) -> list[np.ndarray]:
-    """Per input that requires grad, the ``(input numel, output numel)`` Jacobian by backward
-    passes with one-hot output gradients (or the single row for ``v`` in fast mode); computed
-    twice to check the backward pass is deterministic."""
-    diff = [t for _, t in _diff_inputs(inputs)]
+def _analytical_jacobian_attributes(
+    diff: Sequence[Tensor], output: Tensor, nondet_tol: float, v: np.ndarray | None = None,
+    columns_of: Callable[[], Sequence[Tensor]] | None = None,
+) -> tuple[tuple[np.ndarray, ...], bool, bool, bool]:
+    """The ``(input numel, output numel)`` Jacobian of ``output`` for each tensor of ``diff``,
+    by backward passes with one-hot output gradients (or the single row for ``v`` in fast
+    mode), computed twice. Returns the first run's Jacobians, whether the second run agreed
+    within ``nondet_tol`` (PyTorch's "reentrant"), whether every gradient had its input's shape,
+    and whether every gradient of the right shape had its input's dtype.
+
+    The Jacobians are allocated for the tensors ``columns_of()`` gives once the backward passes
+    ran (default ``diff``): PyTorch's deprecated ``get_analytical_jacobian`` allocates them from
+    its ``inputs`` as given."""
     out_data = output._data
     if v is not None:
         grad_outputs = [v.reshape(out_data.shape)]
@@ -237,34 +269,66 @@ def _analytical_jacobian(
             basis = np.zeros(out_data.size, out_data.dtype)
             basis[j] = 1
             grad_outputs.append(basis.reshape(out_data.shape))
-    runs = []
+    # Both runs' backward passes first, then the Jacobians (the order PyTorch calls things in).
+    runs = [[_vjp(output, list(diff), g) for g in grad_outputs] for _ in range(2)]
+    allocate = tuple(diff if columns_of is None else columns_of())
+    stacked = []
     sizes_ok = True
     dtypes_ok = True
-    for _ in range(2):
-        jacobians = [np.zeros((t._data.size, len(grad_outputs)), t._data.dtype) for t in diff]
-        for j, g_out in enumerate(grad_outputs):
-            for jac, t, g in zip(jacobians, diff, _vjp(output, diff, g_out), strict=True):
+    for rows in runs:
+        jacobians = tuple(
+            np.zeros((t._data.size, len(grad_outputs)), t._data.dtype) for t in allocate
+        )
+        for i, t in enumerate(diff if rows else ()):
+            jac = jacobians[i]
+            for j, grads in enumerate(rows):
+                g = grads[i]
                 if g is None:
                     continue
                 if g._data.shape != t._data.shape:
                     sizes_ok = False
                 elif g._data.dtype != t._data.dtype:
                     dtypes_ok = False
+                if jac[:, j].size != g._data.size:
+                    raise AssertionError(
+                        f"Expected out_jacobian column to have {g._data.size} elements, but got "
+                        f"{jac[:, j].size}"
+                    )
                 jac[:, j] = g._data.reshape(-1)
-        runs.append(jacobians)
-    if not dtypes_ok and check_grad_dtypes:
+        stacked.append(jacobians)
+    reentrant = all(
+        not (j1.size and np.abs(j1 - j2).max() > nondet_tol)
+        for j1, j2 in zip(stacked[0], stacked[1], strict=False)
+    )
+    return stacked[0], reentrant, sizes_ok, dtypes_ok
+
+
+def _analytical_jacobian(
+    inputs: tuple, output: Tensor, nondet_tol: float, check_grad_dtypes: bool,
+    v: np.ndarray | None = None,
+) -> tuple[np.ndarray, ...]:
+    """Per input that requires grad, the ``(input numel, output numel)`` Jacobian by backward
+    passes (see :func:`_analytical_jacobian_attributes`); raises PyTorch's errors when the
+    gradients' shapes or dtypes are wrong or the two runs disagree."""
+    diff = [t for _, t in _diff_inputs(inputs)]
+    jacobians, reentrant, sizes_ok, dtypes_ok = _analytical_jacobian_attributes(
+        diff, output, nondet_tol, v
+    )
+    # PyTorch unpacks its (sizes, dtypes) verdicts as (dtypes, sizes), so each message goes with
+    # the other flag. The engine checks and casts every gradient, so neither can be False here
+    # (nor in PyTorch); the pairing is PyTorch's all the same.
+    if not sizes_ok and check_grad_dtypes:
         raise GradcheckError("Gradient has dtype mismatch")
-    if not sizes_ok:
+    if not dtypes_ok:
         raise GradcheckError("Analytical gradient has incorrect size")
-    for j1, j2 in zip(runs[0], runs[1], strict=True):
-        if j1.size and np.abs(j1 - j2).max() > nondet_tol:
-            raise GradcheckError(
-                "Backward is not reentrant, i.e., running backward with same input and "
-                "grad_output multiple times gives different values, although analytical gradient "
-                "matches numerical gradient."
-                f"The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG
-            )
-    return runs[0]
+    if not reentrant:
+        raise GradcheckError(
+            "Backward is not reentrant, i.e., running backward with same input and "
+            "grad_output multiple times gives different values, although analytical gradient "
+            "matches numerical gradient."
+            f"The tolerance for nondeterminism was {nondet_tol}." + FAILED_NONDET_MSG
+        )
+    return jacobians
 
 
 # ----------------------------------------------------------------------------------------------
@@ -299,12 +363,14 @@ def _slow_gradcheck(
                 if np.count_nonzero(jac):
                     raise GradcheckError("Numerical gradient for function expected to be zero")
         return
-    # numerical[input][output] over floating outputs; keep those that require grad
-    keep = [k for k, o in enumerate(float_outputs) if o.requires_grad]
+    # numerical[input][k]: the k-th floating output's Jacobians. As PyTorch, they are paired
+    # with ``func``'s outputs by position and those that require grad kept (so a non-floating
+    # output before a floating one shifts them, and PyTorch's IndexError follows).
+    per_output = list(zip(*numerical, strict=True))
+    kept = [nj for o, nj in zip(func_out, per_output, strict=False) if o.requires_grad]
     for i, output in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, output, nondet_tol, check_grad_dtypes)
-        for j, a in enumerate(analytical):
-            n = numerical[j][keep[i]]
+        for j, (a, n) in enumerate(zip(analytical, kept[i], strict=False)):
             if not _allclose(a, n, rtol, atol):
                 raise GradcheckError(_mismatch_message(a, n, i, j, complex_part))
 
@@ -467,19 +533,45 @@ def _warn_bc_breaking() -> None:
     )
 
 
+class UndefinedGradBackward(Node):
+    """PyTorch's ``torch._C._functions.UndefinedGrad`` node: whatever gradient it receives, it
+    sends none on, so the node below runs with an undefined gradient."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        """``'chainrule::autograd::UndefinedGradBackward'`` (PyTorch's C++ name, this
+        package's)."""
+        return "chainrule::autograd::UndefinedGradBackward"
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        """No gradient for its input."""
+        return (None,)
+
+
+def _undefined_grad(t: Tensor) -> Tensor:
+    """``UndefinedGrad()(t)``: ``t``'s values, behind an :class:`UndefinedGradBackward` node."""
+    from .._tensor import gradient_edge, set_history
+    from .node import new_node
+
+    data = t._data
+    node = new_node(UndefinedGradBackward, (gradient_edge(t),), ((data.shape, data.dtype),))
+    out = wrap(data.copy())
+    set_history(out, node)
+    return out
+
+
 def _test_undefined_backward_mode(func: Callable[..., Any], inputs: tuple, n_outputs: int) -> None:
-    """Each differentiable output in turn receives no gradient while the others receive zeros;
-    backward must cope and produce zero (or no) gradients. (See the module docstring.)"""
-    if n_outputs < 2:
-        return
+    """PyTorch's check of undefined output gradients: every differentiable output of a fresh
+    ``func(*inputs)`` gets an undefined gradient (through :class:`UndefinedGradBackward`); then,
+    with several outputs, each in turn does while the others get zeros. Backward must cope
+    (no RuntimeError) and give zero or no input gradients."""
     diff = [t for _, t in _diff_inputs(inputs)]
-    for undefined in range(n_outputs):
-        outputs = _differentiable_outputs(func(*inputs))
-        others = [o for k, o in enumerate(outputs) if k != undefined]
+
+    def check(outputs: list[Tensor]) -> None:
+        zeros = [wrap(np.zeros_like(o._data)) for o in outputs]
         try:
-            grads = engine.grad(
-                others, diff, [wrap(np.zeros_like(o._data)) for o in others], allow_unused=True
-            )
+            grads = engine.grad(outputs, diff, zeros, allow_unused=True)
         except RuntimeError as error:
             _warn_bc_breaking()
             raise GradcheckError(
@@ -487,13 +579,93 @@ def _test_undefined_backward_mode(func: Callable[..., Any], inputs: tuple, n_out
                 '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
             ) from error
         for gi in grads:
-            if gi is not None and np.any(gi._data != 0):
+            if gi is not None and not np.all(gi._data == 0):
                 _warn_bc_breaking()
                 raise GradcheckError(
                     "Expected all input grads to be undefined or zero when all output grads are "
                     'undefined or zero. Please look at "Notes about undefined output gradients" '
                     'in "tools/autograd/derivatives.yaml"'
                 )
+
+    to_check = [[_undefined_grad(o) for o in _differentiable_outputs(func(*inputs))]]
+    if len(to_check[0]) > 1:
+        for undefined in range(n_outputs):
+            to_check.append([
+                _undefined_grad(o) if k == undefined else o
+                for k, o in enumerate(_differentiable_outputs(func(*inputs)))
+            ])
+    for outputs in to_check:
+        check(outputs)
+
+
+FAILED_BATCHED_GRAD_MSG = """
+gradcheck or gradgradcheck failed while testing batched gradient computation.
+This could have been invoked in a number of ways (via a test that calls
+gradcheck/gradgradcheck directly or via an autogenerated test).
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `check_batched_grad=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `check_batched_grad=False` and/or `check_batched_gradgrad=False`.
+
+If you're modifying an existing operator that supports batched grad computation,
+or wish to make a new operator work with batched grad computation, please read
+the following.
+
+To compute batched grads (e.g., jacobians, hessians), we vmap over the backward
+computation. The most common failure case is if there is a 'vmap-incompatible
+operation' in the backward pass. Please see
+NOTE: [How to write vmap-compatible backward formulas]
+in the codebase for an explanation of how to fix this.
+""".strip()
+
+
+def _test_batched_grad(inputs: tuple, output: Tensor, output_idx: int) -> None:
+    """PyTorch's ``check_batched_grad``: the vector-Jacobian products of ``output`` for two
+    random ``grad_output``s (``randn_like``, from the global generator), computed in one
+    ``autograd.grad(..., is_grads_batched=True)`` call, must match two one-by-one calls
+    (``allclose`` at its default tolerances; an input that gets no gradient counts as zeros).
+
+    chainrule's ``is_grads_batched`` runs one backward pass per grad_output (there is no vmap),
+    so this finds what differs between those passes and the one-by-one ones, and errors
+    raised on the way; PyTorch also catches backward code that vmap cannot run (``.item()``,
+    ``.numpy()``, writing a batched gradient into an unbatched tensor), which cannot happen
+    here (see the module docstring)."""
+    from ..ops.creation import randn_like
+    from ..ops.shape import stack
+
+    diff = [t for _, t in _diff_inputs(inputs)]
+
+    def filled(grads: tuple, batch: tuple[int, ...]) -> list[np.ndarray]:
+        return [
+            np.zeros(batch + t._data.shape, t._data.dtype) if g is None else g._data
+            for g, t in zip(grads, diff, strict=True)
+        ]
+
+    grad_outputs = [randn_like(output) for _ in range(2)]
+    one_by_one = [
+        filled(engine.grad(output, diff, g, retain_graph=True, allow_unused=True), ())
+        for g in grad_outputs
+    ]
+    expected = [np.stack(shards) for shards in zip(*one_by_one, strict=True)]
+    try:
+        batched = engine.grad(output, diff, stack(grad_outputs), retain_graph=True,
+                              allow_unused=True, is_grads_batched=True)
+    except RuntimeError as error:
+        raise GradcheckError(
+            f"While computing batched gradients, got: {error}\n\n{FAILED_BATCHED_GRAD_MSG}"
+        ) from error
+    result = filled(batched, (len(grad_outputs),))
+    for input_idx, (res, exp) in enumerate(zip(result, expected, strict=True)):
+        if res.shape == exp.shape and np.allclose(res, exp):
+            continue
+        raise GradcheckError(
+            f"For output {output_idx} and input {input_idx}:\n\n{FAILED_BATCHED_GRAD_MSG}\n\n"
+            f"Got:\n{wrap(res)}\n\nExpected:\n{wrap(exp)}"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -550,7 +722,7 @@ def gradcheck(
     try:
         return _gradcheck(
             func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
-            fast_mode,
+            check_batched_grad, fast_mode,
         )
     except GradcheckError:
         if raise_exception:
@@ -560,7 +732,8 @@ def gradcheck(
 
 def _gradcheck(
     func: Callable[..., Any], inputs: TensorOrTensors, eps: float, atol: float, rtol: float,
-    nondet_tol: float, check_undefined_grad: bool, check_grad_dtypes: bool, fast_mode: bool,
+    nondet_tol: float, check_undefined_grad: bool, check_grad_dtypes: bool,
+    check_batched_grad: bool, fast_mode: bool,
 ) -> bool:
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
@@ -586,6 +759,9 @@ def _gradcheck(
                         *args, complex_part="real")
     else:
         check(func, func_out, tupled_inputs, outputs, *args)
+    if check_batched_grad:
+        for i, output in enumerate(outputs):
+            _test_batched_grad(tupled_inputs, output, i)
     _test_backward_mul_by_grad_output(outputs, tupled_inputs)
     if check_undefined_grad:
         _test_undefined_backward_mode(func, tupled_inputs, len(outputs))
@@ -689,6 +865,133 @@ def _random_grad_output(output: Tensor, noncontiguous: bool) -> Tensor:
     t = wrap(values)
     t._requires_grad = True
     return t
+
+
+# ----------------------------------------------------------------------------------------------
+# PyTorch's deprecated Jacobian functions
+
+
+def _deprecation_message(name: str) -> str:
+    return (
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are "
+        "deprecating it and it will be removed in a future version of PyTorch. If you have a "
+        "specific use for this or feature request for this to be a stable API, please file us an "
+        "issue at https://github.com/pytorch/pytorch/issues/new"
+    )
+
+
+def _iter_tensors(x: Any) -> Iterator[Tensor]:
+    """The tensors that require grad in ``x``, a tensor or nested iterables of them (strings and
+    other objects skipped), depth first."""
+    if isinstance(x, Tensor):
+        if x.requires_grad:
+            yield x
+    elif isinstance(x, Iterable) and not isinstance(x, str):
+        for element in x:
+            yield from _iter_tensors(element)
+
+
+def get_numerical_jacobian(
+    fn: Callable[[tuple], Any],
+    inputs: Any,
+    target: Any = None,
+    eps: float = 1e-3,
+    grad_out: float = 1.0,
+) -> tuple[Tensor, ...]:
+    """Deprecated (as in PyTorch, with its ``FutureWarning``): the Jacobians of ``fn``'s first
+    floating output by central differences, one ``(input numel, output numel)`` tensor per
+    tensor of ``target`` (default ``inputs``) that requires grad.
+
+    ``fn`` takes the inputs as one tuple. A ``target`` tensor need not be one of ``inputs``: it
+    is perturbed in place while ``fn(inputs)`` runs. ``grad_out`` must be 1.0.
+
+    Example:
+        >>> import warnings
+        >>> import chainrule as torch
+        >>> from chainrule.autograd.gradcheck import get_numerical_jacobian
+        >>> x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", FutureWarning)
+        ...     (jacobian,) = get_numerical_jacobian(lambda ins: ins[0] * 3, (x,))
+        >>> jacobian
+        tensor([[3.0000, 0.0000],
+                [0.0000, 3.0000]], dtype=chainrule.float64)
+    """
+    warnings.warn(_deprecation_message("get_numerical_jacobian"), FutureWarning, stacklevel=2)
+    if grad_out != 1.0:  # (kept for backward compatibility only)
+        raise ValueError(
+            "Expected grad_out to be 1.0. get_numerical_jacobian no longer supports values of "
+            "grad_out != 1.0."
+        )
+    tupled = _as_tuple(inputs)
+
+    def packed(*args: Any) -> Any:
+        return fn(args)
+
+    outputs = _as_tuple(packed(*tupled))
+    if any(o.is_complex() for o in outputs):
+        raise ValueError(
+            "Expected output to be non-complex. get_numerical_jacobian no longer supports "
+            "functions that return complex outputs."
+        )
+    if target is None:
+        target = inputs
+    # As PyTorch: the tensors of ``target`` that require grad (searched in nested sequences
+    # too), as many as ``target`` has such tensors at its top level.
+    count = sum(1 for a in target if isinstance(a, Tensor) and a.requires_grad)
+    float_outputs = [o for o in outputs if _is_float_or_complex(o)]
+    jacobians = []
+    for x, _ in zip(_iter_tensors(target), range(count), strict=False):
+        per_output = _numerical_jacobian(packed, tupled, float_outputs, 0, eps, target=x)
+        jacobians.append(wrap(tuple(per_output)[0]))
+    return tuple(jacobians)
+
+
+def get_analytical_jacobian(
+    inputs: Any, output: Tensor, nondet_tol: float = 0.0, grad_out: float = 1.0
+) -> tuple[tuple[Tensor, ...], bool, bool, bool]:
+    """Deprecated (as in PyTorch, with its ``FutureWarning``): the Jacobians of ``output`` by
+    backward passes, one ``(input numel, output numel)`` tensor per tensor of ``inputs`` that
+    requires grad, computed twice.
+
+    Returns ``(jacobians, reentrant, correct_grad_sizes, correct_grad_types)`` as PyTorch does:
+    ``reentrant`` says whether the two runs agreed within ``nondet_tol``; the two flags are
+    always True (the engine checks and casts every gradient), and PyTorch's third and fourth
+    entries are its dtype and size verdicts in that order. ``grad_out`` must be 1.0.
+
+    Example:
+        >>> import warnings
+        >>> import chainrule as torch
+        >>> from chainrule.autograd.gradcheck import get_analytical_jacobian
+        >>> x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", FutureWarning)
+        ...     (jacobian,), reentrant, _, _ = get_analytical_jacobian((x,), x * 3)
+        >>> jacobian, reentrant
+        (tensor([[3., 0.],
+                [0., 3.]], dtype=chainrule.float64), True)
+    """
+    warnings.warn(_deprecation_message("get_analytical_jacobian"), FutureWarning, stacklevel=2)
+    if grad_out != 1.0:  # (kept for backward compatibility only)
+        raise ValueError(
+            "Expected grad_out to be 1.0. get_analytical_jacobian no longer supports values of "
+            "grad_out != 1.0."
+        )
+    if output.is_complex():
+        raise ValueError(
+            "Expected output to be non-complex. get_analytical_jacobian no longer supports "
+            "functions that return complex outputs."
+        )
+    diff = list(_iter_tensors(inputs))
+
+    def columns_of() -> list[Tensor]:
+        # PyTorch allocates the Jacobians from ``inputs`` iterated as given (a tensor: rows).
+        return [t for t in inputs if _is_float_or_complex(t) and t.requires_grad]
+
+    jacobians, reentrant, sizes_ok, dtypes_ok = _analytical_jacobian_attributes(
+        diff, output, nondet_tol, columns_of=columns_of
+    )
+    return tuple(wrap(j) for j in jacobians), reentrant, dtypes_ok, sizes_ok
 
 
 # ----------------------------------------------------------------------------------------------
