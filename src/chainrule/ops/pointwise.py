@@ -2013,7 +2013,7 @@ def _filled(value: Any, like: Any) -> Any:
     """``value`` as an element of ``like``'s floating type holds it (a real number only): a
     Scalar PyTorch's kernel converts to the tensor's type (``value.to<scalar_t>()``) or fills a
     tensor with."""
-    dtype = like.dtype if type(like) is _ndarray else like._data.dtype
+    dtype = like._data.dtype if isinstance(like, Tensor) else np.asarray(like).dtype
     if isinstance(value, complex) or dtype.kind not in "fV":
         return value
     return float(np.asarray(value).astype(dtype))
