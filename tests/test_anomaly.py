@@ -69,3 +69,73 @@ def test_modified_saved_tensor_under_anomaly_mode_names_the_node() -> None:
             with pytest.raises(RuntimeError, match="modified by an inplace operation"):
                 y.sum().backward()
     assert any("Error detected in ExpBackward0" in str(w.message) for w in caught)
+
+
+def _anomaly_across_threads(lib) -> list[tuple[bool, bool]]:
+    """What other threads see of anomaly mode set in one: PyTorch's switch is process-wide."""
+    import threading
+
+    seen: list[tuple[bool, bool]] = []
+
+    def look() -> None:
+        seen.append((lib.is_anomaly_enabled(), lib.is_anomaly_check_nan_enabled()))
+
+    def in_thread(fn) -> None:
+        thread = threading.Thread(target=fn)
+        thread.start()
+        thread.join()
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            lib.autograd.set_detect_anomaly(True, check_nan=False)
+            in_thread(look)  # set here, seen there
+            lib.autograd.set_detect_anomaly(False)
+            in_thread(lambda: lib.autograd.set_detect_anomaly(True))
+            look()  # set there, seen here
+            lib.autograd.set_detect_anomaly(False)
+            entered, release = threading.Event(), threading.Event()
+
+            def hold() -> None:
+                with lib.autograd.detect_anomaly():
+                    entered.set()
+                    release.wait()
+
+            thread = threading.Thread(target=hold)
+            thread.start()
+            entered.wait()
+            look()  # while another thread is inside detect_anomaly()
+            release.set()
+            thread.join()
+            look()
+        finally:
+            lib.autograd.set_detect_anomaly(False)
+    return seen
+
+
+def test_anomaly_mode_is_process_wide_as_pytorchs() -> None:
+    ours, theirs = _anomaly_across_threads(chainrule), _anomaly_across_threads(torch)
+    assert ours == theirs == [(True, False), (True, True), (True, True), (False, True)]
+
+
+def test_a_node_made_in_another_thread_gets_its_forward_trace() -> None:
+    """Anomaly mode turned on in the main thread records the traceback of a node created in a
+    worker thread, so its failing backward names the forward line."""
+    import threading
+
+    made = []
+
+    def forward() -> None:
+        x = chainrule.tensor([-1.0], requires_grad=True)
+        made.append(x.sqrt())  # the forward line the warning must show
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with chainrule.autograd.detect_anomaly():
+            thread = threading.Thread(target=forward)
+            thread.start()
+            thread.join()
+            with pytest.raises(RuntimeError, match="SqrtBackward0"):
+                made[0].sum().backward()
+    messages = [str(w.message) for w in caught if "Traceback of forward call" in str(w.message)]
+    assert messages and "made.append(x.sqrt())" in messages[0]

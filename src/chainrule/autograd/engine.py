@@ -29,7 +29,7 @@ from .._dtype import from_numpy_dtype
 from .._size import Size
 from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
 from .._tensor import Tensor, gradient_edge, wrap
-from .grad_mode import ANOMALY, GRAD, MODE, mode_get
+from .grad_mode import ANOMALY_STATE, GRAD, MODE, mode_get
 from .grad_mode import state as _state
 from .graph import (
     CURRENT_GRAPH_TASK,
@@ -299,7 +299,7 @@ class GraphTask:
         self.heap: list[tuple[int, Node]] = []
         self.ready: deque[AccumulateGrad] = deque()
         self._loop: Any = None
-        self.anomaly = bool(mode_get() & ANOMALY)
+        self.anomaly = ANOMALY_STATE.enabled
         # No captures, no restriction, no anomaly checks: only hooks leave the plain path.
         self.plain = captures is None and accumulate_into is None and not self.anomaly
         # AccumulateGrad nodes whose buffered gradient the engine owns (see _route).

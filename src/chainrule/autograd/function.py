@@ -55,7 +55,7 @@ from .._tensor import (
     set_history,
     wrap,
 )
-from .grad_mode import ANOMALY, GRAD, MODE, SAVED_HOOKS, mode_get
+from .grad_mode import ANOMALY_STATE, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node
 
 __all__ = [
@@ -620,8 +620,7 @@ def _wrap_outputs(
     node.non_differentiable = None
     if executable:
         _save_for_backward(node, results)
-        mode = mode_get()
-        if mode & ANOMALY:
+        if ANOMALY_STATE.enabled:
             from .anomaly import record_trace
 
             record_trace(node)

@@ -1,7 +1,8 @@
 """Global autograd state: grad mode, inference mode and anomaly mode, one place, per thread.
 
-Every switch here is thread-local (as in PyTorch): turning gradients off in one thread does not
-affect another. The context managers restore the previous value in ``finally`` and also work as
+Grad mode and inference mode are thread-local (as in PyTorch): turning gradients off in one
+thread does not affect another. Anomaly mode is process-wide, as PyTorch's (one switch for every
+thread). The context managers restore the previous value in ``finally`` and also work as
 decorators.
 """
 
@@ -36,14 +37,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 # threading.local attribute), each thread starts from the default, and a token restores the
 # previous value exactly.
 GRAD = 1
-ANOMALY = 2
-ANOMALY_CHECK_NAN = 4
 INFERENCE = 8
 SAVED_HOOKS = 16  # a saved_tensors_hooks block is active (autograd/graph.py)
 NO_MULTITHREADING = 32  # set_multithreading_enabled(False) (no effect: one thread runs backward)
 
 MODE: contextvars.ContextVar[int] = contextvars.ContextVar(
-    "chainrule_autograd_mode", default=GRAD | ANOMALY_CHECK_NAN
+    "chainrule_autograd_mode", default=GRAD
 )
 mode_get = MODE.get
 
@@ -76,21 +75,33 @@ class _State:
 
     @property
     def anomaly(self) -> bool:
-        return bool(MODE.get() & ANOMALY)
+        return ANOMALY_STATE.enabled
 
     @anomaly.setter
     def anomaly(self, value: bool) -> None:
-        _set_flag(ANOMALY, value)
+        ANOMALY_STATE.enabled = bool(value)
 
     @property
     def anomaly_check_nan(self) -> bool:
-        return bool(MODE.get() & ANOMALY_CHECK_NAN)
+        return ANOMALY_STATE.check_nan
 
     @anomaly_check_nan.setter
     def anomaly_check_nan(self, value: bool) -> None:
-        _set_flag(ANOMALY_CHECK_NAN, value)
+        ANOMALY_STATE.check_nan = bool(value)
 
 
+class _AnomalyState:
+    """Anomaly mode's two switches, one for the whole process as PyTorch's ``AnomalyMode``:
+    enabled in one thread, on in all (the recorder and the engine read ``enabled``)."""
+
+    __slots__ = ("enabled", "check_nan")
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.check_nan = True
+
+
+ANOMALY_STATE = _AnomalyState()
 state = _State()
 
 # How many inference_mode blocks are open in any thread: the hot paths read this plain number
@@ -294,7 +305,7 @@ class inference_mode(_BareDecorator):  # noqa: N801 - PyTorch's public name
 
 
 def is_anomaly_enabled() -> bool:
-    """Whether anomaly detection is on in this thread."""
+    """Whether anomaly detection is on (in the whole process, as in PyTorch)."""
     return state.anomaly
 
 

@@ -21,7 +21,7 @@ from .._tensor import (
     check_not_inference_for_saving,
     grad_accumulator,
 )
-from ..autograd.grad_mode import ANOMALY, SAVED_HOOKS, mode_get
+from ..autograd.grad_mode import ANOMALY_STATE, SAVED_HOOKS, mode_get
 from ..autograd.node import next_sequence_nr
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["recorder", "recorder_source", "keep_args"]
 
 _NO_EDGE = (None, 0)
-_RARE_MODES = ANOMALY | SAVED_HOOKS  # modes that need after_record
+_RARE_MODES = SAVED_HOOKS  # with anomaly mode (process-wide), what needs after_record
 
 
 def recorder(op: OpDef, needs: tuple[bool, ...]) -> Callable[..., Any]:
@@ -98,7 +98,8 @@ def recorder_source(op: OpDef, needs: tuple[bool, ...]) -> str:
         if op.node_output_nr:  # an ExtraOutputsOpNode
             lines.append(f"    node._n_out = {1 + len(op.node_output_nr)}")
         lines += [f"    {result}._requires_grad = True", f"    {result}._grad_fn = node"]
-    lines += ["    if mode_get() & _RARE_MODES:", f"        after_record(node, {first})"]
+    lines += ["    if mode_get() & _RARE_MODES or ANOMALY_STATE.enabled:",
+              f"        after_record(node, {first})"]
     return "\n".join(lines) + "\n"
 
 
@@ -108,6 +109,7 @@ def _namespace(op: OpDef, needs: tuple[bool, ...]) -> dict[str, Any]:
         "next_sequence_nr": next_sequence_nr, "_NO_EDGE": _NO_EDGE, "keep_args": keep_args,
         "plan": op.save_plan(needs), "n_params": len(op.defaults), "defaults": op.defaults,
         "mode_get": mode_get, "_RARE_MODES": _RARE_MODES, "after_record": after_record,
+        "ANOMALY_STATE": ANOMALY_STATE,
     }
 
 
@@ -141,7 +143,7 @@ def after_record(node: Any, output: Tensor) -> None:
     """Anomaly mode's forward trace, and saved_tensors_hooks' packing (rare, so not inline;
     after ``output`` got its ``grad_fn``: the pack hook sees the output as PyTorch's does)."""
     mode = mode_get()
-    if mode & ANOMALY:
+    if ANOMALY_STATE.enabled:
         from ..autograd.anomaly import record_trace
 
         record_trace(node)
