@@ -17,6 +17,7 @@ import heapq
 import itertools
 import operator
 import sys
+import threading
 import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -357,7 +358,17 @@ class GraphTask:
         slots[nr] = g if slots[nr] is None else slots[nr] + g
 
     def run(self) -> None:
-        """Run every remaining node."""
+        """Run every remaining node. A pass started inside another (a backward called from a
+        custom Function's backward or a hook) runs on a fresh thread once the Python stack is
+        half used, as PyTorch runs deep reentrant backward on a new thread's stack: reentrancy
+        to any depth, no RecursionError. The thread runs in this context (grad mode, the
+        enclosing pass) and the caller waits for it; its exception is raised here."""
+        if _CURRENT_TASK.get() is not None and _stack_depth() > sys.getrecursionlimit() // 2:
+            _run_in_fresh_thread(self._run)
+        else:
+            self._run()
+
+    def _run(self) -> None:
         token = self._enter()
         prev = mode_get()
         wanted = prev | GRAD if self.create_graph else prev & ~GRAD
@@ -729,6 +740,35 @@ def _as_tuple(grads: Any, node: Node) -> tuple:
     if node._n_out == 1:
         return (grads,)
     return tuple(grads) if grads is not None else (None,) * node._n_out
+
+
+def _stack_depth() -> int:
+    """How many Python frames this thread's stack holds (counted, not recursed)."""
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    return depth
+
+
+def _run_in_fresh_thread(run: Callable[[], None]) -> None:
+    """``run()`` on a new thread (a fresh stack) in a copy of this context; waits for it and
+    raises its exception here."""
+    context = contextvars.copy_context()
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            context.run(run)
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting caller
+            failure.append(error)
+
+    worker = threading.Thread(target=target, name="chainrule-reentrant-backward")
+    worker.start()
+    worker.join()
+    if failure:
+        raise failure[0]
 
 
 # ----------------------------------------------------------------------------------------------
