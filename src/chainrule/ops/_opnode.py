@@ -116,6 +116,58 @@ def _unpack_packed(value: Any, node: OpNode, create_graph: bool) -> Any:
     return t if create_graph else t._data
 
 
+def _checked_saved(value: Any, version: Any, node: Node, create_graph: bool) -> Any:
+    """A saved tensor (or tensor list) whose version is checked: Tensors under
+    ``create_graph``, else arrays."""
+    if type(version) is tuple:  # a tensor list: each tensor checked
+        return _checked_list(value, version, node, create_graph)
+    if value._vc[0] != version:
+        _raise_modified(value, node, version)
+    return value if create_graph else value._data
+
+
+def _as_number(value: Any) -> Any:
+    """A saved number given hooks, as the derivatives read it: the unpacked value's number."""
+    data = value._data if isinstance(value, Tensor) else np.asarray(value)
+    return data.item()
+
+
+class RawSavedTensor:
+    """``grad_fn._raw_saved_<name>``: PyTorch's ``SavedTensor`` handle on one saved value.
+    ``register_hooks(pack_hook, unpack_hook)`` packs the value now and unpacks it each time
+    it is used (in backward, and by ``grad_fn._saved_<name>``), as a ``saved_tensors_hooks``
+    pair would have; ``data`` is the saved value, ``unpack_hook`` the hook registered."""
+
+    __slots__ = ("_node", "_key")
+
+    def __init__(self, node: OpNode, key: str) -> None:
+        self._node = node
+        self._key = key
+
+    @property
+    def data(self) -> Any:
+        """The saved value (unpacked through the hook, when one is registered)."""
+        return self._node._get_saved(self._key, "_raw_saved_" + self._key)
+
+    @property
+    def unpack_hook(self) -> Any:
+        """The unpack hook registered on this value, or None."""
+        packed = self._node._packed_value(self._key)
+        return None if packed is None else packed.unpack_hook
+
+    def register_hooks(self, pack_hook: Any, unpack_hook: Any) -> None:
+        """Pack the saved value with ``pack_hook`` now; ``unpack_hook`` gives it back whenever
+        it is used. PyTorch's errors: hooks already set, the value already freed."""
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument types "
+                "are supported:\n    1. (self: chainrule.ops._opnode.RawSavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
+                f"with: {self!r}, {pack_hook!r}, {unpack_hook!r}"
+            )
+        self._node._pack_one(self._key, (pack_hook, unpack_hook))
+
+
 class OpNode(Node):
     """A node created by an op-table entry.
 
@@ -208,23 +260,23 @@ class OpNode(Node):
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         elif type(saved) is PackedSaved:
             env = list(saved.args) if saved.args else list(op.blank_args)
-            for pos in saved.positions:
+            packed = saved.positions
+            for pos in packed:
                 env[pos] = _unpack_packed(env[pos], self, create_graph)
+            for pos, version in self._versions:
+                if pos in packed:
+                    if version is None:  # a number given hooks: its unpacked value
+                        env[pos] = _as_number(env[pos])
+                    continue
+                if version is not None:  # saved as it was (hooks on another saved value)
+                    env[pos] = _checked_saved(env[pos], version, self, create_graph)
             if saved.result is not None:
                 packed_result = saved.result.unpack(self)
         else:
             env = list(saved)
             for pos, version in self._versions:
-                if version is None:
-                    continue
-                t = env[pos]
-                if type(version) is tuple:  # a tensor list: each tensor checked
-                    env[pos] = _checked_list(t, version, self, create_graph)
-                    continue
-                if t._vc[0] != version:
-                    _raise_modified(t, self, version)
-                if not create_graph:
-                    env[pos] = t._data
+                if version is not None:
+                    env[pos] = _checked_saved(env[pos], version, self, create_graph)
         if op.uses_extras:
             result = self._result
             if packed_result is not None:
@@ -247,7 +299,8 @@ class OpNode(Node):
         saved = self._saved
         if self._versions or self._result is not None or type(saved) is PackedSaved:
             args = saved.args if type(saved) is PackedSaved else saved
-            kept = self._op.kept_numbers
+            packed = saved.positions if type(saved) is PackedSaved else ()
+            kept = [p for p in self._op.kept_numbers if p not in packed]  # (hooked: freed)
             self._saved = ReleasedNumbers({p: args[p] for p in kept}) if kept and args else RELEASED
             self._versions = ()
             self._result = None
@@ -276,13 +329,84 @@ class OpNode(Node):
         if type(saved) is PackedSaved:
             if pos in saved.positions:
                 return _unpack_packed(saved.args[pos], self, True)
-            saved = saved.args
+            saved = saved.args or None
         value = saved[pos] if saved else None
         if pos in op.node_output_nr and value is not None:
             return _saved_output(value._data, self, value._vc, op.node_output_nr[pos])
         if pos in op.input_pos and isinstance(value, bool | int | float | complex):
             return wrap(np.asarray(value))  # PyTorch saved it as a wrapped number
         return value
+
+    def _raw_saved(self, key: str, attribute: str) -> Any:
+        """``grad_fn._raw_saved_<key>``: a :class:`RawSavedTensor` on a saved tensor or number
+        (also once freed, as PyTorch's handle; a saved tensor list as it is)."""
+        if is_released(self._saved):
+            op = self._op
+            pos = op.result_index if key == "result" else op.index_of.get(key)
+            if pos is None or pos not in op.read_positions:
+                raise AttributeError(
+                    f"'{type(self).__name__}' object has no attribute '{attribute}'")
+            return RawSavedTensor(self, key)
+        value = self._get_saved(key, attribute)
+        if type(value) is tuple:
+            return value
+        return RawSavedTensor(self, key)
+
+    def _position(self, key: str) -> int:
+        op = self._op
+        return op.result_index if key == "result" else op.index_of[key]
+
+    def _packed_value(self, key: str) -> Any:
+        """The packed record of saved value ``key``, or None when it was saved as it is."""
+        saved = self._saved
+        if type(saved) is not PackedSaved:
+            return None
+        pos = self._position(key)
+        if key == "result":
+            return saved.result
+        return saved.args[pos] if pos in saved.positions else None
+
+    def _pack_one(self, key: str, hooks: tuple[Any, Any]) -> None:
+        """Pack saved value ``key`` through ``hooks`` (``RawSavedTensor.register_hooks``)."""
+        from ..autograd.graph import pack_tensor
+
+        saved = self._saved
+        if is_released(saved):
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved "
+                "intermediate values of the graph are freed when you call .backward() or "
+                "autograd.grad(). Specify retain_graph=True if you need to backward through the "
+                "graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        if self._packed_value(key) is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        pos = self._position(key)
+        if type(saved) is PackedSaved:
+            args, positions, result = list(saved.args), saved.positions, saved.result
+        else:
+            args, positions, result = list(saved or ()), (), None
+        if key == "result":
+            data, counter, _ = self._result
+            result = pack_tensor(_saved_output(data, self, counter), hooks, True)
+            self._result = None
+        else:
+            value = args[pos]
+            if pos in self._op.node_output_nr:  # an output of this node
+                output = _saved_output(value._data, self, value._vc, self._op.node_output_nr[pos])
+                args[pos] = pack_tensor(output, hooks, True)
+            elif isinstance(value, Tensor):
+                version = dict(self._versions).get(pos)
+                if version is not None and value._vc[0] != version:
+                    _raise_modified(value, self, version)
+                args[pos] = pack_tensor(value, hooks, False)
+            else:  # a number, saved by PyTorch as a wrapped 0-d tensor
+                args[pos] = pack_tensor(wrap(np.asarray(value)), hooks, False)
+            positions = (*positions, pos)
+        self._saved = PackedSaved(tuple(args), positions, result)
 
     def _get_saved_sizes(self, name: str, attribute: str) -> tuple[int, ...] | None:
         """``grad_fn._saved_self_sym_sizes``: an input's shape, for an op whose derivative reads
@@ -413,8 +537,8 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
     if node_name in CPP_NODE_NAMES:
         namespace["name"] = _qualified_name(node_name)
     for name in (*opdef.param_names, "result"):
-        for prefix in ("_saved_", "_raw_saved_"):
-            namespace[prefix + name] = _saved_property(name, prefix + name)
+        namespace["_saved_" + name] = _saved_property(name, "_saved_" + name)
+        namespace["_raw_saved_" + name] = _raw_saved_property(name, "_raw_saved_" + name)
     for name in opdef.input_names:
         attribute = f"_saved_{name}_sym_sizes"
         namespace[attribute] = _sizes_property(name, attribute)
@@ -452,6 +576,13 @@ def _saved_property(key: str, attribute: str) -> property:
         return node._get_saved(key, attribute)
 
     return property(get, doc=f"The saved value {key!r} (as PyTorch's ``{attribute}``).")
+
+
+def _raw_saved_property(key: str, attribute: str) -> property:
+    def get(node: OpNode) -> Any:
+        return node._raw_saved(key, attribute)
+
+    return property(get, doc=f"PyTorch's ``SavedTensor`` handle on the saved value {key!r}.")
 
 
 def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = None,
