@@ -11,13 +11,14 @@ result with ``wrap`` and its node with the op's generated recorder for the input
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 
 from .. import _dtype
 from .._strides import in_iterator_layout
 from .._tensor import (
+    COMPLEX_GRAD_MESSAGE,
     INFERENCE_TENSORS,
     INFERENCE_VIEW,
     MULTI_OUTPUT_VIEW,
@@ -355,6 +356,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
         if record and out.dtype.kind in "fcV":
+            if out.dtype.kind == "c":
+                refuse_complex_gradient()
             _record(op, args, out, result)
         return result
     return _wrap_outputs(op, args, out, record)
@@ -379,6 +382,8 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
         for t in results[:n_diff]:
             _share_with_base(t, source, op.multi_view)
     if record and n_diff and outs[0].dtype.kind in "fcV":
+        if outs[0].dtype.kind == "c":
+            refuse_complex_gradient()
         _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
     return results
 
@@ -448,6 +453,8 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
         else:
             _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
+            if out.dtype.kind == "c":
+                refuse_complex_gradient()
             record = recorders.get(_TRUE1) or recorder(op, _TRUE1)
             record(x, (x, *rest) if rest else (x,), out, t)
         return t
@@ -527,6 +534,8 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             out = _iterator_layout(out, [a, b])
         t = wrap(out)
         if (rx or ry) and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
+            if out.dtype.kind == "c":
+                refuse_complex_gradient()
             needs = (rx, ry)
             record = recorders.get(needs) or recorder(op, needs)
             record(x, y, (x, y, *rest) if rest else (x, y), out, t)
@@ -536,6 +545,14 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
 
 
 _TRUE1 = (True,)
+
+
+def refuse_complex_gradient() -> NoReturn:
+    """A complex result of inputs that require grad: chainrule does not differentiate complex
+    tensors yet, and many derivatives lack PyTorch's conjugates (``(x * 1j).abs()`` gave
+    ``-x.grad``), so recording is refused rather than giving a wrong gradient (checked after
+    the forward ran into a new array: nothing the caller holds has changed)."""
+    raise RuntimeError(COMPLEX_GRAD_MESSAGE)
 
 
 def make_public_function(op: OpDef, method: bool = False) -> Callable[..., Any]:
