@@ -64,6 +64,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "complex results cannot require grad yet (values in tests/test_creation.py)": (
         "torch.complex", "torch.polar",
     ),
+    "storage operations without a derivative (tests/test_resize_set.py)": (
+        "Tensor.resize_", "Tensor.resize_as_", "Tensor.set_",
+    ),
 }
 #: Public names no OpInfo calls, with the reason.
 NAMES_NOT_SWEPT: dict[str, str] = {

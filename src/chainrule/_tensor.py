@@ -535,10 +535,17 @@ class Tensor(TensorMethods):
         from ._printing import format_tensor
 
         suffixes = []
-        fn = self._grad_fn
+        try:
+            # (a view's history regenerated first, as PyTorch's repr reads ``grad_fn``)
+            fn = current_grad_fn(self)
+        except RuntimeError:
+            # A view PyTorch forbids using after an in-place change of it or its base (made
+            # in no_grad mode, a multi-output view ...): PyTorch's repr says so.
+            suffixes.append("grad_fn=<Invalid>")
+            fn = None
         if fn is not None:
             suffixes.append(f"grad_fn=<{short_name(fn)}>")
-        elif self._requires_grad:
+        elif self._requires_grad and not suffixes:
             suffixes.append("requires_grad=True")
         return format_tensor(
             self._data,

@@ -286,7 +286,8 @@ for _name, _source in _DECLARED_IN_PLACE.items():
     _out_of_place = getattr(Tensor, _name) if _source == "method" else _source
     setattr(Tensor, _name + "_", inplace.inplace_method(_out_of_place, _name + "_"))
 for _name in ("fill_", "zero_", "copy_", "uniform_", "normal_", "t_", "transpose_", "swapaxes_",
-              "swapdims_", "squeeze_", "unsqueeze_", "as_strided_"):
+              "swapdims_", "squeeze_", "unsqueeze_", "as_strided_", "resize_", "resize_as_",
+              "set_"):
     setattr(Tensor, _name, getattr(inplace, _name))
 
 Tensor.__iadd__ = inplace.augmented(pointwise._add, "__iadd__")  # type: ignore[method-assign,attr-defined]

@@ -17,14 +17,16 @@ write, beyond PyTorch's message.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _strides
 from .._tensor import (
+    _C_TYPE_NAMES,
     CUSTOM_FUNCTION_VIEW,
     INFERENCE_TENSORS,
     INFERENCE_VIEW,
@@ -51,7 +53,7 @@ __all__ = [
     "CopySlices", "AsStridedBackward0", "view_positions", "fill_", "zero_", "copy_",
     "uniform_", "normal_", "view_inplace_error", "refresh_special_view", "t_", "transpose_",
     "swapaxes_", "swapdims_", "squeeze_", "unsqueeze_", "SHIFTS_IN_PLACE", "check_shape",
-    "check_cast",
+    "check_cast", "resize_", "resize_as_", "set_", "SetNotImplemented",
 ]
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -738,3 +740,328 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
 
 
 install_view_history(refresh_special_view, view_of_base)
+
+
+# ----------------------------------------------------------------------------------------------
+# resize_, resize_as_ and set_: ``self`` takes another geometry (and for set_ other memory). A
+# storage that must grow is replaced by a longer copy, and every tensor that shares it is moved
+# onto the copy, as all tensors of a PyTorch storage see it grow.
+
+RESIZE_GRAD_MESSAGE = "cannot resize variables that require grad"
+_MEMORY_FORMATS = (_strides.contiguous_format, _strides.preserve_format, _strides.channels_last,
+                   _strides.channels_last_3d)
+
+
+def _storage_root(a: np.ndarray) -> np.ndarray:
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def _flat_storage(root: np.ndarray) -> np.ndarray:
+    """The memory of ``root`` (an array that owns contiguous memory) as a 1-D array."""
+    return root.ravel(order="K")
+
+
+def _byte_offset(a: np.ndarray, root: np.ndarray) -> int:
+    return int(a.__array_interface__["data"][0] - root.__array_interface__["data"][0])
+
+
+def _on_storage(flat: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...],
+                offset: int, writeable: bool = True) -> np.ndarray:
+    """The array of ``shape``/``strides``/``offset`` (elements) on the 1-D storage ``flat``."""
+    itemsize = flat.itemsize
+    out = np.ndarray(shape, flat.dtype, buffer=flat, offset=offset * itemsize,
+                     strides=tuple(s * itemsize for s in strides))
+    if not (writeable and flat.flags.writeable):
+        out.flags.writeable = False
+    return out
+
+
+def _grow_storage(root: np.ndarray, elements: int) -> np.ndarray:
+    """Replace the storage ``root`` by one of ``elements`` elements (its old ones first, zeros
+    after) and move every tensor on ``root`` there; return the new 1-D storage.
+
+    NumPy cannot re-point an array at other memory, so the tensors on ``root`` are found among
+    the live objects (only when a storage grows, which PyTorch does by reallocating it)."""
+    import gc
+
+    old = _flat_storage(root)
+    new = np.zeros(elements, root.dtype)
+    new[:old.size] = old
+    for obj in gc.get_objects():
+        data = getattr(obj, "_data", None) if issubclass(type(obj), Tensor) else None
+        if data is not None and _storage_root(data) is root:
+            obj._data = _on_storage(new, data.shape, tuple(s // data.itemsize for s in
+                                                           data.strides),
+                                    _byte_offset(data, root) // data.itemsize,
+                                    data.flags.writeable)
+    return new
+
+
+def _place(self: Tensor, root: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...],
+           offset: int) -> np.ndarray:
+    """``shape``/``strides`` at ``offset`` on the storage ``root``, grown first if too small
+    (the storage a geometry needs: PyTorch's, none for no element)."""
+    needed = 0 if 0 in shape else offset + 1 + sum((n - 1) * s for n, s in zip(
+        shape, strides, strict=True))
+    flat = _flat_storage(root)
+    if needed > flat.size:
+        flat = _grow_storage(root, needed)
+    return _on_storage(flat, shape, strides, offset)
+
+
+def _size_arguments(name: str, sizes: tuple[Any, ...]) -> tuple[int, ...]:
+    """``resize_``'s sizes (ints, or one sequence of ints), with PyTorch's TypeErrors."""
+    if not sizes:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+    if len(sizes) == 1 and isinstance(sizes[0], tuple | list):
+        for pos, n in enumerate(sizes[0]):
+            if not _is_int(n):
+                raise TypeError(
+                    f"{name}(): argument 'size' (position 1) must be tuple of ints, but found "
+                    f"element of type {type(n).__name__} at pos {pos}"
+                )
+        return tuple(int(n) for n in sizes[0])
+    for n in sizes:
+        if not _is_int(n):
+            raise TypeError(
+                f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                f"{type(n).__name__}"
+            )
+    return tuple(int(n) for n in sizes)
+
+
+def _is_int(n: Any) -> bool:
+    return isinstance(n, int | np.integer) or (
+        isinstance(n, Tensor) and n._data.ndim == 0 and n._data.dtype.kind in "iu")
+
+
+def _check_numel(shape: tuple[int, ...]) -> None:
+    if any(n < 0 for n in shape):
+        if 0 in shape:
+            # PyTorch makes a tensor of that size (no element: nothing overflows); NumPy cannot.
+            raise RuntimeError(
+                f"chainrule cannot make a tensor of size {list(shape)}: negative sizes (which "
+                "PyTorch accepts beside a size 0) are not supported"
+            )
+        raise RuntimeError("numel: integer multiplication overflow")
+    if math.prod(shape) > 2 ** 63 - 1:
+        raise RuntimeError("numel: integer multiplication overflow")
+
+
+def _format_strides(name: str, shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
+    """The strides ``resize_`` gives ``shape`` in ``memory_format`` (PyTorch's errors)."""
+    if memory_format is None or memory_format == _strides.contiguous_format:
+        return _strides.contiguous_strides(shape)
+    if memory_format not in _MEMORY_FORMATS:
+        raise TypeError(
+            f"{name}(): argument 'memory_format' must be torch.memory_format, not "
+            f"{type(memory_format).__name__}"
+        )
+    if memory_format == _strides.preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    rank = 4 if memory_format == _strides.channels_last else 5
+    if len(shape) != rank:
+        raise RuntimeError(
+            f"required rank {rank} tensor to use {memory_format.rpartition('.')[2]} format")
+    layout = _strides.empty_in_memory_format(shape, np.dtype(np.int8), memory_format)
+    return tuple(layout.strides)
+
+
+def _resize(self: Tensor, name: str, shape: tuple[int, ...], memory_format: Any) -> Tensor:
+    if self.requires_grad:  # (also a no-grad view of a tensor that requires grad)
+        raise RuntimeError(RESIZE_GRAD_MESSAGE)
+    check_inference_inplace(self)
+    _check_numel(shape)
+    data = self._data
+    if data.shape == shape and memory_format is None:
+        return self  # nothing changes, not even the version (as in PyTorch)
+    if memory_format is not None and memory_format not in _MEMORY_FORMATS:
+        _format_strides(name, shape, memory_format)  # (the TypeError, before any change)
+    root = _storage_root(data)
+    offset = _byte_offset(data, root) // data.itemsize
+    if MUTATION_WATCH:
+        clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
+    try:
+        strides = _format_strides(name, shape, memory_format)
+    except RuntimeError:
+        # PyTorch has already given ``self`` the sizes (contiguous) when it refuses the format.
+        self._data = _place(self, root, shape, _strides.contiguous_strides(shape), offset)
+        raise
+    if data.shape == shape and _strides.element_strides(data) == strides:
+        return self
+    # (growing moves ``self`` too: its new array is made on the grown storage)
+    self._data = _place(self, root, shape, strides, offset)
+    if data.shape != shape:
+        bump_version(self)  # (a new layout of the same sizes is no write for PyTorch)
+    return self
+
+
+def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Give ``self`` the sizes ``sizes`` (contiguous strides, or ``memory_format``'s), in
+    place: its elements are the first ones of its storage from its offset, in row-major
+    order; the storage grows (new elements are zeros here, uninitialised in PyTorch) when it is
+    too small. Refused for a tensor that requires grad. Returns ``self``."""
+    return _resize(self, "resize_", _size_arguments("resize_", sizes), memory_format)
+
+
+def resize_as_(self: Tensor, the_template: Any, *, memory_format: Any = None) -> Tensor:
+    """:meth:`resize_` to the sizes of ``the_template`` (with ``memory_format``
+    ``preserve_format``, in the template's suggested memory format)."""
+    if not isinstance(the_template, Tensor):
+        raise TypeError(
+            "resize_as_(): argument 'the_template' (position 1) must be Tensor, not "
+            f"{type(the_template).__name__}"
+        )
+    if memory_format == _strides.preserve_format:
+        memory_format = _strides.suggest_memory_format(the_template._data)
+        if memory_format == _strides.contiguous_format:
+            memory_format = None
+    return _resize(self, "resize_as_", tuple(the_template._data.shape), memory_format)
+
+
+class SetNotImplemented(Node):
+    """What PyTorch records for ``set_`` in grad mode (its derivative is not implemented):
+    ``grad_fn=<NotImplemented>``; running it raises PyTorch's error."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        """``'chainrule::autograd::NotImplemented'`` (PyTorch's C++ name, this package's)."""
+        return "chainrule::autograd::NotImplemented"
+
+    def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        raise RuntimeError("derivative for set_ is not implemented")
+
+
+SetNotImplemented.__name__ = SetNotImplemented.__qualname__ = "NotImplemented"
+
+_SET_SIGNATURES = (
+    "()", "(torch.Storage source)",
+    "(torch.Storage source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+    "(Tensor source)",
+    "(Tensor source, int storage_offset, tuple of ints size, tuple of ints stride = None)",
+)
+_MISSING: Any = object()
+
+
+def _type_label(value: Any, elements: bool = True) -> str:
+    if isinstance(value, Tensor):
+        return "Tensor"
+    if elements and isinstance(value, list) and value:
+        return f"list of [{', '.join(sorted({type(v).__name__ for v in value}))}]"
+    return type(value).__name__
+
+
+def _set_type_error(args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
+    """PyTorch's TypeError for arguments no ``set_`` overload takes."""
+    got = [_type_label(a, False) for a in args] + [f"{k}={_type_label(v, False)}"
+                                                   for k, v in kwargs.items()]
+    lines = []
+    for signature in _SET_SIGNATURES:
+        lines.append(f" * {signature}\n")
+        if (len(args) == 1 and not kwargs and not isinstance(args[0], Tensor)
+                and "offset" not in signature):
+            lines.append("      didn't match because some of the arguments have invalid types: "
+                         f"(!{_type_label(args[0])}!)\n")
+    return TypeError(
+        f"set_() received an invalid combination of arguments - got ({', '.join(got)}), but "
+        f"expected one of:\n{''.join(lines)}"
+    )
+
+
+def _sizes_or_none(value: Any) -> tuple[int, ...] | None:
+    if isinstance(value, tuple | list) and all(_is_int(n) for n in value):
+        return tuple(int(n) for n in value)
+    return None
+
+
+def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """Make ``self`` a tensor of another memory: ``set_()`` an empty one; ``set_(source)``
+    ``source``'s storage, sizes, strides and offset (sharing its memory, as a view would, but
+    keeping ``self``'s version counter); ``set_(source, storage_offset, size, stride=None)``
+    that geometry on the storage of ``source`` (contiguous; offsets add up; the storage grows
+    if too small). ``source`` is a Tensor of ``self``'s dtype (chainrule has no Storage).
+
+    In grad mode, when ``self`` (or a Tensor ``source``, by the one-argument form) requires
+    grad, the history becomes PyTorch's ``NotImplemented`` node. Returns ``self``.
+    """
+    names = ("source", "storage_offset", "size", "stride")
+    bound = dict(zip(names, args, strict=False))
+    if len(args) > len(names) or any(k not in names or k in bound for k in kwargs):
+        raise _set_type_error(args, kwargs)
+    bound.update(kwargs)
+    source = bound.get("source", _MISSING)
+    geometry = None
+    if source is not _MISSING and not isinstance(source, Tensor):
+        raise _set_type_error(args, kwargs)
+    if len(bound) > 1:
+        offset, size = bound.get("storage_offset", _MISSING), bound.get("size", _MISSING)
+        stride = bound.get("stride")
+        shape = _sizes_or_none(size)
+        steps = None if stride is None else _sizes_or_none(stride)
+        if (source is _MISSING or not _is_int(offset) or shape is None
+                or (stride is not None and steps is None)):
+            raise _set_type_error(args, kwargs)
+        geometry = (int(offset), shape, steps)
+    check_inplace(self, *(() if source is _MISSING or geometry else (source,)))
+    data = self._data
+    if source is not _MISSING and source._data.dtype != data.dtype:
+        names_c = _C_TYPE_NAMES
+        raise RuntimeError(
+            f"Could not set tensor of type {names_c.get(source._data.dtype.name)} to a tensor "
+            f"of type {names_c.get(data.dtype.name)}"
+        )
+    if geometry is not None:
+        new = _set_geometry(source, *geometry)
+    elif source is _MISSING:
+        new = np.empty(0, data.dtype)
+    else:
+        new = source._data
+    if MUTATION_WATCH:
+        clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
+    self._data = new
+    if self._base is not None:
+        # PyTorch keeps calling it a view of its old base; here it is a tensor of its own.
+        self._base = None
+    bump_version(self)
+    if not mode_get() & GRAD:
+        return self
+    if self._requires_grad or (geometry is None and source is not _MISSING
+                               and source._requires_grad):
+        edges = [gradient_edge(self)] if self._requires_grad else [(None, 0)]
+        metas: list[Any] = [(data.shape, data.dtype) if self._requires_grad else None]
+        if source is not _MISSING and geometry is None:
+            edges.append(gradient_edge(source))
+            metas.append((source._data.shape, source._data.dtype)
+                         if source._requires_grad else None)
+        set_history(self, new_node(SetNotImplemented, tuple(edges), tuple(metas)))
+    return self
+
+
+def _set_geometry(source: Tensor, offset: int, shape: tuple[int, ...],
+                  strides: tuple[int, ...] | None) -> np.ndarray:
+    """``set_(source, offset, shape, strides)``'s array (PyTorch's checks, in its order)."""
+    data = source._data
+    if not data.flags.c_contiguous:
+        raise RuntimeError("passed in tensor to be used as storage must be contiguous")
+    root = _storage_root(data)
+    offset += _byte_offset(data, root) // data.itemsize
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if strides is None:
+        _check_numel(shape)
+        strides = _strides.contiguous_strides(shape)
+    elif len(strides) != len(shape):
+        raise RuntimeError(
+            f"unequal size length ({len(shape)}) and stride length ({len(strides)})")
+    elif any(s < 0 for s in strides):
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes={list(shape)} and "
+            f"strides={list(strides)}"
+        )
+    else:
+        _check_numel(shape)
+    return _place(source, root, shape, strides, offset)
