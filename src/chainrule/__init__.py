@@ -84,7 +84,13 @@ CharTensor = _legacy("CharTensor", int8)
 ByteTensor = _legacy("ByteTensor", uint8)
 BoolTensor = _legacy("BoolTensor", bool)
 
-from ._strides import channels_last, contiguous_format, preserve_format, strided
+from ._strides import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    preserve_format,
+    strided,
+)
 
 
 def is_tensor(obj: object) -> builtins_bool:

@@ -21,7 +21,7 @@ __all__ = [
     "obeys_layout_contract", "copy_obeying_contract", "empty_with_strides_of",
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
     "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
-    "in_iterator_layout",
+    "in_iterator_layout", "MEMORY_FORMATS", "is_contiguous_as", "copy_in_memory_format",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving",
@@ -248,6 +248,51 @@ def empty_in_memory_format(shape: tuple[int, ...], dtype: np.dtype, memory_forma
     if memory_format == channels_last_3d and len(shape) == 5:
         return empty_in_order(shape, dtype, [1, 4, 3, 2, 0])
     return np.empty(shape, dtype)
+
+
+MEMORY_FORMATS = (contiguous_format, preserve_format, channels_last, channels_last_3d)
+#: The dimensions of each channels-last format, innermost first, and the rank it needs.
+_CHANNELS_LAST_ORDERS = {channels_last: ((1, 3, 2, 0), 4), channels_last_3d: ((1, 4, 3, 2, 0), 5)}
+
+
+def is_contiguous_as(array: np.ndarray, memory_format: str | None) -> bool:
+    """PyTorch's ``is_contiguous(memory_format=...)``: for a channels-last format, strides
+    exactly those of its layout (dimensions of size 1 aside; false for another rank); for the
+    others, row-major and dense."""
+    order = _CHANNELS_LAST_ORDERS.get(memory_format)  # type: ignore[arg-type]
+    if order is None:
+        return bool(array.flags.c_contiguous)
+    dims, rank = order
+    if array.ndim != rank:
+        return False
+    itemsize = array.itemsize
+    expected = 1
+    for d in dims:
+        size = array.shape[d]
+        if size != 1:
+            if array.strides[d] != expected * itemsize:
+                return False
+            expected *= size
+    return True
+
+
+def copy_in_memory_format(array: np.ndarray, memory_format: str,
+                          dtype: np.dtype | None = None) -> np.ndarray:
+    """A copy of ``array`` (cast to ``dtype``) laid out in ``memory_format`` (not
+    ``preserve_format``), with PyTorch's error for a channels-last format of another rank."""
+    order = _CHANNELS_LAST_ORDERS.get(memory_format)
+    if order is not None and array.ndim != order[1]:
+        raise RuntimeError(f"required rank {order[1]} tensor to use {memory_format[10:]} format")
+    out = empty_in_memory_format(array.shape, dtype or array.dtype, memory_format)
+    if out.size == 0 and order is not None:  # NumPy gives an empty array no strides: PyTorch's
+        strides = [0] * out.ndim
+        step = 1
+        for d in order[0]:
+            strides[d] = step
+            step *= out.shape[d]
+        return with_strides(out, out.shape, tuple(strides))
+    out[...] = array
+    return out
 
 
 def is_row_major(array: np.ndarray) -> bool:

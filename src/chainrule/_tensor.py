@@ -18,7 +18,7 @@ from . import _dtype
 from ._dtype import dtype as DType
 from ._frames import user_stacklevel
 from ._size import CPU, Size, device
-from ._strides import element_strides
+from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
     AccumulateGrad,
@@ -315,8 +315,13 @@ class Tensor(TensorMethods):
         return self._base is not None
 
     def is_contiguous(self, memory_format: object = None) -> bool:
-        """Whether the elements are laid out in row-major order without gaps."""
-        return bool(self._data.flags.c_contiguous)
+        """Whether the elements are laid out in row-major order without gaps (or, for
+        ``memory_format=torch.channels_last``/``channels_last_3d``, with the channels
+        innermost, as PyTorch's check)."""
+        if memory_format is not None and memory_format not in MEMORY_FORMATS:
+            raise TypeError("is_contiguous(): argument 'memory_format' must be "
+                            f"torch.memory_format, not {type(memory_format).__name__}")
+        return is_contiguous_as(self._data, memory_format)
 
     # ------------------------------------------------------------------------------------------
     # shape, dtype, device

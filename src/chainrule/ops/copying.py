@@ -12,10 +12,13 @@ from .._size import check_available
 from .._size import device as Device
 from .._strides import (
     contiguous_format,
+    copy_in_memory_format,
     copy_preserving_layout,
     empty_with_strides_of,
+    is_contiguous_as,
     is_non_overlapping_and_dense,
     preserve_format,
+    suggest_memory_format,
 )
 from .._tensor import Tensor, wrap
 from ._registry import op, tensor_method
@@ -32,11 +35,14 @@ def clone(self, *, memory_format=None):
 
     As PyTorch's default ``preserve_format``, the copy keeps ``self``'s memory order (a
     transposed tensor clones to a transposed one); ``memory_format=torch.contiguous_format``
-    gives a row-major copy.
+    gives a row-major copy, ``torch.channels_last`` (4-d) and ``channels_last_3d`` (5-d) one
+    with the channels innermost.
     """
-    if memory_format is not None and memory_format != preserve_format:
+    if memory_format is None or memory_format == preserve_format:
+        return copy_preserving_layout(self)
+    if memory_format == contiguous_format:
         return self.copy()
-    return copy_preserving_layout(self)
+    return copy_in_memory_format(self, memory_format)
 
 
 @clone.derivative("self")
@@ -46,15 +52,27 @@ def _(ops, grad):
 
 @tensor_method
 def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
-    """``self`` if its memory is row-major and dense, otherwise a copy (``CloneBackward0``)."""
-    if self._data.flags.c_contiguous:
+    """``self`` if its memory is laid out as ``memory_format`` asks (row-major and dense by
+    default, channels innermost for ``torch.channels_last``), otherwise such a copy
+    (``CloneBackward0``)."""
+    if memory_format is None or memory_format == contiguous_format:
+        if self._data.flags.c_contiguous:
+            return self
+        return clone(self, memory_format=contiguous_format)
+    if memory_format == preserve_format:
+        if self._data.flags.c_contiguous:
+            return self
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if is_contiguous_as(self._data, memory_format):
         return self
-    return clone(self, memory_format=contiguous_format)
+    return clone(self, memory_format=memory_format)
 
 
 @op("ToCopyBackward0", half_native=True)
-def _to_copy(self, dtype):
-    return copy_preserving_layout(self, dtype.np)
+def _to_copy(self, dtype, memory_format=None):
+    if memory_format is None or memory_format == preserve_format:
+        return copy_preserving_layout(self, dtype.np)
+    return copy_in_memory_format(self, memory_format, dtype.np)
 
 
 @_to_copy.derivative("self")
@@ -79,12 +97,13 @@ def copy_for_grad(grad: Tensor, variable: np.ndarray) -> Tensor:
     return copy_(wrap(target), grad)
 
 
-def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool]:
-    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` -> (dtype, copy)."""
+def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool, Any]:
+    """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` -> (dtype, copy,
+    memory_format)."""
     dtype = kwargs.pop("dtype", None)
     copy = bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
@@ -104,22 +123,28 @@ def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool]:
                 f"to() received an invalid combination of arguments - got ({type(arg).__name__})"
             )
     check_available(device)
-    return dtype, copy
+    return dtype, copy, memory_format
 
 
 @tensor_method
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Convert dtype (or device: only the CPU exists); returns ``self`` if nothing changes."""
-    dtype, copy = _parse_to(args, dict(kwargs))
+    """Convert dtype (or device: only the CPU exists) or memory format; returns ``self`` if
+    nothing changes. As PyTorch, a memory format changes nothing when it is the one ``self``
+    suggests (``suggest_memory_format``), even where ``self`` is not dense in it."""
+    dtype, copy, memory_format = _parse_to(args, dict(kwargs))
     if dtype is None or self._data.dtype == dtype.np:
+        keeps_format = memory_format is None or memory_format == preserve_format or (
+            suggest_memory_format(self._data) == memory_format)
+        if not copy and keeps_format:
+            return self
         # A forced copy is a ToCopyBackward0 node in PyTorch too, not a clone.
-        return _to_copy(self, self.dtype) if copy else self
-    return _to_copy(self, dtype)
+        return _to_copy(self, self.dtype, memory_format)
+    return _to_copy(self, dtype, memory_format)
 
 
 def _cast(d: _dtype.dtype, name: str):
     def cast(self: Tensor, memory_format: Any = None) -> Tensor:
-        return to(self, d)
+        return to(self, d, memory_format=memory_format)
 
     cast.__name__ = name
     cast.__doc__ = f"``self.to({d!r})``."
