@@ -103,6 +103,10 @@ def test_unary_values_and_gradients_match_pytorch(dtype: str, name: str) -> None
 BINARY: dict[str, Any] = {
     "add_alpha": lambda lib, a, b: lib.add(a, b, alpha=0.3),
     "mul_number": lambda lib, a, b: a * 0.3 + b,
+    "mul_large_int": lambda lib, a, b: a * 1e-4 * 100000,  # 100000 is inf in float16
+    "div_large_int": lambda lib, a, b: a / 100000 * 1000,
+    "sub_alpha": lambda lib, a, b: lib.sub(a, b, alpha=0.3),
+    "rsub_alpha": lambda lib, a, b: lib.rsub(a, b, alpha=0.3),
     "div_number": lambda lib, a, b: a / 0.3 - b / 7,
     "addcdiv": lambda lib, a, b: lib.addcdiv(a, a, b, value=0.3),
     "xlogy": lambda lib, a, b: lib.xlogy(a, b.abs()),

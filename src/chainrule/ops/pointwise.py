@@ -273,6 +273,13 @@ def _check_alpha(dtype: np.dtype, alpha: Any) -> None:
         )
 
 
+def _scaled(ops: Any, grad: Any, number: Any) -> Any:
+    """``grad * number`` as PyTorch's mul by a Scalar: a Python number scales a half-precision
+    gradient in float32, rounded once (NumPy's ``*`` would round the number to the half type
+    first: 100000 to inf, 0.3 to 0.2998); a tensor multiplies as it is."""
+    return ops.mul(grad, number) if type(number) in _PY_NUMBERS else grad * number
+
+
 def _is_unit(alpha: Any) -> bool:
     """``alpha`` is the int 1 (add/sub without scaling; ``1.0`` and ``True`` are checked)."""
     return type(alpha) is int and alpha == 1
@@ -328,7 +335,7 @@ def _(ops, grad):
 
 @_add_alpha.derivative("other")
 def _(ops, grad, alpha):
-    return grad * alpha if type(alpha) is not float else ops.mul(grad, alpha)
+    return _scaled(ops, grad, alpha)
 
 
 @tensor_method(inplace=True)
@@ -374,7 +381,7 @@ def _(ops, grad):
 
 @_sub_alpha.derivative("other")
 def _(ops, grad, alpha):
-    return grad * -alpha
+    return _scaled(ops, grad, -alpha)
 
 
 @tensor_method(inplace=True, aliases=("subtract",))
@@ -404,7 +411,7 @@ def _rsub_tensor(self, other, *, alpha=1):
 
 @_rsub_tensor.derivative("self")
 def _(ops, grad, alpha):
-    return -grad if _is_unit(alpha) else grad * -alpha
+    return -grad if _is_unit(alpha) else _scaled(ops, grad, -alpha)
 
 
 @_rsub_tensor.derivative("other")
@@ -420,7 +427,7 @@ def _rsub_scalar(self, other, alpha=1):
 
 @_rsub_scalar.derivative("self")
 def _(ops, grad, alpha):
-    return -grad if _is_unit(alpha) else grad * -alpha
+    return -grad if _is_unit(alpha) else _scaled(ops, grad, -alpha)
 
 
 _RSUB_SIGNATURES = (
@@ -448,11 +455,11 @@ def mul(self, other):
     return self * other
 
 
-# A number operand scales a half-precision gradient in float32, rounded once, as PyTorch's mul
-# and div with a wrapped number (``ops.mul``/``ops.div``; NumPy's ``*`` would round it first).
+# A number operand scales (or divides) a half-precision gradient in float32, rounded once, as
+# PyTorch's mul and div with a wrapped number (``_scaled``, ``ops.div``).
 @mul.derivative("self")
 def _(ops, grad, other):
-    return grad * other if type(other) is not float else ops.mul(grad, other)
+    return _scaled(ops, grad, other)
 
 
 @mul.derivative("other")
@@ -470,7 +477,7 @@ def _div(self, other):
 
 @_div.derivative("self")
 def _(ops, grad, other):
-    return grad / other if type(other) is not float else ops.div(grad, other)
+    return ops.div(grad, other) if type(other) in _PY_NUMBERS else grad / other
 
 
 @_div.derivative("other")
@@ -1389,8 +1396,7 @@ def _xlogy_self_derivative(ops, grad, self, other):
 
 
 def _xlogy_other_derivative(ops, grad, self, other):
-    # (a number ``self`` scales in float32 for the half types, once: PyTorch's mul by a Scalar)
-    return (grad * self if type(self) is not float else ops.mul(grad, self)) / other
+    return _scaled(ops, grad, self) / other
 
 
 _XLOGY_SIGNATURES = (
