@@ -22,6 +22,7 @@ __all__ = [
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
     "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
     "in_iterator_layout", "MEMORY_FORMATS", "is_contiguous_as", "copy_in_memory_format",
+    "memory_format_strides", "storage_root", "flat_storage",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving",
@@ -276,21 +277,31 @@ def is_contiguous_as(array: np.ndarray, memory_format: str | None) -> bool:
     return True
 
 
+def memory_format_strides(shape: tuple[int, ...], memory_format: str) -> tuple[int, ...]:
+    """The strides (in elements) PyTorch gives ``shape`` in ``memory_format`` (contiguous or a
+    channels-last format; its error for a channels-last format of another rank)."""
+    order = _CHANNELS_LAST_ORDERS.get(memory_format)
+    if order is None:
+        return contiguous_strides(shape)
+    dims, rank = order
+    if len(shape) != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format[10:]} format")
+    strides = [0] * rank
+    step = 1
+    for d in dims:
+        strides[d] = step
+        step *= shape[d]
+    return tuple(strides)
+
+
 def copy_in_memory_format(array: np.ndarray, memory_format: str,
                           dtype: np.dtype | None = None) -> np.ndarray:
     """A copy of ``array`` (cast to ``dtype``) laid out in ``memory_format`` (not
     ``preserve_format``), with PyTorch's error for a channels-last format of another rank."""
-    order = _CHANNELS_LAST_ORDERS.get(memory_format)
-    if order is not None and array.ndim != order[1]:
-        raise RuntimeError(f"required rank {order[1]} tensor to use {memory_format[10:]} format")
+    strides = memory_format_strides(array.shape, memory_format)
     out = empty_in_memory_format(array.shape, dtype or array.dtype, memory_format)
-    if out.size == 0 and order is not None:  # NumPy gives an empty array no strides: PyTorch's
-        strides = [0] * out.ndim
-        step = 1
-        for d in order[0]:
-            strides[d] = step
-            step *= out.shape[d]
-        return with_strides(out, out.shape, tuple(strides))
+    if out.size == 0:  # NumPy gives an empty array no strides: PyTorch's
+        return with_strides(out, out.shape, strides)
     out[...] = array
     return out
 
@@ -345,6 +356,19 @@ def element_strides(array: np.ndarray) -> tuple[int, ...]:
     return tuple(s // itemsize for s in array.strides)
 
 
+def storage_root(array: np.ndarray) -> np.ndarray:
+    """The array that owns ``array``'s memory (the end of its ``base`` chain): its storage."""
+    root = array
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def flat_storage(array: np.ndarray) -> np.ndarray:
+    """The memory ``array`` lies in (its storage root) as a 1-D view, in memory order."""
+    return storage_root(array).ravel(order="K")  # (a view: the root owns contiguous memory)
+
+
 def with_strides(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]
                  ) -> np.ndarray:
     """A view of ``array`` with ``shape`` and ``strides`` (in elements) that reaches no element
@@ -356,9 +380,7 @@ def with_strides(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, 
     byte_strides = tuple(s * array.itemsize for s in strides)
     # Made on the array that owns the memory, so that the view's ``base`` chain leads there
     # (``storage_offset()`` and ``untyped_storage()`` follow it; ``as_strided`` would break it).
-    root = array
-    while isinstance(root.base, np.ndarray):
-        root = root.base
+    root = storage_root(array)
     try:
         offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
         out = np.ndarray(shape, array.dtype, buffer=root, offset=offset, strides=byte_strides)

@@ -18,7 +18,7 @@ from . import _dtype
 from ._dtype import dtype as DType
 from ._frames import user_stacklevel
 from ._size import CPU, Size, device
-from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as
+from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as, storage_root
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
     AccumulateGrad,
@@ -451,18 +451,12 @@ class Tensor(TensorMethods):
 
     def storage_offset(self) -> int:
         """Offset of the first element from the start of the base array, in elements."""
-        base = self._data
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        start = base.__array_interface__["data"][0]
+        start = storage_root(self._data).__array_interface__["data"][0]
         return (self.data_ptr() - start) // self._data.itemsize
 
     def untyped_storage(self) -> Any:
         """The root array holding this tensor's memory (for identity checks)."""
-        base = self._data
-        while isinstance(base.base, np.ndarray):
-            base = base.base
-        return base
+        return storage_root(self._data)
 
     # ------------------------------------------------------------------------------------------
     # conversions to Python and NumPy

@@ -748,21 +748,6 @@ install_view_history(refresh_special_view, view_of_base)
 # onto the copy, as all tensors of a PyTorch storage see it grow.
 
 RESIZE_GRAD_MESSAGE = "cannot resize variables that require grad"
-_MEMORY_FORMATS = (_strides.contiguous_format, _strides.preserve_format, _strides.channels_last,
-                   _strides.channels_last_3d)
-
-
-def _storage_root(a: np.ndarray) -> np.ndarray:
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    return root
-
-
-def _flat_storage(root: np.ndarray) -> np.ndarray:
-    """The memory of ``root`` (an array that owns contiguous memory) as a 1-D array."""
-    return root.ravel(order="K")
-
 
 def _byte_offset(a: np.ndarray, root: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0] - root.__array_interface__["data"][0])
@@ -787,12 +772,12 @@ def _grow_storage(root: np.ndarray, elements: int) -> np.ndarray:
     the live objects (only when a storage grows, which PyTorch does by reallocating it)."""
     import gc
 
-    old = _flat_storage(root)
+    old = _strides.flat_storage(root)
     new = np.zeros(elements, root.dtype)
     new[:old.size] = old
     for obj in gc.get_objects():
         data = getattr(obj, "_data", None) if issubclass(type(obj), Tensor) else None
-        if data is not None and _storage_root(data) is root:
+        if data is not None and _strides.storage_root(data) is root:
             obj._data = _on_storage(new, data.shape, tuple(s // data.itemsize for s in
                                                            data.strides),
                                     _byte_offset(data, root) // data.itemsize,
@@ -806,7 +791,7 @@ def _place(self: Tensor, root: np.ndarray, shape: tuple[int, ...], strides: tupl
     (the storage a geometry needs: PyTorch's, none for no element)."""
     needed = 0 if 0 in shape else offset + 1 + sum((n - 1) * s for n, s in zip(
         shape, strides, strict=True))
-    flat = _flat_storage(root)
+    flat = _strides.flat_storage(root)
     if needed > flat.size:
         flat = _grow_storage(root, needed)
     return _on_storage(flat, shape, strides, offset)
@@ -855,19 +840,14 @@ def _format_strides(name: str, shape: tuple[int, ...], memory_format: Any) -> tu
     """The strides ``resize_`` gives ``shape`` in ``memory_format`` (PyTorch's errors)."""
     if memory_format is None or memory_format == _strides.contiguous_format:
         return _strides.contiguous_strides(shape)
-    if memory_format not in _MEMORY_FORMATS:
+    if memory_format not in _strides.MEMORY_FORMATS:
         raise TypeError(
             f"{name}(): argument 'memory_format' must be torch.memory_format, not "
             f"{type(memory_format).__name__}"
         )
     if memory_format == _strides.preserve_format:
         raise RuntimeError("Unsupported memory formatPreserve")
-    rank = 4 if memory_format == _strides.channels_last else 5
-    if len(shape) != rank:
-        raise RuntimeError(
-            f"required rank {rank} tensor to use {memory_format.rpartition('.')[2]} format")
-    layout = _strides.empty_in_memory_format(shape, np.dtype(np.int8), memory_format)
-    return tuple(layout.strides)
+    return _strides.memory_format_strides(shape, memory_format)
 
 
 def _resize(self: Tensor, name: str, shape: tuple[int, ...], memory_format: Any) -> Tensor:
@@ -878,18 +858,13 @@ def _resize(self: Tensor, name: str, shape: tuple[int, ...], memory_format: Any)
     data = self._data
     if data.shape == shape and memory_format is None:
         return self  # nothing changes, not even the version (as in PyTorch)
-    if memory_format is not None and memory_format not in _MEMORY_FORMATS:
-        _format_strides(name, shape, memory_format)  # (the TypeError, before any change)
-    root = _storage_root(data)
+    # Every check before any change (PyTorch gives ``self`` the sizes before it refuses a
+    # memory format; chainrule leaves a call that raises without effect).
+    strides = _format_strides(name, shape, memory_format)
+    root = _strides.storage_root(data)
     offset = _byte_offset(data, root) // data.itemsize
     if MUTATION_WATCH:
         clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
-    try:
-        strides = _format_strides(name, shape, memory_format)
-    except RuntimeError:
-        # PyTorch has already given ``self`` the sizes (contiguous) when it refuses the format.
-        self._data = _place(self, root, shape, _strides.contiguous_strides(shape), offset)
-        raise
     if data.shape == shape and _strides.element_strides(data) == strides:
         return self
     # (growing moves ``self`` too: its new array is made on the grown storage)
@@ -1047,7 +1022,7 @@ def _set_geometry(source: Tensor, offset: int, shape: tuple[int, ...],
     data = source._data
     if not data.flags.c_contiguous:
         raise RuntimeError("passed in tensor to be used as storage must be contiguous")
-    root = _storage_root(data)
+    root = _strides.storage_root(data)
     offset += _byte_offset(data, root) // data.itemsize
     if offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {offset}")

@@ -24,6 +24,7 @@ from .._strides import (
     element_strides,
     empty_in_memory_format,
     empty_like_preserving,
+    flat_storage,
     is_row_major,
     suggest_memory_format,
     view_strides,
@@ -1577,14 +1578,6 @@ PRIMITIVES: dict[str, Any] = {
 # as_strided: a view of the tensor's storage with any sizes, strides and offset
 
 
-def _storage_of(a: np.ndarray) -> np.ndarray:
-    """The memory ``a`` lies in (its root array) as a 1-D array in memory order."""
-    root = a
-    while isinstance(root.base, np.ndarray):
-        root = root.base
-    return root.ravel(order="K")  # (a view: the root owns contiguous memory)
-
-
 def _flat_positions(size: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:
     """The storage position of each element of the geometry ``(size, stride, offset)``."""
     positions = np.full(tuple(size), offset, dtype=np.int64)
@@ -1597,7 +1590,7 @@ def _flat_positions(size: Sequence[int], stride: Sequence[int], offset: int) -> 
 
 @op("AsStridedBackward0", view=True)
 def _as_strided(self, size, stride, storage_offset, geometry):
-    storage = _storage_of(self)
+    storage = flat_storage(self)
     itemsize = self.itemsize
     # (np.ndarray on the storage keeps the chain of bases: storage_offset() and a further
     # as_strided find the same storage)
@@ -1638,7 +1631,7 @@ def _as_strided_arguments(input: Tensor, size: Any, stride: Any,
         )
     data = input._data
     offset = input.storage_offset() if storage_offset is None else int(storage_offset)
-    numel = _storage_of(data).size
+    numel = flat_storage(data).size
     itemsize = data.itemsize
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride,
                                                                                strict=True))
