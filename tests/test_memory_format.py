@@ -82,4 +82,4 @@ def test_a_memory_format_of_another_type_is_refused() -> None:
         with pytest.raises(TypeError) as error:
             lib.zeros(2, 3).is_contiguous(memory_format=1)
         messages.append(str(error.value))
-    assert messages[0] == messages[1].replace("torch.memory_format", "torch.memory_format")
+    assert messages[0] == messages[1]

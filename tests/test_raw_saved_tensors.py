@@ -124,6 +124,7 @@ def test_unpack_hook_and_data_attributes() -> None:
         handle = out.grad_fn._raw_saved_result
         assert handle.unpack_hook is None
         np.testing.assert_allclose(_values(handle.data), np.exp([0.5, 1.5]), rtol=1e-6)
+        assert not handle.data.requires_grad
         unpack = lambda t: t  # noqa: E731
         handle.register_hooks(lambda t: t, unpack)
         assert handle.unpack_hook is unpack

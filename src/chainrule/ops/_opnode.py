@@ -73,18 +73,8 @@ def pack_saved(node: OpNode, hooks: tuple[Any, Any], output: Tensor) -> None:
         saved_at = {pos for pos, version in node._versions if version is not None}
         positions = tuple(pos for pos in node._op.save_plan(_needs(node)).pack_order
                           if pos in saved_at)
-        node_output_nr = node._op.node_output_nr
         for pos in positions:
-            value = values[pos]
-            if pos in node_output_nr:  # an output of this node (seen as one by the hook)
-                output = _saved_output(value._data, node, value._vc, node_output_nr[pos])
-                values[pos] = pack_tensor(output, hooks, True)
-            elif type(value) is tuple:  # a tensor list
-                values[pos] = tuple(
-                    pack_tensor(e, hooks, False) if isinstance(e, Tensor) else e for e in value
-                )
-            else:
-                values[pos] = pack_tensor(value, hooks, False)
+            values[pos] = _pack_argument(node, pos, values[pos], hooks)
         args = tuple(values)
     result = None
     if node._result is not None:
@@ -93,6 +83,23 @@ def pack_saved(node: OpNode, hooks: tuple[Any, Any], output: Tensor) -> None:
     if saved is None and result is None:
         return
     node._saved = PackedSaved(args, positions, result)
+
+
+def _pack_argument(node: OpNode, pos: int, value: Any, hooks: tuple[Any, Any]) -> Any:
+    """Saved argument ``pos`` of ``node`` through ``hooks``: an output of the node (seen as one
+    by the pack hook), a tensor, each tensor of a list, or a number (as PyTorch's wrapped 0-d
+    tensor)."""
+    from ..autograd.graph import pack_tensor
+
+    node_output_nr = node._op.node_output_nr
+    if pos in node_output_nr:
+        output = _saved_output(value._data, node, value._vc, node_output_nr[pos])
+        return pack_tensor(output, hooks, True)
+    if type(value) is tuple:  # a tensor list
+        return tuple(pack_tensor(e, hooks, False) if isinstance(e, Tensor) else e for e in value)
+    if isinstance(value, Tensor):
+        return pack_tensor(value, hooks, False)
+    return pack_tensor(wrap(np.asarray(value)), hooks, False)
 
 
 def _packed_objects(value: Any) -> Any:
@@ -146,8 +153,9 @@ class RawSavedTensor:
 
     @property
     def data(self) -> Any:
-        """The saved value (unpacked through the hook, when one is registered)."""
-        return self._node._get_saved(self._key, "_raw_saved_" + self._key)
+        """The saved value, detached (unpacked through the hook, when one is registered)."""
+        value = self._node._get_saved(self._key, "_raw_saved_" + self._key)
+        return value.detach() if isinstance(value, Tensor) else value
 
     @property
     def unpack_hook(self) -> Any:
@@ -395,16 +403,10 @@ class OpNode(Node):
             self._result = None
         else:
             value = args[pos]
-            if pos in self._op.node_output_nr:  # an output of this node
-                output = _saved_output(value._data, self, value._vc, self._op.node_output_nr[pos])
-                args[pos] = pack_tensor(output, hooks, True)
-            elif isinstance(value, Tensor):
-                version = dict(self._versions).get(pos)
-                if version is not None and value._vc[0] != version:
-                    _raise_modified(value, self, version)
-                args[pos] = pack_tensor(value, hooks, False)
-            else:  # a number, saved by PyTorch as a wrapped 0-d tensor
-                args[pos] = pack_tensor(wrap(np.asarray(value)), hooks, False)
+            version = dict(self._versions).get(pos)
+            if isinstance(value, Tensor) and version is not None and value._vc[0] != version:
+                _raise_modified(value, self, version)
+            args[pos] = _pack_argument(self, pos, value, hooks)
             positions = (*positions, pos)
         self._saved = PackedSaved(tuple(args), positions, result)
 
