@@ -377,6 +377,13 @@ SHAPE_AND_LINALG = [
     # Random fills with a degenerate distribution: deterministic values, PyTorch's nodes.
     OpInfo("Tensor.uniform_", lambda lib, x: x.clone().uniform_(0.5, 0.5) * x, UNARY_SHAPES),
     OpInfo("Tensor.normal_", lambda lib, x: x.clone().normal_(0.25, 0.0) * x, UNARY_SHAPES),
+    # torch.normal of tensors (NormalBackward1/2/3, zero gradients): std 0, mean a constant of
+    # the input (numerically constant too, so gradcheck agrees with PyTorch's zero formula).
+    OpInfo("torch.normal", lambda lib, x: lib.normal(x * 0.0 + 0.25, 0.0) * x, UNARY_SHAPES),
+    OpInfo("torch.normal_tensor_std", lambda lib, x: lib.normal(0.25, x * 0.0) * x,
+           UNARY_SHAPES),
+    OpInfo("torch.normal_tensors",
+           lambda lib, x, y: lib.normal(x * 0.0 + 0.25, y * 0.0) * (x + y), BINARY_SHAPES),
     OpInfo("Tensor.clamp_", lambda lib, x: x.clone().clamp_(-0.5, 0.7), UNARY_SHAPES,
            make_inputs=_distinct),
     OpInfo("Tensor.clip", lambda lib, x: x.clip(-0.5, 0.7), UNARY_SHAPES, make_inputs=_distinct),

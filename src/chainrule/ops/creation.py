@@ -19,7 +19,7 @@ from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ._dispatch import refuse_complex_gradient
-from ._registry import tensor_method
+from ._registry import KEEP, op, tensor_method
 
 __all__ = [
     "tensor", "as_tensor", "asarray", "from_numpy", "scalar_tensor", "zeros", "ones", "full",
@@ -1363,9 +1363,9 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
             f"but expected one of:\n{_NORMAL_SIGNATURES}"
         )
     if tensor_std:
-        if np.any(std._data < 0):
+        if not np.all(std._data >= 0):  # (NaN too, as PyTorch's check)
             raise RuntimeError("normal expects all elements of std >= 0.0")
-    elif std < 0:
+    elif not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_format_scalar(std)}")
     if size is None:
         like = mean if tensor_mean else std
@@ -1386,8 +1386,73 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
         m, s = mean, std
     _floating_or_raise(d, "normal_kernel_cpu")
+    if size is None:
+        if out is not None and mode_get() & GRAD and (
+            (tensor_mean and mean.requires_grad) or (tensor_std and std.requires_grad)
+        ):
+            raise RuntimeError(
+                "normal(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
+        # Recorded as PyTorch's nodes: NormalBackward1 (tensor mean), 2 (tensor std), 3 (both).
+        if tensor_mean and tensor_std:
+            return _normal_tensors(mean, std, generator)
+        if tensor_mean:
+            return _normal_tensor_mean(mean, std, generator)
+        return _normal_tensor_std(mean, std, generator)
     values = m + s * _gen(generator).standard_normal(shape)
     return make_tensor(np.asarray(values).astype(d.np), requires_grad)
+
+
+def _samples(mean: Any, std: Any, like: np.ndarray, generator: Generator | None) -> np.ndarray:
+    """``mean + std * N(0, 1)`` at the broadcast shape, in ``like``'s dtype."""
+    shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
+    values = mean + std * _gen(generator).standard_normal(shape)
+    return np.asarray(values).astype(like.dtype)
+
+
+# The gradient of a sample with respect to its mean and std is zero, as PyTorch defines it
+# (derivatives.yaml: ``at::zeros(mean.sym_sizes(), grad.options())``): the nodes save the
+# inputs' sizes only. (The engine sums a broadcast gradient down to the input's shape.)
+
+@op("NormalBackward1", inputs=("mean",), promote=KEEP)
+def _normal_tensor_mean(mean, std, generator=None):
+    """Samples of ``N(mean, std**2)`` for a tensor ``mean`` and a number ``std``."""
+    return _samples(mean, std, mean, generator)
+
+
+@_normal_tensor_mean.derivative("mean")
+def _(ops, grad, mean_shape):
+    return ops.zeros_like(grad)
+
+
+@op("NormalBackward2", inputs=("std",), promote=KEEP)
+def _normal_tensor_std(mean, std, generator=None):
+    """Samples of ``N(mean, std**2)`` for a number ``mean`` and a tensor ``std``."""
+    return _samples(mean, std, std, generator)
+
+
+@_normal_tensor_std.derivative("std")
+def _(ops, grad, std_shape):
+    return ops.zeros_like(grad)
+
+
+@op("NormalBackward3", inputs=("mean", "std"), promote=KEEP)
+def _normal_tensors(mean, std, generator=None):
+    """Samples of ``N(mean, std**2)`` for tensors ``mean`` and ``std`` (broadcast; ``mean``'s
+    dtype)."""
+    return _samples(mean, std, mean, generator)
+
+
+# Both read both shapes: PyTorch's NormalBackward3 saves both sizes whichever needs grad.
+@_normal_tensors.derivative("mean")
+def _(ops, grad, mean_shape, std_shape):
+    return ops.zeros_like(grad)
+
+
+@_normal_tensors.derivative("std")
+def _(ops, grad, mean_shape, std_shape):
+    return ops.zeros_like(grad)
 
 
 @tensor_method
