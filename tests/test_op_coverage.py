@@ -67,6 +67,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "storage operations without a derivative (tests/test_resize_set.py)": (
         "Tensor.resize_", "Tensor.resize_as_", "Tensor.set_",
     ),
+    "deprecated, a custom Function that warns on every call (tests/test_resize_deprecated.py)": (
+        "Tensor.resize", "Tensor.resize_as",
+    ),
 }
 #: Public names no OpInfo calls, with the reason.
 NAMES_NOT_SWEPT: dict[str, str] = {

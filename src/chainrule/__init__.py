@@ -49,6 +49,7 @@ from ._dtype import (
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._size import Size, device
 from ._tensor import Tensor
+from .autograd import _functions as _autograd_functions  # Tensor.resize, resize_as
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

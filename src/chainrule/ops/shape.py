@@ -64,14 +64,21 @@ def size_args(size: tuple) -> tuple[int, ...]:
 def infer_size(shape: Sequence[int], numel: int) -> tuple[int, ...]:
     """Resolve one ``-1`` in ``shape``; PyTorch's error when the sizes do not fit ``numel``."""
     shape = list(shape)
-    unknown = [i for i, s in enumerate(shape) if s == -1]
-    if len(unknown) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    for s in shape:
-        if s < -1:
-            raise RuntimeError(f"invalid shape dimension {s}")
+    unknown = []
+    for i, s in enumerate(shape):  # (PyTorch's order: the first bad size decides the error)
+        if s == -1:
+            if unknown:
+                raise RuntimeError("only one dimension can be inferred")
+            unknown.append(i)
+        elif s < -1:
+            raise RuntimeError(
+                f"invalid shape dimension {s} at index {i} of shape {_fmt(shape)}")
     known = math.prod(s for s in shape if s != -1)
     if unknown:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape {_fmt(shape)} because the "
+                "unspecified dimension size -1 can be any value and is ambiguous")
         if known == 0 or numel % known != 0:
             raise RuntimeError(f"shape '{_fmt(shape)}' is invalid for input of size {numel}")
         shape[unknown[0]] = numel // known
