@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import sys
 import warnings
@@ -192,9 +193,96 @@ def test_get_analytical_jacobian_reports_a_backward_that_is_not_reentrant() -> N
 
 
 def test_jacobian_functions_are_exported_as_in_pytorch() -> None:
-    names = ("get_numerical_jacobian", "get_analytical_jacobian")
+    names = ("get_numerical_jacobian", "get_analytical_jacobian",
+             "get_numerical_jacobian_wrt_specific_input")
     assert set(names) <= set(chainrule_gradcheck.__all__)
     assert set(names) <= set(_module(torch).__all__)
+
+
+def test_every_public_function_of_pytorchs_gradcheck_module_exists() -> None:
+    theirs = _module(torch)
+    assert [name for name in theirs.__all__ if not hasattr(chainrule_gradcheck, name)] == []
+    for name in ("gradcheck", "gradgradcheck", "get_numerical_jacobian",
+                 "get_analytical_jacobian", "get_numerical_jacobian_wrt_specific_input"):
+        ours, reference = (inspect.signature(getattr(m, name)) for m in (chainrule_gradcheck,
+                                                                         theirs))
+        assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == [
+            (p.name, p.kind, p.default) for p in reference.parameters.values()], name
+
+
+# ----------------------------------------------------------------------------------------------
+# get_numerical_jacobian_wrt_specific_input (public, not deprecated): fn(*inputs), one input
+
+
+def _wrt(lib: Any, fn: Callable[..., Any], input_idx: int, inputs: Any, eps: float = 1e-6,
+         outputs: Any = None, **kwargs: Any) -> Any:
+    if outputs is None:
+        out = fn(*inputs) if isinstance(inputs, tuple | list) else fn(inputs)
+        outputs = out if isinstance(out, tuple) else (out,)
+    return _module(lib).get_numerical_jacobian_wrt_specific_input(
+        fn, input_idx, inputs, outputs, eps, **kwargs)
+
+
+def _z(lib: Any) -> Any:
+    return lib.tensor([[0.5, 1.0], [-1.5, 2.0]], dtype=lib.float64, requires_grad=True)
+
+
+WRT_INPUT = {
+    "first": lambda lib: _wrt(lib, lambda a, b: a.sin() * b.sum(), 0, (_x(lib), _y(lib))),
+    "second": lambda lib: _wrt(lib, lambda a, b: a.sin() * b.sum(), 1, (_x(lib), _y(lib))),
+    "matrix_input": lambda lib: _wrt(lib, lambda a: a @ a, 0, (_z(lib),)),
+    "two_outputs": lambda lib: _wrt(lib, lambda a: (a.exp(), a.sum()), 0, (_x(lib),)),
+    "list_inputs_with_number": lambda lib: _wrt(lib, lambda a, k: a * k, 0, [_x(lib), 3.0]),
+    "eps": lambda lib: _wrt(lib, lambda a: a.exp(), 0, (_x(lib),), eps=1e-3),
+    "float32": lambda lib: _wrt(lib, lambda a: a * a, 0, (_x(lib).float().detach()
+                                                          .requires_grad_(),), eps=1e-2),
+    "float32_output_of_float64_input": lambda lib: _wrt(lib, lambda a: a.float() * 2, 0,
+                                                        (_x(lib),)),
+    "empty_input": lambda lib: _wrt(lib, lambda a: a * 2, 0, (
+        lib.zeros(0, dtype=lib.float64, requires_grad=True),)),
+    "zero_dim_input": lambda lib: _wrt(lib, lambda a: a * 3, 0, (
+        lib.tensor(1.5, dtype=lib.float64, requires_grad=True),)),
+    "explicit_input": lambda lib: (lambda x, y: _wrt(
+        lib, lambda a: a * y.sum(), 0, (x,), input=y))(_x(lib), _y(lib)),
+    "input_not_requiring_grad": lambda lib: _wrt(lib, lambda a: a * 2, 0, (_x(lib).detach(),)),
+    "integer_output_last": lambda lib: _wrt(
+        lib, lambda a: (a * 2, (a > 0).long()), 0, (_x(lib),)),
+    "integer_output_first": lambda lib: _wrt(
+        lib, lambda a: ((a > 0).long(), a * 2), 0, (_x(lib),)),
+    "bool_output": lambda lib: _wrt(lib, lambda a: (a * 2, a > 0), 0, (_x(lib),)),
+    "fewer_outputs_given": lambda lib: _wrt(
+        lib, lambda a: (a * 2, a.sum()), 0, (_x(lib),), outputs=(_x(lib),)),
+    "more_outputs_given": lambda lib: _wrt(
+        lib, lambda a: a * 2, 0, (_x(lib),), outputs=(_x(lib), _x(lib))),
+    "output_of_other_size_given": lambda lib: _wrt(
+        lib, lambda a: a * 2, 0, (_x(lib),), outputs=(_y(lib),)),
+    "no_floating_output_given": lambda lib: _wrt(
+        lib, lambda a: a * 2, 0, (_x(lib),), outputs=(lib.zeros(3, dtype=lib.int64),)),
+    "shape_changes": lambda lib: _wrt(
+        lib, lambda a: a[: 1 + int(a[0] > 0.5)], 0, (_x(lib),), outputs=(_x(lib)[:1],)),
+    "input_restored": lambda lib: (lambda x: (_wrt(lib, lambda a: a ** 3, 0, (x,)),
+                                              x.detach()))(_x(lib)),
+    "is_forward_ad": lambda lib: _wrt(lib, lambda a: a * 2, 0, (_x(lib),), is_forward_ad=True),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WRT_INPUT))
+def test_get_numerical_jacobian_wrt_specific_input_matches_pytorch(case: str) -> None:
+    kind, _ = _same(WRT_INPUT[case])
+    expected_kind = {
+        "input_not_requiring_grad": "AssertionError", "bool_output": "RuntimeError",
+        "fewer_outputs_given": "ok", "more_outputs_given": "IndexError",
+        "output_of_other_size_given": "RuntimeError", "shape_changes": "AssertionError",
+    }
+    assert kind == expected_kind.get(case, "ok")
+
+
+def test_get_numerical_jacobian_wrt_specific_input_agrees_with_gradcheck_jacobians() -> None:
+    x = _x(chainrule)
+    (ours,) = chainrule_gradcheck.get_numerical_jacobian_wrt_specific_input(
+        lambda a: a.tanh(), 0, (x,), (x.tanh(),), 1e-6)
+    expected = np.diag(1 - np.tanh(x.detach().numpy()) ** 2)
+    np.testing.assert_allclose(ours.numpy(), expected, rtol=1e-8)
 
 
 # ----------------------------------------------------------------------------------------------

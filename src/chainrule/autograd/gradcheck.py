@@ -59,7 +59,8 @@ from .node import AccumulateGrad, Node
 
 __all__ = [
     "gradcheck", "gradgradcheck", "GradcheckError", "get_numerical_jacobian",
-    "get_analytical_jacobian", "check_graph", "GraphCheck", "NodeCheck",
+    "get_analytical_jacobian", "get_numerical_jacobian_wrt_specific_input", "check_graph",
+    "GraphCheck", "NodeCheck",
 ]
 
 TensorOrTensors = Tensor | Sequence[Tensor]
@@ -945,6 +946,65 @@ def get_numerical_jacobian(
         per_output = _numerical_jacobian(packed, tupled, float_outputs, 0, eps, target=x)
         jacobians.append(wrap(tuple(per_output)[0]))
     return tuple(jacobians)
+
+
+def get_numerical_jacobian_wrt_specific_input(
+    fn: Callable[..., Any], input_idx: int, inputs: Any, outputs: Any, eps: float,
+    input: Tensor | None = None, is_forward_ad: bool = False,
+) -> tuple[Tensor, ...]:
+    """The numerical Jacobians of ``fn(*inputs)`` with respect to one input, as PyTorch's
+    (public, not deprecated): ``inputs[input_idx]``, or ``input`` (a tensor ``fn`` may not even
+    take, perturbed in place while ``fn`` runs), which must require grad.
+
+    Each element is perturbed by ``eps`` both ways (central differences; a complex input gives
+    the conjugate Wirtinger derivative). Returns one ``(input numel, output numel)`` Jacobian per
+    floating tensor of ``outputs`` (``fn``'s outputs, computed beforehand: only their number,
+    sizes and dtypes are read), the k-th filled from ``fn``'s k-th output as PyTorch fills it.
+    ``is_forward_ad`` allows complex differences of a real input.
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.autograd.gradcheck import get_numerical_jacobian_wrt_specific_input
+        >>> x = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        >>> fn = lambda a: a * 3
+        >>> get_numerical_jacobian_wrt_specific_input(fn, 0, (x,), (fn(x),), 1e-6)[0]
+        tensor([[3.0000, 0.0000],
+                [0.0000, 3.0000]], dtype=chainrule.float64)
+    """
+    x = inputs[input_idx] if input is None else input
+    if not x.requires_grad:
+        raise AssertionError("Expected input to have requires_grad=True")
+    tupled = _as_tuple(inputs)
+
+    def perturbed(*args: Any) -> tuple:
+        return tuple(a.clone() for a in _as_tuple(fn(*args)))
+
+    columns: list[list[np.ndarray]] = []
+    is_complex = x._data.dtype.kind == "c"
+    with _writable(x) as data:
+        for idx in np.ndindex(*data.shape):
+            ds_dx = _central_difference(perturbed, tupled, data, idx, eps, eps, idx)
+            if is_complex:
+                ds_dy = _central_difference(perturbed, tupled, data, idx, eps * 1j, eps, idx)
+                for dx in ds_dx:
+                    if dx.dtype.kind == "c":
+                        raise AssertionError("Expected ds_dx to be real-valued, not complex")
+                columns.append([dx + dy * 1j for dx, dy in zip(ds_dx, ds_dy, strict=False)])
+            else:
+                if not is_forward_ad and any(dx.dtype.kind == "c" for dx in ds_dx):
+                    raise AssertionError("Expected ds_dx to be real-valued, not complex.")
+                columns.append(ds_dx)
+    numel = x._data.size
+    jacobians = tuple(
+        wrap(np.zeros((numel, o._data.size),
+                      dtype=x._data.dtype if is_complex else o._data.dtype))
+        for o in outputs if _is_float_or_complex(o)
+    )
+    for i, jacobian in enumerate(jacobians):
+        for k, column in enumerate(columns):
+            # (through Tensor indexing: a column of another size gets PyTorch's error)
+            jacobian[k] = wrap(column[i])
+    return jacobians
 
 
 def get_analytical_jacobian(
