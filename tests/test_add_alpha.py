@@ -108,3 +108,40 @@ def test_fused_add_does_not_overflow_in_the_product() -> None:
     x = np.array([3e38], np.float32)
     for lib in (chainrule, torch):
         assert lib.from_numpy(x).sub(lib.from_numpy(x), alpha=2).item() == pytest.approx(-3e38)
+
+
+_SPECIAL = np.array([np.inf, -np.inf, np.nan, 0.0, -0.0, 3e38, -3e38, 1.5, 1e-45, -2.0],
+                    np.float32)
+
+
+@pytest.mark.parametrize("alpha", (-0.01, 0.5, 2, -3.0, 1e30))
+@pytest.mark.parametrize("method", ("add_", "sub_"))
+def test_in_place_step_matches_the_op_at_special_values(method: str, alpha: float) -> None:
+    """``p.add_(g, alpha=)`` on float32 (the optimizers' step, written straight into ``p``)
+    gives the out-of-place op's bits at inf, NaN, signed zeros and overflowing products, on a
+    transposed ``self`` and an expanded ``other``; and PyTorch's values within an ulp."""
+    grid_self = np.add.outer(_SPECIAL, np.zeros(10, np.float32))       # rows: self's values
+    grid_other = np.add.outer(np.zeros(10, np.float32), _SPECIAL)      # columns: other's
+    for lib_self, lib_other in ((grid_self, grid_other), (grid_self.T, grid_other.T)):
+        expected = getattr(chainrule.from_numpy(lib_self), method[:-1])(
+            chainrule.from_numpy(lib_other), alpha=alpha).numpy()
+        ours = chainrule.from_numpy(lib_self.copy().T.copy().T if lib_self.flags.f_contiguous
+                                    else lib_self.copy())
+        before = ours._version
+        assert getattr(ours, method)(chainrule.from_numpy(lib_other), alpha=alpha) is ours
+        assert ours._version == before + 1
+        np.testing.assert_array_equal(ours.numpy(), expected)
+        theirs = getattr(torch.from_numpy(lib_self.copy()), method)(
+            torch.from_numpy(lib_other), alpha=alpha).numpy()
+        np.testing.assert_array_equal(np.isnan(ours.numpy()), np.isnan(theirs))
+        finite = np.isfinite(theirs)
+        np.testing.assert_array_equal(ours.numpy()[~finite], theirs[~finite])
+        product = np.abs(float(np.float32(alpha)) * lib_other.astype(np.float64))
+        scale = np.maximum(np.abs(lib_self), np.minimum(product, np.finfo(np.float32).max)
+                           ).astype(np.float32)  # (an overflowing product: the largest term)
+        _within_an_ulp(ours.numpy()[finite], theirs[finite], scale[finite])
+    row = chainrule.from_numpy(_SPECIAL.copy())
+    expanded = chainrule.tensor([2.5]).expand(10)
+    expected = getattr(chainrule.from_numpy(_SPECIAL), method[:-1])(expanded, alpha=alpha)
+    getattr(row, method)(expanded, alpha=alpha)
+    np.testing.assert_array_equal(row.numpy(), expected.numpy())

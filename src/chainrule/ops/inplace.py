@@ -546,6 +546,13 @@ def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> boo
             _UFUNCS[name](data, value, out=data)
             bump_version(self)
             return True
+        if data.dtype is _SINGLE and np.shape(value) == data.shape:
+            # ``p.add_(g, alpha=-lr)``, the optimizers' step: the multiply-add written
+            # straight into ``self`` (the forward's values, without a sum to copy back).
+            pointwise.multiply_add_single(data, value, alpha if name == "add_" else -alpha,
+                                          out=data)
+            bump_version(self)
+            return True
         result = forward(data, value) if alpha == 1 else with_alpha(data, value, alpha)
     except ValueError:
         return False  # not broadcastable: the general path raises PyTorch's error
@@ -557,6 +564,7 @@ def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> boo
 
 
 _HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
 _UFUNCS: dict[str, Any] = {
     "add_": np.add, "sub_": np.subtract, "mul_": np.multiply, "div_": np.true_divide,
 }
