@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import enum
 import uuid
 import warnings
 import weakref
@@ -62,6 +63,9 @@ __all__ = [
     "DefaultDeviceType",
     "set_checkpoint_debug_enabled",
     "GraphExecGroup",
+    "CheckpointPolicy",
+    "SelectiveCheckpointContext",
+    "create_selective_checkpoint_contexts",
 ]
 
 _DEFAULT_DETERMINISM_MODE = "default"
@@ -777,3 +781,94 @@ class GraphExecGroup:
     def _get_current_group(cls) -> GraphExecGroup | None:
         return _GRAPH_EXEC_GROUP.get()
 
+
+
+# ----------------------------------------------------------------------------------------------
+# Selective activation checkpointing: the API, not yet the caching. PyTorch's contexts are
+# dispatch modes that see every operator the forward runs (to call the policy and keep the
+# outputs it says to save) and the recomputation runs (to hand those outputs back instead of
+# running the operator again). chainrule's ops have no such interception point yet (it belongs
+# in ops/_dispatch.py), so the contexts refuse to run rather than silently recompute everything.
+
+SAC_NOT_IMPLEMENTED_MESSAGE = (
+    "selective activation checkpointing (create_selective_checkpoint_contexts) is not "
+    "implemented in chainrule yet: its operators cannot be intercepted to cache their outputs. "
+    "Use checkpoint without context_fn (everything is recomputed) instead."
+)
+
+
+class CheckpointPolicy(enum.Enum):
+    """Whether selective checkpointing saves an op's output in forward or recomputes it.
+
+    ``{MUST,PREFER}_SAVE``: saved in forward, not recomputed; ``{MUST,PREFER}_RECOMPUTE``: not
+    saved, recomputed in backward; ``{MUST,PREFER}_CPU_OFFLOAD``: saved and offloaded to the
+    CPU. ``MUST_*`` may not be overridden by other subsystems, ``PREFER_*`` may.
+    """
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """What the policy function of selective checkpointing is given with the op: called in
+    forward only, ``is_recompute`` is always False (deprecated, as in PyTorch); ``op_output``
+    the op's output when known."""
+
+    def __init__(self, *, is_recompute: bool, op_output: Any = None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+class _SelectiveCheckpointMode:
+    """The forward (caching) or recomputation (cached) context of selective checkpointing.
+    Entered only when checkpoint records a graph (grad mode on); it refuses, see above."""
+
+    def __init__(self, policy_fn: Callable[..., CheckpointPolicy] | None,
+                 storage: dict[Any, dict[int, Any]],
+                 allow_cache_entry_mutation: bool = False) -> None:
+        self.policy_fn = policy_fn
+        self.storage = storage
+        self.allow_cache_entry_mutation = allow_cache_entry_mutation
+
+    def __enter__(self) -> _SelectiveCheckpointMode:
+        raise NotImplementedError(SAC_NOT_IMPLEMENTED_MESSAGE)
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def create_selective_checkpoint_contexts(
+    policy_fn_or_list: Callable[..., CheckpointPolicy] | list[Any],
+    allow_cache_entry_mutation: bool = False,
+) -> tuple[AbstractContextManager[Any], AbstractContextManager[Any]]:
+    """The two contexts of selective activation checkpointing, for ``checkpoint(fn, *args,
+    use_reentrant=False, context_fn=functools.partial(create_selective_checkpoint_contexts,
+    policy))``: ``policy`` is a function ``(ctx, op, *args, **kwargs) -> CheckpointPolicy`` or a
+    list of ops to save (the others recomputed).
+
+    Not implemented yet beyond the arguments: checked as PyTorch checks them, but a checkpoint
+    that would use the contexts with grad mode on raises NotImplementedError (its ops cannot be
+    intercepted to cache their outputs); with grad mode off checkpoint does not use them, as in
+    PyTorch.
+    """
+    if isinstance(policy_fn_or_list, list):
+        ops = list(policy_fn_or_list)
+
+        def policy_fn(ctx: SelectiveCheckpointContext, op: Any, *args: Any,
+                      **kwargs: Any) -> CheckpointPolicy:
+            if op in ops:
+                return CheckpointPolicy.MUST_SAVE
+            return CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage: dict[Any, dict[int, Any]] = defaultdict(dict)
+    return (
+        _SelectiveCheckpointMode(policy_fn, storage),
+        _SelectiveCheckpointMode(None, storage, allow_cache_entry_mutation),
+    )
