@@ -24,8 +24,9 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
          "_return_types")),
     # Tensor, nodes, grad mode, saved-tensor hooks and the version-check messages: what every
     # op needs to record.
+    # (and the __torch_function__ protocol, which Tensor's methods and the ops consult)
     (1, ("_tensor", "autograd.grad_mode", "autograd.node", "autograd.graph", "autograd.inplace",
-         "autograd.anomaly")),
+         "autograd.anomaly", "_overrides", "overrides", "_C")),
     (2, ("ops",)),
     (3, ("autograd",)),
     (4, ("nn", "optim", "func", "utils", "serialization")),

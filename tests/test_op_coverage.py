@@ -67,6 +67,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "storage operations without a derivative (tests/test_resize_set.py)": (
         "Tensor.resize_", "Tensor.resize_as_", "Tensor.set_",
     ),
+    "the __torch_function__ protocol: a subclass alias (tests/test_torch_function.py)": (
+        "Tensor.as_subclass",
+    ),
     "deprecated, a custom Function that warns on every call (tests/test_resize_deprecated.py)": (
         "Tensor.resize", "Tensor.resize_as",
     ),

@@ -13,7 +13,7 @@ Use it as you would use PyTorch::
 
 from __future__ import annotations
 
-from . import _dtype, autograd, nn, optim, utils
+from . import _C, _dtype, _overrides, autograd, nn, optim, overrides, utils
 from . import _return_types as return_types
 from ._dtype import (
     bfloat16,
@@ -121,5 +121,8 @@ def detach(input: Tensor) -> Tensor:
 
 builtins_bool = type(True)  # noqa: UP003 - `bool` is chainrule.bool in this module
 builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module
+
+# The hand-written public functions hand a call with a __torch_function__ argument to it.
+_overrides.make_namespace_overridable(globals(), list(globals()))
 
 from . import func  # noqa: E402 - torch.func: needs the namespace above

@@ -546,11 +546,15 @@ class Tensor(TensorMethods):
             suffixes.append(f"grad_fn=<{short_name(fn)}>")
         elif self._requires_grad and not suffixes:
             suffixes.append("requires_grad=True")
+        cls = type(self)
+        plain = cls is Tensor or (cls.__module__.startswith("chainrule.")
+                                  and not cls._tf_active)  # type: ignore[attr-defined]
         return format_tensor(
             self._data,
             dtype_name=self.dtype.name,
             default_dtype_name=_dtype.get_default_dtype().name,
             suffixes=suffixes,
+            prefix="tensor(" if plain else f"{cls.__name__}(",  # (a subclass: its name)
         )
 
     __str__ = __repr__
@@ -620,6 +624,26 @@ def _init(t: Tensor, data: np.ndarray, requires_grad: bool) -> None:
     t._acc = None
     t._hooks = None
     t._retains_grad = False
+
+
+_MISSING_SLOT: Any = object()
+
+
+def retype(t: Tensor, cls: type[Tensor]) -> Tensor:
+    """``t`` as an instance of the Tensor subclass ``cls``: a new object with ``t``'s fields
+    (data, history, version counter, base); ``t`` itself if it is one already. For a tensor
+    no one else holds yet (a fresh alias or detached copy)."""
+    if type(t) is cls:
+        return t
+    new = _new(cls)
+    for name in Tensor.__slots__:
+        if name != "__weakref__":
+            value = getattr(t, name, _MISSING_SLOT)
+            if value is not _MISSING_SLOT:
+                setattr(new, name, value)
+    if INFERENCE_TENSORS:
+        inherit_inference(new, t)
+    return new
 
 
 _SCALAR_WARNED = [False]

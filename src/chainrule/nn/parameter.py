@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._overrides import disabled_torch_function_impl
 from .._tensor import Tensor, _init
 from .._tensor import _new as _new_object
 
@@ -19,6 +20,9 @@ class Parameter(Tensor):
         Parameter containing:
         tensor([0., 0.], requires_grad=True)
     """
+
+    # Ops on parameters give plain tensors (the protocol is off for them, as in PyTorch).
+    __torch_function__ = disabled_torch_function_impl
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:
         if data is None:
@@ -73,6 +77,7 @@ class Buffer(Tensor):
     """
 
     persistent: bool
+    __torch_function__ = disabled_torch_function_impl  # (ops give plain tensors)
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Buffer:
         if data is None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from .. import _dtype
+from .._overrides import handle_torch_function, operator_torch_function, overrides_enabled
 from .._strides import in_iterator_layout
 from .._tensor import (
     COMPLEX_GRAD_MESSAGE,
@@ -311,6 +312,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     for p in op.input_pos:
         x = values[p]
         if isinstance(x, Tensor):
+            if type(x) is not Tensor and x._tf_active and overrides_enabled():
+                return _overridden(op, args, offset)
             if x._base is not None:
                 refresh_view(x)
             values[p] = data = x._data
@@ -320,6 +323,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
                 requires_grad = True
         elif x is None and op.defaults[p] is None:
             continue
+        elif hasattr(type(x), "__torch_function__") and overrides_enabled():
+            return _overridden(op, args, offset)  # a tensor-like object of another type
         elif p in op.tensor_only_pos and op.signatures:
             # (an op with several overloads: PyTorch lists them)
             raise TypeError(op.invalid_arguments_message(_given(op, args), {}))
@@ -330,9 +335,14 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     for p in op.tensor_param_pos:
         x = values[p]
         if isinstance(x, Tensor):
+            if type(x) is not Tensor and x._tf_active and overrides_enabled():
+                return _overridden(op, args, offset)
             values[p] = x._data
             bfloat16 = bfloat16 or x._data.dtype is _BF16
         elif type(x) is tuple and p in op.tensor_list_pos:
+            if any(type(e) is not Tensor and isinstance(e, Tensor) and e._tf_active
+                   for e in x) and overrides_enabled():
+                return _overridden(op, args, offset)
             values[p] = x = tuple(e._data if isinstance(e, Tensor) else e for e in x)
             bfloat16 = bfloat16 or holds_bfloat16(x)
     if op.check is not None:
@@ -361,6 +371,14 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
             _record(op, args, out, result)
         return result
     return _wrap_outputs(op, args, out, record)
+
+
+def _overridden(op: OpDef, args: tuple, offset: int) -> Any:
+    """The call of ``op`` on ``args`` (bound) handed to the ``__torch_function__`` of the
+    overriding types among them, with the op's public function (or Tensor method, ``offset``
+    1) as ``func`` and the arguments the call gave."""
+    given = _given(op, args)
+    return handle_torch_function(op.publics[offset == 1], given, *given)
 
 
 def _iterator_layout(out: np.ndarray, operands: list[Any]) -> np.ndarray:
@@ -426,7 +444,9 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     recorders = op.recorders
 
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
-        if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(x, Tensor):
+        if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(
+            x, Tensor
+        ) or type(x) is not Tensor and x._tf_active:
             args = (x, *rest) if x is not _MISSING else rest
             return run_general(op, bind(args, kwargs), offset)
         if x._base is not None:
@@ -490,6 +510,8 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             args = tuple(v for v in (x, y) if v is not _MISSING) + rest
             return run_general(op, bind(args, kwargs), offset)
         if isinstance(x, Tensor):
+            if type(x) is not Tensor and x._tf_active:
+                return run_general(op, _full_args(op, (x, y, *rest)), offset)
             if x._base is not None:
                 refresh_view(x)
             a = x._data
@@ -500,6 +522,8 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
         else:
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if isinstance(y, Tensor):
+            if type(y) is not Tensor and y._tf_active:
+                return run_general(op, _full_args(op, (x, y, *rest)), offset)
             if y._base is not None:
                 refresh_view(y)
             b = y._data
@@ -508,6 +532,8 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             b = y
             ry = False
         elif operator and not isinstance(y, np.generic):
+            if hasattr(type(y), "__torch_function__") and overrides_enabled():
+                return operator_torch_function(op.publics[False], x, y)
             return NotImplemented
         else:
             return run_general(op, _full_args(op, (x, y, *rest)), offset)

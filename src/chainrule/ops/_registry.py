@@ -206,6 +206,9 @@ class OpDef:
         self._plans: dict[tuple[bool, ...], SavePlan] = {}
         # The generated recorders (ops/_recorder.py), by which inputs need grad.
         self.recorders: dict[tuple[bool, ...], Callable[..., Any]] = {}
+        # The public function (False) and Tensor method (True) last made for this op: what a
+        # ``__torch_function__`` is given as ``func`` when an argument overrides.
+        self.publics: dict[bool, Callable[..., Any]] = {}
         # What any derivative reads (environment positions): PyTorch's node has a ``_saved_*``
         # attribute for each, None when this node did not need to save it.
         self.read_positions: frozenset[int] = frozenset()
@@ -481,6 +484,7 @@ def make_public(opdef: OpDef, method: bool = False) -> Any:
     public.__signature__ = opdef.signature  # type: ignore[attr-defined]
     public.op = opdef  # type: ignore[attr-defined]
     public.derivative = opdef.derivative  # type: ignore[attr-defined]
+    opdef.publics[method] = public
     return public
 
 

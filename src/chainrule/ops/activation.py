@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import REDUCED_FLOATS, to_dtype
+from .._frames import user_stacklevel
 from .._tensor import Tensor, wrap_dim
 from ._registry import op, tensor_method
 from .pointwise import derivative_in_float32, half_in_float32
@@ -26,7 +27,7 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
             f"Implicit dimension choice for {name} has been deprecated. Change the call to "
             "include dim=X as an argument.",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
         dim = 0 if ndim in (0, 1, 3) else 1
     return wrap_dim(dim, max(ndim, 1)) if ndim else 0

@@ -14,6 +14,7 @@ import numpy as np
 from .. import _dtype
 from .._dtype import dtype as DType
 from .._dtype import to_dtype
+from .._frames import user_stacklevel
 from .._size import Size, check_available
 from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
@@ -188,7 +189,7 @@ def _array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
     if sizes and sizes[0] and isinstance(data, list | tuple) and isinstance(data[0], np.ndarray):
         if not _warned_ndarray_list[0]:
             _warned_ndarray_list[0] = True
-            warnings.warn(_NDARRAY_LIST_WARNING, UserWarning, stacklevel=3)
+            warnings.warn(_NDARRAY_LIST_WARNING, UserWarning, stacklevel=user_stacklevel())
     if 0 in sizes:
         return np.empty(sizes, dtype=target.np)
     values = _flatten(data, sizes, target) if sizes else [_scalar_value(data, target)]
@@ -257,7 +258,7 @@ def tensor(
             "clone() or sourceTensor.detach().clone().requires_grad_(True), rather than "
             "torch.tensor(sourceTensor).",
             UserWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     array = _array_from_data(data, _resolve_dtype(dtype))
     return make_tensor(array, requires_grad)
@@ -303,7 +304,7 @@ def _check_shareable(array: np.ndarray) -> None:
     _dtype.from_numpy_dtype(array.dtype)
     if not array.flags.writeable and not _warned_not_writable[0]:
         _warned_not_writable[0] = True
-        warnings.warn(_NOT_WRITABLE_WARNING, UserWarning, stacklevel=3)
+        warnings.warn(_NOT_WRITABLE_WARNING, UserWarning, stacklevel=user_stacklevel())
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
@@ -756,7 +757,7 @@ def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None, 
         "is inconsistent with Python's range builtin. Instead, use torch.arange, which produces "
         "values in [start, end).",
         UserWarning,
-        stacklevel=2,
+        stacklevel=user_stacklevel(),
     )
     if end is None:
         start, end = 0, start
@@ -1272,7 +1273,7 @@ def _check_random_bounds(low: int, high: int, d: DType) -> None:
                     "this range. This warning will become an error in version 1.7 release, "
                     "please fix the code in advance",
                     UserWarning,
-                    stacklevel=3,
+                    stacklevel=user_stacklevel(),
                 )
 
 

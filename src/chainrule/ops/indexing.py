@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from .._frames import user_stacklevel
+from .._overrides import DisableTorchFunctionSubclass
 from .._strides import (
     c_contiguous,
     copy_preserving_layout,
@@ -32,7 +34,7 @@ from .._strides import (
     layout_order,
     view_strides,
 )
-from .._tensor import Tensor, check_inference_inplace, wrap, wrap_dim
+from .._tensor import Tensor, check_inference_inplace, retype, wrap, wrap_dim
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._registry import op, tensor_method
@@ -87,6 +89,51 @@ def _alias(self):
 @_alias.derivative("self")
 def _(ops, grad):
     return grad
+
+
+_NOT_A_SUBCLASS = (
+    "Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+    "possible. Make sure your class inherits from Tensor."
+)
+
+
+def _check_subclass(cls: Any) -> None:
+    if not isinstance(cls, type):
+        raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+    if not issubclass(cls, Tensor):
+        raise TypeError(_NOT_A_SUBCLASS)
+
+
+@tensor_method
+def as_subclass(self: Tensor, cls: type[Tensor]) -> Tensor:
+    """This tensor as an instance of the Tensor subclass ``cls``: an alias sharing its data,
+    version counter and autograd history (``AliasBackward0`` when it requires grad; ``_base``
+    is ``self``), as PyTorch's."""
+    _check_subclass(cls)
+    with DisableTorchFunctionSubclass():
+        alias = _alias(self)
+    return retype(alias, cls)
+
+
+def make_subclass(cls: type[Tensor], data: Tensor, require_grad: bool = False) -> Tensor:
+    """``Tensor._make_subclass``: a new leaf of type ``cls`` sharing ``data``'s memory and
+    version counter (detached from its history), requiring grad if ``require_grad``."""
+    _check_subclass(cls)
+    if not isinstance(data, Tensor):
+        raise TypeError(
+            f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+            f"{type(data).__name__}"
+        )
+    if require_grad and data._data.dtype.kind not in "fcV":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+    with DisableTorchFunctionSubclass():
+        t = retype(Tensor.detach(data), cls)
+    if require_grad:
+        t.requires_grad_(True)
+    return t
+
+
+Tensor._make_subclass = staticmethod(make_subclass)  # type: ignore[attr-defined]
 
 
 @op("IndexBackward0", tensor_lists=("indices",))
@@ -270,7 +317,7 @@ def _check_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple[tup
                 "indexing with dtype torch.uint8 is now deprecated, please use a dtype "
                 "torch.bool instead.",
                 UserWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )
             a = a.astype(np.bool_)
         if a.dtype == _BOOL:
@@ -401,7 +448,7 @@ def _treat_as_tuple(index: Any) -> bool:
     for item in index:
         if (isinstance(item, Tensor | np.ndarray | slice) or _is_sequence(item)
                 or item is None or item is Ellipsis):
-            warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=3)
+            warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=user_stacklevel())
             return True
     return False
 
@@ -651,7 +698,7 @@ def _value_array(self: Tensor, value: Any) -> np.ndarray:
         if data.dtype.kind == "c" and self._data.dtype.kind != "c":
             warnings.warn(
                 "Casting complex values to real discards the imaginary part", UserWarning,
-                stacklevel=3,
+                stacklevel=user_stacklevel(),
             )
             data = data.real
         return data

@@ -26,6 +26,7 @@ import numpy as np
 from .. import _dtype
 from .. import _return_types as return_types
 from .._dtype import to_dtype
+from .._frames import user_stacklevel
 from .._strides import c_contiguous
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
@@ -1156,7 +1157,7 @@ def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, kee
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the "
             "reduction factor (input numel divided by output numel).",
             UserWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     return fn(input, dims, correction, keepdim)
 

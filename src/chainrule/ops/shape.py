@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._frames import user_stacklevel
 from .._strides import (
     c_contiguous,
     contiguous_format,
@@ -422,7 +423,7 @@ def _swap_last_two(input: Tensor, name: str, zero_d_hint: str) -> Tensor:
     ndim = input._data.ndim
     if ndim == 0:
         warnings.warn(f"{name} is deprecated on 0-D tensors. {zero_d_hint}", UserWarning,
-                      stacklevel=3)
+                      stacklevel=user_stacklevel())
         return input
     if ndim < 2:
         label = "tensor.adjoint()" if name == "adjoint()" else name.replace("Tensor.", "tensor.")
@@ -455,7 +456,7 @@ def conj_transpose(input: Tensor) -> Tensor:
     ndim = input._data.ndim
     if ndim == 0:
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=user_stacklevel())
         return input
     if ndim != 2:
         hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
@@ -471,7 +472,7 @@ def full_transpose(input: Tensor) -> Tensor:
     if ndim == 0:
         warnings.warn(
             "Tensor.T is deprecated on 0-D tensors. This function is the identity in these "
-            "cases.", UserWarning, stacklevel=2,
+            "cases.", UserWarning, stacklevel=user_stacklevel(),
         )
     elif ndim != 2:
         warnings.warn(
@@ -480,7 +481,7 @@ def full_transpose(input: Tensor) -> Tensor:
             "transpose batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to "
             "reverse the dimensions of a tensor.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     return _permute(input, tuple(range(ndim - 1, -1, -1)))
 

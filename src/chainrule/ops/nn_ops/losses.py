@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._frames import user_stacklevel
 from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
@@ -37,7 +38,7 @@ __all__ = [
 
 
 def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str,
-                      stacklevel: int = 3) -> str:
+                      stacklevel: int | None = None) -> str:
     """PyTorch's mapping of the deprecated ``size_average``/``reduce`` flags (``reduction`` is
     returned unchanged when both are None), with PyTorch's deprecation warning."""
     if size_average is None and reduce is None:
@@ -49,7 +50,7 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction:
         f"size_average and reduce args will be deprecated, please use reduction='{result}' "
         "instead.",
         UserWarning,
-        stacklevel=stacklevel,
+        stacklevel=user_stacklevel() if stacklevel is None else stacklevel,
     )
     return result
 
@@ -61,7 +62,7 @@ def _get_enum(reduction: str) -> str:
         warnings.warn(
             "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
         return "mean"
     check_reduction(reduction)
@@ -72,7 +73,7 @@ def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -
     """The reduction a functional loss applies: the legacy flags, when given, win over
     ``reduction`` (PyTorch's ``legacy_get_enum``), else ``get_enum(reduction)``."""
     if size_average is not None or reduce is not None:
-        return _legacy_reduction(size_average, reduce, reduction, stacklevel=4)
+        return _legacy_reduction(size_average, reduce, reduction)
     return _get_enum(reduction)
 
 
@@ -433,7 +434,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
             "Please ensure they have the same size.",
             UserWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -754,7 +755,7 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 "div math definition.'mean' will be changed to behave the same as 'batchmean' in "
                 "the next major release.",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         applied = _get_enum("sum" if reduction == "batchmean" else reduction)
     # PyTorch's compiled composite evaluates the right operand first, so its node is older and

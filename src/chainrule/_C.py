@@ -1,0 +1,12 @@
+"""The few names of PyTorch's ``torch._C`` that Python code written for PyTorch uses directly:
+the ``__torch_function__`` switches (``DisableTorchFunctionSubclass``,
+``DisableTorchFunction``) and the opt-out implementation subclasses assign
+(``__torch_function__ = torch._C._disabled_torch_function_impl``)."""
+
+from __future__ import annotations
+
+from ._overrides import DisableTorchFunction, DisableTorchFunctionSubclass
+from ._overrides import disabled_torch_function_impl as _disabled_torch_function_impl
+
+__all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass",
+           "_disabled_torch_function_impl"]
