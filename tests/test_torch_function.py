@@ -330,3 +330,82 @@ def test_plain_method_handler_warns() -> None:
 
         with pytest.warns(UserWarning, match="plain method is deprecated"):
             assert lib.add(Legacy(), 1) == "legacy"
+
+
+def _logging_mode(lib: ModuleType) -> type:
+    class Logging(lib.overrides.TorchFunctionMode):
+        def __init__(self, name: str, log: list) -> None:
+            super().__init__()
+            self.name, self.log = name, log
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+            self.log.append((self.name, func.__name__, [t.__name__ for t in types]))
+            return func(*args, **(kwargs or {}))
+
+    return Logging
+
+
+def test_a_mode_sees_every_call_on_plain_tensors() -> None:
+    """A TorchFunctionMode is asked for functions, methods and operators on plain tensors,
+    innermost mode first, each handler running with its own mode off; results and gradients
+    are unchanged; Tensor's methods are restored when the last mode exits."""
+    seen = {}
+    for name, lib in LIBS.items():
+        before = lib.Tensor.sum
+        log: list = []
+        mode = _logging_mode(lib)
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        with mode("outer", log):
+            y = x + 1
+            z = lib.add(x, 1, alpha=2)
+            s = (y * z).sum()
+            r = lib.nn.functional.relu(x).exp()
+            with mode("inner", log):
+                w = lib.mul(x, 2)
+        total = s + r.sum() + w.sum()
+        total.backward()
+        # (types: PyTorch lists Tensor itself once a Python function such as relu has
+        # dispatched, and nothing before; not compared)
+        seen[name] = ([entry[:2] for entry in log], np.round(x.grad.numpy(), 4).tolist(),
+                      type(y).__name__, lib.Tensor.sum is before)
+    assert seen["chainrule"] == seen["torch"]
+    assert seen["chainrule"][0]  # (the log is not empty)
+
+
+def test_modes_and_subclasses() -> None:
+    """A mode is asked before a subclass and given the subclass in ``types``; a mode returning
+    NotImplemented is an error naming it; DisableTorchFunction turns modes off,
+    DisableTorchFunctionSubclass does not; the base class's handler is abstract."""
+    seen = {}
+    for name, lib in LIBS.items():
+        log: list = []
+        mode = _logging_mode(lib)
+        plain = _classes(lib)["Plain"]
+        x = lib.tensor([1.0, 2.0])
+        m = x.as_subclass(plain)
+        with mode("m", log):
+            q = m * 2
+            with lib._C.DisableTorchFunction():
+                lib.add(x, 1)
+            with lib._C.DisableTorchFunctionSubclass():
+                lib.sub(x, 1)
+            depth = lib._C._len_torch_function_stack()
+
+        class Declining(lib.overrides.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN206
+                return NotImplemented
+
+        try:
+            with Declining():
+                lib.add(x, 1)
+        except TypeError as error:
+            declined = str(error).split("\n")[0].replace("torch.", "chainrule.")
+        try:
+            lib.overrides.TorchFunctionMode().__torch_function__(lib.add, (), (x, 1), {})
+        except NotImplementedError:
+            abstract = "NotImplementedError"
+        with lib.overrides.BaseTorchFunctionMode():
+            passed = lib.add(x, 1).tolist()
+        seen[name] = (log, type(q).__name__, depth, declined, abstract, passed,
+                      lib._C._len_torch_function_stack())
+    assert seen["chainrule"] == seen["torch"]

@@ -5,8 +5,12 @@ the ``__torch_function__`` switches (``DisableTorchFunctionSubclass``,
 
 from __future__ import annotations
 
-from ._overrides import DisableTorchFunction, DisableTorchFunctionSubclass
+from ._overrides import (
+           DisableTorchFunction,
+           DisableTorchFunctionSubclass,
+           _len_torch_function_stack,
+)
 from ._overrides import disabled_torch_function_impl as _disabled_torch_function_impl
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass",
-           "_disabled_torch_function_impl"]
+           "_disabled_torch_function_impl", "_len_torch_function_stack"]

@@ -18,8 +18,10 @@ Where it is checked (no cost for plain tensors):
 * methods: a subclass gets methods that dispatch (:func:`_install_methods`), so a plain
   tensor's methods stay as they are.
 
-Not done: attribute reads (``.shape``, ``.grad``) do not dispatch, where PyTorch's do, and
-``TorchFunctionMode`` is not implemented.
+A :class:`TorchFunctionMode` entered in a thread is asked first, for every call, plain tensors
+included: the ops' fast paths read one counter of entered modes.
+
+Not done: attribute reads (``.shape``, ``.grad``) do not dispatch, where PyTorch's do.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import numpy as np
 from ._tensor import Tensor
 
 __all__ = [
+    "BaseTorchFunctionMode", "MODES_ENTERED", "TorchFunctionMode", "modes_active",
     "DisableTorchFunction", "DisableTorchFunctionSubclass", "disabled_torch_function_impl",
     "get_default_nowrap_functions", "handle_torch_function", "has_torch_function",
     "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
@@ -49,6 +52,12 @@ _SUBCLASS_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "chainrule_torch_function_subclass_off", default=False)
 _ALL_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "chainrule_torch_function_off", default=False)
+# The TorchFunctionModes entered in this thread (innermost last), and how many are entered in
+# any thread: the ops' fast paths read only the count (``MODES_ENTERED[0]``), which is 0 unless a
+# program uses modes.
+_MODE_STACK: contextvars.ContextVar[tuple[TorchFunctionMode, ...]] = contextvars.ContextVar(
+    "chainrule_torch_function_modes", default=())
+MODES_ENTERED = [0]
 
 
 class _DisabledTorchFunctionImpl:
@@ -94,6 +103,66 @@ class DisableTorchFunction:
 
     def __exit__(self, *exc: object) -> None:
         _ALL_OFF.reset(self._token)
+
+
+class TorchFunctionMode:
+    """A context manager whose ``__torch_function__(func, types, args=(), kwargs=None)`` is
+    called for every public function and method used inside it, plain tensors included
+    (``torch.overrides.TorchFunctionMode``). While the handler runs, the mode is off (so
+    calling ``func`` computes, or reaches the next mode out); modes are asked before
+    subclasses. Subclass it and define ``__torch_function__``."""
+
+    def __init__(self) -> None:
+        self._tokens: list[contextvars.Token[tuple[TorchFunctionMode, ...]]] = []
+
+    def __torch_function__(self, func: Callable[..., Any], types: tuple, args: tuple = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        raise NotImplementedError
+
+    def __enter__(self) -> TorchFunctionMode:
+        if not hasattr(self, "_tokens"):
+            self._tokens = []  # (a subclass whose __init__ did not call ours)
+        self._tokens.append(_MODE_STACK.set((*_MODE_STACK.get(), self)))
+        if not MODES_ENTERED[0]:
+            _swap_tensor_methods(dispatching=True)
+        MODES_ENTERED[0] += 1
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        MODES_ENTERED[0] -= 1
+        if not MODES_ENTERED[0]:
+            _swap_tensor_methods(dispatching=False)
+        _MODE_STACK.reset(self._tokens.pop())
+
+
+class BaseTorchFunctionMode(TorchFunctionMode):
+    """A mode whose handler just calls ``func`` (``torch.overrides.BaseTorchFunctionMode``):
+    subclass it to handle some functions and leave the rest to it."""
+
+    def __torch_function__(self, func: Callable[..., Any], types: tuple, args: tuple = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        return func(*args, **(kwargs or {}))
+
+
+def modes_active() -> bool:
+    """Whether a TorchFunctionMode is entered in this thread and dispatch is on."""
+    return bool(_MODE_STACK.get()) and not _ALL_OFF.get()
+
+
+def _get_current_function_mode() -> TorchFunctionMode | None:
+    """The innermost mode entered in this thread (None without one)."""
+    stack = _MODE_STACK.get()
+    return stack[-1] if stack else None
+
+
+def _get_current_function_mode_stack() -> list[TorchFunctionMode]:
+    """The modes entered in this thread, outermost first."""
+    return list(_MODE_STACK.get())
+
+
+def _len_torch_function_stack() -> int:
+    """How many modes are entered in this thread (``torch._C._len_torch_function_stack``)."""
+    return len(_MODE_STACK.get())
 
 
 def _implementation(cls: type) -> Any:
@@ -147,6 +216,8 @@ def _overloaded_args(relevant_args: Iterable[Any]) -> list[Any]:
 def has_torch_function(relevant_args: Iterable[Any]) -> bool:
     """Whether any of ``relevant_args`` has a type whose ``__torch_function__`` would be called
     now (the elements of a list among them are not looked at, as in PyTorch)."""
+    if modes_active():
+        return True
     if not overrides_enabled():
         return False
     return any(_overriding(type(arg)) for arg in relevant_args)
@@ -193,7 +264,9 @@ def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterabl
     result = _call_overrides(public_api, relevant_args, args, kwargs)
     if result is _NONE_TOOK_IT:
         types = tuple(type(arg) for arg in _overloaded_args(relevant_args))
-        listed = "".join(f"  - tensor subclass {cls}\n" for cls in types)
+        modes = _MODE_STACK.get()[-1:] if modes_active() else ()
+        listed = "".join(f"  - mode object {mode!r}\n" for mode in modes)
+        listed += "".join(f"  - tensor subclass {cls}\n" for cls in types)
         raise TypeError(
             f"Multiple dispatch failed for '{resolve_name(public_api)}'; all "
             f"__torch_function__ handlers returned NotImplemented:\n\n{listed}\nFor more "
@@ -214,8 +287,18 @@ _NONE_TOOK_IT: Any = object()
 
 def _call_overrides(public_api: Callable[..., Any], relevant_args: Iterable[Any], args: tuple,
                     kwargs: dict[str, Any]) -> Any:
-    overloaded = _overloaded_args(relevant_args)
+    overloaded = _overloaded_args(relevant_args) if overrides_enabled() else []
     types = tuple(type(arg) for arg in overloaded)
+    stack = _MODE_STACK.get()
+    if stack and not _ALL_OFF.get():
+        mode = stack[-1]
+        token = _MODE_STACK.set(stack[:-1])  # (the handler runs with its mode off)
+        try:
+            result = mode.__torch_function__(public_api, types, args, kwargs)
+        finally:
+            _MODE_STACK.reset(token)
+        if result is not NotImplemented:
+            return result
     for arg in overloaded:
         cls = type(arg)
         found = inspect.getattr_static(cls, "__torch_function__")
@@ -291,8 +374,14 @@ _ORIGINAL_METHODS: dict[str, Callable[..., Any]] = {}
 _DISPATCHING: dict[str, Callable[..., Any]] = {}
 
 
+_METHOD_NAMES: list[str] = []
+
+
 def _tensor_method_names() -> list[str]:
-    names = []
+    """Tensor's methods that dispatch (read once: they are all attached by then)."""
+    if _METHOD_NAMES:
+        return _METHOD_NAMES
+    names = _METHOD_NAMES
     for name in dir(Tensor):
         if name in _NOT_DISPATCHED:
             continue
@@ -313,7 +402,7 @@ def _dispatching_method(name: str) -> Callable[..., Any]:
     func = getattr(Tensor, _OPERATOR_METHODS[name]) if operator else original
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not overrides_enabled():
+        if not (overrides_enabled() or modes_active()):
             return original(self, *args, **kwargs)
         if operator and args and not (
             isinstance(args[0], Tensor) or type(args[0]) in _NUMBERS
@@ -333,6 +422,19 @@ def _dispatching_method(name: str) -> Callable[..., Any]:
 
 def _is_numpy_scalar(value: Any) -> bool:
     return isinstance(value, np.generic)
+
+
+def _swap_tensor_methods(dispatching: bool) -> None:
+    """While a mode is entered (in any thread), Tensor's own methods written by hand dispatch
+    too, so a mode sees ``Tensor.sum`` for ``x.sum()`` (an op's method checks on its own path);
+    Tensor's methods are restored when the last mode exits, so plain tensors pay nothing."""
+    for name in _tensor_method_names():
+        if dispatching:
+            current = inspect.getattr_static(Tensor, name)
+            if getattr(current, "op", None) is None and current is not _DISPATCHING.get(name):
+                setattr(Tensor, name, _dispatching_method(name))
+        elif name in _DISPATCHING and inspect.getattr_static(Tensor, name) is _DISPATCHING[name]:
+            setattr(Tensor, name, _ORIGINAL_METHODS[name])
 
 
 def _install_methods(cls: type) -> None:
@@ -367,6 +469,8 @@ def overridable(function: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(function)
     def checked(*args: Any, **kwargs: Any) -> Any:
+        if MODES_ENTERED[0] and modes_active():
+            return handle_torch_function(checked, (*args, *kwargs.values()), *args, **kwargs)
         for arg in args:
             if type(arg) is not Tensor and _may_override(arg):
                 return _handle_if_enabled(checked, function, args, kwargs)

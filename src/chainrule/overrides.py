@@ -18,6 +18,8 @@ Example:
 from __future__ import annotations
 
 from ._overrides import (
+    BaseTorchFunctionMode,
+    TorchFunctionMode,
     get_default_nowrap_functions,
     handle_torch_function,
     has_torch_function,
@@ -28,7 +30,8 @@ from ._overrides import (
 )
 
 __all__ = [
-    "get_default_nowrap_functions", "handle_torch_function", "has_torch_function",
+    "BaseTorchFunctionMode", "TorchFunctionMode", "get_default_nowrap_functions",
+    "handle_torch_function", "has_torch_function",
     "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
     "resolve_name",
 ]

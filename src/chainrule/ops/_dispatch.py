@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from .. import _dtype
-from .._overrides import handle_torch_function, operator_torch_function, overrides_enabled
+from .._overrides import (
+    MODES_ENTERED,
+    handle_torch_function,
+    modes_active,
+    operator_torch_function,
+    overrides_enabled,
+)
 from .._strides import in_iterator_layout
 from .._tensor import (
     COMPLEX_GRAD_MESSAGE,
@@ -306,6 +312,8 @@ def _given(op: OpDef, args: tuple) -> tuple:
 def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     """Run ``op`` on positional ``args`` (already bound), recording a node when needed
     (``offset``: 1 when called as a Tensor method, for the positions errors name)."""
+    if MODES_ENTERED[0] and modes_active():
+        return _overridden(op, args, offset)  # a TorchFunctionMode takes every call
     values = list(args)
     requires_grad = False
     bfloat16 = _dtype._state.default is _dtype.bfloat16
@@ -446,7 +454,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(
             x, Tensor
-        ) or type(x) is not Tensor and x._tf_active:
+        ) or type(x) is not Tensor and x._tf_active or MODES_ENTERED[0]:
             args = (x, *rest) if x is not _MISSING else rest
             return run_general(op, bind(args, kwargs), offset)
         if x._base is not None:
@@ -539,7 +547,7 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if (type(a) is _ndarray and a.dtype is _BF16) or (
             type(b) is _ndarray and b.dtype is _BF16
-        ):
+        ) or MODES_ENTERED[0]:
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if check is not None:
             check(a, b, *rest)

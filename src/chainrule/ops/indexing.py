@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._frames import user_stacklevel
-from .._overrides import DisableTorchFunctionSubclass
+from .._overrides import DisableTorchFunction
 from .._strides import (
     c_contiguous,
     copy_preserving_layout,
@@ -110,7 +110,7 @@ def as_subclass(self: Tensor, cls: type[Tensor]) -> Tensor:
     version counter and autograd history (``AliasBackward0`` when it requires grad; ``_base``
     is ``self``), as PyTorch's."""
     _check_subclass(cls)
-    with DisableTorchFunctionSubclass():
+    with DisableTorchFunction():
         alias = _alias(self)
     return retype(alias, cls)
 
@@ -126,7 +126,7 @@ def make_subclass(cls: type[Tensor], data: Tensor, require_grad: bool = False) -
         )
     if require_grad and data._data.dtype.kind not in "fcV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    with DisableTorchFunctionSubclass():
+    with DisableTorchFunction():
         t = retype(Tensor.detach(data), cls)
     if require_grad:
         t.requires_grad_(True)
