@@ -1,0 +1,1 @@
+"""Tools for developers: measuring chainrule against PyTorch (``api_coverage``)."""
