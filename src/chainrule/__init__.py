@@ -13,7 +13,9 @@ Use it as you would use PyTorch::
 
 from __future__ import annotations
 
-from . import _C, _dtype, _overrides, autograd, nn, optim, overrides, utils
+import math as _math
+
+from . import _C, _dtype, _overrides, autograd, backends, cuda, nn, optim, overrides, utils
 from . import _return_types as return_types
 from ._dtype import (
     bfloat16,
@@ -46,7 +48,21 @@ from ._dtype import (
     uint32,
     uint64,
 )
+from ._finfo import finfo, iinfo
 from ._printing import get_printoptions, printoptions, set_printoptions
+from ._runtime import (
+    are_deterministic_algorithms_enabled,
+    get_default_device,
+    get_deterministic_debug_mode,
+    get_num_interop_threads,
+    get_num_threads,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_default_device,
+    set_deterministic_debug_mode,
+    set_num_interop_threads,
+    set_num_threads,
+    use_deterministic_algorithms,
+)
 from ._size import Size, device
 from ._tensor import Tensor
 from .autograd import _functions as _autograd_functions  # Tensor.resize, resize_as
@@ -72,6 +88,12 @@ from .ops.sampling import *  # noqa: F403 - bernoulli
 from .ops.shape import *  # noqa: F403 - reshape, transpose, cat, ...
 from .ops.special_ops import *  # noqa: F403 - erfinv, lgamma, digamma, polygamma
 from .serialization import load, save
+
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
 
 __version__ = "0.1.0"
 
