@@ -13,7 +13,7 @@ from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["DataLoader"]
+__all__ = ["DataLoader", "get_worker_info"]
 
 
 class DataLoader:
@@ -178,3 +178,9 @@ def _gather_rows(source: tuple[list[Tensor], list[np.ndarray]], indices: list[in
     for mapping in maps:
         idx = mapping[idx]
     return [wrap(t._data[idx]) for t in tensors]
+
+
+def get_worker_info() -> None:
+    """Information about the loading worker this code runs in: None, as in PyTorch's main
+    process (chainrule's DataLoader loads in the calling process)."""
+    return None

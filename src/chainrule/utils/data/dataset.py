@@ -14,7 +14,7 @@ from ..._tensor import Tensor
 from ...ops.creation import Generator, default_generator, randperm
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
-           "random_split"]
+           "ChainDataset", "StackDataset", "random_split"]
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -35,6 +35,64 @@ class IterableDataset(Dataset[T_co]):
 
     def __iter__(self) -> Iterator[T_co]:
         raise NotImplementedError("Subclasses of IterableDataset should implement __iter__.")
+
+
+class ChainDataset(IterableDataset[T_co]):
+    """The samples of several iterable datasets, one after another (chained on the fly)."""
+
+    def __init__(self, datasets: Iterable[Dataset[Any]]) -> None:
+        self.datasets = datasets
+
+    def __iter__(self) -> Iterator[T_co]:
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from dataset
+
+    def __len__(self) -> int:
+        total = 0
+        for dataset in self.datasets:
+            if not isinstance(dataset, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(dataset)  # type: ignore[arg-type]
+        return total
+
+
+class StackDataset(Dataset[Any]):
+    """Samples from several datasets of one length, as a tuple (``StackDataset(a, b)[i]`` is
+    ``(a[i], b[i])``) or a dict (``StackDataset(x=a, y=b)[i]`` is ``{"x": a[i], "y": b[i]}``)."""
+
+    def __init__(self, *args: Dataset[Any], **kwargs: Dataset[Any]) -> None:
+        if args:
+            if kwargs:
+                raise ValueError(
+                    "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) "
+                    "like input/output, but both types are given."
+                )
+            self._length = len(args[0])  # type: ignore[arg-type]
+            if any(self._length != len(d) for d in args):  # type: ignore[arg-type]
+                raise ValueError("Size mismatch between datasets")
+            self.datasets: tuple[Dataset[Any], ...] | dict[str, Dataset[Any]] = args
+        elif kwargs:
+            values = list(kwargs.values())
+            self._length = len(values[0])  # type: ignore[arg-type]
+            if any(self._length != len(d) for d in values):  # type: ignore[arg-type]
+                raise ValueError("Size mismatch between datasets")
+            self.datasets = kwargs
+        else:
+            raise ValueError("At least one dataset should be passed")
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {key: dataset[index] for key, dataset in self.datasets.items()}
+        return tuple(dataset[index] for dataset in self.datasets)
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """The samples at ``indices`` (read in one call from datasets that have it)."""
+        return [self[i] for i in indices]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class TensorDataset(Dataset[tuple[Tensor, ...]]):
