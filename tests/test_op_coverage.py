@@ -61,9 +61,6 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "CUDA is not available; raises PyTorch's error (tests/test_tensor_api.py)": (
         "Tensor.cuda",
     ),
-    "complex results cannot require grad yet (values in tests/test_creation.py)": (
-        "torch.complex", "torch.polar",
-    ),
     "storage operations without a derivative (tests/test_resize_set.py)": (
         "Tensor.resize_", "Tensor.resize_as_", "Tensor.set_",
     ),

@@ -74,8 +74,11 @@ EXACT_NOT_PYTORCH: dict[str, str] = {
 
 
 def _cases() -> list[Any]:
+    # (entries that go through complex values: chainrule has no complex32, PyTorch's complex
+    # type of float16 parts, and PyTorch has no bfloat16 complex type)
     return [pytest.param(info, index, id=f"{info.name}-{index}")
-            for info in ALL_OPS for index in range(len(info.shapes))]
+            for info in ALL_OPS if not info.extra.get("complex")
+            for index in range(len(info.shapes))]
 
 
 def _marked_bfloat16_cases() -> list[Any]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math as _math
 
-from . import _C, _dtype, _overrides, autograd, backends, cuda, nn, optim, overrides, utils
+from . import _C, _dtype, _overrides, autograd, backends, cuda, nn, optim, overrides, testing, utils
 from . import _return_types as return_types
 from ._dtype import (
     bfloat16,
@@ -78,6 +78,8 @@ from .autograd.grad_mode import (
 )
 from .autograd.variable import legacy_tensor_type as _legacy
 from .ops.activation import log_softmax, softmax
+from .ops.complex_ops import *  # noqa: F403 - complex, polar, view_as_real, angle ...
+from .ops.conjugate import *  # noqa: F403 - conj, is_conj, resolve_conj
 from .ops.copying import clone
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
 from .ops.indexing import *  # noqa: F403

@@ -43,11 +43,13 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
-# Complex tensors compute, but their derivatives (conjugate Wirtinger calculus in PyTorch) are
-# not implemented: refusing to record them beats silently wrong gradients.
+# Complex tensors can require grad, but only the ops on the allowlist of complex autograd
+# (``complex_ok``: derivatives following PyTorch's conjugate Wirtinger convention, tested against
+# PyTorch) record a node with a complex input or result; the others refuse with this message
+# (``{name}``: the op) rather than give a silently wrong gradient.
 COMPLEX_GRAD_MESSAGE = (
-    "chainrule does not differentiate complex tensors yet: only real floating point tensors can "
-    "require gradients"
+    "chainrule does not differentiate complex tensors through {name} yet: its derivative is not "
+    "on chainrule's allowlist of complex autograd"
 )
 
 
@@ -137,8 +139,6 @@ class Tensor(TensorMethods):
             )
         if requires_grad and self._data.dtype.kind not in "fcV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        if requires_grad and self._data.dtype.kind == "c":
-            raise RuntimeError(COMPLEX_GRAD_MESSAGE)
         if requires_grad and not mode_get() & INFERENCE and is_inference_tensor(self):
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not "
@@ -727,11 +727,9 @@ def wrap(data: np.ndarray) -> Tensor:
 
 
 def make_tensor(data: np.ndarray, requires_grad: bool = False) -> Tensor:
-    """A new leaf tensor; checks that only floating types require grad."""
+    """A new leaf tensor; checks that only floating and complex types require grad."""
     if requires_grad and data.dtype.kind not in "fcV":
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-    if requires_grad and data.dtype.kind == "c":
-        raise RuntimeError(COMPLEX_GRAD_MESSAGE)
     t = wrap(data)
     t._requires_grad = requires_grad
     return t

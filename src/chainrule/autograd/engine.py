@@ -107,6 +107,8 @@ def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -
             else:
                 _raise_invalid_gradient(node, index, g.shape, shape)
         if g._data.dtype != np_dtype:
+            if g._data.dtype.kind == "c" and np_dtype.kind != "c":
+                g = g.real  # (recorded: PyTorch's handle_r_to_c is at::real(grad))
             g = g.to(from_numpy_dtype(np_dtype))
         return g
     if type(g) is not _ndarray:
@@ -117,6 +119,10 @@ def _fix_grad(node: Node, index: int, g: Any, meta: tuple, create_graph: bool) -
             _raise_invalid_gradient(node, index, g.shape, shape)
         g = reduced
     if g.dtype != np_dtype:
+        if g.dtype.kind == "c" and np_dtype.kind != "c":
+            # A complex gradient reaching a real input: its real part, as PyTorch's formulas
+            # take it (handle_r_to_c), here once for every op.
+            g = g.real
         g = g.astype(np_dtype)
     return g
 

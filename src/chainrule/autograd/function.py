@@ -46,7 +46,6 @@ from typing import Any, TypeVar
 import numpy as np
 
 from .._tensor import (
-    COMPLEX_GRAD_MESSAGE,
     CUSTOM_FUNCTION_VIEW,
     SPECIAL_VIEW,
     Tensor,
@@ -601,9 +600,6 @@ def _wrap_outputs(
         differentiable = (
             executable and id(out) not in non_diff_ids and out._data.dtype.kind in "fcV"
         )
-        if differentiable and out._data.dtype.kind == "c":
-            # (complex gradients are not implemented: ops after it would use real formulas)
-            raise RuntimeError(COMPLEX_GRAD_MESSAGE)
         if not differentiable:
             out = _non_differentiable_output(out, is_input, is_modified)
         elif is_modified:

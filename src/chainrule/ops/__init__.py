@@ -20,6 +20,8 @@ from .._tensor import Tensor
 # (importing a module registers its ops and declares its Tensor methods)
 from . import (
     activation,
+    complex_ops,
+    conjugate,
     copying,
     creation,
     indexing,
@@ -36,7 +38,8 @@ from ._dispatch import make_operator
 from ._registry import as_method, bind_namespaces, declared_methods
 
 __all__ = [
-    "activation", "copying", "creation", "indexing", "linalg", "pointwise", "reduction", "shape",
+    "activation", "complex_ops", "conjugate", "copying", "creation", "indexing", "linalg",
+    "pointwise", "reduction", "shape",
 ]
 
 
@@ -94,6 +97,10 @@ _PRIMITIVES.update(reduction.PRIMITIVES)
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 
 
+def _same(a: np.ndarray) -> np.ndarray:
+    return a
+
+
 def _numpy_outer(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.multiply.outer(a, b)
 
@@ -113,6 +120,22 @@ def _build_namespaces() -> None:
     numpy_ns.stack = shape.stack_arrays
     tensor_ns.cat = shape.cat
     tensor_ns.stack = shape.stack
+    # Complex values (PyTorch's formulas conjugate where the Wirtinger convention needs it;
+    # ``conj`` of a real value is the value itself).
+    numpy_ns.conj = conjugate.conj_value
+    tensor_ns.conj = conjugate.conj_tensor
+    numpy_ns.real = np.real
+    tensor_ns.real = complex_ops.real
+    numpy_ns.imag = np.imag
+    tensor_ns.imag = complex_ops.imag
+    numpy_ns.view_as_real = complex_ops._view_as_real.op.forward
+    tensor_ns.view_as_real = complex_ops.view_as_real
+    numpy_ns.view_as_complex = complex_ops._view_as_complex.op.forward
+    tensor_ns.view_as_complex = complex_ops.view_as_complex
+    numpy_ns.contiguous = np.ascontiguousarray
+    tensor_ns.contiguous = copying.contiguous
+    numpy_ns.resolve_conj = _same
+    tensor_ns.resolve_conj = conjugate.resolve_conj
     bind_namespaces(numpy_ns, tensor_ns)
 
 

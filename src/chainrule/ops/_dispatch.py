@@ -374,8 +374,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
         if record and out.dtype.kind in "fcV":
-            if out.dtype.kind == "c":
-                refuse_complex_gradient()
+            if not op.complex_ok and (out.dtype.kind == "c" or _complex_among(values, op)):
+                refuse_complex_gradient(op)
             _record(op, args, out, result)
         return result
     return _wrap_outputs(op, args, out, record)
@@ -408,8 +408,8 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
         for t in results[:n_diff]:
             _share_with_base(t, source, op.multi_view)
     if record and n_diff and outs[0].dtype.kind in "fcV":
-        if outs[0].dtype.kind == "c":
-            refuse_complex_gradient()
+        if not op.complex_ok and (outs[0].dtype.kind == "c" or _complex_among(args, op)):
+            refuse_complex_gradient(op)
         _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
     return results
 
@@ -481,8 +481,8 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
         else:
             _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
-            if out.dtype.kind == "c":
-                refuse_complex_gradient()
+            if (out.dtype.kind == "c" or a.dtype.kind == "c") and not op.complex_ok:
+                refuse_complex_gradient(op)
             record = recorders.get(_TRUE1) or recorder(op, _TRUE1)
             record(x, (x, *rest) if rest else (x,), out, t)
         return t
@@ -568,8 +568,10 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             out = _iterator_layout(out, [a, b])
         t = wrap(out)
         if (rx or ry) and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
-            if out.dtype.kind == "c":
-                refuse_complex_gradient()
+            if (out.dtype.kind == "c" or type(a) is _ndarray and a.dtype.kind == "c" or type(
+                b
+            ) is _ndarray and b.dtype.kind == "c") and not op.complex_ok:
+                refuse_complex_gradient(op)
             needs = (rx, ry)
             record = recorders.get(needs) or recorder(op, needs)
             record(x, y, (x, y, *rest) if rest else (x, y), out, t)
@@ -581,12 +583,25 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
 _TRUE1 = (True,)
 
 
-def refuse_complex_gradient() -> NoReturn:
-    """A complex result of inputs that require grad: chainrule does not differentiate complex
-    tensors yet, and many derivatives lack PyTorch's conjugates (``(x * 1j).abs()`` gave
-    ``-x.grad``), so recording is refused rather than giving a wrong gradient (checked after
-    the forward ran into a new array: nothing the caller holds has changed)."""
-    raise RuntimeError(COMPLEX_GRAD_MESSAGE)
+def _complex_among(values: Sequence[Any], op: OpDef) -> bool:
+    """Whether a differentiable input of ``op`` in ``values`` (arrays or Tensors) is complex."""
+    for p in op.input_pos:
+        v = values[p]
+        if isinstance(v, Tensor):
+            v = v._data
+        if type(v) is _ndarray and v.dtype.kind == "c":
+            return True
+    return False
+
+
+def refuse_complex_gradient(op: OpDef | str | None = None) -> NoReturn:
+    """An op that would record a node with a complex input or result but is not on the
+    allowlist of complex autograd (``complex_ok``): its derivatives may lack PyTorch's
+    conjugates (``(x * 1j).abs()`` once gave ``-x.grad``), so recording is refused rather than
+    giving a wrong gradient (checked after the forward ran into a new array: nothing the
+    caller holds has changed)."""
+    name = op if isinstance(op, str) or op is None else op.name.lstrip("_")
+    raise RuntimeError(COMPLEX_GRAD_MESSAGE.format(name=name or "this operation"))
 
 
 def make_public_function(op: OpDef, method: bool = False) -> Callable[..., Any]:

@@ -52,7 +52,7 @@ from ._opnode import OpNode, bind_namespaces, make_node_class
 __all__ = [
     "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "as_method", "ARITH", "FLOAT",
     "COMPARE", "KEEP", "bind_namespaces", "tensor_method", "declare_methods", "declared_methods",
-    "InPlaceSource",
+    "InPlaceSource", "allow_complex",
 ]
 
 
@@ -130,6 +130,7 @@ class OpDef:
         node_outputs: Sequence[str] = (),
         half_native: bool = False,
         half_rounds_numbers: bool = False,
+        complex_ok: bool = False,
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -195,6 +196,11 @@ class OpDef:
         # PyTorch forbids modifying them in place.
         self.multi_view = multi_view
         self.differentiable = differentiable
+        # The allowlist of complex autograd: only an op declared ``complex_ok`` (its derivatives
+        # conjugate where PyTorch's do, tested against PyTorch) records a node when an input or
+        # the result is complex; every other op refuses (_dispatch.refuse_complex_gradient)
+        # rather than differentiate complex values with real formulas.
+        self.complex_ok = complex_ok
         self.num_outputs = num_outputs  # differentiable outputs (1 for most ops; -1: variable)
         self.nondiff_outputs = nondiff_outputs  # trailing outputs that never get a grad_fn
         self.multi_output = num_outputs != 1 or nondiff_outputs != 0
@@ -405,6 +411,7 @@ def op(
     node_outputs: Sequence[str] = (),
     half_native: bool = False,
     half_rounds_numbers: bool = False,
+    complex_ok: bool = False,
     method: bool | Callable[..., Any] = False,
     inplace: bool | InPlaceSource = False,
     aliases: Sequence[str] = (),
@@ -436,6 +443,10 @@ def op(
     unless ``half_native=True``: the forward rounds as PyTorch's kernel does itself (add with
     ``alpha``); ``half_rounds_numbers=True`` rounds Python numbers to bfloat16 first, as
     PyTorch's add and sub kernels do.
+    ``complex_ok=True`` puts the op on the allowlist of complex autograd: its derivatives are
+    PyTorch's for complex inputs and results (conjugate Wirtinger convention, ``conj`` where
+    PyTorch's formulas have it) and are tested against PyTorch; any other op refuses to record
+    a node when an input or its result is complex.
     ``method``, ``inplace`` and ``aliases`` declare ``Tensor.<name>`` and ``Tensor.<name>_``
     under the op's name, as :func:`tensor_method` does for a plain function
     (``@op("ExpBackward0", promote=FLOAT, method=True, inplace=True)``).
@@ -449,7 +460,7 @@ def op(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
             saved_outputs, tensor_only, saved_constants, elementwise, node_outputs,
-            half_native, half_rounds_numbers,
+            half_native, half_rounds_numbers, complex_ok,
         )
         if name is not None:
             opdef.name = name
@@ -486,6 +497,15 @@ def make_public(opdef: OpDef, method: bool = False) -> Any:
     public.derivative = opdef.derivative  # type: ignore[attr-defined]
     opdef.publics[method] = public
     return public
+
+
+def allow_complex(*publics: Any) -> None:
+    """Put the ops of ``publics`` (public functions of ops declared elsewhere) on the allowlist
+    of complex autograd, as ``@op(..., complex_ok=True)`` does: only for ops whose derivatives
+    are already PyTorch's for complex values (linear in the gradient with real coefficients:
+    views, reshapes, copies, sums), each tested against PyTorch."""
+    for public in publics:
+        public.op.complex_ok = True
 
 
 def zero_derivative(ops: Any, grad: Any) -> Any:

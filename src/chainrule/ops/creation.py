@@ -19,7 +19,6 @@ from .._size import Size, check_available
 from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
-from ._dispatch import refuse_complex_gradient
 from ._registry import KEEP, op, tensor_method
 
 __all__ = [
@@ -28,7 +27,7 @@ __all__ = [
     "randint_like", "arange", "range", "linspace", "logspace", "eye", "rand", "randn", "randint",
     "randperm", "normal", "multinomial", "manual_seed", "seed", "initial_seed",
     "get_rng_state", "set_rng_state", "Generator", "default_generator", "legacy_new",
-    "empty_strided", "tril_indices", "triu_indices", "complex", "polar",
+    "empty_strided", "tril_indices", "triu_indices",
 ]
 
 
@@ -880,25 +879,6 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
     """Indices of the upper triangle of a ``row x col`` matrix, as a ``2 x N`` tensor."""
     rows, cols = np.triu_indices(row, offset, col)
     return wrap(np.stack([rows, cols]).astype((_resolve_dtype(dtype) or _dtype.int64).np))
-
-
-def complex(real: Tensor, imag: Tensor) -> Tensor:  # noqa: A001
-    """A complex tensor from real and imaginary parts (refused with inputs that require grad:
-    complex gradients are not implemented, and dropping the graph would lose them)."""
-    _no_complex_gradient(real, imag)
-    return wrap(real._data + 1j * imag._data)
-
-
-def polar(abs: Tensor, angle: Tensor) -> Tensor:  # noqa: A002
-    """A complex tensor from magnitude and angle (refused with inputs that require grad, as
-    :func:`complex`)."""
-    _no_complex_gradient(abs, angle)
-    return wrap(abs._data * np.exp(1j * angle._data))
-
-
-def _no_complex_gradient(*inputs: Tensor) -> None:
-    if mode_get() & GRAD and any(t._requires_grad for t in inputs if isinstance(t, Tensor)):
-        refuse_complex_gradient()
 
 
 # ----------------------------------------------------------------------------------------------

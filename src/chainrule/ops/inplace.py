@@ -27,6 +27,7 @@ import numpy as np
 from .. import _dtype, _strides
 from .._tensor import (
     _C_TYPE_NAMES,
+    COMPLEX_GRAD_MESSAGE,
     CUSTOM_FUNCTION_VIEW,
     INFERENCE_TENSORS,
     INFERENCE_VIEW,
@@ -47,6 +48,7 @@ from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, is_released, new_node
 from . import pointwise, shape
 from ._opnode import OpNode, pack_saved
 from ._registry import KEEP, declare_methods, op, recorded_as, zero_derivative
+from .conjugate import CONJ_WRITE_MESSAGE, is_conj_tensor
 
 __all__ = [
     "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
@@ -146,6 +148,8 @@ def check_inplace(self: Tensor, *others: Any) -> None:
     mode, by a multi-view op or by a custom Function, a view of a leaf that requires grad, or
     such a leaf; and, in any mode, to modify an inference tensor outside inference mode."""
     check_inference_inplace(self)
+    if is_conj_tensor(self):
+        raise RuntimeError(CONJ_WRITE_MESSAGE)
     if not mode_get() & GRAD:
         return
     base = self._base
@@ -160,8 +164,19 @@ def check_inplace(self: Tensor, *others: Any) -> None:
             raise view_inplace_error(self, indirect=False)
         if base._grad_fn is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+        if base._data.dtype != self._data.dtype:
+            raise RuntimeError(DTYPE_VIEW_MESSAGE)
     if self._grad_fn is None and self._requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
+
+
+# A view of another dtype (``.real``, ``.imag``, ``view_as_real``, ``view_as_complex``) maps its
+# elements to its base's differently from the element positions CopySlices and
+# AsStridedBackward0 use: modifying one (or its base) in place in a graph is refused.
+DTYPE_VIEW_MESSAGE = COMPLEX_GRAD_MESSAGE.format(
+    name="an in-place change of a view of another dtype (.real, .imag, view_as_real, "
+    "view_as_complex) or of its base"
+)
 
 
 def _snapshot_saved_self(node: Any, self: Tensor) -> None:
@@ -400,6 +415,8 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
 
 def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None) -> Node:
     """Give ``view`` the history "this region of its base's current history"."""
+    if view._data.dtype != base._data.dtype:
+        raise RuntimeError(DTYPE_VIEW_MESSAGE)
     if positions is None:
         positions = view_positions(base._data, view._data)
     # (a leaf base that requires grad: its AccumulateGrad)

@@ -75,6 +75,7 @@ def _check_expandable(shape: tuple[int, ...], target: tuple[int, ...], dtype: np
         "(Tensor input, Tensor mat2, chainrule.dtype out_dtype, *, Tensor out = None)",
     ),
     method=True,
+    complex_ok=True,
 )
 def mm(self, mat2):
     """Matrix product of two 2-D tensors."""
@@ -96,7 +97,7 @@ def mm(self, mat2):
 
 @mm.derivative("self")
 def _(ops, grad, mat2):
-    return ops.mm(grad, ops.t(mat2))
+    return ops.mm(grad, ops.conj(ops.t(mat2)))  # PyTorch: grad.mm(mat2.t().conj())
 
 
 def _column_major(strides: tuple[int, ...] | None) -> bool:
@@ -109,12 +110,13 @@ def _(ops, grad, self, mat2_strides):
     # As PyTorch does (it reads mat2's strides, not mat2): for a transposed mat2 compute the
     # gradient transposed, so that once TBackward transposes it back it is row-major like the
     # weight and becomes its .grad without a copy.
+    # Complex: PyTorch's self.t().conj().mm(grad) (conj of a real value is the value).
     if _column_major(mat2_strides):
-        return ops.t(ops.mm(ops.t(grad), self))
-    return ops.mm(ops.t(self), grad)
+        return ops.t(ops.mm(ops.t(grad), ops.conj(self)))
+    return ops.mm(ops.conj(ops.t(self)), grad)
 
 
-@op("MvBackward0", inputs=("self", "vec"), method=True)
+@op("MvBackward0", inputs=("self", "vec"), method=True, complex_ok=True)
 def mv(self, vec):
     """Matrix-vector product."""
     if self.ndim != 2 or vec.ndim != 1:
@@ -136,12 +138,12 @@ def mv(self, vec):
 
 @mv.derivative("self")
 def _(ops, grad, vec):
-    return ops.outer(grad, vec)
+    return ops.outer(grad, ops.conj(vec))  # PyTorch: grad.ger(vec.conj())
 
 
 @mv.derivative("vec")
 def _(ops, grad, self):
-    return ops.mv(ops.t(self), grad)
+    return ops.mv(ops.conj(ops.t(self)), grad)  # PyTorch: self.conj().t().mv(grad)
 
 
 def _check_vectors(self: np.ndarray, other: np.ndarray) -> None:
@@ -163,7 +165,7 @@ def _check_vectors(self: np.ndarray, other: np.ndarray) -> None:
         )
 
 
-@op("DotBackward0", inputs=("self", "tensor"), method=True)
+@op("DotBackward0", inputs=("self", "tensor"), method=True, complex_ok=True)
 def dot(self, tensor):
     """Inner product of two 1-D tensors."""
     _check_vectors(self, tensor)
@@ -172,24 +174,24 @@ def dot(self, tensor):
 
 @dot.derivative("self")
 def _(ops, grad, tensor):
-    return grad * tensor
+    return grad * ops.conj(tensor)  # PyTorch: grad * tensor.conj()
 
 
 @dot.derivative("tensor")
 def _(ops, grad, self):
-    return grad * self
+    return grad * ops.conj(self)
 
 
-@op("VdotBackward0", inputs=("self", "other"), method=True)
+@op("VdotBackward0", inputs=("self", "other"), method=True, complex_ok=True)
 def vdot(self, other):
     """``sum(conj(self) * other)`` of two 1-D tensors (real tensors: :func:`dot`)."""
     _check_vectors(self, other)
-    return np.dot(self, other)
+    return np.asarray(np.vdot(self, other))
 
 
 @vdot.derivative("self")
 def _(ops, grad, other):
-    return grad * other  # grad.conj() * other: nothing to conjugate for real tensors
+    return ops.conj(grad) * other  # PyTorch: grad.conj() * other
 
 
 @vdot.derivative("other")
@@ -197,7 +199,7 @@ def _(ops, grad, self):
     return grad * self
 
 
-@op("BmmBackward0", inputs=("self", "mat2"), method=True)
+@op("BmmBackward0", inputs=("self", "mat2"), method=True, complex_ok=True)
 def bmm(self, mat2):
     """Batched matrix product of two 3-D tensors."""
     if self.ndim != 3:
@@ -216,12 +218,12 @@ def bmm(self, mat2):
 
 @bmm.derivative("self")
 def _(ops, grad, mat2):
-    return ops.bmm(grad, ops.transpose(mat2, 1, 2))
+    return ops.bmm(grad, ops.conj(ops.transpose(mat2, 1, 2)))  # PyTorch: mat2.transpose.conj()
 
 
 @bmm.derivative("mat2")
 def _(ops, grad, self):
-    return ops.bmm(ops.transpose(self, 1, 2), grad)
+    return ops.bmm(ops.conj(ops.transpose(self, 1, 2)), grad)
 
 
 # (in place, the method is written into self: argument errors count positions after it)
@@ -402,7 +404,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return _batched(input, other)
 
 
-@op("SqueezeBackward4", view=True)
+@op("SqueezeBackward4", view=True, complex_ok=True)
 def _squeeze_vector_product(self):
     # PyTorch squeezes the (1, p) product in place (``squeeze_(0)``), hence SqueezeBackward4.
     return np.squeeze(self, axis=0)

@@ -241,7 +241,7 @@ def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
 
 
 @op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add",
-    saved_constants={"alpha": 1}, half_rounds_numbers=True)
+    saved_constants={"alpha": 1}, half_rounds_numbers=True, complex_ok=True)
 def _add(self, other):
     return self + other
 
@@ -338,7 +338,8 @@ def multiply_add_single(self: Any, other: Any, alpha: Any, out: Any = None) -> A
     return out
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add", half_native=True)
+@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add", half_native=True,
+    complex_ok=True)
 def _add_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha)
 
@@ -350,7 +351,7 @@ def _(ops, grad):
 
 @_add_alpha.derivative("other")
 def _(ops, grad, alpha):
-    return _scaled(ops, grad, alpha)
+    return _scaled(ops, grad, ops.conj(alpha))  # PyTorch: grad * alpha.conj()
 
 
 @tensor_method(inplace=True)
@@ -368,7 +369,7 @@ def add(input, other, *, alpha=1):
 
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
-    saved_constants={"alpha": 1}, half_rounds_numbers=True)
+    saved_constants={"alpha": 1}, half_rounds_numbers=True, complex_ok=True)
 def _sub(self, other):
     return self - other
 
@@ -384,7 +385,7 @@ def _(ops, grad):
 
 
 @op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
-    half_native=True)
+    half_native=True, complex_ok=True)
 def _sub_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha, -1)
 
@@ -396,7 +397,7 @@ def _(ops, grad):
 
 @_sub_alpha.derivative("other")
 def _(ops, grad, alpha):
-    return _scaled(ops, grad, -alpha)
+    return _scaled(ops, grad, -ops.conj(alpha))  # PyTorch: -grad * alpha.conj()
 
 
 @tensor_method(inplace=True, aliases=("subtract",))
@@ -419,14 +420,15 @@ def _rsub(self, other, alpha):
 
 
 @op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub,
-    half_native=True)
+    half_native=True, complex_ok=True)
 def _rsub_tensor(self, other, *, alpha=1):
     return _rsub(self, other, alpha)
 
 
 @_rsub_tensor.derivative("self")
 def _(ops, grad, alpha):
-    return -grad if _is_unit(alpha) else _scaled(ops, grad, -alpha)
+    # PyTorch: -grad * alpha.conj()
+    return -grad if _is_unit(alpha) else _scaled(ops, grad, -ops.conj(alpha))
 
 
 @_rsub_tensor.derivative("other")
@@ -435,14 +437,14 @@ def _(ops, grad):
 
 
 @op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",),
-    check=_check_bool_sub, half_native=True)
+    check=_check_bool_sub, half_native=True, complex_ok=True)
 def _rsub_scalar(self, other, alpha=1):
     return _rsub(self, other, alpha)
 
 
 @_rsub_scalar.derivative("self")
 def _(ops, grad, alpha):
-    return -grad if _is_unit(alpha) else _scaled(ops, grad, -alpha)
+    return -grad if _is_unit(alpha) else _scaled(ops, grad, -ops.conj(alpha))
 
 
 _RSUB_SIGNATURES = (
@@ -461,7 +463,8 @@ def rsub(input, other, *, alpha=1):
     return _rsub_scalar(input, other, alpha)
 
 
-@op("MulBackward0", inputs=("self", "other"), promote=ARITH, method=True, inplace=True)
+@op("MulBackward0", inputs=("self", "other"), promote=ARITH, method=True, inplace=True,
+    complex_ok=True)
 def mul(self, other):
     """Element-wise product, broadcasting."""
     if type(self) is not _ndarray or type(other) is not _ndarray:
@@ -474,15 +477,15 @@ def mul(self, other):
 # PyTorch's mul and div with a wrapped number (``_scaled``, ``ops.div``).
 @mul.derivative("self")
 def _(ops, grad, other):
-    return _scaled(ops, grad, other)
+    return _scaled(ops, grad, ops.conj(other))  # PyTorch: grad * other.conj()
 
 
 @mul.derivative("other")
 def _(ops, grad, self):
-    return grad * self
+    return grad * ops.conj(self)
 
 
-@op("DivBackward0", inputs=("self", "other"), promote=FLOAT, name="div")
+@op("DivBackward0", inputs=("self", "other"), promote=FLOAT, name="div", complex_ok=True)
 def _div(self, other):
     if type(self) is not _ndarray or type(other) is not _ndarray:
         if _half_and_number(self, other):
@@ -492,13 +495,15 @@ def _div(self, other):
 
 @_div.derivative("self")
 def _(ops, grad, other):
-    return ops.div(grad, other) if type(other) in _PY_NUMBERS else grad / other
+    # PyTorch: grad / other.conj()
+    return ops.div(grad, other) if type(other) in _PY_NUMBERS else grad / ops.conj(other)
 
 
 @_div.derivative("other")
 def _(ops, grad, self, other):
-    # As PyTorch: (self / other) / other, which does not overflow where other * other would.
-    return -grad * ((self / other) / other)
+    # As PyTorch: -grad * ((self / other) / other).conj(), which does not overflow where
+    # other * other would.
+    return -grad * ops.conj((self / other) / other)
 
 
 def _check_integer_division(kernel, out, self, other):
@@ -929,7 +934,8 @@ def _float_power_(self, exponent):
 # sign-like
 
 
-@op("NegBackward0", promote=KEEP, method=True, inplace=True, aliases=("negative",))
+@op("NegBackward0", promote=KEEP, method=True, inplace=True, aliases=("negative",),
+    complex_ok=True)
 def neg(self):
     """``-self``."""
     if self.dtype == np.bool_:
@@ -948,7 +954,15 @@ def _(ops, grad):
 negative = neg
 
 
-@op("AbsBackward0", promote=KEEP, method=True, inplace=True, aliases=("absolute",))
+def _abs_in_place(self: Tensor) -> Tensor:
+    """What ``abs_`` writes: ``abs(self)``; PyTorch's error for a complex ``self``."""
+    if self._data.dtype.kind == "c":
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    return abs(self)
+
+
+@op("AbsBackward0", promote=KEEP, method=True, inplace=_abs_in_place, aliases=("absolute",),
+    complex_ok=True)
 def abs(self):  # noqa: A001 - torch-style name
     """Absolute value."""
     return np.abs(self)
@@ -966,6 +980,14 @@ def _sign_array(self):
     """-1, 0 or 1 by the sign of each element (bool stays bool; NaN gives 0, as PyTorch)."""
     if self.dtype == np.bool_:
         return self.copy()
+    if self.dtype.kind == "c":
+        # PyTorch's sgn: z / |z|, 0 at 0 (so inf components give NaN, where NumPy's sign
+        # gives a unit number)
+        magnitude = np.abs(self)
+        zero = magnitude == 0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = np.where(zero, 0, self / np.where(zero, 1, magnitude))
+        return np.asarray(out, dtype=self.dtype)
     out = np.sign(self)
     if out.dtype.kind in "fV" and np.isnan(out).any():
         out = np.where(np.isnan(out), 0, out).astype(out.dtype)  # PyTorch: sign(nan) is 0
@@ -981,7 +1003,7 @@ def sign(self):
 sign.derivative("self")(zero_derivative)
 
 
-@op("SgnBackward0", promote=KEEP, method=True, inplace=True)
+@op("SgnBackward0", promote=KEEP, method=True, inplace=True, complex_ok=True)
 def sgn(self):
     """``sign`` extended to complex numbers (``x / |x|``); for real tensors the same values."""
     return _sign_array(self)
@@ -991,11 +1013,16 @@ def sgn(self):
 def _(ops, grad, self, result):
     # PyTorch's sgn_backward reads self and the result (for complex inputs); for real ones the
     # gradient is zero. Both are still saved, as PyTorch saves them (saved_tensors_hooks see
-    # self, then result).
-    return ops.zeros_like(grad)
+    # self, then result). For complex ones: (grad - sgn^2 * conj(grad)) / (2 |self|), 0 at 0.
+    data = self._data if isinstance(self, Tensor) else self
+    if np.asarray(data).dtype.kind != "c":
+        return ops.zeros_like(grad)
+    magnitude = ops.abs(self)
+    step = (grad - result * result * ops.conj(grad)) / (magnitude * 2)
+    return ops.where(magnitude == 0, ops.zeros_like(step), step)
 
 
-@op("ReciprocalBackward0", promote=FLOAT, method=True, inplace=True)
+@op("ReciprocalBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def reciprocal(self):
     """``1 / self``."""
     return np.reciprocal(self)
@@ -1003,14 +1030,14 @@ def reciprocal(self):
 
 @reciprocal.derivative("self")
 def _(ops, grad, result):
-    return -grad * (result * result)
+    return -grad * ops.conj(result * result)  # PyTorch: -grad * (result * result).conj()
 
 
 # ------------------------------------------------------------------------------------------------
 # exponentials and logarithms
 
 
-@op("ExpBackward0", promote=FLOAT, method=True, inplace=True)
+@op("ExpBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def exp(self):
     """``e ** self``."""
     return np.exp(self)
@@ -1018,7 +1045,7 @@ def exp(self):
 
 @exp.derivative("self")
 def _(ops, grad, result):
-    return grad * result
+    return grad * ops.conj(result)  # PyTorch: grad * result.conj()
 
 
 @op("Exp2Backward0", promote=FLOAT, method=True, inplace=True)
@@ -1848,7 +1875,8 @@ def _(ops, grad, self, other):
     return ops.where((self <= other) | ops.isnan(other), 0, grad)
 
 
-@op("WhereBackward0", inputs=("input", "other"), tensor_params=("condition",), promote=ARITH)
+@op("WhereBackward0", inputs=("input", "other"), tensor_params=("condition",), promote=ARITH,
+    complex_ok=True)
 def _where(condition, input, other):
     return np.where(condition, input, other)
 

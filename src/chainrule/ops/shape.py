@@ -33,6 +33,7 @@ from .._strides import (
 )
 from .._tensor import LEGACY_TYPE_NAMES, Tensor, wrap, wrap_dim
 from ._registry import ARITH, op, tensor_method
+from .conjugate import conj
 
 __all__ = [
     "view", "reshape", "flatten", "unflatten", "squeeze", "unsqueeze", "t", "transpose",
@@ -417,9 +418,9 @@ moveaxis = movedim
 
 
 def _swap_last_two(input: Tensor, name: str, zero_d_hint: str) -> Tensor:
-    """``transpose(input, -2, -1)`` for ``mT``, ``mH`` and ``adjoint()`` (real tensors, so no
-    conjugation): a 0-d tensor is returned as it is, with PyTorch's deprecation warning, and a
-    1-d one is refused."""
+    """``transpose(input, -2, -1)`` for ``mT``, ``mH`` and ``adjoint()`` (the last two also
+    conjugate a complex tensor): a 0-d tensor is returned as it is, with PyTorch's deprecation
+    warning, and a 1-d one is refused."""
     ndim = input._data.ndim
     if ndim == 0:
         warnings.warn(f"{name} is deprecated on 0-D tensors. {zero_d_hint}", UserWarning,
@@ -435,8 +436,9 @@ def _swap_last_two(input: Tensor, name: str, zero_d_hint: str) -> Tensor:
 
 @tensor_method
 def adjoint(input: Tensor) -> Tensor:
-    """Transpose of the last two dimensions (the conjugate transpose; tensors here are real)."""
-    return _swap_last_two(input, "adjoint()", "Consider using x.conj().")
+    """The conjugate transpose of the last two dimensions (``ConjBackward0`` of
+    ``TransposeBackward0`` for a complex tensor, as PyTorch's)."""
+    return conj(_swap_last_two(input, "adjoint()", "Consider using x.conj()."))
 
 
 def matrix_transpose(input: Tensor) -> Tensor:
@@ -447,23 +449,24 @@ def matrix_transpose(input: Tensor) -> Tensor:
 
 
 def matrix_conj_transpose(input: Tensor) -> Tensor:
-    """``input.mH``: ``mT`` (tensors here are real, so nothing to conjugate)."""
-    return _swap_last_two(input, "Tensor.mH", "Consider using x.conj().")
+    """``input.mH``: ``mT``, conjugated for a complex tensor."""
+    return conj(_swap_last_two(input, "Tensor.mH", "Consider using x.conj()."))
 
 
 def conj_transpose(input: Tensor) -> Tensor:
-    """``input.H``: the transpose of a matrix (``TransposeBackward0``, not ``T``'s permute)."""
+    """``input.H``: the conjugate transpose of a matrix (``TransposeBackward0``, not ``T``'s
+    permute; then ``ConjBackward0`` for a complex one)."""
     ndim = input._data.ndim
     if ndim == 0:
         warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=user_stacklevel())
-        return input
+        return conj(input)
     if ndim != 2:
         hint = " For batches of matrices, consider using tensor.mH" if ndim > 2 else ""
         raise RuntimeError(
             f"tensor.H is only supported on matrices (2-D tensors). Got {ndim}-D tensor.{hint}"
         )
-    return transpose(input, -2, -1)
+    return conj(transpose(input, -2, -1))
 
 
 def full_transpose(input: Tensor) -> Tensor:

@@ -758,6 +758,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None,
                 stacklevel=user_stacklevel(),
             )
         applied = _get_enum("sum" if reduction == "batchmean" else reduction)
+    if input._data.dtype.kind == "c" or target._data.dtype.kind == "c":
+        raise RuntimeError("kl_div: Complex inputs not supported.")
     # PyTorch's compiled composite evaluates the right operand first, so its node is older and
     # runs last in backward: the order in which a half-precision target's gradients add up.
     if log_target:

@@ -1,0 +1,117 @@
+"""Complex conjugation: ``conj()``, ``is_conj()``, ``resolve_conj()``, and the ``conj`` that
+derivative formulas use (``ops.conj``: PyTorch's formulas conjugate where the conjugate
+Wirtinger convention needs it; on real values it is the value itself, no copy).
+
+PyTorch's ``conj()`` of a complex tensor is a lazy view (the conjugate bit, ``is_conj()``); NumPy
+has no such view, so here it is a new tensor holding the conjugated values, flagged so that
+``is_conj()`` and ``resolve_conj()`` answer as PyTorch's do. Because it shares no memory with
+its input, writing into it in place is refused (PyTorch would write through to the input).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.node import type_name
+from ._registry import op, tensor_method
+from .copying import clone
+
+__all__ = ["conj", "is_conj", "resolve_conj"]
+
+_ndarray = np.ndarray
+
+# The tensors ``conj()`` made, by id (a weak reference, so a flagged tensor can be collected;
+# Tensor's ``==`` is element-wise, so no WeakSet).
+_CONJUGATES: dict[int, weakref.ref[Tensor]] = {}
+
+
+def _flag(t: Tensor) -> None:
+    key = id(t)
+    _CONJUGATES[key] = weakref.ref(t, lambda _ref: _CONJUGATES.pop(key, None))
+
+
+def is_conj_tensor(t: Any) -> bool:
+    """Whether ``t`` is a tensor made by ``conj()`` of a complex tensor (PyTorch's conjugate
+    bit)."""
+    ref = _CONJUGATES.get(id(t))
+    return ref is not None and ref() is t
+
+
+CONJ_WRITE_MESSAGE = (
+    "chainrule's conj() of a complex tensor is a copy, not PyTorch's lazy conjugate view: it "
+    "cannot be modified in place (PyTorch would write through to the conjugated tensor); use "
+    "resolve_conj() or conj_physical-style x.conj().clone() first"
+)
+
+
+@op("ConjBackward0", complex_ok=True)
+def _conj(self):
+    return np.conj(self)
+
+
+@_conj.derivative("self")
+def _(ops, grad):
+    return ops.conj(grad)  # PyTorch: grad.conj()
+
+
+def _input(name: str, value: Any) -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {type_name(value)}"
+        )
+    return value
+
+
+@tensor_method
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (``ConjBackward0``; ``is_conj()`` True). A real tensor is
+    returned as it is, as PyTorch does.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.tensor([1 + 2j]).conj()
+        tensor([1.-2.j])
+    """
+    t = _input("conj", input)
+    if t._data.dtype.kind != "c":
+        return t
+    out = _conj(t)
+    if not is_conj_tensor(t):  # (the conjugate of a conjugate view has the bit cleared)
+        _flag(out)
+    return out
+
+
+@tensor_method
+def is_conj(input: Tensor) -> bool:
+    """Whether ``input`` is a conjugate view (made by ``conj()`` of a complex tensor)."""
+    return is_conj_tensor(_input("is_conj", input))
+
+
+@tensor_method
+def resolve_conj(input: Tensor) -> Tensor:
+    """A conjugate view materialised (``CloneBackward0``, ``is_conj()`` False); any other
+    tensor as it is."""
+    t = _input("resolve_conj", input)
+    return clone(t) if is_conj_tensor(t) else t
+
+
+def conj_value(value: Any) -> Any:
+    """``ops.conj`` on the fast path: the conjugate of a complex array or number; a real one
+    as it is (no copy)."""
+    if type(value) is _ndarray:
+        return np.conj(value) if value.dtype.kind == "c" else value
+    if isinstance(value, complex | np.complexfloating):
+        return value.conjugate()
+    return value
+
+
+def conj_tensor(value: Any) -> Any:
+    """``ops.conj`` under ``create_graph=True``: :func:`conj` of a tensor (recorded), the
+    conjugate of a number."""
+    if isinstance(value, Tensor):
+        return conj(value)
+    return conj_value(value)
