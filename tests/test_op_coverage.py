@@ -58,6 +58,15 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "F.dropout3d",
     ),
     "serialization (tests/test_serialization.py)": ("torch.load", "torch.save"),
+    "process settings: threads, determinism flags, default device "
+    "(tests/test_runtime_settings.py)": (
+        "torch.are_deterministic_algorithms_enabled", "torch.get_default_device",
+        "torch.get_deterministic_debug_mode", "torch.get_num_interop_threads",
+        "torch.get_num_threads", "torch.is_deterministic_algorithms_warn_only_enabled",
+        "torch.set_default_device", "torch.set_deterministic_debug_mode",
+        "torch.set_num_interop_threads", "torch.set_num_threads",
+        "torch.use_deterministic_algorithms",
+    ),
     "CUDA is not available; raises PyTorch's error (tests/test_tensor_api.py)": (
         "Tensor.cuda",
     ),
