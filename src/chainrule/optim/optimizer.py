@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from copy import deepcopy
 from itertools import chain
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -356,3 +356,29 @@ def holds_reduced_float(group: dict[str, Any]) -> bool:
     each rounding to the half type as PyTorch's kernels do, where NumPy's array arithmetic
     would round otherwise."""
     return any(p.dtype in (_dtype.float16, _dtype.bfloat16) for p in group["params"])
+
+
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def refuse_capturable(group: dict[str, Any], tensors: str = "params and state_steps",
+                      xla: bool = True) -> None:
+    """PyTorch's AssertionError for ``capturable=True``: its capturable steps run on
+    accelerators only, and every chainrule tensor is on the CPU. Raised before anything is
+    touched (PyTorch initialises the state first)."""
+    if group.get("capturable"):
+        devices = _CAPTURABLE_DEVICES if xla else _CAPTURABLE_DEVICES[:-1]
+        raise AssertionError(
+            f"If capturable=True, {tensors} must be on supported devices: {devices}."
+        )
+
+
+def with_grad(group: dict[str, Any]) -> list[Tensor]:
+    """The parameters of ``group`` that have a gradient, in order."""
+    return [p for p in group["params"] if p.grad is not None]
+
+
+def signed_grad(p: Tensor, maximize: bool) -> Tensor:
+    """The gradient of ``p`` (which has one), negated when maximising."""
+    grad = cast(Tensor, p.grad)
+    return -grad if maximize else grad

@@ -1,0 +1,107 @@
+"""ASGD: averaged stochastic gradient descent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, wrap
+from ..ops.creation import as_tensor
+from .optimizer import (
+    Optimizer,
+    check_tensor_lr,
+    refuse_capturable,
+    scalar_tensor,
+    signed_grad,
+    to_scalar,
+    use_grad_for_differentiable,
+    with_grad,
+)
+
+__all__ = ["ASGD"]
+
+
+class ASGD(Optimizer):
+    """Averaged SGD, step for step as ``torch.optim.ASGD``::
+
+        p *= 1 - lambd * eta;  p -= eta * g
+        ax = p if mu == 1 else ax + mu * (p - ax)
+        eta = lr / (1 + lambd * lr * t)^alpha;  mu = 1 / max(1, t - t0)
+
+    ``state['ax']`` is the running average of the iterates. ``lr`` may be a tensor; with
+    ``differentiable=True`` the step is recorded by autograd.
+    """
+
+    def __init__(self, params: Any, lr: float | Tensor = 1e-2, lambd: float = 1e-4,
+                 alpha: float = 0.75, t0: float = 1e6, weight_decay: float = 0,
+                 foreach: bool | None = None, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        check_tensor_lr(lr)
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr, "lambd": lambd, "alpha": alpha, "t0": t0, "weight_decay": weight_decay,
+            "foreach": foreach, "maximize": maximize, "differentiable": differentiable,
+            "capturable": capturable,
+        }
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("foreach", None)
+            group.setdefault("maximize", False)
+            group.setdefault("differentiable", False)
+            group.setdefault("capturable", False)
+            for p in group["params"]:
+                p_state = self.state.get(p, {})
+                if p_state:
+                    for key in ("step", "eta", "mu"):
+                        if not isinstance(p_state[key], Tensor):
+                            p_state[key] = scalar_tensor(float(p_state[key]))
+
+    @use_grad_for_differentiable
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            params = with_grad(group)
+            if params:
+                refuse_capturable(group, "params, mus, etas, and state_steps")
+            for p in params:
+                self._update(group, p)
+        return loss
+
+    def _update(self, group: dict[str, Any], p: Tensor) -> None:
+        """PyTorch's ``_single_tensor_asgd`` for one parameter, on tensors."""
+        state = self.state[p]
+        lr = to_scalar(group["lr"])
+        if not state:
+            state["step"] = scalar_tensor(0.0)
+            state["eta"] = scalar_tensor(float(lr.detach() if isinstance(lr, Tensor) else lr))
+            state["mu"] = scalar_tensor(1.0)
+            state["ax"] = wrap(np.zeros_like(p._data))
+        lambd, alpha, t0 = group["lambd"], group["alpha"], group["t0"]
+        weight_decay = group["weight_decay"]
+        grad = signed_grad(p, group["maximize"])
+        mu, ax, eta, step_t = state["mu"], state["ax"], state["eta"], state["step"]
+        step_t += 1
+        if weight_decay != 0:
+            grad = grad.add(p, alpha=weight_decay)
+        eta_value = eta.item()
+        p.mul_(1 - lambd * eta_value)
+        p.add_(grad, alpha=-eta_value)
+        if mu.item() != 1:
+            # PyTorch multiplies a float16/bfloat16 difference by the float32 ``mu`` unrounded;
+            # chainrule's mul by a 0-d tensor rounds it to the half type first, its mul by the
+            # number does not (the same value in float32 and float64)
+            ax.add_(p.sub(ax).mul_(mu if group["differentiable"] else mu.item()))
+        else:
+            ax.copy_(p)
+        step = step_t.item()
+        eta.copy_(as_tensor(lr / ((1 + lambd * lr * step) ** alpha)))
+        mu.copy_(as_tensor(1 / max(1, step - t0)))
