@@ -17,6 +17,7 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
+from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -25,6 +26,6 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = [
-    "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
-    "RMSprop", "Rprop", "SGD", "lr_scheduler",
+    "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
+    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
 ]

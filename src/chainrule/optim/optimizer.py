@@ -382,3 +382,17 @@ def signed_grad(p: Tensor, maximize: bool) -> Tensor:
     """The gradient of ``p`` (which has one), negated when maximising."""
     grad = cast(Tensor, p.grad)
     return -grad if maximize else grad
+
+
+def add_scaled_(target: Tensor, update: Tensor, alpha: Any) -> Tensor:
+    """``target.add_(update, alpha=alpha)`` rounded as PyTorch's CPU kernel rounds float32:
+    ``alpha`` as a float32, the multiply-add fused into one rounding (computed in float64,
+    where the float32 product is exact). Other dtypes use chainrule's ``add_``."""
+    if isinstance(alpha, Tensor):
+        alpha = alpha.item()
+    if (target.dtype is not _dtype.float32 or update.dtype is not _dtype.float32
+            or (is_grad_enabled() and (target.requires_grad or update.requires_grad))):
+        return target.add_(update, alpha=alpha)
+    fused = (target._data.astype(np.float64)
+             + np.float64(np.float32(alpha)) * update._data.astype(np.float64))
+    return target.copy_(wrap(fused.astype(np.float32)))
