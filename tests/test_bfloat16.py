@@ -262,3 +262,27 @@ def test_layer_norm_with_float32_parameters_as_pytorch() -> None:
     ours, theirs = _both(run)
     assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
     np.testing.assert_allclose(ours.float()._data, torch_to_numpy(theirs.float()), atol=2e-2)
+
+
+_COMPARED_NUMBERS = (0.3, 0.1, 1 / 3, 257, 256.5, 1e40, -1e40, float("nan"), float("inf"), 0, -0.0)
+
+
+@pytest.mark.parametrize("number", _COMPARED_NUMBERS, ids=repr)
+@pytest.mark.parametrize("method", ["eq", "ne", "lt", "le", "gt", "ge"])
+def test_comparison_with_a_number_rounds_it_to_bfloat16(method: str, number: float) -> None:
+    """As PyTorch: the number is cast to bfloat16 before comparing (bfloat16(0.3) == 0.3 is
+    True; NumPy compared the exact number and said False), also reflected and in place."""
+    values = [0.3, 0.1, 1 / 3, 256.0, -0.0, float("inf")]
+
+    operators = {"eq": "__eq__", "ne": "__ne__", "lt": "__gt__", "le": "__ge__",
+                 "gt": "__lt__", "ge": "__le__"}  # (number <op> t calls t's reflection)
+
+    def run(lib: Any) -> Any:
+        t = lib.tensor(values, dtype=lib.bfloat16)
+        in_place = t.clone()
+        getattr(in_place, method + "_")(number)
+        return (getattr(t, method)(number).tolist(),
+                getattr(t, operators[method])(number).tolist(),
+                in_place.float().tolist())
+
+    assert run(chainrule) == run(torch)

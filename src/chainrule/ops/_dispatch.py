@@ -138,6 +138,12 @@ def forward_in_float32(op: OpDef, values: Sequence[Any]) -> Any:
         for p in op.promote_pos:
             if type(widened[p]) is float:
                 widened[p] = float(np.asarray(widened[p], _BF16))
+    elif op.promote is COMPARE:
+        # A comparison casts a number to the common dtype first, as PyTorch's does:
+        # bfloat16 0.30078125 == 0.3 is True, 256 == 257 too (NumPy compared the exact number).
+        for p in op.promote_pos:
+            if type(widened[p]) is float or type(widened[p]) is int:
+                widened[p] = float(np.asarray(float(widened[p]), _BF16))
     out = op.forward(*widened)
     pos = op.dtype_pos
     if pos is not None and values[pos] is not None and values[pos] is not _dtype.bfloat16:
