@@ -166,3 +166,35 @@ def test_float32_lerp_is_one_fused_rounding(size: int, weight: Any) -> None:
         w = make(weights.copy()) if weight == "tensor" else weight
         results.append(lib.lerp(make(start.copy()), make(end.copy()), w))
     _same(*results)
+
+
+_SCALAR_TENSOR_CASES = {
+    "t * s": lambda lib, t, s: t * s, "s * t": lambda lib, t, s: s * t,
+    "t / s": lambda lib, t, s: t / s, "s / t": lambda lib, t, s: s / t,
+    "mul(t, s)": lambda lib, t, s: lib.mul(t, s), "div(t, s)": lambda lib, t, s: lib.div(t, s),
+    "t.mul_(s)": lambda lib, t, s: t.clone().mul_(s),
+    "t.div_(s)": lambda lib, t, s: t.clone().div_(s),
+    "t + s": lambda lib, t, s: t + s, "t - s": lambda lib, t, s: t - s,
+}
+
+
+@pytest.mark.parametrize("scalar_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("case", list(_SCALAR_TENSOR_CASES))
+def test_half_tensor_with_a_0d_float_tensor(case: str, dtype: str, scalar_dtype: str) -> None:
+    """A 0-d float32/float64 tensor as ``other`` of mul/div scales a half tensor as a number
+    does (in float32, not rounded to the half type first: bfloat16(0.3) * tensor(0.1) was an
+    ulp off, float16 0.3 / tensor(0.1) gave 3.002 for PyTorch's 3.0); as ``self``, and for
+    add/sub, it is rounded first, as PyTorch's kernels do."""
+    values = [0.3, 0.1, 1 / 3, -2.7, 100.3, 1e-3, 6e4, -0.0]
+
+    def run(lib: Any) -> Any:
+        t = lib.tensor(values, dtype=getattr(lib, dtype))
+        out = []
+        for number in (0.1, 3.3, -7.77, 1e-4, 1 / 3):
+            r = _SCALAR_TENSOR_CASES[case](lib, t, lib.tensor(number,
+                                                               dtype=getattr(lib, scalar_dtype)))
+            out.append((str(r.dtype).split(".")[-1], r.float().tolist()))
+        return out
+
+    assert run(chainrule) == run(torch)

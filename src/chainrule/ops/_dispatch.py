@@ -63,6 +63,7 @@ _asarray = np.asarray
 _new = object.__new__
 _number_types = (int, float, bool, complex)
 _NO_EDGE = (None, 0)
+_HALF_TARGETS = (np.dtype(np.float16), _dtype.bfloat16.np)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,7 +114,12 @@ def promote(op: OpDef, values: list[Any]) -> None:
         v = values[p]
         if type(v) is _ndarray:
             if v.dtype != np_target:
-                values[p] = v.astype(np_target)
+                if (not v.ndim and op.half_takes_scalar_tensors and p == positions[1]
+                        and v.dtype.kind == "f" and np_target in _HALF_TARGETS
+                        and v.dtype.itemsize > 2):
+                    values[p] = float(v)  # (as a number: see OpDef.half_takes_scalar_tensors)
+                else:
+                    values[p] = v.astype(np_target)
         elif type(v) is int and np_target.kind in "iu":
             low, high = _int_range(np_target)
             if not low <= v <= high:

@@ -107,6 +107,11 @@ class SavePlan:
 class OpDef:
     """An entry of the op table."""
 
+    # PyTorch's mul and div compute a half-precision tensor with a 0-d tensor of a wider
+    # float as ``other`` as with a number (in float32, the scalar not rounded to the half type
+    # first); as ``self`` the 0-d tensor is rounded, as by every other op.
+    half_takes_scalar_tensors = False
+
     def __init__(
         self,
         forward: Callable[..., Any],

@@ -493,6 +493,10 @@ def _div(self, other):
     return self / other
 
 
+mul.op.half_takes_scalar_tensors = True
+_div.op.half_takes_scalar_tensors = True
+
+
 @_div.derivative("self")
 def _(ops, grad, other):
     # PyTorch: grad / other.conj()
