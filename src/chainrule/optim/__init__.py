@@ -10,7 +10,7 @@ Example:
 
 from __future__ import annotations
 
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -27,5 +27,5 @@ from .sgd import SGD
 
 __all__ = [
     "ASGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "LBFGS", "NAdam", "Optimizer",
-    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler",
+    "RAdam", "RMSprop", "Rprop", "SGD", "lr_scheduler", "swa_utils",
 ]
