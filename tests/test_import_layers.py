@@ -26,7 +26,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
     # op needs to record.
     # (and the __torch_function__ protocol, which Tensor's methods and the ops consult)
     (1, ("_tensor", "autograd.grad_mode", "autograd.node", "autograd.graph", "autograd.inplace",
-         "autograd.anomaly", "_overrides", "overrides", "_C")),
+         "autograd.anomaly", "autograd.forward_grad", "_overrides", "overrides", "_C")),
     (2, ("ops",)),
     (3, ("autograd",)),
     (4, ("nn", "optim", "func", "utils", "serialization")),

@@ -19,6 +19,7 @@ from ._dtype import dtype as DType
 from ._frames import user_stacklevel
 from ._size import CPU, Size, device
 from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as, storage_root
+from .autograd.forward_grad import DUAL, get_tangent
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
     AccumulateGrad,
@@ -546,6 +547,11 @@ class Tensor(TensorMethods):
             suffixes.append(f"grad_fn=<{short_name(fn)}>")
         elif self._requires_grad and not suffixes:
             suffixes.append("requires_grad=True")
+        if DUAL[0]:
+            tangent = get_tangent(self)  # (forward mode: a dual tensor shows its tangent)
+            if tangent is not None:  # (0-d: PyTorch shows the number)
+                shown = tangent._data.item() if not tangent._data.ndim else tangent
+                suffixes.append(f"tangent={shown!r}")
         cls = type(self)
         plain = cls is Tensor or (cls.__module__.startswith("chainrule.")
                                   and not cls._tf_active)  # type: ignore[attr-defined]

@@ -55,6 +55,7 @@ from .._tensor import (
     set_history,
     wrap,
 )
+from .forward_grad import DUAL, get_tangent
 from .grad_mode import ANOMALY_STATE, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node
 
@@ -471,6 +472,13 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if kwargs:
             args = _keywords_as_positional(cls.forward, args, kwargs, uses_setup_context)
             kwargs = {}
+        if DUAL[0] and any(get_tangent(a) is not None for a in args):
+            # Forward mode through a custom Function needs its jvp, which chainrule does not
+            # run yet: refused (PyTorch's message when there is none), never dropped.
+            raise NotImplementedError(
+                "You must implement the jvp function for custom autograd.Function to use it "
+                "with forward mode AD."
+            )
         node = _new_node(cls._backward_cls)
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         needs = [False] * len(args)

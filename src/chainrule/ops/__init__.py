@@ -19,6 +19,7 @@ from .._tensor import Tensor
 
 # (importing a module registers its ops and declares its Tensor methods)
 from . import (
+    _jvp_rules,  # noqa: F401 (the forward-mode allowlist)
     activation,
     complex_ops,
     conjugate,

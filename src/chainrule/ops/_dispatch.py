@@ -38,10 +38,12 @@ from .._tensor import (
     refresh_view,
     wrap,
 )
+from ..autograd.forward_grad import DUAL
 from ..autograd.grad_mode import GRAD, INFERENCE, mode_get
 from ..autograd.node import type_name
 from ._bfloat16 import BF16 as _BF16
 from ._bfloat16 import holds_bfloat16, narrow, widen
+from ._forward import propagate
 from ._recorder import recorder
 
 if TYPE_CHECKING:
@@ -389,6 +391,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
             if not op.complex_ok and (out.dtype.kind == "c" or _complex_among(values, op)):
                 refuse_complex_gradient(op)
             _record(op, args, out, result)
+        if DUAL[0]:
+            propagate(op, args, result)  # (forward mode: a dual level is entered)
         return result
     return _wrap_outputs(op, args, out, record)
 
@@ -423,6 +427,8 @@ def _wrap_outputs(op: OpDef, args: tuple, out: Sequence[Any], record: bool) -> t
         if not op.complex_ok and (outs[0].dtype.kind == "c" or _complex_among(args, op)):
             refuse_complex_gradient(op)
         _record(op, args, tuple(outs[:n_diff]), results[:n_diff])
+    if DUAL[0]:
+        propagate(op, args, results)
     return results
 
 
@@ -466,7 +472,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(
             x, Tensor
-        ) or type(x) is not Tensor and x._tf_active or MODES_ENTERED[0]:
+        ) or type(x) is not Tensor and x._tf_active or MODES_ENTERED[0] or DUAL[0]:
             args = (x, *rest) if x is not _MISSING else rest
             return run_general(op, bind(args, kwargs), offset)
         if x._base is not None:
@@ -559,7 +565,7 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if (type(a) is _ndarray and a.dtype is _BF16) or (
             type(b) is _ndarray and b.dtype is _BF16
-        ) or MODES_ENTERED[0]:
+        ) or MODES_ENTERED[0] or DUAL[0]:
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if check is not None:
             check(a, b, *rest)

@@ -206,6 +206,9 @@ class OpDef:
         # the result is complex; every other op refuses (_dispatch.refuse_complex_gradient)
         # rather than differentiate complex values with real formulas.
         self.complex_ok = complex_ok
+        # The allowlist of forward-mode AD: the op's JVP rule (ops/_forward.py), None for an op
+        # that refuses a tensor with a tangent (PyTorch's NotImplementedError).
+        self.jvp: Callable[..., Any] | None = None
         self.num_outputs = num_outputs  # differentiable outputs (1 for most ops; -1: variable)
         self.nondiff_outputs = nondiff_outputs  # trailing outputs that never get a grad_fn
         self.multi_output = num_outputs != 1 or nondiff_outputs != 0

@@ -35,6 +35,7 @@ from .._strides import (
     view_strides,
 )
 from .._tensor import Tensor, check_inference_inplace, retype, wrap, wrap_dim
+from ..autograd.forward_grad import DUAL, refuse_in_place
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._registry import op, tensor_method
@@ -796,6 +797,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     values = _value_array(self, value)
     if index is False:
         return  # PyTorch writes nothing (and checks nothing)
+    if DUAL[0]:
+        refuse_in_place("an in-place operation", self, value)  # (forward mode: see there)
     if _grad_state.grad_enabled and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     ):

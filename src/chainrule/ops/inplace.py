@@ -41,6 +41,7 @@ from .._tensor import (
     set_history,
     wrap,
 )
+from ..autograd.forward_grad import DUAL, refuse_in_place
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..autograd.inplace import bump_version
@@ -248,6 +249,8 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
 
     ``out`` must have been computed without ``saved_tensors_hooks`` packing (call
     :func:`inplace_call` or :func:`apply_inplace` instead, which see to it)."""
+    if DUAL[0]:
+        refuse_in_place("an in-place operation", self, out)  # (forward mode: see there)
     data = self._data
     result = out._data
     check_shape(data, result.shape)
@@ -526,7 +529,7 @@ def _kernels() -> dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]
 def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
     """Try the unrecorded fast path for a floating ``self``; False when the general path is
     needed (grad recorded, type promotion, broadcasting ``self``, errors to raise)."""
-    if len(args) != 1 or MUTATION_WATCH:  # (allow_mutation_on_saved_tensors: see commit)
+    if len(args) != 1 or MUTATION_WATCH or DUAL[0]:  # (MUTATION_WATCH, DUAL: see commit)
         return False
     forward, with_alpha = (_KERNELS or _kernels())[name]
     alpha = 1

@@ -1,0 +1,154 @@
+"""``torch.autograd.forward_ad``: dual tensors for forward-mode AD.
+
+    >>> import chainrule as torch
+    >>> import chainrule.autograd.forward_ad as fwAD
+    >>> x = torch.tensor([1., 2.])
+    >>> with fwAD.dual_level():
+    ...     y = fwAD.make_dual(x, torch.ones(2)).sin()
+    ...     fwAD.unpack_dual(y).tangent
+    tensor([ 0.5403, -0.4161])
+
+A first piece: tangents are carried through the ops on the forward-mode allowlist
+(``ops/_jvp_rules.py``: arithmetic, exp/log/trigonometric/activation functions, sums and means,
+matrix products, views and reshapes, clone); any other differentiable op, a custom
+``autograd.Function`` and any in-place write involving a tangent raise NotImplementedError
+rather than drop a tangent. One level at a time, as PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .._tensor import Tensor
+from ..ops import creation, indexing, shape
+from .forward_grad import (
+    current_level,
+    enter_level,
+    exit_level,
+    get_tangent,
+    set_tangent,
+    suspended,
+)
+from .grad_mode import _DecoratorContextManager
+
+__all__ = [
+    "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+    "dual_level",
+]
+
+
+class UnpackedDualTensor(NamedTuple):
+    """What :func:`unpack_dual` returns: the primal (a view of the tensor without its tangent)
+    and the tangent (None when it has none)."""
+
+    primal: Any
+    tangent: Any
+
+
+def enter_dual_level() -> int:
+    """Enter a new forward AD level (0): tensors made dual at it carry tangents through ops
+    until :func:`exit_dual_level`. PyTorch's error when a level is already entered."""
+    return enter_level()
+
+
+def exit_dual_level(*, level: int | None = None) -> None:
+    """Exit the forward AD level ``level`` (default: the current one); the tangents made at it
+    are dropped."""
+    exit_level(current_level() if level is None else level)
+
+
+def _floating(x: Tensor) -> bool:
+    return x._data.dtype.kind in "fcV"
+
+
+def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> Tensor:
+    """A view of ``tensor`` whose tangent is ``tangent`` (the direction of a Jacobian-vector
+    product), at ``level`` (default: the current one).
+
+    ``tangent`` is kept as it is when its layout is ``tensor``'s, otherwise copied into that
+    layout, as PyTorch does; its dtype may be another floating type."""
+    if level is None:
+        level = current_level()
+    if level < 0:
+        raise RuntimeError(
+            "Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+            "enter_dual_level() first."
+        )
+    if not _floating(tensor):
+        raise ValueError(
+            f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+    if not _floating(tangent):
+        raise ValueError(
+            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+    if level != current_level():
+        raise RuntimeError("Invalid level given to _make_dual")
+    if get_tangent(tensor) is not None:
+        raise RuntimeError(
+            "Making a dual Tensor based on a Tensor that already has a forward gradient at the "
+            f"same level {level} is not supported."
+        )
+    if get_tangent(tangent) is not None:
+        raise RuntimeError(
+            "Setting a forward grad that itself has a forward gradient at the same "
+            f"level{level} is not supported."
+        )
+    if tangent._data.shape != tensor._data.shape:
+        raise RuntimeError(
+            "Trying to set a forward gradient that has a different size than that of the "
+            "original Tensor, this is not supported. Tensor is of size "
+            f"{list(tensor._data.shape)} while the given forward gradient is of size "
+            f"{list(tangent._data.shape)}."
+        )
+    with suspended():
+        dual = shape.view(tensor, tuple(tensor._data.shape))
+        if tangent._data.strides != tensor._data.strides:
+            # PyTorch's tangent takes the primal's layout (a copy).
+            laid_out = creation.empty_strided(
+                tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype)
+            laid_out.copy_(tangent)
+            tangent = laid_out
+    set_tangent(dual, tangent)
+    return dual
+
+
+def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
+    """``(primal, tangent)`` of ``tensor`` at ``level`` (default: the current one): the primal
+    is a view of ``tensor`` without tangent, the tangent is the tensor given to
+    :func:`make_dual` (or computed by the ops), None when it has none. Outside a level:
+    ``(tensor, None)``."""
+    if level is None:
+        level = current_level()
+    if level < 0:
+        return UnpackedDualTensor(tensor, None)
+    if not isinstance(tensor, Tensor):
+        raise TypeError(
+            "_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
+            f"{type(tensor).__name__}"
+        )
+    tangent = get_tangent(tensor) if level == current_level() else None
+    if level != current_level() and get_tangent(tensor) is not None:
+        raise RuntimeError("Invalid level given to _fw_primal")
+    with suspended():
+        primal = indexing._alias(tensor)
+    return UnpackedDualTensor(primal, tangent)
+
+
+class dual_level(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
+    """Context manager (or decorator) for forward AD: enters a dual level on entry, exits it
+    (dropping its tangents) on exit; ``as`` gives the level.
+
+        >>> with dual_level():
+        ...     inp = make_dual(x, v)
+        ...     out = f(inp)
+        ...     y, jvp = unpack_dual(out)
+    """
+
+    def __enter__(self) -> int:
+        return enter_dual_level()
+
+    def __exit__(self, *exc: object) -> None:
+        exit_dual_level()
+
+    def clone(self) -> dual_level:
+        """A fresh instance (what a decorated function enters)."""
+        return self.__class__()

@@ -1,0 +1,111 @@
+"""Where forward-mode tangents live (the core of ``autograd.forward_ad``).
+
+A tangent belongs to one tensor object at one dual level, as in PyTorch: a table from the
+tensor's id (with a weak reference, so a dead tensor's entry goes with it) to its tangent.
+Nothing here costs ordinary code anything: the ops' fast paths read ``DUAL[0]``, the number of
+dual levels entered (0 or 1: PyTorch does not nest them), and take the general path, which looks
+tangents up, only when it is not 0. While a JVP rule computes a tangent, ``DUAL[0]`` is 0 (the
+rule's own ops neither read nor make tangents).
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+__all__ = [
+    "DUAL", "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
+    "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
+]
+
+#: How many dual levels are entered (read by the ops' fast paths; 0 while a rule runs).
+DUAL = [0]
+#: The current level (-1: none), as ``torch.autograd.forward_ad._current_level``.
+_LEVEL = [-1]
+_TANGENTS: dict[int, tuple[weakref.ref, Any]] = {}
+
+#: PyTorch's error for an op without a forward derivative (``{name}``: the op).
+NOT_IMPLEMENTED_MESSAGE = (
+    "Trying to use forward AD with {name} that does not support it because it has not been "
+    "implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml"
+)
+
+
+def current_level() -> int:
+    """The dual level entered, or -1."""
+    return _LEVEL[0]
+
+
+def enter_level() -> int:
+    """Enter a new dual level (0); PyTorch's error when one is already entered."""
+    if _LEVEL[0] >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _LEVEL[0] = 0
+    DUAL[0] = 1
+    return 0
+
+
+def exit_level(level: int) -> None:
+    """Exit ``level`` (the current one): every tangent made at it is dropped."""
+    if level < 0:
+        raise RuntimeError("Dual level must be a positive number.")
+    if level != _LEVEL[0]:
+        raise RuntimeError(
+            "Trying to exit a forward AD level that was not the last one that was created. "
+            "This is not supported."
+        )
+    _TANGENTS.clear()
+    _LEVEL[0] = -1
+    DUAL[0] = 0
+
+
+def get_tangent(x: Any) -> Any:
+    """The tangent of tensor ``x`` at the current level, or None."""
+    entry = _TANGENTS.get(id(x))
+    if entry is not None and entry[0]() is x:
+        return entry[1]
+    return None
+
+
+def has_tangent(x: Any) -> bool:
+    """Whether ``x`` is a tensor with a tangent at the current level."""
+    return bool(_TANGENTS) and get_tangent(x) is not None
+
+
+def set_tangent(x: Tensor, tangent: Any) -> None:
+    """Give tensor ``x`` its tangent at the current level."""
+    key = id(x)
+
+    def forget(ref: weakref.ref, key: int = key) -> None:
+        entry = _TANGENTS.get(key)
+        if entry is not None and entry[0] is ref:
+            del _TANGENTS[key]
+
+    _TANGENTS[key] = (weakref.ref(x, forget), tangent)
+
+
+class suspended:  # noqa: N801 (a context manager used as a statement, like no_grad)
+    """Within: tangents are neither read nor made (a JVP rule runs on primals)."""
+
+    __slots__ = ("_saved",)
+
+    def __enter__(self) -> None:
+        self._saved = DUAL[0]
+        DUAL[0] = 0
+
+    def __exit__(self, *exc: object) -> None:
+        DUAL[0] = self._saved
+
+
+def refuse_in_place(name: str, *tensors: Any) -> None:
+    """An in-place write while a dual level is entered: refused (NotImplementedError) when a
+    tangent is involved. PyTorch updates the tangent in place, and those of the views sharing
+    it; this first piece of forward mode does not, so it refuses rather than leave a tangent
+    silently stale."""
+    if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
+        raise NotImplementedError(NOT_IMPLEMENTED_MESSAGE.format(name=name))

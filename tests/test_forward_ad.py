@@ -1,0 +1,433 @@
+"""Forward-mode AD (issue 15, first piece): dual levels, make_dual/unpack_dual, tangents through
+the allowlisted ops (values and tangents against PyTorch), reverse-mode J·v, and refusals
+(PyTorch's NotImplementedError) for every other op."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+import chainrule.autograd.forward_ad as cr_fwad
+from chainrule.ops._registry import OpDef
+
+from .conftest import torch
+
+torch_fwad = torch.autograd.forward_ad
+LIBS = [(chainrule, cr_fwad), (torch, torch_fwad)]
+
+
+def _np(x: Any) -> np.ndarray:
+    return np.asarray(x.detach().numpy() if hasattr(x, "detach") else x)
+
+
+def _run(lib: Any, fwad: Any, fn: Callable[..., Any], primals: list[np.ndarray],
+         tangents: list[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray | None]:
+    with fwad.dual_level():
+        args = []
+        for p, t in zip(primals, tangents, strict=True):
+            x = lib.from_numpy(p.copy())
+            args.append(x if t is None else fwad.make_dual(x, lib.from_numpy(t.copy())))
+        out = fn(lib, *args)
+        primal, tangent = fwad.unpack_dual(out)
+        return _np(primal), None if tangent is None else _np(tangent)
+
+
+def _compare(fn: Callable[..., Any], primals: list[np.ndarray],
+             tangents: list[np.ndarray | None], exact: bool = False) -> None:
+    ours = _run(chainrule, cr_fwad, fn, primals, tangents)
+    theirs = _run(torch, torch_fwad, fn, primals, tangents)
+    for a, b in zip(ours, theirs, strict=True):
+        assert (a is None) == (b is None)
+        if a is None:
+            continue
+        assert a.dtype == b.dtype and a.shape == b.shape
+        if exact:
+            np.testing.assert_array_equal(a, b)
+        else:
+            rtol = 1e-5 if a.dtype == np.float32 else 1e-12
+            np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol, equal_nan=True)
+
+
+UNARY: dict[str, Callable[..., Any]] = {
+    "neg": lambda lib, a: -a,
+    "exp": lambda lib, a: lib.exp(a),
+    "log": lambda lib, a: lib.log(a),
+    "sin": lambda lib, a: lib.sin(a),
+    "cos": lambda lib, a: a.cos(),
+    "tanh": lambda lib, a: lib.tanh(a),
+    "sigmoid": lambda lib, a: lib.sigmoid(a),
+    "relu": lambda lib, a: lib.relu(a),
+    "sqrt": lambda lib, a: lib.sqrt(a),
+    "pow2": lambda lib, a: a ** 2,
+    "pow0": lambda lib, a: a ** 0,
+    "pow_half": lambda lib, a: lib.pow(a, 0.5),
+    "pow_neg": lambda lib, a: a ** -1.5,
+    "add_number": lambda lib, a: a + 2.5,
+    "mul_number": lambda lib, a: a * 3,
+    "div_number": lambda lib, a: a / 3,
+    "sum": lambda lib, a: a.sum(),
+    "sum_dim": lambda lib, a: lib.sum(a, 1, keepdim=True),
+    "mean": lambda lib, a: a.mean(),
+    "mean_dim": lambda lib, a: a.mean((0, 1)),
+    "clone": lambda lib, a: a.clone(),
+    "view": lambda lib, a: a.view(-1),
+    "reshape": lambda lib, a: a.reshape(3, 2, 1),
+    "transpose": lambda lib, a: a.transpose(0, 1),
+    "t": lambda lib, a: a.t(),
+    "permute": lambda lib, a: a.permute(1, 0),
+    "unsqueeze": lambda lib, a: a.unsqueeze(1),
+    "squeeze": lambda lib, a: a.unsqueeze(0).squeeze(),
+    "squeeze_dim": lambda lib, a: a.unsqueeze(2).squeeze(2),
+    "expand": lambda lib, a: a.unsqueeze(0).expand(4, 2, 3),
+    "select": lambda lib, a: a[1],
+    "select_dim": lambda lib, a: a.select(1, 2),
+    "slice": lambda lib, a: a[:, 1:],
+    "slice_step": lambda lib, a: a[:, ::2],
+    "ellipsis": lambda lib, a: a[...],
+    "matmul_self": lambda lib, a: a @ a.t(),
+}
+
+BINARY: dict[str, Callable[..., Any]] = {
+    "add": lambda lib, a, b: a + b,
+    "add_alpha": lambda lib, a, b: lib.add(a, b, alpha=2.5),
+    "sub": lambda lib, a, b: a - b,
+    "sub_alpha": lambda lib, a, b: lib.sub(a, b, alpha=0.5),
+    "mul": lambda lib, a, b: a * b,
+    "div": lambda lib, a, b: a / b,
+}
+
+SPECIAL = np.array([[0.0, -0.0, 1.5], [np.inf, -np.inf, np.nan]])
+DTYPES = [np.float32, np.float64]
+
+
+def _data(shape: tuple[int, ...], dtype: Any, seed: int, positive: bool = False) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return np.abs(x) + 0.1 if positive else x
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary(name: str, dtype: Any) -> None:
+    positive = name in ("log", "sqrt", "pow_half", "pow_neg")
+    x = _data((2, 3), dtype, 1, positive)
+    _compare(UNARY[name], [x], [_data((2, 3), dtype, 2)])
+
+
+@pytest.mark.parametrize("name", sorted(UNARY))
+def test_unary_transposed_input_and_tangent(name: str) -> None:
+    positive = name in ("log", "sqrt", "pow_half", "pow_neg")
+    x = np.ascontiguousarray(_data((3, 2), np.float64, 3, positive)).T  # (2, 3), strided
+    t = np.ascontiguousarray(_data((3, 2), np.float64, 4)).T
+    _compare(lambda lib, a: UNARY[name](lib, lib.from_numpy(x).t().t() * 0 + a)
+             if False else UNARY[name](lib, a), [x], [t])
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt",
+                                  "pow2", "pow0", "pow_half", "neg", "div_number",
+                                  "mul_number", "add_number"])
+def test_unary_special_values(name: str) -> None:
+    tangent = np.array([[1.0, 1.0, np.inf], [1.0, 0.0, 1.0]])
+    _compare(UNARY[name], [SPECIAL], [tangent])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("which", ["both", "self", "other"])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_broadcasting(name: str, which: str, dtype: Any) -> None:
+    a = _data((2, 3), dtype, 5)
+    b = _data((3,), dtype, 6, positive=True)
+    ta = _data((2, 3), dtype, 7) if which != "other" else None
+    tb = _data((3,), dtype, 8) if which != "self" else None
+    _compare(BINARY[name], [a, b], [ta, tb])
+    _compare(lambda lib, x, y: BINARY[name](lib, y, x), [a, b], [ta, tb])
+
+
+@pytest.mark.parametrize("which", ["both", "self", "other"])
+@pytest.mark.parametrize("name", sorted(BINARY))
+def test_binary_special_values(name: str, which: str) -> None:
+    a = np.array([0.0, 1.0, np.inf, np.nan, 2.0, 0.0])
+    b = np.array([0.0, 0.0, 1.0, 1.0, np.inf, 2.0])
+    ta = np.array([1.0, 1.0, 1.0, 1.0, 1.0, 0.0]) if which != "other" else None
+    tb = np.array([1.0, 2.0, 1.0, 1.0, 1.0, np.inf]) if which != "self" else None
+    _compare(BINARY[name], [a, b], [ta, tb], exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(("name", "shapes"), [
+    ("mm", ((2, 3), (3, 4))), ("matmul_bmm", ((5, 2, 3), (5, 3, 4))), ("mv", ((2, 3), (3,))),
+    ("dot", ((3,), (3,))), ("matmul_broadcast", ((5, 2, 3), (3, 4))),
+])
+@pytest.mark.parametrize("which", ["both", "self", "other"])
+def test_matrix_products(name: str, shapes: Any, which: str, dtype: Any) -> None:
+    fns = {"mm": lambda lib, a, b: lib.mm(a, b), "mv": lambda lib, a, b: lib.mv(a, b),
+           "dot": lambda lib, a, b: lib.dot(a, b)}
+    fn = fns.get(name, lambda lib, a, b: a @ b)
+    a, b = _data(shapes[0], dtype, 9), _data(shapes[1], dtype, 10)
+    ta = _data(shapes[0], dtype, 11) if which != "other" else None
+    tb = _data(shapes[1], dtype, 12) if which != "self" else None
+    _compare(fn, [a, b], [ta, tb])
+
+
+COMPOSITIONS: dict[str, Callable[..., Any]] = {
+    "mlp": lambda lib, x, w: lib.tanh(x @ w.t() + 1).sum(1).sigmoid(),
+    "softplus_like": lambda lib, x, w: lib.log(1 + lib.exp(x * w)).mean(),
+    "views": lambda lib, x, w: (x.t()[1:].reshape(-1) * w.view(-1)[:4]).sqrt(),
+    "chain": lambda lib, x, w: ((x - w) ** 2 / (w * w + 1)).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_compositions(name: str) -> None:
+    x, w = _data((2, 3), np.float64, 13, True), _data((2, 3), np.float64, 14, True)
+    _compare(COMPOSITIONS[name], [x, w], [_data((2, 3), np.float64, 15), None])
+    _compare(COMPOSITIONS[name], [x, w], [_data((2, 3), np.float64, 15),
+                                          _data((2, 3), np.float64, 16)])
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITIONS))
+def test_tangent_is_reverse_mode_jvp(name: str) -> None:
+    """J·v by the double-backward trick (v^T J)^T's derivative in u equals the tangent."""
+    x_np, w_np = _data((2, 3), np.float64, 17, True), _data((2, 3), np.float64, 18, True)
+    v_np = _data((2, 3), np.float64, 19)
+    fn = COMPOSITIONS[name]
+    with cr_fwad.dual_level():
+        x = chainrule.from_numpy(x_np.copy())
+        w = chainrule.from_numpy(w_np.copy())
+        out = fn(chainrule, cr_fwad.make_dual(x, chainrule.from_numpy(v_np.copy())), w)
+        tangent = cr_fwad.unpack_dual(out).tangent
+    x = chainrule.from_numpy(x_np.copy()).requires_grad_()
+    y = fn(chainrule, x, w)
+    u = chainrule.zeros_like(y, requires_grad=True)
+    (g,) = chainrule.autograd.grad(y, x, u, create_graph=True)
+    (jv,) = chainrule.autograd.grad(g, u, chainrule.from_numpy(v_np.copy()))
+    np.testing.assert_allclose(tangent.numpy(), jv.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_reverse_mode_through_tangents() -> None:
+    """The tangent's ops are recorded: its gradient in the primal is J·v's derivative."""
+    out = []
+    for lib, fwad in LIBS:
+        x = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with fwad.dual_level():
+            d = fwad.make_dual(x, lib.ones(3, dtype=lib.float64))
+            t = fwad.unpack_dual((d.sin() * d).sum()).tangent
+            (g,) = lib.autograd.grad(t, x)
+        out.append(_np(g))
+    np.testing.assert_allclose(out[0], out[1], rtol=1e-12)
+
+
+# ----------------------------------------------------------------------------------------------
+# Levels, make_dual and unpack_dual
+
+
+def _outcome(lib: Any, fwad: Any, fn: Callable[..., Any]) -> Any:
+    try:
+        return ("ok", fn(lib, fwad))
+    except Exception as error:  # noqa: BLE001 (compared with PyTorch's)
+        return (type(error).__name__, str(error))
+
+
+def _same(fn: Callable[..., Any]) -> None:
+    ours = _outcome(chainrule, cr_fwad, fn)
+    ours = (ours[0], ours[1].replace("chainrule.", "torch.")) if type(ours[1]) is str else ours
+    theirs = _outcome(torch, torch_fwad, fn)
+    assert ours == theirs
+
+
+def _in_level(body: Callable[..., Any]) -> Callable[..., Any]:
+    def fn(lib: Any, fwad: Any) -> Any:
+        with fwad.dual_level():
+            return body(lib, fwad)
+    return fn
+
+
+X = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+@pytest.mark.parametrize("case", [
+    lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3)),  # no level
+    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(3, 2))),
+    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X).int(), lib.ones(2, 3))),
+    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3).long())),
+    _in_level(lambda lib, fwad: fwad.make_dual(
+        lib.tensor(X), fwad.make_dual(lib.ones(2, 3), lib.ones(2, 3)))),
+    _in_level(lambda lib, fwad: fwad.make_dual(
+        fwad.make_dual(lib.ones(2, 3), lib.ones(2, 3)), lib.ones(2, 3))),
+    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3), level=1)),
+    _in_level(lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X), level=1))),
+    _in_level(lambda lib, fwad: fwad.unpack_dual(
+        fwad.make_dual(lib.tensor(X), lib.ones(2, 3)), level=1)),
+    _in_level(lambda lib, fwad: fwad.unpack_dual(3)),
+    _in_level(lambda lib, fwad: fwad.enter_dual_level()),
+    _in_level(lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X)))),
+    _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(X), lib.ones(2, 3)))),
+    _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(2.0), lib.tensor(1.0)))),
+    _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(X, requires_grad=True) * 2,
+                                                    lib.ones(2, 3, dtype=lib.float64)))),
+    _in_level(lambda lib, fwad: repr(fwad.unpack_dual(
+        fwad.make_dual(lib.tensor(X), lib.ones(2, 3)) * 2))),
+    lambda lib, fwad: fwad.exit_dual_level(),
+    lambda lib, fwad: fwad.exit_dual_level(level=0),
+    lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X))),
+    lambda lib, fwad: repr(fwad.unpack_dual(3)),
+])
+def test_api_outcomes(case: Callable[..., Any]) -> None:
+    _same(case)
+
+
+def test_levels_and_named_tuple() -> None:
+    for lib, fwad in LIBS:
+        x, t = lib.tensor(X), lib.ones(2, 3)
+        with fwad.dual_level() as level:
+            assert level == 0
+            d = fwad.make_dual(x, t)
+            assert d._base is x and d.is_leaf and not d.requires_grad
+            unpacked = fwad.unpack_dual(d)
+            assert type(unpacked).__name__ == "UnpackedDualTensor"
+            assert unpacked._fields == ("primal", "tangent")
+            assert unpacked.tangent is t and unpacked.primal._base is x
+            assert fwad.unpack_dual(d[0]).tangent._base is t  # a view's tangent: the view
+            assert fwad.unpack_dual(x).tangent is None
+        assert fwad.unpack_dual(d).tangent is None and fwad.unpack_dual(d).primal is d
+        assert fwad.enter_dual_level() == 0
+        fwad.exit_dual_level()
+
+        @fwad.dual_level()
+        def decorated(lib: Any = lib, fwad: Any = fwad) -> Any:
+            return fwad.unpack_dual(fwad.make_dual(lib.ones(1), lib.ones(1))).tangent
+
+        assert decorated() is not None
+
+
+def test_tangent_layout() -> None:
+    for lib, fwad in LIBS:
+        with fwad.dual_level():
+            tangent = lib.ones(3, 2).t()
+            d = fwad.make_dual(lib.zeros(2, 3), tangent)
+            kept = fwad.unpack_dual(d).tangent
+            assert kept is not tangent and kept.stride() == (3, 1)
+            d = fwad.make_dual(lib.zeros(2, 3), lib.ones(2, 3, dtype=lib.float64))
+            assert fwad.unpack_dual(d).tangent.dtype == lib.float64
+
+
+def test_grad_fn_of_dual_of_leaf_requiring_grad() -> None:
+    names = []
+    for lib, fwad in LIBS:
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.ones(2, requires_grad=True), lib.ones(2))
+            names.append(d.grad_fn.name())
+    assert names[0] == names[1] == "ViewBackward0"
+
+
+# ----------------------------------------------------------------------------------------------
+# Refusals: no op drops a tangent
+
+
+NOT_IMPLEMENTED = (
+    "Trying to use forward AD with {} that does not support it because it has not been "
+    "implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation or submit a PR adding the implementation to derivatives.yaml"
+)
+
+
+def test_message_is_pytorchs() -> None:
+    with torch_fwad.dual_level():
+        d = torch_fwad.make_dual(torch.ones(1, 1, 3), torch.ones(1, 1, 3))
+        with pytest.raises(NotImplementedError) as caught:
+            torch.cdist(d, d)
+    assert str(caught.value) == NOT_IMPLEMENTED.format("_cdist_forward")
+
+
+def _all_ops() -> list[OpDef]:
+    import gc
+
+    seen: dict[int, OpDef] = {}
+    for obj in gc.get_objects():
+        if type(obj) is OpDef:
+            seen[id(obj)] = obj
+    return sorted(seen.values(), key=lambda o: (o.name, o.node_name))
+
+
+REFUSING = [o for o in _all_ops() if o.jvp is None and o.differentiable]
+
+
+@pytest.mark.parametrize("opdef", REFUSING, ids=[f"{o.name}-{o.node_name}" for o in REFUSING])
+def test_op_without_rule_refuses(opdef: OpDef) -> None:
+    """Each differentiable op of the table without a JVP rule refuses a dual input (through its
+    propagation step, given the op's own forward result): never a result without tangent."""
+    from chainrule.ops._forward import propagate
+
+    with cr_fwad.dual_level():
+        d = cr_fwad.make_dual(chainrule.ones(2), chainrule.ones(2))
+        args = list(opdef.defaults)
+        args[opdef.input_pos[0]] = d
+        result = chainrule.ones(2)
+        with pytest.raises(NotImplementedError) as caught:
+            propagate(opdef, tuple(args), result)
+    assert str(caught.value) == NOT_IMPLEMENTED.format(opdef.name)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, d: lib.cumsum(d, 0), lambda lib, d: d.abs(), lambda lib, d: lib.max(d, 0),
+    lambda lib, d: lib.cat([d, d]), lambda lib, d: lib.nn.functional.softmax(d, 0),
+    lambda lib, d: lib.prod(d), lambda lib, d: d.unbind(), lambda lib, d: d * (1 + 1j),
+])
+def test_public_calls_refuse(call: Callable[..., Any]) -> None:
+    with cr_fwad.dual_level():
+        d = cr_fwad.make_dual(chainrule.ones(3), chainrule.ones(3))
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
+            call(chainrule, d)
+
+
+@pytest.mark.parametrize("write", [
+    lambda lib, d, x: d.mul_(2), lambda lib, d, x: x.add_(d), lambda lib, d, x: d.zero_(),
+    lambda lib, d, x: d[0].mul_(2), lambda lib, d, x: x.copy_(d),
+    lambda lib, d, x: x.__setitem__(0, d[0]), lambda lib, d, x: d.__setitem__(0, 1.0),
+])
+def test_in_place_with_tangent_refuses(write: Callable[..., Any]) -> None:
+    with cr_fwad.dual_level():
+        d = cr_fwad.make_dual(chainrule.ones(3), chainrule.ones(3))
+        x = chainrule.zeros(3)
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
+            write(chainrule, d, x)
+        assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+def test_in_place_without_tangent_and_non_differentiable_ops() -> None:
+    for lib, fwad in LIBS:
+        with fwad.dual_level():
+            x = lib.ones(3)
+            d = fwad.make_dual(x, lib.ones(3))
+            x.add_(1)  # the base has no tangent: the view's stays as it is
+            assert fwad.unpack_dual(d).tangent.tolist() == [1.0, 1.0, 1.0]
+            assert d.tolist() == [2.0, 2.0, 2.0]
+            assert fwad.unpack_dual(d.eq(2)).tangent is None
+            assert fwad.unpack_dual(d.argmax()).tangent is None
+            assert fwad.unpack_dual(d.detach()).tangent is None
+
+
+def test_custom_function_refuses() -> None:
+    for lib, fwad in LIBS:
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any) -> Any:
+                return a * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.ones(2), lib.ones(2))
+            with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
+                Double.apply(d)
+
+
+def test_no_level_no_tangents() -> None:
+    x = chainrule.ones(2)
+    assert cr_fwad.unpack_dual(x.sin()).tangent is None
