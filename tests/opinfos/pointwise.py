@@ -49,6 +49,8 @@ OPS = [
     _unary("exp"),
     _unary("exp2"),
     _unary("expm1"),
+    _unary("deg2rad", -400.0, 400.0),
+    _unary("rad2deg"),
     _unary("log", 0.2, 3.0),
     _unary("log1p", -0.5, 3.0),
     _unary("log2", 0.2, 3.0),

@@ -50,7 +50,8 @@ __all__ = [
     "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
     "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isfinite", "nan_to_num",
     "hypot", "xlogy", "heaviside", "divide", "fix", "float_power",
-    "isclose", "allclose", "equal",
+    "isclose", "allclose", "equal", "deg2rad", "rad2deg", "signbit", "isposinf", "isneginf",
+    "isreal", "positive",
 ]
 
 _LN2 = math.log(2.0)
@@ -2586,6 +2587,89 @@ def isinf(self):
 def isfinite(self):
     """Where elements are finite."""
     return np.isfinite(self)
+
+
+_DEGREES_TO_RADIANS = math.pi / 180
+_RADIANS_TO_DEGREES = 180 / math.pi
+
+
+def _refuse_complex(name: str, value: Any) -> None:
+    if np.asarray(value).dtype.kind == "c":
+        raise RuntimeError(f"{name} is not supported for complex tensors.")
+
+
+@op("Deg2RadBackward0", promote=FLOAT, method=True, inplace=True)
+@half_in_float32
+def deg2rad(self):
+    """Degrees to radians: ``self * pi / 180``."""
+    _refuse_complex("deg2rad", self)
+    return np.asarray(self * _DEGREES_TO_RADIANS)  # (an array also for a 0-d input)
+
+
+@deg2rad.derivative("self")
+@derivative_in_float32
+def _(ops, grad):
+    return grad * _DEGREES_TO_RADIANS
+
+
+@op("Rad2DegBackward0", promote=FLOAT, method=True, inplace=True)
+@half_in_float32
+def rad2deg(self):
+    """Radians to degrees: ``self * 180 / pi``."""
+    _refuse_complex("rad2deg", self)
+    return np.asarray(self * _RADIANS_TO_DEGREES)  # (an array also for a 0-d input)
+
+
+@rad2deg.derivative("self")
+@derivative_in_float32
+def _(ops, grad):
+    return grad * _RADIANS_TO_DEGREES
+
+
+@op("signbit", promote=KEEP, differentiable=False, method=True)
+def signbit(self):
+    """Where the sign bit is set (-0.0 and negative NaNs included)."""
+    if self.dtype.kind == "c":
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    if self.dtype.kind == "b":
+        return _all_false(self)
+    return np.signbit(self)
+
+
+def _all_false(self: np.ndarray) -> np.ndarray:
+    """A bool result of ``self``'s shape, all False, laid out as PyTorch lays it out."""
+    return laid_out_like(np.zeros(self.shape, bool), self)
+
+
+def _infinity_test(name: str, sign: float):
+    @op(name, promote=KEEP, differentiable=False, method=True, name=name)
+    def test(self):
+        if self.dtype.kind == "c":
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        return self == sign if self.dtype.kind in "fV" else _all_false(self)
+
+    test.__doc__ = f"Where elements are {'+' if sign > 0 else '-'}inf."
+    return test
+
+
+isposinf = _infinity_test("isposinf", math.inf)
+isneginf = _infinity_test("isneginf", -math.inf)
+
+
+@op("isreal", promote=KEEP, differentiable=False, method=True)
+def isreal(self):
+    """Where elements are real (the imaginary part is 0; every element of a real tensor)."""
+    if self.dtype.kind == "c":
+        return self.imag == 0
+    return laid_out_like(np.ones(self.shape, bool), self)
+
+
+@tensor_method
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (PyTorch's unary ``+``); refused for bool tensors."""
+    if input._data.dtype.kind == "b":
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
 # Ops the derivatives of other ops call through ``ops`` (see ops/__init__.py).
