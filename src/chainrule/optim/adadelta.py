@@ -15,7 +15,6 @@ from .optimizer import (
     refuse_capturable,
     scalar_tensor,
     signed_grad,
-    step_as_tensor,
     to_scalar,
     use_grad_for_differentiable,
     with_grad,
@@ -55,12 +54,12 @@ class Adadelta(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("capturable", False)
-            step_as_tensor(self.state, group["params"])
+        self._restore_group_defaults({
+            "foreach": None,
+            "maximize": False,
+            "differentiable": False,
+            "capturable": False,
+        })
 
     @use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

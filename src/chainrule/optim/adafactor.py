@@ -18,7 +18,6 @@ from .optimizer import (
     check_tensor_lr,
     scalar_tensor,
     signed_grad,
-    step_as_tensor,
     to_scalar,
     with_grad,
 )
@@ -69,10 +68,10 @@ class Adafactor(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("foreach", None)
-            group.setdefault("maximize", False)
-            step_as_tensor(self.state, group["params"])
+        self._restore_group_defaults({
+            "foreach": None,
+            "maximize": False,
+        })
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""

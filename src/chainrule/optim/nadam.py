@@ -15,7 +15,6 @@ from .optimizer import (
     refuse_capturable,
     scalar_tensor,
     signed_grad,
-    step_as_tensor,
     to_scalar,
     use_grad_for_differentiable,
     with_grad,
@@ -67,13 +66,14 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
+        self._restore_group_defaults({
+            "maximize": False,
+            "foreach": None,
+            "capturable": False,
+            "differentiable": False,
+            "decoupled_weight_decay": False,
+        })
         for group in self.param_groups:
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("capturable", False)
-            group.setdefault("differentiable", False)
-            group.setdefault("decoupled_weight_decay", False)
-            step_as_tensor(self.state, group["params"])
             for p in group["params"]:
                 p_state = self.state.get(p, {})
                 if p_state and not isinstance(p_state.get("mu_product"), Tensor):

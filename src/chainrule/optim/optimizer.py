@@ -152,6 +152,14 @@ class Optimizer:
         self.__dict__.update(state)
         self.defaults.setdefault("differentiable", False)
 
+    def _restore_group_defaults(self, defaults: dict[str, Any]) -> None:
+        """After ``__setstate__`` of an older pickle: each group gets the options it lacks,
+        and a ``step`` saved as a number becomes PyTorch's 0-d tensor."""
+        for group in self.param_groups:
+            for key, value in defaults.items():
+                group.setdefault(key, value)
+            step_as_tensor(self.state, group["params"])
+
     def __repr__(self) -> str:
         text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
