@@ -122,6 +122,8 @@ if TYPE_CHECKING:
 
     class median(_ValuesIndices): ...
 
+    class sort(_ValuesIndices): ...
+
     class aminmax(tuple[Tensor, Tensor]):
         @property
         def min(self) -> Tensor: ...
@@ -132,6 +134,7 @@ else:
     max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's type name
     min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's type name
     median = _make("median", ("values", "indices"))
+    sort = _make("sort", ("values", "indices"))
     aminmax = _make("aminmax", ("min", "max"))
 
 # ``import chainrule.return_types`` works as ``import torch.return_types`` does.

@@ -120,6 +120,19 @@ OPS = [
     _op("cumprod_zeros", lambda lib, x: x.cumprod(-1), [((4, 5),)], make_inputs=_zeros_by_row),
     _op("cumprod_zeros_long", lambda lib, x: x.cumprod(0), [((9,),)],
         make_inputs=_zeros_at(2, 6)),
+    # sort, argsort, msort (distinct values: the order of ties is the one thing PyTorch's
+    # default, unstable sort leaves open)
+    _op("sort", lambda lib, x: lib.sort(x), ONE, make_inputs=_distinct),
+    _op("sort_descending_dim0", lambda lib, x: x.sort(0, descending=True), ONE,
+        make_inputs=_distinct),
+    _op("sort_stable_values", lambda lib, x: x.sort(dim=-1, stable=True).values * 2, ONE,
+        make_inputs=_distinct),
+    _op("sort_0d", lambda lib, x: lib.sort(x, 0), ZERO_D),
+    _op("argsort", lambda lib, x: lib.argsort(x, 1, descending=True), ONE,
+        make_inputs=_distinct, grad=False),
+    _op("argsort_method", lambda lib, x: x.argsort(), ONE, make_inputs=_distinct, grad=False),
+    _op("msort", lambda lib, x: lib.msort(x), ONE, make_inputs=_distinct),
+    _op("msort_method", lambda lib, x: x.msort(), ONE, make_inputs=_distinct),
     # max, min
     _op("max_all", lambda lib, x: x.max(), WITH_SCALAR, make_inputs=_distinct),
     _op("min_all", lambda lib, x: lib.min(x), WITH_SCALAR, make_inputs=_distinct),

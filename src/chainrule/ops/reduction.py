@@ -27,15 +27,15 @@ from .. import _dtype
 from .. import _return_types as return_types
 from .._dtype import to_dtype
 from .._frames import user_stacklevel
-from .._strides import c_contiguous
+from .._strides import c_contiguous, empty_preserving_layout
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
-from ._registry import ARITH, op, tensor_method
+from ._registry import ARITH, op, recorded_as, tensor_method
 
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
     "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-    "median", "count_nonzero", "dist",
+    "median", "count_nonzero", "dist", "sort", "argsort", "msort",
 ]
 
 _UNSET: Any = object()  # marks an argument that was not passed
@@ -1530,3 +1530,88 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 PRIMITIVES = {
     "mean": _mean_dim,
 }
+
+
+# ----------------------------------------------------------------------------------------------
+# Sorting
+
+
+def _sort_order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """The indices that sort ``a`` along ``dim``, stably, as PyTorch orders: NaN after
+    everything ascending and before everything descending, -0.0 equal to 0.0."""
+    if a.ndim == 0:
+        return np.zeros((), np.int64)
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable").astype(np.int64, copy=False)
+    if a.dtype.kind in "fV":
+        values = a.astype(np.float64) if a.dtype.kind == "V" else a
+        with np.errstate(invalid="ignore"):
+            nan_last = ~np.isnan(values)  # (False first: NaNs lead)
+        keys = np.where(nan_last, -values, 0)
+        order = np.lexsort((np.moveaxis(keys, dim, -1), np.moveaxis(nan_last, dim, -1)))
+        return np.moveaxis(order, -1, dim).astype(np.int64, copy=False)
+    reversed_keys = ~a  # (order-reversing for integers and booleans, without overflow)
+    return np.argsort(reversed_keys, axis=dim, kind="stable").astype(np.int64, copy=False)
+
+
+def _laid_out_as(out: np.ndarray, self: np.ndarray) -> np.ndarray:
+    """``out`` (of ``self``'s shape) in ``self``'s layout, as PyTorch's ``empty_like(self)``."""
+    if self.flags.c_contiguous or out.ndim < 2:
+        return c_contiguous(out)
+    wanted = empty_preserving_layout(self, out.dtype)
+    wanted[...] = out
+    return wanted
+
+
+@op("SortBackward0", tensor_params=("indices",))
+def _sorted_values(self, dim, indices):
+    """``self`` rearranged by ``indices`` along ``dim`` (the values of :func:`sort`)."""
+    if self.ndim == 0:
+        return self.copy()
+    # (laid out as ``self``, as PyTorch's empty_like(self) result)
+    return _laid_out_as(np.take_along_axis(self, indices, axis=dim), self)
+
+
+@_sorted_values.derivative("self")
+def _(ops, grad, self_shape, dim, indices):
+    if not self_shape:
+        return grad
+    return ops.scatter_along(grad, self_shape, dim, indices)
+
+
+# (``stable=`` given, even None or False, is PyTorch's ``sort.stable`` overload)
+_sorted_values_stable = recorded_as(_sorted_values, "SortBackward1")
+_NOT_GIVEN: Any = object()
+
+
+@tensor_method
+def sort(input: Tensor, dim: int = -1, descending: bool = False,
+         stable: Any = _NOT_GIVEN) -> Any:
+    """The elements of ``input`` sorted along ``dim`` and the indices they came from
+    (``values``, ``indices``). Ties keep their order (chainrule always sorts stably; PyTorch's
+    default sort may order ties differently on long inputs)."""
+    a = input._data
+    if a.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    indices = wrap(_laid_out_as(_sort_order(a, d, bool(descending)), a))
+    values = (_sorted_values if stable is _NOT_GIVEN else _sorted_values_stable)(input, d,
+                                                                                 indices)
+    return return_types.sort((values, indices))
+
+
+@tensor_method
+def argsort(input: Tensor, dim: int = -1, descending: bool = False,
+            stable: bool = False) -> Tensor:
+    """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
+    a = input._data
+    if a.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
+    d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    return wrap(_laid_out_as(_sort_order(a, d, bool(descending)), a))
+
+
+@tensor_method
+def msort(input: Tensor) -> Tensor:
+    """``input`` sorted along its first dimension (``sort(input, dim=0).values``)."""
+    return sort(input, dim=0).values
