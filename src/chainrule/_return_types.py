@@ -124,6 +124,10 @@ if TYPE_CHECKING:
 
     class sort(_ValuesIndices): ...
 
+    class topk(_ValuesIndices): ...
+
+    class kthvalue(_ValuesIndices): ...
+
     class aminmax(tuple[Tensor, Tensor]):
         @property
         def min(self) -> Tensor: ...
@@ -135,6 +139,8 @@ else:
     min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's type name
     median = _make("median", ("values", "indices"))
     sort = _make("sort", ("values", "indices"))
+    topk = _make("topk", ("values", "indices"))
+    kthvalue = _make("kthvalue", ("values", "indices"))
     aminmax = _make("aminmax", ("min", "max"))
 
 # ``import chainrule.return_types`` works as ``import torch.return_types`` does.

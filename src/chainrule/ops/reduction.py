@@ -35,7 +35,7 @@ from ._registry import ARITH, op, recorded_as, tensor_method
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
     "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-    "median", "count_nonzero", "dist", "sort", "argsort", "msort",
+    "median", "count_nonzero", "dist", "sort", "argsort", "msort", "topk", "kthvalue",
 ]
 
 _UNSET: Any = object()  # marks an argument that was not passed
@@ -1615,3 +1615,65 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False,
 def msort(input: Tensor) -> Tensor:
     """``input`` sorted along its first dimension (``sort(input, dim=0).values``)."""
     return sort(input, dim=0).values
+
+
+@op("TopkBackward0", tensor_params=("indices",))
+def _top_values(self, dim, indices):
+    """``self``'s elements at ``indices`` along ``dim`` (the values of :func:`topk`)."""
+    if self.ndim == 0:
+        return self.copy()
+    return c_contiguous(np.take_along_axis(self, indices, axis=dim))
+
+
+@_top_values.derivative("self")
+def _(ops, grad, self_shape, dim, indices):
+    if not self_shape:
+        return grad
+    return ops.scatter_along(grad, self_shape, dim, indices)
+
+
+@tensor_method
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
+         sorted: bool = True) -> Any:
+    """The ``k`` largest (or smallest) elements along ``dim`` and their indices, in order
+    (NaN counts as the largest; ties in their original order). ``sorted=False`` returns them
+    in order too."""
+    a = input._data
+    if a.dtype.kind == "c":
+        raise RuntimeError(" topk does not support complex dtypes on CPU")  # (sic)
+    if a.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    size = a.shape[d] if a.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    order = _sort_order(a, d, bool(largest))
+    chosen = order if a.ndim == 0 else c_contiguous(np.take(order, np.arange(k), axis=d))
+    indices = wrap(chosen)
+    return return_types.topk((_top_values(input, d, indices), indices))
+
+
+_kth_along = _make_dim_extreme("kthvalue", "KthvalueBackward0")
+
+
+@tensor_method
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest element along ``dim`` (1-based) and its index (NaN counts as the
+    largest; among equal elements the first)."""
+    a = input._data
+    if a.dtype.kind == "b":
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    size = a.shape[d] if a.ndim else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(
+            f"kthvalue(): selected number k out of range for dimension {d}")
+    order = _sort_order(a, d, False)
+    if a.ndim == 0:
+        index = np.zeros((), np.int64)
+    else:
+        index = np.take(order, k - 1, axis=d)
+        if keepdim:
+            index = np.expand_dims(index, d)
+    index_tensor = wrap(np.asarray(index, np.int64))
+    return return_types.kthvalue((_kth_along(input, d, keepdim, index_tensor), index_tensor))
