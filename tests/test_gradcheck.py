@@ -160,7 +160,10 @@ def test_op_table_sample_passes_fast_gradcheck(info: Any, index: int) -> None:
 # NativeBatchNormBackward0 (training) and NativeLayerNormBackward0 differentiate through the
 # statistics while their forwards take them as arguments (PyTorch's saved outputs result1 and
 # result2), so re-running a forward alone cannot agree (reported).
-_SELF_INCONSISTENT = {"NativeBatchNormBackward0", "NativeLayerNormBackward0"}
+# NormalBackward1/2/3 are zero by PyTorch's definition (sampling is not differentiated), while
+# re-running the sampler with a perturbed mean or std moves the sample.
+_SELF_INCONSISTENT = {"NativeBatchNormBackward0", "NativeLayerNormBackward0",
+                      "NormalBackward1", "NormalBackward2", "NormalBackward3"}
 
 
 @pytest.mark.parametrize(("info", "index"), _sample(2, 0))
