@@ -149,3 +149,15 @@ def test_state_dict_round_trip(case: str) -> None:
             return sorted(k for k in state if not k.startswith("_scale_fn")), after
 
     assert run(chainrule) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["cyclic bad mode", "cyclic base_lr list length"])
+def test_refused_arguments_change_nothing(case: str) -> None:
+    """A refused scheduler leaves the optimizer's groups as they were (PyTorch's CyclicLR has
+    already written the base rates and momenta when it raises; the project's rule is
+    stricter)."""
+    optimizer = _optimizer(chainrule)
+    before = [dict(g, params=None) for g in optimizer.param_groups]
+    with pytest.raises(ValueError):
+        CASES[case](chainrule, optimizer)
+    assert [dict(g, params=None) for g in optimizer.param_groups] == before

@@ -135,3 +135,25 @@ def test_swalr(case: str) -> None:
         return lrs, sorted(scheduler.state_dict())
 
     assert run(chainrule) == run(torch)
+
+
+@pytest.mark.parametrize("case", ["bad strategy", "bad epochs", "float epochs"])
+def test_refused_swalr_changes_nothing(case: str) -> None:
+    """No ``swa_lr`` is written into the groups when SWALR refuses its arguments."""
+    optimizer = chainrule.optim.SGD([chainrule.nn.Parameter(chainrule.ones(1))], lr=0.1)
+    with pytest.raises(ValueError):
+        SWALR_CASES[case](chainrule, optimizer)
+    assert "swa_lr" not in optimizer.param_groups[0]
+
+
+def test_update_bn_restores_momentum_when_the_model_raises() -> None:
+    model = _model(chainrule)
+    model.eval()
+
+    def loader() -> Any:
+        yield chainrule.ones(2, 3)
+        raise RuntimeError("broken batch")
+
+    with pytest.raises(RuntimeError, match="broken batch"):
+        chainrule.optim.swa_utils.update_bn(loader(), model)
+    assert model[1].momentum == 0.1 and not model.training

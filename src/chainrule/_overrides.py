@@ -348,9 +348,12 @@ def _tensor_torch_function(cls: type, func: Callable[..., Any], types: tuple,
         return NotImplemented
     with DisableTorchFunctionSubclass():
         ret = func(*args, **kwargs)
-        if func in get_default_nowrap_functions():
+        if func in _NOWRAP:
             return ret
         return _convert(ret, cls)
+
+
+_NOWRAP = get_default_nowrap_functions()  # (built once, not per dispatched call)
 
 
 # ----------------------------------------------------------------------------------------------

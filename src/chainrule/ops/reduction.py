@@ -1572,11 +1572,16 @@ def _sorted_values(self, dim, indices):
     return _laid_out_as(np.take_along_axis(self, indices, axis=dim), self)
 
 
-@_sorted_values.derivative("self")
-def _(ops, grad, self_shape, dim, indices):
+def _through_indices(ops: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
+                     indices: Any) -> Any:
+    """The gradient of elements taken at ``indices`` along ``dim`` (sort's, topk's): each
+    sent back to the element it came from."""
     if not self_shape:
         return grad
     return ops.scatter_along(grad, self_shape, dim, indices)
+
+
+_sorted_values.derivative("self")(_through_indices)
 
 
 # (``stable=`` given, even None or False, is PyTorch's ``sort.stable`` overload)
@@ -1619,17 +1624,14 @@ def msort(input: Tensor) -> Tensor:
 
 @op("TopkBackward0", tensor_params=("indices",))
 def _top_values(self, dim, indices):
-    """``self``'s elements at ``indices`` along ``dim`` (the values of :func:`topk`)."""
+    """``self``'s elements at ``indices`` along ``dim`` (the values of :func:`topk`: always
+    row-major, where sort's follow ``self``'s layout)."""
     if self.ndim == 0:
         return self.copy()
     return c_contiguous(np.take_along_axis(self, indices, axis=dim))
 
 
-@_top_values.derivative("self")
-def _(ops, grad, self_shape, dim, indices):
-    if not self_shape:
-        return grad
-    return ops.scatter_along(grad, self_shape, dim, indices)
+_top_values.derivative("self")(_through_indices)
 
 
 @tensor_method

@@ -143,6 +143,10 @@ class LRScheduler:
                 values = closed_form() if closed_form is not None else self.get_lr()
         finally:
             self._get_lr_called_within_step = False
+        self._apply(values)
+
+    def _apply(self, values: list[Any]) -> None:
+        """Set each group's learning rate and remember them (``get_last_lr``)."""
         for group, lr in zip(self.optimizer.param_groups, values, strict=True):
             _set_group_value(group, "lr", lr)
         self._last_lr = _group_values(self.optimizer, "lr")
@@ -684,9 +688,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             values = self.get_lr()
         finally:
             self._get_lr_called_within_step = False
-        for group, lr in zip(self.optimizer.param_groups, values, strict=True):
-            _set_group_value(group, "lr", lr)
-        self._last_lr = _group_values(self.optimizer, "lr")
+        self._apply(values)
 
 
 class CyclicLR(LRScheduler):
@@ -703,23 +705,12 @@ class CyclicLR(LRScheduler):
                  scale_mode: str = "cycle", cycle_momentum: bool = True,
                  base_momentum: float = 0.8, max_momentum: float = 0.9,
                  last_epoch: int = -1) -> None:
+        # Every argument checked before the optimizer's groups change (PyTorch sets the
+        # learning rates first, so a bad mode left them changed).
         base_lrs = _format_param("base_lr", optimizer, base_lr)
-        if last_epoch == -1:
-            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
-                _set_group_value(group, "lr", lr)
         self.max_lrs = _format_param("max_lr", optimizer, max_lr)
-        up = float(step_size_up)
-        down = float(step_size_down) if step_size_down is not None else up
-        self.total_size = up + down
-        self.step_ratio = up / self.total_size
         if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
             raise ValueError("mode is invalid and scale_fn is None")
-        self.mode = mode
-        self.gamma = gamma
-        self._scale_fn_custom = scale_fn
-        self.scale_mode = scale_mode
-        self._init_scale_fn()
-        self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
                 raise ValueError("optimizer must support momentum or beta1 with "
@@ -727,7 +718,20 @@ class CyclicLR(LRScheduler):
             self.use_beta1 = "betas" in optimizer.defaults
             self.base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             self.max_momentums = _format_param("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups, strict=True):
+                _set_group_value(group, "lr", lr)
+            if cycle_momentum:
                 for top, bottom, group in zip(self.max_momentums, self.base_momentums,
                                               optimizer.param_groups, strict=True):
                     self._set_momentum(group, top)

@@ -138,15 +138,17 @@ def update_bn(loader: Iterable[Any], model: Module, device: Any = None) -> None:
     model.train()
     for module in momenta:
         module.momentum = None
-    for batch in loader:
-        if isinstance(batch, list | tuple):
-            batch = batch[0]
-        if device is not None:
-            batch = batch.to(device)
-        model(batch)
-    for module, momentum in momenta.items():
-        module.momentum = momentum
-    model.train(was_training)
+    try:
+        for batch in loader:
+            if isinstance(batch, list | tuple):
+                batch = batch[0]
+            if device is not None:
+                batch = batch.to(device)
+            model(batch)
+    finally:  # (momenta and mode restored also when the loader or the model raises)
+        for module, momentum in momenta.items():
+            module.momentum = momentum
+        model.train(was_training)
 
 
 class SWALR(LRScheduler):
@@ -157,15 +159,16 @@ class SWALR(LRScheduler):
                  anneal_epochs: int = 10, anneal_strategy: str = "cos",
                  last_epoch: int = -1) -> None:
         swa_lrs = _format_param("swa_lr", optimizer, swa_lr)
-        for lr, group in zip(swa_lrs, optimizer.param_groups, strict=True):
-            group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
-        self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(
                 f"anneal_epochs must be equal or greater than 0, got {anneal_epochs}")
+        # (the groups change only once every argument is checked; PyTorch wrote swa_lr first)
+        for lr, group in zip(swa_lrs, optimizer.param_groups, strict=True):
+            group["swa_lr"] = lr
+        self._set_anneal_func(anneal_strategy)
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
 
