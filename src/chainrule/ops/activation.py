@@ -84,7 +84,7 @@ def _(ops, grad, result, dim):
 def _cast_input(input: Tensor, dtype: Any) -> Tensor:
     if dtype is None:
         if input._data.dtype.kind not in "fcV":
-            raise RuntimeError(
+            raise NotImplementedError(
                 f'"softmax_lastdim_kernel_impl" not implemented for \'{_type(input)}\''
             )
         return input
