@@ -433,7 +433,7 @@ class GraphTask:
             target is node for target, _ in self.accumulate_into)
         if not (captured or needed):
             return False
-        if captured and all(child is None for child, _ in node.next_functions):
+        if captured and all(child is None for child in node._next_fns):
             raise RuntimeError(
                 "A leaf node was passed to _will_engine_execute_node but we are currently "
                 "running autograd.grad(). This is currently not supported."
@@ -503,7 +503,7 @@ class GraphTask:
         in_meta = node._in_meta
         sent: list[Any] | None = [] if record else None
         i = -1
-        for child, nr in node.next_functions:
+        for child in node._next_fns:
             i += 1
             if child is None or (executes is not None and child not in deps):
                 if sent is not None:
@@ -537,6 +537,7 @@ class GraphTask:
                     slots = buffers.get(child)
                     if slots is None:
                         slots = buffers[child] = [None] * child._n_out
+                    nr = node._next_nrs[i]
                     slots[nr] = g if slots[nr] is None else slots[nr] + g
             if sent is not None:
                 sent.append(g)
@@ -791,13 +792,13 @@ def _count_dependencies(roots: list[Node]) -> dict[Node, int]:
     push = stack.append
     pop = stack.pop
     while stack:
-        for child, _ in pop().next_functions:
+        for child in pop()._next_fns:
             if child is not None:
                 count = get(child)
                 if count is None:
                     deps[child] = 1
                     # Sinks (AccumulateGrad) have nothing to expand.
-                    if child.next_functions and child not in root_set:
+                    if child._next_fns and child not in root_set:
                         push(child)
                 else:
                     deps[child] = count + 1
@@ -812,7 +813,7 @@ def _topological_order(roots: list[Node], deps: dict[Node, int]) -> list[Node]:
     while stack:
         node = stack.pop()
         order.append(node)
-        for child, _ in node.next_functions:
+        for child in node._next_fns:
             if child is None:
                 continue
             remaining[child] -= 1
@@ -825,7 +826,7 @@ def _nodes_to_execute(roots: list[Node], deps: dict[Node, int], targets: set[Nod
     """Nodes that lie on a path from a root to a target (the targets' own nodes excluded)."""
     needed: set[Node] = set()
     for node in reversed(_topological_order(roots, deps)):
-        for child, _ in node.next_functions:
+        for child in node._next_fns:
             if child is not None and (child in targets or child in needed):
                 needed.add(node)
                 break
@@ -838,7 +839,7 @@ def _restricted_dependencies(
     """Dependency counts over edges from executing nodes to executing or target nodes."""
     deps: dict[Node, int] = {}
     for node in executes:
-        for child, _ in node.next_functions:
+        for child in node._next_fns:
             if child is not None and (child in executes or child in targets):
                 deps[child] = deps.get(child, 0) + 1
     for root in roots:

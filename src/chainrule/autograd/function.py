@@ -57,7 +57,7 @@ from .._tensor import (
 )
 from .forward_grad import DUAL, get_tangent
 from .grad_mode import ANOMALY_STATE, GRAD, MODE, SAVED_HOOKS, mode_get
-from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node
+from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node, set_edges
 
 __all__ = [
     "Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "once_differentiable",
@@ -498,7 +498,7 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
                 else:
                     edges.append((None, 0))
                     metas.append(None)
-            node.next_functions = tuple(edges)
+            set_edges(node, edges)
             node._in_meta = tuple(metas)
 
         token = MODE.set(MODE.get() & ~GRAD)
@@ -769,7 +769,7 @@ def _delayed_error(outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         alias._grad_fn = node
         alias._output_nr = nr
         results.append(alias)
-    node.next_functions = tuple(edges)
+    set_edges(node, edges)
     node._in_meta = tuple(metas)
     return tuple(results)
 

@@ -54,9 +54,9 @@ def preorder(roots: Iterable[Node]) -> Iterator[Node]:
             continue
         seen.add(node)
         yield node
-        slots = node.next_functions
-        for k in range(len(slots) - 1, -1, -1):
-            child = slots[k][0]
+        children = node._next_fns
+        for k in range(len(children) - 1, -1, -1):
+            child = children[k]
             if child is not None and child not in seen:
                 push(child)
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Node", "AccumulateGrad", "RemovableHandle", "HookDict", "NodeHooks", "SECOND_BACKWARD_MESSAGE",
     "short_name", "type_name", "RELEASED", "ReleasedNumbers", "is_released", "new_node",
-    "OUTPUT_META", "remember_output",
+    "OUTPUT_META", "remember_output", "set_edges",
 ]
 
 
@@ -71,13 +71,19 @@ ACCUMULATE_GRAD_SEQ = (1 << 64) - 1
 def new_node(cls: type[N], edges: tuple = (), metas: tuple = ()) -> N:
     """A node of ``cls`` with the fields every node has: its edges (``next_functions``), the
     shape and dtype each input had (``_in_meta``), its sequence number and no hooks. (The ops'
-    fast paths in ops/_dispatch.py set the same fields inline.)"""
+    recorders, ops/_recorder.py, set the same fields in generated code.)"""
     node = object.__new__(cls)
-    node.next_functions = edges
+    set_edges(node, edges)
     node._in_meta = metas
     node._seq = next_sequence_nr()
     node._hooks = None
     return node
+
+
+def set_edges(node: Node, edges: Sequence[tuple[Node | None, int]]) -> None:
+    """Give ``node`` its edges, ``((node or None, input_nr), ...)``, one per input in order."""
+    node._next_fns = tuple(edge[0] for edge in edges)
+    node._next_nrs = tuple(edge[1] for edge in edges)
 
 
 class RemovableHandle:
@@ -146,13 +152,17 @@ class Node:
 
     Subclasses implement :meth:`apply`. Attributes every node has:
 
-    * ``next_functions`` -- ``((node | None, input_nr), ...)``, one pair per input;
+    * ``next_functions`` -- ``((node | None, input_nr), ...)``, one pair per input, built on
+      each read (as PyTorch's) from ``_next_fns`` (the nodes, or None, in input order) and
+      ``_next_nrs`` (the input numbers). Two flat tuples instead of a tuple of pairs: a pair per
+      edge was one more object per node for memory and for Python's cyclic garbage collector to
+      track (the tuple of ints is not tracked, and is a shared constant when all are 0);
     * ``_seq`` -- creation order, used by the engine to order execution;
     * ``_in_meta`` -- per input, ``(shape, numpy dtype)`` of the input (``None`` if that input
       needs no gradient), so the engine can reduce broadcast gradients and cast them once.
     """
 
-    __slots__ = ("next_functions", "_seq", "_in_meta", "_hooks", "__weakref__")
+    __slots__ = ("_next_fns", "_next_nrs", "_seq", "_in_meta", "_hooks", "__weakref__")
 
     _n_out = 1
     # Whether the gradients apply() returns are new arrays or the incoming gradient or a view
@@ -162,6 +172,17 @@ class Node:
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""
         return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """``((node or None, input_nr), ...)``: where this node's gradients go, one edge per
+        input in order (None for an input that needs no gradient)."""
+        return tuple(zip(self._next_fns, self._next_nrs, strict=True))
+
+    @next_functions.setter
+    def next_functions(self, value: Any) -> None:
+        raise AttributeError(
+            f"attribute 'next_functions' of '{type(self).__name__}' objects is not writable")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -178,7 +199,7 @@ class Node:
         if len(grads) != n_out:
             raise TypeError(f"expected {n_out} arguments, got {len(grads)} instead")
         outputs = self.apply(grads[0] if n_out == 1 else list(grads), True)
-        return outputs[0] if len(self.next_functions) == 1 else tuple(outputs)
+        return outputs[0] if len(self._next_fns) == 1 else tuple(outputs)
 
     def release(self) -> None:
         """Drop saved values after a backward pass that does not retain the graph."""
@@ -197,7 +218,7 @@ class Node:
         that do more (check what they saved, call a custom backward on zeros) override it."""
         if release:
             self.release()
-        return (None,) * len(self.next_functions)
+        return (None,) * len(self._next_fns)
 
     def _sequence_nr(self) -> int:
         return self._seq
@@ -238,7 +259,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         self.variable = variable
-        self.next_functions = ()
+        self._next_fns = self._next_nrs = ()
         self._seq = ACCUMULATE_GRAD_SEQ
         self._in_meta = ()
         self._hooks = None

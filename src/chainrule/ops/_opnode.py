@@ -255,7 +255,7 @@ class OpNode(Node):
             self._unpack(create_graph)
         if release:
             self.release()
-        return [None] * len(self.next_functions)
+        return [None] * len(self._next_fns)
 
     def _unpack(self, create_graph: bool) -> list[Any]:
         """The derivatives' environment: arguments, then the result, then input shapes."""
@@ -512,7 +512,7 @@ class ExtraOutputsOpNode(OpNode):
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         main, extra = grads[0], grads[1:]
         if main is None:
-            out = [None] * len(self.next_functions)
+            out = [None] * len(self._next_fns)
         else:
             out = OpNode.run_backward(self, main, create_graph, False)
         if all(g is not None for g in extra) and self._in_meta[0] is not None:

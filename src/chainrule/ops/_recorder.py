@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["recorder", "recorder_source", "keep_args"]
 
-_NO_EDGE = (None, 0)
 _RARE_MODES = SAVED_HOOKS  # with anomaly mode (process-wide), what needs after_record
 
 
@@ -54,23 +53,36 @@ def recorder_source(op: OpDef, needs: tuple[bool, ...]) -> str:
     out, result = ("outs", "results") if multi else ("out", "result")
     lines = [f"def record({', '.join(inputs)}, args, {out}, {result}):",
              "    node = _new(node_cls)"]
-    edges, metas = [], []
+    fns, nrs, metas = [], [], []
     for i, need in enumerate(needs):
         if not need:
-            edges.append("_NO_EDGE")
+            fns.append("None")
+            nrs.append("0")
             metas.append("None")
             continue
         lines += [
-            f"    fn = x{i}._grad_fn",
+            f"    f{i} = x{i}._grad_fn",
+            f"    if f{i} is None:",
+            f"        f{i} = grad_accumulator(x{i})",
+            f"        n{i} = 0",
+            "    else:",
+            f"        n{i} = x{i}._output_nr",
             f"    a{i} = x{i}._data",
-            f"    e{i} = (fn, x{i}._output_nr) if fn is not None else (grad_accumulator(x{i}), 0)",
         ]
-        edges.append(f"e{i}")
+        fns.append(f"f{i}")
+        nrs.append(f"n{i}")
         metas.append(f"(a{i}.shape, a{i}.dtype, a{i}.strides)" if op.records_strides
                      else f"(a{i}.shape, a{i}.dtype)")
+    # The input numbers: a constant tuple (no new object) when all are 0, as they mostly are.
+    numbered = [n for n in nrs if n != "0"]
+    zeros = _tuple(["0"] * len(nrs))
+    nrs_value = (f"{_tuple(nrs)} if {' or '.join(numbered)} else {zeros}" if numbered
+                 else zeros)
     lines += [
-        f"    node.next_functions = ({', '.join(edges)},)",
-        f"    node._in_meta = ({', '.join(metas)},)",
+        f"    node._next_fns = {_tuple(fns)}",
+        f"    node._next_nrs = {nrs_value}",
+        f"    meta = {_tuple(metas)}",
+        "    node._in_meta = _METAS.get(meta) or shared_meta(meta)",
         "    node._seq = next_sequence_nr()",
         "    node._hooks = None",
     ]
@@ -103,13 +115,33 @@ def recorder_source(op: OpDef, needs: tuple[bool, ...]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Input metadata tuples, shared by the nodes that record the same: a chain of ops on tensors of
+# one shape keeps one tuple instead of three per node (the memory of long graphs, and fewer
+# objects for the garbage collector to track). Emptied when it grows past _MAX_METAS.
+_METAS: dict[tuple, tuple] = {}
+_MAX_METAS = 4096
+
+
+def shared_meta(meta: tuple) -> tuple:
+    """The shared tuple equal to ``meta`` (``meta`` itself, remembered, when new)."""
+    if len(_METAS) >= _MAX_METAS:
+        _METAS.clear()
+    _METAS[meta] = meta
+    return meta
+
+
+def _tuple(items: list[str]) -> str:
+    """A tuple display of ``items`` (with the trailing comma a one-item tuple needs)."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
 def _namespace(op: OpDef, needs: tuple[bool, ...]) -> dict[str, Any]:
     return {
         "_new": object.__new__, "node_cls": op.node_cls, "grad_accumulator": grad_accumulator,
-        "next_sequence_nr": next_sequence_nr, "_NO_EDGE": _NO_EDGE, "keep_args": keep_args,
+        "next_sequence_nr": next_sequence_nr, "keep_args": keep_args,
         "plan": op.save_plan(needs), "n_params": len(op.defaults), "defaults": op.defaults,
         "mode_get": mode_get, "_RARE_MODES": _RARE_MODES, "after_record": after_record,
-        "ANOMALY_STATE": ANOMALY_STATE,
+        "ANOMALY_STATE": ANOMALY_STATE, "_METAS": _METAS, "shared_meta": shared_meta,
     }
 
 
@@ -136,7 +168,14 @@ def keep_args(node: Any, plan: Any, args: tuple) -> None:
             versions.append((p, tuple(e._vc[0] if isinstance(e, Tensor) else None for e in x)))
         else:
             versions.append((p, None))
-    node._versions = tuple(versions)
+    versions_tuple = tuple(versions)
+    if not any(v is not None for _, v in versions):  # numbers only: one shared tuple per plan
+        versions_tuple = _NUMBERS_ONLY.setdefault(versions_tuple, versions_tuple)
+    node._versions = versions_tuple
+
+
+# The ``_versions`` of nodes that saved numbers only, by value: a handful (one per save plan).
+_NUMBERS_ONLY: dict[tuple, tuple] = {}
 
 
 def after_record(node: Any, output: Tensor) -> None:

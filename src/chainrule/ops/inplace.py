@@ -406,8 +406,8 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     base_meta = (base._data.shape, base._data.dtype) if base._requires_grad else None
     copy_slices = new_node(
         CopySlices,
-        (base_edge,) + tuple(fn.next_functions[1:]),
-        (base_meta,) + tuple(fn._in_meta[1:]),
+        (base_edge, *fn.next_functions[1:]),
+        (base_meta, *fn._in_meta[1:]),
     )
     copy_slices.fn = fn
     copy_slices.positions = positions

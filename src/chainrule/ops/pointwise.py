@@ -633,7 +633,8 @@ def _edges_of_inputs_needing_grad(result: Tensor) -> Tensor:
     node = result._grad_fn
     if node is not None and None in node._in_meta:
         keep = [i for i, meta in enumerate(node._in_meta) if meta is not None]
-        node.next_functions = tuple(node.next_functions[i] for i in keep)
+        node._next_fns = tuple(node._next_fns[i] for i in keep)
+        node._next_nrs = tuple(node._next_nrs[i] for i in keep)
         node._in_meta = tuple(node._in_meta[i] for i in keep)
     return result
 
