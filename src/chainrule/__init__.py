@@ -150,4 +150,4 @@ builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module
 _overrides.make_namespace_overridable(globals(), list(globals()))
 
 from . import func  # noqa: E402 - torch.func: needs the namespace above
-from . import special  # noqa: E402 - torch.special
+from . import fft, special  # noqa: E402 - torch.fft, torch.special

@@ -25,6 +25,7 @@ from . import (
     conjugate,
     copying,
     creation,
+    fft_ops,
     indexing,
     inplace,
     linalg,
@@ -93,6 +94,7 @@ _PRIMITIVES.update(indexing.PRIMITIVES)
 # Element-wise helpers the derivatives share (pow with PyTorch's fast paths ...).
 _PRIMITIVES.update(pointwise.PRIMITIVES)
 _PRIMITIVES.update(special_ops.PRIMITIVES)
+_PRIMITIVES.update(fft_ops.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
