@@ -30,6 +30,7 @@ NAMESPACES: dict[str, Any] = {
     "torch": chainrule,
     "Tensor": chainrule.Tensor,
     "F": chainrule.nn.functional,
+    "linalg": chainrule.linalg,
 }
 
 

@@ -97,7 +97,8 @@ NOT_PYTORCH_NAMES: dict[str, str] = {
     )
 }
 
-_REFERENCE = {"torch": torch, "Tensor": torch.Tensor, "F": torch_functional}
+_REFERENCE = {"torch": torch, "Tensor": torch.Tensor, "F": torch_functional,
+              "linalg": torch.linalg}
 
 
 def _in_pytorch(qualified: str) -> bool:

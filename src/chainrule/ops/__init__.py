@@ -29,6 +29,7 @@ from . import (
     indexing,
     inplace,
     linalg,
+    linalg_decomp,
     nn_ops,
     pointwise,
     reduction,
@@ -139,6 +140,10 @@ def _build_namespaces() -> None:
     tensor_ns.contiguous = copying.contiguous
     numpy_ns.resolve_conj = _same
     tensor_ns.resolve_conj = conjugate.resolve_conj
+    # Matrix helpers of the linalg derivatives (products, solves, decompositions).
+    for name, (array_fn, tensor_fn) in linalg_decomp.HELPERS.items():
+        setattr(numpy_ns, name, array_fn)
+        setattr(tensor_ns, name, tensor_fn)
     bind_namespaces(numpy_ns, tensor_ns)
 
 

@@ -1,0 +1,477 @@
+"""``torch.linalg``: norms, determinants, inverses, solvers, decompositions and matrix functions.
+
+Each function computes what PyTorch's does, records PyTorch's nodes (``LinalgDetBackward0``,
+``LinalgSvdBackward0`` ...; what PyTorch composes from other ops, such as ``matrix_norm``,
+``cond`` or ``multi_dot``, is composed from the same ops here) and raises PyTorch's errors.
+The decompositions and their derivatives live in :mod:`chainrule.ops.linalg_decomp`.
+
+Example:
+    >>> import chainrule as torch
+    >>> A = torch.tensor([[4., 1.], [1., 3.]], requires_grad=True)
+    >>> torch.linalg.det(A)
+    tensor(11., grad_fn=<LinalgDetBackward0>)
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ._tensor import Tensor
+from ._tensor import wrap_dim as _wrap_dim
+from .ops import linalg as _products
+from .ops import pointwise as _pointwise
+from .ops import reduction as _reduction
+from .ops import shape as _shape
+from .ops.linalg_decomp import (
+    LinAlgError,
+    _check_float,
+    _check_matrix,
+    _type_name,
+    matrix_power,
+)
+from .ops.linalg_decomp import linalg_cholesky as cholesky
+from .ops.linalg_decomp import linalg_cholesky_ex as cholesky_ex
+from .ops.linalg_decomp import linalg_cross as cross
+from .ops.linalg_decomp import linalg_det as det
+from .ops.linalg_decomp import linalg_eigh as eigh
+from .ops.linalg_decomp import linalg_eigvalsh as eigvalsh
+from .ops.linalg_decomp import linalg_inv as inv
+from .ops.linalg_decomp import linalg_inv_ex as inv_ex
+from .ops.linalg_decomp import linalg_matrix_exp as matrix_exp
+from .ops.linalg_decomp import linalg_pinv as pinv
+from .ops.linalg_decomp import linalg_qr as qr
+from .ops.linalg_decomp import linalg_slogdet as slogdet
+from .ops.linalg_decomp import linalg_solve as solve
+from .ops.linalg_decomp import linalg_solve_ex as solve_ex
+from .ops.linalg_decomp import linalg_solve_triangular as solve_triangular
+from .ops.linalg_decomp import linalg_svd as svd
+from .ops.linalg_decomp import linalg_svdvals as svdvals
+
+__all__ = [
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
+    "eigvalsh", "inv", "inv_ex", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+    "vector_norm",
+]
+
+matmul = _products.matmul
+
+
+def _dims(dim: Any) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, int | np.integer):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
+
+
+def vector_norm(x: Tensor, ord: Any = 2, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+                dtype: Any = None) -> Tensor:
+    """The vector ``ord``-norm of ``x`` over ``dim`` (all elements when None):
+    ``(sum |x|^ord)^(1/ord)``, max/min ``|x|`` for ``±inf``, the count of non-zeros for 0
+    (``LinalgVectorNormBackward0``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.vector_norm(torch.tensor([3., 4.]))
+        tensor(5.)
+    """
+    if isinstance(ord, str) or not isinstance(ord, int | float | np.number):
+        raise TypeError(
+            f"linalg_vector_norm(): argument 'ord' (position 2) must be Number, not "
+            f"{type(ord).__name__}")
+    if dtype is not None:
+        from ._dtype import to_dtype
+
+        wanted = to_dtype(dtype)
+        if not (wanted.is_floating_point or wanted.is_complex):
+            raise RuntimeError(
+                "linalg.vector_norm: dtype should be floating point or complex, but got "
+                f"{_dtype_name(wanted)}")
+    return _reduction.norm(x, float(ord), dim, keepdim, dtype=dtype)
+
+
+def _dtype_name(d: Any) -> str:
+    from ._dtype import SCALAR_TYPE_NAMES
+
+    return SCALAR_TYPE_NAMES[d]
+
+
+def _backshift(dim0: int, dim1: int, ndim: int) -> list[int]:
+    """PyTorch's ``create_dim_backshift_permutation``: dim0 and dim1 moved to the end."""
+    perm = [i for i in range(ndim) if i not in (dim0, dim1)]
+    return perm + [dim0, dim1]
+
+
+def _inverse_permutation(perm: Sequence[int]) -> list[int]:
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1),  # noqa: A002
+                keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The matrix ``ord``-norm over the two dimensions ``dim``: ``'fro'``, ``'nuc'`` (sum of
+    singular values), ``±2`` (largest/smallest singular value), ``±1``/``±inf`` (max/min
+    column/row absolute sum).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.matrix_norm(torch.tensor([[3., 0.], [0., 4.]]))
+        tensor(5.)
+    """
+    _check_matrix(A, "linalg.matrix_norm")
+    dims = _dims(dim)
+    if dims is None or len(dims) != 2:
+        shown = dims[0] if dims is not None and len(dims) == 1 else dim
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {_fmt_dims(shown)}")
+    ndim = A._data.ndim
+    d0, d1 = _wrap_dim(dims[0], ndim), _wrap_dim(dims[1], ndim)
+    if d0 == d1:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dims[0]}, "
+                           f"{dims[1]})")
+    if isinstance(ord, str):
+        if ord not in ("fro", "nuc"):
+            raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+        _check_float(A, "linalg.matrix_norm")
+        if ord == "fro":
+            return vector_norm(A, 2, (d0, d1), keepdim, dtype=dtype)
+        if dtype is not None:
+            A = A.to(dtype)
+        return _singular_value_norm(A, d0, d1, keepdim, "sum")
+    value = float(ord)
+    if builtins.abs(value) not in (1.0, 2.0, math.inf):
+        raise RuntimeError(f"linalg.matrix_norm: Order {_fmt_number(ord)} not supported.")
+    _check_float(A, "linalg.matrix_norm")
+    if builtins.abs(value) == 2.0:
+        if dtype is not None:
+            A = A.to(dtype)
+        return _singular_value_norm(A, d0, d1, keepdim, "amax" if value > 0 else "amin")
+    if math.isinf(value):
+        d0, d1 = d1, d0
+    if not keepdim and d0 < d1:
+        d1 -= 1
+    sums = vector_norm(A, 1.0, (d0,), keepdim, dtype=dtype)
+    reduce = _reduction.amax if value > 0 else _reduction.amin
+    return reduce(sums, d1, keepdim)
+
+
+def _fmt_dims(dims: Any) -> str:
+    if isinstance(dims, tuple | list):
+        return "[" + ", ".join(str(d) for d in dims) + "]"
+    return str(dims)
+
+
+def _fmt_number(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value)) if not math.isinf(value) else str(value)
+    return str(value)
+
+
+def _singular_value_norm(A: Tensor, d0: int, d1: int, keepdim: bool, how: str) -> Tensor:
+    perm = _backshift(d0, d1, A._data.ndim)
+    S = svdvals(_shape.permute(A, *perm))
+    if how == "sum":
+        result = _reduction.sum(S, -1)
+    elif how == "amax":
+        result = _reduction.amax(S, -1)
+    else:
+        result = _reduction.amin(S, -1)
+    if keepdim:
+        result = _shape.unsqueeze(_shape.unsqueeze(result, -1), -1)
+        result = _shape.permute(result, *_inverse_permutation(perm))
+    return result
+
+
+def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *,  # noqa: A002
+         dtype: Any = None) -> Tensor:
+    """A vector norm (1-D input, one ``dim``, or ``ord`` None) or a matrix norm (2-D input or
+    two ``dim``), as :func:`vector_norm` and :func:`matrix_norm` compute them.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.norm(torch.tensor([[1., 2.], [2., 4.]]))
+        tensor(5.)
+    """
+    dims = _dims(dim)
+    ndim = A._data.ndim
+    if dims is not None:
+        if len(dims) not in (1, 2):
+            raise RuntimeError(
+                "linalg.norm: If dim is specified, it must be of length 1 or 2. Got "
+                f"{_fmt_dims(dims)}")
+    elif ord is not None and ndim not in (1, 2):
+        raise RuntimeError(
+            "linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+            f"{ndim}D.")
+    if isinstance(ord, str):
+        return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    if ord is not None and ((dims is not None and len(dims) == 2) or
+                            (dims is None and ndim == 2)):
+        return matrix_norm(A, ord, dims if dims is not None else (0, 1), keepdim, dtype=dtype)
+    return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+
+
+def cond(A: Tensor, p: Any = None) -> Tensor:
+    """The condition number of each matrix in the ``p``-norm (default 2: the ratio of the
+    largest to the smallest singular value).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.cond(torch.tensor([[2., 0.], [0., 1.]]))
+        tensor(2.)
+    """
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord_value: Any = 2 if p is None else p
+    if isinstance(ord_value, str):
+        if ord_value not in ("fro", "nuc"):
+            raise RuntimeError(
+                f"linalg.cond got an invalid norm type: {ord_value}")
+    elif float(ord_value) not in (1.0, -1.0, 2.0, -2.0, math.inf, -math.inf):
+        raise RuntimeError(
+            f"linalg.cond got an invalid norm type: {_fmt_number(ord_value)}")
+    if A._data.size == 0:
+        from .ops import creation
+
+        real = np.real(A._data).dtype
+        out = np.zeros(A._data.shape[:-2], dtype=real)
+        return creation.tensor(out)
+    if not isinstance(ord_value, str) and builtins.abs(float(ord_value)) == 2.0:
+        S = svdvals(A)
+        s_max = _shape.narrow(S, -1, 0, 1)
+        s_min = _shape.narrow(S, -1, -1, 1)
+        ratio = _pointwise.div(s_min, s_max) if float(ord_value) < 0 else \
+            _pointwise.div(s_max, s_min)
+        return _shape.squeeze(ratio, -1)
+    from .ops.linalg_decomp import _check_square, linalg_inv_ex
+
+    shown = f"{float(ord_value):f}" if isinstance(ord_value, float) else str(ord_value)
+    _check_square(A, f"linalg.cond(ord={shown})")
+    inverse, info = linalg_inv_ex(A)
+    info = _shape.unsqueeze(_shape.unsqueeze(info, -1), -1)
+    inverse.masked_fill_(info > 0, math.inf)  # (in place, as PyTorch: backward then refuses)
+    result = matrix_norm(A, ord_value) * matrix_norm(inverse, ord_value)
+    return _pointwise.nan_to_num(result, math.inf, math.inf, -math.inf)
+
+
+def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None,
+                rtol: Any = None) -> Tensor:
+    """The number of singular values (``hermitian``: absolute eigenvalues) above
+    ``max(atol, rtol * largest)`` (int64; not differentiable)."""
+    from .ops import creation
+    from .ops.linalg_decomp import _tolerances
+
+    if A._data.ndim < 2:
+        raise RuntimeError(
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if A._data.dtype.kind not in "fc" or _type_name(A) in ("Half", "BFloat16"):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    a = A._data
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    atol_v = atol._data if isinstance(atol, Tensor) else atol
+    rtol_v = rtol._data if isinstance(rtol, Tensor) else rtol
+    if a.size == 0:
+        return creation.tensor(np.zeros(a.shape[:-2], dtype=np.int64))
+    atol_a, rtol_a = _tolerances(a, atol_v, rtol_v)
+    if hermitian:
+        S = np.abs(np.linalg.eigvalsh(a))
+        largest = S.max(-1, keepdims=True)
+    else:
+        S = np.linalg.svd(a, compute_uv=False)
+        largest = S[..., :1]
+    tol_a = np.maximum(atol_a[..., None], rtol_a[..., None] * largest)
+    return creation.tensor(np.sum(S > tol_a, axis=-1).astype(np.int64))
+
+
+def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
+    """The product of a chain of matrices, parenthesised to take the fewest operations (the
+    first may be a row vector and the last a column vector, 1-D).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.multi_dot([torch.ones(2), torch.ones(2, 3), torch.ones(3)])
+        tensor(6.)
+    """
+    tensors = list(tensors)
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first_dim = tensors[0]._data.ndim
+    last_dim = tensors[-1]._data.ndim
+    if first_dim not in (1, 2):
+        raise RuntimeError(
+            f"multi_dot(): the first tensor must be 1D or 2D but got {first_dim}D")
+    if last_dim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last_dim}D")
+    for i in range(1, n - 1):
+        if tensors[i]._data.ndim != 2:
+            raise RuntimeError(
+                f"multi_dot(): tensor {i} must be 2D but got {tensors[i]._data.ndim}D")
+    dtype = tensors[0]._data.dtype
+    for i in range(1, n):
+        if tensors[i]._data.dtype != dtype:
+            from ._dtype import CPP_TYPE_NAMES, from_numpy_dtype
+
+            raise RuntimeError(
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{CPP_TYPE_NAMES[from_numpy_dtype(dtype)]} and tensor {i} "
+                f"{CPP_TYPE_NAMES[from_numpy_dtype(tensors[i]._data.dtype)]}")
+    if first_dim == 1:
+        tensors[0] = _shape.unsqueeze(tensors[0], 0)
+    if last_dim == 1:
+        tensors[-1] = _shape.unsqueeze(tensors[-1], -1)
+    for i in range(n - 1):
+        left, right = tensors[i]._data.shape, tensors[i + 1]._data.shape
+        if left[1] != right[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                f"[{left[0]}, {left[1]}] and [{right[0]}, {right[1]}] cannot be multiplied")
+    if n == 2:
+        result = _products.mm(tensors[0], tensors[1])
+    elif n == 3:
+        a = tensors[0]._data.shape[0]
+        b = tensors[1]._data.shape[0]
+        c = tensors[2]._data.shape[0]
+        d = tensors[2]._data.shape[1]
+        cost_1 = (a * c) * (b + d)
+        cost_2 = (b * d) * (a + c)
+        if cost_1 > cost_2:
+            result = _products.mm(tensors[0], _products.mm(tensors[1], tensors[2]))
+        else:
+            result = _products.mm(_products.mm(tensors[0], tensors[1]), tensors[2])
+    else:
+        result = _chain(tensors)
+    rows = () if first_dim == 1 else (tensors[0]._data.shape[0],)
+    cols = () if last_dim == 1 else (tensors[-1]._data.shape[1],)
+    return _shape.view(result, rows + cols)
+
+
+def _chain(tensors: list[Tensor]) -> Tensor:
+    """The matrix chain product in the cheapest order (dynamic programming, as PyTorch's
+    ``multi_dot_impl``), built without recursion."""
+    n = len(tensors)
+    p = [t._data.shape[0] for t in tensors] + [tensors[-1]._data.shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    order = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] == -1 or q < cost[i][j]:
+                    cost[i][j] = q
+                    order[i][j] = k
+    # Evaluate the parenthesisation bottom-up with an explicit stack (post-order).
+    results: dict[tuple[int, int], Tensor] = {}
+    stack: list[tuple[int, int, bool]] = [(0, n - 1, False)]
+    while stack:
+        i, j, expanded = stack.pop()
+        if i == j:
+            results[(i, j)] = tensors[i]
+            continue
+        k = order[i][j]
+        if expanded:
+            results[(i, j)] = _products.mm(results.pop((i, k)), results.pop((k + 1, j)))
+            continue
+        stack.append((i, j, True))
+        stack.append((k + 1, j, False))
+        stack.append((i, k, False))
+    return results[(0, n - 1)]
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """The dot product of vectors along ``dim`` (``x`` conjugated), broadcast.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.vecdot(torch.tensor([1., 2.]), torch.tensor([3., 4.]))
+        tensor(11.)
+    """
+    _check_float(x, "linalg.vecdot")
+    if x._data.dtype != y._data.dtype:
+        raise RuntimeError(
+            "linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{_type_name(x)} and y of type {_type_name(y)} instead")
+    if x._data.ndim == 1 and y._data.ndim == 1:
+        return _products.vdot(x, y)
+    return _reduction.sum(_pointwise.mul(_pointwise.conj_physical(x)
+                                         if x._data.dtype.kind == "c" else x, y), dim)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803 - PyTorch's name
+    """The Vandermonde matrix of ``x``: columns ``x^0, x^1, ..., x^(N-1)`` (N defaults to
+    the length of the last dimension).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.vander(torch.tensor([1., 2., 3.]))
+        tensor([[1., 1., 1.],
+                [1., 2., 4.],
+                [1., 3., 9.]])
+    """
+    from .ops import creation
+
+    if x._data.ndim < 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x._data.dtype == np.bool_:
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+    n = x._data.shape[-1] if N is None else int(N)
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    x_ = _shape.unsqueeze(x, -1)
+    ones = creation.ones_like(x_)
+    shape = tuple(x._data.shape) + (n - 1,)
+    powers = _reduction.cumprod(x_.expand(*shape), -1)
+    return _shape.cat([ones, powers], -1)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """The diagonal of each matrix of ``A`` (a view: ``A.diagonal(offset, dim1, dim2)``)."""
+    return _shape.diagonal(A, offset, dim1, dim2)
+
+
+def tensorinv(A: Tensor, ind: int = 2) -> Tensor:
+    """The inverse of ``A`` seen as a linear map from its last ``ndim - ind`` dimensions to its
+    first ``ind`` (so that ``tensordot(tensorinv(A), A, ind)`` is the identity)."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    shape = tuple(A._data.shape)
+    start, end = shape[:ind], shape[ind:]
+    prod_start = int(np.prod(start)) if start else 1
+    prod_end = int(np.prod(end)) if end else 1
+    if prod_start != prod_end:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+            f"prod(self.shape[:ind]), but got {prod_end} != {prod_start}")
+    result = inv(_shape.reshape(A, (prod_start, -1)))
+    return _shape.reshape(result, end + start)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Sequence[int] | None = None) -> Tensor:
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``."""
+    if dims is not None:
+        ndim = A._data.ndim
+        dest = list(range(ndim - len(dims), ndim))
+        A = _shape.movedim(A, list(dims), dest)
+    shape = tuple(A._data.shape)
+    result_shape = shape[B._data.ndim:]
+    prod_result = int(np.prod(result_shape)) if result_shape else 1
+    prod_b = int(B._data.size)
+    if prod_result != prod_b:
+        raise RuntimeError(
+            "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+            f"prod(self.shape[:other.ndim]), but got {prod_result} != {prod_b}")
+    A2 = _shape.reshape(A, (prod_b, prod_result))
+    b = _shape.reshape(B, (prod_b,))
+    return _shape.reshape(solve(A2, b), result_shape)

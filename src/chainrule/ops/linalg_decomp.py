@@ -1,0 +1,1209 @@
+"""Matrix decompositions, solvers and matrix functions: what ``torch.linalg`` is built on.
+
+Each op here is one node of PyTorch's (``LinalgDetBackward0``, ``LinalgSvdBackward0`` ...), its
+forward on NumPy arrays (batched over leading dimensions) and its derivative written, as
+PyTorch's ``FunctionsManual.cpp`` writes it, with ``ops.*`` helpers (so the same formula runs on
+arrays and, with ``create_graph=True``, on recorded Tensors: second-order gradients). The public
+functions check their arguments with PyTorch's messages first (a refused call changes nothing),
+then call the op; what PyTorch composes from other ops (matrix_norm, cond, matrix_power,
+multi_dot ...) is composed here from the same ops, so that the graph has PyTorch's nodes.
+
+Two differences are documented: eigenvectors and singular vectors are unique only up to sign
+(NumPy's LAPACK and PyTorch's MKL may pick different signs), and a singular matrix's
+``inv_ex``/``solve_ex`` result is NaN where PyTorch's is whatever LAPACK left behind.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from typing import Any
+
+import numpy as np
+
+from .. import _return_types as return_types
+from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
+from .._strides import contiguous_format
+from .._tensor import Tensor, wrap, wrap_dim
+from . import creation, linalg, pointwise, shape
+from ._registry import op, tensor_method
+
+__all__ = [
+    "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp",
+]
+
+
+class LinAlgError(RuntimeError):
+    """Raised when a matrix is singular or not positive-definite (``torch.linalg.LinAlgError``,
+    PyTorch's ``torch._C._LinAlgError``: a RuntimeError)."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"
+LinAlgError.__module__ = "chainrule._C"
+
+
+# ----------------------------------------------------------------------------------------------
+# Checks with PyTorch's messages
+
+def _type_name(t: Tensor | np.ndarray) -> str:
+    a = t._data if isinstance(t, Tensor) else t
+    return SCALAR_TYPE_NAMES[from_numpy_dtype(a.dtype)]
+
+
+def _is_half(t: Tensor) -> bool:
+    return _type_name(t) in ("Half", "BFloat16")
+
+
+def _check_float(t: Tensor, fname: str, arg: str = "input") -> None:
+    """``checkFloatingOrComplex``: the message PyTorch's linalg functions give for ints."""
+    if t._data.dtype.kind not in "fcV":
+        raise RuntimeError(
+            f"{fname}: Expected a floating point or complex tensor as {arg}. Got {_type_name(t)}")
+
+
+def _check_matrix(t: Tensor, fname: str, name: str = "A") -> None:
+    if t._data.ndim < 2:
+        raise RuntimeError(
+            f"{fname}: The input tensor {name} must have at least 2 dimensions.")
+
+
+def _check_square(t: Tensor, fname: str, name: str = "A") -> None:
+    """``squareCheckInputs``: at least 2-D and square."""
+    _check_matrix(t, fname, name)
+    m, n = t._data.shape[-2:]
+    if m != n:
+        raise RuntimeError(
+            f"{fname}: {name} must be batches of square matrices, but they are {m} by {n} "
+            "matrices")
+
+
+def _check_kernel(t: Tensor, kernel: str) -> None:
+    """The dispatch error of a CPU kernel that has no half-precision version."""
+    if _is_half(t):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{_type_name(t)}\'')
+
+
+def _check_low_precision(t: Tensor, fname: str) -> None:
+    if _is_half(t):
+        raise RuntimeError(f"{fname}: Low precision dtypes not supported. Got {_type_name(t)}")
+
+
+def _batch_prefix(index: int, batched: bool) -> str:
+    return f"(Batch element {index}): " if batched else ""
+
+
+def _first_failure(info: np.ndarray) -> tuple[int, int] | None:
+    """The first batch element whose ``info`` is not 0: (flat index, info)."""
+    flat = np.asarray(info).reshape(-1)
+    bad = np.flatnonzero(flat)
+    if bad.size == 0:
+        return None
+    return int(bad[0]), int(flat[bad[0]])
+
+
+# ----------------------------------------------------------------------------------------------
+# Array helpers (the forwards)
+
+def _mT(a: np.ndarray) -> np.ndarray:
+    return np.swapaxes(a, -1, -2)
+
+
+def _column_major(a: np.ndarray) -> np.ndarray:
+    """A copy laid out as LAPACK returns matrices (each matrix column-major, batches in order),
+    which is how PyTorch's linalg results are strided."""
+    return _mT(np.ascontiguousarray(_mT(a)))
+
+
+def lu_factor_arrays(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LAPACK's ``getrf`` on a batch: the packed LU factors, the 1-based pivots and ``info``
+    (the 1-based index of the first zero pivot, 0 when there is none)."""
+    *batch, m, n = a.shape
+    k = builtins.min(m, n)
+    lu = np.array(a, copy=True).reshape(-1, m, n)
+    count = lu.shape[0]
+    pivots = np.zeros((count, k), dtype=np.int32)
+    info = np.zeros(count, dtype=np.int32)
+    rows = np.arange(count)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for j in range(k):
+            p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+            pivots[:, j] = p + 1
+            row_j = lu[rows, j, :].copy()
+            lu[rows, j, :] = lu[rows, p, :]
+            lu[rows, p, :] = row_j
+            pivot = lu[:, j, j]
+            zero = pivot == 0
+            info[(info == 0) & zero] = j + 1
+            scale = np.where(zero, 1, pivot)[:, None]
+            lu[:, j + 1:, j] = lu[:, j + 1:, j] / scale
+            lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
+    return (lu.reshape(*batch, m, n), pivots.reshape(*batch, k), info.reshape(batch))
+
+
+def _inverse_and_info(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    try:
+        return np.linalg.inv(a), np.zeros(a.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        pass
+    info = lu_factor_arrays(a)[2]
+    out = np.full(a.shape, np.nan, dtype=a.dtype)
+    ok = info == 0
+    if np.any(ok):
+        out[ok] = np.linalg.inv(a[ok])
+    return out, info
+
+
+def _as_matrix_rhs(A: np.ndarray, B: np.ndarray) -> bool:
+    """PyTorch's ``linalg_solve_is_vector_rhs``: B is a (batch of) vector(s)."""
+    return B.ndim == 1 or (A.ndim - 1 == B.ndim and B.shape == A.shape[:-1])
+
+
+def _solve_arrays(A: np.ndarray, B: np.ndarray, left: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """``A X = B`` (``X A = B`` when not ``left``) and LU's ``info`` per matrix."""
+    vector = _as_matrix_rhs(A, B)
+    rhs = B[..., None] if vector else B
+    if not left:
+        A = _mT(A)
+        rhs = _mT(rhs)
+    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    A_b = np.broadcast_to(A, batch + A.shape[-2:])
+    rhs_b = np.broadcast_to(rhs, batch + rhs.shape[-2:])
+    try:
+        X = np.linalg.solve(A_b, rhs_b)
+        info = np.zeros(batch, dtype=np.int32)
+    except np.linalg.LinAlgError:
+        info = lu_factor_arrays(A_b)[2]
+        X = np.full(np.broadcast_shapes(A_b.shape[:-1] + (1,), rhs_b.shape), np.nan,
+                    dtype=np.result_type(A, B))
+        ok = info == 0
+        if np.any(ok):
+            X[ok] = np.linalg.solve(A_b[ok], rhs_b[ok])
+    if not left:
+        X = _mT(X)
+    if vector:  # (PyTorch lays a batch of solution vectors out as the matrix it solved for)
+        X = X[..., 0]
+        return (_column_major(X) if X.ndim >= 2 else X), info
+    return _column_major(X), info
+
+
+def _triangular_arrays(A: np.ndarray, B: np.ndarray, upper: bool, left: bool,
+                       unitriangular: bool) -> np.ndarray:
+    """Forward or back substitution with the ``upper`` (lower) triangle of ``A`` (LAPACK's
+    trsm: a zero on the diagonal gives inf/nan, no error)."""
+    if not left:  # X A = B  <=>  A^T X^T = B^T, and A^T's triangle is the other one
+        return _mT(_triangular_arrays(_mT(A), _mT(B), not upper, True, unitriangular))
+    n = A.shape[-1]
+    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    dtype = np.result_type(A, B)
+    X = np.zeros(batch + B.shape[-2:], dtype=dtype)
+    Bb = np.broadcast_to(B, batch + B.shape[-2:])
+    Ab = np.broadcast_to(A, batch + A.shape[-2:])
+    order = range(n - 1, -1, -1) if upper else range(n)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in order:
+            if upper:
+                row = Ab[..., i, i + 1:]
+                acc = Bb[..., i, :] - np.einsum("...k,...kj->...j", row, X[..., i + 1:, :])
+            else:
+                row = Ab[..., i, :i]
+                acc = Bb[..., i, :] - np.einsum("...k,...kj->...j", row, X[..., :i, :])
+            X[..., i, :] = acc if unitriangular else acc / Ab[..., i, i][..., None]
+    return _column_major(X)
+
+
+def _cholesky_arrays(A: np.ndarray, upper: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The Cholesky factor from the lower (``upper``: upper) triangle of A, and ``info`` (the
+    order of the first leading minor that is not positive-definite)."""
+    src = np.conj(_mT(A)) if upper else A
+    try:
+        L = np.linalg.cholesky(src)
+        info = np.zeros(A.shape[:-2], dtype=np.int32)
+    except np.linalg.LinAlgError:
+        L, info = _cholesky_loop(src)
+    if upper:
+        L = np.conj(_mT(L))
+    return _column_major(L), info
+
+
+def _cholesky_loop(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """LAPACK's unblocked ``potf2`` on a batch, stopping per matrix at its first failure (the
+    failing diagonal keeps the value that was not positive, as LAPACK leaves it)."""
+    *batch, n, _ = A.shape
+    L = np.tril(np.array(A, copy=True)).reshape(-1, n, n)
+    info = np.zeros(L.shape[0], dtype=np.int32)
+    with np.errstate(invalid="ignore"):
+        for j in range(n):
+            active = info == 0
+            d = L[:, j, j] - np.einsum("bk,bk->b", L[:, j, :j], np.conj(L[:, j, :j]))
+            d = np.real(d)
+            failed = active & ~(d > 0)
+            info[failed] = j + 1
+            L[failed, j, j] = d[failed]
+            go = active & (d > 0)
+            if not np.any(go):
+                continue
+            root = np.sqrt(d[go])
+            L[go, j, j] = root
+            below = L[go, j + 1:, j] - np.einsum(
+                "bik,bk->bi", L[go, j + 1:, :j], np.conj(L[go, j, :j]))
+            L[go, j + 1:, j] = below / root[:, None]
+    return L.reshape(*batch, n, n), info.reshape(batch)
+
+
+def _matrix_exp_arrays(A: np.ndarray) -> np.ndarray:
+    """``exp(A)`` by scaling and squaring with the degree-13 Padé approximant (Higham 2005),
+    in double precision, rounded once to A's dtype."""
+    if A.size == 0:
+        return np.array(A, copy=True)
+    dtype = A.dtype
+    work = A.astype(np.complex128 if dtype.kind == "c" else np.float64)
+    n = work.shape[-1]
+    b = (64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
+         129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+         40840800.0, 960960.0, 16380.0, 182.0, 1.0)
+    norm1 = np.max(np.sum(np.abs(work), axis=-2), axis=-1)
+    theta13 = 5.371920351148152
+    with np.errstate(divide="ignore"):
+        s = np.where(norm1 > theta13, np.ceil(np.log2(norm1 / theta13)), 0)
+    s = np.nan_to_num(s, nan=0, posinf=0).astype(np.int64)
+    work = work / (2.0 ** s)[..., None, None]
+    ident = np.eye(n, dtype=work.dtype)
+    A2 = work @ work
+    A4 = A2 @ A2
+    A6 = A4 @ A2
+    U = work @ (A6 @ (b[13] * A6 + b[11] * A4 + b[9] * A2)
+                + b[7] * A6 + b[5] * A4 + b[3] * A2 + b[1] * ident)
+    V = A6 @ (b[12] * A6 + b[10] * A4 + b[8] * A2) + b[6] * A6 + b[4] * A4 + b[2] * A2 \
+        + b[0] * ident
+    R = np.linalg.solve(V - U, V + U)
+    flat_R = R.reshape(-1, n, n)
+    flat_s = s.reshape(-1)
+    for i in range(flat_R.shape[0]):
+        for _ in range(int(flat_s[i])):
+            flat_R[i] = flat_R[i] @ flat_R[i]
+    return flat_R.reshape(R.shape).astype(dtype)
+
+
+def _eye_for(ops: Any, like: Any, n: int) -> Any:
+    """The identity of size n as the kind of value ``like`` is (array or Tensor)."""
+    if isinstance(like, np.ndarray):
+        return np.eye(n, dtype=like.dtype)
+    return creation.eye(n, dtype=like.dtype)
+
+
+def _mH(ops: Any, x: Any) -> Any:
+    return ops.conj(ops.transpose(x, -2, -1))
+
+
+# ----------------------------------------------------------------------------------------------
+# Determinants
+
+@op("LinalgDetBackward0", inputs=("A",))
+def _linalg_det(A):
+    if A.shape[-1] == 0:
+        return np.ones(A.shape[:-2], dtype=A.dtype)
+    det = np.asarray(np.linalg.det(A), dtype=A.dtype)
+    singular = det == 0
+    if np.any(singular):  # the signed zero of LU's product, as LAPACK's
+        det = np.where(singular, _lu_det(A), det).astype(A.dtype)
+    return det
+
+
+def _lu_det(A: np.ndarray) -> np.ndarray:
+    """The determinant as the product of LU's diagonal and the pivots' sign."""
+    lu, pivots, _ = lu_factor_arrays(A)
+    swaps = np.sum(pivots != np.arange(1, pivots.shape[-1] + 1), axis=-1)
+    diagonal = np.diagonal(lu, axis1=-2, axis2=-1)
+    return np.prod(diagonal, axis=-1) * np.where(swaps % 2 == 1, -1.0, 1.0)
+
+
+def _prod_others(ops: Any, S: Any) -> Any:
+    """For each entry of the last dimension, the product of the others (the gradient of a
+    product that stays right when entries are zero)."""
+    n = S.shape[-1]
+    ones = ops.zeros_like(ops.narrow(S, -1, 0, 1)) + 1
+    left = ops.cumprod(ops.cat([ones, ops.narrow(S, -1, 0, n - 1)], -1), -1)
+    right = ops.flip(ops.cumprod(ops.flip(ops.cat([ops.narrow(S, -1, 1, n - 1), ones], -1),
+                                          (-1,)), -1), (-1,))
+    return left * right
+
+
+@_linalg_det.derivative("A")
+def _(ops, grad, A, result):
+    # gA solves A^H gA = det(A)^* grad I: the cofactor matrix. For (nearly) singular matrices,
+    # PyTorch's adjugate from the SVD: U diag(prod of the other singular values) V^H times
+    # det(U) det(V^H).
+    if A.shape[-1] == 0:
+        return ops.zeros_like(A)
+    n = A.shape[-1]
+    eps = np.finfo(np.dtype(_array_dtype(A))).eps
+    singular = np.abs(_data(result)) < 100.0 * eps
+    if not np.any(singular):
+        return _det_nonsingular(ops, grad, A, result)
+    if np.all(singular):
+        return _det_singular(ops, grad, A)
+    # Each matrix by its own formula (PyTorch's masked_fmap): the other formula runs on a
+    # harmless stand-in (the identity, or distinct singular values), and ``where`` picks.
+    mask = _constant(A, singular[..., None, None])
+    eye = _eye_for(ops, _data_like(A, grad), n)
+    spread = _constant(A, np.diag(np.arange(1.0, n + 1.0)).astype(_array_dtype(A)))
+    regular = _det_nonsingular(ops, grad, ops.where(mask, eye, A), result)
+    adjugate = _det_singular(ops, grad, ops.where(mask, A, spread))
+    return ops.where(mask, adjugate, regular)
+
+
+def _constant(like: Any, value: np.ndarray) -> Any:
+    """``value`` as the kind of value ``like`` is (an array, or a Tensor without history)."""
+    if isinstance(like, np.ndarray):
+        return value
+    return wrap(np.asarray(value))
+
+
+def _det_nonsingular(ops: Any, grad: Any, A: Any, det: Any) -> Any:
+    """The cofactor matrix: the solution of ``A^H G = det^* grad I``."""
+    d_diag = ops.unsqueeze(ops.unsqueeze(grad * ops.conj(det), -1), -1)
+    d = d_diag * _eye_for(ops, _data_like(A, d_diag), A.shape[-1])
+    return ops.solve(_mH(ops, A), d)
+
+
+def _det_singular(ops: Any, grad: Any, A: Any) -> Any:
+    """The adjugate from the SVD (Higham): ``U diag(prod of the other singular values) V^H``
+    times ``det(U) det(V^H)``, right for singular matrices."""
+    U, S, Vh = ops.svd(A)
+    alpha = ops.conj(ops.det(U) * ops.det(Vh)) * grad
+    D = ops.unsqueeze(alpha, -1) * _prod_others(ops, S)
+    return ops.matmul(U * ops.unsqueeze(D, -2), Vh)
+
+
+def _data(x: Any) -> np.ndarray:
+    return x._data if isinstance(x, Tensor) else x
+
+
+def _array_dtype(x: Any) -> np.dtype:
+    return _data(x).dtype
+
+
+@op("LinalgSlogdetBackward0", inputs=("A",), num_outputs=2)
+def _linalg_slogdet(A):
+    if A.shape[-1] == 0:
+        return np.ones(A.shape[:-2], dtype=A.dtype), np.zeros(A.shape[:-2], dtype=A.dtype)
+    sign, logabs = np.linalg.slogdet(A)
+    sign = np.asarray(sign, dtype=A.dtype)
+    singular = sign == 0
+    if np.any(singular):  # the signed zero of LU's product, as LAPACK's
+        sign = np.where(singular, np.copysign(0.0, _lu_det(A)), sign).astype(A.dtype)
+    return sign, np.asarray(logabs, dtype=np.real(A).dtype)
+
+
+@_linalg_slogdet.derivative("A")
+def _(ops, grads, A):
+    # Real matrices: the sign has no gradient; d logabsdet = A^{-H}.
+    g = grads[1]
+    n = A.shape[-1]
+    d = ops.unsqueeze(ops.unsqueeze(g, -1), -1) * _eye_for(ops, _data_like(A, g), n)
+    return ops.solve(_mH(ops, A), d)
+
+
+def _data_like(A: Any, g: Any) -> Any:
+    return g if isinstance(g, Tensor) else np.asarray(g)
+
+
+# ----------------------------------------------------------------------------------------------
+# Inverse and solvers
+
+# inv_ex, solve_ex and cholesky_ex also return LAPACK's ``info``, which has no gradient: the ops
+# return the differentiable result and ``info`` is read from it (a NaN inverse or solution, a
+# non-positive diagonal of the Cholesky factor) and the input.
+
+@op("LinalgInvExBackward0", inputs=("A",))
+def _linalg_inv_ex(A):
+    return _column_major(_inverse_and_info(A)[0])
+
+
+def _lu_info(A: np.ndarray, result: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
+    """``info`` of an inverse or solve: LU's, looked for only when the result has NaN."""
+    if not np.isnan(result).any():
+        return np.zeros(batch, dtype=np.int32)
+    return lu_factor_arrays(np.broadcast_to(A, batch + A.shape[-2:]))[2]
+
+
+def _cholesky_info(L: np.ndarray) -> np.ndarray:
+    """The order of the first diagonal entry of the factor that is not positive, 0 if none."""
+    diagonal = np.real(np.diagonal(L, axis1=-2, axis2=-1))
+    bad = ~(diagonal > 0)
+    first = np.argmax(bad, axis=-1) + 1 if diagonal.shape[-1] else np.zeros(bad.shape[:-1])
+    return np.where(bad.any(axis=-1), first, 0).astype(np.int32)
+
+
+@_linalg_inv_ex.derivative("A")
+def _(ops, gI, result):
+    inverse = result
+    inv_h = _mH(ops, inverse)
+    return -ops.matmul(inv_h, ops.matmul(gI, inv_h))
+
+
+@op("LinalgSolveExBackward0", inputs=("A", "B"))
+def _linalg_solve_ex(A, B, left=True):
+    return _solve_arrays(A, B, left)[0]
+
+
+def _solve_grad_B(ops: Any, grad: Any, A: Any, left: bool) -> Any:
+    return ops.solve(_mH(ops, A), grad, left)
+
+
+@_linalg_solve_ex.derivative("A")
+def _(ops, g, A, B, left, result):
+    X = result
+    gB = _solve_grad_B(ops, g, A, left)
+    if _as_matrix_rhs(_data(A), _data(B)):
+        return -ops.unsqueeze(gB, -1) * ops.conj(ops.unsqueeze(X, -2))
+    return -ops.matmul(gB, _mH(ops, X)) if left else -ops.matmul(_mH(ops, X), gB)
+
+
+@_linalg_solve_ex.derivative("B")
+def _(ops, g, A, left):
+    return _solve_grad_B(ops, g, A, left)
+
+
+@op("LinalgSolveTriangularBackward0", inputs=("self", "B"))
+def _linalg_solve_triangular(self, B, upper, left=True, unitriangular=False):
+    return _triangular_arrays(self, B, upper, left, unitriangular)
+
+
+@_linalg_solve_triangular.derivative("self")
+def _(ops, grad, self, upper, left, unitriangular, result):
+    gB = ops.solve_triangular(_mH(ops, self), grad, not upper, left, unitriangular)
+    X_h = _mH(ops, result)
+    gA = -ops.matmul(gB, X_h) if left else -ops.matmul(X_h, gB)
+    return ops.triu(gA, int(unitriangular)) if upper else ops.tril(gA, -int(unitriangular))
+
+
+@_linalg_solve_triangular.derivative("B")
+def _(ops, grad, self, upper, left, unitriangular):
+    return ops.solve_triangular(_mH(ops, self), grad, not upper, left, unitriangular)
+
+
+@op("LinalgCholeskyExBackward0")
+def _linalg_cholesky_ex(self, upper=False):
+    return _cholesky_arrays(self, upper)[0]
+
+
+@_linalg_cholesky_ex.derivative("self")
+def _(ops, gL, upper, result):
+    # Murray (2016): gA = L^{-H} Phi(L^H gL) L^{-1}, Phi taking the lower triangle with half
+    # its diagonal, symmetrised.
+    L = result
+    if upper:
+        L = _mH(ops, L)
+        gL = _mH(ops, gL)
+    gA = ops.tril(ops.matmul(_mH(ops, L), gL))
+    gA = ops.mul(gA + _mH(ops, ops.tril(gA, -1)), 0.5)
+    gA = ops.solve_triangular(_mH(ops, L), gA, True, True, False)
+    return ops.solve_triangular(L, gA, False, False, False)
+
+
+# ----------------------------------------------------------------------------------------------
+# Eigenvalues, SVD, QR
+
+@op("LinalgEighBackward0", inputs=("A",), num_outputs=2)
+def _linalg_eigh(A, UPLO="L"):
+    if A.shape[-1] == 0:
+        return (np.zeros(A.shape[:-1], dtype=np.real(A).dtype), np.array(A, copy=True))
+    L, V = np.linalg.eigh(A, UPLO=UPLO)
+    return L.astype(np.real(A).dtype), _column_major(V.astype(A.dtype))
+
+
+# A multi-output node keeps only its first output: the derivatives of eigh, svd and qr redo the
+# decomposition from the saved input (the same LAPACK call on the same values gives the same
+# factors, and with create_graph=True the recomputed factors carry the graph back to A).
+
+@_linalg_eigh.derivative("A")
+def _(ops, grads, A, UPLO):
+    gL, gV = grads
+    L, V = ops.eigh(A, UPLO)
+    if not np.any(_data(gV)):
+        return ops.matmul(V * ops.unsqueeze(gL, -2), _mH(ops, V))
+    VhgV = ops.matmul(_mH(ops, V), gV)
+    VhgV = ops.mul(VhgV - _mH(ops, VhgV), 0.5)
+    n = L.shape[-1]
+    eye = _eye_for(ops, _data_like(V, L), n)
+    E = ops.unsqueeze(L, -2) - ops.unsqueeze(L, -1) + eye
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gA = VhgV / E
+    gA = gA * (1 - eye) + ops.diag_embed(gL)
+    return ops.matmul(V, ops.matmul(gA, _mH(ops, V)))
+
+
+@op("LinalgSvdBackward0", inputs=("A",), num_outputs=3)
+def _linalg_svd(A, full_matrices=True):
+    m, n = A.shape[-2:]
+    real = np.real(A).dtype
+    if m == 0 or n == 0:
+        batch = A.shape[:-2]
+        ku = m if full_matrices else 0
+        kv = n if full_matrices else 0
+        U = np.broadcast_to(np.eye(m, ku, dtype=A.dtype), batch + (m, ku))
+        Vh = np.broadcast_to(np.eye(kv, n, dtype=A.dtype), batch + (kv, n))
+        return _column_major(U), np.zeros(batch + (0,), dtype=real), _column_major(Vh)
+    U, S, Vh = np.linalg.svd(A, full_matrices=full_matrices)
+    return (_column_major(U.astype(A.dtype)), S.astype(real),
+            _column_major(Vh.astype(A.dtype)))
+
+
+@_linalg_svd.derivative("A")
+def _(ops, grads, A, full_matrices):
+    gU, gS, gVh = grads
+    U, S, Vh = ops.svd(A, full_matrices)
+    m, n = U.shape[-2], Vh.shape[-1]
+    has_u, has_v = bool(np.any(_data(gU))), bool(np.any(_data(gVh)))
+    if full_matrices and (has_u or has_v) and m != n:
+        raise RuntimeError(
+            "linalg_svd_backward: The singular vectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this phase "
+            "term, making it ill-defined.")
+    k = S.shape[-1]
+    if full_matrices:
+        U = ops.narrow(U, -1, 0, k)
+        Vh = ops.narrow(Vh, -2, 0, k)
+        gU = ops.narrow(gU, -1, 0, k)
+        gVh = ops.narrow(gVh, -2, 0, k)
+    if not has_u and not has_v:
+        if m >= n:
+            return ops.matmul(U, ops.unsqueeze(gS, -1) * Vh)
+        return ops.matmul(U * ops.unsqueeze(gS, -2), Vh)
+    eye = _eye_for(ops, _data_like(U, S), k)
+    S2 = S * S
+    E = ops.unsqueeze(S2, -2) - ops.unsqueeze(S2, -1) + eye
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if has_u:
+            UhgU = ops.matmul(_mH(ops, U), gU)
+            UhgU = UhgU - _mH(ops, UhgU)
+        if has_v:
+            VhgV = ops.matmul(Vh, _mH(ops, gVh))
+            VhgV = VhgV - _mH(ops, VhgV)
+        if has_u and has_v:
+            gA = (UhgU * ops.unsqueeze(S, -2) + ops.unsqueeze(S, -1) * VhgV) / E
+        elif has_u:
+            gA = (UhgU / E) * ops.unsqueeze(S, -2)
+        else:
+            gA = ops.unsqueeze(S, -1) * (VhgV / E)
+        gA = gA + ops.diag_embed(gS)
+        if m > n and has_u:
+            gA = ops.matmul(U, gA)
+            gUSinv = gU / ops.unsqueeze(S, -2)
+            gA = gA + gUSinv - ops.matmul(U, ops.matmul(_mH(ops, U), gUSinv))
+            return ops.matmul(gA, Vh)
+        if m < n and has_v:
+            gA = ops.matmul(gA, Vh)
+            SinvgVh = gVh / ops.unsqueeze(S, -1)
+            gA = gA + SinvgVh - ops.matmul(ops.matmul(SinvgVh, _mH(ops, Vh)), Vh)
+            return ops.matmul(U, gA)
+    if m >= n:
+        return ops.matmul(U, ops.matmul(gA, Vh))
+    return ops.matmul(ops.matmul(U, gA), Vh)
+
+
+@op("LinalgQrBackward0", inputs=("A",), num_outputs=2)
+def _linalg_qr(A, mode="reduced"):
+    m, n = A.shape[-2:]
+    if A.size == 0:
+        k = builtins.min(m, n)
+        qcols = m if mode == "complete" else k
+        rrows = m if mode == "complete" else k
+        batch = A.shape[:-2]
+        Q = _column_major(np.broadcast_to(np.eye(m, qcols, dtype=A.dtype), batch + (m, qcols)))
+        if mode == "r":
+            Q = np.zeros((0,), dtype=A.dtype)
+        return Q, _column_major(np.zeros(batch + (rrows, n), dtype=A.dtype))
+    if mode == "r":
+        R = np.linalg.qr(A, mode="r")
+        return np.zeros((0,), dtype=A.dtype), _column_major(R.astype(A.dtype))
+    Q, R = np.linalg.qr(A, mode=mode)
+    return _column_major(Q.astype(A.dtype)), _column_major(R.astype(A.dtype))
+
+
+@_linalg_qr.derivative("A")
+def _(ops, grads, A, mode):
+    gQ, gR = grads
+    Q, R = ops.qr(A, mode)
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate "
+            "through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    has_q, has_r = bool(np.any(_data(gQ))), bool(np.any(_data(gR)))
+    if has_q and has_r:
+        gA = ops.matmul(gR, _mH(ops, R)) - ops.matmul(_mH(ops, Q), gQ)
+    elif has_q:
+        gA = -ops.matmul(_mH(ops, Q), gQ)
+    else:
+        gA = ops.matmul(gR, _mH(ops, R))
+    if m >= n:
+        X = ops.triu(gA)
+        eye = _eye_for(ops, _data_like(Q, X), X.shape[-1])
+        sym = X + _mH(ops, X)
+        sym = sym - ops.mul(sym * eye, 0.5)
+        gA = ops.matmul(Q, sym)
+        if has_q:
+            gA = gA + gQ
+        return ops.solve_triangular(_mH(ops, R), gA, False, False, False)
+    skew = ops.tril(-gA - _mH(ops, -gA))
+    gA = ops.matmul(Q, skew)
+    gA = ops.solve_triangular(_mH(ops, ops.narrow(R, -1, 0, m)), gA, False, False, False)
+    zeros = ops.zeros_like(ops.narrow(R, -1, 0, n - m))
+    gA = ops.cat([gA, zeros], -1)
+    if has_r:
+        gA = gA + ops.matmul(Q, gR)
+    return gA
+
+
+# ----------------------------------------------------------------------------------------------
+# Pseudo-inverse, matrix exponential, cross product
+
+def _tolerances(A: np.ndarray, atol: Any, rtol: Any) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's ``get_atol_rtol``: atol defaults to 0, rtol to eps * max(m, n) unless a
+    positive atol is given."""
+    atol_a = np.zeros((), np.float64) if atol is None else np.asarray(atol, np.float64)
+    if rtol is not None:
+        return atol_a, np.asarray(rtol, np.float64)
+    eps = np.finfo(np.real(A).dtype).eps
+    default = np.asarray(eps * builtins.max(A.shape[-1], A.shape[-2]), np.float64)
+    if atol is None:
+        return atol_a, default
+    return atol_a, np.where(atol_a > 0, 0.0, default)
+
+
+@op("LinalgPinvBackward0", tensor_params=("atol", "rtol"))
+def _linalg_pinv(self, atol=None, rtol=None, hermitian=False):
+    m, n = self.shape[-2:]
+    if self.size == 0:
+        return np.zeros(self.shape[:-2] + (n, m), dtype=self.dtype)
+    atol_a, rtol_a = _tolerances(self, atol, rtol)
+    with np.errstate(divide="ignore"):
+        if not hermitian:
+            U, S, Vh = np.linalg.svd(self, full_matrices=False)
+            tol = np.maximum(atol_a[..., None], rtol_a[..., None] * S[..., :1])
+            S_inv = np.where(S > tol, 1 / S, 0).astype(self.dtype)
+            out = (_mT(Vh).conj() * S_inv[..., None, :]) @ _mT(U).conj()
+        else:
+            S, U = np.linalg.eigh(self)
+            S_abs = np.abs(S)
+            tol = np.maximum(atol_a[..., None], rtol_a[..., None] * S_abs.max(-1, keepdims=True))
+            S_inv = np.where(S_abs > tol, 1 / S, 0).astype(self.dtype)
+            out = (U * S_inv[..., None, :]) @ _mT(U).conj()
+    return np.ascontiguousarray(out.astype(self.dtype))
+
+
+@_linalg_pinv.derivative("self")
+def _(ops, grad, self, result):
+    return _pinv_backward(ops, grad, result, self)
+
+
+def _pinv_backward(ops: Any, grad: Any, pinvA: Any, A: Any) -> Any:
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh = _mH(ops, pinvA)
+    gradh = _mH(ops, grad)
+    if m <= n:
+        K = ops.matmul(gradh, pinvA)
+        KpinvAh = ops.matmul(K, pinvAh)
+        return (-_mH(ops, ops.matmul(pinvA, K)) + KpinvAh
+                - ops.matmul(ops.matmul(A, pinvA), KpinvAh)
+                + ops.matmul(ops.matmul(pinvAh, pinvA), gradh - ops.matmul(K, A)))
+    K = ops.matmul(pinvA, gradh)
+    pinvAhK = ops.matmul(pinvAh, K)
+    return (-_mH(ops, ops.matmul(K, pinvA))
+            + ops.matmul(ops.matmul(gradh - ops.matmul(A, K), pinvA), pinvAh) + pinvAhK
+            - ops.matmul(ops.matmul(pinvAhK, pinvA), A))
+
+
+@op("LinalgMatrixExpBackward0")
+def _linalg_matrix_exp(self):
+    return _matrix_exp_arrays(self)
+
+
+@_linalg_matrix_exp.derivative("self")
+def _(ops, grad, self):
+    # The adjoint of the differential: the top-right block of exp([[A^H, G], [0, A^H]]).
+    n = self.shape[-1]
+    A_h = _mH(ops, self)
+    top = ops.cat([A_h, grad], -1)
+    bottom = ops.cat([ops.zeros_like(A_h), A_h], -1)
+    big = ops.matrix_exp(ops.cat([top, bottom], -2))
+    return ops.narrow(ops.narrow(big, -2, 0, n), -1, n, n)
+
+
+@op("LinalgCrossBackward0", inputs=("self", "other"))
+def _linalg_cross(self, other, dim=-1):
+    return np.cross(self, other, axis=dim).astype(np.result_type(self, other))
+
+
+@_linalg_cross.derivative("self")
+def _(ops, grad, other, dim):
+    return ops.cross(ops.conj(other), grad, dim)
+
+
+@_linalg_cross.derivative("other")
+def _(ops, grad, self, dim):
+    return ops.cross(grad, ops.conj(self), dim)
+
+
+# ----------------------------------------------------------------------------------------------
+# The public functions (torch.linalg's, and torch's own names for some)
+
+def _linalg_type(name: str, fields: tuple[str, ...]) -> Any:
+    return return_types._make(name, fields)
+
+
+linalg_slogdet_type = _linalg_type("linalg_slogdet", ("sign", "logabsdet"))
+slogdet_type = _linalg_type("slogdet", ("sign", "logabsdet"))
+linalg_inv_ex_type = _linalg_type("linalg_inv_ex", ("inverse", "info"))
+linalg_solve_ex_type = _linalg_type("linalg_solve_ex", ("result", "info"))
+linalg_cholesky_ex_type = _linalg_type("linalg_cholesky_ex", ("L", "info"))
+linalg_eigh_type = _linalg_type("linalg_eigh", ("eigenvalues", "eigenvectors"))
+linalg_svd_type = _linalg_type("linalg_svd", ("U", "S", "Vh"))
+linalg_qr_type = _linalg_type("linalg_qr", ("Q", "R"))
+svd_type = _linalg_type("svd", ("U", "S", "V"))
+qr_type = _linalg_type("qr", ("Q", "R"))
+
+
+def linalg_det(A: Tensor) -> Tensor:
+    """The determinant of each square matrix of ``A`` (``LinalgDetBackward0``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.det(torch.tensor([[2., 0.], [0., 3.]]))
+        tensor(6.)
+    """
+    _check_square(A, "linalg.det")
+    _check_float(A, "linalg.det")
+    _check_kernel(A, "lu_cpu")
+    return _linalg_det(A)
+
+
+@tensor_method
+def det(input: Tensor) -> Tensor:
+    """The determinant (``torch.det``: :func:`chainrule.linalg.det`)."""
+    return linalg_det(input)
+
+
+def _slogdet(A: Tensor, result_type: Any, fname: str = "linalg.slogdet") -> Any:
+    _check_square(A, fname)
+    _check_float(A, fname)
+    _check_low_precision(A, fname)
+    sign, logabs = _linalg_slogdet(A)
+    return result_type((sign, logabs))
+
+
+def linalg_slogdet(A: Tensor) -> Any:
+    """``(sign, logabsdet)`` of the determinant of each square matrix of ``A``."""
+    return _slogdet(A, linalg_slogdet_type)
+
+
+@tensor_method
+def slogdet(input: Tensor) -> Any:
+    """``(sign, logabsdet)`` (``torch.slogdet``)."""
+    return _slogdet(input, slogdet_type)
+
+
+@tensor_method
+def logdet(input: Tensor) -> Tensor:
+    """The log-determinant: ``log(det)``, NaN for a negative determinant (PyTorch's
+    composition from slogdet: ``where(sign == -1, nan, logabsdet)``)."""
+    _check_square(input, "logdet")
+    _check_float(input, "logdet")
+    _check_low_precision(input, "logdet")
+    sign, logabs = _linalg_slogdet(input)
+    if input._data.dtype.kind == "c":
+        return pointwise.log(sign) + logabs
+    return pointwise.where(sign == -1, math.nan, logabs)
+
+
+def _inv_checks(A: Tensor) -> None:
+    _check_square(A, "linalg.inv")
+    _check_float(A, "linalg.inv")
+    _check_low_precision(A, "linalg.inv")
+
+
+def linalg_inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    """``(inverse, info)``: the inverse of each square matrix and LAPACK's ``info`` (0, or the
+    index of the zero pivot of a singular matrix, whose ``inverse`` is NaN here)."""
+    _inv_checks(A)
+    inverse = _linalg_inv_ex(A)
+    info = wrap(_lu_info(A._data, inverse._data, A._data.shape[:-2]))
+    if check_errors:
+        _raise_inv(info, "linalg.inv_ex")
+    return linalg_inv_ex_type((inverse, info))
+
+
+def _raise_inv(info: Tensor, fname: str = "linalg.inv") -> None:
+    failure = _first_failure(info._data)
+    if failure is not None:
+        index, value = failure
+        raise LinAlgError(
+            f"{fname}: {_batch_prefix(index, info._data.ndim > 0)}The diagonal element "
+            f"{value} is zero, the inversion could not be completed because the input matrix "
+            "is singular.")
+
+
+def linalg_inv(A: Tensor) -> Tensor:
+    """The inverse of each square matrix of ``A`` (``LinalgInvExBackward0``); a singular
+    matrix raises ``LinAlgError``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.inv(torch.tensor([[2., 0.], [0., 4.]]))
+        tensor([[0.5000, 0.0000],
+                [0.0000, 0.2500]])
+    """
+    _inv_checks(A)
+    inverse = _linalg_inv_ex(A)
+    info = _lu_info(A._data, inverse._data, A._data.shape[:-2])
+    if info.any():  # (the recorded result is dropped: nothing the caller sees changed)
+        _raise_inv(wrap(info))
+    return inverse
+
+
+@tensor_method
+def inverse(input: Tensor) -> Tensor:
+    """The inverse (``torch.inverse``: :func:`chainrule.linalg.inv`)."""
+    return linalg_inv(input)
+
+
+def _solve_checks(A: Tensor, B: Tensor, left: bool, fname: str = "linalg.solve") -> None:
+    _check_float(A, fname)
+    if A._data.dtype != B._data.dtype:
+        raise RuntimeError(
+            f"{fname}: Expected A and B to have the same dtype, but found A of type "
+            f"{_type_name(A)} and B of type {_type_name(B)} instead")
+    _check_square(A, fname)
+    _check_low_precision(A, fname)
+    a, b = A._data, B._data
+    vector = _as_matrix_rhs(a, b)
+    rows, cols = (b.shape[-1], 1) if vector else b.shape[-2:]
+    n = a.shape[-1]
+    if (rows if left else cols) != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fname}: Incompatible shapes of A and B for the equation {equation} "
+            f"({a.shape[-2]}x{n} and {rows}x{cols})")
+
+
+def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True,
+                    check_errors: bool = False) -> Any:
+    """``(result, info)``: the solution of ``A X = B`` (``X A = B`` when not ``left``) and
+    LAPACK's ``info``."""
+    _solve_checks(A, B, left)
+    X = _linalg_solve_ex(A, B, left)
+    info = wrap(_lu_info(A._data, X._data, _solve_batch(A, B)))
+    if check_errors:
+        _raise_solve(info)
+    return linalg_solve_ex_type((X, info))
+
+
+def _raise_solve(info: Tensor) -> None:
+    failure = _first_failure(info._data)
+    if failure is not None:
+        raise LinAlgError(
+            f"torch.linalg.solve: {_batch_prefix(failure[0], info._data.ndim > 0)}The solver "
+            "failed because the input matrix is singular.")
+
+
+def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """The solution ``X`` of ``A X = B`` (``X A = B`` when not ``left``), batched and
+    broadcast; B may be a (batch of) vector(s) (``LinalgSolveExBackward0``).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.solve(torch.tensor([[2., 0.], [0., 4.]]), torch.tensor([2., 2.]))
+        tensor([1.0000, 0.5000])
+    """
+    _solve_checks(A, B, left)
+    X = _linalg_solve_ex(A, B, left)
+    info = _lu_info(A._data, X._data, _solve_batch(A, B))
+    if info.any():  # (the recorded result is dropped: nothing the caller sees changed)
+        _raise_solve(wrap(info))
+    return X
+
+
+_MISSING: Any = object()
+
+
+def linalg_solve_triangular(A: Tensor, B: Tensor, *, upper: bool = _MISSING, left: bool = True,
+                            unitriangular: bool = False) -> Tensor:
+    """The solution of ``A X = B`` (``X A = B`` when not ``left``) for triangular ``A`` (only
+    its ``upper`` or lower triangle is read; ``unitriangular``: its diagonal taken as ones)."""
+    if upper is _MISSING:
+        raise TypeError(
+            'linalg_solve_triangular() missing 1 required positional arguments: "upper"')
+    fname = "linalg.solve_triangular"
+    _check_float(A, fname)
+    _check_square(A, fname)
+    _check_matrix(B, fname, "B")
+    _check_kernel(A, "triangular_solve_cpu")
+    n = A._data.shape[-1]
+    rows, cols = B._data.shape[-2:]
+    if (rows if left else cols) != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fname}: Incompatible shapes of A and B for the equation {equation} "
+            f"({A._data.shape[-2]}x{n} and {rows}x{cols})")
+    return _linalg_solve_triangular(A, B, bool(upper), bool(left), bool(unitriangular))
+
+
+def _cholesky_checks(A: Tensor) -> None:
+    _check_square(A, "linalg.cholesky")
+    _check_float(A, "linalg.cholesky")
+    _check_kernel(A, "cholesky_cpu")
+
+
+def linalg_cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False) -> Any:
+    """``(L, info)``: the Cholesky factor and LAPACK's ``info`` (the order of the first leading
+    minor that is not positive-definite, 0 when A is)."""
+    _cholesky_checks(A)
+    L = _linalg_cholesky_ex(A, bool(upper))
+    info = wrap(_cholesky_info(L._data))
+    if check_errors:
+        _raise_cholesky(info, "linalg.cholesky_ex")
+    return linalg_cholesky_ex_type((L, info))
+
+
+def _raise_cholesky(info: Tensor, fname: str = "linalg.cholesky") -> None:
+    failure = _first_failure(info._data)
+    if failure is not None:
+        index, order = failure
+        raise LinAlgError(
+            f"{fname}: {_batch_prefix(index, info._data.ndim > 0)}The factorization "
+            "could not be completed because the input is not positive-definite (the leading "
+            f"minor of order {order} is not positive-definite).")
+
+
+def linalg_cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
+    """The Cholesky factor ``L`` (``A = L L^H``; ``upper``: ``U`` with ``A = U^H U``) of each
+    Hermitian positive-definite matrix (``LinalgCholeskyExBackward0``)."""
+    _cholesky_checks(A)
+    L = _linalg_cholesky_ex(A, bool(upper))
+    _raise_cholesky(wrap(_cholesky_info(L._data)))
+    return L
+
+
+def _eigh_checks(A: Tensor, UPLO: str) -> None:
+    _check_square(A, "linalg.eigh")
+    if A._data.dtype.kind not in "fc" or _is_half(A):
+        raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{_type_name(A)}\'')
+    if UPLO not in ("L", "U", "l", "u"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def linalg_eigh(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803 - PyTorch's name
+    """``(eigenvalues, eigenvectors)`` of each Hermitian matrix (its ``UPLO`` triangle is read),
+    eigenvalues ascending. Eigenvectors are unique up to sign only."""
+    _eigh_checks(A, UPLO)
+    L, V = _linalg_eigh(A, UPLO.upper())
+    return linalg_eigh_type((L, V))
+
+
+def linalg_eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:  # noqa: N803 - PyTorch's name
+    """The eigenvalues of each Hermitian matrix, ascending (``LinalgEighBackward0``)."""
+    _eigh_checks(A, UPLO)
+    return _linalg_eigh(A, UPLO.upper())[0]
+
+
+def _svd_checks(A: Tensor) -> None:
+    _check_matrix(A, "linalg.svd")
+    _check_float(A, "linalg.svd")
+    _check_kernel(A, "linalg_svd_cpu")
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``, singular values descending. Singular vectors
+    are unique up to sign only."""
+    _svd_checks(A)
+    U, S, Vh = _linalg_svd(A, bool(full_matrices))
+    return linalg_svd_type((U, S, Vh))
+
+
+def linalg_svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
+    """The singular values of each matrix, descending (``LinalgSvdBackward0``)."""
+    _svd_checks(A)
+    return _linalg_svd(A, False)[1]
+
+
+def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
+    """``(Q, R)`` with ``A = Q R``: ``mode`` ``'reduced'``, ``'complete'`` or ``'r'`` (Q
+    empty)."""
+    _check_matrix(A, "linalg.qr")
+    _check_float(A, "linalg.qr")
+    _check_kernel(A, "geqrf_cpu")
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
+            "'r', or 'complete'")
+    Q, R = _linalg_qr(A, mode)
+    return linalg_qr_type((Q, R))
+
+
+def _tolerance_value(t: Any) -> Any:
+    if t is None:
+        return None
+    return t._data if isinstance(t, Tensor) else t
+
+
+def linalg_pinv(A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None,
+                rtol: Any = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse of each matrix, from its SVD (``hermitian``: its
+    eigendecomposition); singular values below ``max(atol, rtol * largest)`` are dropped."""
+    if A._data.ndim < 2 or A._data.dtype.kind not in "fc" or _is_half(A):
+        shape = ", ".join(str(s) for s in A._data.shape)
+        raise RuntimeError(
+            f"linalg.pinv({_type_name(A)}{{[{shape}]}}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types")
+    if rcond is not None:
+        rtol = rcond
+    return _linalg_pinv(A, _tolerance_value(atol), _tolerance_value(rtol), bool(hermitian))
+
+
+@tensor_method
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """The pseudo-inverse with singular values below ``rcond * largest`` dropped."""
+    return linalg_pinv(input, rtol=rcond)
+
+
+def linalg_matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential of each square matrix (``LinalgMatrixExpBackward0``)."""
+    _check_square(A, "linalg.matrix_exp")
+    _check_float(A, "linalg.matrix_exp")
+    return _linalg_matrix_exp(A)
+
+
+@tensor_method
+def matrix_exp(input: Tensor) -> Tensor:
+    """The matrix exponential (``torch.matrix_exp``)."""
+    return linalg_matrix_exp(input)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """The cross product of 3-vectors along ``dim`` (broadcast; ``LinalgCrossBackward0``)."""
+    a, b = input._data, other._data
+    d_a = wrap_dim(dim, builtins.max(a.ndim, 1))
+    d_b = wrap_dim(dim, builtins.max(b.ndim, 1))
+    if a.ndim != b.ndim:
+        raise RuntimeError(
+            "linalg.cross: inputs must have the same number of dimensions.")
+    if a.shape[d_a] != 3 or b.shape[d_b] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got "
+            f"{a.shape[d_a]} and {b.shape[d_b]}")
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        for i in range(a.ndim - 1, -1, -1):
+            if a.shape[i] != b.shape[i] and 1 not in (a.shape[i], b.shape[i]):
+                raise RuntimeError(
+                    f"The size of tensor a ({a.shape[i]}) must match the size of tensor b "
+                    f"({b.shape[i]}) at non-singleton dimension {i}") from None
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"expected scalar type {_type_name(input)} but found {_type_name(other)}")
+    return _linalg_cross(input, other, d_a)
+
+
+def _matrix_power(A: Tensor, n: int) -> Tensor:
+    """PyTorch's composition: an identity copy, the inverse for negative powers, and the
+    binary decomposition of n into matrix products."""
+    _check_square(A, "linalg.matrix_power")
+    if n == 0:
+        eye = creation.eye(A._data.shape[-1], dtype=A.dtype)
+        return A.clone(memory_format=contiguous_format).copy_(eye.expand_as(A))
+    if n < 0:
+        A = linalg_inv(A)
+        n = -n
+    if n == 1:
+        return A.clone(memory_format=contiguous_format)
+    if n == 2:
+        return linalg.matmul(A, A)
+    if n == 3:
+        return linalg.matmul(linalg.matmul(A, A), A)
+    z: Tensor | None = None
+    result: Tensor | None = None
+    while n > 0:
+        bit = n % 2
+        n //= 2
+        z = A if z is None else linalg.matmul(z, z)
+        if bit == 1:
+            result = z if result is None else linalg.matmul(result, z)
+    assert result is not None
+    return result
+
+
+@tensor_method
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``input`` to the integer power ``n`` (negative: of its inverse), by repeated matrix
+    products as PyTorch computes it."""
+    return _matrix_power(input, int(n))
+
+
+# ----------------------------------------------------------------------------------------------
+# The derivative namespaces' helpers: (on arrays, on Tensors)
+
+def _solve_batch(A: Tensor, B: Tensor) -> tuple[int, ...]:
+    a, b = A._data, B._data
+    rhs = b[..., None] if _as_matrix_rhs(a, b) else b
+    return tuple(np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2]))
+
+
+def _solve_array(A: np.ndarray, B: np.ndarray, left: bool = True) -> np.ndarray:
+    return _solve_arrays(A, B, left)[0]
+
+
+def _solve_tensor(A: Tensor, B: Tensor, left: bool = True) -> Tensor:
+    return linalg_solve(A, B, left=left)
+
+
+def _triangular_tensor(A: Tensor, B: Tensor, upper: bool, left: bool,
+                       unitriangular: bool) -> Tensor:
+    return linalg_solve_triangular(A, B, upper=upper, left=left, unitriangular=unitriangular)
+
+
+def _svd_array(A: np.ndarray, full_matrices: bool = False) -> tuple[np.ndarray, ...]:
+    return _linalg_svd.op.forward(A, full_matrices)
+
+
+def _svd_tensor(A: Tensor, full_matrices: bool = False) -> Any:
+    return linalg_svd(A, full_matrices)
+
+
+def _eigh_tensor(A: Tensor, UPLO: str = "L") -> Any:  # noqa: N803 - PyTorch's name
+    return linalg_eigh(A, UPLO)
+
+
+def _qr_tensor(A: Tensor, mode: str = "reduced") -> Any:
+    return linalg_qr(A, mode)
+
+
+def _cross_array(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray:
+    return _linalg_cross.op.forward(a, b, dim)
+
+
+def _cross_tensor(a: Tensor, b: Tensor, dim: int) -> Tensor:
+    return _linalg_cross(a, b, dim)
+
+
+HELPERS: dict[str, tuple[Any, Any]] = {
+    "matmul": (np.matmul, linalg.matmul),
+    "solve": (_solve_array, _solve_tensor),
+    "solve_triangular": (_triangular_arrays, _triangular_tensor),
+    "det": (_linalg_det.op.forward, linalg_det),
+    "svd": (_svd_array, _svd_tensor),
+    "eigh": (_linalg_eigh.op.forward, _eigh_tensor),
+    "qr": (_linalg_qr.op.forward, _qr_tensor),
+    "matrix_exp": (_matrix_exp_arrays, linalg_matrix_exp),
+    "cross": (_cross_array, _cross_tensor),
+    "diag_embed": (shape.diag_embed.op.forward, shape.diag_embed),
+    "narrow": (lambda a, dim, start, length: np.take(a, range(start, start + length), axis=dim),
+               shape.narrow),
+}

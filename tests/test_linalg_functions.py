@@ -1,0 +1,366 @@
+"""torch.linalg and the torch-level names backed by it, against PyTorch where the OpInfo sweep
+does not reach: errors (types and messages), singular and non-positive-definite matrices and
+their ``info``, empty matrices and batches, NaN and inf, transposed / expanded / non-contiguous
+inputs, strides of the results, return types, half precision refusals, the determinant's
+gradient at singular matrices, and backward refusals."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+
+INF = float("inf")
+NAN = float("nan")
+
+
+def _outcome(lib: ModuleType, call: Callable[[ModuleType], Any]) -> Any:
+    """What a call gives: the exception's type and message, or its tensors' values, dtypes,
+    shapes and strides (NaN compared as text)."""
+    try:
+        r = call(lib)
+    except (RuntimeError, IndexError, TypeError, NotImplementedError, ValueError) as error:
+        return type(error).__name__, str(error)
+    items = list(r) if isinstance(r, tuple) else [r]
+    out = []
+    for v in items:
+        if isinstance(v, lib.Tensor):
+            values = np.round(v.detach().numpy().astype(np.float64), 5)
+            # (strides of dimensions of size 0 or 1 say nothing about the layout)
+            strides = tuple(st for st, n in zip(v.stride(), v.shape, strict=True)
+                            if n > 1 and v.numel())
+            out.append((str(values.tolist()), str(v.dtype).split(".")[-1], tuple(v.shape),
+                        strides))
+        else:
+            out.append(v)
+    return out
+
+
+def _sq(lib: ModuleType, *rows: list[float], dtype: Any = None) -> Any:
+    return lib.tensor(list(rows), dtype=dtype or lib.float64)
+
+
+def _mat(lib: ModuleType, *shape: int, dtype: Any = None) -> Any:
+    """A deterministic well-conditioned (diagonally dominant) batch of matrices."""
+    n = int(np.prod(shape))
+    a = np.sin(np.arange(1, n + 1, dtype=np.float64) ** 1.5).reshape(shape)
+    if len(shape) >= 2 and shape[-1] == shape[-2]:
+        a = a + shape[-1] * np.eye(shape[-1])
+    return lib.tensor(a, dtype=dtype or lib.float64)
+
+
+def _spd(lib: ModuleType, n: int) -> Any:
+    a = np.sin(np.arange(1, n * n + 1, dtype=np.float64)).reshape(n, n)
+    return lib.tensor(a @ a.T + n * np.eye(n), dtype=lib.float64)
+
+
+L = "linalg"
+CASES: dict[str, Callable[[ModuleType], Any]] = {
+    # wrong shapes and dtypes
+    **{f"{name} non-square": (lambda lib, name=name: getattr(lib.linalg, name)(_mat(lib, 2, 3)))
+       for name in ("det", "slogdet", "inv", "inv_ex", "cholesky", "cholesky_ex", "eigh",
+                    "eigvalsh", "matrix_exp")},
+    **{f"{name} 1-d": (lambda lib, name=name: getattr(lib.linalg, name)(_mat(lib, 3)))
+       for name in ("det", "slogdet", "inv", "cholesky", "eigh", "svd", "svdvals", "qr",
+                    "pinv", "matrix_exp", "matrix_norm", "cond", "matrix_rank")},
+    **{f"{name} long": (lambda lib, name=name: getattr(lib.linalg, name)(
+        lib.ones(3, 3, dtype=lib.long)))
+       for name in ("det", "slogdet", "inv", "cholesky", "eigh", "svd", "qr", "pinv",
+                    "matrix_exp", "matrix_norm", "vector_norm", "norm", "cond", "matrix_rank")},
+    **{f"{name} half": (lambda lib, name=name: getattr(lib.linalg, name)(
+        _mat(lib, 3, 3, dtype=lib.float16)))
+       for name in ("det", "slogdet", "inv", "cholesky", "eigh", "svd", "svdvals", "qr",
+                    "pinv", "cond", "matrix_rank")},
+    **{f"{name} bfloat16": (lambda lib, name=name: getattr(lib.linalg, name)(
+        _mat(lib, 3, 3, dtype=lib.bfloat16)))
+       for name in ("det", "inv", "cholesky", "eigh", "svdvals", "pinv")},
+    "torch.det non-square": lambda lib: lib.det(_mat(lib, 2, 3)),
+    "inverse non-square": lambda lib: lib.inverse(_mat(lib, 2, 3)),
+    "Tensor.logdet long": lambda lib: lib.ones(2, 2, dtype=lib.long).logdet(),
+    # singular and not positive-definite
+    "inv singular": lambda lib: lib.linalg.inv(lib.zeros(3, 3)),
+    "inv singular batch": lambda lib: lib.linalg.inv(lib.stack([lib.eye(3), lib.zeros(3, 3)])),
+    "inv singular 2nd pivot": lambda lib: lib.linalg.inv(_sq(lib, [1., 2.], [2., 4.])),
+    "inverse singular": lambda lib: lib.inverse(lib.zeros(2, 2)),
+    "inv_ex singular info": lambda lib: lib.linalg.inv_ex(
+        lib.stack([lib.eye(2), _sq(lib, [1., 2.], [2., 4.]).float()]))[1],
+    "inv_ex check_errors": lambda lib: lib.linalg.inv_ex(lib.zeros(2, 2), check_errors=True),
+    "solve singular": lambda lib: lib.linalg.solve(lib.zeros(3, 3), lib.ones(3)),
+    "solve singular batch": lambda lib: lib.linalg.solve(
+        lib.stack([lib.eye(3), lib.zeros(3, 3)]), lib.ones(2, 3)),
+    "solve_ex singular info": lambda lib: lib.linalg.solve_ex(
+        lib.stack([lib.eye(3), lib.zeros(3, 3)]), lib.ones(2, 3))[1],
+    "cholesky not pd": lambda lib: lib.linalg.cholesky(-lib.eye(3)),
+    "cholesky not pd batch": lambda lib: lib.linalg.cholesky(
+        lib.stack([lib.eye(3), _sq(lib, [1., 2., 0.], [2., 1., 0.], [0., 0., 1.]).float()])),
+    "cholesky_ex info": lambda lib: lib.linalg.cholesky_ex(
+        _sq(lib, [1., 2., 0.], [2., 1., 0.], [0., 0., 1.]))[1],
+    "cholesky_ex upper info": lambda lib: lib.linalg.cholesky_ex(
+        _sq(lib, [4., 1., 0.], [1., 4., 0.], [0., 0., -1.]), upper=True)[1],
+    "cholesky_ex check_errors": lambda lib: lib.linalg.cholesky_ex(-lib.eye(2),
+                                                                   check_errors=True),
+    "det singular": lambda lib: lib.linalg.det(_sq(lib, [1., 2.], [2., 4.])),
+    "slogdet singular": lambda lib: lib.linalg.slogdet(_sq(lib, [1., 2.], [2., 4.])),
+    "slogdet negative": lambda lib: lib.linalg.slogdet(_sq(lib, [0., 1.], [1., 0.])),
+    "logdet negative": lambda lib: lib.logdet(_sq(lib, [0., 1.], [1., 0.])),
+    "logdet singular": lambda lib: lib.logdet(_sq(lib, [1., 2.], [2., 4.])),
+    "solve_triangular zero diagonal": lambda lib: lib.linalg.solve_triangular(
+        _sq(lib, [1., 2.], [0., 0.]), _sq(lib, [1.], [1.]), upper=True),
+    # solver shapes and dtypes
+    "solve shapes": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(4)),
+    "solve shapes matrix": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(4, 2)),
+    "solve shapes right": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(3, 2), left=False),
+    "solve dtypes": lambda lib: lib.linalg.solve(lib.eye(3), lib.ones(3, dtype=lib.float64)),
+    "solve long": lambda lib: lib.linalg.solve(lib.ones(3, 3, dtype=lib.long),
+                                               lib.ones(3, 3, dtype=lib.long)),
+    "solve batch broadcast": lambda lib: lib.linalg.solve(_mat(lib, 2, 1, 3, 3),
+                                                          _mat(lib, 4, 3, 2)),
+    "solve vector batch": lambda lib: lib.linalg.solve(_mat(lib, 2, 3, 3), _mat(lib, 2, 3)),
+    "solve_triangular shapes": lambda lib: lib.linalg.solve_triangular(
+        lib.eye(3), lib.ones(4, 2), upper=True),
+    "solve_triangular non-square": lambda lib: lib.linalg.solve_triangular(
+        _mat(lib, 2, 3), lib.ones(3, 2), upper=True),
+    "solve_triangular no upper": lambda lib: lib.linalg.solve_triangular(lib.eye(3),
+                                                                         lib.ones(3, 1)),
+    # norms
+    "vector_norm ord str": lambda lib: lib.linalg.vector_norm(lib.ones(3), "fro"),
+    "vector_norm dtype long": lambda lib: lib.linalg.vector_norm(lib.ones(3), dtype=lib.long),
+    "vector_norm empty inf": lambda lib: lib.linalg.vector_norm(lib.ones(0), INF),
+    "vector_norm empty dim inf": lambda lib: lib.linalg.vector_norm(lib.ones(0, 3), INF, dim=0),
+    "vector_norm empty": lambda lib: lib.linalg.vector_norm(lib.ones(0, 3)),
+    "vector_norm nan inf": lambda lib: lib.linalg.vector_norm(lib.tensor([1., NAN, INF])),
+    "vector_norm inf values": lambda lib: lib.linalg.vector_norm(lib.tensor([1., -INF]), 1),
+    "matrix_norm order": lambda lib: lib.linalg.matrix_norm(_mat(lib, 3, 3), 3),
+    "matrix_norm order str": lambda lib: lib.linalg.matrix_norm(_mat(lib, 3, 3), "foo"),
+    "matrix_norm same dims": lambda lib: lib.linalg.matrix_norm(_mat(lib, 3, 3), dim=(0, 0)),
+    "matrix_norm one dim": lambda lib: lib.linalg.matrix_norm(_mat(lib, 3, 3), dim=(0,)),
+    "matrix_norm half": lambda lib: lib.linalg.matrix_norm(_mat(lib, 3, 3, dtype=lib.float16)),
+    "matrix_norm empty": lambda lib: lib.linalg.matrix_norm(lib.ones(0, 3)),
+    "norm 3-d with ord": lambda lib: lib.linalg.norm(_mat(lib, 2, 2, 2), 2),
+    "norm 3-d fro": lambda lib: lib.linalg.norm(_mat(lib, 2, 2, 2), "fro"),
+    "norm 1-d fro": lambda lib: lib.linalg.norm(_mat(lib, 3), "fro"),
+    "norm three dims": lambda lib: lib.linalg.norm(_mat(lib, 2, 2, 2), dim=(0, 1, 2)),
+    "norm 3-d no ord": lambda lib: lib.linalg.norm(_mat(lib, 2, 2, 2)),
+    "norm keepdim": lambda lib: lib.linalg.norm(_mat(lib, 2, 3), -INF, keepdim=True),
+    "cond singular": lambda lib: lib.linalg.cond(_sq(lib, [1., 2.], [2., 4.]), 1),
+    "cond singular 2": lambda lib: lib.linalg.cond(_sq(lib, [1., 2.], [2., 4.])),
+    "cond empty": lambda lib: lib.linalg.cond(lib.ones(0, 0)),
+    "cond non-square 1": lambda lib: lib.linalg.cond(_mat(lib, 2, 3), 1),
+    "cond non-square inf": lambda lib: lib.linalg.cond(_mat(lib, 2, 3), INF),
+    "cond non-square 2": lambda lib: lib.linalg.cond(_mat(lib, 2, 3)),
+    "cond bad order": lambda lib: lib.linalg.cond(_mat(lib, 3, 3), 3),
+    # decompositions: edge cases
+    "eigh UPLO": lambda lib: lib.linalg.eigh(lib.eye(3), UPLO="X"),
+    "eigh empty": lambda lib: lib.linalg.eigh(lib.ones(0, 0)),
+    "svd empty": lambda lib: lib.linalg.svd(lib.ones(0, 3)),
+    "svd empty reduced": lambda lib: lib.linalg.svd(lib.ones(0, 3), full_matrices=False),
+    "svd full values": lambda lib: lib.linalg.svd(_mat(lib, 3, 2))[1],
+    "svdvals batch empty": lambda lib: lib.linalg.svdvals(lib.ones(0, 2, 3)),
+    "qr mode": lambda lib: lib.linalg.qr(_mat(lib, 3, 3), mode="full"),
+    "qr r": lambda lib: lib.linalg.qr(_mat(lib, 4, 3), mode="r"),
+    "qr complete": lambda lib: lib.linalg.qr(_mat(lib, 4, 2), mode="complete"),
+    "qr empty": lambda lib: lib.linalg.qr(lib.ones(0, 3)),
+    "det empty": lambda lib: lib.linalg.det(lib.ones(0, 0)),
+    "det empty batch": lambda lib: lib.linalg.det(lib.ones(0, 3, 3)),
+    "slogdet empty": lambda lib: lib.linalg.slogdet(lib.ones(0, 0)),
+    "inv empty": lambda lib: lib.linalg.inv(lib.ones(0, 0)),
+    "inv empty batch": lambda lib: lib.linalg.inv(lib.ones(0, 2, 2)),
+    "cholesky empty": lambda lib: lib.linalg.cholesky(lib.ones(0, 0)),
+    "pinv empty": lambda lib: lib.linalg.pinv(lib.ones(0, 3)),
+    "pinv rank deficient": lambda lib: lib.linalg.pinv(_sq(lib, [1., 2.], [2., 4.])),
+    "pinv atol": lambda lib: lib.linalg.pinv(_mat(lib, 3, 3), atol=3.5),
+    "pinv rtol": lambda lib: lib.linalg.pinv(_mat(lib, 3, 3), rtol=0.9),
+    "pinv rcond": lambda lib: lib.linalg.pinv(_mat(lib, 3, 3), 0.9),
+    "pinverse rcond": lambda lib: lib.pinverse(_mat(lib, 3, 3), 0.9),
+    "matrix_rank deficient": lambda lib: lib.linalg.matrix_rank(_sq(lib, [1., 2.], [2., 4.])),
+    "matrix_rank hermitian": lambda lib: lib.linalg.matrix_rank(_spd(lib, 3), hermitian=True),
+    "matrix_rank tol": lambda lib: lib.linalg.matrix_rank(_mat(lib, 3, 3), tol=3.5),
+    "matrix_rank atol rtol": lambda lib: lib.linalg.matrix_rank(_mat(lib, 2, 3, 3), atol=1.0,
+                                                                 rtol=0.5),
+    "matrix_rank empty": lambda lib: lib.linalg.matrix_rank(lib.ones(0, 3)),
+    "matrix_exp empty": lambda lib: lib.linalg.matrix_exp(lib.ones(0, 0)),
+    "matrix_exp nilpotent": lambda lib: lib.linalg.matrix_exp(_sq(lib, [0., 1.], [0., 0.])),
+    "matrix_exp large norm": lambda lib: lib.linalg.matrix_exp(_mat(lib, 3, 3) * 3),
+    # matrix_power
+    "matrix_power non-square": lambda lib: lib.linalg.matrix_power(_mat(lib, 2, 3), 2),
+    "matrix_power long": lambda lib: lib.linalg.matrix_power(lib.ones(3, 3, dtype=lib.long), 3),
+    "matrix_power long 0": lambda lib: lib.linalg.matrix_power(lib.ones(2, 2, dtype=lib.long),
+                                                               0),
+    "matrix_power long negative": lambda lib: lib.linalg.matrix_power(
+        lib.ones(3, 3, dtype=lib.long), -1),
+    "matrix_power singular negative": lambda lib: lib.linalg.matrix_power(lib.zeros(2, 2), -1),
+    "matrix_power 7": lambda lib: lib.linalg.matrix_power(_mat(lib, 2, 2, 2) / 4, 7),
+    # products
+    "cross length": lambda lib: lib.linalg.cross(lib.ones(3, 2), lib.ones(3, 2)),
+    "cross shapes": lambda lib: lib.linalg.cross(lib.ones(2, 3), lib.ones(3, 3)),
+    "cross dtypes": lambda lib: lib.linalg.cross(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+    "cross long": lambda lib: lib.linalg.cross(lib.tensor([1, 2, 3]), lib.tensor([4, 5, 7])),
+    "vecdot dtypes": lambda lib: lib.linalg.vecdot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
+    "vecdot long": lambda lib: lib.linalg.vecdot(lib.ones(3, dtype=lib.long),
+                                                 lib.ones(3, dtype=lib.long)),
+    "vecdot sizes": lambda lib: lib.linalg.vecdot(lib.ones(3), lib.ones(4)),
+    "multi_dot one": lambda lib: lib.linalg.multi_dot([lib.ones(3, 3)]),
+    "multi_dot none": lambda lib: lib.linalg.multi_dot([]),
+    "multi_dot 3-d": lambda lib: lib.linalg.multi_dot([lib.ones(3, 3), lib.ones(2, 3, 3)]),
+    "multi_dot 3-d first": lambda lib: lib.linalg.multi_dot([lib.ones(2, 3, 3),
+                                                             lib.ones(3, 3)]),
+    "multi_dot 3-d middle": lambda lib: lib.linalg.multi_dot([lib.ones(3, 3), lib.ones(3),
+                                                              lib.ones(3, 3)]),
+    "multi_dot shapes": lambda lib: lib.linalg.multi_dot([lib.ones(3, 3), lib.ones(2, 3)]),
+    "multi_dot dtypes": lambda lib: lib.linalg.multi_dot(
+        [lib.ones(3, 3), lib.ones(3, 3, dtype=lib.float64)]),
+    "vander 0-d": lambda lib: lib.linalg.vander(lib.tensor(1.)),
+    "vander N": lambda lib: lib.linalg.vander(lib.ones(3), N=1),
+    "vander long": lambda lib: lib.linalg.vander(lib.arange(4)),
+    "vander bool": lambda lib: lib.linalg.vander(lib.ones(3, dtype=lib.bool)),
+    "diagonal 1-d": lambda lib: lib.linalg.diagonal(lib.ones(3)),
+    "tensorinv shapes": lambda lib: lib.linalg.tensorinv(lib.ones(4, 6), ind=1),
+    "tensorinv ind": lambda lib: lib.linalg.tensorinv(lib.ones(4, 4), ind=0),
+    "tensorsolve shapes": lambda lib: lib.linalg.tensorsolve(lib.ones(6, 2, 3), lib.ones(5)),
+    "tensorsolve dims": lambda lib: lib.linalg.tensorsolve(_mat(lib, 6, 6).reshape(2, 3, 6),
+                                                           _mat(lib, 6), dims=(0,)),
+    # layouts: transposed, expanded, non-contiguous inputs and the results' strides
+    "inv transposed": lambda lib: lib.linalg.inv(_mat(lib, 3, 3).mT),
+    "inv expanded": lambda lib: lib.linalg.inv(_mat(lib, 3, 3).expand(2, 3, 3)),
+    "det strided": lambda lib: lib.linalg.det(_mat(lib, 4, 6)[:, ::2][:3]),
+    "solve transposed": lambda lib: lib.linalg.solve(_mat(lib, 3, 3).mT, _mat(lib, 2, 3).mT),
+    "cholesky transposed": lambda lib: lib.linalg.cholesky(_spd(lib, 3).mT),
+    "svdvals transposed": lambda lib: lib.linalg.svdvals(_mat(lib, 2, 4, 3).mT),
+    "eigvalsh expanded": lambda lib: lib.linalg.eigvalsh(_spd(lib, 3).expand(2, 3, 3)),
+    "pinv layout": lambda lib: lib.linalg.pinv(_mat(lib, 2, 4, 3)),
+    "matrix_exp layout": lambda lib: lib.linalg.matrix_exp(_mat(lib, 2, 3, 3) / 3),
+    "qr layout": lambda lib: lib.linalg.qr(_mat(lib, 2, 4, 3))[1],
+    "solve_triangular layout": lambda lib: lib.linalg.solve_triangular(
+        _mat(lib, 2, 3, 3), _mat(lib, 3, 2), upper=False),
+    "nan input det": lambda lib: lib.linalg.det(_sq(lib, [NAN, 1.], [1., 2.])),
+    "nan input inv_ex": lambda lib: lib.linalg.inv_ex(_sq(lib, [NAN, 1.], [1., 2.]))[1],
+    "inf norm": lambda lib: lib.linalg.matrix_norm(_sq(lib, [INF, 1.], [1., 2.])),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_matches_torch(name: str) -> None:
+    call = CASES[name]
+    assert _outcome(chainrule, call) == _outcome(torch, call)
+
+
+def _type_label(value: Any) -> str:
+    return type(value).__name__
+
+
+TYPES: dict[str, Callable[[ModuleType], Any]] = {
+    "linalg.slogdet": lambda lib: lib.linalg.slogdet(_mat(lib, 2, 2)),
+    "slogdet": lambda lib: lib.slogdet(_mat(lib, 2, 2)),
+    "inv_ex": lambda lib: lib.linalg.inv_ex(_mat(lib, 2, 2)),
+    "solve_ex": lambda lib: lib.linalg.solve_ex(_mat(lib, 2, 2), _mat(lib, 2)),
+    "cholesky_ex": lambda lib: lib.linalg.cholesky_ex(_spd(lib, 2)),
+    "eigh": lambda lib: lib.linalg.eigh(_spd(lib, 2)),
+    "svd": lambda lib: lib.linalg.svd(_mat(lib, 2, 2)),
+    "qr": lambda lib: lib.linalg.qr(_mat(lib, 2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(TYPES))
+def test_return_types(name: str) -> None:
+    ours, theirs = TYPES[name](chainrule), TYPES[name](torch)
+    assert type(ours).__name__ == type(theirs).__name__
+    assert ours._fields == theirs._fields if hasattr(theirs, "_fields") else True
+    assert repr(ours).replace("chainrule", "torch") == repr(theirs)
+
+
+def test_linalg_error_is_pytorchs() -> None:
+    assert chainrule.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__
+    assert issubclass(chainrule.linalg.LinAlgError, RuntimeError)
+    with pytest.raises(chainrule.linalg.LinAlgError):
+        chainrule.linalg.inv(chainrule.zeros(2, 2))
+
+
+def _grads(lib: ModuleType, fn: Callable[..., Any], *arrays: np.ndarray,
+           second: bool = False) -> list[np.ndarray]:
+    xs = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays]
+    out = fn(lib, *xs)
+    outs = [o for o in (out if isinstance(out, tuple) else (out,)) if o.requires_grad]
+    total = sum((o * lib.cos(lib.arange(o.numel(), dtype=lib.float64).reshape(o.shape))).sum()
+                for o in outs)
+    grads = lib.autograd.grad(total, xs, create_graph=second)
+    if not second:
+        return [g.numpy() for g in grads]
+    gg = lib.autograd.grad(sum((g * g).sum() for g in grads), xs, allow_unused=True)
+    return [g.numpy() for g in gg if g is not None]
+
+
+SINGULAR = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])
+GRADS: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
+    "det singular": (lambda lib, a: lib.linalg.det(a), (SINGULAR,)),
+    "det singular rank 1": (lambda lib, a: lib.linalg.det(a), (np.ones((3, 3)),)),
+    "det singular batch mixed": (lambda lib, a: lib.linalg.det(a),
+                                 (np.stack([SINGULAR, np.eye(3) * 2]),)),
+    "det zero": (lambda lib, a: lib.linalg.det(a), (np.zeros((2, 2)),)),
+    "det empty": (lambda lib, a: lib.linalg.det(a), (np.ones((0, 0)),)),
+    "inv transposed": (lambda lib, a: lib.linalg.inv(a.mT), (np.eye(3) * 3 + 0.1,)),
+    "solve expanded": (lambda lib, a, b: lib.linalg.solve(a.expand(2, 3, 3), b),
+                       (np.eye(3) * 3 + 0.1, np.ones((2, 3, 2)))),
+    "eigvalsh expanded": (lambda lib, a: lib.linalg.eigvalsh(a.expand(2, 3, 3)),
+                          (np.diag([1.0, 2.0, 4.0]) + 0.1,)),
+    "svd wide vectors": (lambda lib, a: lib.linalg.svd(a, full_matrices=False)[1],
+                         (np.array([[3.0, 0.5, 0.1], [0.2, 1.0, 0.3]]),)),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADS))
+def test_gradients(name: str) -> None:
+    fn, arrays = GRADS[name]
+    for a, b in zip(_grads(chainrule, fn, *arrays), _grads(torch, fn, *arrays), strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["det singular", "det singular batch mixed"])
+def test_second_order_gradients(name: str) -> None:
+    fn, arrays = GRADS[name]
+    ours = _grads(chainrule, fn, *arrays, second=True)
+    theirs = _grads(torch, fn, *arrays, second=True)
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)
+
+
+def _backward_outcome(lib: ModuleType, fn: Callable[..., Any], a: np.ndarray) -> Any:
+    x = lib.tensor(a, requires_grad=True)
+    try:
+        out = fn(lib, x)
+        target = out[0] if isinstance(out, tuple) else out
+        target.sum().backward()
+    except RuntimeError as error:
+        return str(error).split(" Hint:")[0].replace("chainrule.", "torch.")
+    return x.grad.numpy().round(6).tolist()
+
+
+REFUSALS: dict[str, tuple[Callable[..., Any], np.ndarray]] = {
+    # PyTorch's cond fills the inverse in place after inv_ex saved it
+    "cond 1": (lambda lib, a: lib.linalg.cond(a, 1), np.eye(3) * 2 + 0.1),
+    "cond fro": (lambda lib, a: lib.linalg.cond(a, "fro"), np.eye(3) * 2 + 0.1),
+    "qr mode r": (lambda lib, a: lib.linalg.qr(a, mode="r")[1], np.eye(3) * 2 + 0.1),
+    "qr complete tall": (lambda lib, a: lib.linalg.qr(a, mode="complete")[0],
+                         np.arange(6.0).reshape(3, 2) + np.eye(3, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSALS))
+def test_backward_refusals(name: str) -> None:
+    fn, a = REFUSALS[name]
+    assert _backward_outcome(chainrule, fn, a) == _backward_outcome(torch, fn, a)
+
+
+def test_det_graph_and_saved_dtype() -> None:
+    for lib in (chainrule, torch):
+        a = lib.eye(2, requires_grad=True)
+        assert lib.linalg.det(a).grad_fn.name() == "LinalgDetBackward0"
+        assert lib.linalg.inv(a).grad_fn.name() == "LinalgInvExBackward0"
+        assert lib.linalg.solve(a, a).grad_fn.name() == "LinalgSolveExBackward0"
+        assert lib.linalg.inv_ex(a).info.grad_fn is None
