@@ -42,6 +42,7 @@ from .ops.linalg_decomp import linalg_eigh as eigh
 from .ops.linalg_decomp import linalg_eigvalsh as eigvalsh
 from .ops.linalg_decomp import linalg_inv as inv
 from .ops.linalg_decomp import linalg_inv_ex as inv_ex
+from .ops.linalg_decomp import linalg_lstsq as lstsq
 from .ops.linalg_decomp import linalg_matrix_exp as matrix_exp
 from .ops.linalg_decomp import linalg_pinv as pinv
 from .ops.linalg_decomp import linalg_qr as qr
@@ -54,7 +55,7 @@ from .ops.linalg_decomp import linalg_svdvals as svdvals
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "inv", "inv_ex", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
     "vector_norm",

@@ -42,6 +42,9 @@ def _spread(rng, shapes, dtype):
     out = []
     for s in shapes:
         a = rng.uniform(-0.3, 0.3, s)
+        if len(s) < 2:
+            out.append(rng.uniform(-1.0, 1.0, s).astype(dtype))
+            continue
         k = min(s[-2], s[-1])
         idx = np.arange(k)
         a[..., idx, idx] += 1.0 + idx
@@ -208,6 +211,16 @@ OPS = [
            [((3, 3),), ((2, 3, 3),)], make_inputs=_spread),
     OpInfo("pinverse", lambda lib, a: lib.pinverse(a), [((3, 2),)], make_inputs=_spread),
     OpInfo("Tensor.pinverse", lambda lib, a: a.pinverse(), [((2, 3),)], make_inputs=_spread),
+    OpInfo("linalg.lstsq", lambda lib, a, b: lib.linalg.lstsq(a, b)[0],
+           [((4, 3), (4, 2)), ((3, 3), (3,)), ((2, 4, 2), (2, 4)), ((2, 4, 3), (1, 4, 2)),
+            ((2, 4), (2, 3))], make_inputs=_spread),
+    # (rank and singular values are not differentiable: compared in tests/test_linalg_functions)
+    OpInfo("linalg.lstsq_gelsd",
+           lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, driver="gelsd"))[:2],
+           [((4, 3), (4, 2)), ((4, 2), (4,)), ((3, 3), (3, 2))], make_inputs=_spread),
+    OpInfo("linalg.lstsq_gels_rcond",
+           lambda lib, a, b: tuple(lib.linalg.lstsq(a, b, 1e-3, driver="gels"))[:2],
+           [((4, 3), (4, 2))], make_inputs=_spread),
     OpInfo("linalg.matrix_rank", lambda lib, a: lib.linalg.matrix_rank(a),
            [((3, 3),), ((2, 4, 3),)], grad=False),
     # matrix functions and products

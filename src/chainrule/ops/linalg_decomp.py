@@ -752,6 +752,97 @@ def _(ops, grad, self, dim):
     return ops.cross(grad, ops.conj(self), dim)
 
 
+def _lstsq_arrays(A: np.ndarray, B: np.ndarray, rcond: Any, driver: str
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Least squares per matrix (batches broadcast): the minimum-norm solution, the residuals
+    (squared column norms of ``A X - B``, when ``m > n``, A has full rank and the driver
+    computes them), the rank and the singular values (for the drivers that report them)."""
+    vector = B.ndim == A.ndim - 1
+    rhs = B[..., None] if vector else B
+    m, n = A.shape[-2:]
+    k = rhs.shape[-1]
+    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    A_b = np.broadcast_to(A, batch + (m, n)).reshape(-1, m, n)
+    B_b = np.broadcast_to(rhs, batch + (m, k)).reshape(-1, m, k)
+    count = A_b.shape[0]
+    dtype = A.dtype
+    X = np.zeros((count, n, k), dtype=dtype)
+    ranks = np.zeros(count, dtype=np.int64)
+    svals = np.zeros((count, builtins.min(m, n)), dtype=np.real(A).dtype)
+    cond = rcond if rcond is not None else np.finfo(np.real(A).dtype).eps * builtins.max(m, n)
+    for i in range(count):
+        if m == 0 or n == 0:
+            break
+        x, _, rank, sv = np.linalg.lstsq(A_b[i], B_b[i], rcond=cond)
+        X[i], ranks[i], svals[i] = x, rank, sv
+    X = X.reshape(batch + (n, k))
+    residuals = np.zeros((0,), dtype=np.real(A).dtype)
+    full_rank = bool(np.all(ranks == n))
+    if m > n and driver != "gelsy" and full_rank and count:
+        r = (A_b @ X.reshape(-1, n, k) - B_b).reshape(batch + (m, k))
+        residuals = np.sum(np.abs(r) ** 2, axis=-2).astype(np.real(A).dtype)
+    # (LAPACK writes the solution over B, padded to max(m, n) rows: a column-major view)
+    rows = builtins.max(m, n)
+    buffer = _column_major(np.zeros(batch + (rows, k), dtype=dtype))
+    buffer[..., :n, :] = X
+    X = buffer[..., :n, :]
+    if vector:
+        X = X[..., 0]
+    rank_out = ranks.reshape(batch) if driver != "gels" else np.zeros((0,), np.int64)
+    svals_out = (svals.reshape(batch + (builtins.min(m, n),)) if driver in ("gelsd", "gelss")
+                 else np.zeros((0,), dtype=np.real(A).dtype))
+    return X, residuals, rank_out, svals_out
+
+
+@op("LinalgLstsqBackward0", inputs=("self", "b"), num_outputs=2)
+def _linalg_lstsq(self, b, rcond=None, driver="gelsy"):
+    X, residuals, _, _ = _lstsq_arrays(self, b, rcond, driver)
+    return X, residuals
+
+
+@_linalg_lstsq.derivative("self")
+def _(ops, grads, self, b, result):
+    # PyTorch's linalg_lstsq_backward: the solution's gradient through pinv(A) (pinv_backward of
+    # gX B^H), the residuals' (when computed) 2 (gL r) X^H with r = A X - B.
+    gX, gL = grads
+    vector = len(b.shape) == len(self.shape) - 1
+    B = ops.unsqueeze(b, -1) if vector else b
+    X = ops.unsqueeze(result, -1) if vector else result
+    out = None
+    if np.any(_data(gX)):
+        gX_m = ops.unsqueeze(gX, -1) if vector else gX
+        pinvA = ops.pinv(self)
+        out = _pinv_backward(ops, ops.matmul(gX_m, _mH(ops, B)), pinvA, self)
+    if _data(gL).size and np.any(_data(gL)):
+        r = ops.matmul(self, X) - B
+        gL_m = ops.unsqueeze(ops.unsqueeze(gL, -1), -2) if vector else ops.unsqueeze(gL, -2)
+        term = ops.mul(ops.matmul(gL_m * r, _mH(ops, X)), 2.0)
+        out = term if out is None else out + term
+    return ops.zeros_like(self) if out is None else out
+
+
+@_linalg_lstsq.derivative("b")
+def _(ops, grads, self, b, result):
+    gX, gL = grads
+    vector = len(b.shape) == len(self.shape) - 1
+    B = ops.unsqueeze(b, -1) if vector else b
+    X = ops.unsqueeze(result, -1) if vector else result
+    out = None
+    if np.any(_data(gX)):
+        gX_m = ops.unsqueeze(gX, -1) if vector else gX
+        out = ops.matmul(_mH(ops, ops.pinv(self)), gX_m)
+        if vector:
+            out = out[..., 0]
+    if _data(gL).size and np.any(_data(gL)):
+        r = ops.matmul(self, X) - B
+        gL_m = ops.unsqueeze(ops.unsqueeze(gL, -1), -2) if vector else ops.unsqueeze(gL, -2)
+        term = ops.mul(gL_m * r, -2.0)
+        if vector:
+            term = term[..., 0]
+        out = term if out is None else out + term
+    return ops.zeros_like(b) if out is None else out
+
+
 # ----------------------------------------------------------------------------------------------
 # The public functions (torch.linalg's, and torch's own names for some)
 
@@ -1047,6 +1138,51 @@ def linalg_qr(A: Tensor, mode: str = "reduced") -> Any:
     return linalg_qr_type((Q, R))
 
 
+linalg_lstsq_type = _linalg_type("linalg_lstsq", ("solution", "residuals", "rank",
+                                                   "singular_values"))
+
+
+def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
+                 driver: str | None = None) -> Any:
+    """The least-squares solution of ``A X = B`` (minimum norm when A is rank-deficient),
+    with the residuals, rank and singular values the ``driver`` reports
+    (``LinalgLstsqBackward0`` on the solution and the residuals)."""
+    fname = "torch.linalg.lstsq"
+    a, b = A._data, B._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{fname}: input must have at least 2 dimensions.")
+    if b.ndim < 1:
+        raise RuntimeError(f"{fname}: other must have at least 1 dimension.")
+    if a.dtype.kind not in "fc" or _is_half(A):
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            f"{fname}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{_type_name(A)} and other's dtype {_type_name(B)}")
+    vector = b.ndim == a.ndim - 1
+    rhs_batch = b.shape[:-1] if vector else b.shape[:-2]
+    a_batch = a.shape[:-2]
+    for i in range(1, builtins.max(len(a_batch), len(rhs_batch)) + 1):
+        x = a_batch[-i] if i <= len(a_batch) else 1
+        y = rhs_batch[-i] if i <= len(rhs_batch) else 1
+        if x != y and 1 not in (x, y):
+            dim = builtins.max(len(a_batch), len(rhs_batch)) - i
+            raise RuntimeError(
+                f"The size of tensor a ({x}) must match the size of tensor b ({y}) at "
+                f"non-singleton dimension {dim}")
+    if vector and a.shape[-2] != b.shape[-1]:
+        raise RuntimeError(f"{fname}: input.size(-2) should match other.size(-1)")
+    if not vector and a.shape[-2] != b.shape[-2]:
+        raise RuntimeError(f"{fname}: input.size(-2) should match other.size(-2)")
+    driver = "gelsy" if driver is None else driver
+    if driver not in ("gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError(
+            f"{fname}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    X, residuals = _linalg_lstsq(A, B, rcond, driver)
+    rank, svals = _lstsq_arrays(a, b, rcond, driver)[2:]
+    return linalg_lstsq_type((X, residuals, wrap(rank), wrap(svals)))
+
+
 def _tolerance_value(t: Any) -> Any:
     if t is None:
         return None
@@ -1199,6 +1335,7 @@ HELPERS: dict[str, tuple[Any, Any]] = {
     "solve_triangular": (_triangular_arrays, _triangular_tensor),
     "det": (_linalg_det.op.forward, linalg_det),
     "svd": (_svd_array, _svd_tensor),
+    "pinv": (_linalg_pinv.op.forward, linalg_pinv),
     "eigh": (_linalg_eigh.op.forward, _eigh_tensor),
     "qr": (_linalg_qr.op.forward, _qr_tensor),
     "matrix_exp": (_matrix_exp_arrays, linalg_matrix_exp),
