@@ -43,6 +43,10 @@ from .ops.linalg_decomp import linalg_eigvalsh as eigvalsh
 from .ops.linalg_decomp import linalg_inv as inv
 from .ops.linalg_decomp import linalg_inv_ex as inv_ex
 from .ops.linalg_decomp import linalg_lstsq as lstsq
+from .ops.linalg_decomp import linalg_lu as lu
+from .ops.linalg_decomp import linalg_lu_factor as lu_factor
+from .ops.linalg_decomp import linalg_lu_factor_ex as lu_factor_ex
+from .ops.linalg_decomp import linalg_lu_solve as lu_solve
 from .ops.linalg_decomp import linalg_matrix_exp as matrix_exp
 from .ops.linalg_decomp import linalg_pinv as pinv
 from .ops.linalg_decomp import linalg_qr as qr
@@ -55,10 +59,10 @@ from .ops.linalg_decomp import linalg_svdvals as svdvals
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "inv", "inv_ex", "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
-    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
-    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
-    "vector_norm",
+    "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+    "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+    "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
 
 matmul = _products.matmul

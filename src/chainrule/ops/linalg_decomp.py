@@ -184,7 +184,8 @@ def _solve_arrays(A: np.ndarray, B: np.ndarray, left: bool = True
     if vector:  # (PyTorch lays a batch of solution vectors out as the matrix it solved for)
         X = X[..., 0]
         return (_column_major(X) if X.ndim >= 2 else X), info
-    return _column_major(X), info
+    # (PyTorch solves X A = B as A^T X^T = B^T: the result is row-major)
+    return (_column_major(X) if left else np.ascontiguousarray(X)), info
 
 
 def _triangular_arrays(A: np.ndarray, B: np.ndarray, upper: bool, left: bool,
@@ -192,7 +193,8 @@ def _triangular_arrays(A: np.ndarray, B: np.ndarray, upper: bool, left: bool,
     """Forward or back substitution with the ``upper`` (lower) triangle of ``A`` (LAPACK's
     trsm: a zero on the diagonal gives inf/nan, no error)."""
     if not left:  # X A = B  <=>  A^T X^T = B^T, and A^T's triangle is the other one
-        return _mT(_triangular_arrays(_mT(A), _mT(B), not upper, True, unitriangular))
+        return _column_major(
+            _mT(_triangular_arrays(_mT(A), _mT(B), not upper, True, unitriangular)))
     n = A.shape[-1]
     batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
     dtype = np.result_type(A, B)
@@ -844,6 +846,145 @@ def _(ops, grads, self, b, result):
 
 
 # ----------------------------------------------------------------------------------------------
+# LU
+
+def lu_unpack_arrays(LU: np.ndarray, pivots: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``P, L, U`` from LAPACK's packed LU and 1-based pivots (A = P L U)."""
+    m, n = LU.shape[-2:]
+    k = builtins.min(m, n)
+    L = np.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype)
+    U = np.triu(LU[..., :k, :])
+    batch = LU.shape[:-2]
+    perm = np.broadcast_to(np.arange(m), batch + (m,)).copy().reshape(-1, m)
+    piv = np.asarray(pivots).reshape(-1, k) - 1
+    rows = np.arange(perm.shape[0])
+    for j in range(k):
+        target = piv[:, j]
+        row_j = perm[rows, j].copy()
+        perm[rows, j] = perm[rows, target]
+        perm[rows, target] = row_j
+    # A = P L U: row i of L U is row perm[i] of A, so P[perm[i], i] = 1
+    P = np.zeros((perm.shape[0], m, m), dtype=LU.dtype)
+    P[rows[:, None], perm, np.arange(m)[None, :]] = 1
+    return P.reshape(batch + (m, m)), L, U
+
+
+def _unpack_ops(ops: Any, LU: Any, pivots: np.ndarray) -> tuple[Any, Any, Any]:
+    """``P`` (a constant), ``L`` and ``U`` from LU with the ops (differentiable in LU)."""
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = builtins.min(m, n)
+    P = lu_unpack_arrays(np.zeros(_data(LU).shape, _array_dtype(LU)), _data(pivots))[0]
+    eye = _constant(LU, np.eye(m, k, dtype=_array_dtype(LU)))
+    L = ops.tril(ops.narrow(LU, -1, 0, k), -1) + eye
+    U = ops.triu(ops.narrow(LU, -2, 0, k))
+    return _constant(LU, P), L, U
+
+
+def _lu_backward(ops: Any, L_grad: Any, U_grad: Any, P: Any, L: Any, U: Any) -> Any:
+    """PyTorch's linalg_lu_backward (pivoted): the gradient of A = P L U from those of L, U."""
+    m, n = L.shape[-2], U.shape[-1]
+    k = builtins.min(m, n)
+    if m == n:
+        A_grad = ops.tril(ops.matmul(_mH(ops, L), L_grad), -1) \
+            + ops.triu(ops.matmul(U_grad, _mH(ops, U)))
+        A_grad = ops.solve_triangular(_mH(ops, U), A_grad, False, False, False)
+        A_grad = ops.solve_triangular(_mH(ops, L), A_grad, True, True, True)
+        return ops.matmul(P, A_grad)
+    if m < n:
+        U1 = ops.narrow(U, -1, 0, k)
+        A_grad = ops.matmul(_mH(ops, L), L_grad) - ops.matmul(ops.triu(U_grad), _mH(ops, U))
+        A_grad = ops.solve_triangular(_mH(ops, U1), ops.tril(A_grad, -1), False, False, False)
+        A_grad = ops.cat([A_grad + ops.triu(ops.narrow(U_grad, -1, 0, k)),
+                          ops.narrow(U_grad, -1, k, n - k)], -1)
+        A_grad = ops.solve_triangular(_mH(ops, L), A_grad, True, True, True)
+        return ops.matmul(P, A_grad)
+    L1 = ops.narrow(L, -2, 0, k)
+    A_grad = ops.matmul(U_grad, _mH(ops, U)) - ops.matmul(_mH(ops, L), ops.tril(L_grad, -1))
+    A_grad = ops.solve_triangular(_mH(ops, L1), ops.triu(A_grad), True, True, True)
+    A_grad = ops.cat([A_grad + ops.tril(ops.narrow(L_grad, -2, 0, k), -1),
+                      ops.narrow(L_grad, -2, k, m - k)], -2)
+    A_grad = ops.solve_triangular(_mH(ops, U), A_grad, False, False, False)
+    return ops.matmul(P, A_grad)
+
+
+@op("LinalgLuFactorExBackward0", inputs=("A",), tensor_params=("pivots",))
+def _linalg_lu_factor_ex(A, pivots, LU_value=None):
+    """The packed LU (computed by the public function with ``pivots``: ``LU_value``)."""
+    if LU_value is None:
+        LU_value = lu_factor_arrays(A)[0]
+    return _column_major(LU_value)
+
+
+@_linalg_lu_factor_ex.derivative("A")
+def _(ops, grad, pivots, result):
+    P, L, U = _unpack_ops(ops, result, pivots)
+    m, n = result.shape[-2], result.shape[-1]
+    k = builtins.min(m, n)
+    return _lu_backward(ops, ops.narrow(grad, -1, 0, k), ops.narrow(grad, -2, 0, k), P, L, U)
+
+
+@op("LinalgLuBackward0", inputs=("A",), num_outputs=2)
+def _linalg_lu(A, pivot=True):
+    LU, pivots, _ = lu_factor_arrays(A)
+    _, L, U = lu_unpack_arrays(LU, pivots)
+    return np.ascontiguousarray(L), np.ascontiguousarray(U)
+
+
+@_linalg_lu.derivative("A")
+def _(ops, grads, A, pivot):
+    L_grad, U_grad = grads
+    P, L, U = ops.lu(A)
+    return _lu_backward(ops, L_grad, U_grad, P, L, U)
+
+
+def _lu_solve_arrays(LU: np.ndarray, pivots: np.ndarray, B: np.ndarray, left: bool,
+                     adjoint: bool) -> np.ndarray:
+    """``A X = B`` with ``A = P L U`` given packed (``adjoint``: ``A^H X = B``; not ``left``:
+    ``X A = B``)."""
+    P, L, U = lu_unpack_arrays(LU, pivots)
+    A = P @ L @ U
+    if adjoint:
+        A = np.conj(_mT(A))
+    rhs = B if left else _mT(B)
+    if not left:
+        A = _mT(A)
+    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
+    X = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]),
+                        np.broadcast_to(rhs, batch + rhs.shape[-2:]))
+    return _column_major(X) if left else np.ascontiguousarray(_mT(X))
+
+
+@op("LinalgLuSolveBackward0", inputs=("LU", "B"), tensor_params=("pivots",))
+def _linalg_lu_solve(LU, pivots, B, left=True, adjoint=False):
+    return _lu_solve_arrays(LU, pivots, B, left, adjoint)
+
+
+@_linalg_lu_solve.derivative("B")
+def _(ops, grad, LU, pivots, left, adjoint):
+    return ops.lu_solve(LU, pivots, grad, left, not adjoint)
+
+
+@_linalg_lu_solve.derivative("LU")
+def _(ops, gX, LU, pivots, left, adjoint, result):
+    X = result
+    P, L, U = _unpack_ops(ops, LU, pivots)
+    if left != adjoint:
+        gR = ops.solve_triangular(
+            _mH(ops, U), -ops.matmul(gX if left else _mH(ops, gX), _mH(ops, X) if left else X),
+            False, True, False)
+        gL = ops.tril(ops.solve_triangular(_mH(ops, L), ops.matmul(gR, _mH(ops, U)),
+                                           True, True, True), -1)
+        return gL + ops.triu(gR)
+    gR = -ops.matmul(ops.matmul(ops.matmul(ops.transpose(P, -2, -1), X if left else _mH(ops, X)),
+                                _mH(ops, gX) if left else gX), P)
+    gR = ops.solve_triangular(_mH(ops, L), gR, True, False, True)
+    gU = ops.triu(ops.solve_triangular(_mH(ops, U), ops.matmul(_mH(ops, L), gR),
+                                       False, False, False))
+    return ops.tril(gR, -1) + gU
+
+
+# ----------------------------------------------------------------------------------------------
 # The public functions (torch.linalg's, and torch's own names for some)
 
 def _linalg_type(name: str, fields: tuple[str, ...]) -> Any:
@@ -1183,6 +1324,91 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
     return linalg_lstsq_type((X, residuals, wrap(rank), wrap(svals)))
 
 
+linalg_lu_factor_type = _linalg_type("linalg_lu_factor", ("LU", "pivots"))
+linalg_lu_factor_ex_type = _linalg_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))
+linalg_lu_type = _linalg_type("linalg_lu", ("P", "L", "U"))
+
+
+def _lu_checks(A: Tensor, fname: str, pivot: bool) -> None:
+    if A._data.ndim < 2:
+        shape = ", ".join(str(s) for s in A._data.shape)
+        raise RuntimeError(
+            f"{fname}: Expected tensor with 2 or more dimensions. Got size: [{shape}] instead")
+    _check_kernel(A, "lu_cpu")
+    if A._data.dtype.kind not in "fc":
+        raise NotImplementedError(f'"lu_cpu" not implemented for \'{_type_name(A)}\'')
+    if not pivot:
+        raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
+
+
+def _lu_factor_call(A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
+    LU, pivots, info = lu_factor_arrays(A._data)
+    piv = wrap(pivots)
+    return _linalg_lu_factor_ex(A, piv, LU), piv, wrap(info)
+
+
+def linalg_lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
+    """``(LU, pivots, info)``: the packed LU decomposition with partial pivoting (LAPACK's
+    getrf; ``info`` the 1-based index of the first zero pivot, 0 when none)."""
+    _lu_checks(A, "torch.lu_factor", pivot)
+    LU, pivots, info = _lu_factor_call(A, pivot)
+    if check_errors:
+        _raise_lu(info, "torch.linalg.lu_factor_ex")
+    return linalg_lu_factor_ex_type((LU, pivots, info))
+
+
+def _raise_lu(info: Tensor, fname: str) -> None:
+    failure = _first_failure(info._data)
+    if failure is not None:
+        index, value = failure
+        raise RuntimeError(
+            f"{fname}: {_batch_prefix(index, info._data.ndim > 0)}U[{value},{value}] is zero "
+            "and using it on lu_solve would result in a division by zero. If you still want to "
+            "perform the factorization, consider calling linalg.lu(A, pivot) or "
+            "linalg.lu_factor_ex(A, pivot)")
+
+
+def linalg_lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
+    """``(LU, pivots)``: the packed LU decomposition with partial pivoting
+    (``LinalgLuFactorExBackward0``); a zero pivot raises."""
+    _lu_checks(A, "torch.lu_factor", pivot)
+    LU, pivots, info = _lu_factor_call(A, pivot)
+    _raise_lu(info, "torch.linalg.lu_factor")
+    return linalg_lu_factor_type((LU, pivots))
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
+    """``(P, L, U)`` with ``A = P L U`` (``LinalgLuBackward0`` on L and U)."""
+    _lu_checks(A, "linalg.lu", pivot)
+    L, U = _linalg_lu(A, bool(pivot))
+    LU, pivots, _ = lu_factor_arrays(A._data)
+    P = lu_unpack_arrays(LU, pivots)[0]
+    return linalg_lu_type((wrap(np.ascontiguousarray(P)), L, U))
+
+
+def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
+                    adjoint: bool = False) -> Tensor:
+    """The solution of ``A X = B`` from A's packed LU decomposition (``adjoint``:
+    ``A^H X = B``; not ``left``: ``X A = B``)."""
+    fname = "linalg.lu_solve"
+    if LU._data.dtype != B._data.dtype:
+        raise RuntimeError(
+            f"{fname}: Expected LU and B to have the same dtype, but found LU of type "
+            f"{_type_name(LU)} and B of type {_type_name(B)} instead")
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError(f"{fname}: pivots should be a Tensor of scalar type torch.int32")
+    _check_square(LU, fname, "LU")
+    _check_matrix(B, fname, "B")
+    n = LU._data.shape[-1]
+    rows, cols = B._data.shape[-2:]
+    if (rows if left else cols) != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{fname}: Incompatible shapes of A and B for the equation {equation} "
+            f"({n}x{n} and {rows}x{cols})")
+    return _linalg_lu_solve(LU, pivots, B, bool(left), bool(adjoint))
+
+
 def _tolerance_value(t: Any) -> Any:
     if t is None:
         return None
@@ -1321,6 +1547,20 @@ def _qr_tensor(A: Tensor, mode: str = "reduced") -> Any:
     return linalg_qr(A, mode)
 
 
+def _lu_array(A: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    LU, pivots, _ = lu_factor_arrays(A)
+    return lu_unpack_arrays(LU, pivots)
+
+
+def _lu_tensor(A: Tensor) -> Any:
+    return linalg_lu(A)
+
+
+def _lu_solve_tensor(LU: Tensor, pivots: Any, B: Tensor, left: bool, adjoint: bool) -> Tensor:
+    return _linalg_lu_solve(LU, pivots if isinstance(pivots, Tensor) else wrap(pivots), B,
+                            left, adjoint)
+
+
 def _cross_array(a: np.ndarray, b: np.ndarray, dim: int) -> np.ndarray:
     return _linalg_cross.op.forward(a, b, dim)
 
@@ -1336,6 +1576,8 @@ HELPERS: dict[str, tuple[Any, Any]] = {
     "det": (_linalg_det.op.forward, linalg_det),
     "svd": (_svd_array, _svd_tensor),
     "pinv": (_linalg_pinv.op.forward, linalg_pinv),
+    "lu": (_lu_array, _lu_tensor),
+    "lu_solve": (_lu_solve_arrays, _lu_solve_tensor),
     "eigh": (_linalg_eigh.op.forward, _eigh_tensor),
     "qr": (_linalg_qr.op.forward, _qr_tensor),
     "matrix_exp": (_matrix_exp_arrays, linalg_matrix_exp),
