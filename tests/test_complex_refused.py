@@ -116,22 +116,14 @@ def _loss(lib: Any, out: Any, k: int) -> Any:
 
 @pytest.mark.parametrize("fn", [
     lambda lib, x: lib.stack([x * 1j, x]),
-    lambda lib, x: (x * 1j).sin(),
-    lambda lib, x: (x * 1j).sqrt(),
-    lambda lib, x: (x * 1j).log(),
-    lambda lib, x: (x * 1j) ** 2,
     lambda lib, x: (x * 1j).cumsum(0),
-    lambda lib, x: (x * 1j).expm1(),
-    lambda lib, x: (x * 1j).tanh(),
     lambda lib, x: (x * 1j).cumprod(0),
     lambda lib, x: lib.cat([x * 1j, x * 1j]),
     lambda lib, x: (x * 1j)[lib.tensor([0, 1])],
     lambda lib, x: (x * 1j).prod(),
-    lambda lib, x: (x * 1j).atan(),
     lambda lib, x: (x * 1j).flip(0),
     lambda lib, x: (x * 1j).roll(1),
-], ids=["stack", "sin", "sqrt", "log", "pow", "cumsum", "expm1", "tanh", "cumprod", "cat",
-        "index", "prod", "atan", "flip", "roll"])
+], ids=["stack", "cumsum", "cumprod", "cat", "index", "prod", "flip", "roll"])
 def test_complex_results_off_the_allowlist_are_refused(fn: Any) -> None:
     x = chainrule.tensor([1.0, 2.0], requires_grad=True)
     with pytest.raises(RuntimeError, match=MESSAGE):
@@ -143,13 +135,12 @@ def test_complex_results_off_the_allowlist_are_refused(fn: Any) -> None:
 
 
 @pytest.mark.parametrize("fn", [
-    lambda z: z.log1p(),
-    lambda z: z.sin(),
-    lambda z: z.log().real,
+    lambda z: z.cumsum(0),
+    lambda z: z.flip(0).real,
     lambda z: z.prod(),
     lambda z: z.norm(),
-    lambda z: z.sum().sqrt(),
-], ids=["log1p", "sin", "log", "prod", "norm", "sqrt"])
+    lambda z: z.sum().unsqueeze(0).repeat(2),
+], ids=["cumsum", "flip", "prod", "norm", "repeat"])
 def test_complex_leaves_through_ops_off_the_allowlist_are_refused(fn: Any) -> None:
     z = chainrule.tensor([1 + 1j, 2 - 1j], requires_grad=True)
     with pytest.raises(RuntimeError, match=MESSAGE):

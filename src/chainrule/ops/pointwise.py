@@ -832,7 +832,7 @@ def _log_of_number(value):
 
 
 @op("PowBackward0", inputs=("self",), promote=ARITH, promote_with=("exponent",),
-    half_native=True)  # bfloat16 as float16 (_pow_array)
+    half_native=True, complex_ok=True)  # bfloat16 as float16 (_pow_array)
 def _pow_scalar(self, exponent):
     _check_int_pow(self, exponent)
     return _pow_array(self, exponent)
@@ -847,7 +847,7 @@ def _(ops, grad, self, exponent):
     # once, not rounded to the half type first.
     if exponent == 0:
         return ops.zeros_like(self)
-    return grad * ops.mul(ops.pow(self, exponent - 1), exponent)
+    return grad * ops.conj(ops.mul(ops.pow(self, exponent - 1), exponent))
 
 
 # PowBackward1 saves self, exponent and the result whichever input needs a gradient, and
@@ -1054,7 +1054,7 @@ def _(ops, grad, result):
     return grad * ops.conj(result)  # PyTorch: grad * result.conj()
 
 
-@op("Exp2Backward0", promote=FLOAT, method=True, inplace=True)
+@op("Exp2Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def exp2(self):
     """``2 ** self``."""
     return np.exp2(self)
@@ -1064,10 +1064,10 @@ def exp2(self):
 # a Scalar): ``ops.mul``, not ``*``, which NumPy runs in float16 with the number rounded first.
 @exp2.derivative("self")
 def _(ops, grad, result):
-    return ops.mul(grad * result, _LN2)
+    return ops.mul(grad * ops.conj(result), _LN2)
 
 
-@op("Expm1Backward0", promote=FLOAT, method=True, inplace=True)
+@op("Expm1Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def expm1(self):
     """``exp(self) - 1``, accurate near 0."""
     return np.expm1(self)
@@ -1075,10 +1075,10 @@ def expm1(self):
 
 @expm1.derivative("self")
 def _(ops, grad, result):
-    return grad * (result + 1)
+    return grad * ops.conj(result + 1)
 
 
-@op("LogBackward0", promote=FLOAT, method=True, inplace=True)
+@op("LogBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log(self):
     """Natural logarithm."""
     return np.log(self)
@@ -1086,10 +1086,10 @@ def log(self):
 
 @log.derivative("self")
 def _(ops, grad, self):
-    return grad / self
+    return grad / ops.conj(self)
 
 
-@op("Log1PBackward0", promote=FLOAT, method=True, inplace=True)
+@op("Log1PBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log1p(self):
     """``log(1 + self)``, accurate near 0."""
     return np.log1p(self)
@@ -1097,10 +1097,10 @@ def log1p(self):
 
 @log1p.derivative("self")
 def _(ops, grad, self):
-    return grad / (self + 1)
+    return grad / ops.conj(self + 1)
 
 
-@op("Log2Backward0", promote=FLOAT, method=True, inplace=True)
+@op("Log2Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log2(self):
     """Base-2 logarithm."""
     return np.log2(self)
@@ -1108,10 +1108,10 @@ def log2(self):
 
 @log2.derivative("self")
 def _(ops, grad, self):
-    return grad / ops.mul(self, _LN2)
+    return grad / ops.mul(ops.conj(self), _LN2)
 
 
-@op("Log10Backward0", promote=FLOAT, method=True, inplace=True)
+@op("Log10Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log10(self):
     """Base-10 logarithm."""
     return np.log10(self)
@@ -1119,10 +1119,10 @@ def log10(self):
 
 @log10.derivative("self")
 def _(ops, grad, self):
-    return grad / ops.mul(self, _LN10)
+    return grad / ops.mul(ops.conj(self), _LN10)
 
 
-@op("SqrtBackward0", promote=FLOAT, method=True, inplace=True)
+@op("SqrtBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sqrt(self):
     """Square root."""
     return np.sqrt(self)
@@ -1130,10 +1130,11 @@ def sqrt(self):
 
 @sqrt.derivative("self")
 def _(ops, grad, result):
-    return grad / (2 * result)
+    return grad / (2 * ops.conj(result))
 
 
-@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True, half_native=True)
+@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True, half_native=True,
+    complex_ok=True)
 def rsqrt(self):
     """``1 / sqrt(self)`` (in a half type the root rounded first, as PyTorch's element loop)."""
     return 1 / np.sqrt(self)
@@ -1141,14 +1142,14 @@ def rsqrt(self):
 
 @rsqrt.derivative("self")
 def _(ops, grad, result):
-    return -0.5 * grad * ops.pow(result, 3)
+    return -0.5 * grad * ops.conj(ops.pow(result, 3))
 
 
 # ------------------------------------------------------------------------------------------------
 # trigonometric and hyperbolic
 
 
-@op("SinBackward0", promote=FLOAT, method=True, inplace=True)
+@op("SinBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sin(self):
     """Sine."""
     return np.sin(self)
@@ -1156,10 +1157,10 @@ def sin(self):
 
 @sin.derivative("self")
 def _(ops, grad, self):
-    return grad * ops.cos(self)
+    return grad * ops.conj(ops.cos(self))
 
 
-@op("CosBackward0", promote=FLOAT, method=True, inplace=True)
+@op("CosBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def cos(self):
     """Cosine."""
     return np.cos(self)
@@ -1167,10 +1168,10 @@ def cos(self):
 
 @cos.derivative("self")
 def _(ops, grad, self):
-    return grad * -ops.sin(self)
+    return grad * -ops.conj(ops.sin(self))
 
 
-@op("TanBackward0", promote=FLOAT, method=True, inplace=True)
+@op("TanBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def tan(self):
     """Tangent."""
     return np.tan(self)
@@ -1178,10 +1179,11 @@ def tan(self):
 
 @tan.derivative("self")
 def _(ops, grad, result):
-    return grad * (1 + ops.pow(result, 2))
+    return grad * ops.conj(1 + ops.pow(result, 2))
 
 
-@op("AsinBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arcsin",))
+@op("AsinBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arcsin",),
+    complex_ok=True)
 def asin(self):
     """Inverse sine."""
     return np.arcsin(self)
@@ -1194,10 +1196,11 @@ def asin(self):
 
 @asin.derivative("self")
 def _(ops, grad, self):
-    return grad * ops.rsqrt(-self * self + 1)
+    return grad * ops.conj(ops.rsqrt(-self * self + 1))
 
 
-@op("AcosBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arccos",))
+@op("AcosBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arccos",),
+    complex_ok=True)
 def acos(self):
     """Inverse cosine."""
     return np.arccos(self)
@@ -1205,10 +1208,11 @@ def acos(self):
 
 @acos.derivative("self")
 def _(ops, grad, self):
-    return grad * -ops.rsqrt(-self * self + 1)
+    return grad * -ops.conj(ops.rsqrt(-self * self + 1))
 
 
-@op("AtanBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arctan",))
+@op("AtanBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arctan",),
+    complex_ok=True)
 def atan(self):
     """Inverse tangent."""
     return np.arctan(self)
@@ -1216,7 +1220,7 @@ def atan(self):
 
 @atan.derivative("self")
 def _(ops, grad, self):
-    return grad / (self * self + 1)
+    return grad / ops.conj(self * self + 1)
 
 
 arcsin, arccos, arctan = asin, acos, atan
@@ -1249,7 +1253,7 @@ def _(ops, grad, self, other):
 arctan2 = atan2
 
 
-@op("SinhBackward0", promote=FLOAT, method=True, inplace=True)
+@op("SinhBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sinh(self):
     """Hyperbolic sine."""
     return np.sinh(self)
@@ -1257,10 +1261,10 @@ def sinh(self):
 
 @sinh.derivative("self")
 def _(ops, grad, self):
-    return grad * ops.cosh(self)
+    return grad * ops.conj(ops.cosh(self))
 
 
-@op("CoshBackward0", promote=FLOAT, method=True, inplace=True)
+@op("CoshBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def cosh(self):
     """Hyperbolic cosine."""
     return np.cosh(self)
@@ -1268,10 +1272,10 @@ def cosh(self):
 
 @cosh.derivative("self")
 def _(ops, grad, self):
-    return grad * ops.sinh(self)
+    return grad * ops.conj(ops.sinh(self))
 
 
-@op("TanhBackward0", promote=FLOAT, method=True, inplace=True)
+@op("TanhBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def tanh(self):
     """Hyperbolic tangent."""
     return np.tanh(self)
@@ -1282,7 +1286,7 @@ def _(ops, grad, result):
     return ops.tanh_backward(grad, result)
 
 
-@op("AsinhBackward0", promote=FLOAT, method=True)
+@op("AsinhBackward0", promote=FLOAT, method=True, complex_ok=True)
 def asinh(self):
     """Inverse hyperbolic sine."""
     return np.arcsinh(self)
@@ -1290,10 +1294,10 @@ def asinh(self):
 
 @asinh.derivative("self")
 def _(ops, grad, self):
-    return grad * ops.rsqrt(ops.pow(self, 2) + 1)
+    return grad * ops.conj(ops.rsqrt(ops.pow(self, 2) + 1))
 
 
-@op("AcoshBackward0", promote=FLOAT, method=True)
+@op("AcoshBackward0", promote=FLOAT, method=True, complex_ok=True)
 def acosh(self):
     """Inverse hyperbolic cosine."""
     return np.arccosh(self)
@@ -1301,10 +1305,12 @@ def acosh(self):
 
 @acosh.derivative("self")
 def _(ops, grad, self):
+    if _is_complex(self):  # PyTorch's complex formula (the other branch of the root)
+        return grad / ops.conj(ops.sqrt(self - 1) * ops.sqrt(self + 1))
     return grad * ops.rsqrt(self * self - 1)
 
 
-@op("AtanhBackward0", promote=FLOAT, method=True)
+@op("AtanhBackward0", promote=FLOAT, method=True, complex_ok=True)
 def atanh(self):
     """Inverse hyperbolic tangent."""
     return np.arctanh(self)
@@ -1312,7 +1318,13 @@ def atanh(self):
 
 @atanh.derivative("self")
 def _(ops, grad, self):
-    return grad * 1 / (1 - ops.pow(self, 2))
+    return grad * 1 / ops.conj(1 - ops.pow(self, 2))
+
+
+def _is_complex(value: Any) -> bool:
+    """Whether a derivative's argument (an array, or a Tensor under ``create_graph``) is
+    complex."""
+    return value.is_complex() if isinstance(value, Tensor) else value.dtype.kind == "c"
 
 
 def _not_differentiable_in_place(out_of_place: Any, node_name: str) -> Any:
@@ -1348,9 +1360,13 @@ declare_methods("atanh", inplace=_not_differentiable_in_place(atanh, "AtanhBackw
 # activations and special functions
 
 
-@op("SigmoidBackward0", promote=FLOAT, method=True, inplace=True)
+@op("SigmoidBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sigmoid(self):
-    """The logistic function ``1 / (1 + exp(-self))``."""
+    """The logistic function ``1 / (1 + exp(-self))`` (for complex values computed so, as
+    PyTorch's: NaN where ``exp(-self)`` overflows)."""
+    if self.dtype.kind == "c":
+        with np.errstate(all="ignore"):
+            return 1 / (1 + np.exp(-self))
     return special.expit(self)
 
 

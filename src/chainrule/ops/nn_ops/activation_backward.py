@@ -128,7 +128,10 @@ def _(ops, grad, self, lambd):
 @op("TanhBackwardBackward0", inputs=("grad_output", "output"), promote=KEEP)
 @half_in_float32
 def tanh_backward(grad_output, output):
-    """``grad_output * (1 - output**2)``: the derivative of ``tanh`` from its output."""
+    """``grad_output * (1 - output**2)``: the derivative of ``tanh`` from its output (of its
+    conjugate, for complex values, as PyTorch's)."""
+    if output.dtype.kind == "c":
+        return grad_output * np.conj(1 - output * output)
     return grad_output * (1 - output * output)
 
 
@@ -146,7 +149,10 @@ def _(ops, grad, grad_output, output):
 def sigmoid_backward(grad_output, output):
     """``grad_output * (1 - output) * output``: the derivative of ``sigmoid`` from its output.
     float16 rounds each step to float16, as PyTorch's kernel (bfloat16 computes in float32 and
-    rounds once, as the dispatch does)."""
+    rounds once, as the dispatch does). Complex values take the conjugate of the derivative,
+    as PyTorch's."""
+    if output.dtype.kind == "c":
+        return grad_output * np.conj((1 - output) * output)
     return grad_output * (1 - output) * output
 
 
