@@ -37,10 +37,19 @@ from ..autograd.forward_grad import (
 if TYPE_CHECKING:
     from ._registry import OpDef
 
-__all__ = ["propagate", "allow_jvp", "linear_rule", "derived_rule", "bilinear_rule",
-           "JvpRule", "refuse"]
+__all__ = ["propagate", "allow_jvp", "allow_jvp_nodes", "jvp_rule", "linear_rule",
+           "derived_rule", "bilinear_rule", "joint_linear_rule", "JvpRule", "refuse"]
 
-JvpRule = Callable[["OpDef", tuple, list[Any], Tensor], Any]
+JvpRule = Callable[["OpDef", tuple, list[Any], Any], Any]
+
+#: Rules by PyTorch's node name (``allow_jvp_nodes``): they also reach the ops declared on first
+#: use (``cat``/``stack`` of n tensors) and the in-place copies of an op (``recorded_as``).
+JVP_BY_NODE: dict[str, JvpRule] = {}
+
+
+def jvp_rule(op: OpDef) -> JvpRule | None:
+    """The JVP rule of ``op`` (its own, else its node name's), or None: it refuses tangents."""
+    return op.jvp if op.jvp is not None else JVP_BY_NODE.get(op.node_name)
 
 
 def _tangents_of(op: OpDef, args: tuple) -> tuple[list[Any], bool]:
@@ -72,18 +81,24 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
         return
     if not op.differentiable:
         return  # (no derivative: comparisons, argmax ... PyTorch's results have no tangent)
-    outputs = result if type(result) is tuple else (result,)
-    if not any(o._data.dtype.kind in "fc" for o in outputs):
+    several = type(result) is tuple
+    outputs = result if several else (result,)
+    if not any(o._data.dtype.kind in "fcV" for o in outputs):
         return  # (an integral or bool result has no tangent)
-    rule = op.jvp
-    if rule is None or other or type(result) is tuple or any(
+    rule = jvp_rule(op)
+    if rule is None or other or any(
         t is not None and t._data.dtype.kind == "c" for t in tangents
-    ) or result._data.dtype.kind == "c":
+    ) or any(o._data.dtype.kind == "c" for o in outputs):
         raise refuse(op.name)
     with suspended():
         tangent = rule(op, args, tangents, result)
-        tangent = _laid_out_like(tangent, result)
-    set_tangent(result, tangent)
+        # (a multi-output op's rule gives one tangent per output, None for its indices)
+        found = tuple(tangent) if several else (tangent,)
+        laid = [None if t is None or o._data.dtype.kind not in "fcV" else _laid_out_like(t, o)
+                for t, o in zip(found, outputs, strict=False)]
+    for o, t in zip(outputs, laid, strict=False):
+        if t is not None:
+            set_tangent(o, t)
 
 
 def _laid_out_like(tangent: Tensor, primal: Tensor) -> Tensor:
@@ -104,6 +119,32 @@ def allow_jvp(rule: JvpRule, *publics: Any) -> None:
         public.op.jvp = rule
 
 
+def allow_jvp_nodes(rule: JvpRule, *node_names: str) -> None:
+    """Put every op recorded as one of ``node_names`` (PyTorch's node names) on the forward-mode
+    allowlist with ``rule``."""
+    for name in node_names:
+        if name in JVP_BY_NODE:
+            raise ValueError(f"JVP rule for {name} declared twice")
+        JVP_BY_NODE[name] = rule
+
+
+def zeros_for(x: Any) -> Any:
+    """A zero tangent for input ``x`` (a tensor of its shape and dtype, or the number 0)."""
+    from .creation import zeros_like  # (ops layer: bound at call time, after ops/__init__)
+
+    return zeros_like(x) if isinstance(x, Tensor) else 0
+
+
+def joint_linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """The op applied to all its inputs' tangents at once (zeros for the missing ones): ops
+    linear in all their differentiable inputs together, with no constant term (cat, stack,
+    where, scatter, index_put ...)."""
+    call = list(args)
+    for p, t in zip(op.input_pos, tangents, strict=True):
+        call[p] = zeros_for(args[p]) if t is None else t
+    return op.publics[False](*call)
+
+
 def linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:
     """The op applied to the tangent of its one differentiable input (a linear op)."""
     p = op.input_pos[0]
@@ -113,15 +154,17 @@ def linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> 
 
 
 def bilinear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:
-    """``op(t_a, b) + op(a, t_b)`` for an op bilinear in its two inputs."""
+    """``op(t_a, b) + op(a, t_b)`` for an op bilinear in its two inputs (multilinear: one term
+    per input with a tangent, the others at their primals)."""
     public = op.publics[False]
-    terms = []
+    total = None
     for i, t in enumerate(tangents):
         if t is not None:
             call = list(args)
             call[op.input_pos[i]] = t
-            terms.append(public(*call))
-    return terms[0] if len(terms) == 1 else terms[0] + terms[1]
+            term = public(*call)
+            total = term if total is None else total + term
+    return total
 
 
 def derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:

@@ -1,31 +1,56 @@
 """The forward-mode allowlist: which ops carry tangents, and by which rule (ops/_forward.py).
 
-Each entry was checked against PyTorch's forward derivative (derivatives.yaml) and is tested
-in tests/test_forward_ad.py; every op not listed refuses a tangent with PyTorch's
+Rules are keyed by PyTorch's node name (``allow_jvp_nodes``), the key of derivatives.yaml, in
+this one module rather than at each op: the op modules are shared with concurrent work, a rule is
+one line per node, and keying by node also reaches the ops declared on first use (``cat`` and
+``stack`` of n tensors) and the in-place copies made by ``recorded_as``. Every entry is checked
+against PyTorch's forward derivative by tests/test_forward_ad_sweep.py (every OpInfo, tangents
+against ``torch.autograd.forward_ad`` and against chainrule's own reverse-mode J·v) and
+tests/test_forward_ad.py; every op not listed refuses a tangent with PyTorch's
 NotImplementedError.
 
-Derived rules (the derivative formula applied to the tangent) are used only where the formula is
-linear in ``grad`` and is PyTorch's ``auto_element_wise`` (or its explicit formula, term for
-term): add/sub (``self_t + alpha * other_t``), mul (``other_t * self_p + self_t * other_p``),
-exp, log, sin, cos, tanh, sigmoid, relu (``threshold_backward(self_t, result, 0)``), sqrt,
-tensor ** number (``pow_backward``: exactly zero for a zero exponent). Division has PyTorch's own
-formula, ``(self_t - other_t * result) / other_p``, which differs from the derivatives at 0 and
-infinities.
+Kinds of rule:
+
+* derived (``derived_rule``): the derivative formula applied to the tangent, for element-wise
+  ops whose formula is linear in ``grad`` and equals PyTorch's forward formula
+  (``auto_element_wise``, or its explicit formula term for term);
+* linear (``linear_rule``): the op applied to the tangent (views, copies, padding, pooling by
+  average, gathers by fixed indices); ``_linear_zeroing(...)`` when a constant (a pad or fill
+  value) must be 0 in the tangent;
+* jointly linear (``joint_linear_rule``): the op applied to all tangents at once (cat, stack,
+  where, scatter, index_put, and the adjoint ops the backward formulas use);
+* bilinear (``bilinear_rule``): one term per input (matrix products, cross, trilinear);
+* reductions (``_reduction_rule``): each input element feeds one output element, so the JVP is
+  ``sum(D * t)`` over the reduced dimensions, with ``D`` the derivative formula at a gradient of
+  ones (PyTorch's formulas for prod, var, std, norms, logsumexp, amax, max/min/median);
+* explicit: division, softmax/log_softmax, glu, sort/topk (gather by the indices), addmm,
+  convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
+  norm and the linear-algebra functions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from . import copying, indexing, linalg, pointwise, reduction, shape
-from ._forward import allow_jvp, bilinear_rule, derived_rule, linear_rule
-from .nn_ops import losses, misc
+from ._forward import (
+    allow_jvp,
+    allow_jvp_nodes,
+    bilinear_rule,
+    derived_rule,
+    joint_linear_rule,
+    linear_rule,
+)
+from .nn_ops import losses, misc, pooling
 
 if TYPE_CHECKING:
     from .._tensor import Tensor
     from ._registry import OpDef
 
 __all__: list[str] = []
+
+Rule = Callable[["OpDef", tuple, list[Any], Any], Any]
 
 
 def _div_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:
@@ -38,6 +63,363 @@ def _div_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> An
     return (-moved if self_t is None else self_t - moved) / other
 
 
+def _linear_zeroing(**constants: Any) -> Rule:
+    """A linear rule for an op with constant terms: the op applied to the tangent with those
+    arguments (a pad value, a fill value) set as given (0)."""
+
+    def rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+        call = list(args)
+        for name, value in constants.items():
+            call[op.index_of[name]] = value
+        if len(tangents) == 1:
+            call[op.input_pos[0]] = tangents[0]
+            return op.publics[False](*call)
+        return joint_linear_rule(op, tuple(call), tangents, result)
+
+    return rule
+
+
+def _ones(x: Any) -> Any:
+    from .creation import ones_like
+
+    return ones_like(x)
+
+
+def _zeros(x: Any) -> Any:
+    from .creation import zeros_like
+
+    return zeros_like(x)
+
+
+def _sum_reduced(op: OpDef, args: tuple, x: Any, like: Any) -> Any:
+    """``x`` (at the input's shape) summed over the dimensions ``op`` reduced, shaped as the
+    output ``like``."""
+    dim = args[op.index_of["dim"]] if "dim" in op.index_of else None
+    if isinstance(dim, list | tuple) and len(dim) == 0:
+        dim = None
+    if dim is None:
+        total = x.sum()
+    else:
+        keepdim = bool(args[op.index_of["keepdim"]]) if "keepdim" in op.index_of else False
+        total = x.sum(dim if isinstance(dim, int) else tuple(dim), keepdim=keepdim)
+    return total.reshape(tuple(like.shape))
+
+
+def _reduction_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``sum(D_i * t_i)`` over the reduced dimensions, ``D_i`` the derivative of input ``i`` at a
+    gradient of ones: the JVP of a reduction where each input element feeds one output element
+    (a multi-output op: one tangent per output, its derivative given a one-hot tuple)."""
+    from ._opnode import TENSOR_NS
+
+    outputs = result if type(result) is tuple else (result,)
+    env: list[Any] = list(args)
+    env.append(outputs[0])  # (a multi-output node's derivatives read its first output)
+    for p in op.input_pos:
+        x = args[p]
+        env.append(tuple(x.shape) if hasattr(x, "shape") else ())
+    found = []
+    for k, out in enumerate(outputs):
+        if type(result) is tuple:
+            grad: Any = tuple(_ones(o) if j == k else _zeros(o) for j, o in enumerate(outputs))
+        else:
+            grad = _ones(out)
+        total = None
+        for i, t in enumerate(tangents):
+            if t is None:
+                continue
+            derivative = op.derivatives[i]
+            d = derivative.fn(TENSOR_NS, grad, *(env[j] for j in derivative.arg_index))
+            term = t * 0 if d is None else d * t
+            total = term if total is None else total + term
+        found.append(_sum_reduced(op, args, total, out))
+    return tuple(found) if type(result) is tuple else found[0]
+
+
+def _gather_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """sort/topk values: the tangent at the picked indices."""
+    indices = args[op.index_of["indices"]]
+    return tangents[0].gather(args[op.index_of["dim"]], indices)
+
+
+def _logsumexp_jvp(x: Any, t: Any, dim: Any, keepdim: bool) -> Any:
+    """PyTorch's ``logsumexp_jvp``: ``sum(exp(x - amax(x)) * t) / sum(exp(x - amax(x)))`` over
+    ``dim`` (NaN over an empty dimension, as its 0 / 0)."""
+    shifted = (x - x.amax(dim, keepdim=True)).exp() if x.numel() > 0 else x.exp()
+    total = shifted.sum(dim, keepdim=keepdim)
+    return (shifted * t).sum(dim, keepdim=keepdim) / total
+
+
+def _logsumexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``logsumexp_jvp(self_p, self_t, dim, keepdim)``."""
+    x, dim, keepdim = args
+    if x.ndim == 0:
+        return tangents[0].clone()
+    return _logsumexp_jvp(x, tangents[0], tuple(dim), keepdim)
+
+
+def _softmax_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``result * (self_t - logsumexp_jvp(self_p, self_t, {dim}, true))``."""
+    (t,) = tangents
+    if result.ndim == 0:
+        return t * 0
+    return result * (t - _logsumexp_jvp(args[0], t, args[1], True))
+
+
+def _log_softmax_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``self_t - logsumexp_jvp(self_p, self_t, {dim}, true)``."""
+    (t,) = tangents
+    if result.ndim == 0:
+        return t * 0
+    return t - _logsumexp_jvp(args[0], t, args[1], True)
+
+
+def _evenly_read_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """max/min/median of all elements: PyTorch's ``evenly_read_jvp``, the tangents of the
+    elements equal to the result, averaged."""
+    mask = args[0] == result
+    return (tangents[0] * mask).sum() / mask.sum()
+
+
+def _amax_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``amaxamin_jvp``: the tangents where the input equals the result, averaged
+    over the reduced dimensions."""
+    x, dim, keepdim = args
+    dims = tuple(dim) if isinstance(dim, list | tuple) else (dim,)
+    if len(dims) == 0:
+        dims = tuple(range(x.ndim))
+    restored = result
+    if not keepdim and x.ndim:
+        for d in sorted(d % x.ndim for d in dims):
+            restored = restored.unsqueeze(d)
+    mask = x == restored
+    picked = tangents[0] * mask
+    if x.ndim == 0:
+        return picked / mask
+    return picked.sum(dims, keepdim=keepdim) / mask.sum(dims, keepdim=keepdim)
+
+
+def _where(condition: Any, a: Any, b: Any) -> Any:
+    from .pointwise import where
+
+    return where(condition, a, b)
+
+
+def _filled(tangents: list[Any], args: Any) -> list[Any]:
+    """The tangents, zeros for the tensor inputs without one."""
+    return [t if t is not None or a is None else _zeros(a)
+            for t, a in zip(tangents, args, strict=False)]
+
+
+def _clamp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``clamp_jvp``: the bound's tangent where the bound wins (ties: the input's),
+    ``max``'s where ``min > max``."""
+    self_t, min_t, max_t = _filled(tangents, args)
+    x, low, high = args
+    if low is not None and high is not None:
+        inner = _where(x > high, max_t, self_t)
+        return _where(low > high, max_t, _where(x < low, min_t, inner))
+    if low is not None:
+        return _where(x > low, self_t, min_t)
+    if high is not None:
+        return _where(x < high, self_t, max_t)
+    return self_t
+
+
+def _clamp_min_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``where(self_p >= min_p, self_t, min_t)``."""
+    self_t, min_t = _filled(tangents, args)
+    return _where(args[0] >= args[1], self_t, min_t)
+
+
+def _clamp_max_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``where(self_p <= max_p, self_t, max_t)``."""
+    self_t, max_t = _filled(tangents, args)
+    return _where(args[0] <= args[1], self_t, max_t)
+
+
+def _fmax_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``other_t + (self_p > other_p or other_p is NaN) * (self_t - other_t)`` (fmin:
+    ``<=``)."""
+    self_t, other_t = _filled(tangents, args)
+    x, y = args
+    picks_self = (x > y) if op.node_name == "FmaxBackward0" else (x <= y)
+    return other_t + (picks_self | y.isnan()) * (self_t - other_t)
+
+
+def _logsigmoid_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``self_t * sigmoid(-self)`` (the buffer PyTorch's formula reads is only made for a
+    recorded node)."""
+    return tangents[0] * (-args[0]).sigmoid()
+
+
+def _normalized_jvp(x: Any, t: Any, dims: tuple[int, ...], eps: float) -> tuple[Any, Any]:
+    """``x_hat = (x - mean) * rstd`` over ``dims`` and its tangent: ``(t - mean(t)) * rstd +
+    (x - mean) * rstd_t`` with ``rstd_t = -rstd**3 * mean((x - mean) * (t - mean(t)))``
+    (the biased variance, as the normalizations use)."""
+    centred = x - x.mean(dims, keepdim=True)
+    rstd = ((centred * centred).mean(dims, keepdim=True) + eps).rsqrt()
+    t_centred = t - t.mean(dims, keepdim=True)
+    rstd_t = -(rstd * rstd * rstd) * (centred * t_centred).mean(dims, keepdim=True)
+    return centred * rstd, t_centred * rstd + centred * rstd_t
+
+
+def _affine_jvp(x_hat: Any, x_hat_t: Any, weight: Any, bias: Any, weight_t: Any, bias_t: Any,
+                view: tuple[int, ...]) -> Any:
+    """The tangent of ``x_hat * weight + bias`` (weight and bias reshaped to ``view``)."""
+    total = x_hat_t if weight is None else x_hat_t * weight.reshape(view)
+    if weight_t is not None:
+        total = total + x_hat * weight_t.reshape(view)
+    if bias_t is not None:
+        total = total + bias_t.reshape(view)
+    return total
+
+
+def _layer_norm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """The tangent of ``(x - mean) * rstd * weight + bias`` over the last dimensions."""
+    x, normalized_shape = args[0], tuple(args[1])
+    weight, bias, eps = args[4], args[5], args[6]
+    x_t, weight_t, bias_t = _filled(tangents[:1], args[:1]) + list(tangents[1:])
+    dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
+    x_hat, x_hat_t = _normalized_jvp(x, x_t, dims, eps)
+    return _affine_jvp(x_hat, x_hat_t, weight, bias, weight_t, bias_t, normalized_shape)
+
+
+def _batch_norm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """The tangent of batch norm: over the batch statistics in training, the running ones
+    (constants) otherwise."""
+    x = args[0]
+    weight, bias, running_mean, running_var, training, eps = args[3:9]
+    x_t, weight_t, bias_t = _filled(tangents[:1], args[:1]) + list(tangents[1:])
+    view = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    if training:
+        dims = (0,) + tuple(range(2, x.ndim))
+        x_hat, x_hat_t = _normalized_jvp(x, x_t, dims, eps)
+    else:
+        rstd = (running_var.reshape(view) + eps).rsqrt()
+        x_hat, x_hat_t = (x - running_mean.reshape(view)) * rstd, x_t * rstd
+    return _affine_jvp(x_hat, x_hat_t, weight, bias, weight_t, bias_t, view)
+
+
+def _group_norm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """The tangent of group norm: each sample's groups of channels normalized, then the
+    per-channel affine map."""
+    x, weight, bias, n, _, _, group, eps = args[:8]
+    x_t, weight_t, bias_t = _filled(tangents[:1], args[:1]) + list(tangents[1:])
+    grouped = (n, group, -1)
+    x_hat, x_hat_t = _normalized_jvp(x.reshape(grouped), x_t.reshape(grouped), (2,), eps)
+    shape = tuple(x.shape)
+    view = (1, shape[1]) + (1,) * (len(shape) - 2)
+    return _affine_jvp(x_hat.reshape(shape), x_hat_t.reshape(shape), weight, bias, weight_t,
+                       bias_t, view)
+
+
+def _cumprod_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``cumprod_jvp``: ``cumsum(t / x) * result`` (no zero involved); from the
+    first zero of a row on, the only term left, ``t_z * prod_{i <= k, i != z} x_i``."""
+    x, dim = args[0], args[1]
+    (t,) = tangents
+    if x.ndim == 0:
+        return t.clone()
+    generic = (t / x).cumsum(dim) * result
+    zeros = x == 0
+    if not bool(zeros.any()):
+        return generic
+    count = zeros.cumsum(dim)
+    first = zeros & (count == 1)
+    t_first = _where(first, t, 0.0).sum(dim, keepdim=True)
+    at_zero = t_first * x.masked_fill(first, 1.0).cumprod(dim)
+    return _where(count >= 1, at_zero, generic)
+
+
+def _logit_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``self_t / (x * (1 - x))`` inside the domain; outside it PyTorch's formula under grad
+    mode (``infinitely_differentiable_logit_backward``: NaN, or 0 with ``eps``), else its kernel
+    (``logit_backward``: NaN outside ``[0, 1]``, 0 outside ``[eps, 1 - eps]``, NaN at NaN)."""
+    from ..autograd.grad_mode import is_grad_enabled
+
+    x, eps = args
+    (t,) = tangents
+    inside_value = t / (x * (1 - x))
+    low, high = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    outside = float("nan") if eps is None else 0.0
+    if is_grad_enabled():
+        return _where((x >= low) & (x <= high), inside_value, outside)
+    return _where((x < low) | (x > high), outside, inside_value)
+
+
+def _lerp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``lerp(self_t, end_t, weight_p) + weight_t * (end_p - self_p)``."""
+    self_t, end_t = _filled(tangents[:2], args[:2])
+    x, end, weight = args
+    out = op.publics[False](self_t, end_t, weight)
+    if len(tangents) == 3 and tangents[2] is not None:
+        out = out + tangents[2] * (end - x)
+    return out
+
+
+def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves."""
+    (t,) = tangents
+    dim = args[1]
+    a, b = args[0].chunk(2, dim)
+    a_t, b_t = t.chunk(2, dim)
+    s = b.sigmoid()
+    return a_t * s + a * s * (1 - s) * b_t
+
+
+def _addmm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)``."""
+    self_t, mat1_t, mat2_t = tangents
+    _, mat1, mat2, beta, alpha = args
+    total = None
+    if mat1_t is not None:
+        total = mat1_t @ mat2
+    if mat2_t is not None:
+        term = mat1 @ mat2_t
+        total = term if total is None else total + term
+    if total is not None and alpha != 1:
+        total = total * alpha
+    if self_t is not None:
+        term = self_t if beta == 1 else self_t * beta
+        total = term if total is None else total + term
+    return total
+
+
+def _convolution_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """Linear in each input: ``conv(x_t, w) + conv(x, w_t) + b_t`` (no bias in the products)."""
+    public = op.publics[False]
+    x_t, w_t, b_t = tangents
+    call = list(args)
+    call[2] = None
+    total = None
+    if x_t is not None:
+        call[0], call[1] = x_t, args[1]
+        total = public(*call)
+    if w_t is not None:
+        call[0], call[1] = args[0], w_t
+        term = public(*call)
+        total = term if total is None else total + term
+    if b_t is not None:
+        term = b_t.reshape((1, -1) + (1,) * (result.ndim - 2))
+        total = term if total is None else total + term
+    return total
+
+
+def _loss_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """An element-wise loss: its derivative formulas applied to the tangents with reduction
+    ``'none'``, then reduced as the loss is (PyTorch's ``apply_loss_reduction``)."""
+    call = list(args)
+    reduction_mode = args[op.index_of["reduction"]]
+    call[op.index_of["reduction"]] = "none"
+    unreduced = op.publics[False](*call)
+    elementwise = derived_rule(op, tuple(call), tangents, unreduced)
+    if reduction_mode == "mean":
+        return elementwise.mean()
+    if reduction_mode == "sum":
+        return elementwise.sum()
+    return elementwise
+
+
 allow_jvp(
     derived_rule,
     pointwise._add, pointwise._add_alpha, misc._add_scalar, pointwise._sub, pointwise._sub_alpha,
@@ -46,6 +428,7 @@ allow_jvp(
 )
 allow_jvp(_div_rule, pointwise._div)
 allow_jvp(bilinear_rule, linalg.mm, linalg.bmm, linalg.mv, linalg.dot)
+allow_jvp(linear_rule, linalg._squeeze_vector_product, pooling._restride)
 allow_jvp(
     linear_rule,
     # (linear in their one differentiable input: the op applied to the tangent; for views, the
@@ -57,3 +440,107 @@ allow_jvp(
     shape._permute, shape.unsqueeze, shape._squeeze_all, shape._squeeze_dim, shape._squeeze_dims,
     shape._expand, shape._select, shape._slice,
 )
+
+allow_jvp_nodes(
+    derived_rule,
+    # element-wise, PyTorch's auto_element_wise or the same formula
+    "AbsBackward0", "AcosBackward0", "AcoshBackward0", "AsinBackward0", "AsinhBackward0",
+    "AtanBackward0", "AtanhBackward0", "Atan2Backward0", "CoshBackward0", "SinhBackward0",
+    "TanBackward0", "Deg2RadBackward0", "Rad2DegBackward0", "DigammaBackward0", "ErfBackward0",
+    "ErfcBackward0", "ErfinvBackward0", "Exp2Backward0", "Expm1Backward0", "Log10Backward0",
+    "Log1PBackward0", "Log2Backward0", "LgammaBackward0", "ReciprocalBackward0",
+    "RsqrtBackward0", "SignBackward0", "DivBackward2", "SgnBackward0", "CeilBackward0",
+    "FloorBackward0",
+    "TruncBackward0", "RoundBackward0", "RoundBackward1", "FracBackward0", "FmodBackward0",
+    "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "HypotBackward0",
+    "MaximumBackward0", "MinimumBackward0", "I0Backward0",
+    "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "SpecialErfcxBackward0",
+    "SpecialLogNdtrBackward0", "SpecialNdtriBackward0", "SpecialEntrBackward0", "SincBackward0",
+    "MvlgammaBackward0", "PolygammaBackward0", "XlogyBackward0",
+    "XlogyBackward1", "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1",
+    "SpecialXlog1PyBackward2", "NanToNumBackward0",
+    "ClampBackward1", "ClampMaxBackward0",
+    "ClampMinBackward0",
+    "AddcmulBackward0", "AddcdivBackward0", "PowBackward1", "PowBackward2", "RsubBackward0",
+    "RsubBackward1", "AddBackward1", "MulBackward1", "AngleBackward0",
+    # random draws: a zero tangent (PyTorch's zero derivatives, auto_element_wise)
+    "NormalBackward1", "NormalBackward2", "NormalBackward3", "BernoulliBackward0",
+    "BernoulliBackward2",
+    # activations
+    "CeluBackward0", "EluBackward0", "GeluBackward0", "HardshrinkBackward0",
+    "HardsigmoidBackward0", "HardswishBackward0", "HardtanhBackward0", "LeakyReluBackward0",
+    "MishBackward0", "SiluBackward0", "SoftplusBackward0",
+    "SoftshrinkBackward0", "ThresholdBackward0", "PreluKernelBackward0",
+    # the activations' backward ops (forward-over-reverse)
+    "EluBackwardBackward0", "GeluBackwardBackward0", "HardshrinkBackwardBackward0",
+    "HardsigmoidBackwardBackward0", "HardswishBackwardBackward0", "HardtanhBackwardBackward0",
+    "LeakyReluBackwardBackward0", "LogSigmoidBackwardBackward0", "SigmoidBackwardBackward0",
+    "SoftplusBackwardBackward0", "SoftshrinkBackwardBackward0", "TanhBackwardBackward0",
+    "ThresholdBackwardBackward0",
+)
+allow_jvp_nodes(
+    linear_rule,
+    "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0", "AvgPool2DBackward0",
+    "AvgPool3DBackward0", "AdaptiveAvgPool2DBackwardBackward0",
+    "AdaptiveAvgPool3DBackwardBackward0", "AvgPool2DBackwardBackward0",
+    "AvgPool3DBackwardBackward0", "AsStridedBackward0",
+    "CumsumBackward0", "DiagEmbedBackward0", "DiagonalBackward0", "DiagonalBackward0_copy",
+    "DiagonalBackwardBackward0", "FlipBackward0", "GatherBackward0", "IndexBackward0",
+    "IndexSelectBackward0", "MaskedSelectBackward0", "RepeatBackward0", "RollBackward0",
+    "TakeBackward0", "TraceBackward0", "TrilBackward0", "TriuBackward0",
+    "ToCopyBackward0", "EmbeddingBackward0",
+    "EmbeddingDenseBackwardBackward0", "ReflectionPad1DBackward0", "ReflectionPad2DBackward0",
+    "ReflectionPad3DBackward0", "ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
+    "ReplicationPad3DBackward0", "ReflectionPad1DBackwardBackward0",
+    "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0",
+    "ReplicationPad1DBackwardBackward0", "ReplicationPad2DBackwardBackward0",
+    "ReplicationPad3DBackwardBackward0", "SelectBackwardBackward0", "SliceBackwardBackward0",
+    "MaxPool2DWithIndicesBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
+    "AdaptiveMaxPool2DBackwardBackward0", "AdaptiveMaxPool3DBackwardBackward0",
+    "NllLossBackward0", "NllLoss2DBackward0",
+    # several outputs: the op applied to the tangent gives one tangent per output
+    "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
+)
+allow_jvp_nodes(_linear_zeroing(value=0), "ConstantPadNdBackward0", "MaskedFillBackward0",
+                "ScatterBackward1", "FillBackward2")
+allow_jvp_nodes(_linear_zeroing(fill=0), "MaxPool2DWithIndicesBackward0",
+                "MaxPool3DWithIndicesBackward0", "AdaptiveMaxPool2DBackward0",
+                "AdaptiveMaxPool3DBackward0")
+allow_jvp_nodes(
+    joint_linear_rule,
+    "CatBackward0", "StackBackward0", "WhereBackward0", "MaskedFillBackward1",
+    "IndexPutBackward0", "ScatterBackward0", "FillBackward3", "ZeroBackward0", "CopyBackwards",
+    "IndexAddBackward0", "IndexPutImplBackward0", "MaskedScatterBackward0", "PutBackward0",
+    "ScatterAddBackward0",
+)
+allow_jvp_nodes(bilinear_rule, "VdotBackward0", "LinalgCrossBackward0", "TrilinearBackward0",
+                "ConvolutionBackwardBackward0")
+allow_jvp_nodes(
+    _reduction_rule,
+    "ProdBackward0", "ProdBackward1", "VarBackward0", "StdBackward0", "VarMeanBackward0",
+    "StdMeanBackward0", "LinalgVectorNormBackward0", "NormBackward1", "DistBackward0",
+    "MaxBackward0", "MinBackward0",
+    "KthvalueBackward0", "MedianBackward1",
+)
+allow_jvp_nodes(_gather_rule, "SortBackward0", "SortBackward1", "TopkBackward0")
+allow_jvp_nodes(_softmax_rule, "SoftmaxBackward0")
+allow_jvp_nodes(_logsumexp_rule, "LogsumexpBackward0")
+allow_jvp_nodes(_evenly_read_rule, "MaxBackward1", "MinBackward1", "MedianBackward0")
+allow_jvp_nodes(_amax_rule, "AmaxBackward0", "AminBackward0")
+allow_jvp_nodes(_clamp_rule, "ClampBackward0")
+allow_jvp_nodes(_clamp_min_rule, "ClampMinBackward1")
+allow_jvp_nodes(_clamp_max_rule, "ClampMaxBackward1")
+allow_jvp_nodes(_fmax_rule, "FmaxBackward0", "FminBackward0")
+allow_jvp_nodes(_log_softmax_rule, "LogSoftmaxBackward0")
+allow_jvp_nodes(_glu_rule, "GluBackward0")
+allow_jvp_nodes(_lerp_rule, "LerpBackward0", "LerpBackward1")
+allow_jvp_nodes(_logit_rule, "LogitBackward0")
+allow_jvp_nodes(_layer_norm_rule, "NativeLayerNormBackward0")
+allow_jvp_nodes(_batch_norm_rule, "NativeBatchNormBackward0")
+allow_jvp_nodes(_group_norm_rule, "NativeGroupNormBackward0")
+allow_jvp_nodes(_cumprod_rule, "CumprodBackward0")
+allow_jvp_nodes(_logsigmoid_rule, "LogSigmoidBackward0")
+allow_jvp_nodes(_addmm_rule, "AddmmBackward0")
+allow_jvp_nodes(_convolution_rule, "ConvolutionBackward0")
+allow_jvp_nodes(_loss_rule, "MseLossBackward0", "HuberLossBackward0", "SmoothL1LossBackward0",
+                "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0")
