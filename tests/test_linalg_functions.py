@@ -240,6 +240,26 @@ CASES: dict[str, Callable[[ModuleType], Any]] = {
                                                              _mat(lib, 2, 4, 3), left=False),
     "solve_triangular right layout": lambda lib: lib.linalg.solve_triangular(
         _mat(lib, 3, 3), _mat(lib, 2, 3), upper=True, left=False),
+    "householder tau longer": lambda lib: lib.linalg.householder_product(lib.ones(3, 3),
+                                                                         lib.ones(4)),
+    "householder 1-d": lambda lib: lib.linalg.householder_product(lib.ones(3), lib.ones(1)),
+    "householder wide": lambda lib: lib.linalg.householder_product(lib.ones(2, 3), lib.ones(2)),
+    "householder dtypes": lambda lib: lib.linalg.householder_product(
+        lib.ones(3, 2), lib.ones(2, dtype=lib.float64)),
+    "householder batch": lambda lib: lib.linalg.householder_product(lib.ones(2, 3, 2),
+                                                                    lib.ones(3, 1)),
+    "householder tau ndim": lambda lib: lib.linalg.householder_product(lib.ones(3, 2),
+                                                                       lib.ones(2, 2)),
+    "householder half": lambda lib: lib.linalg.householder_product(
+        lib.ones(3, 2, dtype=lib.float16), lib.ones(2, dtype=lib.float16)),
+    "householder long": lambda lib: lib.linalg.householder_product(
+        lib.ones(3, 2, dtype=lib.long), lib.ones(2, dtype=lib.long)),
+    "householder empty": lambda lib: lib.linalg.householder_product(lib.ones(3, 0),
+                                                                    lib.ones(0)),
+    "householder no tau": lambda lib: lib.linalg.householder_product(_mat(lib, 3, 2),
+                                                                     lib.ones(0)),
+    "householder from geqrf": lambda lib: lib.linalg.householder_product(
+        _mat(lib, 2, 4, 3), _mat(lib, 2, 3) / 4),
     "matrix_rank deficient": lambda lib: lib.linalg.matrix_rank(_sq(lib, [1., 2.], [2., 4.])),
     "matrix_rank hermitian": lambda lib: lib.linalg.matrix_rank(_spd(lib, 3), hermitian=True),
     "matrix_rank tol": lambda lib: lib.linalg.matrix_rank(_mat(lib, 3, 3), tol=3.5),

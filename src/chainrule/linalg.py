@@ -40,6 +40,7 @@ from .ops.linalg_decomp import linalg_cross as cross
 from .ops.linalg_decomp import linalg_det as det
 from .ops.linalg_decomp import linalg_eigh as eigh
 from .ops.linalg_decomp import linalg_eigvalsh as eigvalsh
+from .ops.linalg_decomp import linalg_householder_product as householder_product
 from .ops.linalg_decomp import linalg_inv as inv
 from .ops.linalg_decomp import linalg_inv_ex as inv_ex
 from .ops.linalg_decomp import linalg_lstsq as lstsq
@@ -59,10 +60,11 @@ from .ops.linalg_decomp import linalg_svdvals as svdvals
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
-    "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
-    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
-    "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
+    "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
+    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+    "vector_norm",
 ]
 
 matmul = _products.matmul

@@ -239,6 +239,10 @@ OPS = [
            lambda lib, a, b: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, left=False,
                                                  adjoint=True),
            [((3, 3), (2, 3))], make_inputs=_spread),
+    OpInfo("linalg.householder_product",
+           lambda lib, a, t: lib.linalg.householder_product(a, t),
+           [((4, 3), (2,)), ((3, 3), (3,)), ((2, 4, 2), (2, 2)), ((3, 1), (1,))],
+           low=0.1, high=0.9),
     OpInfo("linalg.matrix_rank", lambda lib, a: lib.linalg.matrix_rank(a),
            [((3, 3),), ((2, 4, 3),)], grad=False),
     # matrix functions and products

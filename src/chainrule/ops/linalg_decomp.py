@@ -846,6 +846,76 @@ def _(ops, grads, self, b, result):
 
 
 # ----------------------------------------------------------------------------------------------
+# Householder products
+
+def _householder_arrays(A: np.ndarray, tau: np.ndarray) -> np.ndarray:
+    """The first n columns of ``H_1 ... H_k`` with ``H_i = I - tau_i v_i v_i^H`` (v_i: column
+    i of A below the diagonal, 1 on it), as LAPACK's orgqr."""
+    m, n = A.shape[-2:]
+    k = tau.shape[-1]
+    batch = np.broadcast_shapes(A.shape[:-2], tau.shape[:-1])
+    Q = np.broadcast_to(np.eye(m, dtype=A.dtype), batch + (m, m)).copy()
+    V = np.tril(A, -1) + np.eye(m, n, dtype=A.dtype)
+    for i in range(k - 1, -1, -1):
+        v = V[..., :, i:i + 1]
+        Q = Q - tau[..., i, None, None] * (v @ (np.conj(_mT(v)) @ Q))
+    return _column_major(Q[..., :, :n])
+
+
+def _householder_grads(ops: Any, grad: Any, A: Any, tau: Any) -> tuple[Any, Any]:
+    """Gradients of the product of reflectors in A and tau, through the chain
+    ``Q = H_1 ... H_k``: ``gH_i = (H_1..H_{i-1})^H G (H_{i+1}..H_k)^H`` with G the gradient
+    padded to m columns, then ``H_i = I - tau_i v_i v_i^T``."""
+    m, n = A.shape[-2], A.shape[-1]
+    k = tau.shape[-1]
+    eye_m = _constant(A, np.eye(m, dtype=_array_dtype(A)))
+    V = ops.tril(A, -1) + _constant(A, np.eye(m, n, dtype=_array_dtype(A)))
+    vs = [ops.narrow(V, -1, i, 1) for i in range(k)]
+    taus = [ops.unsqueeze(ops.narrow(tau, -1, i, 1), -1) for i in range(k)]
+    H = [eye_m - t * ops.matmul(v, ops.transpose(v, -2, -1)) for v, t in zip(vs, taus,
+                                                                               strict=True)]
+    if m > n:
+        pad = ops.zeros_like(ops.narrow(ops.narrow(H[0], -1, 0, m - n), -2, 0, m))
+        G = ops.cat([grad, pad + ops.zeros_like(ops.narrow(grad, -1, 0, 1))], -1)
+    else:
+        G = grad
+    prefix = [eye_m]
+    for i in range(k - 1):
+        prefix.append(ops.matmul(prefix[-1], H[i]))
+    suffix = [eye_m]
+    for i in range(k - 1, 0, -1):
+        suffix.append(ops.matmul(H[i], suffix[-1]))
+    suffix.reverse()
+    v_grads, tau_grads = [], []
+    for i in range(k):
+        gH = ops.matmul(ops.matmul(ops.transpose(prefix[i], -2, -1), G),
+                        ops.transpose(suffix[i], -2, -1))
+        v = vs[i]
+        tau_grads.append(-ops.sum(v * ops.matmul(gH, v), (-2, -1), False))
+        v_grads.append(-taus[i] * ops.matmul(gH + ops.transpose(gH, -2, -1), v))
+    if n > k:
+        v_grads.append(ops.zeros_like(ops.narrow(A, -1, k, n - k)))
+    A_grad = ops.tril(ops.cat(v_grads, -1), -1) if v_grads else ops.zeros_like(A)
+    tau_grad = ops.stack(tau_grads, -1) if tau_grads else ops.zeros_like(tau)
+    return A_grad, tau_grad
+
+
+@op("LinalgHouseholderProductBackward0", inputs=("input", "tau"))
+def _linalg_householder_product(input, tau):  # noqa: A002 - PyTorch's name
+    return _householder_arrays(input, tau)
+
+
+@_linalg_householder_product.derivative("input")
+def _(ops, grad, input, tau):  # noqa: A002
+    return _householder_grads(ops, grad, input, tau)[0]
+
+
+@_linalg_householder_product.derivative("tau")
+def _(ops, grad, input, tau):  # noqa: A002
+    return _householder_grads(ops, grad, input, tau)[1]
+
+
+# ----------------------------------------------------------------------------------------------
 # LU
 
 def lu_unpack_arrays(LU: np.ndarray, pivots: np.ndarray
@@ -1407,6 +1477,36 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
             f"{fname}: Incompatible shapes of A and B for the equation {equation} "
             f"({n}x{n} and {rows}x{cols})")
     return _linalg_lu_solve(LU, pivots, B, bool(left), bool(adjoint))
+
+
+def linalg_householder_product(A: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of the product of Householder reflectors ``I - tau_i v_i v_i^H``
+    stored as geqrf stores them (``LinalgHouseholderProductBackward0``)."""
+    fname = "torch.linalg.householder_product"
+    a, t = A._data, tau._data
+    if a.ndim < 2:
+        raise RuntimeError(f"{fname}: input must have at least 2 dimensions.")
+    if a.shape[-2] < a.shape[-1]:
+        raise RuntimeError(
+            f"{fname}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if t.ndim and a.shape[-1] < t.shape[-1]:
+        raise RuntimeError(
+            f"{fname}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if a.ndim - t.ndim != 1:
+        raise RuntimeError(
+            f"{fname}: Expected tau to have one dimension less than input, but got tau.ndim "
+            f"equal to {t.ndim} and input.ndim is equal to {a.ndim}")
+    if t.shape[:-1] != a.shape[:-2]:
+        shape = ", ".join(str(d) for d in t.shape[:-1])
+        raise RuntimeError(
+            f"{fname}: Expected batch dimensions of tau to be equal to input.shape[:-2], but "
+            f"got [{shape}]")
+    if t.dtype != a.dtype:
+        raise RuntimeError(
+            f"{fname}: tau dtype {_type_name(tau)} does not match input dtype {_type_name(A)}")
+    if a.dtype.kind not in "fc" or _is_half(A):
+        raise NotImplementedError(f'"orgqr_cpu" not implemented for \'{_type_name(A)}\'')
+    return _linalg_householder_product(A, tau)
 
 
 def _tolerance_value(t: Any) -> Any:
