@@ -92,8 +92,11 @@ def _run_sample(info: OpInfo, index: int, seen: set[str] | None) -> None:
     wanted = [x for x, r in zip(xs, requires, strict=True) if r]
     if outs and wanted:
         vs = [chainrule.ones(tuple(o.shape), dtype=o.dtype, requires_grad=True) for o in outs]
-        grads = chainrule.autograd.grad(outs, wanted, vs, create_graph=True, allow_unused=True)
-        _walk([g for g in grads if g is not None], seen)
+        # (an entry whose gradients cannot be recorded, such as eig's complex ones, says so)
+        record = info.extra.get("record_gradients", True)
+        grads = chainrule.autograd.grad(outs, wanted, vs, create_graph=record,
+                                        allow_unused=True)
+        _walk([g for g in grads if g is not None and g.grad_fn is not None], seen)
         seen.add("AccumulateGrad")  # every leaf that requires grad is reached through one
 
 

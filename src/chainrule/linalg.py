@@ -38,7 +38,9 @@ from .ops.linalg_decomp import linalg_cholesky as cholesky
 from .ops.linalg_decomp import linalg_cholesky_ex as cholesky_ex
 from .ops.linalg_decomp import linalg_cross as cross
 from .ops.linalg_decomp import linalg_det as det
+from .ops.linalg_decomp import linalg_eig as eig
 from .ops.linalg_decomp import linalg_eigh as eigh
+from .ops.linalg_decomp import linalg_eigvals as eigvals
 from .ops.linalg_decomp import linalg_eigvalsh as eigvalsh
 from .ops.linalg_decomp import linalg_householder_product as householder_product
 from .ops.linalg_decomp import linalg_inv as inv
@@ -59,8 +61,8 @@ from .ops.linalg_decomp import linalg_svd as svd
 from .ops.linalg_decomp import linalg_svdvals as svdvals
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh",
-    "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
     "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
     "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
     "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",

@@ -68,6 +68,14 @@ def _eigh_upper(lib, a):
     return L, _fix_sign(lib, V)
 
 
+def _eig(lib, a):
+    """Eigenvalues and eigenvectors as real views, each vector's phase fixed (its first entry
+    made real and positive: the loss is then phase-invariant, as PyTorch requires)."""
+    L, V = lib.linalg.eig(a)
+    V = V * lib.sgn(V.select(-2, 0).unsqueeze(-2)).conj()
+    return lib.view_as_real(L), lib.view_as_real(V)
+
+
 def _svd(lib, a):
     U, S, Vh = lib.linalg.svd(a, full_matrices=False)
     sign = lib.sgn(U.narrow(-2, 0, 1))
@@ -197,6 +205,12 @@ OPS = [
            [((3, 3),), ((2, 3, 3),)], make_inputs=_spread, gradcheck=False),
     OpInfo("linalg.eigvalsh", lambda lib, a: lib.linalg.eigvalsh(a + a.mT),
            [((3, 3),), ((2, 4, 4),)], make_inputs=_spread),
+    # (second order: chainrule's solve is not on the complex autograd allowlist, so the double
+    # backward through eig's complex formula refuses; tests/test_linalg_functions.py)
+    OpInfo("linalg.eig", _eig, [((3, 3),), ((2, 4, 4),)], second_order=False,
+           extra={"record_gradients": False}),
+    OpInfo("linalg.eigvals", lambda lib, a: lib.view_as_real(lib.linalg.eigvals(a)),
+           [((3, 3),), ((2, 2, 2),)], second_order=False, extra={"record_gradients": False}),
     OpInfo("linalg.svd", _svd, RECT, make_inputs=_spread),
     OpInfo("linalg.svd_u", _svd_u_only, [((4, 3),), ((3, 4),)], make_inputs=_spread),
     OpInfo("linalg.svd_vh", _svd_vh_only, [((4, 3),), ((3, 4),)], make_inputs=_spread),

@@ -846,6 +846,52 @@ def _(ops, grads, self, b, result):
 
 
 # ----------------------------------------------------------------------------------------------
+# General eigendecomposition (complex results)
+
+_COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
+               np.dtype(np.float64): np.dtype(np.complex128),
+               np.dtype(np.complex64): np.dtype(np.complex64),
+               np.dtype(np.complex128): np.dtype(np.complex128)}
+
+
+@op("LinalgEigBackward0", inputs=("self",), num_outputs=2, complex_ok=True)
+def _linalg_eig(self):
+    complex_dtype = _COMPLEX_OF[self.dtype]
+    if self.shape[-1] == 0:
+        return (np.zeros(self.shape[:-1], dtype=complex_dtype),
+                np.zeros(self.shape, dtype=complex_dtype))
+    L, V = np.linalg.eig(self)
+    return L.astype(complex_dtype), _column_major(V.astype(complex_dtype))
+
+
+@_linalg_eig.derivative("self")
+def _(ops, grads, self):
+    # gA = V^{-H} (diag(gL) + (V^H gV - V^H V diag(re(V^H gV))) / conj(E)) V^H, with
+    # E_ij = L_j - L_i (PyTorch's linalg_eig_backward); a real A takes the real part.
+    gL, gV = grads
+    L, V = ops.eig(self)
+    V_h = _mH(ops, V)
+    if not np.any(_data(gV)):
+        return ops.solve(V_h, ops.unsqueeze(gL, -1) * V_h)
+    VhgV = ops.matmul(V_h, gV)
+    diag = np.diagonal(_data(VhgV), axis1=-2, axis2=-1)
+    if not np.allclose(np.imag(diag), 0, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(
+            "linalg_eig_backward: The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this "
+            "quantity, so it is ill-defined.")
+    n = L.shape[-1]
+    eye = _constant(V, np.eye(n, dtype=_array_dtype(V)))
+    real_diag = ops.real(ops.sum(VhgV * eye, -1, False))
+    VhgV = VhgV - ops.matmul(V_h, V * ops.unsqueeze(real_diag, -2))
+    L_conj = ops.conj(L)
+    E = ops.unsqueeze(L_conj, -2) - ops.unsqueeze(L_conj, -1) + eye
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gA = (VhgV / E) * (1 - eye) + ops.diag_embed(gL)
+    return ops.solve(V_h, ops.matmul(gA, V_h))
+
+
+# ----------------------------------------------------------------------------------------------
 # Householder products
 
 def _householder_arrays(A: np.ndarray, tau: np.ndarray) -> np.ndarray:
@@ -1509,6 +1555,30 @@ def linalg_householder_product(A: Tensor, tau: Tensor) -> Tensor:
     return _linalg_householder_product(A, tau)
 
 
+linalg_eig_type = _linalg_type("linalg_eig", ("eigenvalues", "eigenvectors"))
+
+
+def _eig_checks(A: Tensor, fname: str) -> None:
+    _check_square(A, fname)
+    _check_kernel(A, "linalg_eig_out_cpu")
+    if A._data.dtype.kind not in "fc":
+        raise RuntimeError(f"Unknown Complex ScalarType for {_type_name(A)}")
+
+
+def linalg_eig(A: Tensor) -> Any:
+    """``(eigenvalues, eigenvectors)`` of each square matrix, complex (LAPACK's geev: vectors
+    of norm 1, unique up to a phase; ``LinalgEigBackward0``)."""
+    _eig_checks(A, "linalg.eig")
+    L, V = _linalg_eig(A)
+    return linalg_eig_type((L, V))
+
+
+def linalg_eigvals(A: Tensor) -> Tensor:
+    """The complex eigenvalues of each square matrix (``LinalgEigBackward0``)."""
+    _eig_checks(A, "linalg.eigvals")
+    return _linalg_eig(A)[0]
+
+
 def _tolerance_value(t: Any) -> Any:
     if t is None:
         return None
@@ -1679,6 +1749,7 @@ HELPERS: dict[str, tuple[Any, Any]] = {
     "lu": (_lu_array, _lu_tensor),
     "lu_solve": (_lu_solve_arrays, _lu_solve_tensor),
     "eigh": (_linalg_eigh.op.forward, _eigh_tensor),
+    "eig": (_linalg_eig.op.forward, lambda A: linalg_eig(A)),
     "qr": (_linalg_qr.op.forward, _qr_tensor),
     "matrix_exp": (_matrix_exp_arrays, linalg_matrix_exp),
     "cross": (_cross_array, _cross_tensor),
