@@ -24,18 +24,59 @@ from ..autograd.node import type_name
 from ._registry import FLOAT, allow_complex, op
 from .conjugate import is_conj_tensor
 from .copying import _to_copy, clone
-from .reduction import _mean_all, _mean_dim, _sum_all, _sum_dim
+from .indexing import (
+    _alias,
+    _gather,
+    _gather_backward,
+    _index,
+    _index_backward,
+    _index_put,
+    _index_select,
+    _index_select_backward,
+    _masked_fill,
+    _masked_fill_tensor,
+    _masked_select,
+    _masked_select_backward,
+    _put,
+    _scatter,
+    _scatter_add,
+    _scatter_value,
+    _take,
+    _take_backward,
+)
+from .reduction import _cumsum, _mean_all, _mean_dim, _sum_all, _sum_dim
 from .shape import (
+    _as_strided,
+    _diag_copy,
+    _diagonal_backward,
     _expand,
+    _flip,
     _permute,
+    _repeat,
+    _reshape_alias,
+    _roll,
     _select,
+    _select_backward,
+    _slice,
+    _slice_backward,
+    _split_many,
+    _split_one,
+    _split_with_sizes_many,
+    _split_with_sizes_one,
     _squeeze_all,
     _squeeze_dim,
     _squeeze_dims,
+    _unbind_many,
+    _unbind_one,
     _unsafe_view,
     _view,
+    diag_embed,
+    diagonal,
     t,
+    trace,
     transpose,
+    tril,
+    triu,
     unsqueeze,
 )
 
@@ -285,4 +326,14 @@ allow_complex(
     clone, _to_copy, _view, _unsafe_view, _expand, _permute, t, transpose, unsqueeze,
     _squeeze_all, _squeeze_dim, _squeeze_dims, _select, _sum_all, _sum_dim, _mean_all,
     _mean_dim,
+    # more views and reshapes, and their backward ops
+    _alias, _reshape_alias, _as_strided, _slice, _slice_backward, _select_backward, diagonal,
+    _diagonal_backward, _split_one, _split_many, _split_with_sizes_one, _split_with_sizes_many,
+    _unbind_one, _unbind_many,
+    # copies that move, repeat or mask elements
+    _flip, _roll, _repeat, tril, triu, diag_embed, _diag_copy, trace, _cumsum,
+    # indexing, gathering and scattering (and their backward ops)
+    _index, _index_backward, _index_put, _index_select, _index_select_backward, _gather,
+    _gather_backward, _scatter, _scatter_value, _scatter_add, _take, _take_backward, _put,
+    _masked_fill, _masked_fill_tensor, _masked_select, _masked_select_backward,
 )

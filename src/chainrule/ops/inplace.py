@@ -654,7 +654,7 @@ declare_methods("bitwise_right_shift", inplace=SHIFTS_IN_PLACE["bitwise_right_sh
 # Ops that exist only to be written in place: fill, zero, copy, random fills
 
 
-@op("FillBackward2", promote=KEEP)
+@op("FillBackward2", promote=KEEP, complex_ok=True)
 def _fill_scalar(self, value):
     return np.full_like(self, value)
 
@@ -662,7 +662,7 @@ def _fill_scalar(self, value):
 _fill_scalar.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
-@op("FillBackward3", inputs=("self", "value"), promote=KEEP)
+@op("FillBackward3", inputs=("self", "value"), promote=KEEP, complex_ok=True)
 def _fill_tensor(self, value):
     return np.full_like(self, value)
 
@@ -675,7 +675,7 @@ def _(ops, grad):
     return ops.sum(grad, tuple(range(len(grad.shape))), False)
 
 
-@op("ZeroBackward0", promote=KEEP)
+@op("ZeroBackward0", promote=KEEP, complex_ok=True)
 def _zero(self):
     return np.zeros_like(self)
 
@@ -683,7 +683,8 @@ def _zero(self):
 _zero.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
-@op("CopyBackwards", inputs=("self", "src"), promote=KEEP, half_native=True)
+@op("CopyBackwards", inputs=("self", "src"), promote=KEEP, half_native=True,
+    complex_ok=True)
 def _copy(self, src):
     if np.shape(src) != self.shape:
         try:

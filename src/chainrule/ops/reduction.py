@@ -979,6 +979,17 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
     if a.dtype == _HALF:
         var, mean = _moments(a.astype(_SINGLE), dims, correction, keepdim, one_pass, take_sqrt)
         return var.astype(_HALF), mean.astype(_HALF)
+    if a.dtype.kind == "c":
+        # As PyTorch: the variance of the real parts plus that of the imaginary parts (a real
+        # number), its square root taken after the sum; the mean complex.
+        var_re, mean_re = _moments(a.real, dims, correction, keepdim, one_pass)
+        var_im, mean_im = _moments(a.imag, dims, correction, keepdim, one_pass)
+        var = var_re + var_im
+        if take_sqrt:
+            var = np.sqrt(var)
+        mean = np.empty(mean_re.shape, a.dtype)
+        mean.real, mean.imag = mean_re, mean_im
+        return var, mean
     axes = tuple(range(a.ndim)) if dims is None else dims
     n = _count(a.shape, axes)
     dof = builtins.max(0, n - correction)

@@ -1099,7 +1099,8 @@ class _ListOp:
 
         forward.__name__ = self.name
         forward.__signature__ = _signature(names + self.params)  # type: ignore[attr-defined]
-        public = op(self.node_name, inputs=names, promote=ARITH)(forward)
+        # (cat and stack move elements: their gradients are PyTorch's for complex values too)
+        public = op(self.node_name, inputs=names, promote=ARITH, complex_ok=True)(forward)
         for k, name in enumerate(names):
             public.derivative(name)(self._derivative_of(k))
         self._by_length[n] = public

@@ -1,0 +1,113 @@
+"""Complex gradients through the ops that move, copy, mask or sum elements (cat, stack, flip,
+roll, repeat, indexing, gather/scatter, masked ops, splits, diagonals, cumsum, copy_, fill_),
+and complex var/std, against PyTorch.
+
+Their derivatives move, copy or add the gradient's elements, so PyTorch's formulas are the
+real ones; each op is also swept on complex inputs by test_complex_refused.py. Before, each
+refused complex inputs that require grad; complex ``var``/``std`` computed the variance of the
+real parts with a ComplexWarning (and kept the complex dtype), where PyTorch adds the
+variances of the real and imaginary parts.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+from .test_complex_autograd import _c, _close, _compare
+
+IDX = np.array([2, 0, 2])
+
+CASES: dict[str, tuple[Any, tuple[np.ndarray, ...]]] = {
+    "cat": (lambda lib, a, b: lib.cat([a, b, a], 1), (_c(2, 3), _c(2, 2))),
+    "cat_real_and_complex": (lambda lib, a, x: lib.cat([a, x]), (_c(3), np.arange(3.0))),
+    "stack": (lambda lib, a, b: lib.stack([a, b], -1), (_c(2, 3), _c(2, 3))),
+    "flip": (lambda lib, a: a.flip(0, 1), (_c(2, 3),)),
+    "roll": (lambda lib, a: a.roll((1, -1), (0, 1)), (_c(2, 3),)),
+    "repeat": (lambda lib, a: a.repeat(2, 1, 3), (_c(2, 3),)),
+    "tril_triu": (lambda lib, a: a.tril(1) + a.triu(), (_c(3, 3),)),
+    "diag_embed_diagonal": (lambda lib, a: lib.diag_embed(a).diagonal(0, -2, -1) * 1j,
+                            (_c(2, 3),)),
+    "trace": (lambda lib, a: a.trace(), (_c(3, 3),)),
+    "cumsum": (lambda lib, a: a.cumsum(1), (_c(2, 3),)),
+    "slice_step": (lambda lib, a: a[:, ::2], (_c(2, 5),)),
+    "index": (lambda lib, a: a[lib.tensor(IDX)], (_c(4, 2),)),
+    "index_put_accumulate": (
+        lambda lib, a, v: a.index_put((lib.tensor(IDX),), v, accumulate=True), (_c(4), _c(3))),
+    "index_select": (lambda lib, a: a.index_select(1, lib.tensor(IDX)), (_c(2, 3),)),
+    "gather": (lambda lib, a: a.gather(1, lib.tensor([[0, 0], [2, 1]])), (_c(2, 3),)),
+    "scatter": (lambda lib, a, s: a.scatter(1, lib.tensor([[0, 2], [1, 0]]), s),
+                (_c(2, 3), _c(2, 2))),
+    "scatter_add": (lambda lib, a, s: a.scatter_add(0, lib.tensor([[0, 1, 0]]), s),
+                    (_c(2, 3), _c(1, 3))),
+    "take": (lambda lib, a: a.take(lib.tensor([5, 0, 5])), (_c(2, 3),)),
+    "masked_fill": (lambda lib, a: a.masked_fill(lib.tensor([True, False, True]), 2 - 1j),
+                    (_c(3),)),
+    "masked_select": (lambda lib, a: a.masked_select(lib.tensor([[True, False, True]])),
+                      (_c(2, 3),)),
+    "split_unbind": (lambda lib, a: a.split(2, 1)[1] * a.unbind(1)[0].unsqueeze(1),
+                     (_c(2, 3),)),
+    "chunk": (lambda lib, a: a.chunk(2)[0] + a.chunk(2)[1], (_c(4, 2),)),
+    "as_strided": (lambda lib, a: a.as_strided((2, 2), (1, 2)), (_c(6),)),
+    "copy_": (lambda lib, a, b: (a * 1).copy_(b) * a, (_c(3), _c(3))),
+    "fill_": (lambda lib, a, v: (a * 1).fill_(v) * a, (_c(3), _c())),
+    "zero_": (lambda lib, a: (a * 1).zero_() + a, (_c(3),)),
+    "narrow_expand": (lambda lib, a: a.narrow(1, 1, 2).expand(3, 2, 2), (_c(2, 3),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_linear_op_matches_pytorch(name: str) -> None:
+    fn, arrays = CASES[name]
+    _compare(fn, *arrays, rtol=1e-12, atol=1e-14)
+
+
+def test_complex64_cat_index_and_sum() -> None:
+    def fn(lib: Any, a: Any, b: Any) -> Any:
+        return lib.cat([a, b])[lib.tensor([3, 0, 1])].cumsum(0).flip(0)
+
+    _compare(fn, _c(2, dtype=np.complex64), _c(2, dtype=np.complex64), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("call", ["var", "std", "var_dim", "std_keepdim", "var_mean", "std_mean",
+                                  "correction_0", "one_element", "special"])
+def test_complex_var_and_std_values_as_pytorch(call: str, dtype: str) -> None:
+    values = _c(3, 4)
+    if call == "special":
+        values = values.copy()
+        values[0, 0] = complex(np.inf, 0)
+        values[1, 2] = complex(0, np.nan)
+    fns = {
+        "var": lambda lib, t: t.var(),
+        "std": lambda lib, t: t.std(),
+        "var_dim": lambda lib, t: t.var(1),
+        "std_keepdim": lambda lib, t: t.std(0, keepdim=True),
+        "var_mean": lambda lib, t: lib.var_mean(t, 1),
+        "std_mean": lambda lib, t: lib.std_mean(t),
+        "correction_0": lambda lib, t: t.var(correction=0),
+        "one_element": lambda lib, t: t[:1, :1].std(),
+        "special": lambda lib, t: t.var(1),
+    }
+    results = []
+    for lib in (chainrule, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # (one element: both warn)
+            warnings.simplefilter("error", np.exceptions.ComplexWarning)
+            out = fns[call](lib, lib.tensor(values, dtype=getattr(lib, dtype)))
+        results.append(out if isinstance(out, tuple) else (out,))
+    for ours, theirs in zip(*results, strict=True):
+        _close(ours, theirs, rtol=1e-5 if dtype == "complex64" else 1e-12, atol=1e-6)
+
+
+def test_complex_var_with_grad_is_refused_not_guessed() -> None:
+    z = chainrule.tensor(_c(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match="chainrule does not differentiate complex tensors"):
+        z.var()
+    assert z.grad is None
