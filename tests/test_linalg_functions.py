@@ -272,6 +272,32 @@ CASES: dict[str, Callable[[ModuleType], Any]] = {
     "eigvals complex": lambda lib: lib.linalg.eigvals(_mat(lib, 2, 3, 3).to(lib.complex128)),
     "eigvals float32": lambda lib: lib.linalg.eigvals(_mat(lib, 3, 3, dtype=lib.float32)),
     "eig vector magnitudes": lambda lib: lib.linalg.eig(_mat(lib, 2, 3, 3))[1].abs(),
+    "ldl_factor singular": lambda lib: lib.linalg.ldl_factor(lib.zeros(2, 2)),
+    "ldl_factor_ex singular": lambda lib: lib.linalg.ldl_factor_ex(lib.zeros(2, 2, 2)),
+    "ldl_factor_ex check_errors": lambda lib: lib.linalg.ldl_factor_ex(lib.zeros(2, 2),
+                                                                       check_errors=True),
+    "ldl_factor non-square": lambda lib: lib.linalg.ldl_factor(_mat(lib, 2, 3)),
+    "ldl_factor 1-d": lambda lib: lib.linalg.ldl_factor(_mat(lib, 3)),
+    "ldl_factor long": lambda lib: lib.linalg.ldl_factor(lib.ones(3, 3, dtype=lib.long)),
+    "ldl_factor half": lambda lib: lib.linalg.ldl_factor(_mat(lib, 3, 3, dtype=lib.float16)),
+    "ldl_factor empty": lambda lib: lib.linalg.ldl_factor(lib.ones(0, 0)),
+    "ldl_factor 2x2 pivots": lambda lib: lib.linalg.ldl_factor(
+        _sq(lib, [0.01, 2., 3.], [2., 1., 0.5], [3., 0.5, -1.])),
+    "ldl_factor hermitian": lambda lib: lib.linalg.ldl_factor(
+        (_mat(lib, 4, 4) + 1j * _mat(lib, 4, 4).mT) @ (_mat(lib, 4, 4) - 1j * _mat(lib, 4, 4)),
+        hermitian=True),
+    "ldl_factor complex symmetric": lambda lib: lib.linalg.ldl_factor(
+        _mat(lib, 4, 4) + _mat(lib, 4, 4).mT + 1j * (_mat(lib, 4, 4) / 3 + _mat(lib, 4, 4).mT)),
+    "ldl_solve hermitian": lambda lib: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(lib.tensor([[2., 1j], [-1j, -3.]], dtype=lib.complex128),
+                               hermitian=True),
+        lib.ones(2, 1, dtype=lib.complex128), hermitian=True),
+    "ldl_solve dtypes": lambda lib: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(_spd(lib, 3)), lib.ones(3, 1)),
+    "ldl_solve sizes": lambda lib: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(_spd(lib, 3)), lib.ones(2, 2, dtype=lib.float64)),
+    "ldl_solve batch": lambda lib: lib.linalg.ldl_solve(
+        *lib.linalg.ldl_factor(_spd(lib, 3).expand(2, 3, 3)), _mat(lib, 3, 2)),
     "matrix_rank deficient": lambda lib: lib.linalg.matrix_rank(_sq(lib, [1., 2.], [2., 4.])),
     "matrix_rank hermitian": lambda lib: lib.linalg.matrix_rank(_spd(lib, 3), hermitian=True),
     "matrix_rank tol": lambda lib: lib.linalg.matrix_rank(_mat(lib, 3, 3), tol=3.5),
@@ -486,3 +512,22 @@ def test_eig_second_order() -> None:
         g = lib.autograd.grad(_eig_loss(lib, x), x, create_graph=True)[0]
         out.append(lib.autograd.grad(g.sum(), x)[0].numpy())
     np.testing.assert_allclose(out[0], out[1], rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["ldl_factor", "ldl_solve"])
+def test_ldl_is_not_differentiable(name: str) -> None:
+    outcomes = []
+    for lib in (chainrule, torch):
+        a = lib.tensor(np.eye(3) * 2 + 0.5, requires_grad=True)
+        if name == "ldl_factor":
+            out = lib.linalg.ldl_factor(a).LD
+        else:
+            LD, pivots = lib.linalg.ldl_factor(a.detach())
+            out = lib.linalg.ldl_solve(LD, pivots, a)
+        try:
+            out.sum().backward()
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        outcomes.append((out.grad_fn.name().split("::")[-1], out.requires_grad, error))
+    assert outcomes[0] == outcomes[1]

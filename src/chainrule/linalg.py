@@ -45,6 +45,9 @@ from .ops.linalg_decomp import linalg_eigvalsh as eigvalsh
 from .ops.linalg_decomp import linalg_householder_product as householder_product
 from .ops.linalg_decomp import linalg_inv as inv
 from .ops.linalg_decomp import linalg_inv_ex as inv_ex
+from .ops.linalg_decomp import linalg_ldl_factor as ldl_factor
+from .ops.linalg_decomp import linalg_ldl_factor_ex as ldl_factor_ex
+from .ops.linalg_decomp import linalg_ldl_solve as ldl_solve
 from .ops.linalg_decomp import linalg_lstsq as lstsq
 from .ops.linalg_decomp import linalg_lu as lu
 from .ops.linalg_decomp import linalg_lu_factor as lu_factor
@@ -62,11 +65,11 @@ from .ops.linalg_decomp import linalg_svdvals as svdvals
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh",
-    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor",
-    "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power",
-    "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
-    "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
-    "vector_norm",
+    "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+    "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+    "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+    "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
 
 matmul = _products.matmul

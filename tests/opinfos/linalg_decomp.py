@@ -257,6 +257,14 @@ OPS = [
            lambda lib, a, t: lib.linalg.householder_product(a, t),
            [((4, 3), (2,)), ((3, 3), (3,)), ((2, 4, 2), (2, 2)), ((3, 1), (1,))],
            low=0.1, high=0.9),
+    # (PyTorch records a NotImplemented node for these: tests/test_linalg_functions.py)
+    OpInfo("linalg.ldl_factor", lambda lib, a: tuple(lib.linalg.ldl_factor(a + a.mT)),
+           [((3, 3),), ((2, 5, 5),), ((1, 1),)], grad=False),
+    OpInfo("linalg.ldl_factor_ex", lambda lib, a: tuple(lib.linalg.ldl_factor_ex(a + a.mT)),
+           [((4, 4),)], grad=False),
+    OpInfo("linalg.ldl_solve",
+           lambda lib, a, b: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT), b),
+           [((3, 3), (3, 2)), ((2, 4, 4), (4, 1))], grad=False, make_inputs=_dominant),
     OpInfo("linalg.matrix_rank", lambda lib, a: lib.linalg.matrix_rank(a),
            [((3, 3),), ((2, 4, 3),)], grad=False),
     # matrix functions and products

@@ -27,6 +27,7 @@ from .._strides import contiguous_format
 from .._tensor import Tensor, wrap, wrap_dim
 from . import creation, linalg, pointwise, shape
 from ._registry import op, tensor_method
+from .pointwise import _not_implemented_node
 
 __all__ = [
     "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp",
@@ -962,6 +963,199 @@ def _(ops, grad, input, tau):  # noqa: A002
 
 
 # ----------------------------------------------------------------------------------------------
+# LDL (Bunch-Kaufman), which PyTorch does not differentiate
+
+_BK_ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
+
+
+def _sytf2_lower(A: np.ndarray, hermitian: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """LAPACK's unblocked ``sytf2``/``hetf2`` (lower) on one matrix: ``A = L D L^T``
+    (``L D L^H``) with Bunch-Kaufman pivoting; 1-based pivots, negative for 2x2 blocks."""
+    a = np.tril(np.array(A, copy=True))
+    n = a.shape[-1]
+    conj = np.conj if hermitian else (lambda x: x)
+    # (LAPACK's complex routines compare |re| + |im|, not the modulus)
+    mag = (lambda x: np.abs(np.real(x)) + np.abs(np.imag(x))) if a.dtype.kind == "c" \
+        else np.abs
+    pivots = np.zeros(n, dtype=np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = abs(np.real(a[k, k])) if hermitian else mag(a[k, k])
+        if k < n - 1:
+            imax = k + 1 + int(np.argmax(mag(a[k + 1:, k])))
+            colmax = mag(a[imax, k])
+        else:
+            imax, colmax = k, 0.0
+        if builtins.max(absakk, colmax) == 0 or np.isnan(absakk):
+            if info == 0:
+                info = k + 1
+            kp = k
+        else:
+            if absakk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                rowmax = np.max(mag(a[imax, k:imax]))
+                if imax < n - 1:
+                    rowmax = builtins.max(rowmax, np.max(mag(a[imax + 1:, imax])))
+                diag_imax = abs(np.real(a[imax, imax])) if hermitian else mag(a[imax, imax])
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif diag_imax >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp = imax
+                    kstep = 2
+            kk = k + kstep - 1
+            if kp != kk:
+                if kp < n - 1:
+                    col = a[kp + 1:, kk].copy()
+                    a[kp + 1:, kk] = a[kp + 1:, kp]
+                    a[kp + 1:, kp] = col
+                segment = a[kk + 1:kp, kk].copy()
+                a[kk + 1:kp, kk] = conj(a[kp, kk + 1:kp])
+                a[kp, kk + 1:kp] = conj(segment)
+                if hermitian:
+                    a[kp, kk] = np.conj(a[kp, kk])
+                diag = a[kk, kk]
+                a[kk, kk] = a[kp, kp]
+                a[kp, kp] = diag
+                if kstep == 2:
+                    off = a[k + 1, k]
+                    a[k + 1, k] = a[kp, k]
+                    a[kp, k] = off
+            if kstep == 1:
+                if k < n - 1:
+                    r1 = 1.0 / (np.real(a[k, k]) if hermitian else a[k, k])
+                    col = a[k + 1:, k].copy()
+                    update = r1 * np.outer(col, conj(col))
+                    a[k + 1:, k + 1:] -= np.tril(update)
+                    a[k + 1:, k] = col * r1
+            elif k < n - 2:
+                d21 = a[k + 1, k]
+                if hermitian:
+                    d = abs(d21)
+                    d11 = np.real(a[k + 1, k + 1]) / d
+                    d22 = np.real(a[k, k]) / d
+                    tt = 1.0 / (d11 * d22 - 1.0)
+                    d21 = d21 / d
+                    d = tt / d
+                    for j in range(k + 2, n):
+                        wk = d * (d11 * a[j, k] - d21 * a[j, k + 1])
+                        wkp1 = d * (d22 * a[j, k + 1] - np.conj(d21) * a[j, k])
+                        a[j:, j] -= a[j:, k] * np.conj(wk) + a[j:, k + 1] * np.conj(wkp1)
+                        a[j, k] = wk
+                        a[j, k + 1] = wkp1
+                        a[j, j] = np.real(a[j, j])
+                else:
+                    d11 = a[k + 1, k + 1] / d21
+                    d22 = a[k, k] / d21
+                    tt = 1.0 / (d11 * d22 - 1.0)
+                    d21 = tt / d21
+                    for j in range(k + 2, n):
+                        wk = d21 * (d11 * a[j, k] - a[j, k + 1])
+                        wkp1 = d21 * (d22 * a[j, k + 1] - a[j, k])
+                        a[j:, j] -= a[j:, k] * wk + a[j:, k + 1] * wkp1
+                        a[j, k] = wk
+                        a[j, k + 1] = wkp1
+        if kstep == 1:
+            pivots[k] = kp + 1
+        else:
+            pivots[k] = pivots[k + 1] = -(kp + 1)
+        k += kstep
+    return a, pivots, info
+
+
+def ldl_factor_arrays(A: np.ndarray, hermitian: bool
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``sytrf``/``hetrf`` (lower) on a batch: compact LD, pivots and info."""
+    *batch, n, _ = A.shape
+    flat = A.reshape((-1, n, n) if A.size else (int(np.prod(batch)), n, n))
+    LD = np.zeros_like(flat)
+    pivots = np.zeros((flat.shape[0], n), dtype=np.int32)
+    info = np.zeros(flat.shape[0], dtype=np.int32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for i in range(flat.shape[0]):
+            LD[i], pivots[i], info[i] = _sytf2_lower(flat[i], hermitian)
+    return (_column_major(LD.reshape(*batch, n, n)), pivots.reshape(*batch, n),
+            info.reshape(batch))
+
+
+def _ldl_solve_arrays(LD: np.ndarray, pivots: np.ndarray, B: np.ndarray,
+                      hermitian: bool) -> np.ndarray:
+    """LAPACK's ``sytrs``/``hetrs`` (lower): ``A X = B`` from A's LDL factorisation."""
+    n = LD.shape[-1]
+    batch = np.broadcast_shapes(LD.shape[:-2], B.shape[:-2], pivots.shape[:-1])
+    LDb = np.broadcast_to(LD, batch + (n, n)).reshape(-1, n, n)
+    pivb = np.broadcast_to(pivots, batch + (n,)).reshape(-1, n)
+    X = np.array(np.broadcast_to(B, batch + B.shape[-2:]), dtype=np.result_type(LD, B))
+    X = X.reshape(-1, n, B.shape[-1])
+    conj = np.conj if hermitian else (lambda x: x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        for b in range(X.shape[0]):
+            a, ipiv, x = LDb[b], pivb[b], X[b]
+            k = 0
+            while k < n:
+                if ipiv[k] > 0:
+                    kp = ipiv[k] - 1
+                    if kp != k:
+                        x[[k, kp]] = x[[kp, k]]
+                    if k < n - 1:
+                        x[k + 1:] -= np.outer(a[k + 1:, k], x[k])
+                    x[k] = x[k] / (np.real(a[k, k]) if hermitian else a[k, k])
+                    k += 1
+                else:
+                    kp = -ipiv[k] - 1
+                    if kp != k + 1:
+                        x[[k + 1, kp]] = x[[kp, k + 1]]
+                    if k < n - 2:
+                        x[k + 2:] -= np.outer(a[k + 2:, k], x[k])
+                        x[k + 2:] -= np.outer(a[k + 2:, k + 1], x[k + 1])
+                    akm1k = a[k + 1, k]
+                    akm1 = a[k, k] / conj(akm1k)
+                    ak = a[k + 1, k + 1] / akm1k
+                    denom = akm1 * ak - 1.0
+                    bkm1 = x[k] / conj(akm1k)
+                    bk = x[k + 1] / akm1k
+                    x[k] = (ak * bkm1 - bk) / denom
+                    x[k + 1] = (akm1 * bk - bkm1) / denom
+                    k += 2
+            k = n - 1
+            while k >= 0:
+                if ipiv[k] > 0:
+                    if k < n - 1:
+                        x[k] -= conj(a[k + 1:, k]) @ x[k + 1:]
+                    kp = ipiv[k] - 1
+                    if kp != k:
+                        x[[k, kp]] = x[[kp, k]]
+                    k -= 1
+                else:
+                    if k < n - 1:
+                        x[k] -= conj(a[k + 1:, k]) @ x[k + 1:]
+                        x[k - 1] -= conj(a[k + 1:, k - 1]) @ x[k + 1:]
+                    kp = -ipiv[k] - 1
+                    if kp != k:
+                        x[[k, kp]] = x[[kp, k]]
+                    k -= 2
+    return _column_major(X.reshape(batch + B.shape[-2:]))
+
+
+@op("NotImplemented", tensor_params=("pivots",))
+def _linalg_ldl_factor_ex(self, hermitian=False, LD=None, pivots=None):
+    return np.array(LD, copy=True)
+
+
+@op("NotImplemented", inputs=("LD", "B"), tensor_params=("pivots",))
+def _linalg_ldl_solve(LD, pivots, B, hermitian=False):
+    return _ldl_solve_arrays(LD, pivots, B, hermitian)
+
+
+_not_implemented_node(_linalg_ldl_factor_ex, "linalg_ldl_factor_ex")
+_not_implemented_node(_linalg_ldl_solve, "linalg_ldl_solve")
+
+
+# ----------------------------------------------------------------------------------------------
 # LU
 
 def lu_unpack_arrays(LU: np.ndarray, pivots: np.ndarray
@@ -1577,6 +1771,63 @@ def linalg_eigvals(A: Tensor) -> Tensor:
     """The complex eigenvalues of each square matrix (``LinalgEigBackward0``)."""
     _eig_checks(A, "linalg.eigvals")
     return _linalg_eig(A)[0]
+
+
+linalg_ldl_factor_type = _linalg_type("linalg_ldl_factor", ("LD", "pivots"))
+linalg_ldl_factor_ex_type = _linalg_type("linalg_ldl_factor_ex", ("LD", "pivots", "info"))
+
+
+def _ldl_call(A: Tensor, hermitian: bool, fname: str, check_errors: bool) -> tuple:
+    _check_square(A, "torch.linalg.ldl_factor_ex")
+    _check_float(A, "torch.linalg.ldl_factor_ex")
+    _check_kernel(A, "ldl_factor_kernel_cpu")
+    LD, pivots, info = ldl_factor_arrays(A._data, bool(hermitian))
+    if check_errors:
+        failure = _first_failure(info)
+        if failure is not None:
+            # (PyTorch's message for a zero pivot, an internal assert, as it reads)
+            raise RuntimeError(
+                'false INTERNAL ASSERT FAILED at "/__w/pytorch/pytorch/aten/src/ATen/native/'
+                'BatchLinearAlgebra.cpp":1642, please report a bug to PyTorch. '
+                f"{fname}: Unknown error code: {failure[1]}.")
+    piv = wrap(pivots)
+    return _linalg_ldl_factor_ex(A, bool(hermitian), LD, piv), piv, wrap(info)
+
+
+def linalg_ldl_factor_ex(A: Tensor, *, hermitian: bool = False,
+                         check_errors: bool = False) -> Any:
+    """``(LD, pivots, info)``: the Bunch-Kaufman LDL factorisation of each symmetric
+    (``hermitian``: Hermitian) matrix, from its lower triangle, as LAPACK's sytrf stores it.
+    PyTorch does not differentiate it (its node raises in backward)."""
+    LD, pivots, info = _ldl_call(A, hermitian, "torch.linalg.ldl_factor_ex", check_errors)
+    return linalg_ldl_factor_ex_type((LD, pivots, info))
+
+
+def linalg_ldl_factor(A: Tensor, *, hermitian: bool = False) -> Any:
+    """``(LD, pivots)``: :func:`linalg_ldl_factor_ex` raising on a zero pivot."""
+    LD, pivots, _ = _ldl_call(A, hermitian, "torch.linalg.ldl_factor", True)
+    return linalg_ldl_factor_type((LD, pivots))
+
+
+def linalg_ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *,
+                     hermitian: bool = False) -> Tensor:
+    """The solution of ``A X = B`` from A's LDL factorisation (not differentiable)."""
+    if B._data.dtype != LD._data.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_type_name(B)} and "
+            f"A of type {_type_name(LD)} instead.")
+    _check_square(LD, "torch.linalg.ldl_solve", "LD")
+    _check_matrix(B, "torch.linalg.ldl_solve", "B")
+    n = LD._data.shape[-1]
+    if B._data.shape[-2] != n:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for torch.linalg.ldl_solve: each A matrix is {n} by "
+            f"{n} but each b matrix is {B._data.shape[-2]} by {B._data.shape[-1]}")
+    if pivots._data.dtype != np.int32:
+        raise RuntimeError(
+            "torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+            f"{_type_name(pivots)}")
+    return _linalg_ldl_solve(LD, pivots, B, bool(hermitian))
 
 
 def _tolerance_value(t: Any) -> Any:
