@@ -353,9 +353,10 @@ def test_complex_input_numerical_jacobian_is_pytorchs_gradient() -> None:
     np.testing.assert_allclose(numerical.sum(axis=1), t.grad.numpy(), rtol=1e-6)
 
 
-def test_check_forward_ad_is_not_available() -> None:
-    with pytest.raises(NotImplementedError, match="no forward-mode AD"):
-        chainrule.autograd.gradcheck(lambda a: a, (_y(chainrule),), check_forward_ad=True)
+def test_check_forward_ad_runs_forward_mode() -> None:
+    # (forward-mode checks against PyTorch: tests/test_gradcheck_forward_ad.py)
+    for lib in (chainrule, torch):
+        assert lib.autograd.gradcheck(lambda a: a * a, (_y(lib),), check_forward_ad=True)
 
 
 def test_gradcheck_is_the_function_even_after_importing_the_module() -> None:

@@ -24,7 +24,7 @@ none, a custom Function's ``backward`` gets zeros, or None after
 ``set_materialize_grads(False)``): first all outputs at once, then each in turn when there are
 several.
 
-What differs from PyTorch (chainrule has no vmap, no forward-mode AD, no sparse tensors):
+What differs from PyTorch (chainrule has no vmap, no sparse tensors):
 
 * ``is_grads_batched`` runs one backward pass per ``grad_output`` (there is no vmap), so
   ``check_batched_grad`` finds what differs between those passes and the one-by-one ones (a
@@ -33,8 +33,11 @@ What differs from PyTorch (chainrule has no vmap, no forward-mode AD, no sparse 
   ``.tolist()``, ``data_ptr()``) or writes a batched gradient into an unbatched tensor in place
   (``torch.zeros(n).copy_(grad)``) fails PyTorch's check with "While computing batched
   gradients, got: ..." and passes chainrule's.
-* ``check_forward_ad=True`` raises ``NotImplementedError``, and ``check_batched_forward_grad=True``
-  requires it (PyTorch's ``AssertionError`` otherwise), so it never passes silently.
+* ``check_forward_ad=True`` is PyTorch's: the forward-mode Jacobian, column by column (fast mode:
+  one tangent per input, PyTorch's random vectors), against the numerical one, and the
+  undefined-tangent check; ``check_backward_ad=False`` skips every backward check.
+  ``check_batched_forward_grad=True`` raises ``NotImplementedError`` (batched tangents need
+  vmap), so it never passes silently.
 * complex inputs and outputs are checked in slow mode as PyTorch does (Wirtinger derivatives,
   real and imaginary parts of outputs separately); ``fast_mode`` falls back to slow mode for
   them.
@@ -53,7 +56,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, wrap
-from . import engine
+from . import engine, forward_ad
 from .graph import preorder
 from .node import AccumulateGrad, Node
 
@@ -230,8 +233,21 @@ def _numerical_jacobian(
             else:
                 columns = ds_dx
             for jac, i in zip(jacobians, float_out, strict=True):
-                jac[d_idx] = columns[i]
+                _copy_column(jac, d_idx, columns[i])
     return jacobians
+
+
+def _copy_column(jacobian: np.ndarray, row: int, column: np.ndarray) -> None:
+    """``jacobian[row] = column``, refused as PyTorch's ``copy_`` refuses a column of another
+    size (a non-floating output before a floating one shifts them)."""
+    size = jacobian.shape[1]
+    if column.size not in (size, 1):
+        raise RuntimeError(
+            f"The expanded size of the tensor ({size}) must match the existing size "
+            f"({column.size}) at non-singleton dimension 0.  Target sizes: [{size}].  "
+            f"Tensor sizes: [{column.size}]"
+        )
+    jacobian[row] = column
 
 
 def _jacobian_dtype(x: Tensor, out: Tensor) -> np.dtype:
@@ -457,6 +473,185 @@ def _slow_mode_details(
     if _allclose(analytical, numerical, rtol, atol):
         message += FAST_FAIL_SLOW_OK_MSG
     return message
+
+
+# ----------------------------------------------------------------------------------------------
+# Forward mode (check_forward_ad=True)
+
+
+def _forward_mismatch_message(analytical: np.ndarray, numerical: np.ndarray, output_idx: int,
+                              input_idx: int) -> str:
+    return (
+        f"Jacobian computed with forward mode mismatch for output {output_idx:d} with respect "
+        f"to input {input_idx:d},\nnumerical:{wrap(numerical)}\nanalytical:{wrap(analytical)}\n"
+    )
+
+
+def _tangent_columns(fn: Callable[..., Any], inputs: tuple, tangents: dict[int, np.ndarray],
+                     check_grad_dtypes: bool) -> list[np.ndarray | None]:
+    """The tangents (flattened) of ``fn``'s floating outputs when the inputs that require grad
+    are made dual, with ``tangents[position]`` (zeros for the others), as PyTorch's
+    ``_get_analytical_jacobian_forward_ad`` runs it; None for an output without tangent."""
+    with forward_ad.dual_level():
+        dual_inputs = []
+        for k, x in enumerate(inputs):
+            if isinstance(x, Tensor) and x.requires_grad:
+                t = tangents.get(k)
+                data = np.zeros_like(x._data) if t is None else t.reshape(x._data.shape)
+                x = forward_ad.make_dual(x.detach(), wrap(np.array(data, dtype=x._data.dtype)))
+            dual_inputs.append(x)
+        columns: list[np.ndarray | None] = []
+        for out in _as_tuple(fn(*dual_inputs)):
+            if not _is_float_or_complex(out):
+                continue
+            primal, tangent = forward_ad.unpack_dual(out)
+            if (check_grad_dtypes and tangent is not None
+                    and (primal._data.dtype.kind == "c") != (tangent._data.dtype.kind == "c")):
+                raise GradcheckError("Forward AD gradient has dtype mismatch.")
+            columns.append(None if tangent is None else np.array(tangent._data).reshape(-1))
+        return columns
+
+
+def _forward_jacobians(fn: Callable[..., Any], inputs: tuple, outputs: tuple,
+                       check_grad_dtypes: bool) -> list[list[np.ndarray]]:
+    """``[input][floating output]``: ``(input numel, output numel)`` Jacobians, column by column
+    (one tangent of 1 at a time), as PyTorch's ``_get_analytical_jacobian_forward_ad``."""
+    float_out = [o for o in _as_tuple(outputs) if _is_float_or_complex(o)]
+    if any(t._data.dtype.kind == "c" for _, t in _diff_inputs(inputs)):
+        raise ValueError(
+            "Expected inputs to be non-complex for _get_analytical_jacobian_forward_ad."
+        )
+    jacobians = []
+    for position, x in _diff_inputs(inputs):
+        per_output = [np.zeros((x._data.size, o._data.size), dtype=o._data.dtype)
+                      for o in float_out]
+        for k in range(x._data.size):
+            unit = np.zeros(x._data.size, dtype=x._data.dtype)
+            unit[k] = 1
+            columns = _tangent_columns(fn, inputs, {position: unit}, check_grad_dtypes)
+            for jac, column in zip(per_output, columns, strict=False):
+                if column is not None:
+                    _copy_column(jac, k, column)
+        jacobians.append(per_output)
+    return jacobians
+
+
+def _slow_gradcheck_forward(
+    func: Callable[..., Any], func_out: Any, inputs: tuple, outputs: tuple, eps: float,
+    rtol: float, atol: float, check_grad_dtypes: bool,
+) -> None:
+    """PyTorch's ``_slow_gradcheck(..., use_forward_ad=True)``: numerical Jacobians against
+    those computed column by column in forward mode."""
+    func_out = _as_tuple(func_out)
+    diff = _diff_inputs(inputs)
+    float_outputs = [o for o in func_out if _is_float_or_complex(o)]
+    numerical = [_numerical_jacobian(func, inputs, float_outputs, i, eps) for i, _ in diff]
+    if not outputs:
+        for per_input in numerical:
+            for jac in per_input:
+                if np.count_nonzero(jac):
+                    raise GradcheckError("Numerical gradient for function expected to be zero")
+        return
+    per_output = list(zip(*numerical, strict=True))
+    kept = [nj for o, nj in zip(func_out, per_output, strict=False) if o.requires_grad]
+    analytical = _forward_jacobians(func, inputs, func_out, check_grad_dtypes)
+    for i, n_per_out in enumerate(kept):
+        for j, n in enumerate(n_per_out):
+            a = analytical[j][i]
+            if not _allclose(a, n, rtol, atol):
+                raise GradcheckError(_forward_mismatch_message(a, n, i, j))
+
+
+def _fast_gradcheck_forward(
+    func: Callable[..., Any], func_out: Any, inputs: tuple, outputs: tuple, eps: float,
+    rtol: float, atol: float, check_grad_dtypes: bool,
+) -> None:
+    """PyTorch's ``_fast_gradcheck(..., use_forward_ad=True)``: ``J u`` by central differences
+    against the tangents of one forward pass per input with tangent ``u`` (PyTorch's random
+    vectors)."""
+    diff = _diff_inputs(inputs)
+    generator = np.random.MT19937()
+    generator._legacy_seeding(_DEFAULT_SEED & 0xFFFFFFFF)
+    all_u = [
+        _random_vector(generator, t._data.size, _real_dtype(t._data.dtype)) for _, t in diff
+    ]
+    func_out = _as_tuple(func_out)
+    float_out = [k for k, o in enumerate(func_out) if _is_float_or_complex(o)]
+    for i, ((position, x), u) in enumerate(zip(diff, all_u, strict=True)):
+        with _writable(x) as data:
+            delta = (u.reshape(data.shape) * eps).astype(data.dtype)
+            ju = _central_difference(func, inputs, data, ..., delta, eps, None)
+        numerical = [ju[k] for k in float_out]
+        columns = _tangent_columns(func, inputs, {position: u}, check_grad_dtypes)
+        for j, n in enumerate(numerical):
+            column = columns[j] if j < len(columns) else None
+            a = np.zeros_like(n) if column is None else column
+            if not _allclose(a, n, rtol, atol * float(u.sum())):
+                raise GradcheckError(
+                    _forward_mismatch_message(a, n, j, i)
+                    + _slow_mode_details_forward(func, inputs, outputs, i, j, rtol, atol, eps)
+                )
+
+
+def _slow_mode_details_forward(
+    func: Callable[..., Any], inputs: tuple, outputs: tuple, input_idx: int, output_idx: int,
+    rtol: float, atol: float, eps: float,
+) -> str:
+    """PyTorch's fast-mode epilogue in forward mode: the full Jacobians of the failing pair (as
+    PyTorch, the input is ``inputs[input_idx]``, counted among all inputs)."""
+    position = _diff_inputs(inputs)[input_idx][0]
+    # (a tuple, as PyTorch's: no such output is its "tuple index out of range")
+    numerical = tuple(_numerical_jacobian(func, inputs, outputs, position, eps))[output_idx]
+
+    def one_input(x: Any) -> Any:
+        new_inputs = list(inputs)
+        new_inputs[input_idx] = x
+        return _as_tuple(func(*new_inputs))[output_idx]
+
+    analytical = _forward_jacobians(one_input, (inputs[input_idx],), (outputs[output_idx],),
+                                    False)[0][0]
+    if numerical.size == 0:
+        raise RuntimeError(
+            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+            "reduction dim with the 'dim' argument."
+        )
+    max_diff = np.abs(numerical - analytical).max()
+    message = (
+        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
+        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background "
+        "\nabout fast mode. Below, we recompute numerical and analytical jacobians in slow mode:"
+        f"\n\nNumerical:\n {wrap(numerical)}\nAnalytical:\n{wrap(analytical)}\n\n"
+        f"The max per-element difference (slow mode) is: {wrap(np.asarray(max_diff))}.\n"
+    )
+    if _allclose(analytical, numerical, rtol, atol):
+        message += FAST_FAIL_SLOW_OK_MSG
+    return message
+
+
+def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple) -> None:
+    """PyTorch's check: an input given a zero tangent and the same input without tangent give
+    the outputs equal tangents (the other inputs with PyTorch's random tangents)."""
+    diff = _diff_inputs(inputs)
+    generator = np.random.MT19937()
+    generator._legacy_seeding(_DEFAULT_SEED & 0xFFFFFFFF)
+    tangents = {
+        position: _random_vector(generator, t._data.size, _real_dtype(t._data.dtype))
+        for position, t in diff
+    }
+    for position, x in diff:
+        zero = dict(tangents)
+        zero[position] = np.zeros(x._data.size, dtype=x._data.dtype)
+        with_zero = _tangent_columns(func, inputs, zero, False)
+        without = list(inputs)
+        without[position] = x.detach()
+        no_tangent = _tangent_columns(func, tuple(without), tangents, False)
+        for index_o, (res1, res2) in enumerate(zip(with_zero, no_tangent, strict=False)):
+            if res1 is not None and res2 is not None and not np.allclose(res1, res2):
+                raise GradcheckError(
+                    "Mismatch in tangent values for output with index: ", index_o,
+                    " when input: ", x, " has an undefined tangent value. ", " Got: ",
+                    wrap(res1), " but expected: ", wrap(res2),
+                )
 
 
 def _real_and_imag_output(fn: Callable[..., Any]) -> tuple[Callable[..., Any], ...]:
@@ -716,14 +911,14 @@ def gradcheck(
         raise AssertionError(
             "Setting check_batched_forward_grad=True requires check_forward_ad to be True"
         )
-    if check_forward_ad:
+    if check_batched_forward_grad:
         raise NotImplementedError(
-            "gradcheck(check_forward_ad=True): chainrule has no forward-mode AD"
+            "gradcheck(check_batched_forward_grad=True): chainrule has no vmap to batch tangents"
         )
     try:
         return _gradcheck(
             func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
-            check_batched_grad, fast_mode,
+            check_batched_grad, fast_mode, check_forward_ad, check_backward_ad,
         )
     except GradcheckError:
         if raise_exception:
@@ -734,7 +929,8 @@ def gradcheck(
 def _gradcheck(
     func: Callable[..., Any], inputs: TensorOrTensors, eps: float, atol: float, rtol: float,
     nondet_tol: float, check_undefined_grad: bool, check_grad_dtypes: bool,
-    check_batched_grad: bool, fast_mode: bool,
+    check_batched_grad: bool, fast_mode: bool, check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
 ) -> bool:
     tupled_inputs = _as_tuple(inputs)
     _check_inputs(tupled_inputs)
@@ -745,7 +941,9 @@ def _gradcheck(
     )
     check = _fast_gradcheck if fast_mode and not any_complex else _slow_gradcheck
     args = (eps, rtol, atol, check_grad_dtypes, nondet_tol)
-    if any(_is_complex(o) for o in _as_tuple(func_out)):
+    if not check_backward_ad:
+        pass
+    elif any(_is_complex(o) for o in _as_tuple(func_out)):
         if not hasattr(Tensor, "real"):
             raise NotImplementedError(
                 "gradcheck: complex outputs are checked through their real and imaginary parts, "
@@ -760,6 +958,13 @@ def _gradcheck(
                         *args, complex_part="real")
     else:
         check(func, func_out, tupled_inputs, outputs, *args)
+    if check_forward_ad:
+        forward_check = _fast_gradcheck_forward if fast_mode else _slow_gradcheck_forward
+        forward_check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes)
+        if check_undefined_grad:
+            _test_undefined_forward_mode(func, tupled_inputs)
+    if not check_backward_ad:
+        return True  # (the remaining checks need backward mode, as PyTorch's)
     if check_batched_grad:
         for i, output in enumerate(outputs):
             _test_batched_grad(tupled_inputs, output, i)
