@@ -111,3 +111,57 @@ def test_complex_var_with_grad_is_refused_not_guessed() -> None:
     with pytest.raises(RuntimeError, match="chainrule does not differentiate complex tensors"):
         z.var()
     assert z.grad is None
+
+
+# ----------------------------------------------------------------------------------------------
+# Norms of complex tensors: before, the 2-norm was sqrt(sum(z * z)), a complex number (also for
+# torch.norm, linalg.norm and dist); it is the norm of the absolute values, real.
+
+NORM_ORDERS = [2, 1, 3, 0.5, 1.5, np.inf, -np.inf, 0]
+
+
+@pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
+@pytest.mark.parametrize("ord", NORM_ORDERS)
+@pytest.mark.parametrize("dim", [None, 1])
+def test_vector_norm_of_complex_values_and_gradients(ord: float, dim: Any, dtype: Any) -> None:
+    values = _c(3, 4, dtype=dtype)
+    values[0, 1] = 0  # (the gradient's convention at 0)
+    tol = {"rtol": 1e-10, "atol": 1e-12} if dtype == np.complex128 else {"rtol": 1e-5,
+                                                                           "atol": 1e-6}
+    if ord == 0:  # a count: no gradient, in PyTorch either
+        for lib_values in [(lib, lib.tensor(values)) for lib in (chainrule, torch)]:
+            lib, z = lib_values
+            assert lib.linalg.vector_norm(z, 0, dim).dtype == (
+                lib.float64 if dtype == np.complex128 else lib.float32)
+        _close(chainrule.linalg.vector_norm(chainrule.tensor(values), 0, dim),
+               torch.linalg.vector_norm(torch.tensor(values), 0, dim))
+        return
+    _compare(lambda lib, z: lib.linalg.vector_norm(z, ord, dim), values, **tol)
+
+
+@pytest.mark.parametrize("call", ["norm", "norm_p3", "linalg_norm", "dist", "norm_dim_keepdim"])
+def test_norm_functions_of_complex_values(call: str) -> None:
+    fns = {
+        "norm": lambda lib, z: z.norm(),
+        "norm_p3": lambda lib, z: lib.norm(z, p=3),
+        "linalg_norm": lambda lib, z: lib.linalg.norm(z),
+        "dist": lambda lib, z: lib.dist(z, z * 2),
+        "norm_dim_keepdim": lambda lib, z: z.norm(dim=0, keepdim=True),
+    }
+    values = _c(2, 3)
+    with chainrule.no_grad():
+        ours = fns[call](chainrule, chainrule.tensor(values))
+    _close(ours, fns[call](torch, torch.tensor(values)), rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("ord", [2, 3, 1.5])
+def test_second_order_of_complex_norms(ord: float) -> None:
+    values = _c(4)
+    results = []
+    for lib in (chainrule, torch):
+        z = lib.tensor(values, requires_grad=True)
+        g, = lib.autograd.grad(lib.linalg.vector_norm(z, ord), z, create_graph=True)
+        second, = lib.autograd.grad(lib.view_as_real(g).sum(), z)
+        results.append((g, second))
+    for ours, theirs in zip(*results, strict=True):
+        _close(ours, theirs, rtol=1e-9, atol=1e-11)

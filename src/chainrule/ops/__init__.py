@@ -62,6 +62,7 @@ _PRIMITIVES: dict[str, Any] = {
     "tanh": pointwise.tanh,
     "sigmoid": pointwise.sigmoid,
     "sign": pointwise.sign,
+    "sgn": pointwise.sgn,
     "abs": pointwise.abs,
     "floor": pointwise.floor,
     "trunc": pointwise.trunc,

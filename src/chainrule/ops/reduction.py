@@ -1220,9 +1220,11 @@ def _p_name(p: float) -> str:
     return "inf" if p > 0 else "-inf"
 
 
-@op("LinalgVectorNormBackward0")
+@op("LinalgVectorNormBackward0", complex_ok=True)
 def _vector_norm(self, ord, dim, keepdim, dtype=None):  # noqa: A002 - PyTorch's name
     a = self if dtype is None else self.astype(dtype)
+    if a.dtype.kind == "c":  # the norm of the absolute values: real, as PyTorch's
+        a = np.abs(a)
     if a.dtype == _HALF:  # accumulated in float32, rounded once (||[300, 400]|| is 500, not inf)
         return _norm_values(a.astype(_SINGLE), ord, dim, keepdim).astype(_HALF)
     return _norm_values(a, ord, dim, keepdim)
@@ -1263,6 +1265,12 @@ def _(ops, grad, self, ord, dim, keepdim, result):  # noqa: A002
         return _norm_backward(ops, grad, self, ord, axes, norm)
 
 
+def _is_complex(value: Any) -> bool:
+    """Whether a derivative's argument (an array, or a Tensor under ``create_graph``) is
+    complex."""
+    return value.is_complex() if isinstance(value, Tensor) else value.dtype.kind == "c"
+
+
 def _norm_backward(ops: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...], norm: Any) -> Any:
     """Gradient of ``||x||_p = (sum |x|^p)^(1/p)``: ``grad * sign(x) |x|^(p-1) / norm^(p-1)``.
 
@@ -1272,20 +1280,21 @@ def _norm_backward(ops: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...],
     """
     if p == 0:
         return None
+    sign = ops.sgn if _is_complex(x) else ops.sign  # (x / |x| for complex values, as PyTorch)
     if p == 1:
-        return grad * ops.sign(x)
+        return grad * sign(x)
     if p == 2:
         return grad * ops.where(norm == 0, 0, x / norm)
     if math.isinf(p):
         magnitude = ops.abs(x)
         mask = (magnitude == norm) | ops.isnan(magnitude)
         count = ops.sum(mask, axes, True, dtype=grad.dtype)
-        return ops.sign(x) * ((grad / count) * mask)
+        return sign(x) * ((grad / count) * mask)
     if p < 1:
-        scaled = ops.sign(x) * ops.where(x == 0, 0, ops.abs(x) ** (p - 1))
+        scaled = sign(x) * ops.where(x == 0, 0, ops.abs(x) ** (p - 1))
         return scaled * grad * norm ** (1 - p)
     if p < 2:
-        scaled = ops.sign(x) * ops.abs(x) ** (p - 1)
+        scaled = sign(x) * ops.abs(x) ** (p - 1)
     else:
         scaled = x * ops.abs(x) ** (p - 2)
     return scaled * ops.where(norm == 0, 0, grad / norm ** (p - 1))
