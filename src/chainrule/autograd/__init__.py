@@ -33,7 +33,9 @@ __all__ = [
 ]
 
 
-_SUBMODULES = ("graph", "function", "functional", "gradcheck", "stepping", "anomaly")
+_SUBMODULES = (
+    "graph", "function", "functional", "gradcheck", "stepping", "anomaly", "forward_ad",
+)
 # Public names defined in a submodule: name -> submodule.
 # check_graph and backward_steps are beyond PyTorch.
 _FROM_SUBMODULE = {
@@ -45,7 +47,7 @@ _FROM_SUBMODULE = {
 if TYPE_CHECKING:
     # What ``__getattr__`` below returns, spelled out for type checkers (which do not run it):
     # without these, ``torch.autograd.grad`` is an ``object`` to mypy and pyright.
-    from . import anomaly, function, functional, graph, stepping
+    from . import anomaly, forward_ad, function, functional, graph, stepping
     from .engine import backward, grad
     from .engine import is_checkpoint_valid as _is_checkpoint_valid
     from .function import Function

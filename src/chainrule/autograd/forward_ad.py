@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from .._tensor import Tensor
 from ..ops import creation, indexing, shape
 from .forward_grad import (
+    DUAL,
     current_level,
     enter_level,
     exit_level,
@@ -125,7 +126,9 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
             "_unpack_dual(): argument 'dual' (position 1) must be Tensor, not "
             f"{type(tensor).__name__}"
         )
-    tangent = get_tangent(tensor) if level == current_level() else None
+    # (while tangents are suspended, in a custom Function's forward and jvp, PyTorch's forward
+    # grad mode is off: no tangent is seen)
+    tangent = get_tangent(tensor) if level == current_level() and DUAL[0] else None
     if level != current_level() and get_tangent(tensor) is not None:
         raise RuntimeError("Invalid level given to _fw_primal")
     with suspended():

@@ -30,6 +30,16 @@ calls the user's ``backward`` under the grad mode the engine set (so a backward 
 chainrule ops is differentiable again), checks what it returned like PyTorch does, and hands
 one gradient per tensor input back. Broadcast gradients are reduced by the engine.
 
+Forward mode (inside ``forward_ad.dual_level()``, when an argument has a tangent): ``forward``
+runs on the primals (tangents suspended: its ops neither read nor make tangents), then the
+user's ``jvp(ctx, *tangents)`` gets one tangent per argument (zeros for a tensor without one,
+None for other arguments) with ``ctx.saved_tensors`` returning what ``save_for_forward`` got, and
+its results become the outputs' tangents, checked as PyTorch checks them (count, size, None for
+non-differentiable outputs, a view for an output that is an input with a tangent or a view of
+one). Without ``jvp``, PyTorch's NotImplementedError before ``forward`` runs. Inputs modified in
+place (``mark_dirty``) take the tangent ``jvp`` returns; views of them are not updated (in-place
+forward mode is still to come).
+
 A node never holds its own outputs (that would be a reference cycle): a saved output is kept as
 its array and version counter, and re-attached to the node when ``saved_tensors`` is read.
 """
@@ -55,7 +65,7 @@ from .._tensor import (
     set_history,
     wrap,
 )
-from .forward_grad import DUAL, get_tangent
+from .forward_grad import DUAL, get_tangent, set_tangent, suspended
 from .grad_mode import ANOMALY_STATE, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node, set_edges
 
@@ -196,8 +206,8 @@ class FunctionCtx:
         self.to_save = tensors  # type: ignore[attr-defined]
 
     def save_for_forward(self, *tensors: Tensor | None) -> None:
-        """Save tensors for a forward-mode ``jvp`` (kept for API compatibility: chainrule has no
-        forward-mode AD, so nothing reads them)."""
+        """Save tensors (or None) for ``jvp``, where ``ctx.saved_tensors`` returns them (and
+        only them: what ``save_for_backward`` got is for ``backward``)."""
         for tensor in tensors:
             if not (isinstance(tensor, Tensor) or tensor is None):
                 raise AssertionError(
@@ -263,7 +273,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
-        """The tensors given to ``save_for_backward``, version-checked."""
+        """The tensors given to ``save_for_backward``, version-checked (in ``jvp``: those given
+        to ``save_for_forward``)."""
+        if self.saved_for_forward is not None:  # (set only while jvp runs)
+            return self.saved_for_forward
         saved = self._saved
         if saved is None:
             return ()
@@ -454,7 +467,9 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
-        """Forward-mode derivative (chainrule has no forward-mode AD: kept for the API)."""
+        """The tangents of the outputs from those of the inputs (Jacobian-vector product), for
+        forward-mode AD: one tangent per input (zeros for a tensor without one, None for other
+        arguments), one (or None) per output returned."""
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with "
             "forward mode AD."
@@ -472,13 +487,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         if kwargs:
             args = _keywords_as_positional(cls.forward, args, kwargs, uses_setup_context)
             kwargs = {}
+        tangents = None
         if DUAL[0] and any(get_tangent(a) is not None for a in args):
-            # Forward mode through a custom Function needs its jvp, which chainrule does not
-            # run yet: refused (PyTorch's message when there is none), never dropped.
-            raise NotImplementedError(
-                "You must implement the jvp function for custom autograd.Function to use it "
-                "with forward mode AD."
-            )
+            if cls.jvp is Function.jvp:
+                raise NotImplementedError(
+                    "You must implement the jvp function for custom autograd.Function to use "
+                    "it with forward mode AD."
+                )
+            tangents = _tangents_in(args)
         node = _new_node(cls._backward_cls)
         tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         needs = [False] * len(args)
@@ -503,14 +519,27 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
 
         token = MODE.set(MODE.get() & ~GRAD)
         try:
-            if uses_setup_context:
-                output = cls.forward(*args, **kwargs)
-                cls.setup_context(node, args, output)
-            else:
-                output = cls.forward(node, *args, **kwargs)
+            # (forward runs on primals: its ops neither read nor make tangents, as PyTorch's)
+            with suspended():
+                if uses_setup_context:
+                    output = cls.forward(*args, **kwargs)
+                    cls.setup_context(node, args, output)
+                else:
+                    output = cls.forward(node, *args, **kwargs)
         finally:
             MODE.reset(token)
-        return _wrap_outputs(node, args, output, executable, uses_setup_context)
+        if tangents is None:
+            node.saved_for_forward = None
+            return _wrap_outputs(node, args, output, executable, uses_setup_context)
+        differentiable = _differentiable_positions(output, node.non_differentiable)
+        raw = output if isinstance(output, tuple) else (output,)
+        # (outputs that are an input with a tangent, or a view of one: PyTorch wants a view
+        # as their tangent)
+        roots = {id(_root(a)) for a in args if isinstance(a, Tensor) and get_tangent(a) is not None}
+        views = [isinstance(o, Tensor) and id(_root(o)) in roots for o in raw]
+        results = _wrap_outputs(node, args, output, executable, uses_setup_context)
+        _run_jvp(cls, node, tangents, results, differentiable, views)
+        return results
 
 
 class InplaceFunction(Function):
@@ -542,6 +571,92 @@ def _keywords_as_positional(
             raise TypeError(f"forward() missing required argument: '{names[i]}' (position {i})")
         values.append(kwargs[names[i]])
     return tuple(values)
+
+
+# ----------------------------------------------------------------------------------------------
+# Forward mode: the user's jvp
+
+
+def _tangents_in(args: tuple) -> list[Any]:
+    """``jvp``'s arguments: each tensor input's tangent (zeros when it has none, as PyTorch
+    materializes them), None for the other arguments."""
+    from ..ops.creation import zeros_like
+
+    tangents: list[Any] = []
+    for a in args:
+        if not isinstance(a, Tensor):
+            tangents.append(None)
+            continue
+        t = get_tangent(a)
+        tangents.append(t if t is not None else zeros_like(a))
+    return tangents
+
+
+def _root(t: Tensor) -> Tensor:
+    """The tensor whose memory ``t`` views (``t`` itself when it is no view)."""
+    return t if t._base is None else t._base
+
+
+def _differentiable_positions(output: Any, non_differentiable: Any) -> list[bool]:
+    """For each output of ``forward`` (before wrapping): whether it can carry a tangent (a
+    floating tensor not marked non-differentiable)."""
+    raw = output if isinstance(output, tuple) else (output,)
+    marked = {id(t) for t in non_differentiable or ()}
+    return [isinstance(o, Tensor) and o._data.dtype.kind in "fcV" and id(o) not in marked
+            for o in raw]
+
+
+def _run_jvp(cls: type[Function], node: BackwardCFunction, tangents: list[Any], results: Any,
+             differentiable: list[bool], views: list[bool]) -> None:
+    """Call ``cls.jvp(ctx, *tangents)`` (``ctx.saved_tensors``: what ``save_for_forward`` got)
+    and give the outputs its tangents, with PyTorch's checks and errors."""
+    node.saved_for_forward = tuple(node.saved_for_forward or ())
+    try:
+        with suspended():
+            returned = cls.jvp(node, *tangents)
+    finally:
+        node.saved_for_forward = None
+    outputs = results if isinstance(results, tuple) else (results,)
+    given = returned if isinstance(returned, tuple) else (returned,)
+    if len(given) != len(outputs):
+        raise RuntimeError(
+            "Function's jvp returned an invalid number of forward gradients (expected "
+            f"{len(outputs)} but got {len(given)})"
+        )
+    for i, (out, t) in enumerate(zip(outputs, given, strict=True)):
+        if t is not None and not isinstance(t, Tensor):
+            raise RuntimeError(
+                f"expected Variable or None (got {type(t).__name__}) for grad output {i}."
+            )
+        if not differentiable[i]:
+            if t is not None:
+                raise RuntimeError(
+                    f"Function's jvp returned a gradient at position {i}, but  the "
+                    "corresponding forward output is not a differentiable Tensor.You should "
+                    "return None at that position instead."
+                )
+            continue
+        if t is None:
+            raise RuntimeError(
+                "(new_grad_base.is_floating_point() || new_grad_base.is_complex()) && "
+                "(self_base.is_floating_point() || self_base.is_complex()) INTERNAL ASSERT "
+                'FAILED at "/__w/pytorch/pytorch/torch/csrc/autograd/autograd_meta.cpp":159, '
+                "please report a bug to PyTorch. Expected both tensor and its forward grad to "
+                "be floating point or complex"
+            )
+        if t._data.shape != out._data.shape:
+            raise RuntimeError(
+                "Trying to set a forward gradient that has a different size than that of the "
+                "original Tensor, this is not supported. Tensor is of size "
+                f"{list(out._data.shape)} while the given forward gradient is of size "
+                f"{list(t._data.shape)}."
+            )
+        if views[i] and t._base is None:
+            raise RuntimeError(
+                "A custom Function's forward is returning a view (or an input as-is) but the "
+                "jvp is not returning a view."
+            )
+        set_tangent(out, t)
 
 
 def _new_node(node_cls: type[BackwardCFunction]) -> BackwardCFunction:
