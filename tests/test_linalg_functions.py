@@ -298,6 +298,43 @@ CASES: dict[str, Callable[[ModuleType], Any]] = {
         *lib.linalg.ldl_factor(_spd(lib, 3)), lib.ones(2, 2, dtype=lib.float64)),
     "ldl_solve batch": lambda lib: lib.linalg.ldl_solve(
         *lib.linalg.ldl_factor(_spd(lib, 3).expand(2, 3, 3)), _mat(lib, 3, 2)),
+    "torch.svd 1-d": lambda lib: lib.svd(_mat(lib, 3)),
+    "torch.svd no uv": lambda lib: lib.svd(_mat(lib, 2, 4, 3), compute_uv=False),
+    "torch.svd no uv wide": lambda lib: lib.svd(_mat(lib, 2, 5), compute_uv=False)[0],
+    "torch.svd complete values": lambda lib: lib.svd(_mat(lib, 4, 3), some=False)[1],
+    "torch.qr 1-d": lambda lib: lib.qr(_mat(lib, 3)),
+    "torch.qr complete": lambda lib: lib.qr(_mat(lib, 4, 2), some=False),
+    "torch.cholesky not pd": lambda lib: lib.cholesky(-lib.eye(2)),
+    "torch.cholesky non-square": lambda lib: lib.cholesky(_mat(lib, 2, 3)),
+    "torch.cholesky long": lambda lib: lib.cholesky(lib.ones(2, 2, dtype=lib.long)),
+    "cholesky_solve sizes": lambda lib: lib.cholesky_solve(lib.ones(3, 2), lib.eye(2)),
+    "cholesky_solve 1-d": lambda lib: lib.cholesky_solve(lib.ones(3), lib.eye(3)),
+    "cholesky_solve dtypes": lambda lib: lib.cholesky_solve(lib.ones(3, 2, dtype=lib.float64),
+                                                            lib.eye(3)),
+    "cholesky_solve broadcast": lambda lib: lib.cholesky_solve(
+        _mat(lib, 3, 2), lib.linalg.cholesky(_spd(lib, 3)).expand(2, 3, 3)),
+    "cholesky_inverse non-square": lambda lib: lib.cholesky_inverse(lib.ones(2, 3)),
+    "cholesky_inverse 1-d": lambda lib: lib.cholesky_inverse(lib.ones(3)),
+    "cholesky_inverse singular": lambda lib: lib.cholesky_inverse(lib.zeros(2, 2)),
+    "cholesky_inverse upper": lambda lib: lib.cholesky_inverse(
+        lib.linalg.cholesky(_spd(lib, 3)).mT, upper=True),
+    "cross no dim": lambda lib: lib.cross(_mat(lib, 2, 3, 2), _mat(lib, 2, 3, 2).flip(0)),
+    "cross no dim none of 3": lambda lib: lib.cross(lib.ones(2, 4), lib.ones(2, 4)),
+    "lu infos": lambda lib: lib.lu(lib.zeros(2, 2), get_infos=True),
+    "lu plain": lambda lib: lib.lu(_mat(lib, 3, 3)),
+    "lu_unpack pivots dtype": lambda lib: lib.lu_unpack(lib.ones(3, 3),
+                                                        lib.ones(3, dtype=lib.long)),
+    "lu_unpack no data": lambda lib: lib.lu_unpack(*lib.linalg.lu_factor(_mat(lib, 3, 3)),
+                                                   unpack_data=False),
+    "lu_unpack no pivots": lambda lib: lib.lu_unpack(*lib.linalg.lu_factor(_mat(lib, 3, 3)),
+                                                     unpack_pivots=False),
+    "lu_unpack wide": lambda lib: lib.lu_unpack(*lib.linalg.lu_factor(_mat(lib, 2, 3, 5))),
+    "lu_solve old order": lambda lib: lib.lu_solve(_mat(lib, 3, 2),
+                                                   *lib.linalg.lu_factor(_mat(lib, 3, 3))),
+    "chain_matmul one": lambda lib: lib.chain_matmul(_mat(lib, 2, 2)),
+    "chain_matmul none": lambda lib: lib.chain_matmul(),
+    "chain_matmul four": lambda lib: lib.chain_matmul(_mat(lib, 2, 3), _mat(lib, 3, 3),
+                                                      _mat(lib, 3, 1), _mat(lib, 1, 2)),
     "matrix_rank deficient": lambda lib: lib.linalg.matrix_rank(_sq(lib, [1., 2.], [2., 4.])),
     "matrix_rank hermitian": lambda lib: lib.linalg.matrix_rank(_spd(lib, 3), hermitian=True),
     "matrix_rank tol": lambda lib: lib.linalg.matrix_rank(_mat(lib, 3, 3), tol=3.5),
@@ -531,3 +568,37 @@ def test_ldl_is_not_differentiable(name: str) -> None:
             error = str(e)
         outcomes.append((out.grad_fn.name().split("::")[-1], out.requires_grad, error))
     assert outcomes[0] == outcomes[1]
+
+
+DEPRECATED: dict[str, Callable[[ModuleType], Any]] = {
+    "qr": lambda lib: lib.qr(_mat(lib, 3, 3)),
+    "cholesky": lambda lib: lib.cholesky(_spd(lib, 3)),
+    "cross": lambda lib: lib.cross(_mat(lib, 3, 2), _mat(lib, 3, 2)),
+    "lu": lambda lib: lib.lu(_mat(lib, 3, 3)),
+    "lu_solve": lambda lib: lib.lu_solve(_mat(lib, 3, 1), *lib.linalg.lu_factor(_mat(lib, 3, 3))),
+    "chain_matmul": lambda lib: lib.chain_matmul(_mat(lib, 2, 2), _mat(lib, 2, 2)),
+}
+
+
+@pytest.mark.parametrize("name", list(DEPRECATED))
+def test_deprecation_warnings(name: str) -> None:
+    """PyTorch warns once per process (TORCH_WARN_ONCE): the message is compared on the first
+    call of each library, and the second call warns no more."""
+    import warnings
+
+    messages = []
+    for lib in (chainrule, torch):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            DEPRECATED[name](lib)
+            first = [str(w.message) for w in caught]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            DEPRECATED[name](lib)
+            second = [str(w.message) for w in caught]
+        messages.append((first, second))
+    ours, theirs = messages
+    if not theirs[0]:  # PyTorch already warned in this process: compare the silence
+        assert ours[1] == theirs[1] == []
+        return
+    assert ours == theirs

@@ -54,6 +54,7 @@ from .ops.linalg_decomp import linalg_lu_factor as lu_factor
 from .ops.linalg_decomp import linalg_lu_factor_ex as lu_factor_ex
 from .ops.linalg_decomp import linalg_lu_solve as lu_solve
 from .ops.linalg_decomp import linalg_matrix_exp as matrix_exp
+from .ops.linalg_decomp import linalg_multi_dot as multi_dot
 from .ops.linalg_decomp import linalg_pinv as pinv
 from .ops.linalg_decomp import linalg_qr as qr
 from .ops.linalg_decomp import linalg_slogdet as slogdet
@@ -302,103 +303,6 @@ def matrix_rank(A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: An
         largest = S[..., :1]
     tol_a = np.maximum(atol_a[..., None], rtol_a[..., None] * largest)
     return creation.tensor(np.sum(S > tol_a, axis=-1).astype(np.int64))
-
-
-def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
-    """The product of a chain of matrices, parenthesised to take the fewest operations (the
-    first may be a row vector and the last a column vector, 1-D).
-
-    Example:
-        >>> import chainrule as torch
-        >>> torch.linalg.multi_dot([torch.ones(2), torch.ones(2, 3), torch.ones(3)])
-        tensor(6.)
-    """
-    tensors = list(tensors)
-    n = len(tensors)
-    if n < 2:
-        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
-    first_dim = tensors[0]._data.ndim
-    last_dim = tensors[-1]._data.ndim
-    if first_dim not in (1, 2):
-        raise RuntimeError(
-            f"multi_dot(): the first tensor must be 1D or 2D but got {first_dim}D")
-    if last_dim not in (1, 2):
-        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last_dim}D")
-    for i in range(1, n - 1):
-        if tensors[i]._data.ndim != 2:
-            raise RuntimeError(
-                f"multi_dot(): tensor {i} must be 2D but got {tensors[i]._data.ndim}D")
-    dtype = tensors[0]._data.dtype
-    for i in range(1, n):
-        if tensors[i]._data.dtype != dtype:
-            from ._dtype import CPP_TYPE_NAMES, from_numpy_dtype
-
-            raise RuntimeError(
-                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
-                f"{CPP_TYPE_NAMES[from_numpy_dtype(dtype)]} and tensor {i} "
-                f"{CPP_TYPE_NAMES[from_numpy_dtype(tensors[i]._data.dtype)]}")
-    if first_dim == 1:
-        tensors[0] = _shape.unsqueeze(tensors[0], 0)
-    if last_dim == 1:
-        tensors[-1] = _shape.unsqueeze(tensors[-1], -1)
-    for i in range(n - 1):
-        left, right = tensors[i]._data.shape, tensors[i + 1]._data.shape
-        if left[1] != right[0]:
-            raise RuntimeError(
-                f"multi_dot(): tensors {i} and {i + 1} with shapes "
-                f"[{left[0]}, {left[1]}] and [{right[0]}, {right[1]}] cannot be multiplied")
-    if n == 2:
-        result = _products.mm(tensors[0], tensors[1])
-    elif n == 3:
-        a = tensors[0]._data.shape[0]
-        b = tensors[1]._data.shape[0]
-        c = tensors[2]._data.shape[0]
-        d = tensors[2]._data.shape[1]
-        cost_1 = (a * c) * (b + d)
-        cost_2 = (b * d) * (a + c)
-        if cost_1 > cost_2:
-            result = _products.mm(tensors[0], _products.mm(tensors[1], tensors[2]))
-        else:
-            result = _products.mm(_products.mm(tensors[0], tensors[1]), tensors[2])
-    else:
-        result = _chain(tensors)
-    rows = () if first_dim == 1 else (tensors[0]._data.shape[0],)
-    cols = () if last_dim == 1 else (tensors[-1]._data.shape[1],)
-    return _shape.view(result, rows + cols)
-
-
-def _chain(tensors: list[Tensor]) -> Tensor:
-    """The matrix chain product in the cheapest order (dynamic programming, as PyTorch's
-    ``multi_dot_impl``), built without recursion."""
-    n = len(tensors)
-    p = [t._data.shape[0] for t in tensors] + [tensors[-1]._data.shape[1]]
-    cost = [[0] * n for _ in range(n)]
-    order = [[0] * n for _ in range(n)]
-    for length in range(1, n):
-        for i in range(n - length):
-            j = i + length
-            cost[i][j] = -1
-            for k in range(i, j):
-                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
-                if cost[i][j] == -1 or q < cost[i][j]:
-                    cost[i][j] = q
-                    order[i][j] = k
-    # Evaluate the parenthesisation bottom-up with an explicit stack (post-order).
-    results: dict[tuple[int, int], Tensor] = {}
-    stack: list[tuple[int, int, bool]] = [(0, n - 1, False)]
-    while stack:
-        i, j, expanded = stack.pop()
-        if i == j:
-            results[(i, j)] = tensors[i]
-            continue
-        k = order[i][j]
-        if expanded:
-            results[(i, j)] = _products.mm(results.pop((i, k)), results.pop((k + 1, j)))
-            continue
-        stack.append((i, j, True))
-        stack.append((k + 1, j, False))
-        stack.append((i, k, False))
-    return results[(0, n - 1)]
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:

@@ -92,6 +92,25 @@ def _svd_vh_only(lib, a):
     return Vh * lib.sgn(Vh.narrow(-1, 0, 1))
 
 
+def _fixed_svd(lib, usv):
+    U, S, V = usv
+    sign = lib.sgn(U.narrow(-2, 0, 1))
+    return U * sign, S, V * sign
+
+
+def _lower(a):
+    """A Cholesky-like factor: a's strict lower triangle, a positive diagonal."""
+    return a.tril(-1) + (a.diagonal(0, -2, -1).abs() + 2).diag_embed()
+
+
+def _svd_complete(lib, a):
+    """torch.svd(some=False): the singular vectors beyond min(m, n) are any basis of the
+    complement, so the first min(m, n) of each are compared."""
+    U, S, V = lib.svd(a, some=False)
+    k = S.shape[-1]
+    return _fixed_svd(lib, (U.narrow(-1, 0, k), S, V.narrow(-1, 0, k)))
+
+
 def _qr(lib, a, mode="reduced"):
     return tuple(lib.linalg.qr(a, mode=mode))
 
@@ -265,6 +284,47 @@ OPS = [
     OpInfo("linalg.ldl_solve",
            lambda lib, a, b: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(a + a.mT), b),
            [((3, 3), (3, 2)), ((2, 4, 4), (4, 1))], grad=False, make_inputs=_dominant),
+    # torch-level names from before torch.linalg
+    OpInfo("svd", lambda lib, a: _fixed_svd(lib, lib.svd(a)), RECT, make_inputs=_spread),
+    OpInfo("svd_complete", _svd_complete, [((4, 3),), ((2, 4),)], make_inputs=_spread),
+    OpInfo("svd_values_only", lambda lib, a: tuple(lib.svd(a, compute_uv=False)),
+           [((4, 3),), ((2, 2, 3),)], make_inputs=_spread),
+    OpInfo("Tensor.svd", lambda lib, a: a.svd()[1], [((3, 3),)], make_inputs=_spread),
+    OpInfo("qr", lambda lib, a: tuple(lib.qr(a)), [((4, 3),), ((2, 3, 3),)],
+           make_inputs=_spread),
+    OpInfo("Tensor.qr", lambda lib, a: tuple(a.qr(some=False)), [((3, 3),), ((2, 4),)],
+           make_inputs=_spread),
+    OpInfo("cholesky", lambda lib, a: lib.cholesky(a + a.mT), [((3, 3),), ((2, 3, 3),)],
+           make_inputs=_spd),
+    OpInfo("Tensor.cholesky", lambda lib, a: (a + a.mT).cholesky(upper=True), [((3, 3),)],
+           make_inputs=_spd),
+    OpInfo("cholesky_solve",
+           lambda lib, b, a: lib.cholesky_solve(b, _lower(a)),
+           [((3, 2), (3, 3)), ((2, 3, 1), (3, 3))]),
+    OpInfo("Tensor.cholesky_solve",
+           lambda lib, b, a: b.cholesky_solve(_lower(a).mT,
+                                              upper=True),
+           [((3, 2), (3, 3))]),
+    OpInfo("cholesky_inverse",
+           lambda lib, a: lib.cholesky_inverse(_lower(a)),
+           [((3, 3),), ((2, 3, 3),)]),
+    OpInfo("Tensor.cholesky_inverse",
+           lambda lib, a: (_lower(a).mT).cholesky_inverse(
+               upper=True),
+           [((3, 3),)]),
+    OpInfo("cross", lambda lib, a, b: lib.cross(a, b, dim=1), [((2, 3), (2, 3))]),
+    OpInfo("Tensor.cross", lambda lib, a, b: a.cross(b, dim=0), [((3, 2), (3, 1))]),
+    OpInfo("lu", lambda lib, a: lib.lu(a)[0], [((3, 3),), ((2, 4, 3),)], make_inputs=_spread),
+    OpInfo("Tensor.lu", lambda lib, a: tuple(a.lu(get_infos=True))[0], [((3, 3),)],
+           make_inputs=_spread),
+    OpInfo("lu_solve", lambda lib, b, a: lib.lu_solve(b, *lib.linalg.lu_factor(a)),
+           [((3, 2), (3, 3))], make_inputs=_spread),
+    OpInfo("Tensor.lu_solve", lambda lib, b, a: b.lu_solve(*lib.linalg.lu_factor(a)),
+           [((2, 3, 1), (2, 3, 3))], make_inputs=_spread),
+    OpInfo("lu_unpack", lambda lib, a: tuple(lib.lu_unpack(*lib.linalg.lu_factor(a)))[1:],
+           [((3, 3),), ((4, 2),), ((2, 2, 4),)], make_inputs=_spread),
+    OpInfo("chain_matmul", lambda lib, a, b, c: lib.chain_matmul(a, b, c),
+           [((2, 3), (3, 4), (4, 1))]),
     OpInfo("linalg.matrix_rank", lambda lib, a: lib.linalg.matrix_rank(a),
            [((3, 3),), ((2, 4, 3),)], grad=False),
     # matrix functions and products

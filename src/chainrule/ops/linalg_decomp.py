@@ -17,20 +17,25 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _return_types as return_types
-from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
+from .._dtype import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, from_numpy_dtype
+from .._frames import user_stacklevel
 from .._strides import contiguous_format
 from .._tensor import Tensor, wrap, wrap_dim
-from . import creation, linalg, pointwise, shape
-from ._registry import op, tensor_method
+from . import copying, creation, linalg, pointwise, shape
+from ._registry import op, recorded_as, tensor_method
 from .pointwise import _not_implemented_node
 
 __all__ = [
-    "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp",
+    "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "svd", "qr",
+    "cholesky", "cholesky_solve", "cholesky_inverse", "cross", "lu", "lu_solve", "lu_unpack",
+    "chain_matmul",
 ]
 
 
@@ -560,12 +565,7 @@ def _(ops, grads, A, full_matrices):
     U, S, Vh = ops.svd(A, full_matrices)
     m, n = U.shape[-2], Vh.shape[-1]
     has_u, has_v = bool(np.any(_data(gU))), bool(np.any(_data(gVh)))
-    if full_matrices and (has_u or has_v) and m != n:
-        raise RuntimeError(
-            "linalg_svd_backward: The singular vectors in the complex case are specified up to "
-            "multiplication by e^{i phi}. The specified loss function depends on this phase "
-            "term, making it ill-defined.")
-    k = S.shape[-1]
+    k = S.shape[-1]  # (full_matrices: the extra singular vectors get no gradient, as PyTorch)
     if full_matrices:
         U = ops.narrow(U, -1, 0, k)
         Vh = ops.narrow(Vh, -2, 0, k)
@@ -742,7 +742,7 @@ def _(ops, grad, self):
 
 @op("LinalgCrossBackward0", inputs=("self", "other"))
 def _linalg_cross(self, other, dim=-1):
-    return np.cross(self, other, axis=dim).astype(np.result_type(self, other))
+    return np.ascontiguousarray(np.cross(self, other, axis=dim), dtype=np.result_type(self, other))
 
 
 @_linalg_cross.derivative("self")
@@ -1311,6 +1311,8 @@ linalg_svd_type = _linalg_type("linalg_svd", ("U", "S", "Vh"))
 linalg_qr_type = _linalg_type("linalg_qr", ("Q", "R"))
 svd_type = _linalg_type("svd", ("U", "S", "V"))
 qr_type = _linalg_type("qr", ("Q", "R"))
+lu_with_info_type = _linalg_type("_lu_with_info", ("LU", "pivots", "info"))
+lu_unpack_type = _linalg_type("lu_unpack", ("P", "L", "U"))
 
 
 def linalg_det(A: Tensor) -> Tensor:
@@ -1930,6 +1932,353 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return _matrix_power(input, int(n))
 
 
+def linalg_multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
+    """The product of a chain of matrices, parenthesised to take the fewest operations (the
+    first may be a row vector and the last a column vector, 1-D).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.linalg.multi_dot([torch.ones(2), torch.ones(2, 3), torch.ones(3)])
+        tensor(6.)
+    """
+    tensors = list(tensors)
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    first_dim = tensors[0]._data.ndim
+    last_dim = tensors[-1]._data.ndim
+    if first_dim not in (1, 2):
+        raise RuntimeError(
+            f"multi_dot(): the first tensor must be 1D or 2D but got {first_dim}D")
+    if last_dim not in (1, 2):
+        raise RuntimeError(f"multi_dot(): the last tensor must be 1D or 2D but got {last_dim}D")
+    for i in range(1, n - 1):
+        if tensors[i]._data.ndim != 2:
+            raise RuntimeError(
+                f"multi_dot(): tensor {i} must be 2D but got {tensors[i]._data.ndim}D")
+    dtype = tensors[0]._data.dtype
+    for i in range(1, n):
+        if tensors[i]._data.dtype != dtype:
+            raise RuntimeError(
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{CPP_TYPE_NAMES[from_numpy_dtype(dtype)]} and tensor {i} "
+                f"{CPP_TYPE_NAMES[from_numpy_dtype(tensors[i]._data.dtype)]}")
+    if first_dim == 1:
+        tensors[0] = shape.unsqueeze(tensors[0], 0)
+    if last_dim == 1:
+        tensors[-1] = shape.unsqueeze(tensors[-1], -1)
+    for i in range(n - 1):
+        left, right = tensors[i]._data.shape, tensors[i + 1]._data.shape
+        if left[1] != right[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i} and {i + 1} with shapes "
+                f"[{left[0]}, {left[1]}] and [{right[0]}, {right[1]}] cannot be multiplied")
+    if n == 2:
+        result = linalg.mm(tensors[0], tensors[1])
+    elif n == 3:
+        a = tensors[0]._data.shape[0]
+        b = tensors[1]._data.shape[0]
+        c = tensors[2]._data.shape[0]
+        d = tensors[2]._data.shape[1]
+        cost_1 = (a * c) * (b + d)
+        cost_2 = (b * d) * (a + c)
+        if cost_1 > cost_2:
+            result = linalg.mm(tensors[0], linalg.mm(tensors[1], tensors[2]))
+        else:
+            result = linalg.mm(linalg.mm(tensors[0], tensors[1]), tensors[2])
+    else:
+        result = _chain(tensors)
+    rows = () if first_dim == 1 else (tensors[0]._data.shape[0],)
+    cols = () if last_dim == 1 else (tensors[-1]._data.shape[1],)
+    return shape.view(result, rows + cols)
+
+
+def _chain(tensors: list[Tensor]) -> Tensor:
+    """The matrix chain product in the cheapest order (dynamic programming, as PyTorch's
+    ``multi_dot_impl``), built without recursion."""
+    n = len(tensors)
+    p = [t._data.shape[0] for t in tensors] + [tensors[-1]._data.shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    order = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if cost[i][j] == -1 or q < cost[i][j]:
+                    cost[i][j] = q
+                    order[i][j] = k
+    # Evaluate the parenthesisation bottom-up with an explicit stack (post-order).
+    results: dict[tuple[int, int], Tensor] = {}
+    stack: list[tuple[int, int, bool]] = [(0, n - 1, False)]
+    while stack:
+        i, j, expanded = stack.pop()
+        if i == j:
+            results[(i, j)] = tensors[i]
+            continue
+        k = order[i][j]
+        if expanded:
+            results[(i, j)] = linalg.mm(results.pop((i, k)), results.pop((k + 1, j)))
+            continue
+        stack.append((i, j, True))
+        stack.append((k + 1, j, False))
+        stack.append((i, k, False))
+    return results[(0, n - 1)]
+
+
+# ----------------------------------------------------------------------------------------------
+# torch-level names from before torch.linalg (several deprecated, warning once as PyTorch's)
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(key: str, message: str) -> None:
+    """PyTorch's TORCH_WARN_ONCE: the first call in the process warns."""
+    if key not in _WARNED:
+        _WARNED.add(key)
+        warnings.warn(message, UserWarning, stacklevel=user_stacklevel())
+
+
+_TRIGGERED = " (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/{}.)"
+
+
+@tensor_method
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """``(U, S, V)`` with ``input = U diag(S) V^H`` (``some``: reduced; without
+    ``compute_uv``, U and V are zero matrices). V is ``linalg.svd``'s ``Vh.mH``."""
+    if input._data.ndim < 2:
+        raise RuntimeError(
+            "linalg.svd: input should have at least 2 dimensions, but has "
+            f"{input._data.ndim} dimensions instead")
+    if not compute_uv:
+        S = linalg_svdvals(input)
+        m, n = input._data.shape[-2:]
+        batch = input._data.shape[:-2]
+        U = wrap(np.zeros(batch + (m, m), dtype=input._data.dtype))
+        V = wrap(_column_major(np.zeros(batch + (n, n), dtype=input._data.dtype)))
+        return svd_type((U, S, V))
+    U, S, Vh = linalg_svd(input, full_matrices=not some)
+    return svd_type((U, S, shape.matrix_conj_transpose(Vh)))
+
+
+@tensor_method
+def qr(input: Tensor, some: bool = True) -> Any:
+    """``(Q, R)``: ``linalg.qr`` in mode ``'reduced'`` (``some``) or ``'complete'``
+    (deprecated by PyTorch, which warns once)."""
+    _warn_once("qr", (
+        "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future "
+        "PyTorch release.\nThe boolean parameter 'some' has been replaced with a string "
+        "parameter 'mode'.\nQ, R = torch.qr(A, some)\nshould be replaced with\nQ, R = "
+        "torch.linalg.qr(A, 'reduced' if some else 'complete')"
+        + _TRIGGERED.format("BatchLinearAlgebra.cpp:2505")))
+    Q, R = linalg_qr(input, "reduced" if some else "complete")
+    return qr_type((Q, R))
+
+
+_cholesky_legacy = recorded_as(_linalg_cholesky_ex, "CholeskyBackward0")
+
+
+@tensor_method
+def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    """The Cholesky factor (``CholeskyBackward0``; deprecated by PyTorch, which warns once)."""
+    _warn_once("cholesky", (
+        "torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in "
+        "a future PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = "
+        "torch.linalg.cholesky(A)\nand\nU = torch.cholesky(A, upper=True)\nshould be "
+        "replaced with\nU = torch.linalg.cholesky(A).mH\nThis transform will produce "
+        "equivalent results for all valid (symmetric positive definite) inputs."
+        + _TRIGGERED.format("BatchLinearAlgebra.cpp:1765")))
+    _check_square(input, "cholesky")
+    _check_kernel(input, "cholesky_cpu")
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f'"cholesky_cpu" not implemented for \'{_type_name(input)}\'')
+    L = _cholesky_legacy(input, bool(upper))
+    _raise_cholesky(wrap(_cholesky_info(L._data)), "cholesky")
+    return L
+
+
+def _cholesky_solve_arrays(B: np.ndarray, L: np.ndarray, upper: bool) -> np.ndarray:
+    A = (np.conj(_mT(L)) @ L) if upper else (L @ np.conj(_mT(L)))
+    batch = np.broadcast_shapes(A.shape[:-2], B.shape[:-2])
+    X = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]),
+                        np.broadcast_to(B, batch + B.shape[-2:]))
+    return _column_major(X)
+
+
+@op("CholeskySolveBackward0", inputs=("self", "input2"))
+def _cholesky_solve(self, input2, upper=False):
+    return _cholesky_solve_arrays(self, input2, upper)
+
+
+@_cholesky_solve.derivative("self")
+def _(ops, grad, input2, upper):
+    return ops.cholesky_solve(grad, input2, upper)
+
+
+@_cholesky_solve.derivative("input2")
+def _(ops, grad, input2, upper, result):
+    grad_self = ops.cholesky_solve(grad, input2, upper)
+    common = ops.matmul(grad_self, _mH(ops, result))
+    common = common + _mH(ops, common)
+    return -ops.matmul(input2, common) if upper else -ops.matmul(common, input2)
+
+
+@tensor_method
+def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor:
+    """The solution of ``A X = input`` from A's Cholesky factor ``input2``
+    (``CholeskySolveBackward0``)."""
+    b, L = input._data, input2._data
+    if b.ndim < 2:
+        raise RuntimeError(
+            f"b should have at least 2 dimensions, but has {b.ndim} dimensions instead")
+    if L.ndim < 2:
+        raise RuntimeError(
+            f"u should have at least 2 dimensions, but has {L.ndim} dimensions instead")
+    if b.dtype != L.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_type_name(input)} "
+            f"and A of type {_type_name(input2)} instead.")
+    if L.shape[-1] != L.shape[-2] or L.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-2]} by "
+            f"{L.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    return _cholesky_solve(input, input2, bool(upper))
+
+
+@op("CholeskyInverseBackward0")
+def _cholesky_inverse(self, upper=False):
+    A = (np.conj(_mT(self)) @ self) if upper else (self @ np.conj(_mT(self)))
+    return _column_major(np.linalg.inv(A))
+
+
+@_cholesky_inverse.derivative("self")
+def _(ops, grad, self, upper, result):
+    common = grad + _mH(ops, grad)
+    common = ops.matmul(result, ops.matmul(common, result))
+    return -ops.matmul(self, common) if upper else -ops.matmul(common, self)
+
+
+@tensor_method
+def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
+    """The inverse of ``L L^H`` (``U^H U`` when ``upper``) from its Cholesky factor
+    (``CholeskyInverseBackward0``)."""
+    _check_square(input, "cholesky_inverse")
+    _check_float(input, "cholesky_inverse")
+    diagonal = np.diagonal(input._data, axis1=-2, axis2=-1)
+    info = np.where((diagonal == 0).any(-1), np.argmax(diagonal == 0, -1) + 1, 0)
+    failure = _first_failure(info)
+    if failure is not None:
+        raise LinAlgError(
+            f"cholesky_inverse: {_batch_prefix(failure[0], info.ndim > 0)}The diagonal element "
+            f"{failure[1]} is zero, the inversion could not be completed because the input "
+            "matrix is singular.")
+    return _cholesky_inverse(input, bool(upper))
+
+
+_NO_DIM: Any = object()
+
+
+@tensor_method
+def cross(input: Tensor, other: Tensor, dim: Any = None) -> Tensor:
+    """The cross product along ``dim`` (default: the first dimension of size 3, with PyTorch's
+    deprecation warning; ``LinalgCrossBackward0``)."""
+    if dim is None:
+        _warn_once("cross", (
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either "
+            "pass the dim explicitly or simply use torch.linalg.cross.\nThe default value of "
+            "dim will change to agree with that of linalg.cross in a future release."
+            + _TRIGGERED.format("Cross.cpp:63")))
+        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+        found = [i for i, size in enumerate(shape) if size == 3]
+        if not found:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = found[0]
+    return linalg_cross(input, other, dim=dim)
+
+
+@tensor_method
+def lu(input: Tensor, pivot: bool = True, get_infos: bool = False) -> Any:
+    """``(LU, pivots)`` (and ``infos``): ``linalg.lu_factor_ex`` (deprecated by PyTorch)."""
+    _warn_once("lu", (
+        "torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex "
+        "and will be removed in a future PyTorch release.\nLU, pivots = torch.lu(A, "
+        "compute_pivots)\nshould be replaced with\nLU, pivots = torch.linalg.lu_factor(A, "
+        "compute_pivots)\nand\nLU, pivots, info = torch.lu(A, compute_pivots, "
+        "get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+        "torch.linalg.lu_factor_ex(A, compute_pivots)"
+        + _TRIGGERED.format("BatchLinearAlgebra.cpp:2073")))
+    LU, pivots, info = linalg_lu_factor_ex(input, pivot=pivot)
+    if get_infos:
+        return lu_with_info_type((LU, pivots, info))
+    return (LU, pivots)
+
+
+@tensor_method
+def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # noqa: N803
+    """``linalg.lu_solve(LU_data, LU_pivots, input)`` (deprecated by PyTorch)."""
+    _warn_once("lu_solve", (
+        "torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in "
+        "a future PyTorch release.\nNote that torch.linalg.lu_solve has its arguments "
+        "reversed.\nX = torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = "
+        "torch.linalg.lu_solve(LU, pivots, B)"
+        + _TRIGGERED.format("BatchLinearAlgebra.cpp:2254")))
+    return linalg_lu_solve(LU_data, LU_pivots, input)
+
+
+@op("LuUnpackBackward0", inputs=("LU_data",), num_outputs=2, tensor_params=("LU_pivots",))
+def _lu_unpack(LU_data, LU_pivots):
+    _, L, U = lu_unpack_arrays(LU_data, LU_pivots)
+    return np.ascontiguousarray(L), np.ascontiguousarray(U)
+
+
+@_lu_unpack.derivative("LU_data")
+def _(ops, grads, LU_data):
+    L_grad, U_grad = grads
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = builtins.min(m, n)
+    if m == n:
+        return ops.tril(L_grad, -1) + ops.triu(U_grad)
+    A1 = ops.tril(ops.narrow(L_grad, -2, 0, k), -1) + ops.triu(ops.narrow(U_grad, -1, 0, k))
+    if m > n:
+        return ops.cat([A1, ops.narrow(L_grad, -2, k, m - k)], -2)
+    return ops.cat([A1, ops.narrow(U_grad, -1, k, n - k)], -1)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True,  # noqa: N803
+              unpack_pivots: bool = True) -> Any:
+    """``(P, L, U)`` from a packed LU decomposition (``LuUnpackBackward0`` on L and U)."""
+    if LU_pivots._data.dtype != np.int32:
+        raise RuntimeError(
+            "torch.lu_unpack: LU_pivots is expected to be a contiguous tensor of torch.int32 "
+            "dtype.\nNote: this function is intended to be used with the output produced by "
+            "torch.linalg.lu_factor")
+    empty = wrap(np.zeros((0,), dtype=LU_data._data.dtype))
+    if unpack_pivots:
+        P = lu_unpack_arrays(LU_data._data, LU_pivots._data)[0]
+        P_t = wrap(np.ascontiguousarray(P))
+    else:
+        P_t = empty
+    if unpack_data:
+        L, U = _lu_unpack(LU_data, LU_pivots)
+    else:
+        L, U = empty, wrap(np.zeros((0,), dtype=LU_data._data.dtype))
+    return lu_unpack_type((P_t, L, U))
+
+
+def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
+    """The product of the matrices (``linalg.multi_dot``; deprecated by PyTorch)."""
+    _warn_once("chain_matmul", (
+        "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+        "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather "
+        "than multiple parameters." + _TRIGGERED.format("LinearAlgebra.cpp:1102")))
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    if len(matrices) == 1:
+        return copying.clone(matrices[0])
+    return linalg_multi_dot(list(matrices))
+
+
 # ----------------------------------------------------------------------------------------------
 # The derivative namespaces' helpers: (on arrays, on Tensors)
 
@@ -1999,6 +2348,7 @@ HELPERS: dict[str, tuple[Any, Any]] = {
     "pinv": (_linalg_pinv.op.forward, linalg_pinv),
     "lu": (_lu_array, _lu_tensor),
     "lu_solve": (_lu_solve_arrays, _lu_solve_tensor),
+    "cholesky_solve": (_cholesky_solve_arrays, _cholesky_solve),
     "eigh": (_linalg_eigh.op.forward, _eigh_tensor),
     "eig": (_linalg_eig.op.forward, lambda A: linalg_eig(A)),
     "qr": (_linalg_qr.op.forward, _qr_tensor),
