@@ -335,6 +335,15 @@ CASES: dict[str, Callable[[ModuleType], Any]] = {
     "chain_matmul none": lambda lib: lib.chain_matmul(),
     "chain_matmul four": lambda lib: lib.chain_matmul(_mat(lib, 2, 3), _mat(lib, 3, 3),
                                                       _mat(lib, 3, 1), _mat(lib, 1, 2)),
+    "triangular_solve 1-d": lambda lib: lib.triangular_solve(lib.ones(3), lib.eye(3)),
+    "triangular_solve sizes": lambda lib: lib.triangular_solve(lib.ones(3, 2), lib.eye(2)),
+    "triangular_solve dtypes": lambda lib: lib.triangular_solve(
+        lib.ones(3, 2, dtype=lib.float64), lib.eye(3)),
+    "triangular_solve broadcast": lambda lib: lib.triangular_solve(_mat(lib, 3, 2),
+                                                                   _mat(lib, 2, 3, 3)),
+    "geqrf 1-d": lambda lib: lib.geqrf(lib.ones(3)),
+    "geqrf long": lambda lib: lib.geqrf(lib.ones(3, 3, dtype=lib.long)),
+    "geqrf empty": lambda lib: lib.geqrf(lib.ones(0, 3)),
     "matrix_rank deficient": lambda lib: lib.linalg.matrix_rank(_sq(lib, [1., 2.], [2., 4.])),
     "matrix_rank hermitian": lambda lib: lib.linalg.matrix_rank(_spd(lib, 3), hermitian=True),
     "matrix_rank tol": lambda lib: lib.linalg.matrix_rank(_mat(lib, 3, 3), tol=3.5),
@@ -577,7 +586,19 @@ DEPRECATED: dict[str, Callable[[ModuleType], Any]] = {
     "lu": lambda lib: lib.lu(_mat(lib, 3, 3)),
     "lu_solve": lambda lib: lib.lu_solve(_mat(lib, 3, 1), *lib.linalg.lu_factor(_mat(lib, 3, 3))),
     "chain_matmul": lambda lib: lib.chain_matmul(_mat(lib, 2, 2), _mat(lib, 2, 2)),
+    "triangular_solve": lambda lib: lib.triangular_solve(_mat(lib, 3, 1), _mat(lib, 3, 3)),
 }
+
+
+def test_geqrf_is_not_differentiable() -> None:
+    outcomes = []
+    for lib in (chainrule, torch):
+        a = lib.tensor(np.eye(3) * 2 + 0.5, requires_grad=True)
+        out = lib.geqrf(a)
+        with pytest.raises(NotImplementedError) as caught:
+            out.a.sum().backward()
+        outcomes.append((out.a.grad_fn.name(), out.tau.grad_fn.name(), str(caught.value)))
+    assert outcomes[0] == outcomes[1]
 
 
 @pytest.mark.parametrize("name", list(DEPRECATED))

@@ -35,7 +35,7 @@ from .pointwise import _not_implemented_node
 __all__ = [
     "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "svd", "qr",
     "cholesky", "cholesky_solve", "cholesky_inverse", "cross", "lu", "lu_solve", "lu_unpack",
-    "chain_matmul",
+    "chain_matmul", "triangular_solve", "geqrf", "orgqr",
 ]
 
 
@@ -2277,6 +2277,110 @@ def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
     if len(matrices) == 1:
         return copying.clone(matrices[0])
     return linalg_multi_dot(list(matrices))
+
+
+@op("TriangularSolveBackward0", inputs=("self", "A"), num_outputs=2)
+def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    # (``transpose``: op(A) = A^T, whose other triangle is read)
+    coefficient = _mT(A) if transpose else A
+    X = _triangular_arrays(coefficient, self, upper != transpose, True, unitriangular)
+    batch = X.shape[:-2]  # (the coefficient is returned broadcast to the batch)
+    return X, _column_major(np.broadcast_to(A, batch + A.shape[-2:]))
+
+
+@_triangular_solve.derivative("self")
+def _(ops, grads, A, upper, transpose, unitriangular):
+    grad_x = grads[0]
+    return ops.solve_triangular(A if transpose else _mH(ops, A), grad_x,
+                                upper if transpose else not upper, True, unitriangular)
+
+
+@_triangular_solve.derivative("A")
+def _(ops, grads, A, upper, transpose, unitriangular, result):
+    # PyTorch's triangular_solve_backward: grad_b as above, grad_a = -grad_b X^H (transposed
+    # for ``transpose``) on the triangle read, plus the cloned coefficient's gradient.
+    grad_x, grad_m = grads
+    grad_b = ops.solve_triangular(A if transpose else _mH(ops, A), grad_x,
+                                  upper if transpose else not upper, True, unitriangular)
+    if transpose:
+        grad_a = -ops.matmul(ops.conj(result), ops.transpose(grad_b, -2, -1))
+    else:
+        grad_a = -ops.matmul(grad_b, _mH(ops, result))
+    grad_a = ops.triu(grad_a, int(unitriangular)) if upper else \
+        ops.tril(grad_a, -int(unitriangular))
+    return grad_a + grad_m
+
+
+triangular_solve_type = _linalg_type("triangular_solve", ("solution", "cloned_coefficient"))
+
+
+@tensor_method
+def triangular_solve(input: Tensor, A: Tensor, upper: bool = True,  # noqa: N803 - PyTorch's
+                     transpose: bool = False, unitriangular: bool = False) -> Any:
+    """``(solution, cloned_coefficient)`` of ``op(A) X = input`` with triangular A
+    (``TriangularSolveBackward0``; deprecated by PyTorch, which warns once)."""
+    _warn_once("triangular_solve", (
+        "torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand "
+        "will be removed in a future PyTorch release.\ntorch.linalg.solve_triangular has its "
+        "arguments reversed and does not return a copy of one of the inputs.\nX = "
+        "torch.triangular_solve(B, A).solution\nshould be replaced with\nX = "
+        "torch.linalg.solve_triangular(A, B)." + _TRIGGERED.format("BatchLinearAlgebra.cpp:2273")))
+    b, a = input._data, A._data
+    if b.ndim < 2:
+        raise RuntimeError(
+            "torch.triangular_solve: Expected b to have at least 2 dimensions, but it has "
+            f"{b.ndim} dimensions instead")
+    if a.ndim < 2:
+        raise RuntimeError(
+            "torch.triangular_solve: Expected A to have at least 2 dimensions, but it has "
+            f"{a.ndim} dimensions instead")
+    if b.dtype != a.dtype:
+        raise RuntimeError(
+            f"Expected b and A to have the same dtype, but found b of type {_type_name(input)} "
+            f"and A of type {_type_name(A)} instead.")
+    if a.shape[-1] != a.shape[-2] or a.shape[-1] != b.shape[-2]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for triangular_solve: each A matrix is {a.shape[-2]} "
+            f"by {a.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
+    X, M = _triangular_solve(input, A, bool(upper), bool(transpose), bool(unitriangular))
+    return triangular_solve_type((X, M))
+
+
+@op("GeqrfBackward0", num_outputs=2)
+def _geqrf(self):
+    if self.size == 0:
+        k = builtins.min(self.shape[-2:])
+        return _column_major(np.array(self, copy=True)), np.zeros(self.shape[:-2] + (k,),
+                                                                  dtype=self.dtype)
+    h, tau = np.linalg.qr(self, mode="raw")  # (h: the factors transposed, as Fortran's)
+    return _column_major(np.swapaxes(h, -1, -2).astype(self.dtype)), tau.astype(self.dtype)
+
+
+@_geqrf.derivative("self")
+def _(ops, grads):
+    raise NotImplementedError("the derivative for 'geqrf' is not implemented.")
+
+
+geqrf_type = _linalg_type("geqrf", ("a", "tau"))
+
+
+@tensor_method
+def geqrf(input: Tensor) -> Any:
+    """``(a, tau)``: LAPACK's geqrf, R above the diagonal of ``a`` and the Householder vectors
+    below it (PyTorch does not differentiate it: its backward raises)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _check_kernel(input, "geqrf_cpu")
+    if input._data.dtype.kind not in "fc":
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{_type_name(input)}\'')
+    a, tau = _geqrf(input)
+    return geqrf_type((a, tau))
+
+
+@tensor_method
+def orgqr(input: Tensor, input2: Tensor) -> Tensor:
+    """``linalg.householder_product(input, input2)``."""
+    return linalg_householder_product(input, input2)
 
 
 # ----------------------------------------------------------------------------------------------
