@@ -68,8 +68,14 @@ def _tangents_of(op: OpDef, args: tuple) -> tuple[list[Any], bool]:
     return tangents, other
 
 
-def refuse(name: str) -> NotImplementedError:
+#: PyTorch's name for ops it records under another node than chainrule's op name suggests,
+#: where PyTorch itself refuses forward mode (its message names them).
+_PYTORCH_NAMES = {"CholeskyBackward0": "cholesky"}
+
+
+def refuse(name: str, node_name: str = "") -> NotImplementedError:
     """PyTorch's error for forward AD through ``name``, which has no JVP rule."""
+    name = _PYTORCH_NAMES.get(node_name, name)
     return NotImplementedError(NOT_IMPLEMENTED_MESSAGE.format(name=name))
 
 
@@ -89,7 +95,7 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
     if rule is None or other or any(
         t is not None and t._data.dtype.kind == "c" for t in tangents
     ) or any(o._data.dtype.kind == "c" for o in outputs):
-        raise refuse(op.name)
+        raise refuse(op.name, op.node_name)
     with suspended():
         tangent = rule(op, args, tangents, result)
         # (a multi-output op's rule gives one tangent per output, None for its indices)

@@ -25,7 +25,8 @@ Kinds of rule:
   ones (PyTorch's formulas for prod, var, std, norms, logsumexp, amax, max/min/median);
 * explicit: division, softmax/log_softmax, glu, sort/topk (gather by the indices), addmm,
   convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
-  norm and the linear-algebra functions.
+  norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solve,
+  Cholesky, eigh: PyTorch's formulas; the SVD, QR, pinv and matrix_exp refuse for now).
 """
 
 from __future__ import annotations
@@ -357,6 +358,103 @@ def _lerp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     return out
 
 
+def _linalg_solve(A: Any, B: Any, left: bool = True) -> Any:
+    from .linalg_decomp import _linalg_solve_ex
+
+    return _linalg_solve_ex(A, B, left)
+
+
+def _trace_of_solve(A: Any, A_t: Any) -> Any:
+    """``trace(A^{-1} A_t)`` over the last two dimensions (through the inverse, which is NaN
+    rather than an error for a singular matrix)."""
+    from .linalg_decomp import _linalg_inv_ex
+
+    return (_linalg_inv_ex(A) * A_t.mT).sum((-2, -1))
+
+
+def _inv_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``-inverse @ A_t @ inverse``."""
+    return -((result @ tangents[0]) @ result)
+
+
+def _det_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_det_jvp``: ``trace(A^{-1} A_t) * det``."""
+    return _trace_of_solve(args[0], tangents[0]) * result
+
+
+def _slogdet_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``slogdet_jvp`` for real matrices: the sign's tangent is zero, the log of the
+    absolute value's is ``trace(A^{-1} A_t)``."""
+    sign, _ = result
+    return _zeros(sign), _trace_of_solve(args[0], tangents[0])
+
+
+def _solve_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_solve_jvp``: ``A^{-1} (B_t - A_t X)`` (left), ``(B_t - X A_t) A^{-1}``
+    (right); B a vector or a batch of them as the solve takes it."""
+    from .linalg_decomp import _as_matrix_rhs
+
+    A, B, left = args
+    A_t, B_t = tangents
+    X = result
+    vector = _as_matrix_rhs(A._data, B._data)
+    moved = None
+    if A_t is not None:
+        if vector:
+            moved = (A_t @ X.unsqueeze(-1)).squeeze(-1)
+        else:
+            moved = A_t @ X if left else X @ A_t
+    if B_t is None:
+        rhs = -moved
+    else:
+        rhs = B_t if moved is None else B_t - moved
+    return _linalg_solve(A, rhs, left)
+
+
+def _solve_triangular_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_solve_triangular_forward_AD``: ``A^{-1} (B_t - proj(A_t) X)``, ``proj``
+    the triangle used (without the diagonal for a unit triangle)."""
+    A, _, upper, left, unitriangular = args
+    A_t, B_t = tangents
+    X = result
+    rhs = B_t
+    if A_t is not None:
+        shift = int(bool(unitriangular))
+        projected = A_t.triu(shift) if upper else A_t.tril(-shift)
+        moved = projected @ X if left else X @ projected
+        rhs = -moved if B_t is None else B_t - moved
+    return op.publics[False](A, rhs, upper, left, unitriangular)
+
+
+def _cholesky_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``cholesky_jvp``: ``L Phi(L^{-1} A_t L^{-H})``, ``Phi`` the lower triangle with
+    its diagonal halved."""
+    from .linalg_decomp import _linalg_solve_triangular
+
+    upper = args[1]
+    L = result.mT if upper else result
+    A_t = tangents[0].mT if upper else tangents[0]
+    inner = _linalg_solve_triangular(L, A_t, False, True, False)
+    inner = _linalg_solve_triangular(L.mT, inner, True, False, False)
+    phi = inner.tril() - (inner.diagonal(0, -2, -1) * 0.5).diag_embed()
+    L_t = L @ phi
+    return L_t.mT if upper else L_t
+
+
+def _eigh_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_eig_jvp`` (Hermitian): with ``dP = V^H A_t V``, the eigenvalues'
+    tangent is ``diag(dP)``, the eigenvectors' ``V (dP / E)`` with ``E_ij = L_j - L_i`` and a
+    zero diagonal."""
+    values, vectors = result
+    dP = vectors.mT @ tangents[0] @ vectors
+    values_t = dP.diagonal(0, -2, -1)
+    ratio = dP / (values.unsqueeze(-2) - values.unsqueeze(-1))
+    from .creation import eye
+
+    ratio = ratio.masked_fill(eye(values.shape[-1]) == 1, 0.0)
+    return values_t.clone(), vectors @ ratio
+
+
 def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves."""
     (t,) = tangents
@@ -533,6 +631,13 @@ allow_jvp_nodes(_clamp_max_rule, "ClampMaxBackward1")
 allow_jvp_nodes(_fmax_rule, "FmaxBackward0", "FminBackward0")
 allow_jvp_nodes(_log_softmax_rule, "LogSoftmaxBackward0")
 allow_jvp_nodes(_glu_rule, "GluBackward0")
+allow_jvp_nodes(_inv_rule, "LinalgInvExBackward0")
+allow_jvp_nodes(_det_rule, "LinalgDetBackward0")
+allow_jvp_nodes(_slogdet_rule, "LinalgSlogdetBackward0")
+allow_jvp_nodes(_solve_rule, "LinalgSolveExBackward0")
+allow_jvp_nodes(_solve_triangular_rule, "LinalgSolveTriangularBackward0")
+allow_jvp_nodes(_cholesky_rule, "LinalgCholeskyExBackward0")
+allow_jvp_nodes(_eigh_rule, "LinalgEighBackward0")
 allow_jvp_nodes(_lerp_rule, "LerpBackward0", "LerpBackward1")
 allow_jvp_nodes(_logit_rule, "LogitBackward0")
 allow_jvp_nodes(_layer_norm_rule, "NativeLayerNormBackward0")
