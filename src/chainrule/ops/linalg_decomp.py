@@ -35,7 +35,7 @@ from .pointwise import _not_implemented_node
 __all__ = [
     "det", "logdet", "slogdet", "inverse", "pinverse", "matrix_power", "matrix_exp", "svd", "qr",
     "cholesky", "cholesky_solve", "cholesky_inverse", "cross", "lu", "lu_solve", "lu_unpack",
-    "chain_matmul", "triangular_solve", "geqrf", "orgqr",
+    "chain_matmul", "triangular_solve", "geqrf", "orgqr", "ormqr",
 ]
 
 
@@ -2377,6 +2377,99 @@ def geqrf(input: Tensor) -> Any:
     return geqrf_type((a, tau))
 
 
+def _padded_square(ops: Any, A: Any) -> Any:
+    """A with zero columns appended to make it square (the reflectors it stores unchanged)."""
+    m, n = A.shape[-2], A.shape[-1]
+    if n == m:
+        return A
+    zeros = ops.zeros_like(ops.narrow(ops.cat([A] * (m // n + 1), -1), -1, 0, m - n))
+    return ops.cat([A, zeros], -1)
+
+
+def _ormqr_arrays(input: np.ndarray, tau: np.ndarray, other: np.ndarray,  # noqa: A002
+                  left: bool, transpose: bool) -> np.ndarray:
+    m = input.shape[-2]
+    padded = np.concatenate(
+        [input, np.zeros(input.shape[:-1] + (m - input.shape[-1],), input.dtype)], -1)
+    Q = _householder_arrays(padded, tau)
+    op_Q = np.conj(_mT(Q)) if transpose else Q
+    return _column_major(op_Q @ other) if left else _column_major(other @ op_Q)
+
+
+@op("OrmqrBackward0", inputs=("self", "input2", "input3"))
+def _ormqr(self, input2, input3, left=True, transpose=False):
+    return _ormqr_arrays(self, input2, input3, left, transpose)
+
+
+def _ormqr_Q(ops: Any, self: Any, input2: Any) -> tuple[Any, Any]:
+    padded = _padded_square(ops, self)
+    return padded, ops.householder(padded, input2)
+
+
+@_ormqr.derivative("input3")
+def _(ops, grad, self, input2, left, transpose):
+    _, Q = _ormqr_Q(ops, self, input2)
+    op_Q = Q if transpose else _mH(ops, Q)  # (the adjoint of op(Q))
+    return ops.matmul(op_Q, grad) if left else ops.matmul(grad, op_Q)
+
+
+def _ormqr_reflector_grads(ops: Any, grad: Any, self: Any, input2: Any, input3: Any,
+                           left: bool, transpose: bool) -> tuple[Any, Any]:
+    """The gradient of Q (the full product of reflectors), then through the reflectors."""
+    padded, _ = _ormqr_Q(ops, self, input2)
+    if left:
+        gQ = ops.matmul(input3, _mH(ops, grad)) if transpose else \
+            ops.matmul(grad, _mH(ops, input3))
+    else:
+        gQ = ops.matmul(_mH(ops, grad), input3) if transpose else \
+            ops.matmul(_mH(ops, input3), grad)
+    A_grad, tau_grad = _householder_grads(ops, gQ, padded, input2)
+    return ops.narrow(A_grad, -1, 0, self.shape[-1]), tau_grad
+
+
+@_ormqr.derivative("self")
+def _(ops, grad, self, input2, input3, left, transpose):
+    return _ormqr_reflector_grads(ops, grad, self, input2, input3, left, transpose)[0]
+
+
+@_ormqr.derivative("input2")
+def _(ops, grad, self, input2, input3, left, transpose):
+    return _ormqr_reflector_grads(ops, grad, self, input2, input3, left, transpose)[1]
+
+
+@tensor_method
+def ormqr(input: Tensor, input2: Tensor, input3: Tensor, left: bool = True,  # noqa: A002
+          transpose: bool = False) -> Tensor:
+    """``op(Q) @ input3`` (``input3 @ op(Q)`` when not ``left``) with Q the product of the
+    Householder reflectors geqrf stores in ``input``/``input2`` (``OrmqrBackward0``)."""
+    a, t, c = input._data, input2._data, input3._data
+    fname = "torch.ormqr"
+    if a.ndim < 2:
+        raise RuntimeError(f"{fname}: input must have at least 2 dimensions.")
+    if c.ndim < 2:
+        raise RuntimeError(f"{fname}: other must have at least 2 dimensions.")
+    if c.ndim != a.ndim:
+        raise RuntimeError(
+            f"{fname}: Expected other to have the same number of dimensions as input, but got "
+            f"other.ndim equal to {c.ndim} and input.ndim is equal to {a.ndim}")
+    size = c.shape[-2] if left else c.shape[-1]
+    if not t.ndim or t.shape[-1] != builtins.min(size, a.shape[-1]):
+        raise RuntimeError(
+            f"{fname}: tau.shape[-1] must be equal to min(other.shape[{-2 if left else -1}], "
+            "input.shape[-1])")
+    if size != a.shape[-2]:
+        raise RuntimeError(
+            f"{fname}: other.shape[{-2 if left else -1}] must be equal to input.shape[-2]")
+    if c.dtype != a.dtype:
+        raise RuntimeError(
+            f"{fname}: Expected input and other to have the same dtype, but input has dtype"
+            f"{_type_name(input)} and other has dtype {_type_name(input3)}")
+    _check_kernel(input, "ormqr_cpu")
+    if a.dtype.kind not in "fc":
+        raise NotImplementedError(f'"ormqr_cpu" not implemented for \'{_type_name(input)}\'')
+    return _ormqr(input, input2, input3, bool(left), bool(transpose))
+
+
 @tensor_method
 def orgqr(input: Tensor, input2: Tensor) -> Tensor:
     """``linalg.householder_product(input, input2)``."""
@@ -2453,6 +2546,7 @@ HELPERS: dict[str, tuple[Any, Any]] = {
     "lu": (_lu_array, _lu_tensor),
     "lu_solve": (_lu_solve_arrays, _lu_solve_tensor),
     "cholesky_solve": (_cholesky_solve_arrays, _cholesky_solve),
+    "householder": (_householder_arrays, _linalg_householder_product),
     "eigh": (_linalg_eigh.op.forward, _eigh_tensor),
     "eig": (_linalg_eig.op.forward, lambda A: linalg_eig(A)),
     "qr": (_linalg_qr.op.forward, _qr_tensor),
