@@ -31,6 +31,8 @@ NAMESPACES: dict[str, Any] = {
     "Tensor": chainrule.Tensor,
     "F": chainrule.nn.functional,
     "linalg": chainrule.linalg,
+    "special": chainrule.special,
+    "fft": chainrule.fft,
 }
 
 

@@ -126,9 +126,9 @@ def compare_with_torch(
     output and each first-order gradient (taken with ``cotangents_for(torch's outputs)``).
 
     PyTorch runs on ``reference`` instead when given (the same values in a wider dtype, where
-    PyTorch's own kernel is the thing not to trust). Where PyTorch raises one of ``errors``,
-    chainrule must raise the same type. A gradient that is None on one side must be all zeros
-    (or None) on the other.
+    PyTorch's own kernel is the thing not to trust). Where PyTorch raises one of ``errors``
+    (in the forward or in the backward), chainrule must raise the same type. A gradient that is
+    None on one side must be all zeros (or None) on the other.
     """
     theirs_in = leaves(torch, arrays if reference is None else reference, requires)
     try:
@@ -145,8 +145,17 @@ def compare_with_torch(
     diff = differentiable_pairs(ours, theirs)
     if not any(requires) or not diff:
         return
-    grads = both_vjps([a for a, _ in diff], [b for _, b in diff], selected(ours_in, requires),
-                      selected(theirs_in, requires), cotangents_for([b for _, b in diff]))
+    cotangents = cotangents_for([b for _, b in diff])
+    ours_x, theirs_x = selected(ours_in, requires), selected(theirs_in, requires)
+    try:  # (a backward kernel may have no loop for the dtype: i1_backward in float16)
+        torch.autograd.grad([b for _, b in diff], theirs_x,
+                            [torch_from_numpy(c) for c in cotangents], allow_unused=True,
+                            retain_graph=True)
+    except errors as error:
+        with pytest.raises(type(error)):
+            both_vjps([a for a, _ in diff], [b for _, b in diff], ours_x, theirs_x, cotangents)
+        return
+    grads = both_vjps([a for a, _ in diff], [b for _, b in diff], ours_x, theirs_x, cotangents)
     for i, (a, b) in enumerate(grads):
         what = f"{info.name} grad {i}"
         if a is None or b is None:

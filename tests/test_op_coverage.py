@@ -23,6 +23,10 @@ NODE_TYPES_NOT_SWEPT["GeqrfBackward0"] = (
     "torch.geqrf: its backward raises NotImplementedError as PyTorch's, so the sweep runs it "
     "without grad (tests/test_linalg_functions.py checks it)"
 )
+NODE_TYPES_NOT_SWEPT["SpecialZetaBackward2"] = (
+    "special.zeta(x, number): its only derivative (in x) raises NotImplementedError as "
+    "PyTorch's, so the sweep differentiates zeta in q only (tests/test_special.py checks it)"
+)
 
 _REASONS: dict[str, tuple[str, ...]] = {
     "a Python bool, not a tensor (tests/test_closeness.py)": (
@@ -102,7 +106,7 @@ NOT_PYTORCH_NAMES: dict[str, str] = {
 }
 
 _REFERENCE = {"torch": torch, "Tensor": torch.Tensor, "F": torch_functional,
-              "linalg": torch.linalg}
+              "linalg": torch.linalg, "special": torch.special, "fft": torch.fft}
 
 
 def _in_pytorch(qualified: str) -> bool:

@@ -152,5 +152,5 @@ builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module
 # The hand-written public functions hand a call with a __torch_function__ argument to it.
 _overrides.make_namespace_overridable(globals(), list(globals()))
 
-from . import func  # noqa: E402 - torch.func: needs the namespace above
-from . import fft, special  # noqa: E402 - torch.fft, torch.special
+# torch.fft, torch.func, torch.special: they need the namespace above
+from . import fft, func, special  # noqa: E402

@@ -615,7 +615,7 @@ def _chebyshev(kind: str, y: np.ndarray, n: np.ndarray, trig_above: int,
     """Chebyshev polynomials of the four kinds at ``y`` (for the shifted ones, ``y = 2x - 1``),
     as PyTorch: exact values at ``|y| = 1``, the trigonometric form for ``n > trig_above``
     inside (-1, 1), the three-term recurrence otherwise."""
-    nf = n.astype(np.float64)
+    nf = n.astype(y.dtype)
     first = {"t": y, "u": y + y, "v": y + y - 1.0, "w": y + y + 1.0}[kind]
     sign = np.where(n % 2 == 0, 1.0, -1.0)
     ones = np.ones_like(y)
@@ -705,10 +705,13 @@ POLYNOMIALS = (
 def orthogonal_polynomial(name: str, x: np.ndarray, n: np.ndarray,
                           dtype: np.dtype) -> np.ndarray:
     """The polynomial ``name`` (one of :data:`POLYNOMIALS`) of degree ``n`` at ``x``
-    (broadcast), in ``dtype``. A floating ``n`` is truncated to an integer as PyTorch's
-    ``static_cast<int64_t>`` does; Hermite polynomials beyond degree 512 (128 in float32) are
-    NaN, as PyTorch's."""
-    x = np.asarray(x, dtype=np.float64)
+    (broadcast), computed in ``dtype`` (float32 or float64). A floating ``n`` is truncated to
+    an integer as PyTorch's ``static_cast<int64_t>`` does; Hermite polynomials beyond degree
+    512 (128 in float32) are NaN, as PyTorch's."""
+    # In the result's dtype, as PyTorch's kernels: float32 recurrences round (and overflow to
+    # inf, then NaN) where PyTorch's do.
+    work = np.dtype(dtype) if np.dtype(dtype) in (np.float32, np.float64) else np.dtype(np.float64)
+    x = np.asarray(x, dtype=work)
     degree = _degree(np.asarray(n), hermite_h=name == "hermite_polynomial_h")
     x, degree = np.broadcast_arrays(x, degree)
     shape = x.shape

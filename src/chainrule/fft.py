@@ -24,13 +24,16 @@ from typing import Any
 
 import numpy as np
 
-from . import _dtype
-from ._tensor import Tensor, wrap_dim
-from .ops.conjugate import conj
-from .ops.creation import arange
-from .ops.fft_ops import fft_c2c, fft_c2r, fft_r2c
-from .ops.nn_ops.padding import constant_pad_nd
-from .ops.shape import roll
+from . import _dtype, _overrides
+from ._tensor import Tensor
+from ._tensor import wrap_dim as _wrap_dim
+from .ops.conjugate import conj as _conj
+from .ops.creation import arange as _arange
+from .ops.fft_ops import fft_c2c as _c2c
+from .ops.fft_ops import fft_c2r as _c2r
+from .ops.fft_ops import fft_r2c as _r2c
+from .ops.nn_ops.padding import constant_pad_nd as _constant_pad_nd
+from .ops.shape import roll as _roll
 
 __all__ = [
     "fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2",
@@ -84,13 +87,13 @@ def _resize(x: Tensor, dims: Sequence[int], sizes: Sequence[int]) -> Tensor:
     pad: list[int] = []
     for d in range(ndim - 1, first - 1, -1):
         pad += [0, widths[d]]
-    return constant_pad_nd(x, tuple(pad), 0)
+    return _constant_pad_nd(x, tuple(pad), 0)
 
 
 def _one_dim(x: np.ndarray, dim: int) -> int:
     if x.ndim == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    return wrap_dim(dim, x.ndim)
+    return _wrap_dim(dim, x.ndim)
 
 
 def _check_points(n: int) -> None:
@@ -112,8 +115,8 @@ def _fft_r2c(name: str, input: Tensor, n: int | None, dim: int, norm: str | None
     size = n if n is not None else x._data.shape[d]
     _check_points(size)
     mode = _mode(norm, forward)
-    out = fft_r2c(_resize(x, (d,), (size,)), (d,), mode, onesided)
-    return out if forward else conj(out)
+    out = _r2c(_resize(x, (d,), (size,)), (d,), mode, onesided)
+    return out if forward else _conj(out)
 
 
 def _fft_c2c(name: str, input: Tensor, n: int | None, dim: int, norm: str | None,
@@ -122,7 +125,7 @@ def _fft_c2c(name: str, input: Tensor, n: int | None, dim: int, norm: str | None
     size = n if n is not None else input._data.shape[d]
     _check_points(size)
     mode = _mode(norm, forward)
-    return fft_c2c(_resize(input, (d,), (size,)), (d,), mode, forward)
+    return _c2c(_resize(input, (d,), (size,)), (d,), mode, forward)
 
 
 def _fft_c2r(name: str, input: Tensor, n: int | None, dim: int, norm: str | None,
@@ -135,8 +138,8 @@ def _fft_c2r(name: str, input: Tensor, n: int | None, dim: int, norm: str | None
     if n is not None:
         x = _resize(x, (d,), (last // 2 + 1,))
     if forward:
-        x = conj(x)
-    return fft_c2r(x, (d,), mode, last)
+        x = _conj(x)
+    return _c2r(x, (d,), mode, last)
 
 
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
@@ -148,14 +151,14 @@ def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = N
         >>> torch.fft.fft(torch.tensor([1.0, 2.0]))
         tensor([ 3.+0.j, -1.+0.j])
     """
-    if input.is_complex():
+    if input._data.dtype.kind == "c":
         return _fft_c2c("fft", input, n, dim, norm, forward=True)
     return _fft_r2c("fft", input, n, dim, norm, forward=True, onesided=False)
 
 
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The inverse of :func:`fft` (normalised by ``1/n`` by default)."""
-    if input.is_complex():
+    if input._data.dtype.kind == "c":
         return _fft_c2c("ifft", input, n, dim, norm, forward=False)
     return _fft_r2c("ifft", input, n, dim, norm, forward=False, onesided=False)
 
@@ -224,7 +227,7 @@ def _fftn_c2c(name: str, input: Tensor, s: Any, dim: Any, norm: str | None,
     shape, dims = _shape_and_dims(input._data, s, dim)
     x = _promote(input, require_complex=True)
     mode = _mode(norm, forward)
-    return fft_c2c(_resize(x, dims, shape), dims, mode, forward)
+    return _c2c(_resize(x, dims, shape), dims, mode, forward)
 
 
 def fftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None) -> Tensor:
@@ -258,7 +261,7 @@ def rfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None
         raise RuntimeError("rfftn must transform at least one axis")
     x = _promote(input)
     mode = _mode(norm, True)
-    return fft_r2c(_resize(x, dims, shape), dims, mode, True)
+    return _r2c(_resize(x, dims, shape), dims, mode, True)
 
 
 def rfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
@@ -273,15 +276,15 @@ def ihfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = Non
     shape, dims = _shape_and_dims(data, s, dim)
     if not shape:
         raise RuntimeError("ihfftn must transform at least one axis")
+    x = _promote(input)  # (a complex input passes here, and is refused after the norm)
+    mode = _mode(norm, False)
     if data.dtype.kind == "c":
         raise RuntimeError(
             f"Only supports floating-point dtypes, but found: {_type_name(data.dtype)}")
-    x = _promote(input)
-    mode = _mode(norm, False)
-    half = conj(fft_r2c(_resize(x, dims, shape), dims[-1:], mode, True))
+    half = _conj(_r2c(_resize(x, dims, shape), dims[-1:], mode, True))
     if len(dims) == 1:
         return half
-    return fft_c2c(half.resolve_conj(), dims[:-1], mode, False)
+    return _c2c(half.resolve_conj(), dims[:-1], mode, False)
 
 
 def ihfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
@@ -307,7 +310,7 @@ def irfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = Non
     shape, dims, last = _c2r_shape("irfftn", input._data, s, dim)
     x = _promote(input, require_complex=True)
     mode = _mode(norm, False)
-    return fft_c2r(_resize(x, dims, shape), dims, mode, last)
+    return _c2r(_resize(x, dims, shape), dims, mode, last)
 
 
 def irfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
@@ -323,8 +326,8 @@ def hfftn(input: Tensor, s: Any = None, dim: Any = None, norm: str | None = None
     mode = _mode(norm, True)
     x = _resize(x, dims, shape)
     if len(dims) > 1:
-        x = fft_c2c(x, dims[:-1], mode, True)
-    return fft_c2r(conj(x), dims[-1:], mode, last)
+        x = _c2c(x, dims[:-1], mode, True)
+    return _c2r(_conj(x), dims[-1:], mode, last)
 
 
 def hfft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
@@ -340,7 +343,7 @@ def fftfreq(n: int, d: float = 1.0, *, out: Any = None, dtype: Any = None, layou
             device: Any = None, requires_grad: bool = False) -> Tensor:
     """The sample frequencies of an ``n``-point FFT with sample spacing ``d``:
     ``[0, 1, ..., n//2 - 1 (or (n-1)//2), -(n//2), ..., -1] / (d n)``."""
-    result = arange(n, dtype=dtype if dtype is not None else _dtype.get_default_dtype())
+    result = _arange(n, dtype=dtype if dtype is not None else _dtype.get_default_dtype())
     values = result._data
     values[(n + 1) // 2:] -= n
     result._data = values * (1.0 / (n * d))
@@ -351,7 +354,7 @@ def rfftfreq(n: int, d: float = 1.0, *, out: Any = None, dtype: Any = None, layo
              device: Any = None, requires_grad: bool = False) -> Tensor:
     """The non-negative sample frequencies of an ``n``-point real FFT: ``[0, ..., n//2] / (d
     n)``."""
-    result = arange(n // 2 + 1, dtype=dtype if dtype is not None else _dtype.get_default_dtype())
+    result = _arange(n // 2 + 1, dtype=dtype if dtype is not None else _dtype.get_default_dtype())
     result._data = result._data * (1.0 / (n * d))
     return result.requires_grad_(requires_grad)
 
@@ -368,10 +371,21 @@ def fftshift(input: Tensor, dim: Any = None) -> Tensor:
     """Move the zero frequency to the centre: ``roll`` by ``size // 2`` along ``dim`` (all dims
     by default)."""
     dims = _shift_dims(input, dim)
-    return roll(input, [input.shape[d] // 2 for d in dims], dims)
+    return _roll(input, [input.shape[d] // 2 for d in dims], dims)
 
 
 def ifftshift(input: Tensor, dim: Any = None) -> Tensor:
     """The inverse of :func:`fftshift`: ``roll`` by ``(size + 1) // 2`` along ``dim``."""
     dims = _shift_dims(input, dim)
-    return roll(input, [(input.shape[d] + 1) // 2 for d in dims], dims)
+    return _roll(input, [(input.shape[d] + 1) // 2 for d in dims], dims)
+
+
+def _make_overridable() -> None:
+    """The transforms check their arguments for ``__torch_function__`` overrides, as PyTorch's
+    ``torch.fft`` functions do."""
+    namespace = globals()
+    for name in __all__:
+        namespace[name] = _overrides.overridable(namespace[name])
+
+
+_make_overridable()

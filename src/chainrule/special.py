@@ -16,14 +16,16 @@ Example:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any as _Any
 
+from . import _overrides
 from ._tensor import Tensor
 from .ops import special_ops as _ops
 from .ops.activation import log_softmax as _log_softmax
 from .ops.activation import softmax as _softmax
-from .ops.pointwise import erf, erfc, exp2, expm1, log1p, sigmoid, xlogy
+from .ops.pointwise import erf, erfc, exp2, expm1, log1p, xlogy
 from .ops.pointwise import round as _round
+from .ops.pointwise import sigmoid as _sigmoid
 from .ops.reduction import logsumexp
 
 __all__ = [
@@ -80,12 +82,12 @@ sinc = _ops.sinc
 spherical_bessel_j0 = _ops.spherical_bessel_j0
 xlog1py = _ops.xlog1py
 zeta = _ops.zeta
-expit = sigmoid
+expit = _sigmoid
 psi = digamma
 gammaln = _ops.lgamma
 
 
-def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def softmax(input: Tensor, dim: int, *, dtype: _Any = None) -> Tensor:
     """``torch.special.softmax``: :func:`chainrule.softmax` (``dim`` required, ``dtype`` by
     keyword only).
 
@@ -97,7 +99,7 @@ def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return _softmax(input, dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+def log_softmax(input: Tensor, dim: int, *, dtype: _Any = None) -> Tensor:
     """``torch.special.log_softmax``: :func:`chainrule.log_softmax` (``dim`` required, ``dtype``
     by keyword only)."""
     return _log_softmax(input, dim, dtype=dtype)
@@ -107,3 +109,14 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - torch-
     """``torch.special.round``: round half to even, to ``decimals`` places (it always takes
     PyTorch's ``round.decimals`` overload, so its node is ``RoundBackward1``)."""
     return _round(input, decimals=decimals)
+
+
+def _make_overridable() -> None:
+    """The functions written by hand (not ops of the table) check their arguments for
+    ``__torch_function__`` overrides, as PyTorch's ``torch.special`` functions do."""
+    namespace = globals()
+    for name in __all__:
+        namespace[name] = _overrides.overridable(namespace[name])
+
+
+_make_overridable()

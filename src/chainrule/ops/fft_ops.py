@@ -32,15 +32,36 @@ _COMPLEX_OF = {np.dtype(np.float32): np.dtype(np.complex64),
 
 
 def _scale(out: np.ndarray, normalization: int, points: int) -> np.ndarray:
-    if normalization == 1:
-        return out * (1 / math.sqrt(points))
-    if normalization == 2:
-        return out * (1 / points)
-    return out
+    """``out`` times ATen's normalisation factor, a real number: the real and imaginary parts
+    are scaled apart (a complex product would turn an infinite part times the factor's zero
+    imaginary part into NaN, which PyTorch's kernels do not)."""
+    if normalization == 0:
+        return out
+    factor = 1 / math.sqrt(points) if normalization == 1 else 1 / points
+    if out.dtype.kind != "c":
+        return out * factor
+    scaled = np.empty_like(out)
+    scaled.real = out.real * factor
+    scaled.imag = out.imag * factor
+    return scaled
 
 
 def _points(shape: tuple[int, ...], dim: tuple[int, ...]) -> int:
     return math.prod(shape[d] for d in dim)
+
+
+def _laid_out(out: np.ndarray, self: np.ndarray, dim: tuple[int, ...],
+              keep_last: bool) -> np.ndarray:
+    """``out`` in ATen's layout for an FFT of ``self``: the batch dims outermost, by decreasing
+    stride of the input, then the transformed dims, by decreasing stride too (for r2c and c2r
+    the halved last dim stays innermost), dense in that order."""
+    strides = self.strides
+    batch = sorted((d for d in range(self.ndim) if d not in dim), key=lambda d: -strides[d])
+    head = dim[:-1] if keep_last else dim
+    transformed = sorted(head, key=lambda d: -strides[d]) + ([dim[-1]] if keep_last else [])
+    order = batch + transformed
+    dense = out.transpose(order).copy()  # (C order; a 0-d result stays 0-d)
+    return dense.transpose(np.argsort(order))
 
 
 def pad_along(ndim: int, d: int, before: int, after: int) -> tuple[int, ...]:
@@ -59,7 +80,8 @@ def fft_c2c(self, dim, normalization, forward):
         out = np.fft.fftn(self, axes=dim)
     else:
         out = np.fft.ifftn(self, axes=dim, norm="forward")
-    return _scale(out, normalization, _points(self.shape, dim)).astype(self.dtype, copy=False)
+    out = _scale(out, normalization, _points(self.shape, dim)).astype(self.dtype, copy=False)
+    return _laid_out(out, self, dim, keep_last=False)
 
 
 @fft_c2c.derivative("self")
@@ -73,7 +95,7 @@ def fft_r2c(self, dim, normalization, onesided):
     non-negative frequencies of the last dim of ``dim``."""
     out = np.fft.rfftn(self, axes=dim) if onesided else np.fft.fftn(self, axes=dim)
     out = _scale(out, normalization, _points(self.shape, dim))
-    return out.astype(_COMPLEX_OF[self.dtype], copy=False)
+    return _laid_out(out.astype(_COMPLEX_OF[self.dtype], copy=False), self, dim, keep_last=True)
 
 
 @fft_r2c.derivative("self")
@@ -93,7 +115,7 @@ def fft_c2r(self, dim, normalization, last_dim_size):
     sizes = [self.shape[d] for d in dim[:-1]] + [last_dim_size]
     out = np.fft.irfftn(self, s=sizes, axes=dim, norm="forward")
     out = _scale(out, normalization, math.prod(sizes))
-    return out.astype(self.real.dtype, copy=False)
+    return _laid_out(out.astype(self.real.dtype, copy=False), self, dim, keep_last=True)
 
 
 @fft_c2r.derivative("self")

@@ -1091,8 +1091,25 @@ def _(ops, grad, self):
 
 @op("Log1PBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log1p(self):
-    """``log(1 + self)``, accurate near 0."""
+    """``log(1 + self)``, accurate near 0 (complex values too)."""
+    if self.dtype.kind == "c":
+        return _complex_log1p(self)
     return np.log1p(self)
+
+
+def _complex_log1p(z: np.ndarray) -> np.ndarray:
+    """``log(1 + z)`` with the real part ``log|1 + z| = log1p(2x + x**2 + y**2) / 2`` near 0
+    (NumPy's complex log1p is ``log(1 + z)``, which loses the digits of small ``z``)."""
+    x, y = z.real, z.imag
+    with np.errstate(all="ignore"):
+        small = 0.5 * np.log1p(x * (2 + x) + y * y)
+        large = np.log(np.abs(z + 1))
+        real = np.where((y == 0) & (x >= -1), np.log1p(x),
+                        np.where(np.abs(z) < 0.5, small, large))
+    out = np.empty_like(z)
+    out.real = real
+    out.imag = np.arctan2(y, x + 1)
+    return out
 
 
 @log1p.derivative("self")
@@ -1392,6 +1409,8 @@ def _(ops, grad, result):
 @op("ErfBackward0", promote=FLOAT, method=True, inplace=True)
 def erf(self):
     """The Gauss error function."""
+    if self.dtype.kind == "c":
+        raise _no_kernel("erf_vml_cpu", self.dtype)
     return special.erf(self)
 
 
@@ -1403,6 +1422,8 @@ def _(ops, grad, self):
 @op("ErfcBackward0", promote=FLOAT, method=True, inplace=True)
 def erfc(self):
     """``1 - erf(self)``."""
+    if self.dtype.kind == "c":
+        raise _no_kernel("erfc_vml_cpu", self.dtype)
     return special.erfc(self)
 
 
@@ -2152,7 +2173,7 @@ def _no_kernel(kernel: str, dtype: np.dtype) -> NotImplementedError:
 
 @op("RoundBackward0", promote=KEEP)
 def _round(self):
-    if self.dtype == np.bool_:
+    if self.dtype == np.bool_ or self.dtype.kind == "c":
         raise _no_kernel("round_vml_cpu", self.dtype)
     return np.round(self) if self.dtype.kind not in "iu" else self.copy()
 
@@ -2162,7 +2183,7 @@ _round.derivative("self")(zero_derivative)
 
 @op("RoundBackward1", promote=KEEP)
 def _round_decimals(self, decimals):
-    if self.dtype.kind in "iub":  # integers round only without ``decimals``, as in PyTorch
+    if self.dtype.kind in "iubc":  # integers round only without ``decimals``, as in PyTorch
         raise _no_kernel("round_vml_cpu" if decimals == 0 else "round_cpu", self.dtype)
     # np.round with decimals allocates C order; PyTorch's TensorIterator keeps the layout.
     return np.round(self, decimals, out=empty_preserving_layout(self))

@@ -44,6 +44,8 @@ def erfinv(self):
         >>> torch.tensor([0., 0.5]).erfinv()
         tensor([0.0000, 0.4769])
     """
+    if self.dtype.kind == "c":
+        raise _no_kernel("erfinv_vml_cpu", self.dtype)
     return special.erfinv(self)
 
 
@@ -63,6 +65,8 @@ def lgamma(self):
         >>> torch.tensor([0.5, 3.]).lgamma()
         tensor([0.5724, 0.6931])
     """
+    if self.dtype.kind == "c":
+        raise _no_kernel("lgamma_vml_cpu", self.dtype)
     out = special.lgamma(self)
     return np.where(np.isneginf(self), np.inf, out).astype(out.dtype, copy=False)
 
@@ -81,6 +85,8 @@ def digamma(self):
         >>> torch.tensor([1., 2.]).digamma()
         tensor([-0.5772,  0.4228])
     """
+    if self.dtype.kind == "c":
+        raise _no_kernel("digamma", self.dtype)
     return special.digamma(self)
 
 
@@ -261,10 +267,14 @@ def i1(self):
     return laid_out_like(_cephes.i1(self), self)
 
 
-def _not_tiny(ops: Any, self: Any) -> tuple[Any, Any]:
+def _not_tiny(ops: Any, self: Any, kernel: str) -> tuple[Any, Any]:
     """PyTorch's guard in ``i1_backward``/``i1e_backward``: where ``|x| <= eps`` the gradient is
-    the limit 1/2, and ``x`` is replaced by ``eps`` so that the other branch stays finite."""
-    eps = float(np.finfo(_numpy_dtype(self)).eps)
+    the limit 1/2, and ``x`` is replaced by ``eps`` so that the other branch stays finite.
+    (Those kernels have no half-precision loop: PyTorch's error.)"""
+    dtype = _numpy_dtype(self)
+    if dtype in _REDUCED:
+        raise _no_kernel(kernel, dtype)
+    eps = float(np.finfo(dtype).eps)
     not_tiny = ops.abs(self) > eps
     return not_tiny, ops.where(not_tiny, self, eps)
 
@@ -276,7 +286,7 @@ def _numpy_dtype(value: Any) -> np.dtype:
 @i1.derivative("self")
 def _(ops, grad, self, result):
     # d/dx I1(x) = I0(x) - I1(x) / x, 1/2 at 0
-    not_tiny, safe = _not_tiny(ops, self)
+    not_tiny, safe = _not_tiny(ops, self, "i1_backward")
     slope = ops.i0(safe) - result * ops.reciprocal(safe)
     return grad * ops.where(not_tiny, slope, 0.5)
 
@@ -297,7 +307,7 @@ def i1e(self):
 @i1e.derivative("self")
 def _(ops, grad, self, result):
     # d/dx i1e(x) = i0e(x) - i1e(x) (sgn(x) + 1 / x), 1/2 at 0
-    not_tiny, safe = _not_tiny(ops, self)
+    not_tiny, safe = _not_tiny(ops, self, "i1e_backward")
     slope = ops.special_i0e(safe) - result * (ops.sgn(safe) + ops.reciprocal(safe))
     return grad * ops.where(not_tiny, slope, 0.5)
 
@@ -333,8 +343,6 @@ def sinc(self):
         >>> torch.sinc(torch.tensor([0., 0.5]))
         tensor([1.0000, 0.6366])
     """
-    if self.dtype.kind == "c":
-        raise _no_kernel("sinc_cpu", self.dtype)
     work = np.float32 if self.dtype in _REDUCED else self.dtype.type
     x = self.astype(work, copy=False)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -379,7 +387,9 @@ def _(ops, grad, self, eps):
         outside, fill = (self < 0.0) | (self > 1.0), math.nan
     else:
         outside, fill = (self < eps) | (self > 1.0 - eps), 0.0
-    return ops.where(outside, fill, grad / (self * (1.0 - self)))
+    # (at 0 and 1 PyTorch's kernel gives grad * inf, whatever the sign of the zero: grad / +0)
+    denominator = ops.where((self == 0.0) | (self == 1.0), 0.0, self * (1.0 - self))
+    return ops.where(outside, fill, grad / denominator)
 
 
 @half_in_float32
@@ -407,7 +417,7 @@ _BINARY_SIGNATURES = (
 
 
 @op("SpecialXlog1PyBackward0", inputs=("self", "other"), promote=FLOAT, name="special_xlog1py",
-    signatures=_BINARY_SIGNATURES)
+    signatures=_BINARY_SIGNATURES, elementwise=True)
 def _xlog1py(self, other):
     return _xlog1py_values(self, other)
 
@@ -462,8 +472,18 @@ def xlog1py(input: Any, other: Any) -> Tensor:
 def _zeta_values(self: np.ndarray, other: np.ndarray) -> np.ndarray:
     _refuse("zeta_cpu", np.asarray(self))
     _refuse("zeta_cpu", np.asarray(other))
-    out = _cephes.zeta(self, other)
-    return out.astype(np.result_type(self, other), copy=False)
+    out = _cephes.zeta(self, other).astype(np.result_type(self, other), copy=False)
+    return _like_the_tensor(out, self, other)
+
+
+def _like_the_tensor(out: np.ndarray, first: Any, second: Any) -> np.ndarray:
+    """``out`` laid out as the one array argument of a number overload (two arrays: the
+    dispatch lays the result out as PyTorch's TensorIterator, ``elementwise=True``)."""
+    if type(first) is np.ndarray and type(second) is not np.ndarray:
+        return laid_out_like(out, first)
+    if type(second) is np.ndarray and type(first) is not np.ndarray:
+        return laid_out_like(out, second)
+    return out
 
 
 def _zeta_x_derivative(ops, grad):
@@ -476,7 +496,7 @@ def _zeta_q_derivative(ops, grad, self, other):
 
 
 @op("SpecialZetaBackward0", inputs=("self", "other"), promote=FLOAT, name="special_zeta",
-    signatures=_BINARY_SIGNATURES, half_native=True)
+    signatures=_BINARY_SIGNATURES, half_native=True, elementwise=True)
 def _zeta(self, other):
     return _zeta_values(self, other)
 
@@ -524,15 +544,18 @@ def _mvlgamma(self, p):
     work = np.float32 if self.dtype in _REDUCED else self.dtype.type
     terms = lgamma.op.forward(self.astype(work, copy=False)[..., None] + offsets.astype(work))
     out = terms.sum(-1) + work(p * (p - 1) / 4 * _LOG_PI)
-    return laid_out_like(np.asarray(out).astype(self.dtype, copy=False), self)
+    # (C order whatever the input's layout: PyTorch's is a sum over a new last dim)
+    return np.ascontiguousarray(np.asarray(out).astype(self.dtype, copy=False)).reshape(
+        self.shape)
 
 
 @_mvlgamma.derivative("self")
 def _(ops, grad, self, p):
-    # sum_j digamma(x + (1 - j) / 2)
-    total = ops.digamma(self)
+    # sum_j digamma(x + (1 - j) / 2), the offsets added to x as PyTorch adds them (so that
+    # -0.0 + 0.0 is +0.0, where digamma's sign of infinity depends on the zero's)
+    total = ops.digamma(self + 0.0)
     for j in range(2, p + 1):
-        total = total + ops.digamma(self - (j - 1) / 2)
+        total = total + ops.digamma(self + (1 - j) / 2)
     return grad * total
 
 
@@ -572,7 +595,7 @@ _SQRT1_2 = math.sqrt(0.5)
 @op("MulBackward1", promote=ARITH, promote_with=("other",))
 @half_in_float32
 def _mul_scalar(self, other):
-    return np.multiply(self, other).astype(np.result_type(self, other), copy=False)
+    return np.asarray(np.multiply(self, other)).astype(np.result_type(self, other), copy=False)
 
 
 @_mul_scalar.derivative("self")
@@ -583,7 +606,7 @@ def _(ops, grad, other):
 @op("AddBackward1", promote=ARITH, promote_with=("other",))
 @half_in_float32
 def _add_scalar(self, other):
-    return np.add(self, other).astype(np.result_type(self, other), copy=False)
+    return np.asarray(np.add(self, other)).astype(np.result_type(self, other), copy=False)
 
 
 @_add_scalar.derivative("self")
@@ -650,11 +673,11 @@ def _polynomial(name: str) -> Any:
         dtype = np.result_type(x, n)
         if dtype.kind == "c" or dtype in _REDUCED:
             raise _no_kernel(kernel, dtype)
-        return _cephes.orthogonal_polynomial(name, x, n, dtype)
+        return _like_the_tensor(_cephes.orthogonal_polynomial(name, x, n, dtype), x, n)
 
     forward.__name__ = f"special_{name}"
     public = op(f"special_{name}", inputs=("x", "n"), promote=FLOAT, differentiable=False,
-                half_native=True, signatures=_POLYNOMIAL_SIGNATURES)(forward)
+                half_native=True, signatures=_POLYNOMIAL_SIGNATURES, elementwise=True)(forward)
     op_function = public
 
     def polynomial(x: Any, n: Any) -> Tensor:
