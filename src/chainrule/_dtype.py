@@ -218,6 +218,13 @@ SCALAR_TYPE_NAMES: dict[dtype, str] = {
 }
 
 
+def no_kernel(kernel: str, np_dtype: np.dtype) -> NotImplementedError:
+    """PyTorch's error for a CPU kernel with no implementation for a dtype:
+    ``"<kernel>" not implemented for '<ScalarType>'`` (``np_dtype``: a NumPy dtype)."""
+    name = SCALAR_TYPE_NAMES[from_numpy_dtype(np_dtype)]
+    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+
+
 # The C++ element types, as some PyTorch messages print them (``long int != float``).
 CPP_TYPE_NAMES: dict[dtype, str] = {
     float16: "c10::Half", bfloat16: "c10::BFloat16", float32: "float", float64: "double",

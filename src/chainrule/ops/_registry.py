@@ -38,12 +38,14 @@ function that is not an op, and ops/__init__.py attaches what was declared.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import operator
 import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
+from .._dtype import no_kernel
 from .._tensor import Tensor
 from . import _dispatch
 from ._dispatch import ARITH, COMPARE, FLOAT, KEEP, make_public_function
@@ -52,7 +54,7 @@ from ._opnode import OpNode, bind_namespaces, make_node_class
 __all__ = [
     "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "as_method", "ARITH", "FLOAT",
     "COMPARE", "KEEP", "bind_namespaces", "tensor_method", "declare_methods", "declared_methods",
-    "InPlaceSource", "allow_complex",
+    "InPlaceSource", "allow_complex", "refuses_complex",
 ]
 
 
@@ -514,6 +516,26 @@ def allow_complex(*publics: Any) -> None:
     views, reshapes, copies, sums), each tested against PyTorch."""
     for public in publics:
         public.op.complex_ok = True
+
+
+def refuses_complex(kernel: str, message: str | None = None) -> Callable[[Any], Any]:
+    """Decorate an op's forward (below ``@op``) whose PyTorch CPU kernel has no complex
+    version: a complex first input raises PyTorch's NotImplementedError (``"<kernel>" not
+    implemented for 'ComplexFloat'``, or ``message`` where PyTorch words it otherwise) before
+    anything is computed, instead of NumPy computing something PyTorch refuses."""
+
+    def decorate(forward: Any) -> Any:
+        @functools.wraps(forward)
+        def run(self: Any, *args: Any) -> Any:
+            if self.dtype.kind == "c":
+                if message is not None:
+                    raise NotImplementedError(message)
+                raise no_kernel(kernel, self.dtype)
+            return forward(self, *args)
+
+        return run
+
+    return decorate
 
 
 def zero_derivative(ops: Any, grad: Any) -> Any:

@@ -9,10 +9,10 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import REDUCED_FLOATS, to_dtype
+from .._dtype import REDUCED_FLOATS, no_kernel, to_dtype
 from .._frames import user_stacklevel
 from .._tensor import Tensor, wrap_dim
-from ._registry import op, tensor_method
+from ._registry import op, refuses_complex, tensor_method
 from .pointwise import derivative_in_float32, half_in_float32
 
 __all__ = ["softmax", "log_softmax", "binary_cross_entropy_with_logits"]
@@ -36,9 +36,19 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
 # Float16 is computed in float32 and rounded once, forward and backward (PyTorch's kernels).
 
 
+def _no_complex_kernel(name: str, a: np.ndarray, dim: int) -> NotImplementedError:
+    """PyTorch's error for (log_)softmax of complex values: its kernel along the last dim,
+    or along another, has no complex version."""
+    kernel = f"{name}_lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim == 0 else (
+        f"{name}_kernel_impl")
+    return no_kernel(kernel, a.dtype)
+
+
 @op("SoftmaxBackward0")
 @half_in_float32
 def _softmax(self, dim):
+    if self.dtype.kind == "c":
+        raise _no_complex_kernel("softmax", self, dim)
     if self.ndim == 0:
         return np.ones_like(self)
     # PyTorch's softmax allocates its result contiguous, whatever the input's layout.
@@ -58,6 +68,8 @@ def _(ops, grad, result, dim):
 
 @op("LogSoftmaxBackward0", half_native=True)  # bfloat16 as float16
 def _log_softmax(self, dim):
+    if self.dtype.kind == "c":
+        raise _no_complex_kernel("log_softmax", self, dim)
     if self.ndim == 0:
         return np.zeros_like(self)
     half = self.dtype if self.dtype in REDUCED_FLOATS else None
@@ -142,6 +154,7 @@ def _mean_of(g: Any, shape: tuple[int, ...], reduction: str) -> Any:
     tensor_params=("weight", "pos_weight"),
     half_native=True,  # bfloat16 step by step, as float16 and PyTorch's composite forward
 )
+@refuses_complex("log_sigmoid_cpu")
 def _bce_with_logits(self, target, weight, pos_weight, reduction):
     x = self
     softplus_neg = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # log(1 + exp(-x))

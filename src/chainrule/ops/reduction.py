@@ -699,6 +699,13 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int | np.integer) and not isinstance(value, bool)
 
 
+def _refuse_complex(name: str, a: np.ndarray) -> None:
+    """PyTorch's error for ``max(dim)``, ``argmax`` ... of complex values (which have no
+    order)."""
+    if a.dtype.kind == "c":
+        raise RuntimeError(f"{name}(): does not support complex input")
+
+
 def _extreme(name: str, input: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
     """``max``/``min``: PyTorch's three overloads (all elements, binary, along a dim)."""
     if not isinstance(input, Tensor) or len(args) > 2 or set(kwargs) - {"dim", "keepdim", "other"}:
@@ -715,6 +722,8 @@ def _extreme(name: str, input: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
     if not args and not kwargs:
         a = input._data
         _check_not_empty(name, a)
+        if a.dtype.kind == "c":
+            raise _dtype.no_kernel(f"{name}_all", a.dtype)
         return (_max_all if name == "max" else _min_all)(input)
     if len(args) == 2 and "keepdim" in kwargs or args and "dim" in kwargs:
         raise _NoOverload
@@ -727,6 +736,7 @@ def _extreme(name: str, input: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
 
 def _extreme_along(name: str, input: Tensor, dim: int, keepdim: bool) -> Any:
     a = input._data
+    _refuse_complex(name, a)
     d = wrap_dim(dim, a.ndim)
     if a.ndim == 0:
         indices = np.zeros((), np.int64)
@@ -797,6 +807,8 @@ def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
         _check_not_empty(name, a)
     else:
         _check_dims_not_empty(name, a, given)
+    if a.dtype.kind == "c":
+        raise _dtype.no_kernel(f"{name[1:]}_values_cpu", a.dtype)  # max_values_cpu ...
     return (_amax if name == "amax" else _amin)(input, dims, keepdim)
 
 
@@ -843,6 +855,7 @@ def _arg_extreme(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     a = input._data
     if a.dtype == np.bool_:
         raise RuntimeError(f"{name}(): does not support bool input")
+    _refuse_complex(name, a)
     if dim is None:
         _check_not_empty(name, a, IndexError, hint=False)
         return (_argmax if name == "argmax" else _argmin)(input, None, keepdim)
@@ -928,8 +941,8 @@ def median(input: Tensor, dim: Any = _UNSET, keepdim: bool = False) -> Any:
         tensor(2.)
     """
     a = input._data
-    if a.dtype == np.bool_:
-        raise NotImplementedError("\"median_cpu\" not implemented for 'Bool'")
+    if a.dtype == np.bool_ or a.dtype.kind == "c":
+        raise _dtype.no_kernel("median_cpu" if dim is _UNSET else "median_out", a.dtype)
     if dim is _UNSET:
         return _median_all(input)
     d = wrap_dim(_int_dim("median", dim), a.ndim)
@@ -1683,8 +1696,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     """The ``k``-th smallest element along ``dim`` (1-based) and its index (NaN counts as the
     largest; among equal elements the first)."""
     a = input._data
-    if a.dtype.kind == "b":
-        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
+    if a.dtype.kind in "bc":
+        raise _dtype.no_kernel("kthvalue_cpu", a.dtype)
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
     size = a.shape[d] if a.ndim else 1
     if not 1 <= k <= size:

@@ -14,7 +14,7 @@ import numpy as np
 from ..._backend import special
 from ..._tensor import Tensor, wrap, wrap_dim
 from ...autograd.grad_mode import GRAD, mode_get
-from .._registry import op
+from .._registry import op, refuses_complex
 from ..activation import softmax
 from ..inplace import inplace_call
 from ..pointwise import abs as abs_
@@ -33,6 +33,10 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
+# PyTorch's hardtanh (and relu6) clamp, whose complex error is worded differently.
+_CLAMP_COMPLEX = "clamp is not supported for complex types"
+
+
 def _like(value: Any, x: np.ndarray) -> np.ndarray:
     return np.asarray(value, dtype=x.dtype)
 
@@ -43,6 +47,7 @@ def _like(value: Any, x: np.ndarray) -> np.ndarray:
 
 @op("GeluBackward0")
 @half_in_float32
+@refuses_complex("GeluKernelImpl")
 def _gelu(self, approximate="none"):
     # PyTorch's native CPU kernel (for float32 its default path is oneDNN's, which differs in
     # the last bit and overflows at +-3e38: see tests/test_numerics_activations.py).
@@ -86,6 +91,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 @op("MishBackward0")
 @half_in_float32
+@refuses_complex("mish_cpu")
 def _mish(self):
     return self * np.tanh(np.log1p(np.exp(self)))
 
@@ -116,6 +122,7 @@ def _elu_array(self: np.ndarray, alpha: float, scale: float, input_scale: float)
 
 
 @op("EluBackward0")
+@refuses_complex("elu_cpu")
 def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
     return _elu_array(self, alpha, scale, input_scale)
 
@@ -133,6 +140,7 @@ _NEGATIVE_SLOPE_ELU = (
 
 
 @op("EluBackward1")
+@refuses_complex("elu_cpu")
 def _elu_inplace(self, alpha=1.0, scale=1.0, input_scale=1.0):
     return _elu_array(self, alpha, scale, input_scale)
 
@@ -164,6 +172,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("CeluBackward0")
+@refuses_complex("elu_cpu")
 def _celu(self, alpha=1.0):
     return _elu_array(self, alpha, 1.0, 1.0 / alpha)
 
@@ -174,6 +183,7 @@ def _(ops, grad, self, alpha):
 
 
 @op("CeluBackward1")
+@refuses_complex("elu_cpu")
 def _celu_inplace(self, alpha=1.0):
     return _elu_array(self, alpha, 1.0, 1.0 / alpha)
 
@@ -204,6 +214,7 @@ def _leaky_relu_array(self: np.ndarray, negative_slope: float) -> np.ndarray:
 
 
 @op("LeakyReluBackward0")
+@refuses_complex("leaky_relu_cpu")
 def _leaky_relu(self, negative_slope=0.01):
     return _leaky_relu_array(self, negative_slope)
 
@@ -214,6 +225,7 @@ def _(ops, grad, self, negative_slope):
 
 
 @op("LeakyReluBackward1")
+@refuses_complex("leaky_relu_cpu")
 def _leaky_relu_inplace(self, negative_slope=0.01):
     return _leaky_relu_array(self, negative_slope)
 
@@ -239,6 +251,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 
 
 @op("HardtanhBackward0")
+@refuses_complex("clamp", _CLAMP_COMPLEX)
 def _hardtanh(self, min_val=-1.0, max_val=1.0):
     return np.clip(self, _like(min_val, self), _like(max_val, self))
 
@@ -263,6 +276,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 @op("HardsigmoidBackward0")
 @half_in_float32
+@refuses_complex("hardsigmoid_cpu")
 def _hardsigmoid(self):
     return (np.minimum(np.maximum(self + 3, 0), 6) / 6).astype(self.dtype, copy=False)
 
@@ -279,6 +293,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 @op("HardswishBackward0")
 @half_in_float32
+@refuses_complex("hardswish_cpu")
 def _hardswish(self):
     return (self * np.minimum(np.maximum(self + 3, 0), 6) / 6).astype(self.dtype, copy=False)
 
@@ -299,6 +314,7 @@ def _threshold_array(self: np.ndarray, threshold: float, value: float) -> np.nda
 
 
 @op("ThresholdBackward0")
+@refuses_complex("threshold_cpu")
 def _threshold(self, threshold, value):
     return _threshold_array(self, threshold, value)
 
@@ -309,6 +325,7 @@ def _(ops, grad, self, threshold):
 
 
 @op("ThresholdBackward1")
+@refuses_complex("threshold_cpu")
 def _threshold_inplace(self, threshold, value):
     return _threshold_array(self, threshold, value)
 
@@ -327,6 +344,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 
 
 @op("HardshrinkBackward0")
+@refuses_complex("hardshrink_cpu")
 def _hardshrink(self, lambd=0.5):
     return np.where((self >= -lambd) & (self <= lambd), _like(0, self), self)
 
@@ -343,6 +361,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 @op("SoftshrinkBackward0")
 @half_in_float32
+@refuses_complex("softshrink_check")
 def _softshrink(self, lambd=0.5):
     # PyTorch's kernel: NaN stays NaN (the comparisons alone would give 0).
     out = np.where(self > lambd, self - lambd, np.where(self < -lambd, self + lambd, 0))
@@ -369,6 +388,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 @op("SoftplusBackward0")
 @half_in_float32
+@refuses_complex("softplus_cpu")
 def _softplus(self, beta=1.0, threshold=20.0):
     scaled = self * beta
     soft = np.log1p(np.exp(scaled)) / beta
@@ -387,6 +407,7 @@ def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
 
 @op("LogSigmoidBackward0", tensor_params=("buffer",))
 @half_in_float32
+@refuses_complex("log_sigmoid_cpu")
 def _logsigmoid(self, buffer):
     # PyTorch's log_sigmoid_forward also returns ``buffer`` = exp(-|x|), which its node saves
     # (and its backward reads); the output is computed from x itself, and allocated contiguous
@@ -436,6 +457,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 @op("GluBackward0")
 @half_in_float32
+@refuses_complex("glu_cpu")
 def _glu(self, dim=-1):
     a, b = np.split(self, 2, axis=dim)
     return (a * special.expit(b)).astype(self.dtype, copy=False)
@@ -460,6 +482,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 @op("PreluKernelBackward0", inputs=("self", "weight"))
+@refuses_complex("prelu_cpu")
 def _prelu_kernel(self, weight):
     return np.where(self > 0, self, weight * self).astype(self.dtype, copy=False)
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._frames import user_stacklevel
 from ..._tensor import Tensor, wrap
-from .._registry import op
+from .._registry import op, refuses_complex
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
 from ..activation import log_softmax
 from ..indexing import masked_fill
@@ -439,6 +439,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
 
 
 @op("MseLossBackward0", inputs=("self", "target"))
+@refuses_complex("mse_cpu")
 def _mse_loss(self, target, reduction):
     diff = self - target
     return reduce_array(diff * diff, reduction)
@@ -511,6 +512,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
 
 
 @op("SmoothL1LossBackward0", inputs=("self", "target"))
+@refuses_complex("smooth_l1_cpu")
 def _smooth_l1_loss(self, target, reduction, beta):
     z = np.abs(self - target)
     loss = np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta).astype(self.dtype, copy=False)
@@ -563,6 +565,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
 
 
 @op("HuberLossBackward0", inputs=("self", "target"))
+@refuses_complex("huber_cpu")
 def _huber_loss(self, target, reduction, delta):
     # PyTorch's kernel computes in float32 for float16 and rounds once.
     work = accumulation_dtype(self.dtype)
@@ -619,6 +622,7 @@ _EPSILON = float(np.float32(1e-12))
 
 @op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",),
     half_native=True)  # bfloat16 step by step, as float16 and PyTorch's kernel
+@refuses_complex("binary_cross_entropy")
 def _binary_cross_entropy(self, target, weight, reduction):
     _check_probabilities(self, target)
     with np.errstate(divide="ignore"):
