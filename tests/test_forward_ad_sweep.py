@@ -34,50 +34,13 @@ from .sweep_tools import flat_outputs, requires_grad_flags, sample_inputs, torch
 REFUSAL = "Trying to use forward AD with"
 
 # OpInfos whose op (or one op they call) has no JVP rule yet: chainrule refuses them, with
-# PyTorch's NotImplementedError. In-place ops (a tangent updated in place, and its views'):
-_IN_PLACE = frozenset({
-    "linalg.matrix_power_0",  # (an in-place write into the identity it starts from)
-    "Tensor.polygamma_2",
-    "F.celu_", "F.elu_", "F.hardtanh_", "F.leaky_relu_", "F.relu_", "F.selu_", "F.threshold_",
-    "Tensor.__iadd__", "Tensor.__imul__", "Tensor.__ipow__", "Tensor.__isub__",
-    "Tensor.__itruediv__", "Tensor.__setitem__tensor", "Tensor.abs_", "Tensor.absolute_",
-    "Tensor.acos_", "Tensor.add_", "Tensor.addcdiv_", "Tensor.addcmul_", "Tensor.addmm_",
-    "Tensor.arccos_", "Tensor.arcsin_", "Tensor.arctan2_", "Tensor.arctan_", "Tensor.as_strided_",
-    "Tensor.asin_", "Tensor.atan2_", "Tensor.atan_", "Tensor.bernoulli_",
-    "Tensor.bernoulli__number", "Tensor.ceil_", "Tensor.clamp_", "Tensor.clamp__tensor",
-    "Tensor.clamp__tensor_min", "Tensor.clamp_max_", "Tensor.clamp_max__tensor",
-    "Tensor.clamp_min_", "Tensor.clamp_min__tensor", "Tensor.clip_", "Tensor.clip__tensor_max",
-    "Tensor.copy_", "Tensor.cos_", "Tensor.cosh_", "Tensor.cumprod_", "Tensor.cumsum_",
-    "Tensor.deg2rad_", "Tensor.digamma_", "Tensor.div_", "Tensor.div__floor", "Tensor.divide_",
-    "Tensor.divide__mode_none", "Tensor.eq_", "Tensor.eq__number", "Tensor.erf_", "Tensor.erfc_",
-    "Tensor.erfinv_", "Tensor.exp2_", "Tensor.exp_", "Tensor.expm1_", "Tensor.fill_",
-    "Tensor.fill_tensor", "Tensor.fix_", "Tensor.float_power_", "Tensor.floor_", "Tensor.fmod_",
-    "Tensor.frac_", "Tensor.ge_", "Tensor.ge__number", "Tensor.greater_",
-    "Tensor.greater__number", "Tensor.greater_equal_", "Tensor.greater_equal__number",
-    "Tensor.gt_", "Tensor.gt__number", "Tensor.hypot_", "Tensor.i0_", "Tensor.index_add_",
-    "Tensor.index_put_", "Tensor.inplace_through_view", "Tensor.le_", "Tensor.le__number",
-    "Tensor.lerp_", "Tensor.less_", "Tensor.less__number", "Tensor.less_equal_",
-    "Tensor.less_equal__number", "Tensor.lgamma_", "Tensor.log10_", "Tensor.log1p_",
-    "Tensor.log2_", "Tensor.log_", "Tensor.logit_", "Tensor.lt_", "Tensor.lt__number",
-    "Tensor.masked_fill_", "Tensor.mul_", "Tensor.mvlgamma_", "Tensor.nan_to_num_", "Tensor.ne_",
-    "Tensor.ne__number", "Tensor.neg_", "Tensor.negative_", "Tensor.normal_", "Tensor.not_equal_",
-    "Tensor.not_equal__number", "Tensor.polygamma_", "Tensor.pow_", "Tensor.put_",
-    "Tensor.rad2deg_", "Tensor.reciprocal_", "Tensor.relu_", "Tensor.remainder_", "Tensor.round_",
-    "Tensor.rsqrt_", "Tensor.scatter_", "Tensor.scatter_add_", "Tensor.sgn_", "Tensor.sigmoid_",
-    "Tensor.sign_", "Tensor.sin_", "Tensor.sinc_", "Tensor.sinh_", "Tensor.sqrt_",
-    "Tensor.square_", "Tensor.squeeze_", "Tensor.squeeze__dim", "Tensor.squeeze__dims",
-    "Tensor.sub_", "Tensor.subtract_", "Tensor.swapaxes_", "Tensor.swapdims_", "Tensor.t_",
-    "Tensor.t_of_view", "Tensor.t_twice", "Tensor.tan_", "Tensor.tanh_", "Tensor.transpose_",
-    "Tensor.tril_", "Tensor.triu_", "Tensor.true_divide_", "Tensor.trunc_", "Tensor.uniform_",
-    "Tensor.unsqueeze_", "Tensor.unsqueeze_of_base_then_view", "Tensor.view_after_base_write",
-    "Tensor.xlogy_", "Tensor.xlogy__number", "Tensor.zero_",
-})
+# PyTorch's NotImplementedError.
 # Complex results (angle of a real input goes through a complex view in the OpInfo):
 _COMPLEX = frozenset({
     "angle", "complex", "complex_abs", "complex_mH", "conj", "polar", "real_imag", "torch.conj",
     "torch.real_imag", "view_as_complex_real",
 })
-NO_RULE_YET: frozenset[str] = _IN_PLACE | _COMPLEX
+NO_RULE_YET: frozenset[str] = _COMPLEX
 # Ops without a rule yet, refused wherever an entry calls them: those of the linear-algebra
 # module (decompositions and legacy solvers; the module is still growing), without JVP rule.
 PENDING_MODULES = ("chainrule.ops.linalg_decomp",)
@@ -104,7 +67,7 @@ REVERSE_NOT_JACOBIAN = {
     "embedding_scale_grad_by_freq": "the gradient is scaled by the indices' frequencies",
     "clamp_tensor_min": _TIES, "clamp_tensor_max": _TIES, "clamp_tensor_none_max": _TIES,
     "Tensor.clamp_tensor": _TIES, "Tensor.clip_tensor": _TIES, "Tensor.fmax": _TIES,
-    "torch.fmax": _TIES,
+    "torch.fmax": _TIES, "Tensor.clamp__tensor_min": _TIES, "Tensor.clip__tensor_max": _TIES,
     "logsumexp_empty_dim": "PyTorch's forward formula is 0 / 0 (NaN) over an empty dimension",
 }
 

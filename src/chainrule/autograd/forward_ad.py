@@ -133,6 +133,7 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
         raise RuntimeError("Invalid level given to _fw_primal")
     with suspended():
         primal = indexing._alias(tensor)
+    set_tangent(primal, None)  # (a view of a tensor with a tangent, but without one itself)
     return UnpackedDualTensor(primal, tangent)
 
 

@@ -11,6 +11,7 @@ rule's own ops neither read nor make tangents).
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DUAL", "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
     "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
+    "VIEW_TANGENT",
 ]
 
 #: How many dual levels are entered (read by the ops' fast paths; 0 while a rule runs).
@@ -26,6 +28,9 @@ DUAL = [0]
 #: The current level (-1: none), as ``torch.autograd.forward_ad._current_level``.
 _LEVEL = [-1]
 _TANGENTS: dict[int, tuple[weakref.ref, Any]] = {}
+#: How a view without a tangent of its own gets one from its base's (installed by
+#: ops/_forward.py, which makes Tensors): ``VIEW_TANGENT[0](view)`` -> Tensor or None.
+VIEW_TANGENT: list[Callable[[Any], Any] | None] = [None]
 
 #: PyTorch's error for an op without a forward derivative (``{name}``: the op).
 NOT_IMPLEMENTED_MESSAGE = (
@@ -65,10 +70,17 @@ def exit_level(level: int) -> None:
 
 
 def get_tangent(x: Any) -> Any:
-    """The tangent of tensor ``x`` at the current level, or None."""
+    """The tangent of tensor ``x`` at the current level, or None. A view without a tangent of
+    its own whose base has one gets the matching view of the base's tangent (sharing its
+    memory), as PyTorch's views read their base's forward gradient."""
     entry = _TANGENTS.get(id(x))
     if entry is not None and entry[0]() is x:
         return entry[1]
+    if _TANGENTS and getattr(x, "_base", None) is not None and VIEW_TANGENT[0] is not None:
+        derived = VIEW_TANGENT[0](x)
+        if derived is not None:
+            set_tangent(x, derived)
+        return derived
     return None
 
 
@@ -103,9 +115,8 @@ class suspended:  # noqa: N801 (a context manager used as a statement, like no_g
 
 
 def refuse_in_place(name: str, *tensors: Any) -> None:
-    """An in-place write while a dual level is entered: refused (NotImplementedError) when a
-    tangent is involved. PyTorch updates the tangent in place, and those of the views sharing
-    it; this first piece of forward mode does not, so it refuses rather than leave a tangent
+    """An in-place write while a dual level is entered that cannot carry tangents (complex
+    ones): refused (NotImplementedError) when a tangent is involved, rather than leave a tangent
     silently stale."""
     if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
         raise NotImplementedError(NOT_IMPLEMENTED_MESSAGE.format(name=name))

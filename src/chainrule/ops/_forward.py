@@ -26,9 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._tensor import Tensor
+import numpy as np
+
+from .._tensor import Tensor, wrap
 from ..autograd.forward_grad import (
+    _TANGENTS,
     NOT_IMPLEMENTED_MESSAGE,
+    VIEW_TANGENT,
     get_tangent,
     set_tangent,
     suspended,
@@ -38,7 +42,8 @@ if TYPE_CHECKING:
     from ._registry import OpDef
 
 __all__ = ["propagate", "allow_jvp", "allow_jvp_nodes", "jvp_rule", "linear_rule",
-           "derived_rule", "bilinear_rule", "joint_linear_rule", "JvpRule", "refuse"]
+           "derived_rule", "bilinear_rule", "joint_linear_rule", "JvpRule", "refuse",
+           "tangent_to_write", "write_tangent"]
 
 JvpRule = Callable[["OpDef", tuple, list[Any], Any], Any]
 
@@ -70,7 +75,10 @@ def _tangents_of(op: OpDef, args: tuple) -> tuple[list[Any], bool]:
 
 #: PyTorch's name for ops it records under another node than chainrule's op name suggests,
 #: where PyTorch itself refuses forward mode (its message names them).
-_PYTORCH_NAMES = {"CholeskyBackward0": "cholesky"}
+_PYTORCH_NAMES = {
+    "CholeskyBackward0": "cholesky", "OrmqrBackward0": "ormqr", "IgammaBackward0": "igamma",
+    "IgammacBackward0": "igammac",
+}
 
 
 def refuse(name: str, node_name: str = "") -> NotImplementedError:
@@ -194,3 +202,73 @@ def derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) ->
             term = term.expand(result._data.shape)
         total = term if total is None else total + term
     return total
+
+
+# ----------------------------------------------------------------------------------------------
+# In-place writes: a tangent follows the view/base relation
+
+
+def _view_of_base_tangent(x: Tensor) -> Tensor | None:
+    """The tangent of view ``x`` as a view of its base's tangent (same bytes offsets and
+    strides), when the base has a tangent laid out as the base; else None."""
+    base = x._base
+    entry = _TANGENTS.get(id(base))
+    if entry is None or entry[0]() is not base:
+        return None
+    base_tangent = entry[1]._data
+    data, base_data = x._data, base._data
+    if base_tangent.dtype != base_data.dtype or base_tangent.strides != base_data.strides:
+        return None
+    offset = data.__array_interface__["data"][0] - base_data.__array_interface__["data"][0]
+    return wrap(_strided_view(base_tangent, offset, data.shape, data.strides))
+
+
+class _Strided:
+    """An ``__array_interface__`` onto another array's memory (NumPy builds the view)."""
+
+    def __init__(self, owner: np.ndarray, interface: dict[str, Any]) -> None:
+        self.owner = owner  # (keeps the memory alive)
+        self.__array_interface__ = interface
+
+
+def _strided_view(array: np.ndarray, offset: int, shape: tuple[int, ...],
+                  strides: tuple[int, ...]) -> np.ndarray:
+    """The view of ``array``'s memory at ``offset`` bytes from its start, with ``shape`` and
+    ``strides`` (bytes), writable when ``array`` is."""
+    interface = dict(array.__array_interface__)
+    interface["data"] = (interface["data"][0] + offset, not array.flags.writeable)
+    interface["shape"] = tuple(shape)
+    interface["strides"] = tuple(strides)
+    return np.asarray(_Strided(array, interface))
+
+
+def tangent_to_write(x: Tensor) -> Tensor:
+    """The tangent an in-place write into ``x`` updates: its own (a view of its base's when
+    ``x`` is a view), created as zeros when it has none, on the base first for a view, so that
+    the base and its other views see what is written (PyTorch's view/base relation)."""
+    tangent = get_tangent(x)
+    if tangent is not None and tangent._data.flags.writeable:
+        return tangent
+    base = x._base
+    if tangent is None and base is not None and get_tangent(base) is None:
+        set_tangent(base, wrap(np.zeros_like(base._data)))
+        tangent = get_tangent(x)
+        if tangent is not None:
+            return tangent
+    fresh = wrap(np.zeros_like(x._data) if tangent is None else np.array(tangent._data))
+    set_tangent(x, fresh)
+    return fresh
+
+
+def write_tangent(x: Tensor, values: Any) -> None:
+    """After ``x`` was overwritten in place by a result whose tangent is ``values`` (a Tensor,
+    or None for zero): ``x``'s tangent holds those values, written into the memory it shares
+    with its base and views."""
+    target = tangent_to_write(x)._data
+    if values is None:
+        target[...] = 0
+    else:
+        np.copyto(target, np.broadcast_to(values._data, target.shape), casting="unsafe")
+
+
+VIEW_TANGENT[0] = _view_of_base_tangent

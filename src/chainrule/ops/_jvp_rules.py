@@ -527,6 +527,12 @@ allow_jvp(
 allow_jvp(_div_rule, pointwise._div)
 allow_jvp(bilinear_rule, linalg.mm, linalg.bmm, linalg.mv, linalg.dot)
 allow_jvp(linear_rule, linalg._squeeze_vector_product, pooling._restride)
+
+
+def _no_tangent(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """No tangent: comparisons written in place into a floating tensor (``gt_``), whose
+    results PyTorch leaves without one."""
+    return None
 allow_jvp(
     linear_rule,
     # (linear in their one differentiable input: the op applied to the tangent; for views, the
@@ -563,7 +569,11 @@ allow_jvp_nodes(
     "RsubBackward1", "AddBackward1", "MulBackward1", "AngleBackward0",
     # random draws: a zero tangent (PyTorch's zero derivatives, auto_element_wise)
     "NormalBackward1", "NormalBackward2", "NormalBackward3", "BernoulliBackward0",
-    "BernoulliBackward2",
+    "BernoulliBackward2", "NormalBackward0", "UniformBackward0", "BernoulliBackward1",
+    # in-place forms whose derivative reads the result or the original self (written in place
+    # by ops/inplace.commit: the tangent is computed before)
+    "PolygammaBackward1", "EluBackward1", "CeluBackward1", "LeakyReluBackward1",
+    "ThresholdBackward1",
     # activations
     "CeluBackward0", "EluBackward0", "GeluBackward0", "HardshrinkBackward0",
     "HardsigmoidBackward0", "HardswishBackward0", "HardtanhBackward0", "LeakyReluBackward0",
@@ -586,6 +596,10 @@ allow_jvp_nodes(
     "DiagonalBackwardBackward0", "FlipBackward0", "GatherBackward0", "IndexBackward0",
     "IndexSelectBackward0", "MaskedSelectBackward0", "RepeatBackward0", "RollBackward0",
     "TakeBackward0", "TraceBackward0", "TrilBackward0", "TriuBackward0",
+    # the in-place view ops' nodes (t_, transpose_, unsqueeze_, squeeze_, as_strided_: self
+    # takes the view of its tangent, ops/inplace.py)
+    "TBackward1", "TransposeBackward1", "UnsqueezeBackward1", "SqueezeBackward3",
+    "SqueezeBackward4", "SqueezeBackward5", "AsStridedBackward1",
     "ToCopyBackward0", "EmbeddingBackward0",
     "EmbeddingDenseBackwardBackward0", "ReflectionPad1DBackward0", "ReflectionPad2DBackward0",
     "ReflectionPad3DBackward0", "ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
@@ -631,6 +645,8 @@ allow_jvp_nodes(_clamp_max_rule, "ClampMaxBackward1")
 allow_jvp_nodes(_fmax_rule, "FmaxBackward0", "FminBackward0")
 allow_jvp_nodes(_log_softmax_rule, "LogSoftmaxBackward0")
 allow_jvp_nodes(_glu_rule, "GluBackward0")
+allow_jvp_nodes(_no_tangent, *(f"{name}Backward{k}" for name in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge")
+                               for k in (0, 1)))
 allow_jvp_nodes(_inv_rule, "LinalgInvExBackward0")
 allow_jvp_nodes(_det_rule, "LinalgDetBackward0")
 allow_jvp_nodes(_slogdet_rule, "LinalgSlogdetBackward0")

@@ -35,9 +35,10 @@ from .._strides import (
     view_strides,
 )
 from .._tensor import Tensor, check_inference_inplace, retype, wrap, wrap_dim
-from ..autograd.forward_grad import DUAL, refuse_in_place
+from ..autograd.forward_grad import DUAL, get_tangent, refuse_in_place, suspended
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
+from ._forward import tangent_to_write
 from ._registry import op, tensor_method
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
 
@@ -778,6 +779,20 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
 
 
 @tensor_method(name="__setitem__")
+def _setitem_with_tangents(self: Tensor, index: Any, value: Any) -> None:
+    """``self[index] = value`` in forward mode: the values written, then ``self``'s tangent
+    (created as zeros, shared with its base, when it has none) takes ``value``'s tangent
+    (zero for a number or a tensor without one) at ``index``, as PyTorch's."""
+    if self._data.dtype.kind == "c" or (isinstance(value, Tensor)
+                                        and value._data.dtype.kind == "c"):
+        refuse_in_place("an in-place operation", self, value)
+    value_tangent = get_tangent(value) if isinstance(value, Tensor) else None
+    with suspended():
+        setitem(self, index, value)
+        target = tangent_to_write(self)
+        setitem(target, index, 0.0 if value_tangent is None else value_tangent)
+
+
 def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: write into the tensor (and every view of its memory).
 
@@ -797,8 +812,9 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     values = _value_array(self, value)
     if index is False:
         return  # PyTorch writes nothing (and checks nothing)
-    if DUAL[0]:
-        refuse_in_place("an in-place operation", self, value)  # (forward mode: see there)
+    if DUAL[0] and (get_tangent(self) is not None or get_tangent(value) is not None):
+        _setitem_with_tangents(self, index, value)
+        return
     if _grad_state.grad_enabled and (
         self._requires_grad or (isinstance(value, Tensor) and value._requires_grad)
     ):

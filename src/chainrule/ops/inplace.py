@@ -41,12 +41,13 @@ from .._tensor import (
     set_history,
     wrap,
 )
-from ..autograd.forward_grad import DUAL, refuse_in_place
+from ..autograd.forward_grad import DUAL, get_tangent, refuse_in_place, set_tangent
 from ..autograd.grad_mode import GRAD, MODE, SAVED_HOOKS, mode_get
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..autograd.inplace import bump_version
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, is_released, new_node
 from . import pointwise, shape
+from ._forward import write_tangent
 from ._opnode import OpNode, pack_saved
 from ._registry import KEEP, declare_methods, op, recorded_as, zero_derivative
 from .conjugate import CONJ_WRITE_MESSAGE, is_conj_tensor
@@ -203,6 +204,32 @@ def _snapshot_saved_self(node: Any, self: Tensor) -> None:
     )
 
 
+#: PyTorch's error for an in-place op without forward derivative (``{name}``: the op, ``_``).
+IN_PLACE_NOT_IMPLEMENTED = (
+    "Trying to use forward AD with {name}_ that does not support it because it has not been "
+    "implemented yet.\nPlease file an issue to PyTorch at "
+    "https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that we can "
+    "prioritize its implementation."
+)
+
+
+def _refusing_as_in_place(out_of_place: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``out_of_place`` whose forward-mode refusal names the in-place op, as PyTorch's."""
+
+    def run(*args: Any, **kwargs: Any) -> Tensor:
+        try:
+            return out_of_place(*args, **kwargs)
+        except NotImplementedError as error:
+            prefix = "Trying to use forward AD with "
+            text = str(error)
+            if not text.startswith(prefix) or "derivatives.yaml" not in text:
+                raise
+            name = text[len(prefix):].split()[0]
+            raise NotImplementedError(IN_PLACE_NOT_IMPLEMENTED.format(name=name)) from None
+
+    return run
+
+
 def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
                   **kwargs: Any) -> Tensor:
     """``out_of_place(self, *args, **kwargs)`` written into ``self`` (:func:`commit`).
@@ -212,6 +239,8 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     output as ``self`` itself with its new history.
     """
     mode = mode_get()
+    if DUAL[0]:
+        out_of_place = _refusing_as_in_place(out_of_place)
     if not mode & SAVED_HOOKS:
         return commit(self, out_of_place(self, *args, **kwargs))
     token = MODE.set(mode & ~SAVED_HOOKS)
@@ -249,8 +278,9 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
 
     ``out`` must have been computed without ``saved_tensors_hooks`` packing (call
     :func:`inplace_call` or :func:`apply_inplace` instead, which see to it)."""
+    tangent: Any = False  # (False: no tangent involved)
     if DUAL[0]:
-        refuse_in_place("an in-place operation", self, out)  # (forward mode: see there)
+        tangent = _in_place_tangent(self, out)
     data = self._data
     result = out._data
     check_shape(data, result.shape)
@@ -267,6 +297,8 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
         clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
     np.copyto(data, result, casting="unsafe")
     bump_version(self)
+    if tangent is not False:
+        write_tangent(self, tangent)
     if node is None:
         return self
     if isinstance(node, OpNode) and node._result is not None:
@@ -278,6 +310,17 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
         return self
     _rebase_view(self, base, node)
     return self
+
+
+def _in_place_tangent(self: Tensor, out: Tensor) -> Any:
+    """Forward mode: the tangent ``self`` takes when ``out`` is written into it (``out``'s, None
+    for zero), or False when no tangent is involved. Complex tangents are refused."""
+    out_tangent = get_tangent(out)
+    if out_tangent is None and get_tangent(self) is None:
+        return False
+    if self._data.dtype.kind == "c" or out._data.dtype.kind == "c":
+        refuse_in_place("an in-place operation", self, out)
+    return out_tangent
 
 
 def check_shape(data: np.ndarray, shape: tuple[int, ...]) -> None:
@@ -448,6 +491,10 @@ def _in_place_view_op(recorded: Callable[..., Tensor], name: str) -> Callable[..
         if MUTATION_WATCH:
             clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
         self._data = out._data
+        if DUAL[0]:
+            tangent = get_tangent(out)  # (the view of self's tangent: it follows self)
+            if tangent is not None:
+                set_tangent(self, tangent)
         bump_version(self)
         node = out._grad_fn
         if node is not None:
