@@ -339,9 +339,10 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803 - PyTorc
 
     if x._data.ndim < 1:
         raise RuntimeError("N must be greater than 1.")
-    if x._data.dtype == np.bool_:
+    if x._data.dtype == np.bool_ or _type_name(x) in ("Half", "BFloat16"):
         raise RuntimeError(
-            "linalg.vander supports floating point, complex, and integer tensors, but got Bool")
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{_type_name(x)}")
     n = x._data.shape[-1] if N is None else int(N)
     if n <= 1:
         raise RuntimeError("N must be greater than 1.")

@@ -740,7 +740,7 @@ def _(ops, grad, self):
     return ops.narrow(ops.narrow(big, -2, 0, n), -1, n, n)
 
 
-@op("LinalgCrossBackward0", inputs=("self", "other"))
+@op("LinalgCrossBackward0", inputs=("self", "other"), half_native=True)
 def _linalg_cross(self, other, dim=-1):
     return np.ascontiguousarray(np.cross(self, other, axis=dim), dtype=np.result_type(self, other))
 
@@ -1425,7 +1425,7 @@ def _solve_checks(A: Tensor, B: Tensor, left: bool, fname: str = "linalg.solve")
             f"{fname}: Expected A and B to have the same dtype, but found A of type "
             f"{_type_name(A)} and B of type {_type_name(B)} instead")
     _check_square(A, fname)
-    _check_low_precision(A, fname)
+    _check_kernel(A, "lu_cpu")
     a, b = A._data, B._data
     vector = _as_matrix_rhs(a, b)
     rows, cols = (b.shape[-1], 1) if vector else b.shape[-2:]
@@ -1606,6 +1606,8 @@ def linalg_lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *,
         raise RuntimeError(f"{fname}: input must have at least 2 dimensions.")
     if b.ndim < 1:
         raise RuntimeError(f"{fname}: other must have at least 1 dimension.")
+    if _is_half(A) and rcond is not None:  # (the default rcond is what refuses otherwise)
+        raise NotImplementedError(f'"linalg_lstsq_cpu" not implemented for \'{_type_name(A)}\'')
     if a.dtype.kind not in "fc" or _is_half(A):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if a.dtype != b.dtype:
@@ -2139,6 +2141,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
         raise RuntimeError(
             f"Expected b and A to have the same dtype, but found b of type {_type_name(input)} "
             f"and A of type {_type_name(input2)} instead.")
+    _check_kernel(input, "cholesky_solve_cpu")
     if L.shape[-1] != L.shape[-2] or L.shape[-1] != b.shape[-2]:
         raise RuntimeError(
             f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-2]} by "
@@ -2165,6 +2168,7 @@ def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     (``CholeskyInverseBackward0``)."""
     _check_square(input, "cholesky_inverse")
     _check_float(input, "cholesky_inverse")
+    _check_kernel(input, "cholesky_inverse_out_cpu")
     diagonal = np.diagonal(input._data, axis1=-2, axis2=-1)
     info = np.where((diagonal == 0).any(-1), np.argmax(diagonal == 0, -1) + 1, 0)
     failure = _first_failure(info)
@@ -2338,6 +2342,7 @@ def triangular_solve(input: Tensor, A: Tensor, upper: bool = True,  # noqa: N803
         raise RuntimeError(
             f"Expected b and A to have the same dtype, but found b of type {_type_name(input)} "
             f"and A of type {_type_name(A)} instead.")
+    _check_kernel(A, "triangular_solve_cpu")
     if a.shape[-1] != a.shape[-2] or a.shape[-1] != b.shape[-2]:
         raise RuntimeError(
             f"Incompatible matrix sizes for triangular_solve: each A matrix is {a.shape[-2]} "
