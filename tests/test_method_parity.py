@@ -106,7 +106,8 @@ _ARGUMENTS: dict[str, tuple] = {
     "masked_scatter": (_ones(2, 2) > 0, _ones(4)),
     "renorm": (2, 0, 1.0), "bernoulli": (0.5,), "sgn": (), "heaviside": (_ones(2, 2),),
     "ldexp": (_ones(2, 2),), "nextafter": (_ones(2, 2),),
-    "logit": (), "mvlgamma": (1,), "fmax": (_ones(2, 2),),
+    "logit": (), "mvlgamma": (1,), "fmax": (_ones(2, 2),), "igamma": (_ones(2, 2),),
+    "igammac": (_ones(2, 2),),
     "bitwise_and": (6,), "bitwise_or": (6,), "bitwise_xor": (6,), "bitwise_left_shift": (2,),
     "bitwise_right_shift": (1,),
 }

@@ -369,8 +369,10 @@ def erfcx(x: np.ndarray | float) -> np.ndarray:
             y = np.abs(xs)
             tail = _erfcx_tail(y, region)
             with np.errstate(over="ignore", invalid="ignore"):
-                # erfcx(-y) = 2 exp(y**2) - erfcx(y)
+                # erfcx(-y) = 2 exp(y**2) - erfcx(y), +inf once exp(y**2) overflows (below
+                # -26.7, as PyTorch's)
                 value = np.where(xs > 0, tail, 2.0 * _exp_square(y, 1.0) - tail)
+                value = np.where(xs < -26.7, np.inf, value)
         out[index] = value
     return _finish(out, shape, dtype)
 
@@ -390,7 +392,9 @@ def log_ndtr(x: np.ndarray | float) -> np.ndarray:
         z = np.abs(xs) * _SQRT1_2
         if region == 0:
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                value = np.log(0.5 * _erfcx_above(z)) - 0.5 * (xs * xs)
+                # (z * z as PyTorch's t * t: its gradient exp(-(log_ndtr(x) + x**2 / 2))
+                # cancels the two large terms, and takes the rounding of this one along)
+                value = np.log(0.5 * _erfcx_above(z)) - z * z
             value = np.where(np.isneginf(xs), -np.inf, value)
         elif region == 1:
             value = np.log(0.5 * _erf_or_erfc(z, complement=True))

@@ -29,9 +29,10 @@ from .ops.pointwise import sigmoid as _sigmoid
 from .ops.reduction import logsumexp
 
 __all__ = [
-    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
+    "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
     "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
-    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc",
+    "gammaln",
     "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
     "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
     "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
@@ -42,6 +43,7 @@ __all__ = [
     "xlogy", "zeta",
 ]
 
+airy_ai = _ops.airy_ai
 bessel_j0 = _ops.bessel_j0
 bessel_j1 = _ops.bessel_j1
 bessel_y0 = _ops.bessel_y0
@@ -83,6 +85,8 @@ spherical_bessel_j0 = _ops.spherical_bessel_j0
 xlog1py = _ops.xlog1py
 zeta = _ops.zeta
 expit = _sigmoid
+gammainc = _ops.gammainc
+gammaincc = _ops.gammaincc
 psi = digamma
 gammaln = _ops.lgamma
 

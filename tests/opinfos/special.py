@@ -45,7 +45,7 @@ _POLYNOMIALS = (
     "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
 )
 _NOT_DIFFERENTIABLE = (
-    "bessel_j0", "bessel_j1", "modified_bessel_i0", "modified_bessel_i1",
+    "airy_ai", "bessel_j0", "bessel_j1", "modified_bessel_i0", "modified_bessel_i1",
     "spherical_bessel_j0",
 )
 _POSITIVE_ONLY = ("bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",
@@ -91,6 +91,23 @@ OPS = [
     # (zeta's derivative in x is not implemented, in PyTorch too: only q requires grad)
     OpInfo("special.zeta", lambda lib, x, q: lib.special.zeta(x, q), [((3, 4), (3, 4)),
            ((3, 1), (1, 4))], make_inputs=_zeta_inputs, grad_inputs=(1,)),
+    # (the incomplete gamma functions' derivative in a is not implemented, in PyTorch too)
+    OpInfo("special.gammainc", lambda lib, a, x: lib.special.gammainc(a, x), BINARY,
+           make_inputs=_positive, grad_inputs=(1,)),
+    OpInfo("special.gammaincc", lambda lib, a, x: lib.special.gammaincc(a, x), BINARY,
+           make_inputs=_positive, grad_inputs=(1,)),
+    OpInfo("igamma", lambda lib, a, x: lib.igamma(a, x), BINARY, make_inputs=_positive,
+           grad_inputs=(1,)),
+    OpInfo("igammac", lambda lib, a, x: lib.igammac(a, x), BINARY, make_inputs=_positive,
+           grad_inputs=(1,)),
+    OpInfo("Tensor.igamma", lambda lib, a, x: a.igamma(x), [((3, 4), (3, 4))],
+           make_inputs=_positive, grad_inputs=(1,)),
+    OpInfo("Tensor.igammac", lambda lib, a, x: a.igammac(x), [((3, 4), (3, 4))],
+           make_inputs=_positive, grad_inputs=(1,)),
+    OpInfo("Tensor.igamma_", lambda lib, a, x: a.detach().clone().igamma_(x), [((3, 4), (3, 4))],
+           make_inputs=_positive, grad_inputs=(1,)),
+    OpInfo("Tensor.igammac_", lambda lib, a, x: a.detach().clone().igammac_(x),
+           [((3, 4), (3, 4))], make_inputs=_positive, grad_inputs=(1,)),
     OpInfo("special.zeta_number_x", lambda lib, q: lib.special.zeta(2.5, q), ONE,
            make_inputs=_positive),
     OpInfo("special.softmax", lambda lib, x: lib.special.softmax(x, 1), ONE),

@@ -18,19 +18,8 @@ from .._tensor import Tensor
 from ._registry import ARITH, FLOAT, op, recorded_as, tensor_method
 from .pointwise import _no_kernel, erf, half_in_float32, laid_out_like
 
-__all__ = ["erfinv", "lgamma", "digamma", "polygamma", "i0", "sinc", "logit", "mvlgamma"]
-
-#: The functions of ``torch.special`` defined here (``chainrule.special`` exports them).
-SPECIAL_ONLY = [
-    "erfcx", "log_ndtr", "ndtri", "ndtr", "i0e", "i1", "i1e", "entr", "xlog1py", "zeta",
-    "multigammaln", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0",
-    "modified_bessel_i1", "modified_bessel_k0", "modified_bessel_k1", "scaled_modified_bessel_k0",
-    "scaled_modified_bessel_k1", "spherical_bessel_j0", "chebyshev_polynomial_t",
-    "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",
-    "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
-    "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w", "hermite_polynomial_h",
-    "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
-]
+__all__ = ["erfinv", "lgamma", "digamma", "polygamma", "i0", "sinc", "logit", "mvlgamma",
+           "igamma", "igammac"]
 
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
@@ -535,6 +524,53 @@ def zeta(input: Any, other: Any) -> Tensor:
     return _binary(_zeta, _zeta_number_self, _zeta_number_other, input, other)
 
 
+def _incomplete_gamma(name: str, node: str, lower: bool, public_name: str,
+                      method: bool) -> Any:
+    """An op of the regularised incomplete gamma function (``lower``: P, else Q) under PyTorch's
+    ``name`` (its argument errors say ``igamma()`` or ``special_gammainc()``), both arguments
+    tensors."""
+    kernel = "igamma_cpu" if lower else "igammac_cpu"
+    compute = _cephes.gammainc if lower else _cephes.gammaincc
+    sign = 1.0 if lower else -1.0
+
+    def forward(self, other):
+        dtype = np.result_type(self, other)
+        if dtype.kind not in "f" and dtype not in _REDUCED:
+            raise _no_kernel(kernel, dtype)
+        return compute(self, other).astype(dtype, copy=False)
+
+    forward.__name__ = name
+    public = op(node, inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
+                name=name, elementwise=True, half_native=True, method=method,
+                inplace=method)(forward)
+    message = f"the derivative for '{'igamma' if lower else 'igammac'}: input' is not implemented."
+
+    @public.derivative("self")
+    def _(ops, grad):
+        raise NotImplementedError(message)
+
+    @public.derivative("other")
+    def _(ops, grad, self, other):
+        # d/dx P(a, x) = x**(a - 1) exp(-x) / Gamma(a) (and minus that for Q)
+        density = ops.exp((self - 1.0) * ops.log(other) - other - ops.lgamma(self))
+        return ops.mul(grad, sign) * density
+
+    public.__name__ = public.__qualname__ = public_name
+    return public
+
+
+igamma = _incomplete_gamma("igamma", "IgammaBackward0", True, "igamma", method=True)
+igammac = _incomplete_gamma("igammac", "IgammacBackward0", False, "igammac", method=True)
+gammainc = _incomplete_gamma("special_gammainc", "IgammaBackward0", True, "gammainc",
+                             method=False)
+gammaincc = _incomplete_gamma("special_gammaincc", "IgammacBackward0", False, "gammaincc",
+                              method=False)
+igamma.__doc__ = gammainc.__doc__ = (
+    "The regularised lower incomplete gamma function ``P(input, other)`` (its derivative in "
+    "``input`` is not implemented, as in PyTorch).")
+igammac.__doc__ = gammaincc.__doc__ = (
+    "The regularised upper incomplete gamma function ``Q(input, other) = 1 - P``.")
+
 _LOG_PI = math.log(math.pi)
 
 
@@ -658,6 +694,7 @@ scaled_modified_bessel_k0 = _not_differentiable("scaled_modified_bessel_k0",
 scaled_modified_bessel_k1 = _not_differentiable("scaled_modified_bessel_k1",
                                                 _cephes.scaled_modified_bessel_k1)
 spherical_bessel_j0 = _not_differentiable("spherical_bessel_j0", _cephes.spherical_bessel_j0)
+airy_ai = _not_differentiable("airy_ai", _cephes.airy_ai)
 
 _POLYNOMIAL_SIGNATURES = (
     "(Tensor x, Tensor n, *, Tensor out = None)",
@@ -706,4 +743,5 @@ laguerre_polynomial_l = _polynomial("laguerre_polynomial_l")
 legendre_polynomial_p = _polynomial("legendre_polynomial_p")
 
 PRIMITIVES.update({"special_i1": i1, "special_i1e": i1e, "special_i0e": i0e, "i0": i0,
+                   "lgamma": lgamma,
                    "special_xlog1py": _xlog1py, "special_zeta": _zeta})
