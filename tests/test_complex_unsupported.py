@@ -1,7 +1,8 @@
 """Ops whose PyTorch CPU kernels have no complex version raise PyTorch's errors on complex
 tensors, instead of NumPy computing a value PyTorch refuses (complex numbers have no order, so
-``max``, ``argmax``, ``median``, ``kthvalue`` picked by NumPy's lexicographic order; the
-activations, losses and softmax computed formulas PyTorch does not define for them)."""
+``<``, ``max``, ``maximum``, ``clamp``, ``argmax``, ``median``, ``kthvalue`` used NumPy's
+lexicographic order; the activations, losses and softmax computed formulas PyTorch does not
+define for them; ``floor``, ``%``, ``atan2`` ... leaked NumPy's TypeError)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,40 @@ CASES: dict[str, Callable[[Any, Any], Any]] = {
     "threshold": lambda lib, z: lib.nn.functional.threshold(z, 0.5, 0.0),
     "threshold_inplace": lambda lib, z: lib.nn.functional.threshold_(z, 0.5, 0.0),
     "prelu": lambda lib, z: lib.nn.functional.prelu(z, lib.tensor([0.25], dtype=z.dtype)),
+    # element-wise ops that order, round or divide with remainders
+    "gt": lambda lib, z: z > 0,
+    "lt_tensors": lambda lib, z: z < z,
+    "ge_method": lambda lib, z: z.ge(1.0),
+    "le_function": lambda lib, z: lib.le(z, z),
+    "lt_real_with_complex_number": lambda lib, z: z.real.lt(1j),
+    "gt_in_place": lambda lib, z: z.gt_(0),
+    "maximum": lambda lib, z: lib.maximum(z, z),
+    "minimum_mixed": lambda lib, z: lib.minimum(z.real, z),
+    "max_binary": lambda lib, z: lib.max(z, z),
+    "fmax": lambda lib, z: lib.fmax(z, z),
+    "fmin": lambda lib, z: lib.fmin(z, z),
+    "clamp": lambda lib, z: z.clamp(0, 1),
+    "clamp_min": lambda lib, z: z.clamp_min(0),
+    "clamp_max_tensor": lambda lib, z: z.clamp(max=z),
+    "clip_in_place": lambda lib, z: z.clip_(0, 1),
+    "relu": lambda lib, z: lib.relu(z),
+    "relu_in_place": lambda lib, z: z.relu_(),
+    "sign": lambda lib, z: z.sign(),
+    "floor": lambda lib, z: z.floor(),
+    "ceil_in_place": lambda lib, z: z.ceil_(),
+    "trunc": lambda lib, z: lib.trunc(z),
+    "frac": lambda lib, z: z.frac(),
+    "remainder": lambda lib, z: z % 2,
+    "remainder_number_self": lambda lib, z: 2 % z,
+    "fmod": lambda lib, z: lib.fmod(z, z),
+    "floor_divide": lambda lib, z: z // 2,
+    "div_floor": lambda lib, z: lib.div(z, 2, rounding_mode="floor"),
+    "div_trunc": lambda lib, z: z.div(z, rounding_mode="trunc"),
+    "atan2": lambda lib, z: lib.atan2(z, z),
+    "hypot": lambda lib, z: lib.hypot(z, z),
+    "xlogy": lambda lib, z: lib.xlogy(z, z),
+    "xlogy_number": lambda lib, z: lib.xlogy(2, z),
+    "heaviside": lambda lib, z: lib.heaviside(z, z),
     # losses
     "mse_loss": lambda lib, z: lib.nn.functional.mse_loss(z, z * 2),
     "smooth_l1_loss": lambda lib, z: lib.nn.functional.smooth_l1_loss(z, z * 2),
@@ -94,7 +129,10 @@ def test_refused_with_grad_and_the_leaf_untouched(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["max", "max_dim", "amax", "argmax", "median", "median_dim",
                                   "kthvalue", "softmax_last", "gelu", "mse_loss", "leaky_relu",
-                                  "hardtanh", "threshold", "softplus"])
+                                  "hardtanh", "threshold", "softplus", "gt", "lt_tensors",
+                                  "maximum", "clamp", "relu", "sign", "floor", "frac",
+                                  "remainder", "fmod", "floor_divide", "div_floor", "atan2",
+                                  "hypot", "xlogy", "heaviside", "fmax"])
 def test_real_inputs_unchanged(name: str) -> None:
     real = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]])
     with warnings.catch_warnings():

@@ -45,6 +45,8 @@ import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
+import numpy as np
+
 from .._dtype import no_kernel
 from .._tensor import Tensor
 from . import _dispatch
@@ -518,20 +520,28 @@ def allow_complex(*publics: Any) -> None:
         public.op.complex_ok = True
 
 
-def refuses_complex(kernel: str, message: str | None = None) -> Callable[[Any], Any]:
+def refuses_complex(kernel: str | None = None, message: str | None = None, *,
+                    error: type[Exception] = NotImplementedError,
+                    operands: int = 1) -> Callable[[Any], Any]:
     """Decorate an op's forward (below ``@op``) whose PyTorch CPU kernel has no complex
-    version: a complex first input raises PyTorch's NotImplementedError (``"<kernel>" not
-    implemented for 'ComplexFloat'``, or ``message`` where PyTorch words it otherwise) before
-    anything is computed, instead of NumPy computing something PyTorch refuses."""
+    version: a complex value among its first ``operands`` arguments (arrays or numbers, as
+    promoted) raises PyTorch's error before anything is computed, instead of NumPy computing
+    something PyTorch refuses: ``error`` (NotImplementedError unless PyTorch raises another)
+    with ``message``, or ``"<kernel>" not implemented for 'ComplexFloat'``."""
 
     def decorate(forward: Any) -> Any:
         @functools.wraps(forward)
-        def run(self: Any, *args: Any) -> Any:
-            if self.dtype.kind == "c":
-                if message is not None:
-                    raise NotImplementedError(message)
-                raise no_kernel(kernel, self.dtype)
-            return forward(self, *args)
+        def run(*args: Any) -> Any:
+            for value in args[:operands]:
+                if type(value) is complex or getattr(value, "dtype", None) is not None and (
+                    value.dtype.kind == "c"
+                ):
+                    if message is not None:
+                        raise error(message)
+                    dtype = value.dtype if type(value) is not complex else np.result_type(
+                        *[a for a in args[:operands] if a is not None])
+                    raise no_kernel(kernel or forward.__name__, dtype)
+            return forward(*args)
 
         return run
 

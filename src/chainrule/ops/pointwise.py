@@ -27,6 +27,7 @@ from ._registry import (
     KEEP,
     declare_methods,
     recorded_as,
+    refuses_complex,
     tensor_method,
     zero_derivative,
 )
@@ -35,6 +36,11 @@ from ._registry import op as table_op
 #: Every op of this module is element-wise (a TensorIterator op in PyTorch): declared with
 #: ``elementwise=True``, so a result of several tensors is laid out as PyTorch lays it out.
 op = functools.partial(table_op, elementwise=True)
+
+# PyTorch's complex errors worded otherwise than "<kernel>" not implemented for '<type>'.
+_CLAMP_COMPLEX = "clamp is not supported for complex types"  # clamp, relu, hardtanh
+_SIGN_COMPLEX = ("Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
+                 "use torch.sgn instead.")
 
 __all__ = [
     "addcmul", "addcdiv",
@@ -525,6 +531,10 @@ def _check_integer_division(kernel, out, self, other):
 
 @op("DivBackward2", inputs=("self", "other"), promote=ARITH, name="div")
 def _div_rounding(self, other, rounding_mode):
+    if rounding_mode in ("trunc", "floor") and (
+        np.iscomplexobj(self) or np.iscomplexobj(other)
+    ):
+        raise _no_kernel(f"div_{rounding_mode}_cpu", np.result_type(self, other))
     if rounding_mode == "trunc":
         if np.asarray(self).dtype.kind in "iub" and np.asarray(other).dtype.kind in "iub":
             out = _int_div_trunc(self, other)
@@ -640,6 +650,7 @@ def _edges_of_inputs_needing_grad(result: Tensor) -> Tensor:
 
 
 @op("NotImplemented", inputs=("self", "other"), promote=ARITH)
+@refuses_complex("div_floor_cpu", operands=2)
 def _floor_divide(self, other):
     out = np.floor_divide(self, other)
     _check_integer_division("div_floor_cpu", out, self, other)
@@ -672,6 +683,7 @@ def _mod(self, other):
 
 
 @op("RemainderBackward1", inputs=("self", "other"), promote=ARITH)
+@refuses_complex("remainder_cpu", operands=2)
 def _remainder_tensor(self, other):
     return _mod(self, other)
 
@@ -689,6 +701,7 @@ def _(ops, grad, self, other):
 
 
 @op("RemainderBackward0", inputs=("self",), promote=ARITH, promote_with=("other",))
+@refuses_complex("remainder_cpu", operands=2)
 def _remainder_scalar(self, other):
     return _mod(self, other)
 
@@ -699,6 +712,7 @@ def _(ops, grad):
 
 
 @op("NotImplemented", inputs=("self", "other"), promote=ARITH)
+@refuses_complex("remainder_cpu", operands=2)
 def _remainder_number_self(self, other):
     return _mod(self, other)
 
@@ -737,6 +751,7 @@ def _fmod_array(self, other):
 
 @op("FmodBackward1", inputs=("self", "other"), promote=ARITH, name="fmod",
     tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER)
+@refuses_complex("fmod_cpu", operands=2)
 def _fmod_tensor(self, other):
     return _fmod_array(self, other)
 
@@ -753,6 +768,7 @@ def _(ops, grad, self, other):
 
 @op("FmodBackward0", inputs=("self",), promote=ARITH, promote_with=("other",), name="fmod",
     tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER)
+@refuses_complex("fmod_cpu", operands=2)
 def _fmod_scalar(self, other):
     return _fmod_array(self, other)
 
@@ -1001,6 +1017,7 @@ def _sign_array(self):
 
 
 @op("SignBackward0", promote=KEEP, method=True, inplace=True)
+@refuses_complex(message=_SIGN_COMPLEX)
 def sign(self):
     """-1, 0 or 1 by the sign of each element (bool stays bool)."""
     return _sign_array(self)
@@ -1245,6 +1262,7 @@ arcsin, arccos, arctan = asin, acos, atan
 
 @op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
     method=True, inplace=True, aliases=("arctan2",))
+@refuses_complex("atan2_cpu", operands=2)
 def atan2(self, other):
     """Angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant."""
     return np.arctan2(self, other)
@@ -1393,6 +1411,7 @@ def _(ops, grad, result):
 
 
 @op("ReluBackward0", promote=KEEP, method=True, inplace=True)
+@refuses_complex(message=_CLAMP_COMPLEX)
 def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
@@ -1448,6 +1467,7 @@ def _(ops, grad, self, beta, threshold):
 
 @op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
     method=True, inplace=True)
+@refuses_complex("hypot_cpu", operands=2)
 def hypot(self, other):
     """``sqrt(self**2 + other**2)``."""
     return np.hypot(self, other)
@@ -1493,6 +1513,7 @@ _XLOGY_SIGNATURES = (
 
 @op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT, signatures=_XLOGY_SIGNATURES,
     name="xlogy", half_native=True)  # bfloat16 in steps as float16 (_xlogy_values)
+@refuses_complex("xlogy_cpu", operands=2)
 def _xlogy(self, other):
     """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
     return _xlogy_values(self, other)
@@ -1505,6 +1526,7 @@ _xlogy.derivative("other")(_xlogy_other_derivative)
 # A number operand: PyTorch's Scalar overloads, whose nodes have one edge and save the number.
 @op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",), name="xlogy",
     half_native=True)
+@refuses_complex("xlogy_cpu", operands=2)
 def _xlogy_number_self(self, other):
     return _xlogy_values(self, other)
 
@@ -1514,6 +1536,7 @@ _xlogy_number_self.derivative("other")(_xlogy_other_derivative)
 
 @op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",), name="xlogy",
     half_native=True)
+@refuses_complex("xlogy_cpu", operands=2)
 def _xlogy_number_other(self, other):
     return _xlogy_values(self, other)
 
@@ -1571,6 +1594,7 @@ def _min_first(a: Any, b: Any) -> Any:
 
 
 @op("ClampBackward1", promote=ARITH, promote_with=("min", "max"))
+@refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_scalar(self, min=None, max=None):  # noqa: A002
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -1599,6 +1623,7 @@ def _(ops, grad, self, min, max):  # noqa: A002
 
 
 @op("ClampBackward0", inputs=("self", "min", "max"), promote=ARITH)
+@refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_tensor(self, min=None, max=None):  # noqa: A002
     out = self
     if min is not None:
@@ -1753,6 +1778,7 @@ _NUMBER_OR_NONE = frozenset((int, float, bool, type(None)))
 
 
 @op("ClampMinBackward0", promote=ARITH, promote_with=("min",))
+@refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_min_scalar(self, min):  # noqa: A002
     return _max_first(self, min).astype(self.dtype, copy=False)
 
@@ -1763,6 +1789,7 @@ def _(ops, grad, self, min):  # noqa: A002
 
 
 @op("ClampMinBackward1", inputs=("self", "min"), promote=ARITH)
+@refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_min_tensor(self, min):  # noqa: A002
     return _max_first(self, min)
 
@@ -1778,6 +1805,7 @@ def _(ops, grad, self, min):  # noqa: A002
 
 
 @op("ClampMaxBackward0", promote=ARITH, promote_with=("max",))
+@refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_max_scalar(self, max):  # noqa: A002
     return _min_first(self, max).astype(self.dtype, copy=False)
 
@@ -1788,6 +1816,7 @@ def _(ops, grad, self, max):  # noqa: A002
 
 
 @op("ClampMaxBackward1", inputs=("self", "max"), promote=ARITH)
+@refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_max_tensor(self, max):  # noqa: A002
     return _min_first(self, max)
 
@@ -1836,6 +1865,8 @@ def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
 
 @op("MaximumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
     method=True)
+@refuses_complex(message="maximum not implemented for complex tensors.", error=RuntimeError,
+                 operands=2)
 def maximum(self, other):
     """Element-wise maximum (NaN propagates; ``self`` where they are equal)."""
     return _max_first(self, other)
@@ -1859,6 +1890,8 @@ def _(ops, grad, self, other):
 
 @op("MinimumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
     method=True)
+@refuses_complex(message="minimum not implemented for complex tensors.", error=RuntimeError,
+                 operands=2)
 def minimum(self, other):
     """Element-wise minimum (NaN propagates; ``self`` where they are equal)."""
     return _min_first(self, other)
@@ -1886,6 +1919,8 @@ def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
 
 @op("FmaxBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
     method=True)
+@refuses_complex(message="fmax not implemented for complex tensors.", error=RuntimeError,
+                 operands=2)
 def fmax(self, other):
     """Element-wise maximum ignoring NaN."""
     return _zero_ties_keep_self(np.fmax(self, other), self)
@@ -1903,6 +1938,8 @@ def _(ops, grad, self, other):
 
 @op("FminBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
     method=True)
+@refuses_complex(message="fmin not implemented for complex tensors.", error=RuntimeError,
+                 operands=2)
 def fmin(self, other):
     """Element-wise minimum ignoring NaN."""
     return _zero_ties_keep_self(np.fmin(self, other), self)
@@ -2145,6 +2182,8 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def _rounding(name: str, node_name: str, fn, doc: str, aliases: tuple[str, ...] = ()):
     @op(node_name, promote=KEEP)
     def rounding(self):
+        if self.dtype.kind == "c":
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
         if self.dtype.kind in "iub":
             return self.copy()
         return fn(self)
@@ -2165,10 +2204,7 @@ trunc = _rounding("trunc", "TruncBackward0", np.trunc, "Round toward zero.", ali
 fix = trunc
 
 
-def _no_kernel(kernel: str, dtype: np.dtype) -> NotImplementedError:
-    """PyTorch's error for a CPU kernel with no implementation for ``dtype``."""
-    name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
-    return NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+_no_kernel = _dtype.no_kernel
 
 
 @op("RoundBackward0", promote=KEEP)
@@ -2205,6 +2241,7 @@ def round(input, *, decimals=_NO_DECIMALS):  # noqa: A001 - torch-style name
 
 
 @op("FracBackward0", promote=KEEP, method=True, inplace=True)
+@refuses_complex("frac_cpu")
 def frac(self):
     """``self - trunc(self)``."""
     return self - np.trunc(self)
@@ -2221,6 +2258,8 @@ def _check_heaviside(input, values):
 
 
 @op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
+@refuses_complex(message="heaviside is not yet implemented for complex tensors.",
+                 error=RuntimeError, operands=2)
 def _heaviside(input, values):
     if input.dtype.kind not in "fV":
         return np.where(input == 0, values, input > 0).astype(input.dtype)
@@ -2295,6 +2334,25 @@ def _(ops, grad, self):
 # comparisons and logic (never differentiable)
 
 
+def _is_complex_operand(value: Any) -> bool:
+    return type(value) is complex or isinstance(value, np.complexfloating) or (
+        type(value) is np.ndarray and value.dtype.kind == "c")
+
+
+def _ordering(name: str, fn):
+    """``fn`` (``np.less`` ...) refusing complex operands as PyTorch's ``lt_cpu`` ... kernels
+    do: complex numbers have no order (NumPy's is lexicographic)."""
+    kernel = f"{name}_cpu"
+
+    def compare(self, other):
+        if _is_complex_operand(self) or _is_complex_operand(other):
+            raise _no_kernel(kernel, np.result_type(self, other))
+        return fn(self, other)
+
+    compare.__name__ = fn.__name__
+    return compare
+
+
 def _comparison_in_place(name: str, fn, out_of_place):
     """``self.<name>_(other)``'s op: the comparison as 0/1 in the operands' common dtype,
     recorded as PyTorch's ``GtBackward0`` (a number ``other``) or ``GtBackward1`` (a tensor),
@@ -2342,14 +2400,15 @@ def _comparison(name: str, fn, doc: str, in_place_node: bool = False,
 eq = _comparison("eq", np.equal, "Element-wise ``==`` (a bool tensor).", in_place_node=True)
 ne = _comparison("ne", np.not_equal, "Element-wise ``!=`` (a bool tensor).", in_place_node=True,
                  aliases=("not_equal",))
-lt = _comparison("lt", np.less, "Element-wise ``<`` (a bool tensor).", in_place_node=True,
-                 aliases=("less",))
-le = _comparison("le", np.less_equal, "Element-wise ``<=`` (a bool tensor).", in_place_node=True,
-                 aliases=("less_equal",))
-gt = _comparison("gt", np.greater, "Element-wise ``>`` (a bool tensor).", in_place_node=True,
-                 aliases=("greater",))
-ge = _comparison("ge", np.greater_equal, "Element-wise ``>=`` (a bool tensor).",
-                 in_place_node=True, aliases=("greater_equal",))
+lt = _comparison("lt", _ordering("lt", np.less), "Element-wise ``<`` (a bool tensor).",
+                 in_place_node=True, aliases=("less",))
+le = _comparison("le", _ordering("le", np.less_equal), "Element-wise ``<=`` (a bool tensor).",
+                 in_place_node=True, aliases=("less_equal",))
+gt = _comparison("gt", _ordering("gt", np.greater), "Element-wise ``>`` (a bool tensor).",
+                 in_place_node=True, aliases=("greater",))
+ge = _comparison("ge", _ordering("ge", np.greater_equal),
+                 "Element-wise ``>=`` (a bool tensor).", in_place_node=True,
+                 aliases=("greater_equal",))
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 logical_and = _comparison("logical_and", np.logical_and, "Element-wise logical and.")
