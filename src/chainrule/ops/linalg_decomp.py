@@ -1219,11 +1219,9 @@ def _lu_backward(ops: Any, L_grad: Any, U_grad: Any, P: Any, L: Any, U: Any) -> 
 
 
 @op("LinalgLuFactorExBackward0", inputs=("A",), tensor_params=("pivots",))
-def _linalg_lu_factor_ex(A, pivots, LU_value=None):
-    """The packed LU (computed by the public function with ``pivots``: ``LU_value``)."""
-    if LU_value is None:
-        LU_value = lu_factor_arrays(A)[0]
-    return _column_major(LU_value)
+def _linalg_lu_factor_ex(A, pivots):
+    """The packed LU (the public function computed ``pivots`` from the same factorisation)."""
+    return _column_major(lu_factor_arrays(A)[0])
 
 
 @_linalg_lu_factor_ex.derivative("A")
@@ -1656,9 +1654,9 @@ def _lu_checks(A: Tensor, fname: str, pivot: bool) -> None:
 
 
 def _lu_factor_call(A: Tensor, pivot: bool) -> tuple[Tensor, Tensor, Tensor]:
-    LU, pivots, info = lu_factor_arrays(A._data)
+    _, pivots, info = lu_factor_arrays(A._data)
     piv = wrap(pivots)
-    return _linalg_lu_factor_ex(A, piv, LU), piv, wrap(info)
+    return _linalg_lu_factor_ex(A, piv), piv, wrap(info)
 
 
 def linalg_lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False) -> Any:
