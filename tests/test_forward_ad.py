@@ -491,6 +491,28 @@ def test_custom_function_refuses() -> None:
                 Double.apply(d)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_backward_from_a_dual_output_refuses(create_graph: bool) -> None:
+    """Forward-over-reverse (a backward pass from outputs with tangents) is refused: the
+    gradients would come back without (or with incomplete) tangents, where PyTorch computes
+    them. Nothing runs: the leaf gets no gradient."""
+    for lib, fwad in LIBS:
+        x = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with fwad.dual_level():
+            d = fwad.make_dual(x, lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+            y = lib.softmax(d, 0)
+            v = lib.tensor([1.0, -1.0, 0.5], dtype=lib.float64)
+            if lib is torch:
+                (g,) = torch.autograd.grad(y, d, v, create_graph=create_graph)
+                assert fwad.unpack_dual(g).tangent is not None
+                continue
+            with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+                lib.autograd.grad(y, d, v, create_graph=create_graph)
+            with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+                y.sum().backward()
+            assert x.grad is None
+
+
 def test_no_level_no_tangents() -> None:
     x = chainrule.ones(2)
     assert cr_fwad.unpack_dual(x.sin()).tangent is None

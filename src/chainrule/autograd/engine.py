@@ -30,6 +30,7 @@ from .._dtype import from_numpy_dtype
 from .._size import Size
 from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
 from .._tensor import Tensor, gradient_edge, wrap
+from .forward_grad import refuse_forward_over_reverse
 from .grad_mode import ANOMALY_STATE, GRAD, MODE, mode_get
 from .grad_mode import state as _state
 from .graph import (
@@ -1085,6 +1086,7 @@ def _make_root_grads(
 ) -> list[Any]:
     """Check each given output gradient (or make the implicit one) like PyTorch does. An output
     may be a GradientEdge: its gradient has the shape and dtype of the tensor it stands for."""
+    refuse_forward_over_reverse(*outputs, *grad_outputs)  # (forward mode: see there)
     result: list[Any] = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if isinstance(out, GradientEdge):
@@ -1196,6 +1198,7 @@ def tensor_backward(
 
 def backward_scalar(tensor: Tensor) -> None:
     """``tensor.backward()`` with no arguments: the common case, without argument handling."""
+    refuse_forward_over_reverse(tensor)  # (forward mode: see there)
     if not tensor._requires_grad:
         raise RuntimeError(
             "element 0 of tensors does not require grad and does not have a grad_fn"

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DUAL", "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
     "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
-    "VIEW_TANGENT",
+    "VIEW_TANGENT", "FORWARD_OVER_REVERSE_MESSAGE", "refuse_forward_over_reverse",
 ]
 
 #: How many dual levels are entered (read by the ops' fast paths; 0 while a rule runs).
@@ -120,3 +120,21 @@ def refuse_in_place(name: str, *tensors: Any) -> None:
     silently stale."""
     if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
         raise NotImplementedError(NOT_IMPLEMENTED_MESSAGE.format(name=name))
+
+
+#: chainrule's refusal of tangents through a backward pass (PyTorch computes them).
+FORWARD_OVER_REVERSE_MESSAGE = (
+    "chainrule does not support forward-mode AD through a backward pass (forward-over-reverse) "
+    "yet: the backward formulas would see tensors whose saved values lost their tangents, so "
+    "the gradients' tangents would be incomplete"
+)
+
+
+def refuse_forward_over_reverse(*tensors: Any) -> None:
+    """A backward pass from outputs (or with output gradients) that have tangents: refused
+    (NotImplementedError), as the gradients would come back without their tangents (the
+    engine's nodes re-wrap what they saved, without tangents). A backward pass from outputs
+    without tangent runs: the gradients' values are right (reverse mode through a tangent),
+    but their tangents, which PyTorch also computes, are not (known gap)."""
+    if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
+        raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
