@@ -282,3 +282,68 @@ def test_jvp_at_special_values(info: OpInfo, index: int) -> None:
         assert t is not None, f"{info.name} tangent {i} missing"
         np.testing.assert_allclose(t, tt, rtol=1e-9, atol=1e-12, equal_nan=True,
                                    err_msg=f"{info.name} tangent {i}")
+
+
+LOW_PRECISION = {"float32": (1e-4, 1e-5), "float16": (2e-2, 2e-3)}
+
+
+#: Where PyTorch refuses forward mode before its float16 kernel refuses the dtype, and
+#: chainrule the other way round (its forward runs before the refusal): same type, other words.
+_ORDER = "PyTorch's forward-mode refusal comes before its kernel's float16 one; chainrule's after"
+LOW_PRECISION_KNOWN = {
+    "cholesky-0-float16": _ORDER, "cholesky-1-float16": _ORDER,
+    "Tensor.cholesky-0-float16": _ORDER, "ormqr-0-float16": _ORDER, "ormqr-1-float16": _ORDER,
+    "ormqr_transpose-0-float16": _ORDER, "Tensor.ormqr-0-float16": _ORDER,
+    "ormqr_right_transpose-0-float16": _ORDER, "special.zeta-0-float16": _ORDER,
+    "special.zeta-1-float16": _ORDER, "special.zeta_number_x-0-float16": _ORDER,
+}
+
+
+def _low_precision_cases() -> list[Any]:
+    cases = []
+    for info in ALL_OPS:
+        if not info.grad or info.name in NO_RULE_YET:
+            continue
+        for index in range(len(info.shapes)):
+            for dtype in LOW_PRECISION:
+                key = f"{info.name}-{index}-{dtype}"
+                marks = ([pytest.mark.xfail(strict=True, reason=LOW_PRECISION_KNOWN[key])]
+                         if key in LOW_PRECISION_KNOWN else [])
+                cases.append(pytest.param(info, index, dtype, id=key, marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("info", "index", "dtype"), _low_precision_cases())
+def test_jvp_in_float32_and_float16(info: OpInfo, index: int, dtype: str) -> None:
+    """Tangents in the inputs' dtype (float32, float16), as PyTorch's: same dtype, values
+    within the precision (each op of a rule rounds as PyTorch's formula's ops do)."""
+    arrays = sample_inputs(info, index, dtype, seed=3)
+    requires = requires_grad_flags(info, arrays)
+    tangents = [None if t is None else t.astype(dtype) for t in _tangents(arrays, requires)]
+    if info.name in TORCH_RAISES and index > 0:
+        return  # (PyTorch's own error: test_jvp_matches_torch)
+    try:
+        theirs = _forward(torch, torch.autograd.forward_ad, info, arrays, tangents)
+    except Exception as error:  # noqa: BLE001 - (PyTorch refuses this dtype: so must we)
+        with pytest.raises(type(error)) as caught:
+            _forward(chainrule, cr_fwad, info, arrays, tangents)
+        if "forward AD" in str(error) or "jvp" in str(error):
+            assert str(caught.value) == str(error)  # (forward mode's own refusal: its words)
+        return
+    try:
+        ours = _forward(chainrule, cr_fwad, info, arrays, tangents)
+    except NotImplementedError as error:  # (refused in float64 too: the sweep above)
+        refused_op = str(error)[len(REFUSAL):].split()[0]
+        assert refused_op in PENDING_OPS or _complex(info, theirs), str(error)
+        return
+    rtol, atol = LOW_PRECISION[dtype]
+    for i, ((p, t), (tp, tt)) in enumerate(zip(ours, theirs, strict=True)):
+        assert p.dtype == tp.dtype, f"{info.name} primal {i} dtype"
+        if tt is None or not np.any(tt):
+            assert t is None or not np.any(t), f"{info.name} tangent {i}"
+            continue
+        assert t is not None and t.dtype == tt.dtype, f"{info.name} tangent {i} dtype"
+        scale = max(1.0, float(np.nanmax(np.abs(tt[np.isfinite(tt)]), initial=0.0)))
+        np.testing.assert_allclose(t.astype(np.float64), tt.astype(np.float64), rtol=rtol,
+                                   atol=atol * scale, equal_nan=True,
+                                   err_msg=f"{info.name} tangent {i}")

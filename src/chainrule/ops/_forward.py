@@ -116,8 +116,12 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
 
 
 def _laid_out_like(tangent: Tensor, primal: Tensor) -> Tensor:
-    """``tangent`` at ``primal``'s shape, in its layout when ``primal`` is contiguous (PyTorch
-    keeps a tangent's layout the primal's)."""
+    """``tangent`` at ``primal``'s shape, not wider than its dtype (a rule's arithmetic with
+    0-d or Python numbers may widen a half one; PyTorch's norms with ``dtype=`` keep the
+    input's narrower one), in its layout when
+    ``primal`` is contiguous (PyTorch keeps a tangent's layout the primal's)."""
+    if tangent._data.dtype.itemsize > primal._data.dtype.itemsize:
+        tangent = tangent.to(primal.dtype)
     shape = primal._data.shape
     if tangent._data.shape != shape:
         tangent = tangent.expand(shape).contiguous()

@@ -34,6 +34,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import copying, indexing, linalg, pointwise, reduction, shape
 from ._forward import (
     allow_jvp,
@@ -133,6 +135,9 @@ def _reduction_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) ->
             term = t * 0 if d is None else d * t
             total = term if total is None else total + term
         found.append(_sum_reduced(op, args, total, out))
+    if op.node_name == "LinalgVectorNormBackward0":
+        # (PyTorch's linalg_vector_norm_jvp gives the input's dtype, even with ``dtype=``)
+        found = [f.to(args[0].dtype) for f in found]
     return tuple(found) if type(result) is tuple else found[0]
 
 
@@ -456,9 +461,13 @@ def _eigh_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
 
 
 def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
-    """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves."""
+    """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves
+    (PyTorch's ``glu_jvp`` kernel has no half-precision version: its error)."""
     (t,) = tangents
     dim = args[1]
+    if result._data.dtype.itemsize == 2:
+        half = "Half" if result._data.dtype == np.float16 else "BFloat16"
+        raise NotImplementedError(f'"glu_jvp_cpu" not implemented for \'{half}\'')
     a, b = args[0].chunk(2, dim)
     a_t, b_t = t.chunk(2, dim)
     s = b.sigmoid()
