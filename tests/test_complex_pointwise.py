@@ -1,5 +1,6 @@
 """Complex gradients of the element-wise functions (exponentials, logarithms, roots, powers,
-trigonometric and hyperbolic functions, their inverses, sigmoid), against PyTorch.
+trigonometric and hyperbolic functions, their inverses, sigmoid), of addcmul/addcdiv/lerp,
+products (prod, cumprod, addmm, linear) and moments (var, std), against PyTorch.
 
 PyTorch's formula for a holomorphic ``f`` is ``grad * f'(z).conj()``; acosh takes the other
 branch of its root for complex values (``1 / (sqrt(z - 1) * sqrt(z + 1))``); complex sigmoid is
@@ -123,3 +124,69 @@ def test_a_chain_of_functions_in_complex64() -> None:
         return (z.sin() * z.log() + z.sqrt().tanh()).sigmoid() ** 2
 
     _compare(fn, _c(5, dtype=np.complex64), rtol=5e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------------------------
+# addcmul, addcdiv, lerp, products, moments, addmm: PyTorch's formulas conjugate the other
+# factors and the scalars; prod and cumprod conjugate the input and output (also with zeros).
+
+_Z3 = _c(3)
+_WITH_ZERO = _c(3, 4)
+_WITH_ZERO[1, 2] = 0
+_TWO_ZEROS = _WITH_ZERO.copy()
+_TWO_ZEROS[1, 0] = 0
+
+MORE: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
+    "addcmul": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=0.5), (_Z3, _c(3), _c(3))),
+    "addcmul_complex_value": (lambda lib, a, b, c: lib.addcmul(a, b, c, value=2 - 1j),
+                              (_Z3, _c(3), _c(3))),
+    "addcmul_in_place": (lambda lib, a, b, c: (a * 1).addcmul_(b, c, value=0.5j),
+                         (_Z3, _c(3), _c(3))),
+    "addcdiv": (lambda lib, a, b, c: lib.addcdiv(a, b, c, value=1 + 1j), (_Z3, _c(3), _c(3))),
+    "lerp": (lambda lib, a, b: lib.lerp(a, b, 0.3), (_Z3, _c(3))),
+    "lerp_above_half": (lambda lib, a, b: lib.lerp(a, b, 0.8), (_Z3, _c(3))),
+    "lerp_complex_weight": (lambda lib, a, b: lib.lerp(a, b, 0.3 + 0.6j), (_Z3, _c(3))),
+    "lerp_tensor_weight": (lambda lib, a, b, w: lib.lerp(a, b, w), (_Z3, _c(3), _c(3))),
+    "lerp_in_place": (lambda lib, a, b: (a * 1).lerp_(b, 0.4), (_Z3, _c(3))),
+    "prod": (lambda lib, z: z.prod(), (_c(3, 4),)),
+    "prod_with_a_zero": (lambda lib, z: z.prod(), (_WITH_ZERO,)),
+    "prod_with_two_zeros": (lambda lib, z: z.prod(), (_TWO_ZEROS,)),
+    "prod_dim": (lambda lib, z: z.prod(1), (_WITH_ZERO,)),
+    "prod_dim_two_zeros": (lambda lib, z: z.prod(0, keepdim=True), (_TWO_ZEROS,)),
+    "cumprod": (lambda lib, z: z.cumprod(1), (_c(3, 4),)),
+    "cumprod_with_zeros": (lambda lib, z: z.cumprod(1), (_TWO_ZEROS,)),
+    "var": (lambda lib, z: z.var(), (_c(3, 4),)),
+    "var_dim": (lambda lib, z: z.var(1, correction=0), (_c(3, 4),)),
+    "std": (lambda lib, z: z.std(0, keepdim=True), (_c(3, 4),)),
+    "var_mean": (lambda lib, z: lib.var_mean(z, 1)[0] * lib.var_mean(z, 1)[1], (_c(3, 4),)),
+    "std_mean": (lambda lib, z: lib.std_mean(z)[0] + lib.std_mean(z)[1], (_c(3, 4),)),
+    "addmm": (lambda lib, a, b, c: lib.addmm(a, b, c), (_c(2, 4), _c(2, 3), _c(3, 4))),
+    "addmm_scalars": (lambda lib, a, b, c: lib.addmm(a, b, c, beta=0.5 - 1j, alpha=2j),
+                      (_c(4), _c(2, 3), _c(3, 4))),
+    "addmm_transposed": (lambda lib, a, b, c: lib.addmm(a, b, c.t()),
+                         (_c(2, 4), _c(2, 3), _c(4, 3))),
+    "linear": (lambda lib, x, w, b: lib.nn.functional.linear(x, w, b),
+               (_c(5, 3), _c(4, 3), _c(4))),
+    "linear_real_weight": (lambda lib, x, w: lib.nn.functional.linear(x, w.to(x.dtype)),
+                           (_c(5, 3), _c(4, 3).real.copy())),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_products_moments_and_lerp_match_pytorch(name: str) -> None:
+    fn, arrays = MORE[name]
+    _compare(fn, *arrays, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["prod_dim", "cumprod", "var", "lerp_complex_weight",
+                                  "addcmul_complex_value", "addmm_scalars", "addcdiv"])
+def test_second_order_of_products_moments_and_lerp(name: str) -> None:
+    fn, arrays = MORE[name]
+    results = []
+    for lib in LIBS:
+        leaves = [_leaf(lib, a) for a in arrays]
+        grads = lib.autograd.grad(_real_loss(lib, fn(lib, *leaves)), leaves, create_graph=True)
+        total = sum((g * leaf).sum() for g, leaf in zip(grads, leaves, strict=True))
+        results.append((*grads, *lib.autograd.grad(_real_loss(lib, total, 3), leaves)))
+    for ours, theirs in zip(*results, strict=True):
+        _close(ours, theirs, rtol=1e-9, atol=1e-11)

@@ -227,7 +227,8 @@ def _(ops, grad, self):
 
 
 # (in place, the method is written into self: argument errors count positions after it)
-@op("AddmmBackward0", inputs=("self", "mat1", "mat2"), method=True, inplace="method")
+@op("AddmmBackward0", inputs=("self", "mat1", "mat2"), method=True, inplace="method",
+    complex_ok=True)
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """``beta * self + alpha * (mat1 @ mat2)``; ``self`` broadcasts to the product's shape.
 
@@ -267,24 +268,28 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return product
 
 
+# Complex values: PyTorch's formulas conjugate the other matrix and the scalars (conj of a real
+# value is the value).
+
+
 @addmm.derivative("self")
 def _(ops, grad, beta):
-    return grad if beta == 1 else grad * beta
+    return grad if beta == 1 else grad * ops.conj(beta)
 
 
 @addmm.derivative("mat1")
 def _(ops, grad, mat2, alpha):
-    g = ops.mm(grad, ops.t(mat2))
-    return g if alpha == 1 else g * alpha
+    g = ops.mm(grad, ops.conj(ops.t(mat2)))
+    return g if alpha == 1 else g * ops.conj(alpha)
 
 
 @addmm.derivative("mat2")
 def _(ops, grad, mat1, mat2_strides, alpha):
     if _column_major(mat2_strides):
-        g = ops.t(ops.mm(ops.t(grad), mat1))
+        g = ops.t(ops.mm(ops.t(grad), ops.conj(mat1)))
     else:
-        g = ops.mm(ops.t(mat1), grad)
-    return g if alpha == 1 else g * alpha
+        g = ops.mm(ops.conj(ops.t(mat1)), grad)
+    return g if alpha == 1 else g * ops.conj(alpha)
 
 
 @tensor_method(aliases=("ger",))

@@ -2013,7 +2013,8 @@ def lerp_values(self: Any, end: Any, weight: Any) -> Any:
     return np.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
 
 
-@op("LerpBackward0", inputs=("self", "end"), promote=FLOAT, promote_with=("weight",))
+@op("LerpBackward0", inputs=("self", "end"), promote=FLOAT, promote_with=("weight",),
+    complex_ok=True)
 @half_in_float32
 def _lerp_scalar(self, end, weight):
     return lerp_values(self, end, weight).astype(np.result_type(self, end), copy=False)
@@ -2023,15 +2024,15 @@ def _lerp_scalar(self, end, weight):
 # Scalar), not by the weight rounded to float16 first.
 @_lerp_scalar.derivative("self")
 def _(ops, grad, weight):
-    return ops.mul(grad, 1 - weight)
+    return ops.mul(grad, ops.conj(1 - weight))  # (conjugates: PyTorch's, for complex)
 
 
 @_lerp_scalar.derivative("end")
 def _(ops, grad, weight):
-    return ops.mul(grad, weight)
+    return ops.mul(grad, ops.conj(weight))
 
 
-@op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT)
+@op("LerpBackward1", inputs=("self", "end", "weight"), promote=FLOAT, complex_ok=True)
 @half_in_float32
 def _lerp_tensor(self, end, weight):
     return lerp_values(self, end, weight)
@@ -2039,17 +2040,17 @@ def _lerp_tensor(self, end, weight):
 
 @_lerp_tensor.derivative("self")
 def _(ops, grad, weight):
-    return grad * (1 - weight)
+    return grad * ops.conj(1 - weight)
 
 
 @_lerp_tensor.derivative("end")
 def _(ops, grad, weight):
-    return grad * weight
+    return grad * ops.conj(weight)
 
 
 @_lerp_tensor.derivative("weight")
 def _(ops, grad, self, end):
-    return grad * (end - self)
+    return grad * ops.conj(end - self)
 
 
 @tensor_method(inplace=True)
@@ -2071,7 +2072,8 @@ def _check_addcmul(self, tensor1, tensor2, *_options):
 
 
 @op("AddcmulBackward0", inputs=("self", "tensor1", "tensor2"), promote=ARITH,
-    tensor_only=("self", "tensor1", "tensor2"), name="addcmul", check=_check_addcmul)
+    tensor_only=("self", "tensor1", "tensor2"), name="addcmul", check=_check_addcmul,
+    complex_ok=True)
 def _addcmul(self, tensor1, tensor2, value):
     """PyTorch's kernel: ``fma(value * tensor1, tensor2, self)``, in float32 for float16 (and
     bfloat16), each rounded once. The fused multiply-add is exact through float64 for float32
@@ -2093,12 +2095,12 @@ def _(ops, grad):
 
 @_addcmul.derivative("tensor1")
 def _(ops, grad, tensor2, value):
-    return grad * ops.mul(tensor2, value)
+    return grad * ops.conj(ops.mul(tensor2, value))  # (the conjugate: PyTorch's, for complex)
 
 
 @_addcmul.derivative("tensor2")
 def _(ops, grad, tensor1, value):
-    return grad * ops.mul(tensor1, value)
+    return grad * ops.conj(ops.mul(tensor1, value))
 
 
 def _check_addcdiv(self, tensor1, tensor2, *_options):
@@ -2115,7 +2117,8 @@ def _check_addcdiv(self, tensor1, tensor2, *_options):
 
 
 @op("AddcdivBackward0", inputs=("self", "tensor1", "tensor2"), promote=ARITH,
-    tensor_only=("self", "tensor1", "tensor2"), name="addcdiv", check=_check_addcdiv)
+    tensor_only=("self", "tensor1", "tensor2"), name="addcdiv", check=_check_addcdiv,
+    complex_ok=True)
 @half_in_float32
 def _addcdiv(self, tensor1, tensor2, value):
     return self + value * tensor1 / tensor2
@@ -2130,12 +2133,12 @@ def _(ops, grad):
 # and divides; ``value * tensor1`` multiplies by the number (in float32 for the half types).
 @_addcdiv.derivative("tensor1")
 def _(ops, grad, tensor2, value):
-    return grad * ops.div(_filled(value, tensor2), tensor2)
+    return grad * ops.conj(ops.div(_filled(value, tensor2), tensor2))
 
 
 @_addcdiv.derivative("tensor2")
 def _(ops, grad, tensor1, tensor2, value):
-    return -grad * (ops.mul(tensor1, value) / (tensor2 * tensor2))
+    return -grad * ops.conj(ops.mul(tensor1, value) / (tensor2 * tensor2))
 
 
 def _filled(value: Any, like: Any) -> Any:

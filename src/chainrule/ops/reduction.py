@@ -466,7 +466,7 @@ def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
     return _scan("cumsum", input, dim, dtype, _cumsum)
 
 
-@op("CumprodBackward0")
+@op("CumprodBackward0", complex_ok=True)
 def _cumprod(self, dim, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
@@ -479,6 +479,9 @@ def _(ops, grad, self, dim, result):
     shape = tuple(self.shape)
     if not shape or shape[dim] <= 1:
         return grad
+    # Complex values: the formulas below are linear in ``grad``; PyTorch's gradient is theirs
+    # with the input and output conjugated (the conjugate of each partial derivative).
+    self, result = _conjugated(ops, self, result)
     if not _has_zero(self):
         # y_k = x_0 * ... * x_k, so dy_k/dx_i = y_k / x_i for k >= i.
         return _reverse_cumsum(ops, grad * result, dim) / self
@@ -489,6 +492,13 @@ def _(ops, grad, self, dim, result):
     # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
     # polynomial in x, so its own derivative (create_graph) is right too.
     return _exclusive_cumprod(ops, self, dim) * _suffix_sums(ops, grad, self, dim)
+
+
+def _conjugated(ops: Any, self: Any, result: Any) -> tuple[Any, Any]:
+    """``self`` and ``result`` conjugated if complex (else as they are)."""
+    if _is_complex(self):
+        return ops.conj(self), ops.conj(result)
+    return self, result
 
 
 def _cumprod_backward_with_zeros(ops: Any, grad: Any, x: Any, dim: int, result: Any) -> Any:
@@ -531,7 +541,9 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 
 def _prod_backward(ops: Any, grad: Any, self: Any, result: Any, dim: int | None) -> Any:
     """Gradient of a product over ``dim`` (all elements if None); ``grad`` and ``result`` have
-    the keepdim shape (or are 0-d for the full product)."""
+    the keepdim shape (or are 0-d for the full product). Complex values: with the input and
+    output conjugated (the conjugate of each partial derivative), as PyTorch's."""
+    self, result = _conjugated(ops, self, result)
     if not _has_zero(self):
         return grad * (result / self)
     # With zeros, d prod / d x_i is the product of the other elements, computed without division.
@@ -542,7 +554,7 @@ def _prod_backward(ops: Any, grad: Any, self: Any, result: Any, dim: int | None)
     return grad * ops.reshape(_products_of_others(ops, flat, 0), shape)
 
 
-@op("ProdBackward0")
+@op("ProdBackward0", complex_ok=True)
 def _prod_all(self, *, dtype=None):
     return _accumulate(np.prod, self, dtype)
 
@@ -554,7 +566,7 @@ def _(ops, grad, self, result):
     return _prod_backward(ops, grad, self, result, None)
 
 
-@op("ProdBackward1")
+@op("ProdBackward1", complex_ok=True)
 def _prod_dim(self, dim, keepdim=False, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
@@ -1096,7 +1108,7 @@ def _mean_backward(ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int,
     return expand_reduced(ops, ops.div(grad, builtins.max(n, 1)), shape, axes, keepdim)
 
 
-@op("VarBackward0")
+@op("VarBackward0", complex_ok=True)
 def _var(self, dim, correction, keepdim):
     return _moments(self, dim, correction, keepdim, not _one_number(self, dim))[0]
 
@@ -1107,7 +1119,7 @@ def _(ops, grad, self, dim, correction, keepdim):
         return _var_backward(ops, grad, self, dim, correction, keepdim)
 
 
-@op("StdBackward0")
+@op("StdBackward0", complex_ok=True)
 def _std(self, dim, correction, keepdim):
     return _moments(self, dim, correction, keepdim, not _one_number(self, dim), True)[0]
 
@@ -1119,7 +1131,7 @@ def _(ops, grad, self, dim, correction, keepdim, result):
         return _var_backward(ops, grad, self, dim, correction, keepdim)
 
 
-@op("VarMeanBackward0", num_outputs=2)
+@op("VarMeanBackward0", num_outputs=2, complex_ok=True)
 def _var_mean(self, dim, correction, keepdim):
     return _moments(self, dim, correction, keepdim)
 
@@ -1136,7 +1148,7 @@ def _(ops, grads, self, dim, correction, keepdim):
     return out
 
 
-@op("StdMeanBackward0", num_outputs=2)
+@op("StdMeanBackward0", num_outputs=2, complex_ok=True)
 def _std_mean(self, dim, correction, keepdim):
     return _moments(self, dim, correction, keepdim, take_sqrt=True)
 
