@@ -15,7 +15,20 @@ from __future__ import annotations
 
 import math as _math
 
-from . import _C, _dtype, _overrides, autograd, backends, cuda, nn, optim, overrides, testing, utils
+from . import (
+    _C,
+    _dtype,
+    _overrides,
+    autograd,
+    backends,
+    cuda,
+    linalg,
+    nn,
+    optim,
+    overrides,
+    testing,
+    utils,
+)
 from . import _return_types as return_types
 from ._dtype import (
     bfloat16,
@@ -91,8 +104,6 @@ from .ops.sampling import *  # noqa: F403 - bernoulli
 from .ops.shape import *  # noqa: F403 - reshape, transpose, cat, ...
 from .ops.special_ops import *  # noqa: F403 - erfinv, lgamma, digamma, polygamma
 from .serialization import load, save
-
-from . import linalg  # noqa: E402 - torch.linalg (after the ops it is built on)
 
 pi = _math.pi
 e = _math.e
