@@ -25,8 +25,9 @@ Kinds of rule:
   ones (PyTorch's formulas for prod, var, std, norms, logsumexp, amax, max/min/median);
 * explicit: division, softmax/log_softmax, glu, sort/topk (gather by the indices), addmm,
   convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
-  norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solve,
-  Cholesky, eigh: PyTorch's formulas; the SVD, QR, pinv and matrix_exp refuse for now).
+  norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solves,
+  Cholesky and its solve and inverse, eigh, pinv, matrix_exp: PyTorch's formulas; the SVD, QR,
+  LU, lstsq, eig and the other decompositions refuse for now).
 """
 
 from __future__ import annotations
@@ -460,6 +461,70 @@ def _eigh_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     return values_t.clone(), vectors @ ratio
 
 
+def _matrix_exp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_matrix_exp_differential``: the top-right block of
+    ``exp([[A, A_t], [0, A]])``."""
+    from .shape import cat
+
+    A, (A_t,) = args[0], tangents
+    n = A.shape[-1]
+    top = cat([A, A_t], -1)
+    bottom = cat([_zeros(A), A], -1)
+    return op.publics[False](cat([top, bottom], -2))[..., :n, n:]
+
+
+def _cholesky_inverse_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``-R dA R`` with ``R`` the result and ``dA = L_t L^T + L L_t^T`` (``U^T U`` upper)."""
+    L, upper = args
+    (L_t,) = tangents
+    dK = L_t.mT @ L if upper else L_t @ L.mT
+    return -(result @ (dK + dK.mT) @ result)
+
+
+def _cholesky_solve_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``cholesky_solve_jvp``: ``cholesky_solve(B_t - dA X, L)`` with
+    ``dA = dK + dK^T``, ``dK = L_t L^T`` (``U_t^T U`` upper)."""
+    B, L, upper = args
+    B_t, L_t = tangents
+    rhs = B_t
+    if L_t is not None:
+        dK = L_t.mT @ L if upper else L_t @ L.mT
+        moved = (dK + dK.mT) @ result
+        rhs = -moved if B_t is None else B_t - moved
+    return op.publics[False](rhs, L, upper)
+
+
+def _triangular_solve_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``triangular_solve_jvp`` (``generic_solve_jvp``: ``A_t`` as given, not
+    projected on the triangle) for the solution; ``A_t`` for the cloned coefficient."""
+    B, A, upper, transpose, unitriangular = args
+    B_t, A_t = tangents
+    X = result[0]
+    rhs = B_t
+    if A_t is not None:
+        moved = A_t @ X
+        rhs = -moved if B_t is None else B_t - moved
+    solution_t = op.publics[False](rhs, A, upper, transpose, unitriangular)[0]
+    return solution_t, (None if A_t is None else A_t.clone())
+
+
+def _pinv_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``pinv_jvp`` (arranged for the smaller of the two dimensions)."""
+    A = args[0]
+    (dA,) = tangents
+    pinv = result
+    m, n = A.shape[-2], A.shape[-1]
+    dAh, pinvh = dA.mT, pinv.mT
+    if m <= n:
+        K = pinvh @ dAh
+        return (pinv @ (K - K.mT - K @ (A @ pinv))
+                + (dAh - pinv @ (A @ dAh)) @ (pinvh @ pinv))
+    K = pinv @ dA
+    Kh = K.mT
+    return ((Kh - K - (pinv @ A) @ Kh) @ pinv
+            + (pinv @ pinvh) @ (dAh - (dAh @ A) @ pinv))
+
+
 def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves
     (PyTorch's ``glu_jvp`` kernel has no half-precision version: its error)."""
@@ -663,6 +728,11 @@ allow_jvp_nodes(_solve_rule, "LinalgSolveExBackward0")
 allow_jvp_nodes(_solve_triangular_rule, "LinalgSolveTriangularBackward0")
 allow_jvp_nodes(_cholesky_rule, "LinalgCholeskyExBackward0")
 allow_jvp_nodes(_eigh_rule, "LinalgEighBackward0")
+allow_jvp_nodes(_matrix_exp_rule, "LinalgMatrixExpBackward0")
+allow_jvp_nodes(_cholesky_inverse_rule, "CholeskyInverseBackward0")
+allow_jvp_nodes(_cholesky_solve_rule, "CholeskySolveBackward0")
+allow_jvp_nodes(_triangular_solve_rule, "TriangularSolveBackward0")
+allow_jvp_nodes(_pinv_rule, "LinalgPinvBackward0")
 allow_jvp_nodes(_lerp_rule, "LerpBackward0", "LerpBackward1")
 allow_jvp_nodes(_logit_rule, "LogitBackward0")
 allow_jvp_nodes(_layer_norm_rule, "NativeLayerNormBackward0")
