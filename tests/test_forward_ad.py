@@ -516,3 +516,17 @@ def test_backward_from_a_dual_output_refuses(create_graph: bool) -> None:
 def test_no_level_no_tangents() -> None:
     x = chainrule.ones(2)
     assert cr_fwad.unpack_dual(x.sin()).tangent is None
+
+
+@pytest.mark.parametrize("mode", ["complete", "r"])
+def test_qr_modes_without_forward_derivative(mode: str) -> None:
+    """linalg.qr's modes that are not differentiable: PyTorch's errors, in forward mode too."""
+    messages = []
+    for lib, fwad in LIBS:
+        a = np.random.default_rng(0).uniform(-1, 1, (4, 3))
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.from_numpy(a.copy()), lib.from_numpy(a.copy()))
+            with pytest.raises(RuntimeError) as caught:
+                lib.linalg.qr(d, mode=mode)
+            messages.append(str(caught.value))
+    assert messages[0] == messages[1]

@@ -26,7 +26,7 @@ Kinds of rule:
 * explicit: division, softmax/log_softmax, glu, sort/topk (gather by the indices), addmm,
   convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
   norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solves,
-  Cholesky and its solve and inverse, eigh, pinv, matrix_exp: PyTorch's formulas; the SVD, QR,
+  Cholesky and its solve and inverse, eigh, QR, pinv, matrix_exp: PyTorch's formulas; the SVD,
   LU, lstsq, eig and the other decompositions refuse for now).
 """
 
@@ -525,6 +525,44 @@ def _pinv_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
             + (pinv @ pinvh) @ (dAh - (dAh @ A) @ pinv))
 
 
+def _qr_square_or_tall(A_t: Any, Q: Any, R: Any) -> tuple[Any, Any]:
+    """``m >= n``: with ``dX = A_t R^{-1}``, ``C = syminv(sym(Q^H dX))`` (the upper triangle of
+    ``Q^H dX + dX^H Q`` with its diagonal halved), ``Q_t = dX - Q C`` and ``R_t = C R``."""
+    from .linalg_decomp import _linalg_solve_triangular
+
+    dX = _linalg_solve_triangular(R, A_t, True, False, False)
+    sym = Q.mT @ dX
+    sym = sym + sym.mT
+    C = sym.triu() - (sym.diagonal(0, -2, -1) * 0.5).diag_embed()
+    return dX - Q @ C, C @ R
+
+
+def _qr_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_qr_jvp``: the tall or square case above; a wide ``A = [X | Y]``
+    (``R = [U | V]``) takes ``X``'s, and ``V_t = Q^H (Y_t - Q_t V)``."""
+    from .shape import cat
+
+    A, mode = args
+    (A_t,) = tangents
+    Q, R = result
+    m, n = A.shape[-2], A.shape[-1]
+    if mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. "
+            "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
+            "linalg.qr."
+        )
+    if mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
+    if m >= n:
+        return _qr_square_or_tall(A_t, Q, R)
+    Q_t, U_t = _qr_square_or_tall(A_t[..., :m], Q, R[..., :m])
+    V_t = Q.mT @ (A_t[..., m:] - Q_t @ R[..., m:])
+    return Q_t, cat([U_t, V_t], -1)
+
+
 def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves
     (PyTorch's ``glu_jvp`` kernel has no half-precision version: its error)."""
@@ -733,6 +771,7 @@ allow_jvp_nodes(_cholesky_inverse_rule, "CholeskyInverseBackward0")
 allow_jvp_nodes(_cholesky_solve_rule, "CholeskySolveBackward0")
 allow_jvp_nodes(_triangular_solve_rule, "TriangularSolveBackward0")
 allow_jvp_nodes(_pinv_rule, "LinalgPinvBackward0")
+allow_jvp_nodes(_qr_rule, "LinalgQrBackward0")
 allow_jvp_nodes(_lerp_rule, "LerpBackward0", "LerpBackward1")
 allow_jvp_nodes(_logit_rule, "LogitBackward0")
 allow_jvp_nodes(_layer_norm_rule, "NativeLayerNormBackward0")
