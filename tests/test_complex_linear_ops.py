@@ -1,6 +1,6 @@
 """Complex gradients through the ops that move, copy, mask or sum elements (cat, stack, flip,
-roll, repeat, indexing, gather/scatter, masked ops, splits, diagonals, cumsum, copy_, fill_),
-and complex var/std, against PyTorch.
+roll, repeat, indexing, gather/scatter, masked ops, splits, diagonals, cumsum, copy_, fill_,
+pads), complex var/std values, norms, convolutions, logsumexp and dist, against PyTorch.
 
 Their derivatives move, copy or add the gradient's elements, so PyTorch's formulas are the
 real ones; each op is also swept on complex inputs by test_complex_refused.py. Before, each
@@ -158,3 +158,105 @@ def test_second_order_of_complex_norms(ord: float) -> None:
         results.append((g, second))
     for ours, theirs in zip(*results, strict=True):
         _close(ours, theirs, rtol=1e-9, atol=1e-11)
+
+
+# ----------------------------------------------------------------------------------------------
+# Convolutions (PyTorch's Gauss-trick composition of three real convolutions, so its graph),
+# logsumexp, dist and the reflection/replication pads.
+
+
+MORE: dict[str, tuple[Any, tuple[np.ndarray, ...]]] = {
+    "conv1d_bias": (lambda lib, x, w, b: lib.nn.functional.conv1d(x, w, b),
+                    (_c(2, 3, 7), _c(4, 3, 3), _c(4))),
+    "conv1d_stride_padding_dilation": (
+        lambda lib, x, w: lib.nn.functional.conv1d(x, w, stride=2, padding=1, dilation=2),
+        (_c(1, 2, 9), _c(3, 2, 2))),
+    "conv2d_groups": (lambda lib, x, w: lib.nn.functional.conv2d(x, w, groups=2, padding=1),
+                      (_c(2, 4, 5, 5), _c(6, 2, 3, 3))),
+    "conv3d": (lambda lib, x, w: lib.nn.functional.conv3d(x, w, padding=1),
+               (_c(1, 2, 3, 3, 3), _c(2, 2, 2, 2, 2))),
+    "conv_transpose2d": (
+        lambda lib, x, w, b: lib.nn.functional.conv_transpose2d(
+            x, w, b, stride=2, padding=1, output_padding=1),
+        (_c(2, 3, 4, 4), _c(3, 2, 3, 3), _c(2))),
+    "conv_transpose1d_groups": (
+        lambda lib, x, w: lib.nn.functional.conv_transpose1d(x, w, groups=2, dilation=2),
+        (_c(1, 4, 5), _c(4, 3, 2))),
+    "conv_of_a_conjugate": (lambda lib, x, w: lib.nn.functional.conv1d(x.conj(), w),
+                            (_c(1, 2, 5), _c(3, 2, 2))),
+    "conv_complex64": (lambda lib, x, w: lib.nn.functional.conv1d(x, w),
+                       (_c(1, 2, 5, dtype=np.complex64), _c(3, 2, 2, dtype=np.complex64))),
+    "logsumexp": (lambda lib, z: z.logsumexp(1), (_c(2, 3),)),
+    "logsumexp_all_keepdim": (lambda lib, z: lib.logsumexp(z, (0, 1), keepdim=True),
+                              (_c(2, 3),)),
+    "dist": (lambda lib, a, b: lib.dist(a, b), (_c(2, 3), _c(2, 3))),
+    "dist_p1": (lambda lib, a, b: lib.dist(a, b, 1), (_c(2, 3), _c(2, 3))),
+    "dist_p3_broadcast": (lambda lib, a, b: lib.dist(a, b, 3), (_c(2, 3), _c(3))),
+    "dist_inf": (lambda lib, a, b: lib.dist(a, b, float("inf")), (_c(2, 3), _c(2, 3))),
+    "reflection_pad1d": (lambda lib, z: lib.nn.functional.pad(z, (2, 1), mode="reflect"),
+                         (_c(2, 4),)),
+    "reflection_pad2d": (
+        lambda lib, z: lib.nn.functional.pad(z, (1, 1, 2, 0), mode="reflect"), (_c(1, 3, 4),)),
+    "replication_pad3d": (
+        lambda lib, z: lib.nn.functional.pad(z, (1, 1, 1, 0, 0, 1), mode="replicate"),
+        (_c(1, 2, 2, 3),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_convolution_logsumexp_dist_and_pads(name: str) -> None:
+    fn, arrays = MORE[name]
+    tol = {"rtol": 1e-5, "atol": 1e-6} if arrays[0].dtype == np.complex64 else {
+        "rtol": 1e-10, "atol": 1e-12}
+    _compare(fn, *arrays, **tol)
+
+
+def _node_tree(output: Any) -> list[tuple[int, str]]:
+    found, stack = [], [(output.grad_fn, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if node is not None:
+            found.append((depth, node.name().rpartition("::")[2]))
+            stack.extend((child, depth + 1) for child, _ in reversed(node.next_functions))
+    return found
+
+
+def test_complex_convolution_records_pytorchs_graph() -> None:
+    x, w, b = _c(1, 2, 5), _c(3, 2, 2), _c(3)
+    trees = [_node_tree(lib.nn.functional.conv1d(
+        *[lib.tensor(a, requires_grad=True) for a in (x, w, b)])) for lib in (chainrule, torch)]
+    assert trees[0] == trees[1]
+    assert trees[0][0] == (0, "AddBackward0") and len(trees[0]) > 40
+
+
+@pytest.mark.parametrize("name", ["conv1d_bias", "conv2d_groups", "conv_transpose2d",
+                                  "logsumexp", "dist"])
+def test_second_order_of_convolution_logsumexp_dist(name: str) -> None:
+    fn, arrays = MORE[name]
+    results = []
+    for lib in (chainrule, torch):
+        leaves = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(lib, *leaves)
+        loss = (lib.view_as_real(out) if out.is_complex() else out).sum()
+        grads = lib.autograd.grad(loss, leaves, create_graph=True)
+        total = sum(lib.view_as_real(g * leaf).sum() for g, leaf in zip(grads, leaves,
+                                                                         strict=True))
+        results.append((*grads, *lib.autograd.grad(total, leaves)))
+    for ours, theirs in zip(*results, strict=True):
+        _close(ours, theirs, rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize(("x_dtype", "w_dtype", "b_dtype"), [
+    ("complex128", "float64", None), ("complex64", "float16", None),
+    ("complex64", "bfloat16", None), ("complex128", "complex64", None),
+    ("complex128", "complex128", "float64"), ("float64", "complex128", None),
+])
+def test_convolution_dtype_errors_as_pytorch(x_dtype: str, w_dtype: str, b_dtype: Any) -> None:
+    messages = []
+    for lib in (chainrule, torch):
+        bias = None if b_dtype is None else lib.ones(3, dtype=getattr(lib, b_dtype))
+        with pytest.raises(RuntimeError) as info:
+            lib.nn.functional.conv1d(lib.ones(1, 2, 5, dtype=getattr(lib, x_dtype)),
+                                     lib.ones(3, 2, 2, dtype=getattr(lib, w_dtype)), bias)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -1397,7 +1397,7 @@ def norm_p_dim(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tens
     return _norm_p_dim(input, p, normalize_dims(dim, input._data.ndim), keepdim)
 
 
-@op("DistBackward0", inputs=("self", "other"), promote=ARITH)
+@op("DistBackward0", inputs=("self", "other"), promote=ARITH, complex_ok=True)
 def _dist(self, other, p):
     # PyTorch's composition: the difference in the operands' dtype, then its vector norm.
     return _vector_norm.op.forward(np.subtract(self, other), float(p), None, False)
@@ -1456,7 +1456,7 @@ def _matrix_norm_error(p: str, a: np.ndarray, dim: Any) -> None:
 # logsumexp
 
 
-@op("LogsumexpBackward0", half_native=True)  # bfloat16 step by step as float16
+@op("LogsumexpBackward0", half_native=True, complex_ok=True)  # bfloat16 step by step as float16
 def _logsumexp(self, dim, keepdim=False):
     a = self if self.dtype.kind in "fcV" else self.astype(_dtype.get_default_dtype().np)
     if _count(a.shape, dim) == 0:
@@ -1477,7 +1477,8 @@ def _(ops, grad, self, dim, keepdim, result):
     # d/dx_i log sum_j exp(x_j) = exp(x_i - logsumexp(x)), the softmax.
     grad = unsqueeze_reduced(ops, grad, dim, keepdim)
     with np.errstate(invalid="ignore"):
-        return grad * ops.exp(self - unsqueeze_reduced(ops, result, dim, keepdim))
+        # (complex values: its conjugate, as PyTorch's)
+        return grad * ops.conj(ops.exp(self - unsqueeze_reduced(ops, result, dim, keepdim)))
 
 
 @tensor_method

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._dtype import REDUCED_FLOATS
+from ..._dtype import REDUCED_FLOATS, SCALAR_TYPE_NAMES, from_numpy_dtype
 from ..._tensor import Tensor
 
 __all__ = [
@@ -15,15 +15,9 @@ __all__ = [
     "check_same_dtype", "accumulation_dtype", "cascade_sum",
 ]
 
-_SCALAR_NAMES = {
-    "float16": "Half", "float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-    "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-}
-
-
 def scalar_name(dtype: np.dtype) -> str:
-    """PyTorch's scalar type name of a NumPy dtype (``Float``, ``Long`` ...)."""
-    return _SCALAR_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+    """PyTorch's scalar type name of a NumPy dtype (``Float``, ``Long``, ``ComplexDouble`` ...)."""
+    return SCALAR_TYPE_NAMES[from_numpy_dtype(np.dtype(dtype))]
 
 
 def ntuple(value: Any, n: int, name: str = "") -> tuple[int, ...]:

@@ -26,10 +26,14 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..._dtype import CPP_TYPE_NAMES, from_numpy_dtype
 from ..._tensor import Tensor
 from .._registry import op
-from ..shape import squeeze, unsqueeze
+from ..complex_ops import view_as_real
+from ..conjugate import resolve_conj
+from ..shape import select, squeeze, unsqueeze
 from ._common import ntuple, scalar_name, size_list
+from .losses import _mul_scalar
 
 __all__ = [
     "convolution", "convolution_backward_input", "convolution_backward_weight", "conv1d",
@@ -322,8 +326,11 @@ def _run_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride:
                      padding: Any, dilation: Any, transposed: bool, output_padding: Any,
                      groups: int) -> Tensor:
     """The convolution op, or its empty-input form (PyTorch accepts inputs with no samples or
-    no channels, nothing else empty)."""
+    no channels, nothing else empty); complex tensors as :func:`_complex_convolution`."""
     x = input._data
+    if x.dtype.kind == "c":
+        return _complex_convolution(input, weight, bias, stride, padding, dilation, transposed,
+                                    output_padding, groups)
     if x.size:
         return convolution(input, weight, bias, stride, padding, dilation, transposed,
                            output_padding, groups)
@@ -335,6 +342,35 @@ def _run_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride:
     size = _empty_output_size(x, weight._data, stride, padding, dilation, transposed,
                               output_padding, groups)
     return convolution_empty(input, weight, bias, size)
+
+
+def _real_and_imaginary(t: Tensor) -> tuple[Tensor, Tensor]:
+    parts = view_as_real(resolve_conj(t))
+    last = len(parts.shape) - 1
+    return select(parts, last, 0), select(parts, last, 1)
+
+
+def _complex_convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                         padding: Any, dilation: Any, transposed: bool, output_padding: Any,
+                         groups: int) -> Tensor:
+    """A complex convolution as PyTorch computes it: three real convolutions of the real and
+    imaginary parts (views of ``view_as_real``), by Gauss's trick -
+    ``a = conv(xr, wr, br)``, ``b = conv(xi, wi)``, ``c = conv(xr + xi, wr + wi, br + bi)``,
+    the result ``a - b + 1j * (c - a - b)`` - so its values, graph (``AddBackward0`` on top)
+    and gradients are PyTorch's, from the real ops' derivatives."""
+    x_r, x_i = _real_and_imaginary(input)
+    w_r, w_i = _real_and_imaginary(weight)
+    args = (stride, padding, dilation, transposed, output_padding, groups)
+    if bias is None:
+        a = _run_convolution(x_r, w_r, None, *args)
+        b = _run_convolution(x_i, w_i, None, *args)
+        c = _run_convolution(x_r + x_i, w_r + w_i, None, *args)
+    else:
+        b_r, b_i = _real_and_imaginary(bias)
+        a = _run_convolution(x_r, w_r, b_r, *args)
+        b = _run_convolution(x_i, w_i, None, *args)
+        c = _run_convolution(x_r + x_i, w_r + w_i, b_r + b_i, *args)
+    return a - b + _mul_scalar(c - a - b, 1j)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -385,6 +421,11 @@ def _check_conv(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, d
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
     if x.dtype != w.dtype:
+        if x.dtype.kind == "c":  # (PyTorch's complex path checks first, naming type objects)
+            raise RuntimeError(
+                f"Input type ({_type_object_name(x.dtype)}) and weight type "
+                f"({_type_object_name(w.dtype)}) should be the same"
+            )
         raise RuntimeError(
             f"expected scalar type {scalar_name(x.dtype)} but found {scalar_name(w.dtype)}"
         )
@@ -435,9 +476,18 @@ def _check_conv(name: str, input: Tensor, weight: Tensor, bias: Tensor | None, d
 
 
 def _c_name(dtype: np.dtype) -> str:
-    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(
-        np.dtype(dtype).name, np.dtype(dtype).name
-    )
+    return CPP_TYPE_NAMES[from_numpy_dtype(np.dtype(dtype))]
+
+
+_LEGACY_TENSOR_TYPES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
+                        "float16": "torch.HalfTensor"}
+
+
+def _type_object_name(dtype: np.dtype) -> str:
+    """How PyTorch's complex convolution names a dtype's type (``torch.FloatTensor``,
+    ``CPUComplexDoubleType``)."""
+    name = np.dtype(dtype).name
+    return _LEGACY_TENSOR_TYPES.get(name) or f"CPU{scalar_name(dtype)}Type"
 
 
 def _conv_nd(d: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,

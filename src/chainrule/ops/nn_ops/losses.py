@@ -81,14 +81,17 @@ def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -
 # Multiplying and dividing by a number, as PyTorch's C++ compositions do (``MulBackward1``)
 
 
-@op("MulBackward1")
+@op("MulBackward1", complex_ok=True)
 def _mul_scalar(self, other):
-    return self * np.asarray(other, dtype=self.dtype)
+    dtype = self.dtype
+    if isinstance(other, complex) and dtype.kind != "c":  # a complex number makes it complex
+        dtype = np.result_type(dtype, np.complex64)
+    return self * np.asarray(other, dtype=dtype)
 
 
 @_mul_scalar.derivative("self")
 def _(ops, grad, other):
-    return grad * other
+    return grad * ops.conj(other)  # (PyTorch's, for complex values)
 
 
 @op("DivBackward1")

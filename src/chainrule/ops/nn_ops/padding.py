@@ -100,7 +100,8 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
 
     name = node.replace("Backward0", "").lower()  # reflectionpad2d
     forward.__name__ = name
-    gather = op(node, half_native=True)(forward)
+    # (gathering and scattering move elements: the formulas hold for complex values too)
+    gather = op(node, half_native=True, complex_ok=True)(forward)
 
     def backward(grad, input_size, index):
         """The gather's adjoint: ``grad`` added back at the same index vectors."""
@@ -108,7 +109,7 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
 
     backward.__name__ = name + "_backward"
     scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",),
-                 half_native=True)(backward)
+                 half_native=True, complex_ok=True)(backward)
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     # As PyTorch's node, it saves ``self`` (its backward reads only the shape).
