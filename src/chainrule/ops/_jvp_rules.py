@@ -26,8 +26,8 @@ Kinds of rule:
 * explicit: division, softmax/log_softmax, glu, sort/topk (gather by the indices), addmm,
   convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
   norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solves,
-  Cholesky and its solve and inverse, eigh, QR, pinv, matrix_exp: PyTorch's formulas; the SVD,
-  LU, lstsq, eig and the other decompositions refuse for now).
+  Cholesky and its solve and inverse, eigh, QR, SVD, pinv, matrix_exp: PyTorch's formulas; LU,
+  lstsq, eig and the other decompositions refuse for now).
 """
 
 from __future__ import annotations
@@ -563,6 +563,52 @@ def _qr_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     return Q_t, cat([U_t, V_t], -1)
 
 
+def _svd_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_svd_jvp`` for real matrices: with ``dP = U^T A_t V``, ``S_t`` its
+    diagonal; ``U_t = U (sym(dP S) / E)`` (+ ``(I - U U^T) A_t V S^-1`` when tall) and
+    ``Vh_t = -(sym(S dP) / E) Vh`` (+ ``S^-1 U^T A_t (I - V V^T)`` when wide), ``E_ij = S_j^2 -
+    S_i^2`` (1 on the diagonal); with full matrices, the extra columns (rows) get zeros."""
+    from .creation import zeros
+    from .shape import cat
+
+    A, full_matrices = args
+    (A_t,) = tangents
+    U_full, S, Vh_full = result
+    m, n, k = A.shape[-2], A.shape[-1], S.shape[-1]
+    U = U_full[..., :k] if full_matrices else U_full
+    Vh = Vh_full[..., :k, :] if full_matrices else Vh_full
+    V = Vh.mT
+    dP = U.mT @ (A_t @ V) if m >= n else (U.mT @ A_t) @ V
+    S_t = dP.diagonal(0, -2, -1)
+    dP = dP - S_t.diag_embed()
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E = E + (1 - E) * _eye_like(E)
+    row, column = S.unsqueeze(-2), S.unsqueeze(-1)
+    aux_u = dP * row
+    U_t = U @ ((aux_u + aux_u.mT) / E)
+    aux_v = column * dP
+    Vh_t = -(((aux_v + aux_v.mT) / E) @ Vh)
+    if m > n:
+        scaled = A_t @ (V / row)
+        U_t = U_t + scaled - U @ (U.mT @ scaled)
+        if full_matrices:
+            U_t = cat([U_t, zeros(U_t.shape[:-1] + (m - n,), dtype=U_t.dtype)], -1)
+    if m < n:
+        scaled = (U.mT / column) @ A_t
+        Vh_t = Vh_t + scaled - (scaled @ V) @ Vh
+        if full_matrices:
+            Vh_t = cat([Vh_t, zeros(Vh_t.shape[:-2] + (n - m, n), dtype=Vh_t.dtype)], -2)
+    return U_t, S_t.clone(), Vh_t
+
+
+def _eye_like(E: Any) -> Any:
+    """The identity at the last two dimensions of the square ``E`` (its dtype)."""
+    from .creation import eye
+
+    return eye(E.shape[-1], dtype=E.dtype)
+
+
 def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves
     (PyTorch's ``glu_jvp`` kernel has no half-precision version: its error)."""
@@ -772,6 +818,7 @@ allow_jvp_nodes(_cholesky_solve_rule, "CholeskySolveBackward0")
 allow_jvp_nodes(_triangular_solve_rule, "TriangularSolveBackward0")
 allow_jvp_nodes(_pinv_rule, "LinalgPinvBackward0")
 allow_jvp_nodes(_qr_rule, "LinalgQrBackward0")
+allow_jvp_nodes(_svd_rule, "LinalgSvdBackward0")
 allow_jvp_nodes(_lerp_rule, "LerpBackward0", "LerpBackward1")
 allow_jvp_nodes(_logit_rule, "LogitBackward0")
 allow_jvp_nodes(_layer_norm_rule, "NativeLayerNormBackward0")
