@@ -26,8 +26,8 @@ Kinds of rule:
 * explicit: division, softmax/log_softmax, glu, sort/topk (gather by the indices), addmm,
   convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
   norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solves,
-  Cholesky and its solve and inverse, eigh, QR, SVD, pinv, matrix_exp: PyTorch's formulas; LU,
-  lstsq, eig and the other decompositions refuse for now).
+  Cholesky and its solve and inverse, eigh, QR, SVD, pinv, lstsq, matrix_exp: PyTorch's
+  formulas; LU, eig and the other decompositions refuse for now).
 """
 
 from __future__ import annotations
@@ -609,6 +609,31 @@ def _eye_like(E: Any) -> Any:
     return eye(E.shape[-1], dtype=E.dtype)
 
 
+def _lstsq_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``linalg_lstsq_solution_jvp`` (``X_t = pinv(A)_t B + pinv(A) B_t``) and
+    ``linalg_lstsq_residuals_jvp`` (``2 sum(r * (B_t - A_t X))`` over rows, ``r = B - A X``;
+    empty residuals stay empty)."""
+    from .linalg_decomp import _as_matrix_rhs, _linalg_pinv
+
+    A, B = args[0], args[1]
+    A_t, B_t = _filled(list(tangents), [A, B])
+    X, residuals = result
+    vector = _as_matrix_rhs(A._data, B._data)
+    B_m, B_t_m, X_m = ((B.unsqueeze(-1), B_t.unsqueeze(-1), X.unsqueeze(-1)) if vector
+                       else (B, B_t, X))
+    pinv = _linalg_pinv(A)
+    pinv_t = _pinv_rule(_linalg_pinv.op, (A,), [A_t], pinv)
+    X_t = pinv_t @ B_m + pinv @ B_t_m
+    if residuals.numel() == 0:
+        residuals_t = residuals.clone()
+    else:
+        r = B_m - A @ X_m
+        residuals_t = 2 * (r * (B_t_m - A_t @ X_m)).sum(-2)
+        if vector:
+            residuals_t = residuals_t.squeeze(-1)
+    return (X_t.squeeze(-1) if vector else X_t), residuals_t
+
+
 def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """``a_t * sigmoid(b) + a * sigmoid(b) * (1 - sigmoid(b)) * b_t`` over the two halves
     (PyTorch's ``glu_jvp`` kernel has no half-precision version: its error)."""
@@ -819,6 +844,7 @@ allow_jvp_nodes(_triangular_solve_rule, "TriangularSolveBackward0")
 allow_jvp_nodes(_pinv_rule, "LinalgPinvBackward0")
 allow_jvp_nodes(_qr_rule, "LinalgQrBackward0")
 allow_jvp_nodes(_svd_rule, "LinalgSvdBackward0")
+allow_jvp_nodes(_lstsq_rule, "LinalgLstsqBackward0")
 allow_jvp_nodes(_lerp_rule, "LerpBackward0", "LerpBackward1")
 allow_jvp_nodes(_logit_rule, "LogitBackward0")
 allow_jvp_nodes(_layer_norm_rule, "NativeLayerNormBackward0")
