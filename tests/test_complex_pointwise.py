@@ -21,7 +21,7 @@ import pytest
 import chainrule
 
 from .conftest import torch
-from .test_complex_autograd import LIBS, SPECIAL, _c, _close, _compare, _leaf, _real_loss
+from .test_complex_autograd import LIBS, SPECIAL, _c, _close, _compare, _leaf, _r, _real_loss
 
 UNARY = ["sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
          "atanh", "log", "log2", "log10", "log1p", "expm1", "exp2", "sqrt", "rsqrt", "sigmoid",
@@ -190,3 +190,53 @@ def test_second_order_of_products_moments_and_lerp(name: str) -> None:
         results.append((*grads, *lib.autograd.grad(_real_loss(lib, total, 3), leaves)))
     for ours, theirs in zip(*results, strict=True):
         _close(ours, theirs, rtol=1e-9, atol=1e-11)
+
+
+# ----------------------------------------------------------------------------------------------
+# Powers with a tensor exponent or a number base (PowBackward1, PowBackward2), and complex
+# powers at a zero base: PyTorch's complex kernel is exp(exponent * log(base)), so 0 ** 0j is
+# NaN and 0 ** -1 is inf + NaN j (NumPy: 1 and NaN); a number exponent takes the real fast
+# paths (z ** -1 is 1 / z ...).
+
+_ZERO_BASE = _c(4)
+_ZERO_BASE[1] = 0
+_EXPONENTS = np.array([0j, 1 + 0j, 2 + 0j, 0.5 + 0j, 1j, -1 + 0j, 1 + 1j, 3 + 0j, -2 + 0j])
+
+TENSOR_POWERS: dict[str, tuple[Callable[..., Any], tuple[np.ndarray, ...]]] = {
+    "complex_tensors": (lambda lib, z, w: z ** w, (_c(4), _c(4))),
+    "zero_base": (lambda lib, z, w: z ** w, (_ZERO_BASE, _c(4))),
+    "real_exponent_tensor": (lambda lib, z, x: z ** x, (_c(4), _r(4))),
+    "real_base_tensor": (lambda lib, x, w: x ** w, (_r(4), _c(4))),
+    "real_base_with_zeros": (lambda lib, x, w: x ** w,
+                             (np.array([0.0, -1.5, 2.0, 0.0]),
+                              np.array([1 + 0j, 0.5 + 1j, -1j, -2 + 0j]))),
+    "number_base": (lambda lib, z: 2 ** z, (_c(4),)),
+    "negative_number_base": (lambda lib, z: (-2.5) ** z, (_c(4),)),
+    "zero_number_base": (lambda lib, z: lib.pow(0, z),
+                         (np.array([1 + 0j, 2j, -1 + 0j, 0.5 + 0.5j]),)),
+    "complex_number_base_real_exponent": (lambda lib, x: (1 + 1j) ** x, (_r(4),)),
+    "complex_number_base": (lambda lib, z: (1 + 1j) ** z, (_c(4),)),
+    "in_place": (lambda lib, z, w: (z * 1).pow_(w), (_c(4), _c(4))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TENSOR_POWERS))
+def test_tensor_powers_match_pytorch(name: str) -> None:
+    fn, arrays = TENSOR_POWERS[name]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        _compare(fn, *arrays, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("exponent", ["tensor", 2, 0.5, -0.5, -1, 3, -2, 1.7, 1j, 0, 1])
+def test_complex_powers_at_zero_and_infinity_as_pytorch(exponent: Any) -> None:
+    base = np.concatenate([np.zeros(len(_EXPONENTS), complex), [complex(np.inf, 1), -0.0 + 0j]])
+    exponents = np.concatenate([_EXPONENTS, [2 + 0j, 0.5 + 0j]])
+    results = []
+    for lib in (chainrule, torch):
+        z = lib.tensor(base)
+        other = lib.tensor(exponents) if exponent == "tensor" else exponent
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            results.append(z ** other)
+    _close(*results, rtol=1e-14, atol=0)

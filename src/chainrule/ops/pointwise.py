@@ -6,6 +6,7 @@ at the broadcast shape; the engine reduces them to each input's shape.
 
 from __future__ import annotations
 
+import cmath
 import functools
 import inspect
 import math
@@ -820,7 +821,7 @@ def _pow_array(self, exponent):
         return full_preserving_layout(self, 1)
     if exponent == 1:
         return copy_preserving_layout(self)
-    if self.dtype.kind in "fV" and self.dtype != np.float16:
+    if self.dtype.kind in "fcV" and self.dtype != np.float16:  # (complex too, as PyTorch)
         if exponent == 2:
             return self * self
         if exponent == 0.5:
@@ -871,25 +872,52 @@ def _(ops, grad, self, exponent):
 # tensors are saved (and packed by saved_tensors_hooks) as in PyTorch.
 
 
-@op("PowBackward1", inputs=("self", "exponent"), promote=ARITH)
+@op("PowBackward1", inputs=("self", "exponent"), promote=ARITH, complex_ok=True)
 def _pow_tensor(self, exponent):
     _check_int_pow(self, exponent)
-    return np.power(self, exponent)
+    out = np.power(self, exponent)
+    if out.dtype.kind == "c":
+        # PyTorch's complex kernel is exp(exponent * log(self)): at a zero base that is 0
+        # for exponents with a positive real part but NaN for 0 (NumPy: 1) and inf + NaN j
+        # for negative ones (NumPy: NaN); infinite bases differ too. Elsewhere NumPy's power
+        # is as close to PyTorch's (a few ulps).
+        base = np.asarray(self)
+        special = (base == 0) | ~np.isfinite(base)
+        if special.any():
+            with np.errstate(all="ignore"):
+                by_logarithm = np.exp(exponent * np.log(base.astype(out.dtype)))
+            out = np.where(special, by_logarithm, out)
+    return out
 
 
 @_pow_tensor.derivative("self")
 def _(ops, grad, self, exponent, result):
-    # Where the exponent is 0 the derivative is 0, even at a zero or infinite base.
-    return ops.where(exponent == 0, 0, grad * (exponent * self ** (exponent - 1)))
+    # Where the exponent is 0 the derivative is 0, even at a zero or infinite base. (Complex
+    # values: the conjugate of the local derivative, as everywhere.)
+    power = (self ** (exponent - 1) if isinstance(self, Tensor)
+             else _pow_tensor.op.forward(self, exponent - 1))  # (complex: PyTorch's at 0)
+    return ops.where(exponent == 0, 0, grad * ops.conj(exponent * power))
+
+
+def _nonnegative_real(ops, exponent):
+    """``exponent >= 0``; for complex exponents, real and >= 0 (PyTorch's condition)."""
+    if _is_complex(exponent):
+        return (ops.imag(exponent) == 0) & (ops.real(exponent) >= 0)
+    return exponent >= 0
 
 
 @_pow_tensor.derivative("exponent")
 def _(ops, grad, self, exponent, result):
-    # d/de self**e = self**e * log(self); at self == 0 and e >= 0 its limit, 0.
-    return grad * ops.where((self == 0) & (exponent >= 0), 0, result * ops.log(self))
+    # d/de self**e = self**e * log(self); at self == 0 and e >= 0 its limit, 0. A real base
+    # of a complex power takes the complex logarithm (PyTorch promotes it first).
+    if _is_complex(result) and not _is_complex(self):
+        self = self + 0j
+    return grad * ops.where((self == 0) & _nonnegative_real(ops, exponent), 0,
+                            ops.conj(result * ops.log(self)))
 
 
-@op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",))
+@op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",),
+    complex_ok=True)
 def _pow_scalar_base(self, exponent):
     # PyTorch's pow(Scalar, Tensor) allocates its result contiguous, whatever the exponent's
     # layout (not TensorIterator's rule).
@@ -898,6 +926,15 @@ def _pow_scalar_base(self, exponent):
 
 @_pow_scalar_base.derivative("exponent")
 def _(ops, grad, self, exponent, result):
+    if isinstance(self, complex) or _is_complex(result):
+        # PyTorch's: grad * (result * log(base)).conj(), the base's complex logarithm; for
+        # base 0 the limit 0 where the exponent is real and >= 0.
+        base = complex(self)
+        log_base = cmath.log(base) if base != 0 else complex(-math.inf, 0)
+        out = ops.conj(result * log_base)
+        if base == 0:
+            out = ops.where(_nonnegative_real(ops, exponent), 0, out)
+        return grad * out
     log_base = _log_of_number(self)
     if log_base == -math.inf:  # base 0: the limit 0 for exponents >= 0
         return grad * ops.where(exponent >= 0, 0, result * log_base)
