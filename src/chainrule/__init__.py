@@ -91,8 +91,10 @@ from .autograd.grad_mode import (
 )
 from .autograd.variable import legacy_tensor_type as _legacy
 from .ops.activation import log_softmax, softmax
+from .ops.combining import *  # noqa: F403 - meshgrid, block_diag, broadcast_tensors ...
 from .ops.complex_ops import *  # noqa: F403 - complex, polar, view_as_real, angle ...
 from .ops.conjugate import *  # noqa: F403 - conj, is_conj, resolve_conj
+from .ops.contractions import *  # noqa: F403 - einsum, tensordot, kron
 from .ops.copying import clone
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
 from .ops.indexing import *  # noqa: F403

@@ -21,8 +21,10 @@ from .._tensor import Tensor
 from . import (
     _jvp_rules,  # noqa: F401 (the forward-mode allowlist)
     activation,
+    combining,
     complex_ops,
     conjugate,
+    contractions,
     copying,
     creation,
     fft_ops,
