@@ -806,7 +806,7 @@ allow_jvp_nodes(
     "CatBackward0", "StackBackward0", "WhereBackward0", "MaskedFillBackward1",
     "IndexPutBackward0", "ScatterBackward0", "FillBackward3", "ZeroBackward0", "CopyBackwards",
     "IndexAddBackward0", "IndexPutImplBackward0", "MaskedScatterBackward0", "PutBackward0",
-    "ScatterAddBackward0",
+    "ScatterAddBackward0", "BlockDiagBackward0",
 )
 allow_jvp_nodes(bilinear_rule, "VdotBackward0", "LinalgCrossBackward0", "TrilinearBackward0",
                 "ConvolutionBackwardBackward0")
