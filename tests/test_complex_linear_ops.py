@@ -260,3 +260,28 @@ def test_convolution_dtype_errors_as_pytorch(x_dtype: str, w_dtype: str, b_dtype
                                      lib.ones(3, 2, 2, dtype=getattr(lib, w_dtype)), bias)
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# index_add: PyTorch's gradients for a real alpha; for a complex alpha chainrule's source
+# gradient is the true one, grad * conj(alpha), where PyTorch 2.13 omits the conjugate and
+# fails its own gradcheck (README: differences on purpose).
+
+
+@pytest.mark.parametrize("alpha", [1, 2.5, -0.5])
+def test_index_add_with_real_alpha_matches_pytorch(alpha: float) -> None:
+    _compare(lambda lib, a, s: a.index_add(0, lib.tensor([2, 0, 2]), s, alpha=alpha),
+             _c(4, 2), _c(3, 2), rtol=1e-12, atol=1e-14)
+    _compare(lambda lib, a, s: (a * 1).index_add_(1, lib.tensor([1, 0]), s, alpha=alpha),
+             _c(2, 3), _c(2, 2), rtol=1e-12, atol=1e-14)
+
+
+def test_index_add_with_complex_alpha_has_the_true_gradient() -> None:
+    def fn(lib: Any) -> Any:
+        return lambda a, s: a.index_add(0, lib.tensor([2, 0, 2]), s, alpha=1 - 2j)
+
+    leaves = [chainrule.tensor(_c(4), requires_grad=True), chainrule.tensor(_c(3),
+                                                                           requires_grad=True)]
+    assert chainrule.autograd.gradcheck(fn(chainrule), leaves)
+    theirs = [torch.tensor(leaf.detach().numpy(), requires_grad=True) for leaf in leaves]
+    assert not torch.autograd.gradcheck(fn(torch), theirs, raise_exception=False)

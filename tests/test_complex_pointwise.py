@@ -25,7 +25,7 @@ from .test_complex_autograd import LIBS, SPECIAL, _c, _close, _compare, _leaf, _
 
 UNARY = ["sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
          "atanh", "log", "log2", "log10", "log1p", "expm1", "exp2", "sqrt", "rsqrt", "sigmoid",
-         "square"]
+         "square", "sinc"]
 
 POWERS: dict[str, Callable[[Any, Any], Any]] = {
     "pow_2": lambda lib, z: z ** 2,

@@ -1354,7 +1354,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 # index_add, index_put
 
 
-@op("IndexAddBackward0", inputs=("self", "source"), tensor_params=("index",))
+@op("IndexAddBackward0", inputs=("self", "source"), tensor_params=("index",), complex_ok=True)
 def _index_add(self, dim, index, source, alpha):
     out = self.copy()
     values = source if alpha == 1 else source * alpha
@@ -1371,7 +1371,7 @@ def _(ops, grad):
 def _(ops, grad, dim, index, alpha, source):
     # Reads ``source`` (for its shape) so that it is saved, as PyTorch saves it.
     g = ops.reshape(ops.index_select(grad, dim, index), tuple(source.shape))
-    return g if alpha == 1 else g * alpha
+    return g if alpha == 1 else g * ops.conj(alpha)  # (PyTorch's, for a complex alpha)
 
 
 @tensor_method(inplace=True)

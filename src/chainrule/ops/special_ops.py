@@ -323,7 +323,7 @@ def _(ops, grad, self):
     return grad * -(1 + ops.log(self))
 
 
-@op("SincBackward0", promote=FLOAT, method=True, inplace=True)
+@op("SincBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sinc(self):
     """The normalised sinc function ``sin(pi x) / (pi x)``, 1 at 0.
 
@@ -345,7 +345,8 @@ def _(ops, grad, self):
     # d/dx sinc(x) = (pi x cos(pi x) - sin(pi x)) / (pi x**2), 0 at 0
     self_pi = ops.mul(self, math.pi)
     squared_pi = ops.mul(self * self, math.pi)
-    out = grad * (self_pi * ops.cos(self_pi) - ops.sin(self_pi)) / squared_pi
+    # (complex values: the conjugate of the derivative, as PyTorch's)
+    out = grad * ops.conj((self_pi * ops.cos(self_pi) - ops.sin(self_pi)) / squared_pi)
     return ops.where(squared_pi == 0.0, 0.0, out)
 
 
