@@ -285,3 +285,14 @@ def test_index_add_with_complex_alpha_has_the_true_gradient() -> None:
     assert chainrule.autograd.gradcheck(fn(chainrule), leaves)
     theirs = [torch.tensor(leaf.detach().numpy(), requires_grad=True) for leaf in leaves]
     assert not torch.autograd.gradcheck(fn(torch), theirs, raise_exception=False)
+
+
+def test_batched_complex_vecdot_as_pytorch() -> None:
+    # (it called a conj_physical that does not exist: AttributeError)
+    _compare(lambda lib, x, y: lib.linalg.vecdot(x, y), _c(2, 3), _c(2, 3),
+             rtol=1e-12, atol=1e-14)
+    _compare(lambda lib, x, y: lib.linalg.vecdot(x, y, dim=0), _c(3, 2), _c(3, 1),
+             rtol=1e-12, atol=1e-14)
+    trees = [_node_tree(lib.linalg.vecdot(lib.tensor(_c(2, 3), requires_grad=True),
+                                          lib.tensor(_c(2, 3)))) for lib in (chainrule, torch)]
+    assert trees[0] == trees[1]

@@ -154,3 +154,17 @@ def test_bool_median_and_kthvalue_messages() -> None:
                 call(lib, lib.tensor([True, False]))
             messages.append(str(info.value))
         assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize(("first", "second"), [("complex64", "complex64"),
+                                               ("float32", "complex128"),
+                                               ("complex128", "float64")])
+def test_cosine_similarity_refuses_complex_as_pytorch(first: str, second: str) -> None:
+    # (it computed a complex "cosine" PyTorch refuses)
+    messages = []
+    for lib in (chainrule, torch):
+        with pytest.raises(RuntimeError) as info:
+            lib.nn.functional.cosine_similarity(lib.ones(2, 3, dtype=getattr(lib, first)),
+                                                lib.ones(2, 3, dtype=getattr(lib, second)))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -23,6 +23,7 @@ import numpy as np
 
 from ._tensor import Tensor
 from ._tensor import wrap_dim as _wrap_dim
+from .ops import conjugate as _conjugate
 from .ops import linalg as _products
 from .ops import pointwise as _pointwise
 from .ops import reduction as _reduction
@@ -320,8 +321,8 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
             f"{_type_name(x)} and y of type {_type_name(y)} instead")
     if x._data.ndim == 1 and y._data.ndim == 1:
         return _products.vdot(x, y)
-    return _reduction.sum(_pointwise.mul(_pointwise.conj_physical(x)
-                                         if x._data.dtype.kind == "c" else x, y), dim)
+    # As PyTorch: (x.conj() * y).sum(dim) - ConjBackward0, MulBackward0, SumBackward1.
+    return _reduction.sum(_pointwise.mul(_conjugate.conj(x), y), dim)
 
 
 def vander(x: Tensor, *, N: int | None = None) -> Tensor:  # noqa: N803 - PyTorch's name

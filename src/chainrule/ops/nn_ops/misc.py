@@ -11,7 +11,7 @@ from .._registry import ARITH, op
 from ..copying import clone
 from ..reduction import norm, norm_p_dim, sum
 from ..shape import reshape
-from ._common import size_list
+from ._common import scalar_name, size_list
 
 __all__ = ["bilinear", "one_hot", "normalize", "cosine_similarity", "pairwise_distance"]
 
@@ -134,6 +134,10 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """Cosine of the angle between ``x1`` and ``x2`` along ``dim`` (norms clamped at ``eps``)."""
+    if x1._data.dtype.kind == "c" or x2._data.dtype.kind == "c":  # (PyTorch's check)
+        common = np.result_type(x1._data, x2._data)
+        raise RuntimeError("expected common dtype to be floating point, yet common dtype is "
+                           f"{scalar_name(common)}")
     shape = np.broadcast_shapes(x1._data.shape, x2._data.shape)
     a = x1.expand(shape) if x1._data.shape != shape else x1
     b = x2.expand(shape) if x2._data.shape != shape else x2
