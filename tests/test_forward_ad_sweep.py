@@ -243,11 +243,7 @@ def _special_inputs(info: OpInfo, index: int) -> list[np.ndarray]:
 
 
 #: Entries whose special values do not give PyTorch's results yet (strict xfails).
-_SINGULAR = "slogdet's sign of a singular matrix is -1 where PyTorch's is -0 (the primal)"
-_EIG = "eig of a matrix with inf raises NumPy's LinAlgError where PyTorch gives its result"
 SPECIAL_KNOWN: dict[str, str] = {
-    "slogdet": _SINGULAR, "Tensor.slogdet": _SINGULAR, "linalg.eig": _EIG,
-    "linalg.eigvals": _EIG,
     "linalg.det_any_sign-1": "inv_ex of an exactly singular matrix raises NumPy's LinAlgError "
                              "(det's JVP goes through it) where PyTorch's LU gives inf/NaN",
 }
