@@ -298,16 +298,7 @@ def test_jvp_at_special_values(info: OpInfo, index: int) -> None:
 LOW_PRECISION = {"float32": (1e-4, 1e-5), "float16": (2e-2, 2e-3)}
 
 
-#: Where PyTorch refuses forward mode before its float16 kernel refuses the dtype, and
-#: chainrule the other way round (its forward runs before the refusal): same type, other words.
-_ORDER = "PyTorch's forward-mode refusal comes before its kernel's float16 one; chainrule's after"
-LOW_PRECISION_KNOWN = {
-    "cholesky-0-float16": _ORDER, "cholesky-1-float16": _ORDER,
-    "Tensor.cholesky-0-float16": _ORDER, "ormqr-0-float16": _ORDER, "ormqr-1-float16": _ORDER,
-    "ormqr_transpose-0-float16": _ORDER, "Tensor.ormqr-0-float16": _ORDER,
-    "ormqr_right_transpose-0-float16": _ORDER, "special.zeta-0-float16": _ORDER,
-    "special.zeta-1-float16": _ORDER, "special.zeta_number_x-0-float16": _ORDER,
-}
+LOW_PRECISION_KNOWN: dict[str, str] = {}
 _EXP = "PyTorch's float16 matrix_exp of the doubled block matrix [[A, A_t], [0, A]] is NaN"
 LOW_PRECISION_KNOWN.update({
     f"{name}-{k}-float16": _EXP
@@ -345,8 +336,12 @@ def test_jvp_in_float32_and_float16(info: OpInfo, index: int, dtype: str) -> Non
     except Exception as error:  # noqa: BLE001 - (PyTorch refuses this dtype: so must we)
         with pytest.raises(type(error)) as caught:
             _forward(chainrule, cr_fwad, info, arrays, tangents)
-        if "forward AD" in str(error) or "jvp" in str(error):
-            assert str(caught.value) == str(error)  # (forward mode's own refusal: its words)
+        ours = str(caught.value)
+        if ("forward AD" in str(error) or "jvp" in str(error)) and not (
+                # (for an op PyTorch has no forward formula for, PyTorch refuses forward mode
+                # before its kernel refuses the half dtype; chainrule's kernel refuses first)
+                str(error).startswith(REFUSAL) and "not implemented for 'Half'" in ours):
+            assert ours == str(error)  # (forward mode's own refusal: its words)
         return
     try:
         ours = _forward(chainrule, cr_fwad, info, arrays, tangents)
