@@ -27,6 +27,7 @@ from . import (
     contractions,
     copying,
     creation,
+    distances,
     fft_ops,
     indexing,
     inplace,
@@ -99,6 +100,7 @@ _PRIMITIVES.update(indexing.PRIMITIVES)
 _PRIMITIVES.update(pointwise.PRIMITIVES)
 _PRIMITIVES.update(special_ops.PRIMITIVES)
 _PRIMITIVES.update(fft_ops.PRIMITIVES)
+_PRIMITIVES.update(distances.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
