@@ -23,6 +23,11 @@ NODE_TYPES_NOT_SWEPT["GeqrfBackward0"] = (
     "torch.geqrf: its backward raises NotImplementedError as PyTorch's, so the sweep runs it "
     "without grad (tests/test_linalg_functions.py checks it)"
 )
+NODE_TYPES_NOT_SWEPT.update({
+    name: "unique's nodes: their backward raises NotImplementedError as PyTorch's, so the sweep "
+    "runs unique without grad (tests/test_counting.py checks the nodes and the error)"
+    for name in ("Unique2Backward0", "UniqueDimBackward0", "UniqueConsecutiveBackward0")
+})
 NODE_TYPES_NOT_SWEPT["SpecialZetaBackward2"] = (
     "special.zeta(x, number): its only derivative (in x) raises NotImplementedError as "
     "PyTorch's, so the sweep differentiates zeta in q only (tests/test_special.py checks it)"

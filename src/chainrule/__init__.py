@@ -96,6 +96,7 @@ from .ops.complex_ops import *  # noqa: F403 - complex, polar, view_as_real, ang
 from .ops.conjugate import *  # noqa: F403 - conj, is_conj, resolve_conj
 from .ops.contractions import *  # noqa: F403 - einsum, tensordot, kron
 from .ops.copying import clone
+from .ops.counting import *  # noqa: F403 - unique, bincount, histc, searchsorted ...
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
 from .ops.distances import *  # noqa: F403 - cdist
 from .ops.indexing import *  # noqa: F403

@@ -26,6 +26,7 @@ from . import (
     conjugate,
     contractions,
     copying,
+    counting,
     creation,
     distances,
     fft_ops,
