@@ -4,6 +4,7 @@ the allowlisted ops (values and tangents against PyTorch), reverse-mode J·v, an
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -209,14 +210,23 @@ def test_tangent_is_reverse_mode_jvp(name: str) -> None:
 
 
 def test_reverse_mode_through_tangents() -> None:
-    """The tangent's ops are recorded: its gradient in the primal is J·v's derivative."""
+    """The tangent's ops are recorded: its gradient in the primal is J·v's derivative. Inside
+    the dual level PyTorch's gradient has a tangent of its own (the graph saved the dual
+    tensor), which chainrule does not compute: autograd.grad refuses there (it returned the
+    gradient without it); after the level is exited the same gradient is PyTorch's."""
     out = []
     for lib, fwad in LIBS:
         x = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
         with fwad.dual_level():
             d = fwad.make_dual(x, lib.ones(3, dtype=lib.float64))
             t = fwad.unpack_dual((d.sin() * d).sum()).tangent
-            (g,) = lib.autograd.grad(t, x)
+            if lib is chainrule:
+                with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+                    lib.autograd.grad(t, x, retain_graph=True)
+            else:
+                (inside,) = lib.autograd.grad(t, x, retain_graph=True)
+                assert fwad.unpack_dual(inside).tangent is not None
+        (g,) = lib.autograd.grad(t, x)
         out.append(_np(g))
     np.testing.assert_allclose(out[0], out[1], rtol=1e-12)
 
@@ -530,3 +540,67 @@ def test_qr_modes_without_forward_derivative(mode: str) -> None:
                 lib.linalg.qr(d, mode=mode)
             messages.append(str(caught.value))
     assert messages[0] == messages[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# Reverse mode inside a dual level, from outputs without tangents: autograd.grad over a graph
+# that saved a tensor with a tangent is refused (PyTorch's gradient then has a tangent, which
+# chainrule's engine does not compute: it returned the gradient without it); backward() into
+# .grad runs (PyTorch's .grad has no tangent either), as does a graph that saved no tangent.
+
+
+def _saved_dual_graph(lib: Any, x: Any) -> Any:
+    fw = lib.autograd.forward_ad
+    w = fw.make_dual(lib.tensor([3.0, 4.0], dtype=x.dtype), lib.tensor([1.0, 1.0], dtype=x.dtype))
+    return fw.unpack_dual((x * w).sin()).primal.sum()
+
+
+def test_grad_through_saved_tangents_is_refused_where_pytorch_gives_tangents() -> None:
+    x = chainrule.tensor([1.0, 2.0], requires_grad=True)
+    with chainrule.autograd.forward_ad.dual_level():
+        for create_graph in (False, True):
+            with pytest.raises(NotImplementedError, match="forward-over-reverse"):
+                chainrule.autograd.grad(_saved_dual_graph(chainrule, x), x,
+                                        create_graph=create_graph)
+    assert x.grad is None
+    xt = torch.tensor([1.0, 2.0], requires_grad=True)
+    with torch.autograd.forward_ad.dual_level():
+        g, = torch.autograd.grad(_saved_dual_graph(torch, xt), xt)
+        assert torch.autograd.forward_ad.unpack_dual(g).tangent is not None
+
+
+def test_backward_through_saved_tangents_fills_grad_as_pytorch() -> None:
+    grads = []
+    for lib in (chainrule, torch):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.forward_ad.dual_level():
+            _saved_dual_graph(lib, x).backward()
+            assert lib.autograd.forward_ad.unpack_dual(x.grad).tangent is None
+        grads.append(x.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)
+
+
+def test_grad_of_a_graph_without_saved_tangents_runs_in_a_dual_level() -> None:
+    grads = []
+    for lib in (chainrule, torch):
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with lib.autograd.forward_ad.dual_level():
+            lib.autograd.forward_ad.make_dual(lib.tensor([3.0, 4.0]), lib.tensor([1.0, 1.0]))
+            g, = lib.autograd.grad((x.exp() * 2).sum(), x)
+            assert lib.autograd.forward_ad.unpack_dual(g).tangent is None
+        grads.append(g.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)
+
+
+def test_setitem_outside_forward_mode_writes_once_and_makes_no_tangent() -> None:
+    # (the forward-mode setitem was bound as Tensor.__setitem__ for every write: it wrote the
+    # values, then created and wrote a zero tangent, and warned twice)
+    from chainrule.autograd import forward_grad
+
+    x = chainrule.zeros(2, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        x[[slice(None), 0]] = 1.0  # (a deprecated index: one warning, as PyTorch's)
+    assert len([w for w in caught if "non-tuple sequence" in str(w.message)]) == 1
+    assert x.tolist() == [[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]] and x._version == 1
+    assert not forward_grad._TANGENTS

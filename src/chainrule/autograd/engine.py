@@ -30,7 +30,7 @@ from .._dtype import from_numpy_dtype
 from .._size import Size
 from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
 from .._tensor import Tensor, gradient_edge, wrap
-from .forward_grad import refuse_forward_over_reverse
+from .forward_grad import DUAL, refuse_forward_over_reverse, refuse_saved_tangents
 from .grad_mode import ANOMALY_STATE, GRAD, MODE, mode_get
 from .grad_mode import state as _state
 from .graph import (
@@ -316,6 +316,10 @@ class GraphTask:
         self.callbacks: list[Callable[[], Any]] = []
         root_nodes = [roots[0][0]] if len(roots) == 1 else [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
+        if DUAL[0] and captures is not None:
+            # (forward mode: autograd.grad over a graph that saved tangents is refused, see
+            # there; PyTorch's .grad from backward() carries no tangent, as chainrule's)
+            refuse_saved_tangents([*root_nodes, *self.deps])
         self.executes: set[Node] | None = None
         if captures is not None or accumulate_into is not None:
             targets = {node for node, _ in (captures or {})}

@@ -21,6 +21,7 @@ __all__ = [
     "DUAL", "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
     "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
     "VIEW_TANGENT", "FORWARD_OVER_REVERSE_MESSAGE", "refuse_forward_over_reverse",
+    "refuse_saved_tangents",
 ]
 
 #: How many dual levels are entered (read by the ops' fast paths; 0 while a rule runs).
@@ -130,11 +131,35 @@ FORWARD_OVER_REVERSE_MESSAGE = (
 )
 
 
+def refuse_saved_tangents(nodes: Any) -> None:
+    """``autograd.grad`` over ``nodes`` (the graph it runs) while a dual level is entered:
+    refused (NotImplementedError) when a node saved a tensor that has a tangent, or saved its
+    output while that output has one, since the gradients would come back without the tangents
+    PyTorch gives them; a graph that saved no tangent runs (its gradients have none in PyTorch
+    either), as does ``backward()`` (PyTorch's ``.grad`` then has no tangent)."""
+    if not (DUAL[0] and _TANGENTS):
+        return
+    dual_arrays = set()
+    for ref, _ in list(_TANGENTS.values()):
+        tensor = ref()
+        if tensor is not None:
+            dual_arrays.add(id(tensor._data))
+    for node in nodes:
+        saved = getattr(node, "_saved", None)
+        if type(saved) is tuple and any(
+            has_tangent(value) for value in saved if getattr(value, "_data", None) is not None
+        ):
+            raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
+        result = getattr(node, "_result", None)
+        if type(result) is tuple and result and id(result[0]) in dual_arrays:
+            raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
+
+
 def refuse_forward_over_reverse(*tensors: Any) -> None:
     """A backward pass from outputs (or with output gradients) that have tangents: refused
     (NotImplementedError), as the gradients would come back without their tangents (the
     engine's nodes re-wrap what they saved, without tangents). A backward pass from outputs
-    without tangent runs: the gradients' values are right (reverse mode through a tangent),
-    but their tangents, which PyTorch also computes, are not (known gap)."""
+    without tangent over a graph that saved tensors with tangents is refused by
+    :func:`refuse_saved_tangents`."""
     if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
         raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)

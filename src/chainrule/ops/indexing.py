@@ -778,7 +778,6 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
     apply_inplace(target, _index_put, indices, value, False)
 
 
-@tensor_method(name="__setitem__")
 def _setitem_with_tangents(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value`` in forward mode: the values written, then ``self``'s tangent
     (created as zeros, shared with its base, when it has none) takes ``value``'s tangent
@@ -793,6 +792,7 @@ def _setitem_with_tangents(self: Tensor, index: Any, value: Any) -> None:
         setitem(target, index, 0.0 if value_tangent is None else value_tangent)
 
 
+@tensor_method(name="__setitem__")
 def setitem(self: Tensor, index: Any, value: Any) -> None:
     """``self[index] = value``: write into the tensor (and every view of its memory).
 
