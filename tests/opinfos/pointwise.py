@@ -211,3 +211,29 @@ OPS = [
            grad=False),
     OpInfo("chain", lambda lib, x, y: (x * y + x.exp()).tanh() * y.sin(), BINARY_SHAPES),
 ]
+
+
+def _logaddexp_inputs(rng, shapes, dtype):
+    """Random operands, and some pairs far apart (the exp of the difference overflows)."""
+    out = [rng.uniform(-3, 3, s).astype(dtype) for s in shapes]
+    if out[0].size > 2:
+        out[0].reshape(-1)[0] = 40.0
+    return out
+
+
+OPS += [
+    OpInfo("logaddexp", lambda lib, a, b: lib.logaddexp(a, b), BINARY_SHAPES,
+           make_inputs=_logaddexp_inputs),
+    OpInfo("logaddexp_method", lambda lib, a, b: a.logaddexp(b), BINARY_SHAPES[:1]),
+    OpInfo("logaddexp2", lambda lib, a, b: lib.logaddexp2(a, b), BINARY_SHAPES,
+           make_inputs=_logaddexp_inputs),
+    OpInfo("logaddexp2_method", lambda lib, a, b: a.logaddexp2(b), BINARY_SHAPES[:1]),
+    OpInfo("copysign", lambda lib, a, b: lib.copysign(a, b), BINARY_SHAPES,
+           make_inputs=_away_from_zero),
+    OpInfo("copysign_number", lambda lib, a: lib.copysign(a, -1.5), [((3, 4),), ((),)],
+           make_inputs=_away_from_zero),
+    OpInfo("copysign_method", lambda lib, a, b: a.copysign(b), BINARY_SHAPES[:1],
+           make_inputs=_away_from_zero),
+    OpInfo("copysign_in_place", lambda lib, a, b: (a * 1).copysign_(b), BINARY_SHAPES[:1],
+           make_inputs=_away_from_zero),
+]

@@ -44,7 +44,7 @@ _SIGN_COMPLEX = ("Unlike NumPy, torch.sign is not intended to support complex nu
                  "use torch.sgn instead.")
 
 __all__ = [
-    "addcmul", "addcdiv",
+    "addcmul", "addcdiv", "logaddexp", "logaddexp2", "copysign",
     "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
     "fmod",
     "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
@@ -2902,3 +2902,91 @@ def equal(input: Tensor, other: Tensor) -> bool:
 for _closeness in (isclose, allclose, equal):
     tensor_method(method=_closeness_method(_closeness))(_closeness)
 del _closeness
+
+
+# ----------------------------------------------------------------------------------------------
+# logaddexp, logaddexp2, copysign
+
+
+def _refuse_integral(kernel: str, *values: Any) -> None:
+    """PyTorch's error for a floating-only kernel given integer or bool tensors."""
+    dtype = np.result_type(*values)
+    if dtype.kind in "iub":
+        raise _no_kernel(kernel, dtype)
+
+
+@op("LogaddexpBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
+    method=True)
+@half_in_float32
+def logaddexp(self, other):
+    """``log(exp(self) + exp(other))``, without overflow."""
+    _refuse_integral("logaddexp_cpu", self, other)
+    return np.logaddexp(self, other)
+
+
+@logaddexp.derivative("self")
+def _(ops, grad, self, other):
+    return grad / (1 + ops.exp(other - self))
+
+
+@logaddexp.derivative("other")
+def _(ops, grad, self, other):
+    return grad / (1 + ops.exp(self - other))
+
+
+@op("Logaddexp2Backward0", inputs=("self", "other"), promote=ARITH,
+    tensor_only=("self", "other"), method=True)
+@half_in_float32
+def logaddexp2(self, other):
+    """``log2(2**self + 2**other)``, without overflow."""
+    _refuse_integral("logaddexp2_cpu", self, other)
+    return np.logaddexp2(self, other)
+
+
+@logaddexp2.derivative("self")
+def _(ops, grad, self, other):
+    return grad / (1 + 2 ** (other - self))
+
+
+@logaddexp2.derivative("other")
+def _(ops, grad, self, other):
+    return grad / (1 + 2 ** (self - other))
+
+
+def _copysign_self_grad(ops: Any, grad: Any, self: Any, result: Any) -> Any:
+    """``grad * result / self``, 0 where ``self`` is 0 (PyTorch's ratio, masked after the
+    division: its second derivative is NaN there, as PyTorch's)."""
+    return grad * ops.where(self == 0, 0, result / self)
+
+
+@op("CopysignBackward0", inputs=("self", "other"), promote=FLOAT, name="copysign")
+def _copysign(self, other):
+    return np.copysign(self, other)
+
+
+@_copysign.derivative("self")
+def _(ops, grad, self, result):
+    return _copysign_self_grad(ops, grad, self, result)
+
+
+@_copysign.derivative("other")
+def _(ops, grad):
+    return ops.zeros_like(grad)
+
+
+@op("CopysignBackward1", promote=FLOAT, promote_with=("other",), name="copysign")
+def _copysign_number(self, other):
+    return np.copysign(self, other)
+
+
+@_copysign_number.derivative("self")
+def _(ops, grad, self, result):
+    return _copysign_self_grad(ops, grad, self, result)
+
+
+@tensor_method(inplace=True)
+def copysign(input: Tensor, other: Any) -> Tensor:
+    """``input``'s magnitudes with ``other``'s signs (``-0.0`` counts as negative)."""
+    if isinstance(other, Tensor):
+        return _copysign(input, other)
+    return _copysign_number(input, other)
