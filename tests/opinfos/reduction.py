@@ -252,3 +252,22 @@ OPS += [
     OpInfo("dist_p1", lambda lib, x, y: x.dist(y, 1), [((3, 4), (3, 4))],
            make_inputs=_away_from_zero),
 ]
+
+
+def _with_nans(rng, shapes, dtype):
+    """Random values with NaN at a few positions (nansum/nanmean skip them)."""
+    out = [rng.uniform(-2, 2, s).astype(dtype) for s in shapes]
+    for a in out:
+        flat = a.reshape(-1)
+        flat[::5] = np.nan
+    return out
+
+
+OPS += [
+    OpInfo("nansum", lambda lib, x: lib.nansum(x), WITH_EMPTY, make_inputs=_with_nans),
+    OpInfo("nansum_dim", lambda lib, x: x.nansum(1, keepdim=True), ONE, make_inputs=_with_nans),
+    OpInfo("nansum_dims", lambda lib, x: lib.nansum(x, (0, -1)), ONE, make_inputs=_with_nans),
+    OpInfo("nanmean", lambda lib, x: lib.nanmean(x), WITH_SCALAR, make_inputs=_with_nans),
+    OpInfo("nanmean_dim", lambda lib, x: x.nanmean(dim=1, keepdim=True), ONE,
+           make_inputs=_with_nans),
+]

@@ -816,7 +816,7 @@ allow_jvp_nodes(
     "ProdBackward0", "ProdBackward1", "VarBackward0", "StdBackward0", "VarMeanBackward0",
     "StdMeanBackward0", "LinalgVectorNormBackward0", "NormBackward1", "DistBackward0",
     "MaxBackward0", "MinBackward0",
-    "KthvalueBackward0", "MedianBackward1",
+    "KthvalueBackward0", "MedianBackward1", "NansumBackward0",
 )
 allow_jvp_nodes(_gather_rule, "SortBackward0", "SortBackward1", "TopkBackward0")
 allow_jvp_nodes(_softmax_rule, "SoftmaxBackward0")

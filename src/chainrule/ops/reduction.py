@@ -31,11 +31,13 @@ from .._strides import c_contiguous, empty_preserving_layout
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import ARITH, op, recorded_as, tensor_method
+from .pointwise import div, isnan, logical_not
 
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
     "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
     "median", "count_nonzero", "dist", "sort", "argsort", "msort", "topk", "kthvalue",
+    "nansum", "nanmean",
 ]
 
 _UNSET: Any = object()  # marks an argument that was not passed
@@ -295,6 +297,41 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
             return _sum_dim(input, tuple(range(input._data.ndim)), True, dtype=dtype)
         return _sum_all(input, dtype=dtype)
     return _sum_dim(input, dim, keepdim, dtype=dtype)
+
+
+@op("NansumBackward0")
+def _nansum(self, dim, keepdim=False, *, dtype=None):
+    if self.dtype.kind == "c":
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    dims = tuple(range(self.ndim)) if dim is None else normalize_dims(dim, self.ndim)
+    return _accumulate(np.nansum, self, dtype, axis=dims, keepdims=keepdim)
+
+
+@_nansum.derivative("self")
+def _(ops, grad, self, dim, keepdim):
+    dims = tuple(range(self.ndim)) if dim is None else normalize_dims(dim, self.ndim)
+    # (times "not NaN", as PyTorch's: an infinite or NaN gradient stays NaN at a NaN)
+    return expand_reduced(ops, grad, self.shape, dims, keepdim) * (self == self)
+
+
+@tensor_method
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+           dtype: Any = None) -> Tensor:
+    """Sum treating NaN as zero (of all elements, or over ``dim``)."""
+    if isinstance(dim, list | tuple) and not dim:
+        dim = None
+    return _nansum(input, dim, keepdim, dtype=dtype)
+
+
+@tensor_method
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
+            dtype: Any = None) -> Tensor:
+    """Mean of the non-NaN elements: ``nansum / count of non-NaN`` (NaN where all are NaN)."""
+    if input._data.dtype.kind not in "fcV":
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {_type_name(input._data)}")
+    count = sum(logical_not(isnan(input)), dim, keepdim)
+    return div(nansum(input, dim, keepdim, dtype=dtype), count)
 
 
 def _mean_check(array: np.ndarray, dtype: Any) -> Any:
