@@ -451,14 +451,10 @@ def _fast_gradcheck(
                 )
 
 
-def _slow_mode_details(
-    func: Callable[..., Any], inputs: tuple, outputs: tuple, input_idx: int, output_idx: int,
-    rtol: float, atol: float, eps: float,
-) -> str:
-    """PyTorch's fast-mode failure epilogue: the full Jacobians of the failing pair."""
-    position = _diff_inputs(inputs)[input_idx][0]
-    numerical = _numerical_jacobian(func, inputs, outputs, position, eps)[output_idx]
-    analytical = _analytical_jacobian(inputs, outputs[output_idx], float("inf"), False)[input_idx]
+def _slow_mode_comparison(numerical: np.ndarray, analytical: np.ndarray, rtol: float,
+                          atol: float) -> str:
+    """The message's tail shared by reverse and forward mode: both Jacobians in slow mode,
+    their max per-element difference, and whether slow mode would pass."""
     if numerical.size == 0:  # PyTorch's ``(numerical - analytical).abs().max()`` fails so
         raise RuntimeError(
             "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
@@ -475,6 +471,17 @@ def _slow_mode_details(
     if _allclose(analytical, numerical, rtol, atol):
         message += FAST_FAIL_SLOW_OK_MSG
     return message
+
+
+def _slow_mode_details(
+    func: Callable[..., Any], inputs: tuple, outputs: tuple, input_idx: int, output_idx: int,
+    rtol: float, atol: float, eps: float,
+) -> str:
+    """PyTorch's fast-mode failure epilogue: the full Jacobians of the failing pair."""
+    position = _diff_inputs(inputs)[input_idx][0]
+    numerical = _numerical_jacobian(func, inputs, outputs, position, eps)[output_idx]
+    analytical = _analytical_jacobian(inputs, outputs[output_idx], float("inf"), False)[input_idx]
+    return _slow_mode_comparison(numerical, analytical, rtol, atol)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -612,22 +619,7 @@ def _slow_mode_details_forward(
 
     analytical = _forward_jacobians(one_input, (inputs[input_idx],), (outputs[output_idx],),
                                     False)[0][0]
-    if numerical.size == 0:
-        raise RuntimeError(
-            "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-            "reduction dim with the 'dim' argument."
-        )
-    max_diff = np.abs(numerical - analytical).max()
-    message = (
-        "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
-        "in fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for more background "
-        "\nabout fast mode. Below, we recompute numerical and analytical jacobians in slow mode:"
-        f"\n\nNumerical:\n {wrap(numerical)}\nAnalytical:\n{wrap(analytical)}\n\n"
-        f"The max per-element difference (slow mode) is: {wrap(np.asarray(max_diff))}.\n"
-    )
-    if _allclose(analytical, numerical, rtol, atol):
-        message += FAST_FAIL_SLOW_OK_MSG
-    return message
+    return _slow_mode_comparison(numerical, analytical, rtol, atol)
 
 
 def _test_undefined_forward_mode(func: Callable[..., Any], inputs: tuple) -> None:
