@@ -445,3 +445,44 @@ def test_random_compositions(seed: int) -> None:
         return out
 
     _compare(composed, a0, b0, x0, rtol=1e-6, atol=1e-8)
+
+
+# ----------------------------------------------------------------------------------------------
+# gradcheck of complex functions: PyTorch's checks of the real and imaginary parts, its message
+
+
+class _MissingConjugate:
+    """A custom Function whose backward forgets the conjugate: gradcheck must catch it."""
+
+    @staticmethod
+    def make(lib: Any) -> Any:
+        class Square(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, z: Any) -> Any:
+                ctx.save_for_backward(z)
+                return z * z
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                (z,) = ctx.saved_tensors
+                return g * 2 * z  # (PyTorch's convention wants g * 2 * z.conj())
+
+        return Square
+
+
+def test_complex_gradcheck_passes_and_fails_as_pytorch() -> None:
+    values = np.array([0.3 + 0.4j, -1.2 + 0.7j])
+    messages = []
+    for lib in LIBS:
+        z = lib.tensor(values, requires_grad=True)
+        x = lib.tensor(values.real.copy(), requires_grad=True)
+        assert lib.autograd.gradcheck(lambda z: z.sin() * z.conj(), (z,))
+        assert lib.autograd.gradcheck(lambda z: z.abs(), (z,))
+        assert lib.autograd.gradcheck(lambda x: x * (1 + 2j), (x,))
+        assert lib.autograd.gradcheck(lambda z: z.exp(), (z,), fast_mode=True)
+        with pytest.raises(RuntimeError) as info:  # (GradcheckError, a RuntimeError)
+            lib.autograd.gradcheck(_MissingConjugate.make(lib).apply, (z,))
+        assert type(info.value).__name__ == "GradcheckError"
+        messages.append(str(info.value).replace("chainrule.", "torch."))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("While considering the imaginary part of complex outputs only")
