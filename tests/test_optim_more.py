@@ -503,3 +503,22 @@ def test_exported_with_torch_signature(name: str) -> None:
     assert [(p.name, p.kind, p.default) for p in ours.parameters.values()] == [
         (p.name, p.kind, p.default) for p in theirs.parameters.values()]
     assert name in chainrule.optim.__all__
+
+
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"])
+def test_a_refused_step_moves_no_group(name: str) -> None:
+    # Every group is checked before any parameter moves: the first group used to be updated
+    # (and its state created) before the second group's refusal was raised.
+    errors = []
+    for lib in (chainrule, torch):
+        first, second = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(2))
+        opt = getattr(lib.optim, name)([{"params": [first]},
+                                        {"params": [second], "capturable": True}])
+        (first.sum() + second.sum()).backward()
+        with pytest.raises(AssertionError) as info:
+            opt.step()
+        errors.append(str(info.value))
+        if lib is chainrule:
+            assert first.tolist() == [1.0, 1.0] and second.tolist() == [1.0, 1.0]
+            assert not opt.state
+    assert errors[0] == errors[1]

@@ -17,7 +17,6 @@ from .optimizer import (
     signed_grad,
     to_scalar,
     use_grad_for_differentiable,
-    with_grad,
 )
 
 __all__ = ["Adadelta"]
@@ -64,16 +63,12 @@ class Adadelta(Optimizer):
     @use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params = with_grad(group)
-            if params:
-                # PyTorch passes the learning rate as a number: refused before anything moves
-                number_argument(to_scalar(group["lr"]), "add_", "alpha")
-                refuse_capturable(group, xla=False)
-            for p in params:
-                self._update(group, p)
-        return loss
+        return self._step_each_parameter(closure)
+
+    def _check_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        # PyTorch passes the learning rate as a number
+        number_argument(to_scalar(group["lr"]), "add_", "alpha")
+        refuse_capturable(group, xla=False)
 
     def _update(self, group: dict[str, Any], p: Tensor) -> None:
         """PyTorch's ``_single_tensor_adadelta`` for one parameter, on tensors."""

@@ -17,7 +17,6 @@ from .optimizer import (
     signed_grad,
     to_scalar,
     use_grad_for_differentiable,
-    with_grad,
 )
 
 __all__ = ["NAdam"]
@@ -82,14 +81,10 @@ class NAdam(Optimizer):
     @use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params = with_grad(group)
-            if params:
-                refuse_capturable(group, "params, mu_products and state_steps")
-            for p in params:
-                self._update(group, p)
-        return loss
+        return self._step_each_parameter(closure)
+
+    def _check_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        refuse_capturable(group, "params, mu_products and state_steps")
 
     def _update(self, group: dict[str, Any], p: Tensor) -> None:
         """PyTorch's ``_single_tensor_nadam`` for one parameter, on tensors."""

@@ -261,6 +261,28 @@ class Optimizer:
         """Update the parameters from their gradients (subclasses implement it)."""
         raise NotImplementedError
 
+    def _step_each_parameter(self, closure: Callable[[], Any] | None) -> Any:
+        """A step made of one ``_update(group, p)`` per parameter with a gradient: the
+        closure's loss first, then every group that has such parameters is checked
+        (``_check_group``: PyTorch's refusals) before any parameter of any group moves, so a
+        refused step changes nothing; returns the loss."""
+        loss = self._evaluate(closure)
+        work = [(group, with_grad(group)) for group in self.param_groups]
+        for group, params in work:
+            if params:
+                self._check_group(group, params)
+        for group, params in work:
+            for p in params:
+                self._update(group, p)
+        return loss
+
+    def _check_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        """Raise PyTorch's error if ``group`` cannot be stepped (see _step_each_parameter)."""
+
+    def _update(self, group: dict[str, Any], p: Tensor) -> None:
+        """One parameter's update (optimizers stepping through _step_each_parameter)."""
+        raise NotImplementedError
+
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         """Run ``closure`` (which recomputes the loss) with grad mode on."""
         self._opt_called = True

@@ -16,7 +16,6 @@ from .optimizer import (
     signed_grad,
     to_scalar,
     use_grad_for_differentiable,
-    with_grad,
 )
 
 __all__ = ["RAdam"]
@@ -73,14 +72,10 @@ class RAdam(Optimizer):
     @use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params = with_grad(group)
-            if params:
-                refuse_capturable(group)
-            for p in params:
-                self._update(group, p)
-        return loss
+        return self._step_each_parameter(closure)
+
+    def _check_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        refuse_capturable(group)
 
     def _update(self, group: dict[str, Any], p: Tensor) -> None:
         """PyTorch's ``_single_tensor_radam`` for one parameter, on tensors."""

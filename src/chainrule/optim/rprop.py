@@ -18,7 +18,6 @@ from .optimizer import (
     signed_grad,
     to_scalar,
     use_grad_for_differentiable,
-    with_grad,
 )
 
 __all__ = ["Rprop"]
@@ -63,22 +62,17 @@ class Rprop(Optimizer):
     @use_grad_for_differentiable
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
-        loss = self._evaluate(closure)
-        for group in self.param_groups:
-            params = with_grad(group)
-            lr = to_scalar(group["lr"])
-            if (any(not self.state.get(p) for p in params) and isinstance(lr, Tensor)
-                    and lr.requires_grad and is_grad_enabled()):
-                # the step sizes start as ``full_like(grad, lr)``: PyTorch's error, raised
-                # before anything moves
-                raise TypeError(
-                    "full_like(): argument 'fill_value' (position 2) must be Number, not Tensor"
-                )
-            if params:
-                refuse_capturable(group)
-            for p in params:
-                self._update(group, p)
-        return loss
+        return self._step_each_parameter(closure)
+
+    def _check_group(self, group: dict[str, Any], params: list[Tensor]) -> None:
+        lr = to_scalar(group["lr"])
+        if (any(not self.state.get(p) for p in params) and isinstance(lr, Tensor)
+                and lr.requires_grad and is_grad_enabled()):
+            # the step sizes start as ``full_like(grad, lr)``: PyTorch's error
+            raise TypeError(
+                "full_like(): argument 'fill_value' (position 2) must be Number, not Tensor"
+            )
+        refuse_capturable(group)
 
     def _update(self, group: dict[str, Any], p: Tensor) -> None:
         """PyTorch's ``_single_tensor_rprop`` for one parameter, on tensors."""
