@@ -530,6 +530,17 @@ def refuses_complex(kernel: str | None = None, message: str | None = None, *,
     with ``message``, or ``"<kernel>" not implemented for 'ComplexFloat'``."""
 
     def decorate(forward: Any) -> Any:
+        if operands == 1:  # (the common case, on hot paths: relu, gelu ...; self an array)
+            @functools.wraps(forward)
+            def run_one(self: Any, *args: Any) -> Any:
+                if self.dtype.kind == "c":
+                    if message is not None:
+                        raise error(message)
+                    raise no_kernel(kernel or forward.__name__, self.dtype)
+                return forward(self, *args)
+
+            return run_one
+
         @functools.wraps(forward)
         def run(*args: Any) -> Any:
             for value in args[:operands]:
