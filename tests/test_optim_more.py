@@ -505,10 +505,12 @@ def test_exported_with_torch_signature(name: str) -> None:
     assert name in chainrule.optim.__all__
 
 
-@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop"])
+@pytest.mark.parametrize("name", ["Adamax", "NAdam", "RAdam", "Adadelta", "ASGD", "Rprop",
+                                  "Adam", "AdamW", "RMSprop"])
 def test_a_refused_step_moves_no_group(name: str) -> None:
     # Every group is checked before any parameter moves: the first group used to be updated
-    # (and its state created) before the second group's refusal was raised.
+    # (and its state created) before the second group's refusal was raised; Adam, AdamW and
+    # RMSprop stepped with capturable=True where PyTorch refuses it on the CPU.
     errors = []
     for lib in (chainrule, torch):
         first, second = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(2))

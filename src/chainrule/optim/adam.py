@@ -114,6 +114,7 @@ class Adam(Optimizer):
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns ``closure()``'s loss."""
         loss = self._evaluate(closure)
+        self._refuse_capturable_groups()
         for group in self.param_groups:
             if group["differentiable"] or holds_reduced_float(group):
                 self._tensor_step(group)

@@ -283,6 +283,13 @@ class Optimizer:
         """One parameter's update (optimizers stepping through _step_each_parameter)."""
         raise NotImplementedError
 
+    def _refuse_capturable_groups(self) -> None:
+        """PyTorch's refusal of ``capturable=True`` (see refuse_capturable) for every group
+        that has parameters to step, before any of them moves."""
+        for group in self.param_groups:
+            if with_grad(group):
+                refuse_capturable(group)
+
     def _evaluate(self, closure: Callable[[], Any] | None) -> Any:
         """Run ``closure`` (which recomputes the loss) with grad mode on."""
         self._opt_called = True
