@@ -31,11 +31,11 @@ import functools
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._tensor import Tensor, grad_accumulator, gradient_edge
-from .autograd import engine
-from .autograd.grad_mode import enable_grad, is_grad_enabled
-from .autograd.graph import preorder
-from .autograd.node import AccumulateGrad, Node
+from .._tensor import Tensor, grad_accumulator, gradient_edge
+from ..autograd import engine
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from ..autograd.graph import preorder
+from ..autograd.node import AccumulateGrad, Node
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian"]
 
@@ -51,8 +51,13 @@ class _Spec:
 
     __slots__ = ("kind", "children", "keys", "type")
 
-    def __init__(self, kind: str, children: tuple[_Spec, ...] = (), keys: tuple = (),
-                 type_: type | None = None) -> None:
+    def __init__(
+        self,
+        kind: str,
+        children: tuple[_Spec, ...] = (),
+        keys: tuple = (),
+        type_: type | None = None,
+    ) -> None:
         self.kind = kind
         self.children = children
         self.keys = keys
@@ -60,7 +65,9 @@ class _Spec:
 
     def __eq__(self, other: object) -> bool:
         return (
-            isinstance(other, _Spec) and self.kind == other.kind and self.keys == other.keys
+            isinstance(other, _Spec)
+            and self.kind == other.kind
+            and self.keys == other.keys
             and self.children == other.children
         )
 
@@ -233,8 +240,9 @@ class _Call:
                 node, _ = gradient_edge(o)
                 if node is not None:
                     stack.append(node)
-        return any(type(node) is AccumulateGrad and node not in self.own_leaves
-                   for node in preorder(stack))
+        return any(
+            type(node) is AccumulateGrad and node not in self.own_leaves for node in preorder(stack)
+        )
 
     def finish(self, value: Any) -> Any:
         """Detach the tensors of ``value`` unless results stay connected."""
@@ -254,11 +262,14 @@ def _check_aux(aux: Any) -> None:
 
 
 def _grads(
-    outputs: list[Tensor], inputs: list[Tensor], grad_outputs: list[Any] | None,
-    create_graph: bool, retain_graph: bool,
+    outputs: list[Tensor],
+    inputs: list[Tensor],
+    grad_outputs: list[Any] | None,
+    create_graph: bool,
+    retain_graph: bool,
 ) -> list[Tensor]:
     """``autograd.grad`` over the outputs that require grad; zeros for unused inputs."""
-    from .ops.creation import zeros_like
+    from ..ops.creation import zeros_like
 
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
@@ -266,8 +277,12 @@ def _grads(
     if not pairs:
         return [zeros_like(x) for x in inputs]
     result = engine.grad(
-        [o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=retain_graph,
-        create_graph=create_graph, allow_unused=True,
+        [o for o, _ in pairs],
+        inputs,
+        [g for _, g in pairs],
+        retain_graph=retain_graph,
+        create_graph=create_graph,
+        allow_unused=True,
     )
     return [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
 
@@ -320,7 +335,10 @@ def grad_and_value(
             call.connected = call.reaches_outside([output])
             flat_inputs, spec = _tree_flatten(diff_args)
             flat_grads = _grads(
-                [output], flat_inputs, None, create_graph=call.connected,
+                [output],
+                flat_inputs,
+                None,
+                create_graph=call.connected,
                 retain_graph=call.connected,
             )
             grads = _tree_unflatten(flat_grads, spec)
@@ -408,9 +426,7 @@ def _vjp(
         call.connected = call.reaches_outside(flat_outputs)
     flat_primals, primal_spec = _tree_flatten(diff_primals)
 
-    def vjp_fn(
-        cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None
-    ) -> Any:
+    def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None) -> Any:
         if create_graph is None:
             create_graph = call.connected and is_grad_enabled()
         flat_cotangents, cot_spec = _tree_flatten(cotangents)
@@ -421,7 +437,10 @@ def _vjp(
             )
         with enable_grad():
             result = _grads(
-                flat_outputs, flat_primals, flat_cotangents, create_graph=create_graph,
+                flat_outputs,
+                flat_primals,
+                flat_cotangents,
+                create_graph=create_graph,
                 retain_graph=retain_graph,
             )
         return _tree_unflatten(result, primal_spec)
@@ -448,8 +467,12 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
 
 
 def jacrev(
-    func: Callable[..., Any], argnums: ArgNums = 0, *, has_aux: bool = False,
-    chunk_size: int | None = None, _preallocate_and_copy: bool = False,
+    func: Callable[..., Any],
+    argnums: ArgNums = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    _preallocate_and_copy: bool = False,
 ) -> Callable[..., Any]:
     """The Jacobian of ``func`` with respect to the argument(s) at ``argnums``, by reverse mode:
     one vector-Jacobian product per output element (``chunk_size`` only changes how PyTorch
@@ -481,8 +504,9 @@ def jacrev(
         # per_primal[p][o]: Jacobian of output o with respect to primal p.
         by_output = []
         for o in range(len(flat_output)):
-            tree = _tree_unflatten([per_primal[p][o] for p in range(len(flat_primals))],
-                                   primals_spec)
+            tree = _tree_unflatten(
+                [per_primal[p][o] for p in range(len(flat_primals))], primals_spec
+            )
             by_output.append(tree[0] if isinstance(argnums, int) else tree)
         result = call.finish(_tree_unflatten(by_output, out_spec))
         if has_aux:
@@ -493,13 +517,15 @@ def jacrev(
 
 
 def _jacobian_rows(
-    vjp_fn: Callable[..., Any], flat_output: list[Tensor], out_spec: _Spec,
+    vjp_fn: Callable[..., Any],
+    flat_output: list[Tensor],
+    out_spec: _Spec,
     flat_primals: list[Tensor],
 ) -> list[list[Tensor]]:
     """For every primal, the Jacobian of every output: one vjp per row of an identity basis
     spanning all outputs (as PyTorch's ``jacrev``)."""
-    from .ops.creation import zeros
-    from .ops.shape import stack
+    from ..ops.creation import zeros
+    from ..ops.shape import stack
 
     numels = [o.numel() for o in flat_output]
     rows: list[list[Tensor]] = [[] for _ in flat_primals]
@@ -519,7 +545,7 @@ def _jacobian_rows(
         start = 0
         per_output = []
         for numel, out in zip(numels, flat_output, strict=True):
-            per_output.append(stacked[start:start + numel].view(out.shape + primal.shape))
+            per_output.append(stacked[start : start + numel].view(out.shape + primal.shape))
             start += numel
         result.append(per_output)
     return result

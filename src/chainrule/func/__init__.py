@@ -1,0 +1,20 @@
+"""``chainrule.func``: PyTorch's function transforms (``torch.func``).
+
+* ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``, ``hessian``: reverse mode, on the tape
+  (``_transforms``);
+* ``functional_call``, ``stack_module_state``: modules as functions of their parameters
+  (``_functional_call``).
+"""
+
+from ._functional_call import functional_call, stack_module_state
+from ._transforms import grad, grad_and_value, hessian, jacrev, vjp
+
+__all__ = [
+    "functional_call",
+    "grad",
+    "grad_and_value",
+    "hessian",
+    "jacrev",
+    "stack_module_state",
+    "vjp",
+]
