@@ -13,7 +13,9 @@ Use it as you would use PyTorch::
 
 from __future__ import annotations
 
+import importlib as _importlib
 import math as _math
+import types as _types
 
 from . import (
     _C,
@@ -169,3 +171,16 @@ _overrides.make_namespace_overridable(globals(), list(globals()))
 
 # torch.fft, torch.func, torch.special: they need the namespace above
 from . import fft, func, special  # noqa: E402
+from ._torch_alias import install_as_torch  # noqa: E402
+
+
+def __getattr__(name: str) -> _types.ModuleType:
+    """A subpackage not imported yet (``chainrule.viz``, ``chainrule.tools`` ...), imported on
+    first use, as ``torch`` loads its lazy submodules."""
+    if not name.startswith("_"):
+        try:
+            return _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as error:
+            if error.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""``python -m chainrule <command>``: demo, train, graph, bench.
+"""``python -m chainrule <command>``: demo, train, graph, bench, run.
 
 Each command lives in ``chainrule.cli.<command>`` and has a ``main(argv)`` function.
 """
@@ -15,6 +15,7 @@ COMMANDS = {
     "train": "train a small network on scikit-learn's handwritten digits",
     "graph": "draw the backward graph of a variable in a script",
     "bench": "time chainrule against PyTorch and NumPy",
+    "run": "run a PyTorch script unchanged, with chainrule as 'import torch'",
 }
 
 
@@ -22,8 +23,10 @@ def _usage() -> str:
     lines = ["usage: python -m chainrule <command> [options]", "", "commands:"]
     lines.extend(f"  {name:<7} {text}" for name, text in COMMANDS.items())
     lines.append("")
-    lines.append("Run 'python -m chainrule <command> --help' for a command's options, "
-                 "'python -m chainrule --version' for the version.")
+    lines.append(
+        "Run 'python -m chainrule <command> --help' for a command's options, "
+        "'python -m chainrule --version' for the version."
+    )
     return "\n".join(lines)
 
 

@@ -563,7 +563,8 @@ class Tensor(TensorMethods):
             prefix="tensor(" if plain else f"{cls.__name__}(",  # (a subclass: its name)
         )
 
-    __str__ = __repr__
+    # (no __str__: object's calls type(self).__repr__, so a subclass's repr - Parameter's
+    # "Parameter containing:" - is its str too, as in PyTorch)
 
     def __format__(self, spec: str) -> str:
         if self._data.ndim == 0:
