@@ -3,13 +3,18 @@
 * ``grad``, ``grad_and_value``, ``vjp``, ``jacrev``, ``hessian``: reverse mode, on the tape
   (``_transforms``);
 * ``functional_call``, ``stack_module_state``: modules as functions of their parameters
-  (``_functional_call``).
+  (``_functional_call``);
+* ``jvp``, ``linearize``, ``jacfwd``: forward mode, on ``autograd.forward_ad`` (``_forward``).
 """
 
+from ._forward import jacfwd, jvp, linearize
 from ._functional_call import functional_call, stack_module_state
 from ._transforms import grad, grad_and_value, hessian, jacrev, vjp
 
 __all__ = [
+    "jacfwd",
+    "jvp",
+    "linearize",
     "functional_call",
     "grad",
     "grad_and_value",

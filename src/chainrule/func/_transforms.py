@@ -33,6 +33,7 @@ from typing import Any
 
 from .._tensor import Tensor, grad_accumulator, gradient_edge
 from ..autograd import engine
+from ..autograd.forward_grad import FORWARD_OVER_REVERSE_MESSAGE, has_tangent
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import preorder
 from ..autograd.node import AccumulateGrad, Node
@@ -219,6 +220,10 @@ class _Call:
     def make_differentiable(self, x: Any) -> Tensor:
         if not isinstance(x, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if has_tangent(x):
+            # (a fresh leaf would drop the tangent: the gradient would silently lack its
+            # tangent part, e.g. jacfwd(jacrev(f)) would give a wrong Hessian)
+            raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
         if x.requires_grad:
             self.connected = True
             return x.view_as(x)  # differentiable with respect to x, but a new graph input
@@ -564,7 +569,8 @@ def _error_if_complex(flat: list[Any], is_input: bool) -> None:
 def hessian(func: Callable[..., Any], argnums: ArgNums = 0) -> Callable[..., Any]:
     """The Hessian of ``func`` with respect to the argument(s) at ``argnums``.
 
-    PyTorch computes ``jacfwd(jacrev(func))``; chainrule has no forward mode and computes
+    PyTorch computes ``jacfwd(jacrev(func))``; chainrule's forward mode does not run through a
+    backward pass (forward-over-reverse raises NotImplementedError), so this is
     ``jacrev(jacrev(func))``, which gives the same values.
 
     Example:
