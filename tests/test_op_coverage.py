@@ -37,7 +37,8 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "a Python bool, not a tensor (tests/test_closeness.py)": (
         "Tensor.allclose", "Tensor.equal", "torch.allclose", "torch.equal",
     ),
-    "metadata and conversion to Python, not an op (tests/test_tensor_api.py)": (
+    "metadata and conversion to Python, not an op (tests/test_tensor_api.py, "
+    "test_new_tensors_and_queries.py)": (
         "Tensor.element_size", "Tensor.get_device", "Tensor.is_complex",
         "Tensor.is_contiguous", "Tensor.is_floating_point", "Tensor.is_inference",
         "Tensor.ndimension", "Tensor.nelement", "Tensor.numel", "Tensor.numpy",
@@ -45,6 +46,15 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "Tensor.untyped_storage", "torch.is_complex", "torch.is_floating_point",
         "torch.is_tensor", "torch.numel", "torch.can_cast", "torch.promote_types",
         "torch.result_type",
+        "Tensor.is_neg", "Tensor.is_nonzero", "Tensor.is_same_size", "Tensor.is_signed",
+        "Tensor.resolve_neg", "torch.get_device", "torch.is_inference", "torch.is_neg",
+        "torch.is_nonzero", "torch.is_same_size", "torch.is_signed", "torch.resolve_neg",
+        "torch.typename",
+    ),
+    "Tensor.new_* creation: sizes or data in the tensor's dtype, no history "
+    "(tests/test_new_tensors_and_queries.py)": (
+        "Tensor.new", "Tensor.new_empty", "Tensor.new_empty_strided", "Tensor.new_full",
+        "Tensor.new_ones", "Tensor.new_tensor", "Tensor.new_zeros",
     ),
     "global state: grad and anomaly modes, default dtype, printing, random seeds "
     "(tests/test_grad_mode.py, test_anomaly.py, test_printing.py, test_creation.py)": (

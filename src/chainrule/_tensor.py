@@ -19,7 +19,7 @@ from ._dtype import dtype as DType
 from ._frames import user_stacklevel
 from ._size import CPU, Size, device
 from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as, storage_root
-from .autograd.forward_grad import DUAL, get_tangent
+from .autograd.forward_grad import DUAL, clear_tangent, get_tangent
 from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
     AccumulateGrad,
@@ -279,6 +279,8 @@ class Tensor(TensorMethods):
         self._grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        if DUAL[0]:  # (its forward-mode tangent goes too, as in PyTorch)
+            clear_tangent(self)
         return self
 
     @property
@@ -392,6 +394,11 @@ class Tensor(TensorMethods):
     def is_cuda(self) -> bool:
         """Always False: chainrule runs on the CPU."""
         return False
+
+    @property
+    def is_cpu(self) -> bool:
+        """Always True: chainrule runs on the CPU."""
+        return True
 
     @property
     def is_sparse(self) -> bool:

@@ -67,15 +67,17 @@ UNARY: dict[str, dict[str, Any]] = {
     "tanh": {}, "trunc": {"make_inputs": _away_from_zero},
     "relu": {"make_inputs": _away_from_zero}, "digamma": {"low": 0.5, "high": 3.0},
     "lgamma": {"low": 0.5, "high": 3.0}, "nan_to_num": {}, "deg2rad": {}, "rad2deg": {},
+    "arcsinh": {}, "arccosh": {"low": 1.2, "high": 3.0}, "arctanh": {"low": -0.8, "high": 0.8},
 }
 # Unary ops with an in-place method (PyTorch has one for each).
 UNARY_INPLACE = list(UNARY)
 # In place, these record *Backward1, whose backward raises NotImplementedError in PyTorch (and
 # here: tests/test_inplace_parity.py): values and node names only.
-NOT_DIFFERENTIABLE_INPLACE = ("acosh", "asinh", "atanh")
+NOT_DIFFERENTIABLE_INPLACE = ("acosh", "asinh", "atanh", "arccosh", "arcsinh", "arctanh")
 
 BINARY: dict[str, dict[str, Any]] = {
-    "add": {}, "sub": {}, "subtract": {}, "mul": {}, "div": {"make_inputs": _away_from_zero},
+    "add": {}, "sub": {}, "subtract": {}, "mul": {}, "multiply": {},
+    "div": {"make_inputs": _away_from_zero},
     "divide": {"make_inputs": _away_from_zero}, "true_divide": {"make_inputs": _away_from_zero},
     "atan2": {"make_inputs": _away_from_zero}, "arctan2": {"make_inputs": _away_from_zero},
     "hypot": {"make_inputs": _away_from_zero}, "pow": {"make_inputs": _positive},

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DUAL", "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
+    "clear_tangent",
     "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
     "VIEW_TANGENT", "FORWARD_OVER_REVERSE_MESSAGE", "refuse_forward_over_reverse",
     "refuse_saved_tangents",
@@ -100,6 +101,11 @@ def set_tangent(x: Tensor, tangent: Any) -> None:
             del _TANGENTS[key]
 
     _TANGENTS[key] = (weakref.ref(x, forget), tangent)
+
+
+def clear_tangent(x: Tensor) -> None:
+    """Drop tensor ``x``'s own tangent at the current level (``x.detach_()``)."""
+    _TANGENTS.pop(id(x), None)
 
 
 class suspended:  # noqa: N801 (a context manager used as a statement, like no_grad)

@@ -33,10 +33,13 @@ from . import (
     indexing,
     inplace,
     linalg,
+    inplace_functions,  # noqa: F401 (torch.exp_ ...)
     linalg_decomp,
     nn_ops,
+    new_tensors,  # noqa: F401 (Tensor.new_zeros ...)
     pointwise,
     reduction,
+    queries,  # noqa: F401 (is_signed, is_nonzero ...)
     sampling,
     shape,
     special_ops,

@@ -50,7 +50,8 @@ __all__ = [
     "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
     "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
     "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh",
-    "tanh", "asinh", "acosh", "atanh", "sigmoid", "relu", "erf", "erfc", "clamp", "clip",
+    "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "multiply", "sigmoid",
+    "relu", "erf", "erfc", "clamp", "clip",
     "clamp_min", "clamp_max", "minimum", "maximum", "fmin", "fmax", "where", "lerp",
     "floor", "ceil", "round", "trunc", "frac", "eq", "ne", "lt", "le", "gt", "ge", "greater",
     "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
@@ -472,7 +473,7 @@ def rsub(input, other, *, alpha=1):
 
 
 @op("MulBackward0", inputs=("self", "other"), promote=ARITH, method=True, inplace=True,
-    complex_ok=True)
+    complex_ok=True, aliases=("multiply",))
 def mul(self, other):
     """Element-wise product, broadcasting."""
     if type(self) is not _ndarray or type(other) is not _ndarray:
@@ -491,6 +492,9 @@ def _(ops, grad, other):
 @mul.derivative("other")
 def _(ops, grad, self):
     return grad * ops.conj(self)
+
+
+multiply = mul
 
 
 @op("DivBackward0", inputs=("self", "other"), promote=FLOAT, name="div", complex_ok=True)
@@ -1358,7 +1362,7 @@ def _(ops, grad, result):
     return ops.tanh_backward(grad, result)
 
 
-@op("AsinhBackward0", promote=FLOAT, method=True, complex_ok=True)
+@op("AsinhBackward0", promote=FLOAT, method=True, complex_ok=True, aliases=("arcsinh",))
 def asinh(self):
     """Inverse hyperbolic sine."""
     return np.arcsinh(self)
@@ -1369,7 +1373,7 @@ def _(ops, grad, self):
     return grad * ops.conj(ops.rsqrt(ops.pow(self, 2) + 1))
 
 
-@op("AcoshBackward0", promote=FLOAT, method=True, complex_ok=True)
+@op("AcoshBackward0", promote=FLOAT, method=True, complex_ok=True, aliases=("arccosh",))
 def acosh(self):
     """Inverse hyperbolic cosine."""
     return np.arccosh(self)
@@ -1382,7 +1386,7 @@ def _(ops, grad, self):
     return grad * ops.rsqrt(self * self - 1)
 
 
-@op("AtanhBackward0", promote=FLOAT, method=True, complex_ok=True)
+@op("AtanhBackward0", promote=FLOAT, method=True, complex_ok=True, aliases=("arctanh",))
 def atanh(self):
     """Inverse hyperbolic tangent."""
     return np.arctanh(self)
@@ -1423,9 +1427,12 @@ def _not_differentiable_in_place(out_of_place: Any, node_name: str) -> Any:
     return declared
 
 
-declare_methods("asinh", inplace=_not_differentiable_in_place(asinh, "AsinhBackward1"))
-declare_methods("acosh", inplace=_not_differentiable_in_place(acosh, "AcoshBackward1"))
-declare_methods("atanh", inplace=_not_differentiable_in_place(atanh, "AtanhBackward1"))
+for _inverse, _node in ((asinh, "AsinhBackward1"), (acosh, "AcoshBackward1"),
+                        (atanh, "AtanhBackward1")):
+    _in_place = _not_differentiable_in_place(_inverse, _node)
+    for _name in (_inverse.__name__, "arc" + _inverse.__name__[1:]):  # (asinh_, arcsinh_)
+        declare_methods(_name, inplace=_in_place)
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
 
 
 # ------------------------------------------------------------------------------------------------
