@@ -476,17 +476,40 @@ class Tensor(TensorMethods):
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."
             )
+        if HAS_CONJ_BIT[0](self) and not force:  # (the values are already conjugated)
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that has conjugate bit set. Use "
+                "tensor.resolve_conj().numpy() instead."
+            )
         if self._data.dtype is _dtype.BFLOAT16:
             raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has none
         return self._data
 
+    # NumPy's protocol, spoken as PyTorch's Tensor speaks it: ``np.asarray(t)`` is ``t.numpy()``
+    # (same memory, same refusals); a ufunc on tensors (``np.exp(t)``, and ``t + ndarray``,
+    # which Tensor's operators hand to ndarray's reflected one) computes on those arrays, and
+    # ``__array_wrap__`` makes its result a tensor. ``ndarray + t`` raises TypeError, as in
+    # PyTorch: NumPy defers to the higher priority and Tensor's operators refuse arrays.
+    __array_priority__ = 1000
+
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         array = self.numpy()
         if dtype is not None and np.dtype(dtype) != array.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
             return array.astype(dtype)
         if copy:
             return array.copy()
         return array
+
+    def __array_wrap__(self, array: np.ndarray, context: Any = None,
+                       return_scalar: bool = False) -> Tensor:
+        """A NumPy ufunc's result as a tensor sharing its memory (a bool result as uint8, as
+        PyTorch's ``__array_wrap__`` makes it; a 0-d result stays a 0-d tensor)."""
+        if array.dtype == np.bool_:
+            array = array.astype(np.uint8)
+        _dtype.from_numpy_dtype(array.dtype)  # PyTorch's TypeError for a type it lacks
+        return wrap(array)
 
     def item(self) -> Any:
         """The single element as a Python number."""
@@ -603,8 +626,6 @@ class Tensor(TensorMethods):
     def __reduce_ex__(self, protocol: int) -> Any:
         return (_rebuild_tensor, (self._data.copy(), self._requires_grad))
 
-    # NumPy must hand ``ndarray + Tensor`` to Tensor.__radd__ instead of looping element-wise.
-    __array_ufunc__ = None
 
 
 _C_TYPE_NAMES = {
@@ -760,6 +781,10 @@ CUSTOM_FUNCTION_VIEW = "custom_function"
 
 # ``_view_src_fn`` of views that never regenerate their history: no grad_fn is this object, so
 # every use of such a view goes through the check of ``refresh_special_view``.
+# Whether a tensor carries PyTorch's conjugate bit (``numpy()`` refuses it); ops.conjugate,
+# which flags the tensors ``conj()`` makes, installs the test.
+HAS_CONJ_BIT: list[Callable[[Tensor], bool]] = [lambda t: False]
+
 SPECIAL_VIEW: Any = object()
 
 

@@ -207,6 +207,10 @@ def _rsub(self: Tensor, other: Any) -> Any:
 
 
 def _rtruediv(self: Tensor, other: Any) -> Any:
+    if isinstance(other, np.ndarray):
+        # PyTorch's ``other / self`` is ``self.reciprocal() * other`` even for an array: the
+        # product goes to NumPy (ndarray's reflected multiply), which returns a tensor.
+        return pointwise.reciprocal(self) * other
     if not _operand_ok(other):
         return NotImplemented
     # PyTorch computes ``other / self`` as ``self.reciprocal() * other``.
@@ -266,6 +270,20 @@ def _compare(fn: Any) -> Any:
     return compare
 
 
+def _eq(self: Tensor, other: Any) -> Any:
+    """``self == other``; unlike the other comparisons, PyTorch's ``==`` takes a NumPy array,
+    as ``torch.from_numpy`` would (its errors too; an array of a type it lacks: NotImplemented,
+    so Python compares identities)."""
+    if isinstance(other, np.ndarray):
+        try:
+            other = creation.from_numpy(other)
+        except TypeError:
+            return NotImplemented
+    elif not _operand_ok(other):
+        return NotImplemented
+    return pointwise.eq(self, other)
+
+
 def _logical(fn: Any) -> Any:
     def logical(self: Tensor, other: Any) -> Any:
         if not _operand_ok(other):
@@ -300,7 +318,7 @@ Tensor.__neg__ = pointwise.neg  # type: ignore[method-assign]
 Tensor.__pos__ = lambda self: self  # type: ignore[method-assign]
 Tensor.__abs__ = pointwise.abs  # type: ignore[method-assign]
 Tensor.__invert__ = pointwise.bitwise_not  # type: ignore[method-assign]
-Tensor.__eq__ = _compare(pointwise.eq)  # type: ignore[method-assign,assignment]
+Tensor.__eq__ = _eq  # type: ignore[method-assign,assignment]
 Tensor.__ne__ = _compare(pointwise.ne)  # type: ignore[method-assign,assignment]
 Tensor.__lt__ = _compare(pointwise.lt)  # type: ignore[method-assign]
 Tensor.__le__ = _compare(pointwise.le)  # type: ignore[method-assign]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import HAS_CONJ_BIT, Tensor
 from ..autograd.node import type_name
 from ._registry import op, tensor_method
 from .copying import clone
@@ -40,6 +40,8 @@ def is_conj_tensor(t: Any) -> bool:
     ref = _CONJUGATES.get(id(t))
     return ref is not None and ref() is t
 
+
+HAS_CONJ_BIT[0] = is_conj_tensor  # (Tensor.numpy() refuses a tensor with the bit set)
 
 CONJ_WRITE_MESSAGE = (
     "chainrule's conj() of a complex tensor is a copy, not PyTorch's lazy conjugate view: it "

@@ -294,13 +294,24 @@ _warned_not_writable = [False]
 
 
 def _check_shareable(array: np.ndarray) -> None:
-    """PyTorch's checks before a tensor shares an array's memory."""
+    """PyTorch's checks before a tensor shares an array's memory, in its order."""
+    _dtype.from_numpy_dtype(array.dtype.newbyteorder("="))
+    if any(step % array.itemsize for step in array.strides):
+        raise ValueError(
+            "given numpy array strides not a multiple of the element byte size. Copy the numpy "
+            "array to reallocate the memory."
+        )
+    if any(step < 0 for step in array.strides):
+        raise ValueError(
+            "At least one stride in the given numpy array is negative, and tensors with negative "
+            "strides are not currently supported. (You can probably work around this by making "
+            "a copy of your array  with array.copy().) "
+        )
     if not array.dtype.isnative:
         raise ValueError(
             "given numpy array has byte order different from the native byte order. Conversion "
             "between byte orders is currently not supported."
         )
-    _dtype.from_numpy_dtype(array.dtype)
     if not array.flags.writeable and not _warned_not_writable[0]:
         _warned_not_writable[0] = True
         warnings.warn(_NOT_WRITABLE_WARNING, UserWarning, stacklevel=user_stacklevel())
