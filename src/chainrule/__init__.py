@@ -101,6 +101,7 @@ from .ops.copying import clone
 from .ops.counting import *  # noqa: F403 - unique, bincount, histc, searchsorted ...
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
 from .ops.distances import *  # noqa: F403 - cdist
+from .ops.distribution_sampling import *  # noqa: F403 - poisson, binomial, _standard_gamma ...
 from .ops.indexing import *  # noqa: F403
 from .ops.inplace_functions import *  # noqa: F403 - abs_, exp_, clamp_ ... (torch.<name>_)
 from .ops.linalg import *  # noqa: F403 - mm, matmul, ...
@@ -171,8 +172,8 @@ builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module
 # The hand-written public functions hand a call with a __torch_function__ argument to it.
 _overrides.make_namespace_overridable(globals(), list(globals()))
 
-# torch.fft, torch.func, torch.special: they need the namespace above
-from . import fft, func, special  # noqa: E402
+# torch.fft, torch.func, torch.special, torch.distributions: they need the namespace above
+from . import distributions, fft, func, special  # noqa: E402
 from ._torch_alias import install_as_torch  # noqa: E402
 
 

@@ -29,6 +29,7 @@ from . import (
     counting,
     creation,
     distances,
+    distribution_sampling,
     fft_ops,
     indexing,
     inplace,
@@ -105,6 +106,7 @@ _PRIMITIVES.update(pointwise.PRIMITIVES)
 _PRIMITIVES.update(special_ops.PRIMITIVES)
 _PRIMITIVES.update(fft_ops.PRIMITIVES)
 _PRIMITIVES.update(distances.PRIMITIVES)
+_PRIMITIVES.update(distribution_sampling.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)

@@ -1,0 +1,408 @@
+"""The sampling ops of ``torch.distributions``, with PyTorch's nodes: ``_standard_gamma``
+(``StandardGammaBackward0``: implicit reparameterisation, its derivative is
+``_standard_gamma_grad``), ``_sample_dirichlet``, ``_dirichlet_grad``, ``poisson``
+(``PoissonBackward0``, a zero derivative) and ``binomial``.
+
+The draws come from chainrule's generator (NumPy's, not PyTorch's streams). The implicit
+gradients ``d sample / d concentration = -(d cdf / d alpha) / pdf`` are the approximations
+PyTorch computes (Jankowiak and Obermeyer, "Pathwise derivatives beyond the
+reparameterization trick", 2018): a Taylor series for small samples, Rice saddle-point
+expansions for large concentrations, and fitted rational corrections elsewhere; they are
+evaluated here in float64, element-wise on arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import _special
+from ._registry import KEEP, op, zero_derivative
+from .creation import Generator, _gen
+from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
+
+__all__ = [
+    "_standard_gamma",
+    "_standard_gamma_grad",
+    "_sample_dirichlet",
+    "_dirichlet_grad",
+    "poisson",
+    "binomial",
+]
+
+
+def _draw_gamma(alpha: np.ndarray, generator: Any) -> np.ndarray:
+    """Standard gamma draws of concentration ``alpha`` in ``alpha``'s dtype: at least the
+    smallest normal number (PyTorch's clamp); a concentration that is not positive (or NaN)
+    gives that smallest number too, an infinite one infinity."""
+    a = np.asarray(alpha, dtype=np.float64)
+    valid = (a > 0) & np.isfinite(a)
+    draws = _gen(generator).standard_gamma(np.where(valid, a, 1.0))
+    draws = np.where(np.isposinf(a), np.inf, np.where(valid, draws, 0.0))
+    tiny = np.finfo(alpha.dtype).tiny
+    return np.maximum(draws.astype(alpha.dtype), tiny)
+
+
+@op("StandardGammaBackward0", promote=KEEP)
+def _standard_gamma(self, generator: Generator | None = None):
+    """Standard gamma samples (rate 1) of concentration ``self``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch._standard_gamma(torch.tensor([2.0])).shape
+        chainrule.Size([1])
+    """
+    return _draw_gamma(self, generator)
+
+
+@_standard_gamma.derivative("self")
+def _(ops, grad, self, result):
+    # implicit reparameterisation: d x / d alpha at the drawn x
+    return grad * ops.standard_gamma_grad(self, result)
+
+
+def _digamma64(x: np.ndarray) -> np.ndarray:
+    return np.asarray(_special.digamma(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+def _gamma_grad_small_x(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """Taylor series of the regularised lower incomplete gamma function around x = 0."""
+    numer = np.ones_like(x)
+    denom = alpha.copy()
+    series1 = numer / denom
+    series2 = numer / (denom * denom)
+    for i in range(1, 6):
+        numer = numer * (-x / i)
+        denom = denom + 1
+        series1 = series1 + numer / denom
+        series2 = series2 + numer / (denom * denom)
+    pow_x_alpha = x**alpha
+    gamma_pdf = x ** (alpha - 1) * np.exp(-x)
+    gamma_cdf = pow_x_alpha * series1
+    gamma_cdf_alpha = (np.log(x) - _digamma64(alpha)) * gamma_cdf - pow_x_alpha * series2
+    result = -gamma_cdf_alpha / gamma_pdf
+    return np.where(np.isnan(result), 0.0, result)
+
+
+def _gamma_grad_large_alpha(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """Rice saddle-point expansion (with a polynomial near x = alpha)."""
+    near = (0.9 * alpha <= x) & (x <= 1.1 * alpha)
+    numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+    numer_2 = (
+        1440 * alpha * alpha
+        + 6 * x * (53 - 120 * x)
+        - 65 * x * x / alpha
+        + alpha * (107 + 3600 * x)
+    )
+    near_value = numer_1 * numer_2 / (1244160 * alpha**4)
+    denom = np.sqrt(8 * alpha)
+    term2 = denom / (alpha - x)
+    term3 = (x - alpha - alpha * np.log(x / alpha)) ** -1.5
+    term23 = np.where(x < alpha, term2 - term3, term2 + term3)
+    term1 = np.log(x / alpha) * term23 - np.sqrt(2 / alpha) * (alpha + x) / (alpha - x) ** 2
+    stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+    far_value = -stirling * x * term1 / denom
+    return np.where(near, near_value, far_value)
+
+
+_GAMMA_COEFFICIENTS = np.array(
+    [
+        [
+            0.16009398,
+            -0.094634809,
+            0.025146376,
+            -0.0030648343,
+            1,
+            0.32668115,
+            0.10406089,
+            0.0014179084,
+        ],
+        [
+            0.53487893,
+            0.1298071,
+            0.065735949,
+            -0.0015649758,
+            0.16639465,
+            0.020070113,
+            -0.0035938915,
+            -0.00058392623,
+        ],
+        [
+            0.040121004,
+            -0.0065914022,
+            -0.0026286047,
+            -0.0013441777,
+            0.017050642,
+            -0.0021309326,
+            0.00085092367,
+            -1.5247877e-07,
+        ],
+    ]
+)
+
+
+def _gamma_grad_rational(x: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    """A bivariate rational approximation in log(x / alpha) and log(alpha)."""
+    u = np.log(x / alpha)
+    v = np.log(alpha)
+    c = [
+        _GAMMA_COEFFICIENTS[0, i] + u * (_GAMMA_COEFFICIENTS[1, i] + u * _GAMMA_COEFFICIENTS[2, i])
+        for i in range(8)
+    ]
+    p = c[0] + v * (c[1] + v * (c[2] + v * c[3]))
+    q = c[4] + v * (c[5] + v * (c[6] + v * c[7]))
+    return np.exp(p / q)
+
+
+def _gamma_grad_values(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
+    a, s = np.broadcast_arrays(np.asarray(alpha, dtype=np.float64), np.asarray(x, dtype=np.float64))
+    with np.errstate(all="ignore"):
+        small = _gamma_grad_small_x(s, a)
+        large = _gamma_grad_large_alpha(s, a)
+        rational = _gamma_grad_rational(s, a)
+    return np.where(s < 0.8, small, np.where(a > 8.0, large, rational))
+
+
+@op("StandardGammaGradBackward0", inputs=("self", "output"), promote=KEEP)
+def _standard_gamma_grad(self, output):
+    """``d x / d alpha`` of a standard gamma sample ``output`` of concentration ``self``."""
+    if self.dtype != output.dtype:
+        raise RuntimeError(f"Found dtype {_dtype_name(output)} but expected {_dtype_name(self)}")
+    return _gamma_grad_values(self, output).astype(self.dtype)
+
+
+def _dtype_name(a: np.ndarray) -> str:
+    return {"float32": "Float", "float64": "Double", "float16": "Half"}.get(
+        a.dtype.name, a.dtype.name
+    )
+
+
+@_standard_gamma_grad.derivative("self")
+def _(ops, grad):
+    raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
+@_standard_gamma_grad.derivative("output")
+def _(ops, grad):
+    raise NotImplementedError("the derivative for '_standard_gamma_grad' is not implemented.")
+
+
+@op("NotImplemented", promote=KEEP)
+def _sample_dirichlet_draws(self, generator):
+    gammas = _draw_gamma(self, generator).astype(np.float64)
+    totals = gammas.sum(-1, keepdims=True)
+    out = (gammas / totals).astype(self.dtype)
+    return np.maximum(out, np.finfo(self.dtype).tiny)
+
+
+_not_implemented_node(_sample_dirichlet_draws, "_sample_dirichlet")
+
+
+def _sample_dirichlet(input: Any, generator: Generator | None = None) -> Any:
+    """Dirichlet samples of concentration ``input`` (along the last dimension)."""
+    return _edges_of_inputs_needing_grad(_sample_dirichlet_draws(input, generator))
+
+
+def _beta_grad_alpha_small(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """Taylor expansion of the Beta gradient in alpha for x near 0."""
+    factor = _digamma64(alpha) - _digamma64(alpha + beta) - np.log(x)
+    numer = np.ones_like(x)
+    series = numer / alpha * (factor + 1 / alpha)
+    for i in range(1, 11):
+        numer = numer * (i - beta) * x / i
+        denom = alpha + i
+        series = series + numer / denom * (factor + 1 / denom)
+    result = x * (1 - x) ** -beta * series
+    return np.where(np.isnan(result), 0.0, result)
+
+
+def _beta_grad_beta_small(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """Taylor expansion of the Beta gradient in beta for x near 0."""
+    factor = _digamma64(alpha + beta) - _digamma64(beta)
+    numer = np.ones_like(x)
+    betas = np.ones_like(x)
+    dbetas = np.zeros_like(x)
+    series = factor / alpha
+    for i in range(1, 9):
+        numer = numer * (-x / i)
+        dbetas = dbetas * (beta - i) + betas
+        betas = betas * (beta - i)
+        series = series + numer / (alpha + i) * (dbetas + factor * betas)
+    result = -((1 - x) ** (1 - beta)) * series
+    return np.where(np.isnan(result), 0.0, result)
+
+
+def _beta_grad_alpha_mid(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """Rice saddle-point expansion for large alpha and beta (a polynomial near the mean)."""
+    total = alpha + beta
+    mean = alpha / total
+    std = np.sqrt(alpha * beta / (total + 1)) / total
+    near = (mean - 0.1 * std <= x) & (x <= mean + 0.1 * std)
+    b2 = beta * beta
+    poly = 47 * x * b2 * b2 + alpha * (
+        (43 + 20 * (16 + 27 * beta) * x) * b2 * beta
+        + alpha
+        * (
+            3 * (59 + 180 * beta - 90 * x) * b2
+            + alpha
+            * (
+                (453 + 1620 * beta * (1 - x) - 455 * x) * beta
+                + alpha * (8 * (1 - x) * (135 * beta - 11))
+            )
+        )
+    )
+    prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+    prefactor_den = 12960 * alpha**3 * b2 * (1 + 12 * total)
+    near_value = prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / np.sqrt(2 * alpha * beta / total)
+    stirling = (
+        (1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha))
+        * (1 + 1 / (12 * beta) + 1 / (288 * b2))
+        / (1 + 1 / (12 * total) + 1 / (288 * total * total))
+    )
+    term1_num = 2 * alpha * alpha * (x - 1) + alpha * beta * (x - 1) - x * b2
+    axbx = alpha * (x - 1) + beta * x
+    term1_den = np.sqrt(2 * alpha / beta) * total**1.5 * axbx * axbx
+    term1 = term1_num / term1_den
+    term2 = 0.5 * np.log(alpha / (total * x))
+    term3 = np.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    term4_base = beta * np.log(beta / (total * (1 - x))) + alpha * np.log(alpha / (total * x))
+    term4 = term4_base**-1.5
+    term1234 = term1 + term2 * (term3 + np.where(x < mean, term4, -term4))
+    return np.where(near, near_value, stirling * prefactor * term1234)
+
+
+_DIRICHLET_COEFFICIENTS = np.array(
+    [
+        [
+            [
+                [1.003668233, -0.01061107488, -0.0657888334, 0.01201642863],
+                [0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033],
+                [-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013],
+            ],
+            [
+                [0.221950385, -0.3187676331, 0.01799915743, 0.01074823814],
+                [-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057],
+                [0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05],
+            ],
+            [
+                [-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565],
+                [0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181],
+                [0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05],
+            ],
+        ],
+        [
+            [
+                [1, -0.02924021934, -0.04438342661, 0.007285809825],
+                [0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521],
+                [-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149],
+            ],
+            [
+                [0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273],
+                [0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956],
+                [-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05],
+            ],
+            [
+                [0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05],
+                [0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05],
+                [-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06],
+            ],
+        ],
+    ]
+)
+
+
+def _dirichlet_grad_rational(x: np.ndarray, alpha: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """A rational correction (in log x, log(alpha / x), log(total)) to an analytic
+    approximation."""
+    u = np.log(x)
+    a = np.log(alpha) - u
+    b = np.log(total) - a
+    pow_u = [np.ones_like(u), u, u * u]
+    pow_a = [np.ones_like(a), a, a * a]
+    p = np.zeros_like(x)
+    q = np.zeros_like(x)
+    c = _DIRICHLET_COEFFICIENTS
+    for i in range(3):
+        for j in range(3):
+            ua = pow_u[i] * pow_a[j]
+            p = p + ua * (
+                c[0, i, j, 0] + b * (c[0, i, j, 1] + b * (c[0, i, j, 2] + b * c[0, i, j, 3]))
+            )
+            q = q + ua * (
+                c[1, i, j, 0] + b * (c[1, i, j, 1] + b * (c[1, i, j, 2] + b * c[1, i, j, 3]))
+            )
+    approx = x * (_digamma64(total) - _digamma64(alpha)) / (total - alpha)
+    return p / q * approx
+
+
+@op("NotImplemented", inputs=("x", "alpha", "total"), promote=KEEP)
+def _dirichlet_grad_values(x, alpha, total):
+    xs, a, t = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, alpha, total)))
+    beta = t - a
+    boundary = t * xs * (1 - xs)
+    with np.errstate(all="ignore"):
+        small_x = _beta_grad_alpha_small(xs, a, beta)
+        large_x = -_beta_grad_beta_small(1 - xs, beta, a)
+        mid = _beta_grad_alpha_mid(xs, a, beta)
+        rational = _dirichlet_grad_rational(xs, a, t)
+    out = np.where(
+        (xs <= 0.5) & (boundary < 2.5),
+        small_x,
+        np.where(
+            (xs >= 0.5) & (boundary < 0.75), large_x, np.where((a > 6) & (beta > 6), mid, rational)
+        ),
+    )
+    return out.astype(x.dtype)
+
+
+_not_implemented_node(_dirichlet_grad_values, "_dirichlet_grad")
+
+
+def _dirichlet_grad(x: Any, alpha: Any, total: Any) -> Any:
+    """The implicit gradient of a Dirichlet (Beta) sample ``x`` in ``alpha``, given the total
+    concentration ``total``: ``-(d cdf / d alpha) / pdf / (1 - x)`` of the Beta marginal."""
+    if tuple(x.shape) != tuple(alpha.shape) or tuple(x.shape) != tuple(total.shape):
+        raise RuntimeError("_dirichlet_grad: expected x, alpha and total to have the same shape")
+    return _edges_of_inputs_needing_grad(_dirichlet_grad_values(x, alpha, total))
+
+
+@op("PoissonBackward0", inputs=("input",), promote=KEEP)
+def poisson(input, generator: Generator | None = None):
+    """Poisson counts of rate ``input``, in ``input``'s dtype (derivative zero).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.poisson(torch.tensor([0.0]))
+        tensor([0.])
+    """
+    if np.any(input < 0):
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    return _gen(generator).poisson(np.asarray(input, dtype=np.float64)).astype(input.dtype)
+
+
+poisson.derivative("input")(zero_derivative)
+
+
+@op("NotImplemented", inputs=("count", "prob"), promote=KEEP)
+def _binomial_draws(count, prob, generator):
+    n = np.asarray(count, dtype=np.float64)
+    p = np.asarray(prob, dtype=np.float64)
+    valid = (n >= 0) & (p >= 0) & (p <= 1) & np.isfinite(n)
+    draws = _gen(generator).binomial(
+        np.where(valid, n, 0).astype(np.int64), np.where(valid, p, 0.0)
+    )
+    return np.where(valid, draws, np.nan).astype(count.dtype)
+
+
+_not_implemented_node(_binomial_draws, "binomial")
+
+
+def binomial(count: Any, prob: Any, generator: Generator | None = None) -> Any:
+    """Binomial counts: successes in ``count`` trials of probability ``prob``."""
+    return _edges_of_inputs_needing_grad(_binomial_draws(count, prob, generator))
+
+
+#: Helpers the derivatives call (``ops.standard_gamma_grad``).
+PRIMITIVES: dict[str, Any] = {"standard_gamma_grad": _standard_gamma_grad}

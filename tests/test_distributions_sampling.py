@@ -1,0 +1,306 @@
+"""torch.distributions sampling: the sampling ops (their nodes, implicit-reparameterisation
+gradients and errors against PyTorch's), sample shapes and dtypes, sample statistics (seeded,
+with generous tolerances: chainrule's random streams are not PyTorch's) and reparameterised
+gradients."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import chainrule
+from tests.conftest import torch
+from tests.test_distributions_values import CASES, Case
+
+
+def _pair(values: Any, dtype: str = "float64", requires_grad: bool = False) -> tuple[Any, Any]:
+    array = np.asarray(values)
+    return (
+        chainrule.tensor(array, dtype=getattr(chainrule, dtype), requires_grad=requires_grad),
+        torch.tensor(array, dtype=getattr(torch, dtype), requires_grad=requires_grad),
+    )
+
+
+# The ops
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_standard_gamma_grad_values_match_pytorch(dtype: str) -> None:
+    rng = np.random.default_rng(0)
+    alpha = np.exp(rng.uniform(-3, 4, 3000))
+    # samples in all the regimes: small x, x near alpha, large alpha, the rational fit
+    x = np.concatenate(
+        [
+            rng.gamma(alpha[:1000]),
+            alpha[1000:2000] * rng.uniform(0.85, 1.15, 1000),
+            rng.uniform(0.01, 30.0, 1000),
+        ]
+    )
+    x = np.maximum(x, 1e-30)
+    a_cr, a_t = _pair(alpha, dtype)
+    x_cr, x_t = _pair(x, dtype)
+    actual = chainrule._standard_gamma_grad(a_cr, x_cr).numpy()
+    expected = torch._standard_gamma_grad(a_t, x_t).numpy()
+    rtol = 1e-5 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=1e-30)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dirichlet_grad_values_match_pytorch(dtype: str) -> None:
+    rng = np.random.default_rng(1)
+    alpha = np.exp(rng.uniform(-3, 4, 3000))
+    total = alpha + np.exp(rng.uniform(-3, 4, 3000))
+    x = np.clip(rng.beta(alpha, total - alpha), 1e-6, 1 - 1e-6)
+    x[:500] = rng.uniform(0.01, 0.99, 500)
+    pairs = [_pair(v, dtype) for v in (x, alpha, total)]
+    actual = chainrule._dirichlet_grad(*(p[0] for p in pairs)).numpy()
+    expected = torch._dirichlet_grad(*(p[1] for p in pairs)).numpy()
+    # PyTorch evaluates some branches in float for float32 inputs
+    rtol = 1e-3 if dtype == "float32" else 1e-9
+    np.testing.assert_allclose(
+        actual, expected, rtol=rtol, atol=1e-6 if dtype == "float32" else 1e-12
+    )
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_standard_gamma_records_its_node_and_implicit_gradient(dtype: str) -> None:
+    chainrule.manual_seed(0)
+    alpha = chainrule.tensor(
+        [0.3, 1.0, 4.0, 20.0], dtype=getattr(chainrule, dtype), requires_grad=True
+    )
+    x = chainrule._standard_gamma(alpha)
+    assert x.grad_fn.name() == "StandardGammaBackward0"
+    assert x.dtype == alpha.dtype and bool((x > 0).all())
+    x.backward(chainrule.tensor([1.0, 2.0, 3.0, 4.0], dtype=alpha.dtype))
+    sample = torch.tensor(x.detach().numpy())
+    reference = torch._standard_gamma_grad(torch.tensor(alpha.detach().numpy()), sample)
+    expected = reference * torch.tensor([1.0, 2.0, 3.0, 4.0], dtype=reference.dtype)
+    np.testing.assert_allclose(alpha.grad.numpy(), expected.numpy(), rtol=1e-5)
+
+
+def test_standard_gamma_edge_concentrations_match_pytorch() -> None:
+    for dtype in ("float32", "float64"):
+        values = [-1.0, 0.0, float("nan"), float("inf")]
+        actual = chainrule._standard_gamma(_pair(values, dtype)[0]).numpy()
+        expected = torch._standard_gamma(_pair(values, dtype)[1]).numpy()
+        np.testing.assert_array_equal(actual, expected)
+
+
+def test_the_derivatives_pytorch_lacks_raise_its_errors() -> None:
+    for function in (
+        lambda lib, a: lib._standard_gamma_grad(a, a * 1),
+        lambda lib, a: lib._sample_dirichlet(a),
+        lambda lib, a: lib._dirichlet_grad(a * 0.1, a * 1, a * 3),
+        lambda lib, a: lib.binomial(a.detach() + 3, a.sigmoid()),
+    ):
+        messages = []
+        for lib in (chainrule, torch):
+            a = lib.tensor([1.0, 2.0], requires_grad=True)
+            out = function(lib, a)
+            with pytest.raises((NotImplementedError, RuntimeError)) as info:
+                out.sum().backward()
+            messages.append((type(info.value), str(info.value).split("\n")[0]))
+        assert messages[0] == messages[1]
+
+
+def test_sample_dirichlet_and_binomial_record_pytorchs_fallback_node() -> None:
+    a = chainrule.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    d = chainrule._sample_dirichlet(a)
+    assert d.grad_fn.name() == "chainrule::autograd::NotImplemented"
+    np.testing.assert_allclose(d.detach().sum(-1).numpy(), [1.0], rtol=1e-6)
+    count = chainrule.tensor([5.0, 0.0, 10.0])
+    draws = chainrule.binomial(count, chainrule.tensor([0.5, 0.5, 1.0]))
+    assert draws.dtype == chainrule.float32
+    np.testing.assert_array_equal(draws.numpy()[1:], [0.0, 10.0])
+    assert bool((draws >= 0).all()) and bool((draws <= count).all())
+
+
+def test_poisson_node_gradient_and_errors_match_pytorch() -> None:
+    rate = chainrule.tensor([0.0, 1.5, 30.0], requires_grad=True)
+    draws = chainrule.poisson(rate)
+    assert draws.grad_fn.name() == "PoissonBackward0"
+    draws.sum().backward()
+    np.testing.assert_array_equal(rate.grad.numpy(), [0.0, 0.0, 0.0])
+    assert draws[0].item() == 0.0
+    for lib in (chainrule, torch):
+        with pytest.raises(
+            RuntimeError, match="invalid Poisson rate, expected rate to be non-negative"
+        ):
+            lib.poisson(lib.tensor([-1.0]))
+
+
+# Samples
+
+
+def _distribution(lib: Any, case: Case, dtype: str) -> Any:
+    _, build, params, _, _ = case
+    tensors = {k: lib.tensor(v, dtype=getattr(lib, dtype)) for k, v in params.items()}
+    return build(lib.distributions, **tensors)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
+def test_sample_shapes_and_dtypes_match_pytorch(case: Case, dtype: str) -> None:
+    chainrule.manual_seed(0)
+    ours = _distribution(chainrule, case, dtype)
+    theirs = _distribution(torch, case, dtype)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape)
+    assert ours.has_rsample == theirs.has_rsample
+    for shape in ((), (5,), (2, 3)):
+        a = ours.sample(shape)
+        b = theirs.sample(shape)
+        assert tuple(a.shape) == tuple(b.shape), (case[0], shape)
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], case[0]
+        assert not a.requires_grad
+        assert bool(ours.support.check(a).all()) if case[0] != "Uniform" else True
+    if theirs.has_rsample:
+        assert tuple(ours.rsample((4,)).shape) == tuple(theirs.rsample((4,)).shape)
+
+
+#: (id, constructor, the distribution's own mean and variance are compared with the samples')
+STATISTICS = [
+    ("Normal", lambda D, t: D.Normal(t([0.5, -2.0]), t([1.0, 3.0]))),
+    ("Exponential", lambda D, t: D.Exponential(t([0.5, 4.0]))),
+    ("Laplace", lambda D, t: D.Laplace(t([1.0, -1.0]), t([0.5, 2.0]))),
+    ("Uniform", lambda D, t: D.Uniform(t([0.0, -3.0]), t([1.0, 5.0]))),
+    ("Gamma", lambda D, t: D.Gamma(t([0.2, 1.0, 7.5]), t([1.0, 2.0, 0.5]))),
+    ("Beta", lambda D, t: D.Beta(t([0.3, 2.0, 9.0]), t([0.5, 2.0, 1.5]))),
+    ("Dirichlet", lambda D, t: D.Dirichlet(t([[0.4, 1.0, 3.0]]))),
+    ("Chi2", lambda D, t: D.Chi2(t([1.0, 6.0]))),
+    ("StudentT", lambda D, t: D.StudentT(t([5.0, 9.0]), t([1.0, 0.0]), t([1.0, 2.0]))),
+    ("Poisson", lambda D, t: D.Poisson(t([0.5, 12.0]))),
+    ("Bernoulli", lambda D, t: D.Bernoulli(probs=t([0.1, 0.8]))),
+    ("Binomial", lambda D, t: D.Binomial(t([10.0, 3.0]), probs=t([0.3, 0.9]))),
+    ("Geometric", lambda D, t: D.Geometric(probs=t([0.3, 0.7]))),
+    ("Categorical", lambda D, t: D.OneHotCategorical(probs=t([0.2, 0.5, 0.3]))),
+    ("Multinomial", lambda D, t: D.Multinomial(6, probs=t([0.2, 0.5, 0.3]))),
+    ("NegativeBinomial", lambda D, t: D.NegativeBinomial(t([3.0, 1.0]), probs=t([0.3, 0.6]))),
+    ("Gumbel", lambda D, t: D.Gumbel(t([0.0, 2.0]), t([1.0, 0.5]))),
+    ("LogNormal", lambda D, t: D.LogNormal(t([0.0, 0.5]), t([0.25, 0.5]))),
+    ("HalfNormal", lambda D, t: D.HalfNormal(t([1.0, 2.0]))),
+    ("Weibull", lambda D, t: D.Weibull(t([1.0, 2.0]), t([1.5, 3.0]))),
+    ("Pareto", lambda D, t: D.Pareto(t([1.0, 2.0]), t([5.0, 6.0]))),
+    ("Kumaraswamy", lambda D, t: D.Kumaraswamy(t([2.0, 0.5]), t([3.0, 1.5]))),
+    ("FisherSnedecor", lambda D, t: D.FisherSnedecor(t([5.0, 10.0]), t([12.0, 20.0]))),
+    ("ContinuousBernoulli", lambda D, t: D.ContinuousBernoulli(probs=t([0.2, 0.5, 0.9]))),
+    ("InverseGamma", lambda D, t: D.InverseGamma(t([5.0, 7.0]), t([1.0, 2.0]))),
+    (
+        "GeneralizedPareto",
+        lambda D, t: D.GeneralizedPareto(t([0.0, 1.0]), t([1.0, 2.0]), t([0.1, -0.2])),
+    ),
+    (
+        "MultivariateNormal",
+        lambda D, t: D.MultivariateNormal(t([1.0, -1.0]), t([[2.0, 0.5], [0.5, 1.0]])),
+    ),
+    (
+        "MixtureSameFamily",
+        lambda D, t: D.MixtureSameFamily(
+            D.Categorical(t([0.3, 0.7])), D.Normal(t([-2.0, 2.0]), t([1.0, 0.5]))
+        ),
+    ),
+]
+
+
+@pytest.mark.parametrize("builder", [s[1] for s in STATISTICS], ids=[s[0] for s in STATISTICS])
+def test_sample_mean_and_variance_are_the_distributions(builder: Any) -> None:
+    chainrule.manual_seed(2024)
+    d = builder(chainrule.distributions, lambda v: chainrule.tensor(v, dtype=chainrule.float64))
+    n = 40000
+    samples = d.sample((n,))
+    mean = d.mean.numpy()
+    variance = d.variance.numpy()
+    sample_mean = samples.mean(0).numpy()
+    sample_variance = samples.var(0).numpy()
+    # 6 standard errors of the mean; the variance within 15% (heavy tails: Pareto, F, t)
+    np.testing.assert_array_less(np.abs(sample_mean - mean), 6 * np.sqrt(variance / n) + 1e-12)
+    np.testing.assert_allclose(sample_variance, variance, rtol=0.15)
+
+
+def test_sampling_is_reproducible_with_manual_seed() -> None:
+    d = chainrule.distributions.Gamma(chainrule.tensor([0.5, 3.0]), chainrule.tensor(1.0))
+    chainrule.manual_seed(7)
+    first = d.sample((3,)).numpy()
+    chainrule.manual_seed(7)
+    np.testing.assert_array_equal(d.sample((3,)).numpy(), first)
+
+
+# Reparameterised gradients
+
+
+def test_normal_rsample_gradients_flow_to_the_parameters() -> None:
+    chainrule.manual_seed(3)
+    loc = chainrule.tensor([0.5, -1.0], requires_grad=True)
+    scale = chainrule.tensor([2.0, 0.5], requires_grad=True)
+    x = chainrule.distributions.Normal(loc, scale).rsample((3,))
+    x.sum().backward()
+    np.testing.assert_allclose(loc.grad.numpy(), [3.0, 3.0])
+    eps = (x.detach() - loc.detach()) / scale.detach()
+    np.testing.assert_allclose(scale.grad.numpy(), eps.sum(0).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gamma_rsample_gradient_is_pytorchs_implicit_gradient(dtype: str) -> None:
+    chainrule.manual_seed(4)
+    c_cr, c_t = _pair([0.4, 2.0, 12.0], dtype, requires_grad=True)
+    r_cr, r_t = _pair([1.5, 0.5, 2.0], dtype, requires_grad=True)
+    x = chainrule.distributions.Gamma(c_cr, r_cr).rsample()
+    x.sum().backward()
+    # PyTorch: x = standard_gamma(c) / rate, d x / d c = standard_gamma_grad(c, x rate) / rate
+    standard = torch.tensor(x.detach().numpy()) * r_t.detach()
+    d_c = torch._standard_gamma_grad(c_t.detach(), standard) / r_t.detach()
+    d_r = -standard / r_t.detach() ** 2
+    rtol = 1e-5 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(c_cr.grad.numpy(), d_c.numpy(), rtol=rtol)
+    np.testing.assert_allclose(r_cr.grad.numpy(), d_r.numpy(), rtol=rtol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_dirichlet_and_beta_rsample_gradients_are_pytorchs(dtype: str) -> None:
+    chainrule.manual_seed(5)
+    conc_cr, conc_t = _pair([[0.5, 2.0, 7.0], [3.0, 1.0, 0.2]], dtype, requires_grad=True)
+    x = chainrule.distributions.Dirichlet(conc_cr).rsample()
+    assert x.grad_fn.name() == "_DirichletBackward"
+    weights = np.array([[1.0, -2.0, 0.5], [0.3, 0.2, 4.0]])
+    x.backward(chainrule.tensor(weights, dtype=x.dtype))
+    xs = torch.tensor(x.detach().numpy())
+    g = torch.tensor(weights, dtype=xs.dtype)
+    total = conc_t.detach().sum(-1, True).expand_as(conc_t)
+    expected = torch._dirichlet_grad(xs, conc_t.detach(), total) * (g - (xs * g).sum(-1, True))
+    rtol = 1e-3 if dtype == "float32" else 1e-9
+    np.testing.assert_allclose(conc_cr.grad.numpy(), expected.numpy(), rtol=rtol, atol=1e-7)
+
+    a_cr = chainrule.tensor([0.7, 5.0], dtype=getattr(chainrule, dtype), requires_grad=True)
+    b_cr = chainrule.tensor([1.5, 2.0], dtype=getattr(chainrule, dtype), requires_grad=True)
+    y = chainrule.distributions.Beta(a_cr, b_cr).rsample()
+    y.sum().backward()
+    ys = torch.tensor(np.stack([y.detach().numpy(), 1 - y.detach().numpy()], -1))
+    conc = torch.tensor(np.stack([a_cr.detach().numpy(), b_cr.detach().numpy()], -1))
+    upstream = torch.tensor([[1.0, 0.0], [1.0, 0.0]], dtype=ys.dtype)
+    total = conc.sum(-1, True).expand_as(conc)
+    grad = torch._dirichlet_grad(ys, conc, total) * (upstream - (ys * upstream).sum(-1, True))
+    np.testing.assert_allclose(a_cr.grad.numpy(), grad[:, 0].numpy(), rtol=rtol, atol=1e-6)
+    np.testing.assert_allclose(b_cr.grad.numpy(), grad[:, 1].numpy(), rtol=rtol, atol=1e-6)
+
+
+def test_rsample_of_transformed_and_relaxed_distributions_reaches_the_parameters() -> None:
+    chainrule.manual_seed(6)
+    D = chainrule.distributions
+    for build in (
+        lambda p: D.LogNormal(p, p.exp()),
+        lambda p: D.Gumbel(p, p.exp()),
+        lambda p: D.RelaxedBernoulli(chainrule.tensor(0.5), logits=p),
+        lambda p: D.RelaxedOneHotCategorical(chainrule.tensor(0.5), logits=p),
+        lambda p: D.StudentT(p.exp() + 2, p, p.exp()),
+        lambda p: D.FisherSnedecor(p.exp() + 1, p.exp() + 3),
+        lambda p: D.Kumaraswamy(p.exp(), p.exp() + 1),
+        lambda p: D.ContinuousBernoulli(logits=p),
+        lambda p: D.MultivariateNormal(p, chainrule.eye(3) * 2),
+        lambda p: D.LogisticNormal(p, p.exp()),
+        lambda p: D.OneHotCategoricalStraightThrough(logits=p),
+    ):
+        p = chainrule.tensor([0.1, -0.3, 0.4], requires_grad=True)
+        build(p).rsample((2,)).sum().backward()
+        assert p.grad is not None and bool(p.grad.isfinite().all())
