@@ -21,7 +21,7 @@ PACKAGE = Path(chainrule.__file__).parent
 # (layer, module prefixes): a module is in the layer of its longest matching prefix.
 LAYERS: list[tuple[int, tuple[str, ...]]] = [
     (0, ("_dtype", "_size", "_backend", "_strides", "_special", "_cephes", "_frames", "_printing",
-         "_return_types", "_finfo")),
+         "_return_types", "_finfo", "_dlpack")),
     # Tensor, nodes, grad mode, saved-tensor hooks and the version-check messages: what every
     # op needs to record.
     # (and the __torch_function__ protocol, which Tensor's methods and the ops consult)

@@ -511,6 +511,27 @@ class Tensor(TensorMethods):
         _dtype.from_numpy_dtype(array.dtype)  # PyTorch's TypeError for a type it lacks
         return wrap(array)
 
+    def __dlpack__(self, *, stream: Any = -1, max_version: tuple[int, int] | None = None,
+                   dl_device: Any = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of this tensor's memory, for ``np.from_dlpack``,
+        ``torch.from_dlpack`` ...: zero-copy (a write on one side shows on the other) unless
+        ``copy=True``. Tensors that require grad or have the conjugate bit are refused, as
+        PyTorch refuses them."""
+        if self._requires_grad:
+            raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
+        if HAS_CONJ_BIT[0](self):
+            raise BufferError("Can't export tensors with the conjugate bit set")
+        from ._dlpack import export
+
+        return export(self._data, stream=stream, max_version=max_version, dl_device=dl_device,
+                      copy=copy)
+
+    def __dlpack_device__(self) -> tuple[Any, int]:
+        """``(DLDeviceType.kDLCPU, 0)``: where DLPack finds this tensor's memory."""
+        from ._dlpack import CPU_DEVICE
+
+        return CPU_DEVICE
+
     def item(self) -> Any:
         """The single element as a Python number."""
         if self._data.size != 1:

@@ -33,14 +33,15 @@ from . import (
     fft_ops,
     indexing,
     inplace,
-    linalg,
     inplace_functions,  # noqa: F401 (torch.exp_ ...)
+    linalg,
     linalg_decomp,
-    nn_ops,
     new_tensors,  # noqa: F401 (Tensor.new_zeros ...)
+    nn_ops,
     pointwise,
-    reduction,
     queries,  # noqa: F401 (is_signed, is_nonzero ...)
+    rearranging,
+    reduction,
     sampling,
     shape,
     special_ops,
@@ -108,6 +109,7 @@ _PRIMITIVES.update(fft_ops.PRIMITIVES)
 _PRIMITIVES.update(distances.PRIMITIVES)
 _PRIMITIVES.update(distribution_sampling.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
+_PRIMITIVES.update(rearranging.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 

@@ -858,3 +858,5 @@ allow_jvp_nodes(_addmm_rule, "AddmmBackward0")
 allow_jvp_nodes(_convolution_rule, "ConvolutionBackward0")
 allow_jvp_nodes(_loss_rule, "MseLossBackward0", "HuberLossBackward0", "SmoothL1LossBackward0",
                 "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0")
+# rearranging (ops/rearranging.py): linear in the input
+allow_jvp_nodes(linear_rule, "Rot90Backward0", "UnfoldBackward0", "UnfoldBackwardBackward0")

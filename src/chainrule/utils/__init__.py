@@ -1,8 +1,8 @@
 """``chainrule.utils``: data loading (``utils.data``), activation checkpointing
-(``utils.checkpoint``) and hook handles (``utils.hooks``)."""
+(``utils.checkpoint``), hook handles (``utils.hooks``) and DLPack exchange (``utils.dlpack``)."""
 
 from __future__ import annotations
 
-from . import checkpoint, data, hooks
+from . import checkpoint, data, dlpack, hooks
 
-__all__ = ["checkpoint", "data", "hooks"]
+__all__ = ["checkpoint", "data", "dlpack", "hooks"]
