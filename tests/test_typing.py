@@ -203,8 +203,9 @@ def test_package_all_lists_match_their_modules() -> None:
     from chainrule.ops import nn_ops
 
     layers = ["Module"]
-    for name in ("activation", "container", "conv", "distance", "dropout", "flatten", "linear",
-                 "loss", "normalization", "padding", "pooling", "rnn", "sparse"):
+    for name in ("activation", "attention", "container", "conv", "distance", "dropout",
+                 "flatten", "linear", "loss", "normalization", "padding", "pooling", "rnn",
+                 "sparse", "transformer"):
         layers += getattr(modules, name).__all__
     assert modules.__all__ == layers
     ops = [name for module in nn_ops._MODULES for name in module.__all__]

@@ -820,7 +820,7 @@ allow_jvp_nodes(
     "KthvalueBackward0", "MedianBackward1", "NansumBackward0",
 )
 allow_jvp_nodes(_gather_rule, "SortBackward0", "SortBackward1", "TopkBackward0")
-allow_jvp_nodes(_softmax_rule, "SoftmaxBackward0")
+allow_jvp_nodes(_softmax_rule, "SoftmaxBackward0", "SafeSoftmaxBackward0")
 allow_jvp_nodes(_logsumexp_rule, "LogsumexpBackward0")
 allow_jvp_nodes(_evenly_read_rule, "MaxBackward1", "MinBackward1", "MedianBackward0")
 allow_jvp_nodes(_amax_rule, "AmaxBackward0", "AminBackward0")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     activation,
+    attention,
     container,
     conv,
     distance,
@@ -17,8 +18,10 @@ from . import (
     pooling,
     rnn,
     sparse,
+    transformer,
 )
 from .activation import *  # noqa: F403
+from .attention import *  # noqa: F403
 from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
 from .distance import *  # noqa: F403
@@ -32,6 +35,7 @@ from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .sparse import *  # noqa: F403
+from .transformer import *  # noqa: F403
 
 # Literal lists, one per module (the modules' own ``__all__``, in this order): mypy reads no
 # other form, and ``from .modules import *`` in ``nn`` would hide the layers from it.
@@ -42,6 +46,9 @@ __all__ += [  # activation
     "Softplus", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "Hardtanh", "Hardswish",
     "Hardsigmoid", "LogSigmoid", "Softsign", "Tanhshrink", "Threshold", "GLU", "PReLU",
     "Hardshrink", "Softshrink"
+]
+__all__ += [  # attention
+    "MultiheadAttention"
 ]
 __all__ += [  # container
     "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"
@@ -84,4 +91,8 @@ __all__ += [  # rnn
 ]
 __all__ += [  # sparse
     "Embedding"
+]
+__all__ += [  # transformer
+    "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+    "TransformerDecoderLayer"
 ]

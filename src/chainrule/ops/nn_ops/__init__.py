@@ -13,25 +13,29 @@ from typing import Any
 
 from . import activation_backward as _activation_backward
 from . import activations as _activations
+from . import attention as _attention
 from . import convolution as _convolution
 from . import dropout as _dropout
 from . import embedding as _embedding
 from . import losses as _losses
 from . import misc as _misc
+from . import multi_head_attention as _multi_head_attention
 from . import normalization as _normalization
 from . import padding as _padding
 from . import pooling as _pooling
 
-_MODULES = (_activation_backward, _activations, _convolution, _dropout, _embedding, _losses,
-            _misc, _normalization, _padding, _pooling)
+_MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
+            _losses, _misc, _multi_head_attention, _normalization, _padding, _pooling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
+from .attention import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .misc import *  # noqa: F403
+from .multi_head_attention import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
@@ -43,6 +47,9 @@ __all__ = [  # activations
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "softplus", "hardtanh", "relu6",
     "logsigmoid", "hardswish", "hardsigmoid", "mish", "softsign", "tanhshrink", "softmin",
     "threshold", "glu", "prelu", "hardshrink", "softshrink"
+]
+__all__ += [  # attention
+    "scaled_dot_product_attention"
 ]
 __all__ += [  # convolution
     "convolution", "convolution_backward_input", "convolution_backward_weight", "conv1d", "conv2d",
@@ -60,6 +67,9 @@ __all__ += [  # losses
 ]
 __all__ += [  # misc
     "bilinear", "one_hot", "normalize", "cosine_similarity", "pairwise_distance"
+]
+__all__ += [  # multi_head_attention
+    "multi_head_attention_forward"
 ]
 __all__ += [  # normalization
     "batch_norm", "layer_norm", "group_norm", "instance_norm"
