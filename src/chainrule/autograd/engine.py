@@ -40,6 +40,8 @@ from .graph import (
     clone_saved_before_write,
     edge_output_meta,
     preorder,
+    restore_saved_tensors_hooks,
+    saved_tensors_hooks_stack,
 )
 from .graph import (
     _current_graph_task_id as current_graph_task_id,
@@ -381,6 +383,7 @@ class GraphTask:
 
     def _run(self) -> None:
         token = self._enter()
+        hooks = saved_tensors_hooks_stack()
         prev = mode_get()
         wanted = prev | GRAD if self.create_graph else prev & ~GRAD
         if wanted != prev:
@@ -397,6 +400,8 @@ class GraphTask:
             restored = now | GRAD if prev & GRAD else now & ~GRAD
             if restored != now:
                 MODE.set(restored)
+            if saved_tensors_hooks_stack() is not hooks:
+                restore_saved_tensors_hooks(hooks)
             _CURRENT_TASK.reset(token)
 
     def step(self, record: bool) -> StepRecord | None:

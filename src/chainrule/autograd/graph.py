@@ -105,20 +105,36 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's public name
     def __init__(self, pack_hook: PackHook, unpack_hook: UnpackHook) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
-        self._tokens: list[tuple[contextvars.Token, contextvars.Token]] = []
 
+    # Entering pushes this pair on the thread's stack and exiting pops the top one, whichever
+    # it is, as PyTorch's do: an extra enter or exit inside a backward pass (unsupported) is
+    # undone when the pass ends (restore_saved_tensors_hooks), and changes nothing else.
     def __enter__(self) -> None:
         disabled = _DISABLED.get()
         if disabled is not None:
             raise RuntimeError(disabled)
-        stack_token = _STACK.set(_STACK.get() + ((self.pack_hook, self.unpack_hook),))
-        mode_token = MODE.set(MODE.get() | SAVED_HOOKS)
-        self._tokens.append((stack_token, mode_token))
+        restore_saved_tensors_hooks(_STACK.get() + ((self.pack_hook, self.unpack_hook),))
 
     def __exit__(self, *exc: object) -> None:
-        stack_token, mode_token = self._tokens.pop()
-        MODE.reset(mode_token)
-        _STACK.reset(stack_token)
+        restore_saved_tensors_hooks(_STACK.get()[:-1])
+
+
+SavedTensorsHooksStack = tuple[tuple[PackHook, UnpackHook], ...]
+
+
+def saved_tensors_hooks_stack() -> SavedTensorsHooksStack:
+    """The thread's stack of ``(pack_hook, unpack_hook)`` pairs, innermost last."""
+    return _STACK.get()
+
+
+def restore_saved_tensors_hooks(stack: SavedTensorsHooksStack) -> None:
+    """Make ``stack`` the thread's stack of saved-tensor hooks: the engine restores the one a
+    backward pass started with when it ends, as PyTorch restores its thread-local state."""
+    _STACK.set(stack)
+    mode = MODE.get()
+    wanted = mode | SAVED_HOOKS if stack else mode & ~SAVED_HOOKS
+    if wanted != mode:
+        MODE.set(wanted)
 
 
 @contextlib.contextmanager
