@@ -334,11 +334,26 @@ def test_a_storage_is_typed_by_the_first_id_naming_it(tmp_path) -> None:
 
 
 def test_unsupported_dtypes_are_refused_by_name(tmp_path) -> None:
-    for dtype in (torch.uint16, torch.float8_e4m3fn):
+    for dtype in (torch.float8_e5m2, torch.float8_e4m3fn):  # (uint16 loads: see below)
         path = tmp_path / "u.pt"
         torch.save({"w": torch.zeros(2, dtype=dtype)}, path)
         with pytest.raises(pickle.UnpicklingError, match=f"cannot load tensors of type {dtype}"):
             chainrule.load(path)
+
+
+def test_unsigned_types_load_from_untyped_storages(tmp_path) -> None:
+    # PyTorch writes uint16/32/64 with _rebuild_tensor_v3 on an UntypedStorage
+    path = tmp_path / "u.pt"
+    values = {
+        "u16": torch.tensor([0, 1, 65535], dtype=torch.uint16),
+        "u32": torch.tensor([0, 2**32 - 1], dtype=torch.uint32),
+        "u64": torch.tensor([0, 2**64 - 1], dtype=torch.uint64),
+    }
+    torch.save(values, path)
+    loaded = chainrule.load(path)
+    for name, t in values.items():
+        assert str(loaded[name].dtype) == str(t.dtype).replace("torch", "chainrule")
+        assert loaded[name]._data.tolist() == t.tolist()
 
 
 def test_a_file_object_is_read_from_its_position() -> None:

@@ -1,9 +1,14 @@
-"""``chainrule.save`` / ``chainrule.load``: weights in the safetensors format, and PyTorch's own
-files read without PyTorch. Loading never runs code from a file.
+"""``chainrule.save`` / ``chainrule.load``: weights in PyTorch's own format or in safetensors,
+read and written without PyTorch. Loading never runs code from a file.
 
-``save`` writes safetensors (see :mod:`._safetensors_format`): tensors as entries (a bfloat16
+``save`` writes PyTorch's zip format (see :mod:`._torch_save`), which the real
+``torch.load(f, weights_only=True)`` reads: tensors as storages with their offsets and strides
+(views and tied weights keep sharing), parameters as parameters, state dicts with their
+``_metadata``. A path ending in ``.safetensors`` (or :func:`save_safetensors`) writes the
+safetensors format instead (see :mod:`._safetensors_format`): tensors as entries (a bfloat16
 tensor as ``BF16``, its bits as they are), the nesting of dicts/lists/tuples and which tensors
-are parameters as JSON metadata.
+are parameters as JSON metadata. Either way only data is written (objects that would need code
+to rebuild raise ``TypeError``).
 
 What ``load`` accepts
 ---------------------
@@ -61,7 +66,8 @@ Tensors
     applied to a copy of just the elements it spans. Loaded tensors are leaves with their own
     version counter at 1, as ``torch.load`` leaves them. Sparse, quantized, nested and
     subclass tensors, tensors with Python attributes, backward hooks, and dtypes chainrule
-    lacks (``uint16``, ``float8_*`` ...) are refused.
+    lacks (``complex32``, ``float8_*`` ...) are refused; uint16/32/64 load (PyTorch
+    writes them on untyped storages with ``_rebuild_tensor_v3``).
 
 Memory
     Storages cost exactly their size in the file (entries cannot overlap, so at most the file's
@@ -78,7 +84,53 @@ Errors
 
 from __future__ import annotations
 
-from ._load import load
-from ._safetensors_format import save
+import os
+from typing import IO, Any
 
-__all__ = ["save", "load"]
+from ._load import load
+from ._safetensors_format import save as save_safetensors
+from ._torch_save import save_torch
+
+__all__ = ["save", "load", "save_safetensors"]
+
+
+def save(
+    obj: Any,
+    f: str | os.PathLike | IO[bytes],
+    pickle_module: Any = None,
+    pickle_protocol: int = 2,
+    _use_new_zipfile_serialization: bool = True,
+    _disable_byteorder_record: bool = False,
+) -> None:
+    """Write ``obj`` (a tensor, a state dict, a checkpoint of dicts/lists/tuples of tensors and
+    numbers ...) to ``f``, a path or a binary file object, as ``torch.save`` does.
+
+    The format is PyTorch's zip archive, which ``torch.load(f, weights_only=True)`` and
+    :func:`chainrule.load` read; a path ending in ``.safetensors`` gets the safetensors format
+    (:func:`save_safetensors`). Tensors that share memory (views, tied weights) still share it
+    after loading. ``pickle_module`` and ``_use_new_zipfile_serialization=False`` (PyTorch's
+    legacy format) are not supported: the archive is always written with Python's pickle
+    protocol ``pickle_protocol`` (2 by default, as PyTorch), holding only data.
+
+    Example:
+        >>> import chainrule as torch, io
+        >>> buffer = io.BytesIO()
+        >>> torch.save({"w": torch.ones(2)}, buffer)
+        >>> _ = buffer.seek(0)
+        >>> torch.load(buffer)
+        {'w': tensor([1., 1.])}
+    """
+    if pickle_module is not None:
+        raise TypeError(
+            "chainrule.save: pickle_module is not supported (the file holds only "
+            "data, written with Python's own pickle protocol)"
+        )
+    if not _use_new_zipfile_serialization:
+        raise ValueError(
+            "chainrule.save writes PyTorch's zip format only "
+            "(_use_new_zipfile_serialization=False is not supported)"
+        )
+    if isinstance(f, str | os.PathLike) and os.fsdecode(os.fspath(f)).endswith(".safetensors"):
+        save_safetensors(obj, f)
+        return
+    save_torch(obj, f, pickle_protocol)

@@ -87,7 +87,10 @@ _STORAGE_KINDS = {
 _UNTYPED = StorageKind("UntypedStorage", _dtype.uint8.np)
 
 # The dtypes a file may name (``torch.float32`` ..., _rebuild_tensor_v3's dtype argument).
-_LOADABLE_DTYPES = {d.name: d for d in _STORAGE_KINDS.values()}
+# (uint16/32/64 have no typed storage class: PyTorch pickles them with _rebuild_tensor_v3 on an
+# untyped storage.)
+_LOADABLE_DTYPES = {d.name: d for d in (*_STORAGE_KINDS.values(), _dtype.uint16, _dtype.uint32,
+                                        _dtype.uint64)}
 
 
 class Storage:
@@ -505,7 +508,7 @@ _UNSUPPORTED = {
     ("torch.serialization", "_get_layout"): "sparse tensors",
 }
 _UNSUPPORTED_DTYPES = {
-    "uint16", "uint32", "uint64", "complex32", "float8_e5m2", "float8_e4m3fn",
+    "complex32", "float8_e5m2", "float8_e4m3fn",
     "float8_e5m2fnuz", "float8_e4m3fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "bits8",
     "bits16", "bits1x8", "bits2x4", "bits4x2", "qint8", "qint32", "quint8", "quint4x2",
     "quint2x4", "QInt8Storage", "QInt32Storage", "QUInt8Storage", "QUInt4x2Storage",
