@@ -536,6 +536,9 @@ KL_PAIRS = [
     ("Uniform", "Normal"),
     ("Uniform", "Pareto"),
     ("Chi2", "Chi2"),
+    ("LowRankMultivariateNormal", "LowRankMultivariateNormal"),
+    ("MultivariateNormal", "LowRankMultivariateNormal"),
+    ("LowRankMultivariateNormal", "MultivariateNormal"),
     ("Chi2", "Gamma"),
 ]
 
@@ -568,6 +571,11 @@ def _kl_member(lib: Any, name: str, params: list[Any]) -> Any:
             lib.stack([a, b, c], -1),
             scale_tril=lib.diag_embed(lib.stack([a, b, c], -1).exp())
             + lib.tensor([[0.0, 0.0, 0.0], [0.3, 0.0, 0.0], [0.1, -0.2, 0.0]], dtype=a.dtype),
+        ),
+        "LowRankMultivariateNormal": lambda: D.LowRankMultivariateNormal(
+            lib.stack([a, b, c], -1),
+            lib.stack([a, b, c], -1).unsqueeze(-1) * lib.stack([b.exp(), c], -1).unsqueeze(-2),
+            lib.stack([a, b, c], -1).exp(),
         ),
         "Independent": lambda: D.Independent(
             D.Normal(lib.stack([a, b], -1), lib.stack([b, c], -1).exp()), 1

@@ -196,6 +196,13 @@ STATISTICS = [
         lambda D, t: D.MultivariateNormal(t([1.0, -1.0]), t([[2.0, 0.5], [0.5, 1.0]])),
     ),
     (
+        "LowRankMultivariateNormal",
+        lambda D, t: D.LowRankMultivariateNormal(
+            t([1.0, -1.0, 0.0]), t([[1.0, 0.5], [0.0, -1.0], [2.0, 0.3]]), t([0.5, 1.0, 2.0])
+        ),
+    ),
+    ("Wishart", lambda D, t: D.Wishart(t(5.0), t([[2.0, 0.5], [0.5, 1.0]]))),
+    (
         "MixtureSameFamily",
         lambda D, t: D.MixtureSameFamily(
             D.Categorical(t([0.3, 0.7])), D.Normal(t([-2.0, 2.0]), t([1.0, 0.5]))
@@ -304,3 +311,47 @@ def test_rsample_of_transformed_and_relaxed_distributions_reaches_the_parameters
         p = chainrule.tensor([0.1, -0.3, 0.4], requires_grad=True)
         build(p).rsample((2,)).sum().backward()
         assert p.grad is not None and bool(p.grad.isfinite().all())
+
+
+def test_von_mises_samples_have_its_circular_mean_and_variance() -> None:
+    chainrule.manual_seed(11)
+    d = chainrule.distributions.VonMises(
+        chainrule.tensor([0.5, -2.0]), chainrule.tensor([0.5, 8.0])
+    )
+    samples = d.sample((40000,))
+    assert samples.dtype == chainrule.float32
+    assert bool((samples.abs() <= np.pi).all())
+    resultant = np.exp(1j * samples.numpy().astype(np.float64)).mean(0)
+    np.testing.assert_allclose(np.angle(resultant), d.mean.numpy(), atol=0.05)
+    np.testing.assert_allclose(1 - np.abs(resultant), d.variance.numpy(), atol=0.01)
+
+
+def test_lkj_cholesky_samples_are_correlation_factors_with_beta_marginals() -> None:
+    chainrule.manual_seed(12)
+    for concentration in (0.5, 2.0):
+        d = chainrule.distributions.LKJCholesky(2, chainrule.tensor(concentration))
+        samples = d.sample((40000,))
+        assert tuple(samples.shape) == (40000, 2, 2)
+        assert bool(chainrule.distributions.constraints.corr_cholesky.check(samples).all())
+        r = samples[:, 1, 0].numpy().astype(np.float64)
+        # (r + 1) / 2 ~ Beta(eta, eta): mean 0, variance 1 / (2 eta + 1)
+        assert abs(r.mean()) < 0.02
+        np.testing.assert_allclose(r.var(), 1 / (2 * concentration + 1), rtol=0.05)
+    three = chainrule.distributions.LKJCholesky(3, 1.5).sample((10,))
+    assert bool(chainrule.distributions.constraints.corr_cholesky.check(three).all())
+
+
+def test_wishart_rsample_reaches_the_scale_and_warns_on_low_df() -> None:
+    chainrule.manual_seed(13)
+    cov = chainrule.tensor([[2.0, 0.5], [0.5, 1.0]], requires_grad=True)
+    df = chainrule.tensor(4.0, requires_grad=True)
+    sample = chainrule.distributions.Wishart(df, cov).rsample((3,))
+    assert bool(chainrule.distributions.constraints.positive_definite.check(sample).all())
+    sample.sum().backward()
+    assert cov.grad is not None and df.grad is not None
+    for lib in (chainrule, torch):
+        with pytest.warns(UserWarning, match="Low df values detected"):
+            lib.distributions.Wishart(lib.tensor(1.5), lib.eye(2))
+        with pytest.raises(ValueError) as info:
+            lib.distributions.Wishart(lib.tensor(0.5), lib.eye(2))
+        assert "expected to be greater than ndim - 1 = 1" in str(info.value)

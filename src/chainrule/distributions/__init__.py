@@ -39,8 +39,10 @@ from .inverse_gamma import InverseGamma
 from .kl import kl_divergence, register_kl
 from .kumaraswamy import Kumaraswamy
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .log_normal import LogNormal
 from .logistic_normal import LogisticNormal
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .mixture_same_family import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
@@ -56,7 +58,9 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import *  # noqa: F403 - the transforms are in PyTorch's namespace too
 from .transforms import __all__ as _transforms_all
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
+from .wishart import Wishart
 
 __all__ = [
     "Bernoulli",
@@ -80,9 +84,11 @@ __all__ = [
     "Independent",
     "InverseGamma",
     "Kumaraswamy",
+    "LKJCholesky",
     "Laplace",
     "LogNormal",
     "LogisticNormal",
+    "LowRankMultivariateNormal",
     "MixtureSameFamily",
     "Multinomial",
     "MultivariateNormal",
@@ -96,7 +102,9 @@ __all__ = [
     "StudentT",
     "Poisson",
     "Uniform",
+    "VonMises",
     "Weibull",
+    "Wishart",
     "TransformedDistribution",
     "biject_to",
     "kl_divergence",

@@ -40,6 +40,11 @@ from .gumbel import Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import (
+    LowRankMultivariateNormal,
+    _batch_lowrank_logdet,
+    _batch_lowrank_mahalanobis,
+)
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis, _broadcast_shapes
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -288,13 +293,79 @@ def _kl_laplace_laplace(p: Any, q: Any) -> Tensor:
     return t1 + t2 + t3 - 1
 
 
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_multivariatenormal_multivariatenormal(p: Any, q: Any) -> Tensor:
+def _check_same_event_shape(p: Any, q: Any, what: str) -> None:
     if p.event_shape != q.event_shape:
         raise ValueError(
-            "KL-divergence between two Multivariate Normals with\
+            f"KL-divergence between two {what} with\
                           different event shapes cannot be computed"
         )
+
+
+def _lowrank_logdet(d: Any) -> Tensor:
+    return _batch_lowrank_logdet(
+        d._unbroadcasted_cov_factor, d._unbroadcasted_cov_diag, d._capacitance_tril
+    )
+
+
+def _lowrank_mahalanobis_of_q(p: Any, q: Any) -> Tensor:
+    return _batch_lowrank_mahalanobis(
+        q._unbroadcasted_cov_factor, q._unbroadcasted_cov_diag, q.loc - p.loc, q._capacitance_tril
+    )
+
+
+def _lowrank_whitened_factor(q: Any) -> Tensor:
+    """``C^-1 W^T D^-1`` of q (C its capacitance's Cholesky factor)."""
+    qwt_qdinv = q._unbroadcasted_cov_factor.mT / q._unbroadcasted_cov_diag.unsqueeze(-2)
+    return linalg.solve_triangular(q._capacitance_tril, qwt_qdinv, upper=False)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(p: Any, q: Any) -> Tensor:
+    _check_same_event_shape(p, q, "Low Rank Multivariate Normals")
+    term1 = _lowrank_logdet(q) - _lowrank_logdet(p)
+    term3 = _lowrank_mahalanobis_of_q(p, q)
+    a = _lowrank_whitened_factor(q)
+    term21 = (p._unbroadcasted_cov_diag / q._unbroadcasted_cov_diag).sum(-1)
+    term22 = _batch_trace_XXT(
+        p._unbroadcasted_cov_factor * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1)
+    )
+    term23 = _batch_trace_XXT(a * p._unbroadcasted_cov_diag.sqrt().unsqueeze(-2))
+    term24 = _batch_trace_XXT(a.matmul(p._unbroadcasted_cov_factor))
+    term2 = term21 + term22 - term23 - term24
+    return 0.5 * (term1 + term2 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p: Any, q: Any) -> Tensor:
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    p_tril = p._unbroadcasted_scale_tril
+    term1 = _lowrank_logdet(q) - 2 * p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    term3 = _lowrank_mahalanobis_of_q(p, q)
+    a = _lowrank_whitened_factor(q)
+    term21 = _batch_trace_XXT(p_tril * q._unbroadcasted_cov_diag.rsqrt().unsqueeze(-1))
+    term22 = _batch_trace_XXT(a.matmul(p_tril))
+    return 0.5 * (term1 + term21 - term22 + term3 - p.event_shape[0])
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p: Any, q: Any) -> Tensor:
+    _check_same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    q_tril = q._unbroadcasted_scale_tril
+    term1 = 2 * q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - _lowrank_logdet(p)
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    combined = tuple(_broadcast_shapes(q_tril.shape[:-2], p._unbroadcasted_cov_factor.shape[:-2]))
+    n = p.event_shape[0]
+    q_scale_tril = q_tril.expand(combined + (n, n))
+    p_cov_factor = p._unbroadcasted_cov_factor.expand(combined + (n, p.cov_factor.size(-1)))
+    p_cov_diag = p._unbroadcasted_cov_diag.sqrt().diag_embed().expand(combined + (n, n))
+    term21 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_factor, upper=False))
+    term22 = _batch_trace_XXT(linalg.solve_triangular(q_scale_tril, p_cov_diag, upper=False))
+    return 0.5 * (term1 + term21 + term22 + term3 - p.event_shape[0])
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p: Any, q: Any) -> Tensor:
+    _check_same_event_shape(p, q, "Multivariate Normals")
     q_tril = q._unbroadcasted_scale_tril
     p_tril = p._unbroadcasted_scale_tril
     half_term1 = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(
