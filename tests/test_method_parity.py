@@ -63,6 +63,8 @@ def test_in_place_methods_return_self_and_bump_the_version() -> None:
             x = chainrule.tensor([[1, 2], [3, 4]])
         else:  # (float_power_ writes float64 only, as in PyTorch)
             x = chainrule.tensor([[0.25, 0.5], [0.75, 0.125]], dtype=chainrule.float64)
+        if name in _SELF:  # (addmv_ writes a vector, baddbmm_ a batch of matrices)
+            x = _SELF[name](x)
         before = x._version
         try:
             out = method(x, *args)
@@ -92,7 +94,9 @@ _ARGUMENTS: dict[str, tuple] = {
     "less_equal": (0.5,), "not_equal": (0.5,), "fill": (1.0,), "polygamma": (1,),
     "cumsum": (0,), "cumprod": (1,), "transpose": (0, 1), "swapaxes": (0, 1),
     "swapdims": (0, 1), "unsqueeze": (0,), "as_strided": ((2,), (1,)),
-    "addmm": (_ones(2, 2), _ones(2, 2)),
+    "addmm": (_ones(2, 2), _ones(2, 2)), "addmv": (_ones(2, 3), _ones(3)),
+    "addr": (_ones(2), _ones(2)), "baddbmm": (_ones(1, 2, 3), _ones(1, 3, 2)),
+    "addbmm": (_ones(4, 2, 3), _ones(4, 3, 2)),
     "logical_and": (_ones(2, 2),), "logical_or": (_ones(2, 2),),
     "logical_xor": (_ones(2, 2),), "masked_fill": (_ones(2, 2) > 0, 1.0),
     "index_add": (0, chainrule.tensor([1]), _ones(1, 2)),
@@ -111,6 +115,8 @@ _ARGUMENTS: dict[str, tuple] = {
     "bitwise_and": (6,), "bitwise_or": (6,), "bitwise_xor": (6,), "bitwise_left_shift": (2,),
     "bitwise_right_shift": (1,),
 }
+# In-place ops whose self is no matrix.
+_SELF = {"addmv": lambda x: x[0].clone(), "baddbmm": lambda x: x[None].clone()}
 # Integer-only in-place ops: run on an int64 tensor.
 _INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
                  "bitwise_right_shift"}

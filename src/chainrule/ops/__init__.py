@@ -31,6 +31,7 @@ from . import (
     distances,
     distribution_sampling,
     fft_ops,
+    fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
     indexing,
     inplace,
     inplace_functions,  # noqa: F401 (torch.exp_ ...)

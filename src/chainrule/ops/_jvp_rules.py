@@ -860,3 +860,36 @@ allow_jvp_nodes(_loss_rule, "MseLossBackward0", "HuberLossBackward0", "SmoothL1L
                 "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0")
 # rearranging (ops/rearranging.py): linear in the input
 allow_jvp_nodes(linear_rule, "Rot90Backward0", "UnfoldBackward0", "UnfoldBackwardBackward0")
+allow_jvp_nodes(linear_rule, "PixelShuffleBackward0", "PixelUnshuffleBackward0",
+                "ChannelShuffleBackward0")
+allow_jvp_nodes(linear_rule, *(
+    f"Upsample{kind}Backward{suffix}0"
+    for kind in ("Nearest1D", "Nearest2D", "Nearest3D", "NearestExact1D", "NearestExact2D",
+                 "NearestExact3D", "Linear1D", "Bilinear2D", "Bicubic2D", "Trilinear3D")
+    for suffix in ("", "Backward")
+))
+
+
+def _fused_product_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``beta * self_t + alpha * (P(a_t, b) + P(a, b_t))`` for addmv, addr, baddbmm and
+    addbmm (ops/fused_products.py): the op itself, at ``beta=0``, gives ``alpha * P``."""
+    public = op.publics[False]
+    self_t = tangents[0]
+    beta = args[op.index_of["beta"]]
+    total = None
+    for i, t in enumerate(tangents[1:], start=1):
+        if t is not None:
+            call = list(args)
+            call[op.input_pos[0]] = result  # (ignored at beta=0)
+            call[op.input_pos[i]] = t
+            call[op.index_of["beta"]] = 0
+            term = public(*call)
+            total = term if total is None else total + term
+    if self_t is not None:
+        term = self_t if beta == 1 else self_t * beta
+        total = shape.expand(term, tuple(result.shape)) if total is None else total + term
+    return total
+
+
+allow_jvp_nodes(_fused_product_rule, "AddmvBackward0", "AddrBackward0", "BaddbmmBackward0",
+                "AddbmmBackward0")

@@ -15,6 +15,7 @@ from .._tensor import Tensor
 # The in-place methods PyTorch also has as ``torch.<name>``.
 _NAMES = (
     "abs_",
+    "addmv_",
     "acos_",
     "acosh_",
     "arccos_",
