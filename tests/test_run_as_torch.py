@@ -75,6 +75,10 @@ print(torch.autograd.functional.jacobian(lambda t: t ** 2, torch.tensor([1.0, 2.
 w = torch.tensor(3.0, requires_grad=True)
 print(autograd.grad(w ** 3, w))
 print(F.softmax(torch.tensor([[1.0, 2.0], [0.5, -1.0]]), dim=1))
+# reprs name torch: dtypes, sizes, float64 and empty tensors, legacy type names
+d = torch.arange(3, dtype=torch.float64) / 3
+print(d, d.dtype, d.shape, x.size(), d.type(), torch.zeros(0, 2, dtype=torch.int32))
+print(torch.ones(2, 2, dtype=torch.float16) * 1e-5, [torch.int64, torch.bool])
 sys.exit(3)
 """
 

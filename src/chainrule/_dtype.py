@@ -47,6 +47,11 @@ __all__ = [
 _BOOL, _INT, _FLOAT, _COMPLEX = 0, 1, 2, 3
 
 
+# The package name reprs show (``chainrule.float32``, ``chainrule.Size([2])``, a tensor's
+# ``dtype=chainrule.float64``): "torch" once ``install_as_torch()`` made chainrule answer
+# ``import torch``, so that a PyTorch script prints what it prints under PyTorch.
+REPR_NAMESPACE = ["chainrule"]
+
 class dtype:  # noqa: N801 - PyTorch's public name
     """A tensor element type, e.g. ``chainrule.float32``.
 
@@ -68,7 +73,7 @@ class dtype:  # noqa: N801 - PyTorch's public name
         self._cat = category
 
     def __repr__(self) -> str:
-        return f"chainrule.{self.name}"
+        return f"{REPR_NAMESPACE[0]}.{self.name}"
 
     def __reduce__(self) -> str:
         return self.name

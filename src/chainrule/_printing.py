@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ._dtype import REPR_NAMESPACE
+
 __all__ = ["format_tensor", "get_printoptions", "printoptions", "set_printoptions"]
 
 
@@ -55,8 +57,8 @@ _PROFILES: dict[str, dict[str, float]] = {
     "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
 }
 
-# PyTorch's layout decisions are made on its own text, where the dtype prefix is "torch.".
-_OUR_PREFIX = "chainrule."
+# PyTorch's layout decisions are made on its own text, where the dtype prefix is "torch."
+# (ours is REPR_NAMESPACE's: "chainrule.", or "torch." under install_as_torch()).
 _TORCH_PREFIX = "torch."
 
 
@@ -268,7 +270,8 @@ def _format_values(data: np.ndarray, indent: int) -> str:
 
 def _torch_length(text: str) -> int:
     """The length ``text`` has in PyTorch's output, where ``chainrule.`` reads ``torch.``."""
-    return len(text) - text.count(_OUR_PREFIX) * (len(_OUR_PREFIX) - len(_TORCH_PREFIX))
+    ours = REPR_NAMESPACE[0] + "."
+    return len(text) - text.count(ours) * (len(ours) - len(_TORCH_PREFIX))
 
 
 def _append_suffixes(text: str, suffixes: Sequence[str], indent: int) -> str:
@@ -324,7 +327,7 @@ def format_tensor(
     """
     data = np.asarray(data)
     indent = len(prefix) - (prefix.rfind("\n") + 1)
-    dtype_suffix = f"dtype={_OUR_PREFIX}{dtype_name}"
+    dtype_suffix = f"dtype={REPR_NAMESPACE[0]}.{dtype_name}"
     extra: list[str] = []
     if data.size == 0:
         # Nothing shows the shape or the dtype, so both are spelled out (1-d shape excepted).

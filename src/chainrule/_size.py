@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any, SupportsIndex, overload
 
+from ._dtype import REPR_NAMESPACE
+
 __all__ = ["Size", "device", "CPU", "check_available"]
 
 
@@ -23,7 +25,7 @@ class Size(tuple[int, ...]):
     __slots__ = ()
 
     def __repr__(self) -> str:
-        return f"chainrule.Size([{', '.join(str(d) for d in self)}])"
+        return f"{REPR_NAMESPACE[0]}.Size([{', '.join(str(d) for d in self)}])"
 
     __str__ = __repr__
 

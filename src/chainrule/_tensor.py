@@ -435,7 +435,7 @@ class Tensor(TensorMethods):
     def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
         """Without arguments, the legacy type name (``'chainrule.FloatTensor'``); else a cast."""
         if dtype is None:
-            return "chainrule." + LEGACY_TYPE_NAMES[self.dtype]
+            return f"{_dtype.REPR_NAMESPACE[0]}." + LEGACY_TYPE_NAMES[self.dtype]
         if isinstance(dtype, str):
             dtype = LEGACY_NAME_TO_DTYPE[dtype.rsplit(".", 1)[-1]]
         return self.to(dtype)

@@ -22,6 +22,8 @@ import sys
 import types
 from collections.abc import Sequence
 
+from ._dtype import REPR_NAMESPACE
+
 __all__ = ["install_as_torch", "is_installed_as_torch", "TorchAliasFinder"]
 
 _ALIAS = "torch"
@@ -107,15 +109,17 @@ def is_installed_as_torch() -> bool:
 def install_as_torch() -> None:
     """Make ``import torch`` (and every ``import torch.<path>``) give chainrule's own modules.
 
-    Call it before the code that imports ``torch``; calling it again does nothing. If the real
-    PyTorch is already imported, its modules cannot be replaced under the code that holds them:
-    this raises ``RuntimeError`` and changes nothing.
+    From then on reprs name the package ``torch`` (``torch.float64``, ``torch.Size([2])``,
+    ``dtype=torch.float64`` in a tensor's repr), so a script prints what it prints under
+    PyTorch. Call it before the code that imports ``torch``; calling it again does nothing. If
+    the real PyTorch is already imported, its modules cannot be replaced under the code that
+    holds them: this raises ``RuntimeError`` and changes nothing.
 
     Example:
         >>> import chainrule
-        >>> chainrule.install_as_torch()
-        >>> import torch, torch.nn.functional as F
-        >>> torch is chainrule and F is chainrule.nn.functional
+        >>> chainrule.install_as_torch()  # doctest: +SKIP
+        >>> import torch, torch.nn.functional as F  # doctest: +SKIP
+        >>> torch is chainrule and F is chainrule.nn.functional  # doctest: +SKIP
         True
     """
     present = sys.modules.get(_ALIAS)
@@ -127,6 +131,7 @@ def install_as_torch() -> None:
         )
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
+    REPR_NAMESPACE[0] = _ALIAS  # reprs say torch.float64, torch.Size([2]), as PyTorch's
     sys.modules[_ALIAS] = sys.modules[_REAL]
     # Modules already imported answer under the torch name too (``sys.modules['torch.nn']``),
     # as code that looks modules up there (pickle, typing.get_type_hints ...) expects.
