@@ -483,3 +483,67 @@ def test_edge_values_match_pytorch() -> None:
 
     for a, b in zip(run(chainrule), run(torch), strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6, equal_nan=True)
+
+
+_WISHART_VALUE = _spd(3)
+
+GRADCHECKED = [
+    ("Normal", lambda D, a, b: D.Normal(a, b.exp()), 1),
+    ("Gamma", lambda D, a, b: D.Gamma(a.exp(), b.exp()), 1),
+    ("Beta", lambda D, a, b: D.Beta(a.exp(), b.exp()), 0.5),
+    ("StudentT", lambda D, a, b: D.StudentT(a.exp() + 2, b, a.exp()), 1),
+    ("VonMises", lambda D, a, b: D.VonMises(a, b.exp() * 3), 1),
+    ("Kumaraswamy", lambda D, a, b: D.Kumaraswamy(a.exp(), b.exp()), 0.5),
+    ("Binomial", lambda D, a, b: D.Binomial(3, logits=a + b), 2),
+    ("NegativeBinomial", lambda D, a, b: D.NegativeBinomial(a.exp(), logits=b), 2),
+    ("Categorical", lambda D, a, b: D.Categorical(logits=a.outer(b)), 1),
+    ("Dirichlet", lambda D, a, b: D.Dirichlet((a.outer(b) * 0.3).exp()), None),
+    (
+        "MultivariateNormal",
+        lambda D, a, b: D.MultivariateNormal(a, (b.outer(b) + chainrule.eye(3, dtype=b.dtype) * 2)),
+        0.3,
+    ),
+    (
+        "LowRankMultivariateNormal",
+        lambda D, a, b: D.LowRankMultivariateNormal(a, b.outer(a)[:, :2], b.exp()),
+        0.3,
+    ),
+    (
+        "Wishart",
+        lambda D, a, b: D.Wishart(
+            a.exp().sum() + 3, b.outer(b) + chainrule.eye(3, dtype=b.dtype) * 2
+        ),
+        None,
+    ),
+    ("LogNormal", lambda D, a, b: D.LogNormal(a, b.exp()), 1.5),
+    ("Gumbel", lambda D, a, b: D.Gumbel(a, b.exp()), 0.2),
+]
+
+
+@pytest.mark.parametrize("entry", GRADCHECKED, ids=[g[0] for g in GRADCHECKED])
+def test_log_prob_and_entropy_pass_gradcheck_and_gradgradcheck(entry: Any) -> None:
+    """Finite differences (float64), first and second order, of log_prob + entropy in the
+    parameters."""
+    name, build, point = entry
+
+    def function(a: Any, b: Any) -> Any:
+        d = build(chainrule.distributions, a, b)
+        if name == "Dirichlet":
+            value = chainrule.tensor([[0.2, 0.3, 0.5]] * 3, dtype=a.dtype)
+        elif name == "Wishart":
+            value = chainrule.tensor(_WISHART_VALUE, dtype=a.dtype)
+        else:
+            value = chainrule.full(
+                tuple(d.batch_shape) + tuple(d.event_shape), float(point), dtype=a.dtype
+            )
+        if name == "Categorical":
+            value = chainrule.tensor([0, 2, 1])
+        out = d.log_prob(value).sum()
+        if name not in ("VonMises", "NegativeBinomial", "Kumaraswamy"):
+            out = out + d.entropy().sum()
+        return out
+
+    a = chainrule.tensor([0.3, -0.2, 0.5], dtype=chainrule.float64, requires_grad=True)
+    b = chainrule.tensor([0.1, 0.4, -0.3], dtype=chainrule.float64, requires_grad=True)
+    assert chainrule.autograd.gradcheck(function, (a, b))
+    assert chainrule.autograd.gradgradcheck(function, (a, b))

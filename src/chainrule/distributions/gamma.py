@@ -1,5 +1,4 @@
-"""The gamma distribution (shape ``concentration``, inverse scale ``rate``), and chi-squared
-(``Chi2``), a gamma of concentration ``df / 2`` and rate 1/2."""
+"""The gamma distribution (shape ``concentration``, inverse scale ``rate``)."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from .distribution import _expand_parameters
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
-__all__ = ["Gamma", "Chi2"]
+__all__ = ["Gamma"]
 
 
 class Gamma(ExponentialFamily):
@@ -93,26 +92,3 @@ class Gamma(ExponentialFamily):
         if self._validate_args:
             self._validate_sample(value)
         return igamma(self.concentration, self.rate * value)
-
-
-class Chi2(Gamma):
-    """The chi-squared distribution with ``df`` degrees of freedom.
-
-    Example:
-        >>> import chainrule as torch
-        >>> torch.distributions.Chi2(4.0).mean
-        tensor(4.)
-    """
-
-    arg_constraints = {"df": constraints.positive}
-
-    def __init__(self, df: Tensor | float, validate_args: bool | None = None) -> None:
-        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Chi2:
-        new = self._get_checked_instance(Chi2, _instance)
-        return super().expand(batch_shape, new)
-
-    @property
-    def df(self) -> Tensor:
-        return self.concentration * 2

@@ -3,7 +3,7 @@ dimensions (their log-probabilities summed)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from .._size import Size
 from .._tensor import Tensor
@@ -13,8 +13,10 @@ from .utils import _sum_rightmost
 
 __all__ = ["Independent"]
 
+D = TypeVar("D", bound=Distribution)
 
-class Independent(Distribution):
+
+class Independent(Distribution, Generic[D]):
     """``base_distribution`` whose ``reinterpreted_batch_ndims`` rightmost batch dimensions
     are event dimensions.
 

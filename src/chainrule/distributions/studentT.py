@@ -9,8 +9,8 @@ from .._size import Size
 from .._tensor import Tensor
 from ..ops.pointwise import where
 from . import constraints
+from .chi2 import Chi2
 from .distribution import Distribution
-from .gamma import Chi2
 from .utils import _standard_normal, broadcast_all
 
 __all__ = ["StudentT"]

@@ -18,9 +18,9 @@ from ..ops.linalg_decomp import cholesky_solve
 from ..ops.pointwise import where
 from ..ops.special_ops import mvlgamma
 from . import constraints
+from .chi2 import Chi2
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .gamma import Chi2
 from .multivariate_normal import _broadcast_shapes, _precision_to_scale_tril
 from .utils import _standard_normal, lazy_property
 
