@@ -204,9 +204,14 @@ def _sample_dirichlet(input: Any, generator: Generator | None = None) -> Any:
     return _edges_of_inputs_needing_grad(_sample_dirichlet_draws(input, generator))
 
 
+def _digamma_as(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """digamma evaluated in double and rounded to ``dtype`` (PyTorch's digamma_one)."""
+    return _digamma64(x).astype(dtype)
+
+
 def _beta_grad_alpha_small(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """Taylor expansion of the Beta gradient in alpha for x near 0."""
-    factor = _digamma64(alpha) - _digamma64(alpha + beta) - np.log(x)
+    factor = _digamma_as(alpha, x.dtype) - _digamma_as(alpha + beta, x.dtype) - np.log(x)
     numer = np.ones_like(x)
     series = numer / alpha * (factor + 1 / alpha)
     for i in range(1, 11):
@@ -219,7 +224,7 @@ def _beta_grad_alpha_small(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -
 
 def _beta_grad_beta_small(x: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
     """Taylor expansion of the Beta gradient in beta for x near 0."""
-    factor = _digamma64(alpha + beta) - _digamma64(beta)
+    factor = _digamma_as(alpha + beta, x.dtype) - _digamma_as(beta, x.dtype)
     numer = np.ones_like(x)
     betas = np.ones_like(x)
     dbetas = np.zeros_like(x)
@@ -339,14 +344,18 @@ def _dirichlet_grad_rational(x: np.ndarray, alpha: np.ndarray, total: np.ndarray
 
 @op("NotImplemented", inputs=("x", "alpha", "total"), promote=KEEP)
 def _dirichlet_grad_values(x, alpha, total):
-    xs, a, t = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (x, alpha, total)))
+    # PyTorch evaluates the branch tests and the small-x series in the input's precision, the
+    # saddle-point and rational branches in double
+    scalar = np.float32 if x.dtype == np.float32 else np.float64
+    xs, a, t = np.broadcast_arrays(*(np.asarray(v, dtype=scalar) for v in (x, alpha, total)))
     beta = t - a
     boundary = t * xs * (1 - xs)
+    xs64, a64, t64 = (v.astype(np.float64) for v in (xs, a, t))
     with np.errstate(all="ignore"):
         small_x = _beta_grad_alpha_small(xs, a, beta)
         large_x = -_beta_grad_beta_small(1 - xs, beta, a)
-        mid = _beta_grad_alpha_mid(xs, a, beta)
-        rational = _dirichlet_grad_rational(xs, a, t)
+        mid = _beta_grad_alpha_mid(xs64, a64, t64 - a64)
+        rational = _dirichlet_grad_rational(xs64, a64, t64)
     out = np.where(
         (xs <= 0.5) & (boundary < 2.5),
         small_x,
