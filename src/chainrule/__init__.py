@@ -178,6 +178,7 @@ _overrides.make_namespace_overridable(globals(), list(globals()))
 # torch.fft, torch.func, torch.special, torch.distributions: they need the namespace above
 from . import distributions, fft, func, special  # noqa: E402
 from ._torch_alias import install_as_torch  # noqa: E402
+from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 
 
 def __getattr__(name: str) -> _types.ModuleType:

@@ -4,12 +4,14 @@
   (``_transforms``);
 * ``functional_call``, ``stack_module_state``: modules as functions of their parameters
   (``_functional_call``);
-* ``jvp``, ``linearize``, ``jacfwd``: forward mode, on ``autograd.forward_ad`` (``_forward``).
+* ``jvp``, ``linearize``, ``jacfwd``: forward mode, on ``autograd.forward_ad`` (``_forward``);
+* ``vmap``: batching rules (``_vmap``, ``_batched``, ``_batching_rules``).
 """
 
 from ._forward import jacfwd, jvp, linearize
 from ._functional_call import functional_call, stack_module_state
 from ._transforms import grad, grad_and_value, hessian, jacrev, vjp
+from ._vmap import vmap
 
 __all__ = [
     "jacfwd",
@@ -22,4 +24,5 @@ __all__ = [
     "jacrev",
     "stack_module_state",
     "vjp",
+    "vmap",
 ]

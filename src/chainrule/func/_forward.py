@@ -24,15 +24,13 @@ from ..autograd import forward_ad
 from ..autograd.forward_grad import current_level
 from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
+from ._pytree import _Spec, _tree_flatten, _tree_unflatten
 from ._randomness import random_guard
 from ._transforms import (
     ArgNums,
     _check_aux,
     _replace_args,
     _slice_argnums,
-    _Spec,
-    _tree_flatten,
-    _tree_unflatten,
 )
 
 __all__ = ["jacfwd", "jvp", "linearize"]

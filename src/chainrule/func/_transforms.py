@@ -37,119 +37,12 @@ from ..autograd.forward_grad import FORWARD_OVER_REVERSE_MESSAGE, has_tangent
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import preorder
 from ..autograd.node import AccumulateGrad, Node
+from ._batched import active_levels, ensure_batched, levels_of, physical, rebatch
+from ._pytree import _Spec, _tree_flatten, _tree_map, _tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian"]
 
 ArgNums = int | tuple[int, ...]
-
-
-# ----------------------------------------------------------------------------------------------
-# Pytrees: tuples, lists and dicts of leaves
-
-
-class _Spec:
-    """The structure of a pytree: ``kind`` is "leaf", "tuple", "list" or "dict"."""
-
-    __slots__ = ("kind", "children", "keys", "type")
-
-    def __init__(
-        self,
-        kind: str,
-        children: tuple[_Spec, ...] = (),
-        keys: tuple = (),
-        type_: type | None = None,
-    ) -> None:
-        self.kind = kind
-        self.children = children
-        self.keys = keys
-        self.type = type_
-
-    def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, _Spec)
-            and self.kind == other.kind
-            and self.keys == other.keys
-            and self.children == other.children
-        )
-
-    def __hash__(self) -> int:
-        return hash((self.kind, self.keys, self.children))
-
-    def __str__(self) -> str:
-        """PyTorch's ``treespec_pprint``: ``*`` for a leaf, ``(*, *)``, ``[*]``, ``{'a': *}``."""
-        if self.kind == "leaf":
-            return "*"
-        parts = [str(c) for c in self.children]
-        if self.kind == "dict":
-            items = (f"{k!r}: {p}" for k, p in zip(self.keys, parts, strict=True))
-            return "{" + ", ".join(items) + "}"
-        if self.kind == "list":
-            return "[" + ", ".join(parts) + "]"
-        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
-
-
-_LEAF = _Spec("leaf")
-
-
-def _tree_flatten(tree: Any) -> tuple[list[Any], _Spec]:
-    """The leaves of ``tree`` in order, and its structure (explicit stack, no recursion)."""
-    leaves: list[Any] = []
-    root: list[_Spec] = []
-    # Frames are (node, where its spec goes); a container is closed (its spec built from its
-    # children's) once all of them have been visited.
-    stack: list[tuple[Any, ...]] = [(tree, root)]
-    while stack:
-        frame = stack.pop()
-        if frame[0] is _CLOSE:
-            _, node, into, children = frame
-            into.append(_container_spec(node, children))
-            continue
-        node, into = frame
-        if isinstance(node, tuple | list | dict):
-            children: list[_Spec] = []
-            stack.append((_CLOSE, node, into, children))
-            values = list(node.values()) if isinstance(node, dict) else list(node)
-            for value in reversed(values):
-                stack.append((value, children))
-        else:
-            leaves.append(node)
-            into.append(_LEAF)
-    return leaves, root[0]
-
-
-_CLOSE = object()
-
-
-def _container_spec(node: Any, children: list[_Spec]) -> _Spec:
-    if isinstance(node, dict):
-        return _Spec("dict", tuple(children), tuple(node.keys()))
-    if isinstance(node, list):
-        return _Spec("list", tuple(children))
-    return _Spec("tuple", tuple(children), type_=type(node))
-
-
-def _tree_unflatten(leaves: list[Any], spec: _Spec) -> Any:
-    """Rebuild a pytree of structure ``spec`` from its leaves."""
-    it = iter(leaves)
-
-    def build(s: _Spec) -> Any:  # recursion depth is the nesting of the user's containers
-        if s.kind == "leaf":
-            return next(it)
-        values = [build(c) for c in s.children]
-        if s.kind == "dict":
-            return dict(zip(s.keys, values, strict=True))
-        if s.kind == "list":
-            return values
-        if s.type is not None and s.type is not tuple and hasattr(s.type, "_fields"):
-            return s.type(*values)  # a namedtuple
-        return tuple(values)
-
-    return build(spec)
-
-
-def _tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
-    leaves, spec = _tree_flatten(tree)
-    return _tree_unflatten([fn(leaf) for leaf in leaves], spec)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -220,18 +113,25 @@ class _Call:
     def make_differentiable(self, x: Any) -> Tensor:
         if not isinstance(x, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        if has_tangent(x):
+        # Inside vmap the graph is recorded on the values under the batched tensors: an input
+        # gets every running batch dimension (an unbatched one expanded), so that its gradient
+        # is per example, and the fresh leaf is made of the value.
+        x = ensure_batched(x)
+        levels = levels_of(x)
+        value = physical(x)
+        if has_tangent(value):
             # (a fresh leaf would drop the tangent: the gradient would silently lack its
             # tangent part, e.g. jacfwd(jacrev(f)) would give a wrong Hessian)
             raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
-        if x.requires_grad:
+        if value.requires_grad:
             self.connected = True
-            return x.view_as(x)  # differentiable with respect to x, but a new graph input
-        fresh = x.detach().requires_grad_()
+            # differentiable with respect to x, but a new graph input
+            return rebatch(value.view_as(value), levels)
+        fresh = value.detach().requires_grad_()
         accumulator = grad_accumulator(fresh)
         for call in _ACTIVE.get():  # this call and the ones enclosing it
             call.own_leaves.add(accumulator)
-        return fresh
+        return rebatch(fresh, levels)
 
     def reaches_outside(self, outputs: list[Any]) -> bool:
         """Whether the graph of ``outputs`` reaches a leaf this call did not make (a parameter
@@ -242,7 +142,7 @@ class _Call:
         stack = []
         for o in outputs:
             if isinstance(o, Tensor):
-                node, _ = gradient_edge(o)
+                node, _ = gradient_edge(physical(o))
                 if node is not None:
                     stack.append(node)
         return any(
@@ -273,23 +173,38 @@ def _grads(
     create_graph: bool,
     retain_graph: bool,
 ) -> list[Tensor]:
-    """``autograd.grad`` over the outputs that require grad; zeros for unused inputs."""
-    from ..ops.creation import zeros_like
+    """``autograd.grad`` over the outputs that require grad; zeros for unused inputs. Inside
+    vmap, on the values under the batched tensors (a missing output gradient is ones: every
+    example's output is a scalar), the gradients batched like the inputs."""
+    from ..ops.creation import ones_like, zeros_like
 
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
+    batched = bool(active_levels())
+    if batched:
+        outputs = [physical(ensure_batched(o)) for o in outputs]
+        grad_outputs = [
+            ones_like(o) if g is None else physical(ensure_batched(g))
+            for o, g in zip(outputs, grad_outputs, strict=True)
+        ]
+        levels = [levels_of(x) for x in inputs]
+        inputs = [physical(x) for x in inputs]
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o.requires_grad]
     if not pairs:
-        return [zeros_like(x) for x in inputs]
-    result = engine.grad(
-        [o for o, _ in pairs],
-        inputs,
-        [g for _, g in pairs],
-        retain_graph=retain_graph,
-        create_graph=create_graph,
-        allow_unused=True,
-    )
-    return [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
+        result = [None] * len(inputs)
+    else:
+        result = engine.grad(
+            [o for o, _ in pairs],
+            inputs,
+            [g for _, g in pairs],
+            retain_graph=retain_graph,
+            create_graph=create_graph,
+            allow_unused=True,
+        )
+    grads = [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
+    if batched:
+        grads = [rebatch(g, lv) for g, lv in zip(grads, levels, strict=True)]
+    return grads
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,0 +1,1022 @@
+"""Batching rules: how each op carries the batch dimension of ``vmap``.
+
+A rule gets the op (``func``), its arguments and the level being batched; it unwraps the
+tensors batched at that level (their values have the batch at dimension 0), computes with the
+op on the values, and wraps the result. Families:
+
+* element-wise ops (and their in-place forms): batched operands get size-1 dimensions after the
+  batch so that broadcasting lines up the logical dimensions;
+* ops with dimension arguments (reductions, softmax, cumulative ops, views, ``cat``/``stack``):
+  each logical dimension ``d`` becomes ``d + 1``; a full reduction reduces every dimension but
+  the batch;
+* shape ops (``view``, ``reshape``, ``expand``, ``permute``, indexing ...): the batch size is
+  prepended to sizes, ``slice(None)`` to indices;
+* matrix products: logical vectors become matrices, ranks are aligned, and the product
+  broadcasts over the batch; ``linear`` with unbatched weights runs as one ``linear``;
+* convolutions and pooling: the batch is folded into the op's own batch dimension (batched
+  weights: into the channels, with ``groups``);
+* losses: computed per element (``reduction='none'``) and reduced per example.
+
+Anything else runs once per example (``_batched.loop_fallback``). Random ops follow the vmap's
+``randomness`` (``_randomness``): "different" draws for the whole batch at once.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .._tensor import Tensor
+from ..nn import functional as F
+from ..ops import shape as shape_ops
+from ..ops.creation import zeros_like
+from ..ops.linalg import matmul
+from ._batched import (
+    RULES,
+    RULES_BY_FUNCTION,
+    BatchedTensor,
+    active_levels,
+    batch_size,
+    call,
+    logical_zeros,
+    loop_fallback,
+    metadata,
+    unwrap,
+    wrap_batched,
+)
+
+__all__: list[str] = []
+
+INPLACE_MESSAGE = (
+    "vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+    "extra_args that has more elements than `self`. This happened due to `other` being vmapped "
+    "over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
+    "operators instead of {name}. If said operator is being called inside the PyTorch "
+    "framework, please file a bug report instead."
+)
+ITEM_MESSAGE = (
+    "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling "
+    ".item() on a Tensor, please try to rewrite what you're doing with other operations. If "
+    "error is occurring somewhere inside PyTorch internals, please file a bug report."
+)
+CONTROL_FLOW_MESSAGE = (
+    "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. "
+    "We don't support that yet, please file an issue at https://github.com/pytorch/pytorch/"
+    "issues ."
+)
+
+
+def _register(names: Sequence[str], rule: Callable[..., Any]) -> None:
+    for name in names:
+        RULES[name] = rule
+
+
+def _logical_ndim(x: Any) -> int:
+    return x.dim() if isinstance(x, Tensor) else 0
+
+
+def _value_ndim(value: Tensor) -> int:
+    return len(value.shape) - 1
+
+
+def _unsqueeze_after_batch(value: Tensor, count: int) -> Tensor:
+    if count <= 0:
+        return value
+    return value.reshape(value.shape[0], *([1] * count), *value.shape[1:])
+
+
+def _is_inplace(func: Callable[..., Any]) -> bool:
+    name = getattr(func, "__name__", "")
+    return (name.endswith("_") and not name.endswith("__")) or name.startswith("__i")
+
+
+# ----------------------------------------------------------------------------------------------
+# Element-wise ops
+
+
+def _align(args: tuple, kwargs: dict, level: int) -> tuple[tuple, dict, bool]:
+    """Unwrap the tensors batched at ``level``, giving each batched value size-1 dimensions
+    after the batch up to the largest logical rank among the tensor arguments."""
+    rank = 0
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            rank = max(rank, _logical_ndim(a))
+    any_batched = False
+
+    def convert(a: Any) -> Any:
+        nonlocal any_batched
+        value, batched = unwrap(a, level)
+        if not batched:
+            return a
+        any_batched = True
+        return _unsqueeze_after_batch(value, rank - _value_ndim(value))
+
+    new_args = tuple(convert(a) for a in args)
+    new_kwargs = {k: convert(v) for k, v in kwargs.items()}
+    return new_args, new_kwargs, any_batched
+
+
+def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """Element-wise and broadcasting ops: one op on the aligned values."""
+    if _is_inplace(func) and args:
+        self_value, self_batched = unwrap(args[0], level)
+        if not self_batched:
+            name = getattr(func, "__name__", "inplace arithmetic")
+            raise RuntimeError(INPLACE_MESSAGE.format(name=name))
+        new_args, new_kwargs, _ = _align(args, kwargs, level)
+        if _logical_ndim(args[0]) < max(
+            (_logical_ndim(a) for a in (*args, *kwargs.values()) if isinstance(a, Tensor)),
+            default=0,
+        ):
+            func(
+                logical_zeros(args[0]),
+                *(logical_zeros(a) if type(a) is BatchedTensor else a for a in args[1:]),
+            )  # (PyTorch's broadcast error for self)
+        func(new_args[0], *new_args[1:], **new_kwargs)
+        return args[0]
+    new_args, new_kwargs, _ = _align(args, kwargs, level)
+    return _wrap_result(func(*new_args, **new_kwargs), level)
+
+
+def _wrap_result(result: Any, level: int) -> Any:
+    if isinstance(result, Tensor):
+        return wrap_batched(result, level)
+    if isinstance(result, tuple | list):
+        wrapped = [_wrap_result(r, level) for r in result]
+        if hasattr(type(result), "_make"):
+            return type(result)._make(wrapped)  # type: ignore[attr-defined]
+        return type(result)(wrapped)
+    return result
+
+
+ELEMENTWISE = (
+    "abs absolute acos arccos acosh arccosh add addcdiv addcmul angle asin arcsin asinh arcsinh "
+    "atan arctan atan2 arctan2 atanh arctanh bitwise_and bitwise_not bitwise_or bitwise_xor ceil "
+    "clamp clip clamp_min clamp_max copysign cos cosh deg2rad digamma div divide eq erf erfc "
+    "erfinv exp exp2 expm1 float_power floor floor_divide fmod frac ge greater_equal gt greater "
+    "heaviside hypot i0 isfinite isinf isnan isneginf isposinf isreal le less_equal lerp lgamma "
+    "log log10 log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor "
+    "logit lt less maximum minimum fmax fmin mul multiply mvlgamma nan_to_num ne not_equal neg "
+    "negative nextafter polygamma pow positive rad2deg reciprocal remainder round rsqrt "
+    "sgn sigmoid sign signbit sin sinc sinh sqrt square sub subtract tan tanh true_divide trunc "
+    "fix xlogy where masked_fill real imag conj conj_physical "
+    "relu relu6 elu selu celu gelu silu mish softplus softsign hardtanh hardsigmoid hardswish "
+    "leaky_relu logsigmoid tanhshrink softshrink hardshrink threshold prelu rrelu glu_none "
+    "sigmoid_ tanh_ relu_ "
+    "float double half bfloat16 int long short bool char byte to type type_as "
+    "detach clone contiguous requires_grad_ retain_grad zero_ fill_ copy_ "
+    "zeros_like ones_like empty_like full_like "
+    "_rsub _rpow _rtruediv _pow _floordiv _eq compare _rfloordiv _rmod"
+).split()
+_register(ELEMENTWISE, elementwise)
+_register(
+    [n + "_" for n in ELEMENTWISE if not n.endswith("_") and not n.startswith("_")], elementwise
+)
+
+RANDOM = (
+    "dropout alpha_dropout feature_alpha_dropout dropout1d dropout2d dropout3d bernoulli "
+    "bernoulli_ uniform_ normal_ exponential_ geometric_ cauchy_ log_normal_ random_ rand_like "
+    "randn_like randint_like rrelu rrelu_ multinomial poisson"
+).split()
+
+
+def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """Random ops: "different" draws for the whole batch at once (the op on the values, like an
+    element-wise op); "same" gives every example the same draws (one call per example from the
+    same generator state); "error" never gets here with a draw (the generator refuses)."""
+    randomness = next(r for lvl, _, r in active_levels() if lvl == level)
+    if randomness == "same":
+        return loop_fallback(func, args, kwargs, level)
+    return elementwise(func, args, kwargs, level)
+
+
+_register(RANDOM, random_op)
+
+_OPERATORS = (
+    "__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__ "
+    "__rfloordiv__ __mod__ __rmod__ __pow__ __rpow__ __neg__ __pos__ __abs__ __invert__ __and__ "
+    "__rand__ __or__ __ror__ __xor__ __rxor__ __lt__ __le__ __gt__ __ge__ __eq__ __ne__ "
+    "__iadd__ __isub__ __imul__ __itruediv__ __ipow__ __ifloordiv__ __imod__ __iand__ __ior__ "
+    "__ixor__ __lshift__ __rshift__"
+).split()
+for _name in _OPERATORS:
+    _method = getattr(Tensor, _name, None)
+    if _method is not None:
+        RULES_BY_FUNCTION[_method] = elementwise
+
+
+# ----------------------------------------------------------------------------------------------
+# Metadata, values, control flow
+
+
+_register(
+    "size dim ndimension numel nelement is_floating_point is_complex element_size __len__ "
+    "get_device is_signed is_inference".split(),
+    metadata,
+)
+
+
+def _item(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    raise RuntimeError(ITEM_MESSAGE)
+
+
+def _control_flow(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    raise RuntimeError(CONTROL_FLOW_MESSAGE)
+
+
+_register(["item"], _item)
+_register("__bool__ __float__ __int__ __index__ __complex__ tolist numpy".split(), _control_flow)
+
+
+def _new_factory(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``x.new_zeros(...)`` and co: unbatched results of ``x``'s dtype."""
+    value, _ = unwrap(args[0], level)
+    return func(value, *args[1:], **kwargs)
+
+
+_register("new_zeros new_ones new_full new_empty new_tensor".split(), _new_factory)
+
+
+# ----------------------------------------------------------------------------------------------
+# Ops with dimension arguments
+
+_SIGNATURES: dict[Any, inspect.Signature | None] = {}
+
+
+def _signature(func: Callable[..., Any]) -> inspect.Signature | None:
+    try:
+        return _SIGNATURES[func]
+    except KeyError:
+        pass
+    try:
+        sig: inspect.Signature | None = inspect.signature(func)
+    except (TypeError, ValueError):
+        sig = None
+    _SIGNATURES[func] = sig
+    return sig
+
+
+def _bind(func: Callable[..., Any], args: tuple, kwargs: dict) -> inspect.BoundArguments | None:
+    """The call bound to ``func``'s parameters, defaults filled in (None when it does not
+    bind). The op table hands calls over with every argument positional, keyword-only ones
+    included: those bind to a signature whose keyword-only parameters take positions too."""
+    sig = _signature(func)
+    if sig is None:
+        return None
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        kinds = [p.kind for p in sig.parameters.values()]
+        if inspect.Parameter.VAR_POSITIONAL in kinds:
+            return None
+        relaxed = sig.replace(
+            parameters=[
+                p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD)
+                if p.kind is inspect.Parameter.KEYWORD_ONLY
+                else p
+                for p in sig.parameters.values()
+            ]
+        )
+        try:
+            bound = relaxed.bind(*args, **kwargs)
+        except TypeError:
+            return None
+    bound.apply_defaults()
+    return bound
+
+
+def _shift(dim: Any, ndim: int) -> Any:
+    """A logical dim (or several) as the value's dim (PyTorch's IndexError when out of range)."""
+    if isinstance(dim, list | tuple):
+        return type(dim)(_shift(d, ndim) for d in dim)
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        return dim
+    low, high = (-ndim, ndim - 1) if ndim else (-1, 0)
+    if dim < low or dim > high:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
+        )
+    return (dim + ndim if dim < 0 else dim) + 1
+
+
+def _dim_rule(
+    dim_names: tuple[str, ...], full: str = "flatten", extra_rank: int = 0
+) -> Callable[..., Any]:
+    """A rule for ops whose ``dim_names`` arguments are dimensions of ``self`` (the first
+    argument): shifted by one. ``full``: what a missing dim means ("flatten": the whole
+    tensor, reduced over its flattened value; "keep": the op's own default, no shift needed).
+    ``extra_rank``: how many dims the op's output has beyond the input (``unsqueeze``: 1)."""
+
+    def rule(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+        bound = _bind(func, args, kwargs)
+        if bound is None:
+            return loop_fallback(func, args, kwargs, level)
+        params = list(bound.signature.parameters)
+        first = params[0]
+        value, batched = unwrap(bound.arguments[first], level)
+        others = [
+            bound.arguments[n] for n in params[1:] if isinstance(bound.arguments.get(n), Tensor)
+        ]
+        if not batched or any(type(o) is BatchedTensor for o in others):
+            return loop_fallback(func, args, kwargs, level)
+        ndim = _value_ndim(value) + extra_rank
+        arguments = dict(bound.arguments)
+        arguments[first] = value
+        present = [n for n in dim_names if arguments.get(n) is not None]
+        if not present and full not in ("flatten", "keep"):
+            return loop_fallback(func, args, kwargs, level)
+        if not present and full == "flatten":
+            if ndim == 0 and extra_rank == 0:
+                arguments[first] = value.reshape(value.shape[0], 1)
+            else:
+                arguments[first] = value.reshape(value.shape[0], -1)
+            for n in dim_names:
+                if n in params:
+                    arguments[n] = 1
+                    break
+            result = _call_bound(func, bound, arguments)
+            return _wrap_result(result, level)
+        for n in present:
+            arguments[n] = _shift(arguments[n], max(ndim, 1) if ndim == 0 else ndim)
+            if ndim == 0:  # a 0-d tensor takes dim 0 or -1: the value's dim 1 does not exist
+                arguments[first] = value.reshape(value.shape[0], 1)
+                return _squeeze_scalar(_wrap_result(_call_bound(func, bound, arguments), level))
+        return _wrap_result(_call_bound(func, bound, arguments), level)
+
+    return rule
+
+
+def _squeeze_scalar(result: Any) -> Any:
+    if isinstance(result, BatchedTensor) and result.dim() == 1:
+        return result.squeeze(0)
+    if isinstance(result, tuple) and hasattr(type(result), "_make"):
+        return type(result)._make(_squeeze_scalar(r) for r in result)  # type: ignore[attr-defined]
+    return result
+
+
+def _call_bound(func: Callable[..., Any], bound: inspect.BoundArguments, arguments: dict) -> Any:
+    """``func`` called with ``arguments`` (by parameter name; the bound call's, edited):
+    positionally up to the first one left out, by keyword after it."""
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    positional = True
+    sig = _signature(func) or bound.signature
+    for name, param in sig.parameters.items():
+        if name not in arguments:
+            if param.kind is not inspect.Parameter.VAR_POSITIONAL:
+                positional = False
+            continue
+        value = arguments[name]
+        if param.kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(value)
+        elif param.kind is inspect.Parameter.VAR_KEYWORD:
+            kwargs.update(value)
+        elif param.kind is inspect.Parameter.KEYWORD_ONLY or not positional:
+            kwargs[name] = value
+        else:
+            args.append(value)
+    return func(*args, **kwargs)
+
+
+_register(
+    "sum mean nansum nanmean prod amax amin argmax argmin all any std var std_mean var_mean "
+    "logsumexp count_nonzero aminmax".split(),
+    _dim_rule(("dim",)),
+)
+_register(["norm"], _dim_rule(("dim",)))
+_register(
+    "softmax log_softmax cumsum cumprod cummax cummin logcumsumexp softmin".split(),
+    _dim_rule(("dim",), full="keep"),
+)
+_register(["roll"], _dim_rule(("dims",), full="flatten_roll"))
+_register(
+    ["transpose", "swapaxes", "swapdims"],
+    _dim_rule(("dim0", "dim1", "axis0", "axis1"), full="keep"),
+)
+_register(
+    ["select", "narrow", "index_select", "unbind", "chunk", "split", "tensor_split"],
+    _dim_rule(("dim",), full="keep"),
+)
+_register(["diagonal"], _dim_rule(("dim1", "dim2"), full="keep"))
+_register(["movedim", "moveaxis"], _dim_rule(("source", "destination"), full="keep"))
+_register(["flatten"], _dim_rule(("start_dim", "end_dim"), full="keep"))
+_register(["unflatten"], _dim_rule(("dim",), full="keep"))
+_register(["unsqueeze"], _dim_rule(("dim",), full="keep", extra_rank=1))
+
+
+def _max_min(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``max``/``min``: of one tensor over a dim (shifted), of the whole (flattened), or of two
+    tensors (element-wise)."""
+    rest = [*args[1:], *kwargs.values()]
+    if any(isinstance(a, Tensor) for a in rest):
+        return elementwise(func, args, kwargs, level)
+    value, batched = unwrap(args[0], level)
+    if not batched:
+        return loop_fallback(func, args, kwargs, level)
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    if dim is None:
+        return wrap_batched(func(value.reshape(value.shape[0], -1), 1)[0], level)
+    keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
+    ndim = _value_ndim(value)
+    if ndim == 0:
+        result = func(value.reshape(value.shape[0], 1), 1, keepdim)
+        return type(result)._make(wrap_batched(r.reshape(-1), level) for r in result)
+    return _wrap_result(func(value, _shift(dim, ndim), keepdim), level)
+
+
+_register(["max", "min", "median", "nanmedian", "mode"], _max_min)
+
+
+def _squeeze(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    dim = args[1] if len(args) > 1 else kwargs.get("dim")
+    ndim = _value_ndim(value)
+    if dim is None:
+        dims = tuple(d + 1 for d in range(ndim) if value.shape[d + 1] == 1)
+    elif ndim == 0:
+        _shift(dim, 1)  # (PyTorch's IndexError for a dim other than 0 and -1)
+        dims = ()
+    else:
+        dims = _shift(tuple(dim) if isinstance(dim, list | tuple) else (dim,), ndim)
+    return wrap_batched(value.squeeze(dims) if dims else value.view(value.shape), level)
+
+
+def _flip(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    dims = args[1:] if len(args) > 1 else kwargs.get("dims", ())
+    if len(dims) == 1 and isinstance(dims[0], list | tuple):
+        dims = dims[0]
+    if isinstance(dims, int):
+        dims = (dims,)
+    return wrap_batched(value.flip(_shift(tuple(dims), _value_ndim(value))), level)
+
+
+_register(["flip"], _flip)
+_register(["squeeze"], _squeeze)
+
+
+# ----------------------------------------------------------------------------------------------
+# Shape ops
+
+
+def _sizes(args: tuple) -> tuple:
+    if (
+        len(args) == 1
+        and isinstance(args[0], list | tuple)
+        or (len(args) == 1 and type(args[0]).__name__ == "Size")
+    ):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _view_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``view``/``reshape``: the batch size in front of the sizes."""
+    value, batched = unwrap(args[0], level)
+    if (
+        not batched
+        or kwargs
+        or (
+            len(args) == 2
+            and not isinstance(args[1], int | list | tuple)
+            and type(args[1]).__name__ != "Size"
+        )
+    ):
+        return loop_fallback(func, args, kwargs, level)
+    sizes = _sizes(args[1:])
+    return wrap_batched(func(value, value.shape[0], *sizes), level)
+
+
+_register(["view", "reshape"], _view_like)
+
+
+def _view_as(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    other = args[1] if len(args) > 1 else kwargs["other"]
+    return wrap_batched(value.reshape(value.shape[0], *other.shape), level)
+
+
+_register(["view_as", "reshape_as"], _view_as)
+
+
+def _expand(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, batched = unwrap(args[0], level)
+    if not batched:
+        return loop_fallback(func, args, kwargs, level)
+    if getattr(func, "__name__", "") == "expand_as":
+        sizes = tuple(args[1].shape)
+    else:
+        sizes = _sizes(args[1:])
+    value = _unsqueeze_after_batch(value, len(sizes) - _value_ndim(value))
+    return wrap_batched(value.expand(value.shape[0], *sizes), level)
+
+
+_register(["expand", "expand_as", "broadcast_to"], _expand)
+
+
+def _permute(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    dims = _sizes(args[1:]) if len(args) > 1 else tuple(kwargs["dims"])
+    ndim = _value_ndim(value)
+    return wrap_batched(value.permute(0, *(_shift(d, ndim) for d in dims)), level)
+
+
+_register(["permute", "_permute"], _permute)
+
+
+def _transpose_2d(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    ndim = _value_ndim(value)
+    if ndim < 2:
+        return wrap_batched(value.view(value.shape), level)
+    return wrap_batched(value.transpose(-1, -2), level)
+
+
+def _full_transpose(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    ndim = _value_ndim(value)
+    return wrap_batched(value.permute(0, *range(ndim, 0, -1)), level)
+
+
+_register(["t", "t_"], _transpose_2d)
+_register(["matrix_transpose", "adjoint"], _transpose_2d)
+_register(["full_transpose"], _full_transpose)
+
+
+def _repeat(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, _ = unwrap(args[0], level)
+    repeats = _sizes(args[1:])
+    value = _unsqueeze_after_batch(value, len(repeats) - _value_ndim(value))
+    return wrap_batched(value.repeat(1, *repeats), level)
+
+
+_register(["repeat"], _repeat)
+
+
+def _materialize(x: Any, level: int) -> Tensor:
+    """A tensor's value batched at ``level`` (an unbatched one expanded)."""
+    value, batched = unwrap(x, level)
+    if batched:
+        return value
+    size = batch_size(level)
+    return x.unsqueeze(0).expand(size, *x.shape)
+
+
+def _cat_stack(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    name = getattr(func, "__name__", "")
+    if args and isinstance(args[0], Tensor):
+        # (the op of a given number of tensors behind the public function: (t0, t1, ..., dim))
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        rest = [a for a in args if not isinstance(a, Tensor)]
+        dim = rest[0] if rest else kwargs.get("dim", 0)
+    else:
+        bound = _bind(func, args, kwargs)
+        if bound is None:
+            return loop_fallback(func, args, kwargs, level)
+        tensors = bound.arguments[list(bound.signature.parameters)[0]]
+        dim = bound.arguments.get("dim", 0)
+    if dim is None:
+        dim = 0
+    values = [_materialize(t, level) for t in tensors]
+    rank = max(_logical_ndim(t) for t in tensors) + (1 if name == "stack" else 0)
+    if name == "cat":
+        # (PyTorch's legacy rule: 1-d empty tensors are skipped by cat)
+        kept = [
+            v
+            for v, t in zip(values, tensors, strict=True)
+            if not (t.dim() == 1 and t.shape[0] == 0)
+        ] or values
+        return wrap_batched(call(shape_ops.cat, kept, _shift(dim, rank)), level)
+    if name in ("hstack", "vstack", "dstack", "column_stack"):
+        return loop_fallback(func, args, kwargs, level)
+    return wrap_batched(call(shape_ops.stack, values, _shift(dim, rank)), level)
+
+
+_register(["cat", "concat", "concatenate", "stack"], _cat_stack)
+
+
+def _gather_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``gather``/``scatter``-like ops ``(self, dim, index, ...)``: every tensor batched, dim
+    shifted."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    first = list(bound.signature.parameters)[0]
+    rank = _logical_ndim(arguments[first])
+    for name, value in list(arguments.items()):
+        if isinstance(value, Tensor) and (name != first or True):
+            if isinstance(value, Tensor) and value.dim() == 0 and name not in (first, "index"):
+                arguments[name] = unwrap(value, level)[0] if unwrap(value, level)[1] else value
+                continue
+            arguments[name] = _materialize(value, level)
+    arguments["dim"] = _shift(arguments["dim"], rank)
+    if _is_inplace(func):
+        if not unwrap(args[0], level)[1]:
+            raise RuntimeError(INPLACE_MESSAGE.format(name=func.__name__))
+        _call_bound(func, bound, arguments)
+        return args[0]
+    return wrap_batched(_call_bound(func, bound, arguments), level)
+
+
+_register(
+    [
+        "gather",
+        "scatter",
+        "scatter_add",
+        "scatter_reduce",
+        "take_along_dim",
+        "index_add",
+        "index_copy",
+        "index_fill",
+    ],
+    _gather_like,
+)
+
+
+# ----------------------------------------------------------------------------------------------
+# Indexing
+
+
+def _index_tuple(index: Any) -> tuple:
+    return index if isinstance(index, tuple) else (index,)
+
+
+def _plain_index(index: tuple) -> bool:
+    """Whether an index needs no per-example handling: no batched tensors, and its tensor or
+    list parts (advanced indexing) are next to each other (so their result dimensions stay in
+    place after a leading ``slice(None)``)."""
+    positions = []
+    for k, item in enumerate(index):
+        if type(item) is BatchedTensor:
+            return False
+        if isinstance(item, Tensor | list):
+            positions.append(k)
+    return not positions or positions == list(range(positions[0], positions[-1] + 1))
+
+
+def _getitem(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    value, batched = unwrap(args[0], level)
+    index = _index_tuple(args[1])
+    if not batched or not _plain_index(index):
+        return loop_fallback(func, args, kwargs, level)
+    if any(item is Ellipsis for item in index):
+        physical_index = (slice(None), *index)
+    else:
+        physical_index = (slice(None), *index)
+    return wrap_batched(value[physical_index], level)
+
+
+def _setitem(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    target, batched = unwrap(args[0], level)
+    index = _index_tuple(args[1])
+    source = args[2]
+    source_value, source_batched = unwrap(source, level)
+    if not batched:
+        if source_batched:
+            raise RuntimeError(INPLACE_MESSAGE.format(name="index_put_"))
+        return loop_fallback(func, args, kwargs, level)
+    if not _plain_index(index):
+        return loop_fallback(func, args, kwargs, level)
+    if source_batched:
+        selected = logical_zeros(args[0])[index]
+        source_value = _unsqueeze_after_batch(
+            source_value, selected.dim() - _value_ndim(source_value)
+        )
+    target[(slice(None), *index)] = source_value
+    return None
+
+
+RULES_BY_FUNCTION[Tensor.__getitem__] = _getitem
+RULES_BY_FUNCTION[Tensor.__setitem__] = _setitem
+_register(["getitem"], _getitem)
+_register(["setitem"], _setitem)
+
+
+def _iterate(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    return iter(args[0].unbind(0))
+
+
+RULES_BY_FUNCTION[Tensor.__iter__] = _iterate
+
+
+# ----------------------------------------------------------------------------------------------
+# Matrix products
+
+
+def _matmul(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``matmul`` and its 2-d/1-d forms: vectors made matrices (logically), ranks aligned, one
+    product over the values, the added dimensions taken off again."""
+    name = getattr(func, "__name__", "")
+    a, b = args[0], args[1]
+    if kwargs or not isinstance(a, Tensor) or not isinstance(b, Tensor):
+        return loop_fallback(func, args, kwargs, level)
+    if name in ("__rmatmul__", "_rmatmul"):
+        a, b = b, a
+    squeeze_a = a.dim() == 1
+    squeeze_b = b.dim() == 1
+    if name in ("mm", "bmm") and (a.dim() != (3 if name == "bmm" else 2) or b.dim() != a.dim()):
+        return loop_fallback(func, args, kwargs, level)
+    if name == "mv" and (a.dim() != 2 or b.dim() != 1):
+        return loop_fallback(func, args, kwargs, level)
+    if name == "dot" and (a.dim() != 1 or b.dim() != 1):
+        return loop_fallback(func, args, kwargs, level)
+    if squeeze_a:
+        a = a.unsqueeze(0)
+    if squeeze_b:
+        b = b.unsqueeze(1)
+    rank = max(a.dim(), b.dim())
+    a_value, a_batched = unwrap(a, level)
+    b_value, b_batched = unwrap(b, level)
+    if a_batched:
+        a_value = _unsqueeze_after_batch(a_value, rank - _value_ndim(a_value))
+    elif b_batched:
+        a_value = a_value.reshape(*([1] * (rank - a.dim())), *a.shape)
+    if b_batched:
+        b_value = _unsqueeze_after_batch(b_value, rank - _value_ndim(b_value))
+    elif a_batched:
+        b_value = b_value.reshape(*([1] * (rank - b.dim())), *b.shape)
+    result = wrap_batched(call(matmul, a_value, b_value), level)
+    if squeeze_b:
+        result = result.squeeze(-1)
+    if squeeze_a:
+        result = result.squeeze(-2 if not squeeze_b else -1)
+    return result
+
+
+_register(["matmul", "mm", "bmm", "mv", "dot", "_matmul", "_rmatmul"], _matmul)
+RULES_BY_FUNCTION[Tensor.__matmul__] = _matmul
+if hasattr(Tensor, "__rmatmul__"):
+    RULES_BY_FUNCTION[Tensor.__rmatmul__] = _matmul
+
+
+def _linear(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    x = bound.arguments["input"]
+    weight = bound.arguments["weight"]
+    bias = bound.arguments.get("bias")
+    weight_batched = type(weight) is BatchedTensor and weight._level == level
+    bias_batched = type(bias) is BatchedTensor and bias._level == level
+    if not weight_batched and not bias_batched:
+        value, _ = unwrap(x, level)
+        return wrap_batched(F.linear(value, weight, bias), level)
+    out = call(matmul, x, weight.transpose(-1, -2) if weight.dim() == 2 else weight)
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+_register(["linear"], _linear)
+
+
+def _addmm_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``addmm``/``addmv``/``addbmm``/``baddbmm``/``addr``: ``beta * input + alpha * product``,
+    written with batched ops."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    names = list(bound.signature.parameters)
+    base, first, second = (arguments[n] for n in names[:3])
+    beta = arguments.get("beta", 1)
+    alpha = arguments.get("alpha", 1)
+    name = getattr(func, "__name__", "")
+    if name == "addr":
+        product = first.unsqueeze(-1) * second.unsqueeze(-2)
+    elif name == "addbmm":
+        product = call(matmul, first, second).sum(0)
+    else:
+        product = call(matmul, first, second)
+    if _is_inplace(func):
+        return loop_fallback(func, args, kwargs, level)
+    scaled = product if alpha == 1 else product * alpha
+    if beta == 0:
+        return scaled + zeros_like(base)
+    return (base if beta == 1 else base * beta) + scaled
+
+
+_register(["addmm", "addmv", "addbmm", "baddbmm", "addr"], _addmm_like)
+
+
+# ----------------------------------------------------------------------------------------------
+# Convolution and pooling
+
+
+def _fold_batch(value: Tensor, data_dims: int) -> tuple[Tensor, tuple, bool]:
+    """A value whose logical shape is ``(N, C, *spatial)`` or ``(C, *spatial)`` as one
+    ``(B*N, C, *spatial)`` input; the leading sizes to restore, and whether N was there."""
+    logical = _value_ndim(value)
+    if logical == data_dims + 1:  # unbatched logical input: the vmap batch is the op's batch
+        return value, (value.shape[0],), False
+    lead = tuple(value.shape[:2])
+    return value.reshape(lead[0] * lead[1], *value.shape[2:]), lead, True
+
+
+def _unfold_batch(result: Tensor, lead: tuple) -> Tensor:
+    return result.reshape(*lead, *result.shape[1:])
+
+
+def _conv(dims: int | None) -> Callable[..., Any]:
+    """``conv1d``/``2d``/``3d`` (``dims`` spatial dimensions) and the ``convolution`` op
+    (``dims`` None: from the weight; transposed convolutions run per example)."""
+
+    def rule(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+        bound = _bind(func, args, kwargs)
+        if bound is None or bound.arguments.get("transposed", False):
+            return loop_fallback(func, args, kwargs, level)
+        arguments = dict(bound.arguments)
+        x, weight = arguments["input"], arguments["weight"]
+        data_dims = weight.dim() - 2 if dims is None else dims
+        bias = arguments.get("bias")
+        x_value, x_batched = unwrap(x, level)
+        weight_value, weight_batched = unwrap(weight, level)
+        bias_value, bias_batched = unwrap(bias, level)
+        if not weight_batched and not bias_batched:
+            folded, lead, _ = _fold_batch(x_value, data_dims)
+            arguments["input"] = folded
+            return wrap_batched(_unfold_batch(_call_bound(func, bound, arguments), lead), level)
+        # Batched weights: the batch goes into the channels, one group per example.
+        size = batch_size(level)
+        groups = arguments.get("groups", 1)
+        if not isinstance(groups, int):
+            return loop_fallback(func, args, kwargs, level)
+        x_value = _materialize(x, level)
+        unbatched_input = _value_ndim(x_value) == data_dims + 1
+        if unbatched_input:
+            x_value = x_value.unsqueeze(1)
+        n = x_value.shape[1]
+        channels = x_value.shape[2]
+        spatial = tuple(x_value.shape[3:])
+        x_value = x_value.transpose(0, 1).reshape(n, size * channels, *spatial)
+        weight_value = _materialize(weight, level)
+        out_channels = weight_value.shape[1]
+        arguments["input"] = x_value
+        arguments["weight"] = weight_value.reshape(size * out_channels, *weight_value.shape[2:])
+        if bias is not None:
+            arguments["bias"] = _materialize(bias, level).reshape(size * out_channels)
+        arguments["groups"] = groups * size
+        out = _call_bound(func, bound, arguments)
+        out = out.reshape(n, size, out_channels, *out.shape[2:]).transpose(0, 1)
+        if unbatched_input:
+            out = out.squeeze(1)
+        return wrap_batched(out, level)
+
+    return rule
+
+
+_register(["conv1d"], _conv(1))
+_register(["conv2d"], _conv(2))
+_register(["conv3d"], _conv(3))
+_register(["convolution"], _conv(None))
+
+
+def _pool(data_dims: int) -> Callable[..., Any]:
+    """Pooling and other ops acting on ``(N, C, *spatial)`` inputs with unbatched parameters:
+    the batch folded into N."""
+
+    def rule(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+        x = args[0]
+        others = [*args[1:], *kwargs.values()]
+        if any(type(o) is BatchedTensor for o in others):
+            return loop_fallback(func, args, kwargs, level)
+        value, batched = unwrap(x, level)
+        if not batched:
+            return loop_fallback(func, args, kwargs, level)
+        folded, lead, _ = _fold_batch(value, data_dims)
+        result = func(folded, *args[1:], **kwargs)
+        if isinstance(result, tuple):
+            return type(result)(wrap_batched(_unfold_batch(r, lead), level) for r in result)
+        return wrap_batched(_unfold_batch(result, lead), level)
+
+    return rule
+
+
+_register(
+    [
+        "max_pool1d",
+        "avg_pool1d",
+        "adaptive_avg_pool1d",
+        "adaptive_max_pool1d",
+        "max_pool1d_with_indices",
+    ],
+    _pool(1),
+)
+_register(
+    [
+        "max_pool2d",
+        "avg_pool2d",
+        "adaptive_avg_pool2d",
+        "adaptive_max_pool2d",
+        "max_pool2d_with_indices",
+        "lp_pool2d",
+        "pixel_shuffle",
+        "pixel_unshuffle",
+    ],
+    _pool(2),
+)
+_register(["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"], _pool(3))
+
+
+# ----------------------------------------------------------------------------------------------
+# Losses
+
+
+def _reduce(per_element: Any, reduction: str) -> Any:
+    if reduction == "none":
+        return per_element
+    if reduction == "sum":
+        return per_element.sum()
+    return per_element.mean()
+
+
+def _pointwise_loss(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """Losses that are a mean or sum of element-wise terms: computed with reduction='none' (an
+    element-wise op, batched), then reduced per example."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    if arguments.get("size_average") is not None or arguments.get("reduce") is not None:
+        return loop_fallback(func, args, kwargs, level)
+    reduction = arguments.get("reduction", "mean")
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        return loop_fallback(func, args, kwargs, level)
+    arguments["reduction"] = "none"
+    new_args, new_kwargs = _split_bound(func, bound, arguments)
+    per_element = elementwise(func, new_args, new_kwargs, level)
+    if reduction == "batchmean":
+        count = per_element.shape[0] if per_element.dim() else 1
+        return per_element.sum() / count
+    return _reduce(per_element, reduction)
+
+
+def _split_bound(
+    func: Callable[..., Any], bound: inspect.BoundArguments, arguments: dict
+) -> tuple[tuple, dict]:
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    positional = True
+    for name, param in (_signature(func) or bound.signature).parameters.items():
+        if name not in arguments:
+            positional = False
+            continue
+        if positional and param.kind in (
+            inspect.Parameter.POSITIONAL_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ):
+            args.append(arguments[name])
+        else:
+            kwargs[name] = arguments[name]
+    return tuple(args), kwargs
+
+
+_register(
+    "mse_loss l1_loss smooth_l1_loss huber_loss binary_cross_entropy "
+    "binary_cross_entropy_with_logits soft_margin_loss kl_div poisson_nll_loss".split(),
+    _pointwise_loss,
+)
+
+
+def _class_loss(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``nll_loss``/``cross_entropy`` of ``(N, C)`` or ``(C,)`` inputs: the batch folded into N
+    with reduction='none', then reduced per example (mean: over the targets that are not
+    ``ignore_index``)."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    x, target = arguments["input"], arguments["target"]
+    reduction = arguments.get("reduction", "mean")
+    simple = (
+        arguments.get("weight") is None
+        and arguments.get("size_average") is None
+        and arguments.get("reduce") is None
+        and arguments.get("label_smoothing", 0.0) == 0.0
+        and reduction in ("none", "mean", "sum")
+        and x.dim() in (1, 2)
+        and target.dim() == x.dim() - 1
+        and not target.is_floating_point()
+    )
+    if not simple:
+        return loop_fallback(func, args, kwargs, level)
+    x_value = _materialize(x, level)
+    t_value = _materialize(target, level)
+    size = x_value.shape[0]
+    classes = x_value.shape[-1]
+    arguments["input"] = x_value.reshape(-1, classes)
+    arguments["target"] = t_value.reshape(-1)
+    arguments["reduction"] = "none"
+    losses = _call_bound(func, bound, arguments).reshape(t_value.shape)
+    per_example = wrap_batched(losses, level)
+    if reduction == "none":
+        return per_example
+    if reduction == "sum":
+        return per_example.sum()
+    ignore = arguments.get("ignore_index", -100)
+    counted = wrap_batched((t_value != ignore).to(losses.dtype).reshape(size, -1), level)
+    return per_example.sum() / counted.sum()
+
+
+_register(["nll_loss", "cross_entropy"], _class_loss)

@@ -1,0 +1,173 @@
+"""PyTorch's torch.func tutorials (per-sample gradients, model ensembling) as tests: each
+program is written as the tutorial writes it, as a function of the library (``torch`` is
+chainrule or PyTorch), runs its own checks, and gives the same values under both libraries
+(the models' weights are copied from PyTorch's, since the random streams differ)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import chainrule
+from chainrule.func._batched import FALLBACK_COUNTS
+
+from .conftest import assert_close
+from .conftest import torch as real_torch
+
+
+def _copy_weights(models_from, models_to, lib) -> None:
+    for source, target in zip(models_from, models_to, strict=True):
+        with lib.no_grad():
+            for (name, p), (name2, q) in zip(
+                source.named_parameters(), target.named_parameters(), strict=True
+            ):
+                assert name == name2
+                q.copy_(lib.tensor(p.detach().numpy()))
+
+
+def per_sample_gradients(torch, batch_size, data_np, targets_np, make_weights_like=None):
+    """The "Per-sample-gradients" tutorial (its SimpleCNN, its loss, its loop and vmap
+    versions, its check), with a given batch."""
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class SimpleCNN(nn.Module):
+        def __init__(self):
+            super(SimpleCNN, self).__init__()  # noqa: UP008 - as the tutorial writes it
+            self.conv1 = nn.Conv2d(1, 32, 3, 1)
+            self.conv2 = nn.Conv2d(32, 64, 3, 1)
+            self.fc1 = nn.Linear(9216, 128)
+            self.fc2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = self.conv1(x)
+            x = F.relu(x)
+            x = self.conv2(x)
+            x = F.relu(x)
+            x = F.max_pool2d(x, 2)
+            x = torch.flatten(x, 1)
+            x = self.fc1(x)
+            x = F.relu(x)
+            x = self.fc2(x)
+            output = F.log_softmax(x, dim=1)
+            return output
+
+    def loss_fn(predictions, targets):
+        return F.nll_loss(predictions, targets)
+
+    data = torch.tensor(data_np)
+    targets = torch.tensor(targets_np)
+    model = SimpleCNN()
+    if make_weights_like is not None:
+        _copy_weights([make_weights_like], [model], torch)
+
+    def compute_grad(sample, target):
+        sample = sample.unsqueeze(0)  # prepend batch dimension for processing
+        target = target.unsqueeze(0)
+        prediction = model(sample)
+        loss = loss_fn(prediction, target)
+        return torch.autograd.grad(loss, list(model.parameters()))
+
+    def compute_sample_grads(data, targets):
+        """manually process each sample with per sample gradient"""
+        sample_grads = [compute_grad(data[i], targets[i]) for i in range(batch_size)]
+        sample_grads = zip(*sample_grads)  # noqa: B905 - as the tutorial writes it
+        sample_grads = [torch.stack(shards) for shards in sample_grads]
+        return sample_grads
+
+    per_sample_grads = compute_sample_grads(data, targets)
+    functional_call, vmap, grad = torch.func.functional_call, torch.func.vmap, torch.func.grad
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    buffers = {k: v.detach() for k, v in model.named_buffers()}
+
+    def compute_loss(params, buffers, sample, target):
+        batch = sample.unsqueeze(0)
+        targets = target.unsqueeze(0)
+        predictions = functional_call(model, (params, buffers), (batch,))
+        loss = loss_fn(predictions, targets)
+        return loss
+
+    ft_compute_grad = grad(compute_loss)
+    ft_compute_sample_grad = vmap(ft_compute_grad, in_dims=(None, None, 0, 0))
+    ft_per_sample_grads = ft_compute_sample_grad(params, buffers, data, targets)
+    for per_sample_grad, ft_per_sample_grad in zip(
+        per_sample_grads, ft_per_sample_grads.values(), strict=True
+    ):
+        assert torch.allclose(per_sample_grad, ft_per_sample_grad, atol=3e-3, rtol=1e-5)
+    return model, ft_per_sample_grads
+
+
+def test_per_sample_gradients_tutorial() -> None:
+    rng = np.random.default_rng(0)
+    batch = 4
+    data = rng.standard_normal((batch, 1, 28, 28)).astype(np.float32)
+    targets = rng.integers(0, 10, batch)
+    theirs_model, theirs = per_sample_gradients(real_torch, batch, data, targets)
+    FALLBACK_COUNTS.clear()
+    _, ours = per_sample_gradients(chainrule, batch, data, targets, theirs_model)
+    assert FALLBACK_COUNTS == {}, FALLBACK_COUNTS
+    assert list(ours) == list(theirs)
+    for key in theirs:
+        assert_close(ours[key], theirs[key], rtol=1e-4, atol=1e-5, what=key)
+
+
+def model_ensembling(torch, data_np, weights_from=None):
+    """The "Model ensembling" tutorial (its SimpleMLP, stack_module_state, functional_call on a
+    copy moved to the meta device, vmap over models with and without a minibatch each)."""
+    import copy
+
+    nn = torch.nn
+    F = torch.nn.functional
+
+    class SimpleMLP(nn.Module):
+        def __init__(self):
+            super(SimpleMLP, self).__init__()  # noqa: UP008 - as the tutorial writes it
+            self.fc1 = nn.Linear(784, 128)
+            self.fc2 = nn.Linear(128, 128)
+            self.fc3 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = x.flatten(1)
+            x = self.fc1(x)
+            x = F.relu(x)
+            x = self.fc2(x)
+            x = F.relu(x)
+            x = self.fc3(x)
+            return x
+
+    num_models = 10
+    data = torch.tensor(data_np)
+    models = [SimpleMLP() for _ in range(num_models)]
+    if weights_from is not None:
+        _copy_weights(weights_from, models, torch)
+    minibatches = data[:num_models]
+    predictions_diff_minibatch_loop = [
+        model(minibatch) for model, minibatch in zip(models, minibatches, strict=True)
+    ]
+    minibatch = data[0]
+    predictions2 = [model(minibatch) for model in models]
+    params, buffers = torch.func.stack_module_state(models)
+    base_model = copy.deepcopy(models[0])
+    base_model = base_model.to("meta")
+
+    def fmodel(params, buffers, x):
+        return torch.func.functional_call(base_model, (params, buffers), (x,))
+
+    assert [p.size(0) for p in params.values()] == [num_models] * 6
+    assert minibatches.shape == (num_models, 8, 1, 28, 28)
+    predictions1_vmap = torch.vmap(fmodel)(params, buffers, minibatches)
+    assert torch.allclose(
+        predictions1_vmap, torch.stack(predictions_diff_minibatch_loop), atol=1e-3, rtol=1e-5
+    )
+    predictions2_vmap = torch.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, minibatch)
+    assert torch.allclose(predictions2_vmap, torch.stack(predictions2), atol=1e-3, rtol=1e-5)
+    return models, predictions1_vmap, predictions2_vmap
+
+
+def test_model_ensembling_tutorial() -> None:
+    data = np.random.default_rng(1).standard_normal((12, 8, 1, 28, 28)).astype(np.float32)
+    theirs_models, *theirs = model_ensembling(real_torch, data)
+    FALLBACK_COUNTS.clear()
+    _, *ours = model_ensembling(chainrule, data, theirs_models)
+    assert FALLBACK_COUNTS == {}, FALLBACK_COUNTS
+    for a, b in zip(ours, theirs, strict=True):
+        assert_close(a, b, rtol=1e-4, atol=1e-5)
