@@ -139,6 +139,13 @@ CASES: list[tuple[str, Callable[[Any], Any]]] = [
     ("from_numpy_negstride", lambda m: m.from_numpy(F32[::-1])),
     ("from_numpy_negstride_2d", lambda m: m.from_numpy(np.ones((2, 2))[:, ::-1])),
     ("as_tensor_negstride", lambda m: m.as_tensor(F32[::-1])),
+    ("as_tensor_negstride_dtype", lambda m: m.as_tensor(F32[::-1], dtype=m.float32)),
+    ("tensor_negstride", lambda m: m.tensor(F32[::-1])),
+    ("tensor_negstride_dtype", lambda m: m.tensor(F32[::-1], dtype=m.float32)),
+    ("tensor_bigendian", lambda m: m.tensor(F32.astype(">f8"))),
+    ("tensor_list_of_negstride", lambda m: m.tensor([F32[::-1], F32[::-1]])),
+    ("new_tensor_negstride", lambda m: m.ones(1).new_tensor(F32[::-1])),
+    ("tensor_readonly", lambda m: m.tensor(np.broadcast_to(F32, (2, 3)))),
     ("from_numpy_bigendian_negstride", lambda m: m.from_numpy(F32.astype(">f8")[::-1])),
     ("from_numpy_object_negstride", lambda m: m.from_numpy(F32.astype(object)[::-1])),
     (

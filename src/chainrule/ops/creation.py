@@ -175,6 +175,7 @@ def _array_from_data(data: Any, dtype: DType | None) -> np.ndarray:
     if isinstance(data, Tensor):
         return data._data.astype(dtype.np if dtype is not None else data._data.dtype)
     if isinstance(data, np.ndarray):
+        _check_array(data)  # (PyTorch reads an array through from_numpy, with its errors)
         inferred = _dtype.from_numpy_dtype(data.dtype)
         return data.astype((dtype or inferred).np)
     kind = type(data)
@@ -295,6 +296,15 @@ _warned_not_writable = [False]
 
 def _check_shareable(array: np.ndarray) -> None:
     """PyTorch's checks before a tensor shares an array's memory, in its order."""
+    _check_array(array)
+    if not array.flags.writeable and not _warned_not_writable[0]:
+        _warned_not_writable[0] = True
+        warnings.warn(_NOT_WRITABLE_WARNING, UserWarning, stacklevel=user_stacklevel())
+
+
+def _check_array(array: np.ndarray) -> None:
+    """PyTorch's checks of an array it reads (``from_numpy``, ``tensor``, ``as_tensor``): its
+    type, its steps and its byte order, in PyTorch's order and with its messages."""
     _dtype.from_numpy_dtype(array.dtype.newbyteorder("="))
     if any(step % array.itemsize for step in array.strides):
         raise ValueError(
@@ -312,9 +322,6 @@ def _check_shareable(array: np.ndarray) -> None:
             "given numpy array has byte order different from the native byte order. Conversion "
             "between byte orders is currently not supported."
         )
-    if not array.flags.writeable and not _warned_not_writable[0]:
-        _warned_not_writable[0] = True
-        warnings.warn(_NOT_WRITABLE_WARNING, UserWarning, stacklevel=user_stacklevel())
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:
