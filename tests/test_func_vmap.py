@@ -338,3 +338,44 @@ def test_errors(case: str) -> None:
         return
     assert ours == theirs
     chainrule.rand(1)  # the generator is back after an error inside vmap
+
+
+def test_forward_mode_inside_vmap() -> None:
+    def run(lib):
+        x = _t(lib, Y)
+        w = _t(lib, V)
+        return [
+            lib.func.vmap(lambda a: lib.func.jvp(lib.sin, (a,), (lib.ones_like(a),)))(x),
+            lib.func.vmap(lib.func.jacfwd(lambda a: a.sin() * a.sum()))(x),
+            lib.func.vmap(lambda a: lib.func.jvp(lambda b: b * w.exp(), (w,), (a,))[1])(x),
+        ]
+
+    _compare(run(chainrule), run(torch))
+
+
+def test_utilities() -> None:
+    def run(lib):
+        model = lib.nn.Sequential(lib.nn.BatchNorm1d(3), lib.nn.Linear(3, 2))
+        same = lib.func.replace_all_batch_norm_modules_(model) is model
+        norm = model[0]
+        state = (norm.running_mean, norm.running_var, norm.num_batches_tracked)
+        shapes = lib.func.vmap(lambda a: lib.func.debug_unwrap(a) * 1)(_t(lib, Y)).shape
+
+        def mutate(x):
+            x.add_(1)
+            return x * 2
+
+        x = _t(lib, V)
+        out = lib.func.functionalize(mutate)(x)
+        return same, state, norm.track_running_stats, tuple(shapes), out, x
+
+    ours, theirs = run(chainrule), run(torch)
+    assert ours[:4] == theirs[:4]
+    _compare(list(ours[4:]), list(theirs[4:]))
+    with pytest.raises(RuntimeError) as info:
+        chainrule.func.functionalize(f, remove="x")
+    with pytest.raises(RuntimeError) as theirs_info:
+        torch.func.functionalize(f, remove="x")
+    assert str(info.value) == str(theirs_info.value)
+    plain = chainrule.ones(2)
+    assert chainrule.func.debug_unwrap(plain) is plain

@@ -6,6 +6,8 @@ reach). ``jacfwd`` runs one such product per element of the differentiated argum
 runs them as one ``vmap``; the values are the same) and lays the columns out as ``output shape
 + input shape``.
 
+Inside ``vmap`` the dual tensors are made of the values under the batched tensors.
+
 chainrule's forward mode has one dual level, as ``torch.autograd.forward_ad``: a ``jvp`` inside
 another (``jacfwd(jacfwd(f))``) and forward-over-reverse (``jacfwd(jacrev(f))``, a backward pass
 whose saved values carry tangents) raise NotImplementedError instead of giving a gradient
@@ -24,6 +26,7 @@ from ..autograd import forward_ad
 from ..autograd.forward_grad import current_level
 from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
+from ._batched import active_levels, ensure_batched, levels_of, physical, rebatch
 from ._pytree import _Spec, _tree_flatten, _tree_unflatten
 from ._randomness import random_guard
 from ._transforms import (
@@ -84,9 +87,16 @@ def _jvp(
     flat_primals, flat_tangents, spec = _check_primals(primals, tangents, api)
     if current_level() >= 0:
         raise NotImplementedError(NESTED_MESSAGE)
+    batched = bool(active_levels())
+    if batched:
+        # Inside vmap: the dual tensors are made of the values under the batched tensors (every
+        # running batch dimension added), so the ops' rules carry the tangents along.
+        flat_primals = [ensure_batched(p) for p in flat_primals]
+        flat_tangents = [ensure_batched(t) for t in flat_tangents]
     with forward_ad.dual_level():
         duals = [
-            forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents, strict=True)
+            rebatch(forward_ad.make_dual(physical(p), physical(t)), levels_of(p))
+            for p, t in zip(flat_primals, flat_tangents, strict=True)
         ]
         output = func(*_tree_unflatten(duals, spec))
         aux = None
@@ -113,12 +123,18 @@ def _jvp(
         values = []
         directions = []
         for o in flat_output:
-            primal, tangent = forward_ad.unpack_dual(o)
-            values.append(primal)
-            directions.append(zeros_like(primal) if tangent is None else tangent)
+            if batched:
+                o = ensure_batched(o)
+            levels = levels_of(o)
+            primal, tangent = forward_ad.unpack_dual(physical(o))
+            values.append(rebatch(primal, levels))
+            directions.append(rebatch(zeros_like(primal) if tangent is None else tangent, levels))
         if has_aux:
             aux = _tree_unflatten(
-                [forward_ad.unpack_dual(a).primal for a in _tree_flatten(aux)[0]],
+                [
+                    rebatch(forward_ad.unpack_dual(physical(a)).primal, levels_of(a))
+                    for a in _tree_flatten(aux)[0]
+                ],
                 _tree_flatten(aux)[1],
             )
     return _tree_unflatten(values, out_spec), _tree_unflatten(directions, out_spec), aux
