@@ -26,6 +26,19 @@ def _copy_weights(src: Any, dst: Any) -> None:
     )
 
 
+def _graph(t: Any) -> list[str]:
+    """Node names of ``t``'s graph, depth first (AccumulateGrad's namespace dropped)."""
+    names, seen, stack = [], set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        names.append(node.name().split("::")[-1])
+        stack.extend(fn for fn, _ in reversed(node.next_functions))
+    return names
+
+
 def _leaf(lib: Any, a: np.ndarray) -> Any:
     return lib.tensor(a, requires_grad=True)
 
@@ -140,12 +153,14 @@ def test_multihead_attention_matches_torch(name: str, batched: bool) -> None:
             k2: lib.tensor(v2) if isinstance(v2, np.ndarray) else v2 for k2, v2 in call.items()
         }
         out, weights = mod(*args, **lib_call)
+        graph = _graph(out)
         loss = (out * lib.tensor(np.linspace(-1, 1, out.numel()).reshape(out.shape))).sum()
         if weights is not None:
             loss = loss + (weights * weights).sum()
         loss.backward()
-        results.append((out, weights, leaves))
-    (t_out, t_w, t_leaves), (c_out, c_w, c_leaves) = results
+        results.append((out, weights, leaves, graph))
+    (t_out, t_w, t_leaves, t_graph), (c_out, c_w, c_leaves, c_graph) = results
+    assert c_graph == t_graph
     assert (t_w is None) == (c_w is None)
     if t_w is not None:
         np.testing.assert_allclose(c_w.detach().numpy(), t_w.detach().numpy(), atol=1e-10)

@@ -17,8 +17,10 @@ from . import (
     padding,
     pooling,
     rnn,
+    shuffle,
     sparse,
     transformer,
+    upsampling,
 )
 from .activation import *  # noqa: F403
 from .attention import *  # noqa: F403
@@ -34,8 +36,10 @@ from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .rnn import *  # noqa: F403
+from .shuffle import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .upsampling import *  # noqa: F403
 
 # Literal lists, one per module (the modules' own ``__all__``, in this order): mypy reads no
 # other form, and ``from .modules import *`` in ``nn`` would hide the layers from it.
@@ -89,10 +93,16 @@ __all__ += [  # pooling
 __all__ += [  # rnn
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"
 ]
+__all__ += [  # shuffle
+    "PixelShuffle", "PixelUnshuffle", "ChannelShuffle"
+]
 __all__ += [  # sparse
     "Embedding"
 ]
 __all__ += [  # transformer
     "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
     "TransformerDecoderLayer"
+]
+__all__ += [  # upsampling
+    "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"
 ]

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..._dtype import REDUCED_FLOATS
+from ..._strides import empty_preserving_layout
 from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..activation import _softmax_dim
@@ -129,7 +130,10 @@ def _scaled_dot_product_flash_attention_for_cpu(
     total = np.where(masked_row, 1, e.sum(axis=-1, keepdims=True))
     v = _repeat_heads(value, query.shape[1]).astype(e.dtype, copy=False)
     out = np.matmul(_rounded(e, query.dtype), v) / total
-    return np.ascontiguousarray(out.astype(query.dtype))
+    # The kernel allocates its output like the query (same strides when dense).
+    laid_out = empty_preserving_layout(query, query.dtype)
+    laid_out[...] = out
+    return laid_out
 
 
 def _rounded(x: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -18,6 +18,7 @@ import numpy as np
 from ..._tensor import Tensor, wrap
 from ..activation import softmax
 from ..creation import zeros
+from ..fused_products import baddbmm
 from ..linalg import bmm, linear
 from ..shape import cat
 from .attention import scaled_dot_product_attention
@@ -331,11 +332,10 @@ def multi_head_attention_forward(
         if is_causal and attn_mask is None:
             raise AssertionError("FIXME: is_causal not implemented for need_weights")
         scaled_q = q * math.sqrt(1.0 / float(q.shape[-1]))
-        # PyTorch: baddbmm(attn_mask, q, k^T) (one BaddbmmBackward0 node); here the mask is
-        # added to the product (same values; AddBackward0 over BmmBackward0).
-        scores = bmm(scaled_q, k.transpose(-2, -1))
         if attn_mask is not None:
-            scores = attn_mask + scores
+            scores = baddbmm(attn_mask, scaled_q, k.transpose(-2, -1))
+        else:
+            scores = bmm(scaled_q, k.transpose(-2, -1))
         weights = softmax(scores, dim=-1)
         if dropout_p > 0.0:
             weights = dropout(weights, p=dropout_p)

@@ -1,0 +1,29 @@
+"""Channel rearrangements (``ops/nn_ops/shuffle.py``): pixel_shuffle, pixel_unshuffle,
+channel_shuffle (each one node whose gradient is the inverse rearrangement)."""
+
+from __future__ import annotations
+
+from . import OpInfo
+
+
+def _f(lib):
+    return lib.nn.functional
+
+
+OPS = [
+    OpInfo(
+        "F.pixel_shuffle",
+        lambda lib, x: _f(lib).pixel_shuffle(x, 2),
+        [((1, 8, 2, 3),), ((8, 1, 2),), ((2, 1, 4, 1, 2),)],
+    ),
+    OpInfo(
+        "F.pixel_unshuffle",
+        lambda lib, x: _f(lib).pixel_unshuffle(x, 2),
+        [((1, 2, 4, 6),), ((1, 2, 2),)],
+    ),
+    OpInfo(
+        "F.channel_shuffle",
+        lambda lib, x: _f(lib).channel_shuffle(x, 3),
+        [((2, 6, 2),), ((1, 3, 2, 2),)],
+    ),
+]
