@@ -355,3 +355,29 @@ def test_wishart_rsample_reaches_the_scale_and_warns_on_low_df() -> None:
         with pytest.raises(ValueError) as info:
             lib.distributions.Wishart(lib.tensor(0.5), lib.eye(2))
         assert "expected to be greater than ndim - 1 = 1" in str(info.value)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "int64"])
+def test_sampling_ops_refuse_the_dtypes_pytorchs_kernels_lack(dtype: str) -> None:
+    calls = [
+        lambda lib, a: lib._standard_gamma(a),
+        lambda lib, a: lib._standard_gamma_grad(a, a),
+        lambda lib, a: lib._sample_dirichlet(a),
+        lambda lib, a: lib._dirichlet_grad(a, a, a),
+        lambda lib, a: lib.binomial(a, a),
+    ]
+    for call in calls:
+        messages = []
+        for lib in (chainrule, torch):
+            a = lib.tensor([1, 2], dtype=getattr(lib, dtype))
+            with pytest.raises((NotImplementedError, ValueError)) as info:
+                call(lib, a)
+            messages.append((type(info.value), str(info.value)))
+        assert messages[0] == messages[1]
+    for lib in (chainrule, torch):
+        draws = (
+            lib.poisson(lib.tensor([1.0, 2.0], dtype=getattr(lib, dtype)))
+            if dtype != ("int64")
+            else None
+        )
+        assert draws is None or str(draws.dtype).endswith(dtype)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .. import _special
+from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 from ._registry import KEEP, op, zero_derivative
 from .creation import Generator, _gen
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
@@ -32,6 +33,13 @@ __all__ = [
 ]
 
 
+def _float_or_double(a: np.ndarray, kernel: str) -> None:
+    """PyTorch's CPU kernels of these ops exist for float and double only."""
+    if a.dtype not in (np.float32, np.float64):
+        name = SCALAR_TYPE_NAMES[from_numpy_dtype(a.dtype)]
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
+
+
 def _draw_gamma(alpha: np.ndarray, generator: Any) -> np.ndarray:
     """Standard gamma draws of concentration ``alpha`` in ``alpha``'s dtype: at least the
     smallest normal number (PyTorch's clamp); a concentration that is not positive (or NaN)
@@ -44,7 +52,7 @@ def _draw_gamma(alpha: np.ndarray, generator: Any) -> np.ndarray:
     return np.maximum(draws.astype(alpha.dtype), tiny)
 
 
-@op("StandardGammaBackward0", promote=KEEP)
+@op("StandardGammaBackward0", promote=KEEP, half_native=True)
 def _standard_gamma(self, generator: Generator | None = None):
     """Standard gamma samples (rate 1) of concentration ``self``.
 
@@ -53,6 +61,7 @@ def _standard_gamma(self, generator: Generator | None = None):
         >>> torch._standard_gamma(torch.tensor([2.0])).shape
         chainrule.Size([1])
     """
+    _float_or_double(self, "gamma_cpu")
     return _draw_gamma(self, generator)
 
 
@@ -164,9 +173,10 @@ def _gamma_grad_values(alpha: np.ndarray, x: np.ndarray) -> np.ndarray:
     return np.where(s < 0.8, small, np.where(a > 8.0, large, rational))
 
 
-@op("StandardGammaGradBackward0", inputs=("self", "output"), promote=KEEP)
+@op("StandardGammaGradBackward0", inputs=("self", "output"), promote=KEEP, half_native=True)
 def _standard_gamma_grad(self, output):
     """``d x / d alpha`` of a standard gamma sample ``output`` of concentration ``self``."""
+    _float_or_double(self, "_standard_gamma_grad_cpu")
     if self.dtype != output.dtype:
         raise RuntimeError(f"Found dtype {_dtype_name(output)} but expected {_dtype_name(self)}")
     return _gamma_grad_values(self, output).astype(self.dtype)
@@ -201,6 +211,7 @@ _not_implemented_node(_sample_dirichlet_draws, "_sample_dirichlet")
 
 def _sample_dirichlet(input: Any, generator: Generator | None = None) -> Any:
     """Dirichlet samples of concentration ``input`` (along the last dimension)."""
+    _float_or_double(input._data, "dirichlet")
     return _edges_of_inputs_needing_grad(_sample_dirichlet_draws(input, generator))
 
 
@@ -374,6 +385,7 @@ def _dirichlet_grad(x: Any, alpha: Any, total: Any) -> Any:
     concentration ``total``: ``-(d cdf / d alpha) / pdf / (1 - x)`` of the Beta marginal."""
     if tuple(x.shape) != tuple(alpha.shape) or tuple(x.shape) != tuple(total.shape):
         raise RuntimeError("_dirichlet_grad: expected x, alpha and total to have the same shape")
+    _float_or_double(x._data, "_dirichlet_grad_cpu")
     return _edges_of_inputs_needing_grad(_dirichlet_grad_values(x, alpha, total))
 
 
@@ -410,6 +422,17 @@ _not_implemented_node(_binomial_draws, "binomial")
 
 def binomial(count: Any, prob: Any, generator: Generator | None = None) -> Any:
     """Binomial counts: successes in ``count`` trials of probability ``prob``."""
+    for name, t in (("count", count), ("prob", prob)):
+        if t._data.dtype.kind not in "fV":
+            dtype_name = SCALAR_TYPE_NAMES[from_numpy_dtype(t._data.dtype)]
+            raise ValueError(
+                f"binomial only supports floating-point dtypes for {name}, got: {dtype_name}"
+            )
+    if prob._data.dtype != count._data.dtype:
+        raise RuntimeError(
+            f"Found dtype {_dtype_name(prob._data)} but expected {_dtype_name(count._data)}"
+        )
+    _float_or_double(count._data, "binomial_cpu")
     return _edges_of_inputs_needing_grad(_binomial_draws(count, prob, generator))
 
 
