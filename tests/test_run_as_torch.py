@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 import chainrule
@@ -279,3 +281,30 @@ def test_import_time_of_the_package_stays_small() -> None:
     imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()}
     assert "chainrule" in imported
     assert not {"chainrule.viz", "chainrule.tools", "chainrule.cli"} & imported
+
+
+SEEDS = sorted((Path(__file__).parent / "seed_examples").glob("s*.py"))
+
+
+def _exception_line(stderr: str) -> str:
+    """The ``SomeError: message`` line of a traceback (its first line)."""
+    lines = [
+        line for line in stderr.splitlines() if re.match(r"^[A-Za-z_.]+(Error|Exception)", line)
+    ]
+    return lines[-1].replace("chainrule.", "torch.") if lines else ""
+
+
+@pytest.mark.parametrize("path", SEEDS, ids=lambda p: p.stem)
+def test_the_seed_articles_run_unchanged(path: Path, tmp_path: Path) -> None:
+    """The seed articles' PyTorch code, as written (``import torch``), prints under
+    ``python -m chainrule run`` what it prints under PyTorch (object addresses aside), and
+    stops with the same exception where it stops."""
+    ours = _run(["-m", "chainrule", "run", str(path)], tmp_path)
+    theirs = _run([str(path)], tmp_path)
+    assert ours.returncode == theirs.returncode, ours.stderr[-2000:]
+
+    def address_free(text: str) -> str:
+        return re.sub(r"0x[0-9a-f]+", "0x", text)
+
+    assert address_free(ours.stdout) == address_free(theirs.stdout)
+    assert _exception_line(ours.stderr) == _exception_line(theirs.stderr)
