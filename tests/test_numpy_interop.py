@@ -192,7 +192,7 @@ def _outcome(m: Any, case: Callable[[Any], Any]) -> Any:
             warnings.simplefilter("ignore", DeprecationWarning)
             result = case(m)
     except Exception as e:  # noqa: BLE001 - the exception is the outcome
-        message = str(e).replace("chainrule.", "torch.").split("\n")[0]
+        message = str(e).replace("chainrule.", "torch.")
         return ("raises", type(e).__name__, message)
     return _describe(m, result)
 

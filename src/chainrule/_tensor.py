@@ -495,8 +495,14 @@ class Tensor(TensorMethods):
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         array = self.numpy()
         if dtype is not None and np.dtype(dtype) != array.dtype:
-            if copy is False:
-                raise ValueError("Unable to avoid copy while creating an array as requested.")
+            if copy is False:  # (NumPy's own message, as PyTorch's __array__ leaves it to NumPy)
+                raise ValueError(
+                    "Unable to avoid copy while creating an array as requested.\nIf using "
+                    "`np.array(obj, copy=False)` replace it with `np.asarray(obj)` to allow a copy "
+                    "when needed (no behavior change in NumPy 1.x).\nFor more details, see "
+                    "https://numpy.org/devdocs/numpy_2_0_migration_guide.html"
+                    "#adapting-to-changes-in-the-copy-keyword."
+                )
             return array.astype(dtype)
         if copy:
             return array.copy()
