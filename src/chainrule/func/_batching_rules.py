@@ -762,7 +762,14 @@ def _linear(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> 
     if not weight_batched and not bias_batched:
         value, _ = unwrap(x, level)
         return wrap_batched(F.linear(value, weight, bias), level)
-    out = call(matmul, x, weight.transpose(-1, -2) if weight.dim() == 2 else weight)
+    if weight.dim() == 2 and x.dim() == 1:
+        out = call(matmul, weight, x)
+    elif weight.dim() == 2:
+        # (W @ x^T)^T rather than x @ W^T: the weight's gradient, g^T @ x, comes out in the
+        # weight's own layout (no transposed copy of a per-example weight gradient)
+        out = call(matmul, weight, x.transpose(-1, -2)).transpose(-1, -2)
+    else:
+        out = call(matmul, x, weight)
     if bias is not None:
         out = out + bias
     return out
