@@ -676,3 +676,72 @@ def test_exponential_family_entropy_and_kl_by_bregman_divergence() -> None:
         results.append((kl.detach().numpy(), entropy.detach().numpy()))
     for a, b in zip(*results, strict=True):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+ATTRIBUTES = (
+    "mean",
+    "mode",
+    "variance",
+    "stddev",
+    "entropy",
+    "perplexity",
+    "support",
+    "arg_constraints",
+    "has_rsample",
+    "has_enumerate_support",
+    "batch_shape",
+    "event_shape",
+    "cdf",
+    "icdf",
+    "enumerate_support",
+)
+
+
+def _attribute(d: Any, name: str, lib: Any) -> Any:
+    value = getattr(d, name)
+    if name in ("entropy", "perplexity", "enumerate_support"):
+        value = value()
+    elif name in ("cdf", "icdf"):
+        value = value(lib.full(tuple(d.batch_shape) + tuple(d.event_shape), 0.5, dtype=lib.float64))
+    if name == "support":
+        return repr(value).replace("torch.", "chainrule.")
+    if name == "arg_constraints":
+        return {k: repr(v).replace("torch.", "chainrule.") for k, v in value.items()}
+    if hasattr(value, "detach"):
+        return value.detach().numpy()
+    if name in ("batch_shape", "event_shape"):
+        return tuple(value)
+    return value
+
+
+@pytest.mark.parametrize(
+    "case",
+    __import__("tests.test_distributions_values", fromlist=["CASES"]).CASES,
+    ids=lambda c: c[0],
+)
+def test_every_attribute_or_its_error_matches_pytorch(case: Any) -> None:
+    _, build, params, _, _ = case
+    for name in ATTRIBUTES:
+        outcomes = []
+        for lib in (chainrule, torch):
+            tensors = {k: lib.tensor(v, dtype=lib.float64) for k, v in params.items()}
+            d = build(lib.distributions, **tensors)
+            try:
+                outcomes.append(_attribute(d, name, lib))
+            except (NotImplementedError, ValueError, RuntimeError, AttributeError) as error:
+                outcomes.append(
+                    (
+                        type(error).__name__,
+                        str(error)
+                        .replace("torch.", "chainrule.")
+                        .replace("<class 'chainrule.", "<class '"),
+                    )
+                )
+        ours, theirs = outcomes
+        if isinstance(theirs, np.ndarray):
+            assert isinstance(ours, np.ndarray), (case[0], name, ours)
+            np.testing.assert_allclose(
+                ours, theirs, rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=f"{case[0]}.{name}"
+            )
+        else:
+            assert ours == theirs, (case[0], name)
