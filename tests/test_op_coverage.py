@@ -110,6 +110,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "the __torch_function__ protocol: a subclass alias (tests/test_torch_function.py)": (
         "Tensor.as_subclass",
     ),
+    "a function transform, not an op: torch.func.vmap (tests/test_func_vmap.py)": (
+        "torch.vmap",
+    ),
     "deprecated, a custom Function that warns on every call (tests/test_resize_deprecated.py)": (
         "Tensor.resize", "Tensor.resize_as",
     ),
