@@ -69,6 +69,8 @@ REVERSE_NOT_JACOBIAN = {
     "Tensor.clamp_tensor": _TIES, "Tensor.clip_tensor": _TIES, "Tensor.fmax": _TIES,
     "torch.fmax": _TIES, "Tensor.clamp__tensor_min": _TIES, "Tensor.clip__tensor_max": _TIES,
     "logsumexp_empty_dim": "PyTorch's forward formula is 0 / 0 (NaN) over an empty dimension",
+    "logcumsumexp_spread": "PyTorch's forward formula adds 1e-13 to its denominator, so a "
+                           "prefix far below the maximum along dim gets a tangent of ~0",
     "triangular_solve": "PyTorch's triangular_solve_jvp uses A_t whole, not its triangle",
     "triangular_solve_flags": "PyTorch's triangular_solve_jvp uses A_t whole (and untransposed)",
     "Tensor.triangular_solve": "PyTorch's triangular_solve_jvp uses A_t whole, not its triangle",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["max", "min", "median", "aminmax"]
+__all__ = ["max", "min", "median", "aminmax", "cummax", "cummin"]
 
 _MODULE = "chainrule.return_types"
 
@@ -128,6 +128,10 @@ if TYPE_CHECKING:
 
     class kthvalue(_ValuesIndices): ...
 
+    class cummax(_ValuesIndices): ...
+
+    class cummin(_ValuesIndices): ...
+
     class aminmax(tuple[Tensor, Tensor]):
         @property
         def min(self) -> Tensor: ...
@@ -142,6 +146,8 @@ else:
     topk = _make("topk", ("values", "indices"))
     kthvalue = _make("kthvalue", ("values", "indices"))
     aminmax = _make("aminmax", ("min", "max"))
+    cummax = _make("cummax", ("values", "indices"))
+    cummin = _make("cummin", ("values", "indices"))
 
 # ``import chainrule.return_types`` works as ``import torch.return_types`` does.
 sys.modules.setdefault(_MODULE, sys.modules[__name__])

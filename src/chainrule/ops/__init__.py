@@ -28,6 +28,7 @@ from . import (
     copying,
     counting,
     creation,
+    cumulative,
     distances,
     distribution_sampling,
     fft_ops,
@@ -37,6 +38,7 @@ from . import (
     inplace_functions,  # noqa: F401 (torch.exp_ ...)
     linalg,
     linalg_decomp,
+    min_max,  # noqa: F401 (aminmax)
     new_tensors,  # noqa: F401 (Tensor.new_zeros ...)
     nn_ops,
     pointwise,
@@ -111,6 +113,7 @@ _PRIMITIVES.update(distances.PRIMITIVES)
 _PRIMITIVES.update(distribution_sampling.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
 _PRIMITIVES.update(rearranging.PRIMITIVES)
+_PRIMITIVES.update(cumulative.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 

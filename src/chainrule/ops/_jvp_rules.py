@@ -893,3 +893,27 @@ def _fused_product_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any
 
 allow_jvp_nodes(_fused_product_rule, "AddmvBackward0", "AddrBackward0", "BaddbmmBackward0",
                 "AddbmmBackward0")
+
+
+def _running_extreme_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """cummax/cummin values: the tangent at the index each value came from."""
+    x, dim, indices = args
+    if x.ndim == 0:
+        return tangents[0].clone()
+    return tangents[0].gather(dim, indices)
+
+
+def _logcumsumexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``logcumsumexp_jvp``: ``cumsum(e * t) / (cumsum(e) + 1e-13)`` with ``e`` the
+    input's exponentials shifted by its maximum along ``dim`` (so that none overflows; the
+    1e-13 is PyTorch's, which makes a prefix far below the maximum's tangent 0)."""
+    x, dim = args
+    if x.ndim == 0:
+        return tangents[0].clone()
+    shifted = (x - x.amax(dim, keepdim=True)).exp() if x.numel() else x.exp()
+    return (shifted * tangents[0]).cumsum(dim) / (shifted.cumsum(dim) + 1e-13)
+
+
+allow_jvp_nodes(_running_extreme_rule, "CummaxBackward0", "CumminBackward0")
+allow_jvp_nodes(_logcumsumexp_rule, "LogcumsumexpBackward0")
+allow_jvp_nodes(_reduction_rule, "AminmaxBackward0")
