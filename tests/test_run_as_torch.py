@@ -308,3 +308,16 @@ def test_the_seed_articles_run_unchanged(path: Path, tmp_path: Path) -> None:
 
     assert address_free(ours.stdout) == address_free(theirs.stdout)
     assert _exception_line(ours.stderr) == _exception_line(theirs.stderr)
+
+
+def test_the_script_sees_python_script_py_s_sys_path(tmp_path: Path) -> None:
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "helper.py").write_text("VALUE = 'found next to the script'\n")
+    (folder / "main.py").write_text(
+        "import sys, helper, torch\nprint(sys.path[0], helper.VALUE, torch.tensor([1.5]))\n"
+    )
+    ours = _run(["-m", "chainrule", "run", "scripts/main.py"], tmp_path)
+    theirs = _run(["scripts/main.py"], tmp_path)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout

@@ -33,7 +33,7 @@ def main(argv: list[str]) -> int:
             print("python -m chainrule run: -m needs a module name", file=sys.stderr)
             return 2
         sys.argv = [argv[1], *argv[2:]]  # (runpy puts the module's file in sys.argv[0])
-        sys.path.insert(0, os.getcwd())
+        # (sys.path[0] is already the working directory, as for python -m module)
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
         return 0
     script = argv[0]
@@ -45,6 +45,8 @@ def main(argv: list[str]) -> int:
         )
         return 2
     sys.argv = [script, *argv[1:]]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    # The script's folder replaces the working directory that ``python -m`` put first, as
+    # ``python script.py`` has it (chainrule, already imported, finds its own modules anyway).
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
     runpy.run_path(script, run_name="__main__")
     return 0
