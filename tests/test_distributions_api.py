@@ -745,3 +745,23 @@ def test_every_attribute_or_its_error_matches_pytorch(case: Any) -> None:
             )
         else:
             assert ours == theirs, (case[0], name)
+
+
+def test_the_docstring_examples_run() -> None:
+    import doctest
+    import importlib
+    import pkgutil
+
+    import chainrule.distributions as package
+
+    names = [package.__name__] + [
+        f"{package.__name__}.{m.name}" for m in pkgutil.iter_modules(package.__path__)
+    ]
+    attempted = 0
+    for name in names:
+        result = doctest.testmod(
+            importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE
+        )
+        assert result.failed == 0, name
+        attempted += result.attempted
+    assert attempted > 100
