@@ -278,3 +278,14 @@ def test_unsupported_arguments() -> None:
         chainrule.save(chainrule.ones(1), io.BytesIO(), pickle_module=object())
     with pytest.raises(ValueError, match="zip format only"):
         chainrule.save(chainrule.ones(1), io.BytesIO(), _use_new_zipfile_serialization=False)
+
+
+def test_disable_byteorder_record_as_pytorch(tmp_path: Path) -> None:
+    """(PyTorch's archive writer still adds the record, at the end.)"""
+    names = []
+    for m in (chainrule, torch):
+        path = tmp_path / f"{m.__name__}.pt"
+        m.save({"w": m.ones(2)}, path, _disable_byteorder_record=True)
+        names.append([n.split("/", 1)[1] for n in zipfile.ZipFile(path).namelist()])
+        assert torch.load(path, weights_only=True)["w"].tolist() == [1.0, 1.0]
+    assert names[0] == names[1]

@@ -133,4 +133,4 @@ def save(
     if isinstance(f, str | os.PathLike) and os.fsdecode(os.fspath(f)).endswith(".safetensors"):
         save_safetensors(obj, f)
         return
-    save_torch(obj, f, pickle_protocol)
+    save_torch(obj, f, pickle_protocol, byteorder_first=not _disable_byteorder_record)

@@ -338,8 +338,15 @@ def _write_archive(
                 entry.write(payload)
 
 
-def save_torch(obj: Any, f: FileLike, pickle_protocol: int = 2) -> None:
-    """Write ``obj`` to ``f`` in PyTorch's zip format (see the module's docstring)."""
+def save_torch(
+    obj: Any, f: FileLike, pickle_protocol: int = 2, byteorder_first: bool = True
+) -> None:
+    """Write ``obj`` to ``f`` in PyTorch's zip format (see the module's docstring).
+
+    ``byteorder_first=False`` is PyTorch's ``_disable_byteorder_record=True``: its archive
+    writer then adds the byte-order record at the end, after ``version``.
+    """
+    byteorder = [("byteorder", sys.byteorder.encode())]
     storages = _Storages()
     buffer = io.BytesIO()
     _Pickler(buffer, pickle_protocol, storages).dump(obj)
@@ -353,9 +360,10 @@ def save_torch(obj: Any, f: FileLike, pickle_protocol: int = 2) -> None:
         ("data.pkl", pickled),
         (".format_version", _FORMAT_VERSION),
         (".storage_alignment", str(_ALIGNMENT).encode()),
-        ("byteorder", sys.byteorder.encode()),
+        *(byteorder if byteorder_first else []),
         *((f"data/{key}", data) for key, data in storages.records),
         ("version", _ARCHIVE_VERSION),
+        *([] if byteorder_first else byteorder),
         (".data/serialization_id", serialization_id.encode()),
     ]
     folder = _archive_name(f)
