@@ -11,6 +11,7 @@ from . import (
     dropout,
     flatten,
     linear,
+    local_norms,
     loss,
     module,
     normalization,
@@ -30,6 +31,7 @@ from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .linear import *  # noqa: F403
+from .local_norms import *  # noqa: F403
 from .loss import *  # noqa: F403
 from .module import Module
 from .normalization import *  # noqa: F403
@@ -71,6 +73,9 @@ __all__ += [  # flatten
 ]
 __all__ += [  # linear
     "Identity", "Linear", "Bilinear"
+]
+__all__ += [  # local_norms
+    "RMSNorm", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d"
 ]
 __all__ += [  # loss
     "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",

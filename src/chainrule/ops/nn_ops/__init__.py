@@ -17,6 +17,7 @@ from . import attention as _attention
 from . import convolution as _convolution
 from . import dropout as _dropout
 from . import embedding as _embedding
+from . import local_norms as _local_norms
 from . import losses as _losses
 from . import misc as _misc
 from . import multi_head_attention as _multi_head_attention
@@ -27,8 +28,8 @@ from . import shuffle as _shuffle
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
-            _losses, _misc, _multi_head_attention, _normalization, _padding, _pooling,
-            _shuffle, _upsampling)
+            _local_norms, _losses, _misc, _multi_head_attention, _normalization, _padding,
+            _pooling, _shuffle, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -36,6 +37,7 @@ from .attention import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
+from .local_norms import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .misc import *  # noqa: F403
 from .multi_head_attention import *  # noqa: F403
@@ -65,6 +67,9 @@ __all__ += [  # dropout
 ]
 __all__ += [  # embedding
     "embedding", "embedding_backward"
+]
+__all__ += [  # local_norms
+    "rms_norm", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d"
 ]
 __all__ += [  # losses
     "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
