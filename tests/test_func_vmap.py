@@ -379,3 +379,39 @@ def test_utilities() -> None:
     assert str(info.value) == str(theirs_info.value)
     plain = chainrule.ones(2)
     assert chainrule.func.debug_unwrap(plain) is plain
+
+
+def test_modules_under_vmap() -> None:
+    """nn modules called on one example (1-d, 3-d inputs) inside vmap, with and without grad."""
+    seq_np = RNG.standard_normal((4, 2, 3, 5)).astype(np.float32)
+
+    def run(lib, source=None):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(5, 4), lib.nn.ReLU(), lib.nn.Linear(4, 2))
+        if source is not None:
+            with lib.no_grad():
+                for p, q in zip(model.parameters(), source.parameters(), strict=True):
+                    p.copy_(lib.tensor(q.detach().numpy()))
+        params = {k: v.detach() for k, v in model.named_parameters()}
+        x = lib.tensor(seq_np)
+
+        def loss(p, example):
+            return lib.func.functional_call(model, p, (example,)).square().mean()
+
+        return model, [
+            lib.func.vmap(model)(x[:, 0, 0]),  # 1-d inputs
+            lib.func.vmap(model)(x),  # 3-d inputs
+            lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(params, x[:, 0, 0]),
+            lib.func.vmap(lib.func.grad(loss), in_dims=(None, 0))(params, x),
+        ]
+
+    theirs_model, theirs = run(torch)
+    FALLBACK_COUNTS.clear()
+    _, ours = run(chainrule, theirs_model)
+    assert FALLBACK_COUNTS == {}, FALLBACK_COUNTS
+    for k, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        if isinstance(b, dict):
+            for key in b:
+                assert_close(a[key], b[key], rtol=1e-5, atol=1e-6, what=f"{k}{key}")
+        else:
+            assert_close(a, b, rtol=1e-5, atol=1e-6, what=str(k))

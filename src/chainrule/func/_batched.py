@@ -159,6 +159,21 @@ class _LogicalArray:
     def nbytes(self) -> int:
         return self.size * self.itemsize
 
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Contiguous strides of the logical shape (for code that picks a path by layout)."""
+        strides = []
+        step = self.itemsize
+        for size in reversed(self.shape):
+            strides.append(step)
+            step *= max(size, 1)
+        return tuple(reversed(strides))
+
+    @property
+    def flags(self) -> Any:
+        """Contiguous and read-only (layout only; writing into it is refused)."""
+        return _LOGICAL_FLAGS
+
     def __array__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(POISON_MESSAGE)
 
@@ -167,6 +182,21 @@ class _LogicalArray:
 
     def __len__(self) -> int:
         return self.shape[0] if self.shape else 0
+
+
+class _LogicalFlags:
+    __slots__ = ()
+    c_contiguous = True
+    contiguous = True
+    writeable = False
+    owndata = False
+
+    @property
+    def f_contiguous(self) -> bool:
+        return False
+
+
+_LOGICAL_FLAGS = _LogicalFlags()
 
 
 def wrap_batched(value: Tensor, level: int) -> BatchedTensor:
