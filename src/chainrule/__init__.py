@@ -81,6 +81,7 @@ from ._runtime import (
 from ._size import Size, device
 from ._tensor import Tensor
 from .autograd import _functions as _autograd_functions  # Tensor.resize, resize_as
+from .autograd import c_bindings as _c_bindings  # noqa: F401 (installs torch._C's autograd names)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

@@ -41,6 +41,8 @@ _SUBMODULES = (
 _FROM_SUBMODULE = {
     "Function": "function", "gradcheck": "gradcheck", "gradgradcheck": "gradcheck",
     "check_graph": "gradcheck", "backward_steps": "stepping",
+    # PyTorch's names for torch._C's (installed by c_bindings)
+    "SavedTensor": "c_bindings", "_unsafe_preserve_version_counter": "c_bindings",
 }
 
 

@@ -156,3 +156,11 @@ class dual_level(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
     def clone(self) -> dual_level:
         """A fresh instance (what a decorated function enters)."""
         return self.__class__()
+
+
+def __getattr__(name: str) -> Any:
+    # PyTorch keeps the current level in the module global ``_current_level`` (-1 outside
+    # any); code and tests read it (``while fwAD._current_level >= 0: fwAD.exit_dual_level()``).
+    if name == "_current_level":
+        return current_level()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -82,6 +82,11 @@ _DISABLED: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 
+def saved_tensors_hooks_disabled_message() -> str | None:
+    """The message of the innermost ``disable_saved_tensors_hooks`` block, None outside any."""
+    return _DISABLED.get()
+
+
 def current_saved_tensors_hooks() -> tuple[PackHook, UnpackHook] | None:
     """The innermost active ``(pack_hook, unpack_hook)`` pair, or None."""
     stack = _STACK.get()
