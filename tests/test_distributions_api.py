@@ -765,3 +765,44 @@ def test_the_docstring_examples_run() -> None:
         assert result.failed == 0, name
         attempted += result.attempted
     assert attempted > 100
+
+
+def _node(t: Any) -> str | None:
+    return None if t.grad_fn is None else t.grad_fn.name().split("::")[-1]
+
+
+def test_results_record_pytorchs_last_node() -> None:
+    """The node of each result is PyTorch's (masked assignments record IndexPutBackward0 as
+    PyTorch's, selections WhereBackward0 ...)."""
+    from tests.test_distributions_values import CASES
+
+    for name, build, params, values, methods in CASES:
+        for method in methods:
+            nodes = []
+            for lib in (chainrule, torch):
+                tensors = {
+                    k: lib.tensor(v, dtype=lib.float32, requires_grad=True)
+                    for k, v in params.items()
+                }
+                d = build(lib.distributions, **tensors)
+                if method in ("log_prob", "cdf"):
+                    out = getattr(d, method)(lib.tensor(values, dtype=lib.float32))
+                elif method == "icdf":
+                    out = d.icdf(lib.full(tuple(d.batch_shape), 0.3, dtype=lib.float32))
+                elif method == "entropy":
+                    out = d.entropy()
+                else:
+                    out = getattr(d, method)
+                nodes.append(_node(out))
+            assert nodes[0] == nodes[1], (name, method, nodes)
+    for pair in KL_PAIRS:
+        nodes = []
+        for lib in (chainrule, torch):
+            rng = np.random.default_rng(0)
+            p = [lib.tensor(v, requires_grad=True) for v in rng.normal(size=(3, 4)) * 0.5]
+            q = [lib.tensor(v, requires_grad=True) for v in rng.normal(size=(3, 4)) * 0.5]
+            kl = lib.distributions.kl_divergence(
+                _kl_member(lib, pair[0], p), _kl_member(lib, pair[1], q)
+            )
+            nodes.append(_node(kl))
+        assert nodes[0] == nodes[1], (pair, nodes)

@@ -65,7 +65,8 @@ class Bernoulli(ExponentialFamily):
     @property
     def mode(self) -> Tensor:
         mode = (self.probs >= 0.5).to(self.probs)
-        return mode.masked_fill(self.probs == 0.5, float("nan"))
+        mode[self.probs == 0.5] = float("nan")
+        return mode
 
     @property
     def variance(self) -> Tensor:

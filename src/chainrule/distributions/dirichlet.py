@@ -8,7 +8,7 @@ from .._tensor import Tensor
 from ..autograd.function import Function, once_differentiable
 from ..ops.creation import eye
 from ..ops.distribution_sampling import _dirichlet_grad, _sample_dirichlet
-from ..ops.pointwise import where, xlogy
+from ..ops.pointwise import xlogy
 from . import constraints
 from .distribution import _expand_parameters
 from .exp_family import ExponentialFamily
@@ -78,9 +78,9 @@ class Dirichlet(ExponentialFamily):
         shifted = (self.concentration - 1).clamp(min=0.0)
         mode = shifted / shifted.sum(-1, True)
         # every concentration below 1: the mode is a corner (the largest one)
-        corner = eye(shifted.shape[-1], dtype=mode.dtype)[mode.argmax(dim=-1)]
-        all_below_one = (self.concentration < 1).all(dim=-1, keepdim=True)
-        return where(all_below_one, corner, mode)
+        mask = (self.concentration < 1).all(dim=-1)
+        mode[mask] = eye(shifted.shape[-1], dtype=mode.dtype)[mode[mask].argmax(dim=-1)]
+        return mode
 
     @property
     def variance(self) -> Tensor:

@@ -8,8 +8,8 @@ from typing import Any
 
 from .._finfo import finfo
 from .._size import Size
+from .._strides import contiguous_format
 from .._tensor import Tensor
-from ..ops.pointwise import where
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
@@ -55,17 +55,20 @@ class FisherSnedecor(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        df2 = where(self.df2 <= 2, math.nan, self.df2)
+        df2 = self.df2.clone(memory_format=contiguous_format)
+        df2[df2 <= 2] = math.nan
         return df2 / (df2 - 2)
 
     @property
     def mode(self) -> Tensor:
         mode = (self.df1 - 2) / self.df1 * self.df2 / (self.df2 + 2)
-        return where(self.df1 <= 2, math.nan, mode)
+        mode[self.df1 <= 2] = math.nan
+        return mode
 
     @property
     def variance(self) -> Tensor:
-        df2 = where(self.df2 <= 4, math.nan, self.df2)
+        df2 = self.df2.clone(memory_format=contiguous_format)
+        df2[df2 <= 4] = math.nan
         return 2 * df2.pow(2) * (self.df1 + df2 - 2) / (self.df1 * (df2 - 2).pow(2) * (df2 - 4))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:

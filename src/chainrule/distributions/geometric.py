@@ -7,11 +7,11 @@ from typing import Any
 
 from .._finfo import finfo
 from .._size import Size
+from .._strides import contiguous_format
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
 from ..ops.creation import zeros_like
-from ..ops.pointwise import where
 from . import constraints
 from .distribution import Distribution
 from .utils import _uniform, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
@@ -100,7 +100,8 @@ class Geometric(Distribution):
             self._validate_sample(value)
         value, probs = broadcast_all(value, self.probs)
         # probability 1 and no failure: 0 * log(0) is 0
-        probs = where((probs == 1) & (value == 0), 0.0, probs)
+        probs = probs.clone(memory_format=contiguous_format)
+        probs[(probs == 1) & (value == 0)] = 0
         return value * (-probs).log1p() + self.probs.log()
 
     def entropy(self) -> Tensor:

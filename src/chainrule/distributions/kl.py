@@ -22,8 +22,7 @@ from .._tensor import Tensor
 from ..autograd.engine import grad
 from ..nn.functional import softplus
 from ..ops.creation import full_like
-from ..ops.pointwise import where as _where
-from ..ops.pointwise import xlogy
+from ..ops.pointwise import where, xlogy
 from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
@@ -171,11 +170,11 @@ def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p: Any, q: Any) -> Tensor:
     t1 = p.probs * (softplus(-q.logits) - softplus(-p.logits))
-    t1 = _where(q.probs == 0, _INF, t1)
-    t1 = _where(p.probs == 0, 0.0, t1)
+    t1[q.probs == 0] = _INF
+    t1[p.probs == 0] = 0
     t2 = (1 - p.probs) * (softplus(q.logits) - softplus(p.logits))
-    t2 = _where(q.probs == 1, _INF, t2)
-    t2 = _where(p.probs == 1, 0.0, t2)
+    t2[q.probs == 1] = _INF
+    t2[p.probs == 1] = 0
     return t1 + t2
 
 
@@ -199,14 +198,15 @@ def _kl_binomial_binomial(p: Any, q: Any) -> Tensor:
             "KL between Binomials where q.total_count > p.total_count is not implemented"
         )
     kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
-    return _where(p.total_count > q.total_count, _INF, kl)
+    kl[p.total_count > q.total_count] = _INF
+    return kl
 
 
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p: Any, q: Any) -> Tensor:
     t = p.probs * (p.logits - q.logits)
-    t = _where((q.probs == 0).expand_as(t), _INF, t)
-    t = _where((p.probs == 0).expand_as(t), 0.0, t)
+    t[(q.probs == 0).expand_as(t)] = _INF
+    t[(p.probs == 0).expand_as(t)] = 0
     return t.sum(-1)
 
 
@@ -398,7 +398,8 @@ def _kl_pareto_pareto(p: Any, q: Any) -> Tensor:
     scale_ratio = p.scale / q.scale
     alpha_ratio = q.alpha / p.alpha
     result = q.alpha * scale_ratio.log() - alpha_ratio.log() + alpha_ratio - 1
-    return _where(p.support.lower_bound < q.support.lower_bound, _INF, result)
+    result[p.support.lower_bound < q.support.lower_bound] = _INF
+    return result
 
 
 @register_kl(Poisson, Poisson)
@@ -418,7 +419,8 @@ def _kl_transformed_transformed(p: Any, q: Any) -> Tensor:
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p: Any, q: Any) -> Tensor:
     result = ((q.high - q.low) / (p.high - p.low)).log()
-    return _where((q.low > p.low) | (q.high < p.high), _INF, result)
+    result[(q.low > p.low) | (q.high < p.high)] = _INF
+    return result
 
 
 @register_kl(Independent, Independent)
@@ -487,7 +489,8 @@ def _kl_beta_normal(p: Any, q: Any) -> Tensor:
 def _kl_beta_uniform(p: Any, q: Any) -> Tensor:
     result = -p.entropy() + (q.high - q.low).log()
     outside = (q.low > p.support.lower_bound) | (q.high < p.support.upper_bound)
-    return _where(outside, _INF, result)
+    result[outside] = _INF
+    return result
 
 
 @register_kl(ContinuousBernoulli, Pareto)
@@ -512,7 +515,7 @@ def _kl_continuous_bernoulli_normal(p: Any, q: Any) -> Tensor:
 def _kl_continuous_bernoulli_uniform(p: Any, q: Any) -> Tensor:
     result = -p.entropy() + (q.high - q.low).log()
     outside = q.low.ge(p.support.lower_bound) | q.high.le(p.support.upper_bound)
-    return _where(outside, _INF, result)
+    return where(outside, _INF, result)
 
 
 @register_kl(Exponential, Beta)
@@ -674,7 +677,9 @@ def _kl_pareto_exponential(p: Any, q: Any) -> Tensor:
     t1 = (p.alpha / scale_rate_prod).log()
     t2 = p.alpha.reciprocal()
     t3 = p.alpha * scale_rate_prod / (p.alpha - 1)
-    return _where(p.alpha <= 1, _INF, t1 - t2 + t3 - 1)
+    result = t1 - t2 + t3 - 1
+    result[p.alpha <= 1] = _INF
+    return result
 
 
 @register_kl(Pareto, Gamma)
@@ -684,7 +689,9 @@ def _kl_pareto_gamma(p: Any, q: Any) -> Tensor:
     t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
     t3 = (1 - q.concentration) * common_term
     t4 = q.rate * p.alpha * p.scale / (p.alpha - 1)
-    return _where(p.alpha <= 1, _INF, t1 + t2 + t3 + t4 - 1)
+    result = t1 + t2 + t3 + t4 - 1
+    result[p.alpha <= 1] = _INF
+    return result
 
 
 @register_kl(Pareto, Normal)
@@ -695,7 +702,9 @@ def _kl_pareto_normal(p: Any, q: Any) -> Tensor:
     t2 = p.alpha.reciprocal()
     t3 = p.alpha * common_term.pow(2) / (p.alpha - 2)
     t4 = (p.alpha * common_term - q.loc).pow(2)
-    return _where(p.alpha <= 2, _INF, t1 - t2 + (t3 + t4) / var_normal - 1)
+    result = t1 - t2 + (t3 + t4) / var_normal - 1
+    result[p.alpha <= 2] = _INF
+    return result
 
 
 @register_kl(Poisson, Bernoulli)
@@ -716,20 +725,23 @@ def _kl_uniform_beta(p: Any, q: Any) -> Tensor:
         - (q.concentration1 + q.concentration0).lgamma()
     )
     outside = (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)
-    return _where(outside, _INF, t3 + t4 - t1 - t2)
+    result = t3 + t4 - t1 - t2
+    result[outside] = _INF
+    return result
 
 
 @register_kl(Uniform, ContinuousBernoulli)
 def _kl_uniform_continuous_bernoulli(p: Any, q: Any) -> Tensor:
     result = -p.entropy() - p.mean * q.logits - (-q.probs).log1p() - q._cont_bern_log_norm()
     outside = p.high.ge(q.support.upper_bound) | p.low.le(q.support.lower_bound)
-    return _where(outside, _INF, result)
+    return where(outside, _INF, result)
 
 
 @register_kl(Uniform, Exponential)
 def _kl_uniform_exponetial(p: Any, q: Any) -> Tensor:
     result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
-    return _where(p.low < q.support.lower_bound, _INF, result)
+    result[p.low < q.support.lower_bound] = _INF
+    return result
 
 
 @register_kl(Uniform, Gamma)
@@ -739,7 +751,9 @@ def _kl_uniform_gamma(p: Any, q: Any) -> Tensor:
     t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
     t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     t4 = q.rate * (p.high + p.low) / 2
-    return _where(p.low < q.support.lower_bound, _INF, -t1 + t2 + t3 + t4)
+    result = -t1 + t2 + t3 + t4
+    result[p.low < q.support.lower_bound] = _INF
+    return result
 
 
 @register_kl(Uniform, Gumbel)
@@ -766,4 +780,6 @@ def _kl_uniform_pareto(p: Any, q: Any) -> Tensor:
     width = p.high - p.low
     t1 = (q.alpha * q.scale.pow(q.alpha) * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
-    return _where(p.low < q.support.lower_bound, _INF, t2 * (q.alpha + 1) - t1)
+    result = t2 * (q.alpha + 1) - t1
+    result[p.low < q.support.lower_bound] = _INF
+    return result

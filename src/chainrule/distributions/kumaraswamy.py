@@ -8,7 +8,6 @@ from typing import Any
 from .._size import Size
 from .._tensor import Tensor
 from ..ops.creation import full_like
-from ..ops.pointwise import where
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AffineTransform, PowerTransform
@@ -75,7 +74,7 @@ class Kumaraswamy(TransformedDistribution):
     def mode(self) -> Tensor:
         a, b = self.concentration1, self.concentration0
         log_mode = b.reciprocal() * (-b).log1p() - (-b * a).log1p()
-        log_mode = where((b < 1) | (a < 1), math.nan, log_mode)
+        log_mode[(b < 1) | (a < 1)] = math.nan
         return log_mode.exp()
 
     @property

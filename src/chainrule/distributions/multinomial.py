@@ -6,9 +6,9 @@ import math
 from typing import Any
 
 from .._size import Size
+from .._strides import contiguous_format
 from .._tensor import Tensor
 from ..ops.creation import ones_like, tensor, zeros
-from ..ops.pointwise import where
 from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
@@ -105,6 +105,7 @@ class Multinomial(Distribution):
         log_factorial_n = (value.sum(-1) + 1).lgamma()
         log_factorial_xs = (value + 1).lgamma().sum(-1)
         # 0 * log(0) is 0 here: a category of probability 0 that was never drawn
-        logits = where((value == 0) & (logits == -math.inf), 0.0, logits)
+        logits = logits.clone(memory_format=contiguous_format)
+        logits[(value == 0) & (logits == -math.inf)] = 0
         log_powers = (logits * value).sum(-1)
         return log_factorial_n - log_factorial_xs + log_powers

@@ -6,8 +6,8 @@ import math
 from typing import Any
 
 from .._size import Size
+from .._strides import contiguous_format
 from .._tensor import Tensor
-from ..ops.pointwise import where
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
@@ -57,7 +57,9 @@ class StudentT(Distribution):
 
     @property
     def mean(self) -> Tensor:
-        return where(self.df <= 1, math.nan, self.loc)
+        m = self.loc.clone(memory_format=contiguous_format)
+        m[self.df <= 1] = math.nan
+        return m
 
     @property
     def mode(self) -> Tensor:
@@ -66,12 +68,12 @@ class StudentT(Distribution):
     @property
     def variance(self) -> Tensor:
         df = self.df
-        # df > 2 only, so that no other entry's gradient is 0 / 0
-        safe_df = where(df > 2, df, 3.0)
-        finite = self.scale.pow(2) * safe_df / (safe_df - 2)
-        m = where(df > 2, finite, df)
-        m = where((df <= 2) & (df > 1), math.inf, m)
-        return where(df <= 1, math.nan, m)
+        m = df.clone(memory_format=contiguous_format)
+        finite = df > 2  # (computed on those entries only: no 0 / 0 in the others' gradient)
+        m[finite] = self.scale[finite].pow(2) * df[finite] / (df[finite] - 2)
+        m[(df <= 2) & (df > 1)] = math.inf
+        m[df <= 1] = math.nan
+        return m
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         # X / sqrt(Z / df), X standard normal and Z chi-squared with df degrees of freedom

@@ -168,7 +168,7 @@ class Wishart(ExponentialFamily):
     @property
     def mode(self) -> Tensor:
         factor = self.df - self.covariance_matrix.shape[-1] - 1
-        factor = where(factor <= 0, math.nan, factor)
+        factor[factor <= 0] = math.nan
         return self._df_as_matrices(factor) * self.covariance_matrix
 
     @property
