@@ -204,7 +204,7 @@ def test_package_all_lists_match_their_modules() -> None:
 
     layers = ["Module"]
     for name in ("activation", "attention", "container", "conv", "distance", "dropout",
-                 "flatten", "linear", "local_norms", "loss", "normalization", "padding",
+                 "flatten", "fold", "linear", "local_norms", "loss", "normalization", "padding",
                  "pooling", "rnn", "shuffle", "sparse", "transformer", "upsampling"):
         layers += getattr(modules, name).__all__
     assert modules.__all__ == layers

@@ -1,5 +1,6 @@
 """Channel rearrangements (``ops/nn_ops/shuffle.py``): pixel_shuffle, pixel_unshuffle,
-channel_shuffle (each one node whose gradient is the inverse rearrangement)."""
+channel_shuffle (each one node whose gradient is the inverse rearrangement), and the
+sliding blocks of unfold (im2col) and fold (col2im)."""
 
 from __future__ import annotations
 
@@ -25,5 +26,19 @@ OPS = [
         "F.channel_shuffle",
         lambda lib, x: _f(lib).channel_shuffle(x, 3),
         [((2, 6, 2),), ((1, 3, 2, 2),)],
+    ),
+]
+
+OPS += [
+    OpInfo(
+        "F.unfold",
+        lambda lib, x: _f(lib).unfold(x, (2, 3), padding=1, stride=(2, 1)),
+        [((2, 2, 4, 3),), ((2, 3, 4),)],
+    ),
+    OpInfo("F.unfold_dilated", lambda lib, x: _f(lib).unfold(x, 2, dilation=2), [((1, 2, 5, 4),)]),
+    OpInfo(
+        "F.fold",
+        lambda lib, x: _f(lib).fold(x, (4, 3), (2, 3), padding=1, stride=(2, 1)),
+        [((2, 12, 9),), ((12, 9),)],
     ),
 ]

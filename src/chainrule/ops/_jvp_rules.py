@@ -861,7 +861,7 @@ allow_jvp_nodes(_loss_rule, "MseLossBackward0", "HuberLossBackward0", "SmoothL1L
 # rearranging (ops/rearranging.py): linear in the input
 allow_jvp_nodes(linear_rule, "Rot90Backward0", "UnfoldBackward0", "UnfoldBackwardBackward0")
 allow_jvp_nodes(linear_rule, "PixelShuffleBackward0", "PixelUnshuffleBackward0",
-                "ChannelShuffleBackward0")
+                "ChannelShuffleBackward0", "Im2ColBackward0", "Col2ImBackward0")
 allow_jvp_nodes(linear_rule, *(
     f"Upsample{kind}Backward{suffix}0"
     for kind in ("Nearest1D", "Nearest2D", "Nearest3D", "NearestExact1D", "NearestExact2D",
@@ -917,3 +917,4 @@ def _logcumsumexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any)
 allow_jvp_nodes(_running_extreme_rule, "CummaxBackward0", "CumminBackward0")
 allow_jvp_nodes(_logcumsumexp_rule, "LogcumsumexpBackward0")
 allow_jvp_nodes(_reduction_rule, "AminmaxBackward0")
+allow_jvp_nodes(derived_rule, "DivBackward1")  # (a division by a number: ops/differences.py)

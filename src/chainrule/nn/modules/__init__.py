@@ -10,6 +10,7 @@ from . import (
     distance,
     dropout,
     flatten,
+    fold,
     linear,
     local_norms,
     loss,
@@ -30,6 +31,7 @@ from .conv import *  # noqa: F403
 from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
+from .fold import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .loss import *  # noqa: F403
@@ -70,6 +72,9 @@ __all__ += [  # dropout
 ]
 __all__ += [  # flatten
     "Flatten", "Unflatten"
+]
+__all__ += [  # fold
+    "Fold", "Unfold"
 ]
 __all__ += [  # linear
     "Identity", "Linear", "Bilinear"

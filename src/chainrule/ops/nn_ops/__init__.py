@@ -17,6 +17,7 @@ from . import attention as _attention
 from . import convolution as _convolution
 from . import dropout as _dropout
 from . import embedding as _embedding
+from . import fold as _fold
 from . import local_norms as _local_norms
 from . import losses as _losses
 from . import misc as _misc
@@ -28,7 +29,7 @@ from . import shuffle as _shuffle
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
-            _local_norms, _losses, _misc, _multi_head_attention, _normalization, _padding,
+            _fold, _local_norms, _losses, _misc, _multi_head_attention, _normalization, _padding,
             _pooling, _shuffle, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
@@ -37,6 +38,7 @@ from .attention import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
+from .fold import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .misc import *  # noqa: F403
@@ -67,6 +69,9 @@ __all__ += [  # dropout
 ]
 __all__ += [  # embedding
     "embedding", "embedding_backward"
+]
+__all__ += [  # fold
+    "unfold", "fold"
 ]
 __all__ += [  # local_norms
     "rms_norm", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d"
