@@ -29,6 +29,7 @@ from . import (
     counting,
     creation,
     cumulative,
+    differences,  # noqa: F401 (diff, trapezoid ...)
     distances,
     distribution_sampling,
     fft_ops,
