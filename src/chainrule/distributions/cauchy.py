@@ -58,7 +58,7 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        eps = _draw(_standard_cauchy, self.loc.dtype, shape=shape)
+        eps = _draw(_standard_cauchy, shape, self.loc.dtype)
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:

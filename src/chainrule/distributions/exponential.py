@@ -60,7 +60,7 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        return _draw(_standard_exponential, self.rate.dtype, shape=shape) / self.rate
+        return _draw(_standard_exponential, shape, self.rate.dtype) / self.rate
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

@@ -63,12 +63,11 @@ def _uniform(shape: Size | tuple[int, ...], dtype: DType) -> Tensor:
 
 
 def _draw(
-    sampler: Callable[..., np.ndarray], dtype: DType, *params: Tensor, shape: Size | tuple[int, ...]
+    sampler: Callable[..., np.ndarray], shape: Size | tuple[int, ...], dtype: DType
 ) -> Tensor:
-    """``sampler(rng, *parameter arrays, size)`` as a tensor of ``dtype`` (no graph)."""
-    arrays = [np.broadcast_to(p.detach().numpy(), tuple(shape)) for p in params]
-    out = sampler(_gen(None), *arrays, tuple(shape))
-    return make_tensor(np.asarray(out).astype(dtype.np), False)
+    """``sampler(rng, shape)`` (a NumPy sampler of chainrule's generator) as a tensor of
+    ``dtype`` (no graph)."""
+    return make_tensor(np.asarray(sampler(_gen(None), tuple(shape))).astype(dtype.np), False)
 
 
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
