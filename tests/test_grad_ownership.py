@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pytest
 
 import chainrule
 
@@ -152,8 +153,19 @@ def test_ownership_rule(monkeypatch: Any) -> None:
     w = leaf()
     # (the engine's reduction of the broadcast gradient; a view is not owned)
     assert _ownership(monkeypatch, lambda: (w + chainrule.zeros(3, 2)).sum().backward()) == [True]
+    # A view node's gradient is a view of its incoming one: owned when the engine owned that
+    # (here MulBackward0's new array), not when the user gave it.
     w = leaf()
-    assert _ownership(monkeypatch, lambda: (w[None] * 2.0).sum().backward()) == [False]
+    assert _ownership(monkeypatch, lambda: (w[None] * 2.0).sum().backward()) == [True]
+    w = leaf()
+    assert _ownership(monkeypatch, lambda: w[None].backward(chainrule.ones(1, 2))) == [False]
+    w = leaf()  # a weight seen through .t(), as nn.Linear's: AddmmBackward0 -> TBackward0
+    x = chainrule.ones(3, 2)
+    assert _ownership(monkeypatch, lambda: (x @ w.view(1, 2).t()).sum().backward()) == [True]
+    # (the incoming gradient of a view node that also reaches a second leaf is not owned)
+    w, v = leaf(), leaf()
+    assert _ownership(monkeypatch, lambda: ((w + v).t() * 2.0).sum().backward()) == [
+        False, False]
     w = leaf()
     assert _ownership(monkeypatch, lambda: list(backward_steps((w * 3.0).sum()))) == [False]
 
@@ -178,9 +190,13 @@ def test_ownership_rule(monkeypatch: Any) -> None:
     assert _ownership(monkeypatch, lambda: (w * 3.0).sum().backward()) == [False]
 
 
-def test_no_leaf_gradient_aliases_anything_in_the_sweep() -> None:
-    """Every OpInfo sample, backward with a cotangent: each leaf's ``.grad`` is memory of its
-    own (the op table's derivative contract, which the engine's ownership rule relies on)."""
+@pytest.mark.parametrize("cotangent", ["user", "engine"])
+def test_no_leaf_gradient_aliases_anything_in_the_sweep(cotangent: str) -> None:
+    """Every OpInfo sample, backward with a cotangent the user gives, or one the engine makes
+    (``(out * c).sum()``: the op's node then runs on a gradient the engine owns, so a view
+    node's result may become ``.grad`` uncopied): each leaf's ``.grad`` is memory of its own
+    (the op table's derivative contract, which the engine's ownership rule relies on), and
+    adding to one ``.grad`` in place changes no other leaf's."""
     from .opinfos import ALL_OPS
     from .sweep_tools import flat_outputs, requires_grad_flags, sample_inputs
 
@@ -199,15 +215,27 @@ def test_no_leaf_gradient_aliases_anything_in_the_sweep() -> None:
                 continue
             cotangents = [chainrule.ones_like(o) for o in outs]
             try:
-                chainrule.autograd.backward(outs, cotangents)
-            except (RuntimeError, NotImplementedError):
+                if cotangent == "user":
+                    chainrule.autograd.backward(outs, cotangents)
+                else:
+                    loss = sum((o * (1.5 + k)).sum() for k, o in enumerate(outs))
+                    loss.backward()
+            except (RuntimeError, NotImplementedError, TypeError):
                 continue
             held = [x._data for x in xs] + [o._data for o in outs] + [
                 c._data for c in cotangents]
-            grads = [x.grad._data for x in xs if x.grad is not None]
+            with_grad = [x for x in xs if x.grad is not None]
+            grads = [x.grad._data for x in with_grad]
             for i, g in enumerate(grads):
                 others = held + grads[:i] + grads[i + 1:]
                 assert not any(np.shares_memory(g, h) for h in others), info.name
+            before = [x.grad.clone() for x in with_grad]
+            for x, b in zip(with_grad, before, strict=True):
+                x.grad.add_(1.0)  # as a second backward accumulates
+                for y, c in zip(with_grad, before, strict=True):
+                    if y is not x:
+                        assert chainrule.equal(y.grad, c), info.name
+                x.grad.copy_(b)
             checked += len(grads)
     assert checked > 1500
 def test_sole_owner_counts_other_references() -> None:

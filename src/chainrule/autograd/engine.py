@@ -313,7 +313,7 @@ class GraphTask:
         # No captures, no restriction, no anomaly checks: only hooks leave the plain path.
         self.plain = captures is None and accumulate_into is None and not self.anomaly
         # AccumulateGrad nodes whose buffered gradient the engine owns (see _route).
-        self.owned: set[AccumulateGrad] = set()
+        self.owned: set[Node] = set()  # leaves' and view nodes' buffers the engine owns
         # Functions queued by Variable._execution_engine.queue_callback during this pass.
         self.callbacks: list[Callable[[], Any]] = []
         root_nodes = [roots[0][0]] if len(roots) == 1 else [node for node, _ in roots]
@@ -468,6 +468,7 @@ class GraphTask:
         release = not self.keep_graph
         plain = self.plain
         route = self._route
+        owned = self.owned
         index = -1
         while ready or heap:
             node = popleft() if ready else heappop(heap)[1]
@@ -480,6 +481,9 @@ class GraphTask:
             if plain and node._hooks is None and grads is not None:
                 outputs = node.run_backward(grads, create_graph, release)
                 fresh = node._fresh_outputs and not record
+                if fresh and node._passes_grad_view and node in owned:
+                    owned.discard(node)
+                    fresh = _TOOK  # its incoming gradient was the engine's alone
             else:
                 outputs = self._run_with_extras(node, grads)
                 if outputs is None:  # only reached, to capture its gradient
@@ -499,9 +503,13 @@ class GraphTask:
         Ownership: a leaf's ``.grad`` may take a gradient array without a copy only when the
         engine owns it. The engine owns what it made (a sum in a buffer, a reduction or cast
         here) and, when ``fresh`` (an op-table node; no step record or post hook holds its
-        results), what the node returned that is neither a view nor its incoming gradient: the
-        op table's derivatives return new arrays, or the incoming gradient or a view of it
-        (CONTRIBUTING.md). Anything else (a user's gradient, a custom Function's result) may be
+        results), what the node returned that shares no memory with its incoming gradient or
+        its other results: the op table's derivatives return new arrays (or views of them), or
+        the incoming gradient or a view of it (CONTRIBUTING.md). A view node's incoming
+        gradient is tracked too (``Node._passes_grad_view``): when the engine owned it
+        (``fresh == _TOOK``), the view the node returns of it is owned as well, so a weight's
+        gradient through ``w.t()`` becomes ``.grad`` uncopied (:func:`_owned_result`).
+        Anything else (a user's gradient, a custom Function's result) may be
         held elsewhere and is copied into ``.grad``; a leaf hook's result is owned when nothing
         else refers to it (:func:`_sole_owner`, as PyTorch's use count).
         """
@@ -529,15 +537,16 @@ class GraphTask:
                     fixed = _fix_grad(node, i, g, meta, create_graph)
                     owned = fixed is not g
                     g = fixed
-                if type(child) is AccumulateGrad:
+                if type(child) is AccumulateGrad or child._passes_grad_view:
                     old = buffers.get(child)
                     if old is not None:
                         buffers[child] = old + g
                         self.owned.add(child)
                     else:
                         buffers[child] = g
-                        if not create_graph and (owned or fresh and g.base is None and (
-                            g is not grads if type(grads) is not list else _not_in(g, grads)
+                        if not create_graph and (owned or fresh and (
+                            g is not grads and g.base is None and type(grads) is not list
+                            or _owned_result(g, grads, outputs, fresh == _TOOK)
                         )):
                             self.owned.add(child)
                 elif child._n_out == 1:
@@ -748,9 +757,35 @@ def _sole_owner_counts() -> tuple[int, int]:
 _SOLE_COUNT, _SOLE_BASE_COUNT = _sole_owner_counts()
 
 
-def _not_in(g: Any, grads: list[Any]) -> bool:
-    """Whether ``g`` is none of a multi-output node's incoming gradients."""
-    return all(g is not x for x in grads)
+#: ``fresh`` when an op-table node ran on an incoming gradient the engine owned (see _route).
+_TOOK = 2
+
+
+def _root(array: Any) -> Any:
+    """The array owning ``array``'s memory (NumPy points a view's ``base`` at it)."""
+    base = array.base
+    return array if base is None else base
+
+
+def _owned_result(g: Any, grads: Any, outputs: Sequence[Any], took: bool) -> bool:
+    """Whether gradient ``g``, returned by an op-table node that ran on ``grads``, is the
+    engine's alone, so it may become ``.grad`` without a copy (the engine's ownership rule).
+
+    The op table's derivatives return new arrays, or the incoming gradient or a view of it
+    (CONTRIBUTING.md). So ``g`` is the engine's when its memory is not the incoming
+    gradient's, or when it is but the engine owned that incoming gradient (``took``: a view
+    node's, e.g. ``TBackward0``'s, sent along by an earlier node as a new array) -- and in both
+    cases no other gradient the node returned shares that memory.
+    """
+    root = _root(g)
+    incoming = grads if type(grads) is list else (grads,)
+    if any(x is not None and _root(x) is root for x in incoming) and not took:
+        return False
+    shared = 0
+    for other in outputs:
+        if other is not None and _root(other) is root:
+            shared += 1
+    return shared == 1
 
 
 def _as_tuple(grads: Any, node: Node) -> tuple:

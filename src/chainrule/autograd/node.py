@@ -168,6 +168,10 @@ class Node:
     # Whether the gradients apply() returns are new arrays or the incoming gradient or a view
     # of it, never an array held elsewhere (op-table nodes: the engine may hand them to .grad).
     _fresh_outputs = False
+    # Whether the node is a one-output view's (``TBackward0``, ``ViewBackward0`` ...), whose
+    # gradient is typically a view of its incoming one: the engine then tracks whether it owns
+    # that incoming gradient, so a weight's gradient through ``w.t()`` needs no copy.
+    _passes_grad_view = False
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""

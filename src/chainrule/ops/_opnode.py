@@ -535,7 +535,8 @@ def make_node_class(node_name: str, opdef: OpDef, multi_output: bool) -> type[Op
     """
     base = (MultiOutputOpNode if multi_output
             else ExtraOutputsOpNode if opdef.node_output_nr else OpNode)
-    namespace: dict[str, Any] = {"__slots__": (), "_op": opdef, "__module__": "chainrule.autograd"}
+    namespace: dict[str, Any] = {"__slots__": (), "_op": opdef, "__module__": "chainrule.autograd",
+                                 "_passes_grad_view": opdef.view and not multi_output}
     if node_name in CPP_NODE_NAMES:
         namespace["name"] = _qualified_name(node_name)
     for name in (*opdef.param_names, "result"):
