@@ -415,3 +415,35 @@ def test_modules_under_vmap() -> None:
                 assert_close(a[key], b[key], rtol=1e-5, atol=1e-6, what=f"{k}{key}")
         else:
             assert_close(a, b, rtol=1e-5, atol=1e-6, what=str(k))
+
+
+def test_jacrev_and_hessian_run_one_vectorized_backward_pass(monkeypatch) -> None:
+    """jacrev pushes the identity's rows through the graph as one batch of cotangents (vmap
+    over the backward formulas), as PyTorch's does; values as torch.func's."""
+    import chainrule.func._transforms as transforms
+
+    calls = []
+    original = transforms._vectorized_rows
+
+    def counting(*args):
+        calls.append(1)
+        return original(*args)
+
+    monkeypatch.setattr(transforms, "_vectorized_rows", counting)
+    w = RNG.standard_normal((6, 5))
+
+    def f(lib):
+        weight = _t(lib, w)
+        return lambda x: (lib.tanh(weight @ x).exp() * x[:1], x.sum())
+
+    def g(lib):
+        return lambda x: (lib.nn.functional.softmax(x, 0) * x.sigmoid()).sum()
+
+    FALLBACK_COUNTS.clear()
+    ours = [
+        chainrule.func.jacrev(f(chainrule))(_t(chainrule, V)),
+        chainrule.func.hessian(g(chainrule))(_t(chainrule, V)),
+    ]
+    assert len(calls) == 3 and FALLBACK_COUNTS == {}, (calls, FALLBACK_COUNTS)
+    theirs = [torch.func.jacrev(f(torch))(_t(torch, V)), torch.func.hessian(g(torch))(_t(torch, V))]
+    _compare(ours, theirs)

@@ -167,7 +167,10 @@ ELEMENTWISE = (
     "float double half bfloat16 int long short bool char byte to type type_as "
     "detach clone contiguous requires_grad_ retain_grad zero_ fill_ copy_ "
     "zeros_like ones_like empty_like full_like "
-    "_rsub _rpow _rtruediv _pow _floordiv _eq compare _rfloordiv _rmod"
+    "_rsub _rpow _rtruediv _pow _floordiv _eq compare _rfloordiv _rmod "
+    "elu_backward gelu_backward hardshrink_backward hardsigmoid_backward hardswish_backward "
+    "hardtanh_backward leaky_relu_backward log_sigmoid_backward sigmoid_backward "
+    "softplus_backward tanh_backward threshold_backward"
 ).split()
 _register(ELEMENTWISE, elementwise)
 _register(
@@ -395,7 +398,19 @@ _register(
     _dim_rule(("dim0", "dim1", "axis0", "axis1"), full="keep"),
 )
 _register(
-    ["select", "narrow", "index_select", "unbind", "chunk", "split", "tensor_split"],
+    [
+        "select",
+        "narrow",
+        "index_select",
+        "unbind",
+        "chunk",
+        "split",
+        "tensor_split",
+        "_select",
+        "_slice",
+        "_sum_dim",
+        "_squeeze_dim",
+    ],
     _dim_rule(("dim",), full="keep"),
 )
 _register(["diagonal"], _dim_rule(("dim1", "dim2"), full="keep"))
@@ -490,6 +505,47 @@ def _view_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) 
 _register(["view", "reshape"], _view_like)
 
 
+def _sized_view(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """The table's ``_view``/``_unsafe_view``/``_reshape`` ops ``(self, size)``."""
+    value, batched = unwrap(args[0], level)
+    if not batched or kwargs or len(args) != 2:
+        return loop_fallback(func, args, kwargs, level)
+    return wrap_batched(value.reshape(value.shape[0], *args[1]), level)
+
+
+_register(["_view", "_unsafe_view", "_reshape", "_reshape_alias"], _sized_view)
+
+
+def _sum_to_size(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``sum_to_size``: the logical dims beyond the size's summed, then each example summed to
+    the size."""
+    value, batched = unwrap(args[0], level)
+    if not batched or kwargs:
+        return loop_fallback(func, args, kwargs, level)
+    size = _sizes(args[1:])
+    extra = _value_ndim(value) - len(size)
+    if extra > 0:
+        value = value.sum(tuple(range(1, 1 + extra)))
+    return wrap_batched(value.sum_to_size(value.shape[0], *size), level)
+
+
+_register(["sum_to_size"], _sum_to_size)
+
+
+def _sized_backward(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """Backward ops ``(grad, input_sizes, dim, ...)`` (``_select_backward``,
+    ``_slice_backward``): the batch prepended to the sizes, the dim shifted."""
+    grad, batched = unwrap(args[0], level)
+    if not batched or kwargs or any(type(a) is BatchedTensor for a in args[1:]):
+        return loop_fallback(func, args, kwargs, level)
+    sizes = tuple(args[1])
+    dim = _shift(args[2], len(sizes))
+    return wrap_batched(func(grad, (grad.shape[0], *sizes), dim, *args[3:]), level)
+
+
+_register(["_select_backward", "_slice_backward"], _sized_backward)
+
+
 def _view_as(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
     value, _ = unwrap(args[0], level)
     other = args[1] if len(args) > 1 else kwargs["other"]
@@ -511,7 +567,7 @@ def _expand(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> 
     return wrap_batched(value.expand(value.shape[0], *sizes), level)
 
 
-_register(["expand", "expand_as", "broadcast_to"], _expand)
+_register(["expand", "expand_as", "broadcast_to", "_expand"], _expand)
 
 
 def _permute(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:

@@ -37,7 +37,14 @@ from ..autograd.forward_grad import FORWARD_OVER_REVERSE_MESSAGE, has_tangent
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import preorder
 from ..autograd.node import AccumulateGrad, Node
-from ._batched import active_levels, ensure_batched, levels_of, physical, rebatch
+from ._batched import (
+    POISON_MESSAGE,
+    active_levels,
+    ensure_batched,
+    levels_of,
+    physical,
+    rebatch,
+)
 from ._pytree import _Spec, _tree_flatten, _tree_map, _tree_unflatten
 
 __all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian"]
@@ -365,6 +372,7 @@ def _vjp(
             )
         return _tree_unflatten(result, primal_spec)
 
+    vjp_fn._recorded = (flat_outputs, flat_primals)  # type: ignore[attr-defined] (for jacrev)
     return call.finish(output), vjp_fn, (call.finish(aux) if has_aux else None), call
 
 
@@ -448,6 +456,17 @@ def _jacobian_rows(
     from ..ops.shape import stack
 
     numels = [o.numel() for o in flat_output]
+    stacked_rows = None
+    if not active_levels():
+        try:
+            stacked_rows = _vectorized_rows(vjp_fn, flat_output, numels)
+        except RuntimeError as error:
+            if str(error) != POISON_MESSAGE:
+                raise
+            # (a backward formula reached a batched tensor's values outside the batching
+            # rules: one backward pass per row instead)
+    if stacked_rows is not None:
+        return _split_rows(stacked_rows, numels, flat_output, flat_primals)
     rows: list[list[Tensor]] = [[] for _ in flat_primals]
     for i, numel in enumerate(numels):
         for j in range(numel):
@@ -456,12 +475,66 @@ def _jacobian_rows(
             row = vjp_fn(_tree_unflatten(basis, out_spec))
             for p, g in enumerate(_tree_flatten(row)[0]):
                 rows[p].append(g)
-    result = []
+    stacked_rows = []
     for p, primal in enumerate(flat_primals):
         if rows[p]:
-            stacked = stack(rows[p], 0)
+            stacked_rows.append(stack(rows[p], 0))
         else:
-            stacked = zeros((0, *primal.shape), dtype=primal.dtype)
+            stacked_rows.append(zeros((0, *primal.shape), dtype=primal.dtype))
+    return _split_rows(stacked_rows, numels, flat_output, flat_primals)
+
+
+def _vectorized_rows(
+    vjp_fn: Callable[..., Any], flat_output: list[Tensor], numels: list[int]
+) -> list[Tensor]:
+    """Every row of every primal's Jacobian in one backward pass: the rows of the identity are
+    a batch of cotangents, run through the recorded graph under ``vmap`` (the backward
+    formulas, recorded as ops, batched by their rules), as PyTorch's ``jacrev`` does."""
+    from ..ops.creation import eye, zeros, zeros_like
+    from ._vmap import vmap
+
+    outputs, primals = vjp_fn._recorded  # type: ignore[attr-defined]
+    total = sum(numels)
+    dtype = flat_output[0].dtype if flat_output else None
+    identity = eye(total, dtype=dtype)
+    bases = []
+    start = 0
+    for numel, out in zip(numels, flat_output, strict=True):
+        block = identity[:, start : start + numel] if numel else zeros(total, 0, dtype=out.dtype)
+        bases.append(block.to(out.dtype).reshape(total, *out.shape))
+        start += numel
+    used = [k for k, o in enumerate(outputs) if o.requires_grad]
+
+    def rows(*cotangents: Tensor) -> tuple[Tensor, ...]:
+        if not used:
+            return tuple(zeros_like(p) for p in primals)
+        with enable_grad():
+            grads = engine.grad(
+                [outputs[k] for k in used],
+                primals,
+                [cotangents[k] for k in used],
+                retain_graph=True,
+                create_graph=True,
+                allow_unused=True,
+            )
+        return tuple(zeros_like(p) if g is None else g for g, p in zip(grads, primals, strict=True))
+
+    if total == 0:
+        return [zeros((0, *p.shape), dtype=p.dtype) for p in primals]
+    return list(vmap(rows)(*bases))
+
+
+def _split_rows(
+    stacked_rows: list[Tensor],
+    numels: list[int],
+    flat_output: list[Tensor],
+    flat_primals: list[Tensor],
+) -> list[list[Tensor]]:
+    """``stacked_rows[p]`` (all rows of primal ``p``'s Jacobian) cut per output and shaped
+    ``output shape + primal shape``."""
+    result = []
+    for p, primal in enumerate(flat_primals):
+        stacked = stacked_rows[p]
         start = 0
         per_output = []
         for numel, out in zip(numels, flat_output, strict=True):
