@@ -100,6 +100,7 @@ from .ops.conjugate import *  # noqa: F403 - conj, is_conj, resolve_conj
 from .ops.contractions import *  # noqa: F403 - einsum, tensordot, kron
 from .ops.copying import clone
 from .ops.counting import *  # noqa: F403 - unique, bincount, histc, searchsorted ...
+from .ops.covariance import *  # noqa: F403 - cov, corrcoef
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
 from .ops.cumulative import *  # noqa: F403 - cummax, cummin, logcumsumexp
 from .ops.differences import *  # noqa: F403 - diff, trapezoid, cumulative_trapezoid

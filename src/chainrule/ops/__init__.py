@@ -27,6 +27,7 @@ from . import (
     contractions,
     copying,
     counting,
+    covariance,  # noqa: F401 (cov, corrcoef)
     creation,
     cumulative,
     differences,  # noqa: F401 (diff, trapezoid ...)
