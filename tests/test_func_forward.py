@@ -127,13 +127,28 @@ def test_jacrev_of_jacfwd_is_the_hessian() -> None:
     )
 
 
-def test_forward_over_reverse_is_refused_not_wrong() -> None:
-    x = _t(chainrule, A)
-    f = chainrule.func.jacrev(lambda a: (a**3).sum())
-    with pytest.raises(NotImplementedError, match="forward-over-reverse"):
-        chainrule.func.jacfwd(f)(x)
-    with pytest.raises(NotImplementedError, match="one dual level"):
-        chainrule.func.jacfwd(chainrule.func.jacfwd(lambda a: a.sin()))(x)
+def test_nested_and_forward_over_reverse_transforms() -> None:
+    """jacfwd(jacrev(f)), jacfwd(jacfwd(f)) and a jvp of a jvp: PyTorch's values (chainrule
+    computes them by reverse mode twice where its forward mode cannot nest)."""
+
+    def run(lib):
+        x = _t(lib, A)
+        v = _t(lib, A[::-1].copy())
+
+        def f(a):
+            return (a.sin() * a.exp()).sum() + lib.nn.functional.softmax(a, 0) @ a
+
+        jf, jr = lib.func.jacfwd, lib.func.jacrev
+        return [
+            jf(jr(f))(x),
+            jf(jf(f))(x),
+            jr(jf(f))(x),
+            jf(jr(lambda a: a.tanh() * a.sum()))(x),
+            lib.func.jvp(lambda a: lib.func.jvp(lib.sin, (a,), (v,))[1], (x,), (v,)),
+            lib.func.jvp(lib.func.grad(f), (x,), (v,)),
+        ]
+
+    _compare(run(chainrule), run(torch))
 
 
 def test_randomness() -> None:

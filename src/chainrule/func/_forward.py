@@ -8,11 +8,10 @@ runs them as one ``vmap``; the values are the same) and lays the columns out as 
 
 Inside ``vmap`` the dual tensors are made of the values under the batched tensors.
 
-chainrule's forward mode has one dual level, as ``torch.autograd.forward_ad``: a ``jvp`` inside
-another (``jacfwd(jacfwd(f))``) and forward-over-reverse (``jacfwd(jacrev(f))``, a backward pass
-whose saved values carry tangents) raise NotImplementedError instead of giving a gradient
-without its tangent part. Reverse-over-forward (``jacrev(jacfwd(f))``, ``grad`` of a ``jvp``)
-works: the tangents are computed by recorded ops.
+chainrule's forward mode has one dual level, as ``torch.autograd.forward_ad``, and does not
+run through a backward pass: where ``func`` holds another forward transform
+(``jacfwd(jacfwd(f))``, a ``jvp`` of a ``jvp``) or a reverse one (``jacfwd(jacrev(f))``), the
+product is computed by reverse mode twice instead (``_jvp_by_double_vjp``: the same values).
 """
 
 from __future__ import annotations
@@ -22,8 +21,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
-from ..autograd import forward_ad
-from ..autograd.forward_grad import current_level
+from ..autograd import engine, forward_ad
+from ..autograd.forward_grad import FORWARD_OVER_REVERSE_MESSAGE, current_level
+from ..autograd.grad_mode import enable_grad
 from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
 from ._batched import active_levels, ensure_batched, levels_of, physical, rebatch
@@ -34,6 +34,7 @@ from ._transforms import (
     _check_aux,
     _replace_args,
     _slice_argnums,
+    _vjp,
 )
 
 __all__ = ["jacfwd", "jvp", "linearize"]
@@ -83,10 +84,61 @@ def _check_primals(primals: Any, tangents: Any, api: str) -> tuple[list, list, _
 def _jvp(
     func: Callable[..., Any], primals: tuple, tangents: Any, has_aux: bool, api: str
 ) -> tuple[Any, Any, Any]:
-    """``(output, output tangents, aux)`` of ``func`` at ``primals`` along ``tangents``."""
+    """``(output, output tangents, aux)`` of ``func`` at ``primals`` along ``tangents``: by
+    forward mode, or, where chainrule's forward mode cannot go (inside another dual level, or
+    through a reverse transform inside ``func``), by reverse mode twice (below)."""
     flat_primals, flat_tangents, spec = _check_primals(primals, tangents, api)
     if current_level() >= 0:
-        raise NotImplementedError(NESTED_MESSAGE)
+        return _jvp_by_double_vjp(func, primals, flat_tangents, has_aux, api)
+    try:
+        return _jvp_forward(func, flat_primals, flat_tangents, spec, has_aux, api)
+    except NotImplementedError as error:
+        if str(error) not in (NESTED_MESSAGE, FORWARD_OVER_REVERSE_MESSAGE):
+            raise
+    return _jvp_by_double_vjp(func, primals, flat_tangents, has_aux, api)
+
+
+def _jvp_by_double_vjp(
+    func: Callable[..., Any], primals: tuple, flat_tangents: list, has_aux: bool, api: str
+) -> tuple[Any, Any, Any]:
+    """The Jacobian-vector product by reverse mode twice: ``g(u) = J^T u`` is linear in the
+    cotangent ``u``, so ``J v`` is the vector-Jacobian product of ``g`` with ``v``. Used
+    where forward mode cannot run (nested ``jvp``/``jacfwd``, ``jacfwd(jacrev(f))``); the
+    values are the same."""
+    output, vjp_fn, aux, call = _vjp(func, primals, None, has_aux)
+    flat_output, out_spec = _tree_flatten(output)
+    recorded_outputs, recorded_primals = vjp_fn._recorded  # type: ignore[attr-defined]
+    with enable_grad():
+        cotangents = [zeros_like(o).requires_grad_() for o in recorded_outputs]
+        pulled = vjp_fn(_tree_unflatten(cotangents, out_spec), create_graph=True)
+        flat_pulled = _tree_flatten(pulled)[0]
+        pairs = [(g, v) for g, v in zip(flat_pulled, flat_tangents, strict=True) if g.requires_grad]
+        if pairs:
+            pushed = engine.grad(
+                [g for g, _ in pairs],
+                cotangents,
+                [v for _, v in pairs],
+                retain_graph=True,
+                create_graph=True,
+                allow_unused=True,
+            )
+        else:
+            pushed = (None,) * len(cotangents)
+    directions = [
+        zeros_like(o) if d is None else d for d, o in zip(pushed, flat_output, strict=True)
+    ]
+    return output, call.finish(_tree_unflatten(directions, out_spec)), aux
+
+
+def _jvp_forward(
+    func: Callable[..., Any],
+    flat_primals: list,
+    flat_tangents: list,
+    spec: Any,
+    has_aux: bool,
+    api: str,
+) -> tuple[Any, Any, Any]:
+    """The Jacobian-vector product by ``autograd.forward_ad``."""
     batched = bool(active_levels())
     if batched:
         # Inside vmap: the dual tensors are made of the values under the batched tensors (every
