@@ -254,3 +254,11 @@ def test_imported_tensors_join_autograd() -> None:
     x = chainrule.from_dlpack(np.array([1.0, 2.0])).requires_grad_()
     (x * x).sum().backward()
     assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_negative_strides_are_refused() -> None:
+    """PyTorch's import aborts the whole process on them (so no comparison): chainrule refuses
+    with BufferError, and takes the copy."""
+    with pytest.raises(BufferError, match="negative strides"):
+        chainrule.from_dlpack(np.arange(3.0)[::-1])
+    assert chainrule.from_dlpack(np.arange(3.0)[::-1].copy()).tolist() == [2.0, 1.0, 0.0]

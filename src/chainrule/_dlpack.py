@@ -233,6 +233,12 @@ def import_array(source: Any, copy: bool | None = None) -> np.ndarray:
     if bfloat16:
         tensor.dtype.code = _KDL_UINT
     array = np.from_dlpack(_Capsule(capsule))
+    if any(step < 0 for step in array.strides):
+        # (PyTorch's import aborts the process on such a capsule; tensors never have them)
+        raise BufferError(
+            "chainrule.from_dlpack: the DLPack tensor has negative strides, which tensors "
+            "cannot have; make a copy of it first (NumPy: array.copy())"
+        )
     if bfloat16:
         array = array.view(BFLOAT16)
     return array.copy() if copy else array
