@@ -262,3 +262,9 @@ def test_negative_strides_are_refused() -> None:
     with pytest.raises(BufferError, match="negative strides"):
         chainrule.from_dlpack(np.arange(3.0)[::-1])
     assert chainrule.from_dlpack(np.arange(3.0)[::-1].copy()).tolist() == [2.0, 1.0, 0.0]
+
+
+def test_a_tensor_on_negative_steps_is_exported_as_a_copy() -> None:
+    t = chainrule.from_numpy(np.arange(4.0))
+    t._data = t._data[::-1]  # a NumPy view with a negative step, as internal code could make
+    assert torch.from_dlpack(t).tolist() == [3.0, 2.0, 1.0, 0.0]

@@ -170,7 +170,9 @@ def export(
             f"chainrule tensors live on the CPU and cannot be exported to DLPack device "
             f"{tuple(dl_device)}"
         )
-    if copy:
+    if copy or any(step < 0 for step in array.strides):
+        # (a NumPy view with negative steps, which no PyTorch tensor has, goes as a copy:
+        # PyTorch's import would abort the process on it)
         array = array.copy()
     bfloat16 = array.dtype == BFLOAT16
     if bfloat16:
