@@ -255,3 +255,8 @@ def test_forward_ad_current_level(lib: Any) -> None:
     with fw.dual_level():
         assert fw._current_level == 0
     assert fw._current_level == -1
+
+
+def test_will_engine_execute_node_refuses_what_is_not_a_node() -> None:
+    same_outcome(lambda lib: lib._C._will_engine_execute_node(lib.ones(1, requires_grad=True)))
+    same_outcome(lambda lib: lib._C._will_engine_execute_node(3))

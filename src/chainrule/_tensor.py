@@ -54,6 +54,15 @@ COMPLEX_GRAD_MESSAGE = (
 )
 
 
+# Attributes ``del`` may not remove, with PyTorch's message.
+_UNDELETABLE = {
+    "data": "Deleting tensor data is not allowed. Delete tensor instead!",
+    "requires_grad": "requires_grad must be a bool",
+    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+}
+
+
 class TensorHooks:
     """Hooks registered on a leaf tensor (non-leaf hooks live on the ``grad_fn`` node)."""
 
@@ -283,6 +292,13 @@ class Tensor(TensorMethods):
             clear_tangent(self)
         return self
 
+    def __delattr__(self, name: str) -> None:
+        # PyTorch's refusals (``del x.grad`` is allowed: it sets the gradient to None).
+        message = _UNDELETABLE.get(name)
+        if message is not None:
+            raise RuntimeError(message)
+        super().__delattr__(name)
+
     @property
     def data(self) -> Tensor:
         """An untracked alias of this tensor (changes to it are invisible to autograd)."""
@@ -295,6 +311,11 @@ class Tensor(TensorMethods):
         if not isinstance(value, Tensor):
             raise TypeError(
                 f"Variable data has to be a tensor, but got {type(value).__name__}"
+            )
+        if self._requires_grad and value._data.dtype.kind not in "fcV":
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex "
+                "dtype"
             )
         self._data = value._data
 

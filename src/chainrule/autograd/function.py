@@ -321,9 +321,13 @@ class BackwardCFunction(Node, FunctionCtx):
         """The engine's gradients as Tensors; zeros for tensor outputs that got none (unless
         ``set_materialize_grads(False)``), None for non-tensor outputs."""
         result: list[Tensor | None] = []
-        for meta, g in zip(self._out_meta, incoming, strict=True):
+        for nr, (meta, g) in enumerate(zip(self._out_meta, incoming, strict=True)):
             if g is None:
-                if meta is None or not getattr(self, "materialize_grads", True):
+                if (
+                    meta is None
+                    or not getattr(self, "materialize_grads", True)
+                    or not self._materializes_non_differentiable(nr)
+                ):
                     result.append(None)
                     continue
                 g = wrap(np.zeros(meta[0], meta[1]))
@@ -331,6 +335,14 @@ class BackwardCFunction(Node, FunctionCtx):
                 g = wrap(g)
             result.append(g)
         return result
+
+    def _materializes_non_differentiable(self, nr: int) -> bool:
+        """False for a non-differentiable output (marked so, or not of a floating type) when
+        ``ctx._materialize_non_diff_grads`` is False (PyTorch's switch: its gradient is then
+        None, not zeros)."""
+        return getattr(self, "_materialize_non_diff_grads", True) or nr not in self.__dict__.get(
+            "_non_differentiable_outputs", ()
+        )
 
     def _check_result(self, result: Any, incoming: tuple, create_graph: bool) -> list[Any]:
         """PyTorch's checks of what ``backward`` returned; one gradient per tensor input."""
@@ -724,6 +736,7 @@ def _wrap_outputs(
             executable and id(out) not in non_diff_ids and out._data.dtype.kind in "fcV"
         )
         if not differentiable:
+            node.__dict__.setdefault("_non_differentiable_outputs", set()).add(nr)
             out = _non_differentiable_output(out, is_input, is_modified)
         elif is_modified:
             _rebase_modified(node, out, nr, is_input, len(raw))

@@ -433,6 +433,10 @@ def _will_engine_execute_node(node: Node) -> bool:
     pass's roots (a single root itself is not), and, for ``autograd.grad`` or
     ``backward(inputs=...)``, lies on a path to an input or is one (PyTorch's
     ``torch._C._will_engine_execute_node``)."""
+    if not isinstance(node, Node):
+        raise RuntimeError(
+            f"_will_engine_execute_node expects an grad_fn, but got {type_name(node)}"
+        )
     task: GraphTaskView | None = CURRENT_GRAPH_TASK.get()
     if task is None:
         raise RuntimeError(
