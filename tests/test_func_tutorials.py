@@ -171,3 +171,96 @@ def test_model_ensembling_tutorial() -> None:
     assert FALLBACK_COUNTS == {}, FALLBACK_COUNTS
     for a, b in zip(ours, theirs, strict=True):
         assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def jacobians_and_hessians(torch, rng):
+    """The "Jacobians, Hessians, hvp, vhp, and more" tutorial (its predict function, vmap of a
+    vjp function, jacrev/jacfwd with argnums, hessian four ways, batch Jacobians and Hessians,
+    hvp two ways), with its checks; sizes as the tutorial's, benchmarks left out."""
+    from functools import partial
+
+    F = torch.nn.functional
+
+    def t(*shape):
+        return torch.tensor(rng.standard_normal(shape).astype(np.float32))
+
+    def predict(weight, bias, x):
+        return F.linear(x, weight, bias).tanh()
+
+    D = 16
+    weight, bias, x = t(D, D), t(D), t(D)
+
+    def compute_jac(xp):
+        jacobian_rows = [
+            torch.autograd.grad(predict(weight, bias, xp), xp, vec)[0] for vec in unit_vectors
+        ]
+        return torch.stack(jacobian_rows)
+
+    xp = x.clone().requires_grad_()
+    unit_vectors = torch.eye(D)
+    jacobian = compute_jac(xp)
+    out = [jacobian]
+    _, vjp_fn = torch.func.vjp(partial(predict, weight, bias), x)
+    (ft_jacobian,) = torch.func.vmap(vjp_fn)(unit_vectors)
+    assert torch.allclose(ft_jacobian, jacobian)
+    ft_jacobian = torch.func.jacrev(predict, argnums=2)(weight, bias, x)
+    assert torch.allclose(ft_jacobian, jacobian)
+    ft_jac_weight, ft_jac_bias = torch.func.jacrev(predict, argnums=(0, 1))(weight, bias, x)
+    out += [ft_jac_weight, ft_jac_bias]
+    Din, Dout = 32, 64
+    weight, bias, x = t(Dout, Din), t(Dout), t(Din)
+    using_fwd = torch.func.jacfwd(predict, argnums=2)(weight, bias, x)
+    using_bwd = torch.func.jacrev(predict, argnums=2)(weight, bias, x)
+    assert torch.allclose(using_fwd, using_bwd, atol=1e-6)
+    Din, Dout = 24, 8
+    weight, bias, x = t(Dout, Din), t(Dout), t(Din)
+    hess_api = torch.func.hessian(predict, argnums=2)(weight, bias, x)
+    jacfwd, jacrev = torch.func.jacfwd, torch.func.jacrev
+    hess_fwdfwd = jacfwd(jacfwd(predict, argnums=2), argnums=2)(weight, bias, x)
+    hess_revrev = jacrev(jacrev(predict, argnums=2), argnums=2)(weight, bias, x)
+    hess_fwdrev = jacfwd(jacrev(predict, argnums=2), argnums=2)(weight, bias, x)
+    assert torch.allclose(hess_api, hess_fwdfwd, atol=1e-6)
+    assert torch.allclose(hess_api, hess_revrev, atol=1e-6)
+    assert torch.allclose(hess_api, hess_fwdrev, atol=1e-6)
+    out.append(hess_api)
+    batch_size, Din, Dout = 8, 31, 33
+    weight, bias, x = t(Dout, Din), t(Dout), t(batch_size, Din)
+    compute_batch_jacobian = torch.func.vmap(jacrev(predict, argnums=2), in_dims=(None, None, 0))
+    batch_jacobian0 = compute_batch_jacobian(weight, bias, x)
+
+    def predict_with_output_summed(weight, bias, x):
+        return predict(weight, bias, x).sum(0)
+
+    batch_jacobian1 = jacrev(predict_with_output_summed, argnums=2)(weight, bias, x).movedim(1, 0)
+    assert torch.allclose(batch_jacobian0, batch_jacobian1, atol=1e-6)
+    compute_batch_hessian = torch.func.vmap(
+        torch.func.hessian(predict, argnums=2), in_dims=(None, None, 0)
+    )
+    batch_hess = compute_batch_hessian(weight, bias, x[:3])
+    assert batch_hess.shape == (3, Dout, Din, Din)
+    out += [batch_jacobian0, batch_hess]
+
+    def hvp(f, primals, tangents):
+        return torch.func.jvp(torch.func.grad(f), primals, tangents)[1]
+
+    def f(x):
+        return x.sin().sum()
+
+    x, tangent = t(2048), t(2048)
+    result = hvp(f, (x,), (tangent,))
+
+    def hvp_revrev(f, primals, tangents):
+        _, vjp_fn = torch.func.vjp(torch.func.grad(f), *primals)
+        return vjp_fn(*tangents)
+
+    result_hvp_revrev = hvp_revrev(f, (x,), (tangent,))
+    assert torch.allclose(result, result_hvp_revrev[0])
+    out.append(result)
+    return out
+
+
+def test_jacobians_and_hessians_tutorial() -> None:
+    theirs = jacobians_and_hessians(real_torch, np.random.default_rng(2))
+    ours = jacobians_and_hessians(chainrule, np.random.default_rng(2))
+    for a, b in zip(ours, theirs, strict=True):
+        assert_close(a, b, rtol=1e-4, atol=1e-5)

@@ -189,6 +189,12 @@ def _grads(
         grad_outputs = [None] * len(outputs)
     batched = bool(active_levels())
     if batched:
+        output_levels = {lv for o in outputs for lv in levels_of(o)}
+        cotangent_levels = {lv for g in grad_outputs if g is not None for lv in levels_of(g)}
+        if cotangent_levels - output_levels:
+            return _grads_of_batched_cotangents(
+                outputs, inputs, grad_outputs, create_graph, output_levels
+            )
         outputs = [physical(ensure_batched(o)) for o in outputs]
         grad_outputs = [
             ones_like(o) if g is None else physical(ensure_batched(g))
@@ -212,6 +218,41 @@ def _grads(
     if batched:
         grads = [rebatch(g, lv) for g, lv in zip(grads, levels, strict=True)]
     return grads
+
+
+def _grads_of_batched_cotangents(
+    outputs: list[Tensor],
+    inputs: list[Tensor],
+    grad_outputs: list[Any],
+    create_graph: bool,
+    output_levels: set[int],
+) -> list[Tensor]:
+    """``vmap(vjp_fn)(cotangents)``: a graph recorded outside the vmap, run backward with a
+    batch of cotangents. The batched cotangents go into the engine as they are, and the
+    backward formulas (recorded as ops) batch by their rules: one pass for the whole batch, as
+    PyTorch's. (Expanding the outputs to the batch instead would sum the examples' gradients.)"""
+    from ..ops.creation import zeros_like
+
+    if output_levels or any(levels_of(x) for x in inputs):
+        raise NotImplementedError(
+            "chainrule's vmap: a vector-Jacobian product whose cotangents are batched at a vmap "
+            "level its outputs are not batched at, while the outputs are batched at another, "
+            "is not supported"
+        )
+    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o.requires_grad]
+    if not pairs:
+        return [zeros_like(x) for x in inputs]
+    with enable_grad():
+        result = engine.grad(
+            [o for o, _ in pairs],
+            inputs,
+            [g for _, g in pairs],
+            retain_graph=True,
+            create_graph=True,
+            allow_unused=True,
+        )
+    grads = [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
+    return grads if create_graph else [g.detach() for g in grads]
 
 
 # ----------------------------------------------------------------------------------------------
