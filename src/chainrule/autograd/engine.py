@@ -546,7 +546,8 @@ class GraphTask:
                         buffers[child] = g
                         if not create_graph and (owned or fresh and (
                             g is not grads and g.base is None and type(grads) is not list
-                            or _owned_result(g, grads, outputs, fresh == _TOOK)
+                            or (g is not grads or fresh == _TOOK)
+                            and _owned_result(g, grads, outputs, fresh == _TOOK)
                         )):
                             self.owned.add(child)
                 elif child._n_out == 1:
