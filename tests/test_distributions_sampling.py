@@ -5,6 +5,7 @@ gradients."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -381,3 +382,82 @@ def test_sampling_ops_refuse_the_dtypes_pytorchs_kernels_lack(dtype: str) -> Non
             else None
         )
         assert draws is None or str(draws.dtype).endswith(dtype)
+
+
+# The in-place random fills
+
+FILLS = [
+    ("exponential_", (2.0,), lambda n: (0.5, 0.25)),
+    ("geometric_", (0.25,), lambda n: (4.0, 12.0)),
+    (
+        "log_normal_",
+        (0.5, 0.4),
+        lambda n: (math.exp(0.5 + 0.08), (math.exp(0.16) - 1) * math.exp(1.0 + 0.16)),
+    ),
+]
+
+
+@pytest.mark.parametrize("name, args, moments", FILLS, ids=[f[0] for f in FILLS])
+def test_random_fills_have_the_distributions_moments(name: str, args: Any, moments: Any) -> None:
+    chainrule.manual_seed(21)
+    x = getattr(chainrule.empty(100000, dtype=chainrule.float64), name)(*args)
+    mean, variance = moments(x.numel())
+    assert abs(x.mean().item() - mean) < 6 * math.sqrt(variance / x.numel())
+    np.testing.assert_allclose(x.var().item(), variance, rtol=0.1)
+
+
+def test_cauchy_fill_has_its_median_and_quartiles() -> None:
+    chainrule.manual_seed(22)
+    x = chainrule.empty(100000, dtype=chainrule.float64).cauchy_(1.5, 2.0).numpy()
+    np.testing.assert_allclose(np.percentile(x, [25, 50, 75]), [-0.5, 1.5, 3.5], atol=0.1)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [("exponential_", ()), ("cauchy_", ()), ("geometric_", (0.3,)), ("log_normal_", ())],
+)
+def test_random_fills_record_pytorchs_nodes_and_errors(name: str, args: Any) -> None:
+    for dtype in ("float32", "float64", "float16", "bfloat16", "int64", "int32", "uint8", "bool"):
+        outcomes = []
+        for lib in (chainrule, torch):
+            x = lib.ones(3, dtype=getattr(lib, dtype))
+            try:
+                y = getattr(x, name)(*args)
+                outcomes.append((str(y.dtype).split(".")[-1], y is x, tuple(y.shape)))
+            except (RuntimeError, NotImplementedError) as error:
+                outcomes.append((type(error), str(error)))
+        assert outcomes[0] == outcomes[1], (name, dtype)
+    nodes = []
+    for lib in (chainrule, torch):
+        leaf = lib.ones(3, requires_grad=True)
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad"):
+            getattr(leaf, name)(*args)
+        y = leaf * 2
+        getattr(y, name)(*args)
+        nodes.append(y.grad_fn.name().split("::")[-1])
+        y.sum().backward()
+        assert not leaf.grad.any()
+    assert nodes[0] == nodes[1]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x.exponential_(-1.0),
+        lambda x: x.exponential_(0),
+        lambda x: x.cauchy_(0.0, -2.5),
+        lambda x: x.cauchy_(sigma=0.0),
+        lambda x: x.geometric_(0.0),
+        lambda x: x.geometric_(1),
+        lambda x: x.geometric_(1.5),
+        lambda x: x.log_normal_(0.0, -1.0),
+        lambda x: x.log_normal_(std=0),
+    ],
+)
+def test_random_fills_refuse_bad_parameters_as_pytorch(call: Any) -> None:
+    messages = []
+    for lib in (chainrule, torch):
+        with pytest.raises(RuntimeError) as info:
+            call(lib.ones(2))
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -348,7 +348,7 @@ def loop_fallback(func: Callable[..., Any], args: tuple, kwargs: dict, level: in
             default_generator._rng.bit_generator.state = state
         b_args = tuple(_select(a, level, b) for a in args)
         b_kwargs = {k: _select(v, level, b) for k, v in kwargs.items()}
-        results.append(func(*b_args, **b_kwargs))
+        results.append(call(func, *b_args, **b_kwargs))
     if args and name.endswith("_") and not name.endswith("__") and unwrap(args[0], level)[1]:
         return args[0]
     return _stack_results(results, level, name)

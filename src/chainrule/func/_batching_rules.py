@@ -133,10 +133,10 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
                 logical_zeros(args[0]),
                 *(logical_zeros(a) if type(a) is BatchedTensor else a for a in args[1:]),
             )  # (PyTorch's broadcast error for self)
-        func(new_args[0], *new_args[1:], **new_kwargs)
+        call(func, new_args[0], *new_args[1:], **new_kwargs)
         return args[0]
     new_args, new_kwargs, _ = _align(args, kwargs, level)
-    return _wrap_result(func(*new_args, **new_kwargs), level)
+    return _wrap_result(call(func, *new_args, **new_kwargs), level)
 
 
 def _wrap_result(result: Any, level: int) -> Any:
@@ -235,7 +235,7 @@ _register("__bool__ __float__ __int__ __index__ __complex__ tolist numpy".split(
 def _new_factory(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
     """``x.new_zeros(...)`` and co: unbatched results of ``x``'s dtype."""
     value, _ = unwrap(args[0], level)
-    return func(value, *args[1:], **kwargs)
+    return call(func, value, *args[1:], **kwargs)
 
 
 _register("new_zeros new_ones new_full new_empty new_tensor".split(), _new_factory)
@@ -379,7 +379,7 @@ def _call_bound(func: Callable[..., Any], bound: inspect.BoundArguments, argumen
             kwargs[name] = value
         else:
             args.append(value)
-    return func(*args, **kwargs)
+    return call(func, *args, **kwargs)
 
 
 _register(
@@ -431,13 +431,13 @@ def _max_min(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
         return loop_fallback(func, args, kwargs, level)
     dim = args[1] if len(args) > 1 else kwargs.get("dim")
     if dim is None:
-        return wrap_batched(func(value.reshape(value.shape[0], -1), 1)[0], level)
+        return wrap_batched(call(func, value.reshape(value.shape[0], -1), 1)[0], level)
     keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
     ndim = _value_ndim(value)
     if ndim == 0:
-        result = func(value.reshape(value.shape[0], 1), 1, keepdim)
+        result = call(func, value.reshape(value.shape[0], 1), 1, keepdim)
         return type(result)._make(wrap_batched(r.reshape(-1), level) for r in result)
-    return _wrap_result(func(value, _shift(dim, ndim), keepdim), level)
+    return _wrap_result(call(func, value, _shift(dim, ndim), keepdim), level)
 
 
 _register(["max", "min", "median", "nanmedian", "mode"], _max_min)
@@ -499,7 +499,7 @@ def _view_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) 
     ):
         return loop_fallback(func, args, kwargs, level)
     sizes = _sizes(args[1:])
-    return wrap_batched(func(value, value.shape[0], *sizes), level)
+    return wrap_batched(call(func, value, value.shape[0], *sizes), level)
 
 
 _register(["view", "reshape"], _view_like)
@@ -540,7 +540,7 @@ def _sized_backward(func: Callable[..., Any], args: tuple, kwargs: dict, level: 
         return loop_fallback(func, args, kwargs, level)
     sizes = tuple(args[1])
     dim = _shift(args[2], len(sizes))
-    return wrap_batched(func(grad, (grad.shape[0], *sizes), dim, *args[3:]), level)
+    return wrap_batched(call(func, grad, (grad.shape[0], *sizes), dim, *args[3:]), level)
 
 
 _register(["_select_backward", "_slice_backward"], _sized_backward)
@@ -948,7 +948,7 @@ def _pool(data_dims: int) -> Callable[..., Any]:
         if not batched:
             return loop_fallback(func, args, kwargs, level)
         folded, lead, _ = _fold_batch(value, data_dims)
-        result = func(folded, *args[1:], **kwargs)
+        result = call(func, folded, *args[1:], **kwargs)
         if isinstance(result, tuple):
             return type(result)(wrap_batched(_unfold_batch(r, lead), level) for r in result)
         return wrap_batched(_unfold_batch(result, lead), level)

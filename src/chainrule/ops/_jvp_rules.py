@@ -754,7 +754,8 @@ allow_jvp_nodes(
     # random draws: a zero tangent (PyTorch's zero derivatives, auto_element_wise)
     "NormalBackward1", "NormalBackward2", "NormalBackward3", "BernoulliBackward0",
     "BernoulliBackward2", "NormalBackward0", "UniformBackward0", "BernoulliBackward1",
-    "PoissonBackward0",
+    "PoissonBackward0", "ExponentialBackward0", "CauchyBackward0", "GeometricBackward0",
+    "LogNormalBackward0",
     # in-place forms whose derivative reads the result or the original self (written in place
     # by ops/inplace.commit: the tangent is computed before)
     "PolygammaBackward1", "EluBackward1", "CeluBackward1", "LeakyReluBackward1",

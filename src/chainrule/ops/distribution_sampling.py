@@ -19,8 +19,10 @@ import numpy as np
 
 from .. import _special
 from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
-from ._registry import KEEP, op, zero_derivative
-from .creation import Generator, _gen
+from .._tensor import Tensor
+from ._registry import KEEP, op, tensor_method, zero_derivative
+from .creation import Generator, _format_scalar, _gen
+from .inplace import apply_inplace, check_inplace
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 
 __all__ = [
@@ -438,3 +440,137 @@ def binomial(count: Any, prob: Any, generator: Generator | None = None) -> Any:
 
 #: Helpers the derivatives call (``ops.standard_gamma_grad``).
 PRIMITIVES: dict[str, Any] = {"standard_gamma_grad": _standard_gamma_grad}
+
+
+# ----------------------------------------------------------------------------------------------
+# In-place random fills: Tensor.exponential_, cauchy_, geometric_ and log_normal_ (their nodes
+# have zero derivatives, as PyTorch's).
+
+# C++ type names, which cauchy_'s message shows (exponential_'s shows PyTorch's scalar names)
+_CPP_TYPE_NAMES = {
+    "int64": "long int",
+    "int32": "int",
+    "int16": "short int",
+    "int8": "signed char",
+    "uint8": "unsigned char",
+    "bool": "bool",
+    "uint16": "unsigned short",
+    "uint32": "unsigned int",
+    "uint64": "unsigned long",
+}
+
+
+def _continuous_only(self: Any, distribution: str, cpp_names: bool = False) -> None:
+    a = self._data
+    if a.dtype.kind not in "fcV":
+        name = (
+            _CPP_TYPE_NAMES.get(a.dtype.name, a.dtype.name)
+            if cpp_names
+            else SCALAR_TYPE_NAMES[from_numpy_dtype(a.dtype)]
+        )
+        raise RuntimeError(
+            f"{distribution} distribution is a continuous probability distribution. dtype must "
+            f"be a floating point but you specified {name}"
+        )
+
+
+def _fill_rounded(draws: np.ndarray, self: np.ndarray) -> np.ndarray:
+    return np.asarray(draws).astype(self.dtype)
+
+
+@op("ExponentialBackward0", promote=KEEP)
+def _exponential(self, lambd, generator):
+    return _fill_rounded(_gen(generator).standard_exponential(self.shape) / lambd, self)
+
+
+@op("CauchyBackward0", promote=KEEP)
+def _cauchy(self, median, sigma, generator):
+    return _fill_rounded(median + sigma * _gen(generator).standard_cauchy(self.shape), self)
+
+
+@op("GeometricBackward0", promote=KEEP)
+def _geometric(self, p, generator):
+    # trials until the first success: 1, 2, ...
+    return _fill_rounded(_gen(generator).geometric(p, self.shape), self)
+
+
+@op("LogNormalBackward0", promote=KEEP)
+def _log_normal(self, mean, std, generator):
+    return _fill_rounded(np.exp(mean + std * _gen(generator).standard_normal(self.shape)), self)
+
+
+for _fill in (_exponential, _cauchy, _geometric, _log_normal):
+    _fill.derivative("self")(zero_derivative)
+
+
+@tensor_method(method=True)
+def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | None = None) -> Tensor:
+    """Fill ``self`` with exponential samples of rate ``lambd``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> bool((torch.empty(3).exponential_() >= 0).all())
+        True
+    """
+    check_inplace(self)
+    if not lambd > 0:
+        raise RuntimeError(
+            f"exponential_ expects lambda > 0.0, but found lambda={_format_scalar(lambd)}"
+        )
+    _continuous_only(self, "Exponential")
+    return apply_inplace(self, _exponential, lambd, generator)
+
+
+@tensor_method(method=True)
+def cauchy_(
+    self: Tensor, median: float = 0.0, sigma: float = 1.0, *, generator: Generator | None = None
+) -> Tensor:
+    """Fill ``self`` with Cauchy samples of location ``median`` and scale ``sigma``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.empty(2).cauchy_().shape
+        chainrule.Size([2])
+    """
+    check_inplace(self)
+    if not sigma > 0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_format_scalar(sigma)}")
+    _continuous_only(self, "Cauchy", cpp_names=True)
+    return apply_inplace(self, _cauchy, median, sigma, generator)
+
+
+@tensor_method(method=True)
+def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) -> Tensor:
+    """Fill ``self`` with the number of Bernoulli(``p``) trials until the first success.
+
+    Example:
+        >>> import chainrule as torch
+        >>> bool((torch.empty(3).geometric_(0.5) >= 1).all())
+        True
+    """
+    check_inplace(self)
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_format_scalar(p)}")
+    if self._data.dtype.kind == "b":
+        raise NotImplementedError("\"geometric_cpu\" not implemented for 'Bool'")
+    return apply_inplace(self, _geometric, p, generator)
+
+
+@tensor_method(method=True)
+def log_normal_(
+    self: Tensor, mean: float = 1.0, std: float = 2.0, *, generator: Generator | None = None
+) -> Tensor:
+    """Fill ``self`` with samples of ``exp(N(mean, std**2))``.
+
+    Example:
+        >>> import chainrule as torch
+        >>> bool((torch.empty(3).log_normal_() > 0).all())
+        True
+    """
+    check_inplace(self)
+    if not std > 0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_format_scalar(std)}")
+    if self._data.dtype.kind not in "fcV":
+        name = SCALAR_TYPE_NAMES[from_numpy_dtype(self._data.dtype)]
+        raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{name}'")
+    return apply_inplace(self, _log_normal, mean, std, generator)
