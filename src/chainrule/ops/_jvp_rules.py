@@ -863,6 +863,8 @@ allow_jvp_nodes(_loss_rule, "MseLossBackward0", "HuberLossBackward0", "SmoothL1L
 allow_jvp_nodes(linear_rule, "Rot90Backward0", "UnfoldBackward0", "UnfoldBackwardBackward0")
 allow_jvp_nodes(linear_rule, "PixelShuffleBackward0", "PixelUnshuffleBackward0",
                 "ChannelShuffleBackward0", "Im2ColBackward0", "Col2ImBackward0")
+allow_jvp_nodes(_loss_rule, "SoftMarginLossBackward0")
+allow_jvp_nodes(derived_rule, "SubBackward1")  # tensor - number (the margin losses)
 allow_jvp_nodes(linear_rule, *(
     f"Upsample{kind}Backward{suffix}0"
     for kind in ("Nearest1D", "Nearest2D", "Nearest3D", "NearestExact1D", "NearestExact2D",
@@ -919,3 +921,5 @@ allow_jvp_nodes(_running_extreme_rule, "CummaxBackward0", "CumminBackward0")
 allow_jvp_nodes(_logcumsumexp_rule, "LogcumsumexpBackward0")
 allow_jvp_nodes(_reduction_rule, "AminmaxBackward0")
 allow_jvp_nodes(derived_rule, "DivBackward1")  # (a division by a number: ops/differences.py)
+allow_jvp_nodes(joint_linear_rule, "SelectScatterBackward0", "SliceScatterBackward0",
+                "DiagonalScatterBackward0")  # (ops/scatter_views.py)

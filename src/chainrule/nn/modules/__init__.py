@@ -14,6 +14,7 @@ from . import (
     linear,
     local_norms,
     loss,
+    margin_losses,
     module,
     normalization,
     padding,
@@ -35,6 +36,7 @@ from .fold import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .loss import *  # noqa: F403
+from .margin_losses import *  # noqa: F403
 from .module import Module
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
@@ -85,6 +87,11 @@ __all__ += [  # local_norms
 __all__ += [  # loss
     "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
     "BCEWithLogitsLoss", "KLDivLoss"
+]
+__all__ += [  # margin_losses
+    "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
+    "MultiLabelSoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    "PoissonNLLLoss", "GaussianNLLLoss"
 ]
 __all__ += [  # normalization
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",

@@ -20,6 +20,7 @@ from . import embedding as _embedding
 from . import fold as _fold
 from . import local_norms as _local_norms
 from . import losses as _losses
+from . import margin_losses as _margin_losses
 from . import misc as _misc
 from . import multi_head_attention as _multi_head_attention
 from . import normalization as _normalization
@@ -29,8 +30,8 @@ from . import shuffle as _shuffle
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
-            _fold, _local_norms, _losses, _misc, _multi_head_attention, _normalization, _padding,
-            _pooling, _shuffle, _upsampling)
+            _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
+            _normalization, _padding, _pooling, _shuffle, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -41,6 +42,7 @@ from .embedding import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .losses import *  # noqa: F403
+from .margin_losses import *  # noqa: F403
 from .misc import *  # noqa: F403
 from .multi_head_attention import *  # noqa: F403
 from .normalization import *  # noqa: F403
@@ -79,6 +81,11 @@ __all__ += [  # local_norms
 __all__ += [  # losses
     "nll_loss", "cross_entropy", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"
+]
+__all__ += [  # margin_losses
+    "margin_ranking_loss", "hinge_embedding_loss", "cosine_embedding_loss", "soft_margin_loss",
+    "multilabel_soft_margin_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss",
+    "poisson_nll_loss", "gaussian_nll_loss"
 ]
 __all__ += [  # misc
     "bilinear", "one_hot", "normalize", "cosine_similarity", "pairwise_distance"
