@@ -48,6 +48,7 @@ from . import (
     rearranging,
     reduction,
     sampling,
+    scatter_views,
     shape,
     special_ops,
 )
@@ -116,6 +117,7 @@ _PRIMITIVES.update(distribution_sampling.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
 _PRIMITIVES.update(rearranging.PRIMITIVES)
 _PRIMITIVES.update(cumulative.PRIMITIVES)
+_PRIMITIVES.update(scatter_views.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 

@@ -15,6 +15,7 @@ import numpy as np
 from .._frames import user_stacklevel
 from .._tensor import Tensor
 from . import indexing, linalg, pointwise, reduction, shape
+from ._registry import tensor_method
 
 __all__ = ["cov", "corrcoef"]
 
@@ -51,6 +52,7 @@ def _check_weights(name: str, weights: Tensor, observations: int) -> None:
         raise RuntimeError(f"cov(): {name} cannot be negative")
 
 
+@tensor_method
 def cov(
     input: Tensor,
     *,
@@ -109,6 +111,7 @@ def cov(
         return shape.squeeze(pointwise.true_divide(product, norm))
 
 
+@tensor_method
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the variables in ``input``'s rows (clipped to
     [-1, 1]; NaN for a constant variable).

@@ -1,0 +1,31 @@
+"""select_scatter, slice_scatter and diagonal_scatter: gradients of both the base and the
+written tensor (squared results exercise the second order through each op's backward)."""
+
+from __future__ import annotations
+
+from . import OpInfo
+from .shape import _sq
+
+OPS = [
+    OpInfo("select_scatter", lambda lib, x, s: lib.select_scatter(x, s, 0, 1), [((3, 4), (4,))]),
+    OpInfo(
+        "select_scatter_negative",
+        lambda lib, x, s: lib.select_scatter(x, s, -1, -2),
+        [((3, 4), (3,)), ((2, 3, 4), (2, 3))],
+    ),
+    _sq("select_scatter", lambda lib, x, s: lib.select_scatter(x, s, 1, 0), [((3, 4), (3,))]),
+    OpInfo("slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s, 0, 1, 3), [((3, 4), (2, 4))]),
+    OpInfo(
+        "slice_scatter_step",
+        lambda lib, x, s: lib.slice_scatter(x, s, dim=1, step=2),
+        [((3, 4), (3, 2))],
+    ),
+    _sq("slice_scatter", lambda lib, x, s: lib.slice_scatter(x, s, start=-1), [((3, 4), (1, 4))]),
+    OpInfo("diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s), [((3, 4), (3,))]),
+    OpInfo(
+        "diagonal_scatter_offset",
+        lambda lib, x, s: lib.diagonal_scatter(x, s, -1, 1, 0),
+        [((3, 4), (3,)), ((2, 3, 3), (3, 2))],
+    ),
+    _sq("diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s, 1), [((3, 4), (3,))]),
+]
