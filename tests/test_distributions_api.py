@@ -806,3 +806,23 @@ def test_results_record_pytorchs_last_node() -> None:
             )
             nodes.append(_node(kl))
         assert nodes[0] == nodes[1], (pair, nodes)
+
+
+def test_a_subclass_without_constraints_warns_as_pytorch() -> None:
+    messages = []
+    for lib in (chainrule, torch):
+
+        class Custom(lib.distributions.Distribution):
+            def log_prob(self, value: Any) -> Any:
+                self._validate_sample(value)
+                return value
+
+        with pytest.warns(UserWarning) as record:
+            d = Custom(validate_args=True)
+            d.log_prob(lib.ones(1))
+        messages.append(
+            [str(w.message).replace("torch.", "chainrule.").split("'")[-1] for w in record]
+        )
+        with pytest.raises(NotImplementedError):
+            repr(Custom(validate_args=False))  # (arg_constraints is not defined)
+    assert messages[0] == messages[1] and len(messages[0]) == 2
