@@ -865,6 +865,7 @@ allow_jvp_nodes(linear_rule, "PixelShuffleBackward0", "PixelUnshuffleBackward0",
                 "ChannelShuffleBackward0", "Im2ColBackward0", "Col2ImBackward0")
 allow_jvp_nodes(_loss_rule, "SoftMarginLossBackward0")
 allow_jvp_nodes(derived_rule, "SubBackward1")  # tensor - number (the margin losses)
+allow_jvp_nodes(derived_rule, "RreluWithNoiseBackward0")
 allow_jvp_nodes(linear_rule, *(
     f"Upsample{kind}Backward{suffix}0"
     for kind in ("Nearest1D", "Nearest2D", "Nearest3D", "NearestExact1D", "NearestExact2D",
@@ -923,3 +924,5 @@ allow_jvp_nodes(_reduction_rule, "AminmaxBackward0")
 allow_jvp_nodes(derived_rule, "DivBackward1")  # (a division by a number: ops/differences.py)
 allow_jvp_nodes(joint_linear_rule, "SelectScatterBackward0", "SliceScatterBackward0",
                 "DiagonalScatterBackward0")  # (ops/scatter_views.py)
+allow_jvp_nodes(joint_linear_rule, "IndexCopyBackward0", "IndexFillBackward1")
+allow_jvp_nodes(_linear_zeroing(value=0), "IndexFillBackward0")  # (ops/index_writes.py)

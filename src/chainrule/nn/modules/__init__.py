@@ -19,6 +19,7 @@ from . import (
     normalization,
     padding,
     pooling,
+    random_activations,
     rnn,
     shuffle,
     sparse,
@@ -41,6 +42,7 @@ from .module import Module
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .random_activations import *  # noqa: F403
 from .rnn import *  # noqa: F403
 from .shuffle import *  # noqa: F403
 from .sparse import *  # noqa: F403
@@ -106,6 +108,9 @@ __all__ += [  # pooling
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d"
+]
+__all__ += [  # random_activations
+    "RReLU", "FeatureAlphaDropout"
 ]
 __all__ += [  # rnn
     "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"

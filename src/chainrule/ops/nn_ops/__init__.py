@@ -26,12 +26,13 @@ from . import multi_head_attention as _multi_head_attention
 from . import normalization as _normalization
 from . import padding as _padding
 from . import pooling as _pooling
+from . import random_activations as _random_activations
 from . import shuffle as _shuffle
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
             _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
-            _normalization, _padding, _pooling, _shuffle, _upsampling)
+            _normalization, _padding, _pooling, _random_activations, _shuffle, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -48,6 +49,7 @@ from .multi_head_attention import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
+from .random_activations import *  # noqa: F403
 from .shuffle import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
@@ -105,6 +107,9 @@ __all__ += [  # pooling
     "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
     "adaptive_max_pool3d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices"
+]
+__all__ += [  # random_activations
+    "rrelu", "rrelu_", "feature_alpha_dropout", "gumbel_softmax"
 ]
 __all__ += [  # shuffle
     "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"

@@ -1,0 +1,127 @@
+"""Activations and dropouts with random parts: ``rrelu`` (random leaky slopes while training,
+``RreluWithNoiseBackward0``), ``feature_alpha_dropout`` (alpha dropout of whole channels) and
+``gumbel_softmax`` (softmax of logits plus Gumbel noise, optionally one-hot with the soft
+gradient). The random draws come from chainrule's generator, so they are not PyTorch's draws;
+everything else (nodes, formulas, errors) is PyTorch's."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..._frames import user_stacklevel
+from ..._tensor import Tensor, wrap
+from .._registry import op
+from ..activation import softmax
+from ..creation import default_generator
+from .activations import _maybe_inplace
+from .dropout import _check_p
+
+__all__ = ["rrelu", "rrelu_", "feature_alpha_dropout", "gumbel_softmax"]
+
+
+@op("RreluWithNoiseBackward0", tensor_params=("noise",))
+def _rrelu_with_noise(self, noise, lower, upper, training):
+    # (contiguous whatever the input's layout, as PyTorch's kernel)
+    if training:
+        return np.ascontiguousarray(self * noise)
+    slope = np.asarray((lower + upper) / 2, dtype=self.dtype)
+    return np.ascontiguousarray(np.where(self > 0, self, self * slope))
+
+
+@_rrelu_with_noise.derivative("self")
+def _(ops, grad, self, noise, lower, upper, training):
+    if training and upper - lower > 1e-6:
+        return grad * noise
+    slope = (lower + upper) / 2
+    return ops.where(self > 0, grad, ops.mul(grad, slope))
+
+
+def _noise(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
+    x = input._data
+    if not training:
+        return wrap(np.ones(x.shape, x.dtype))
+    slopes = default_generator.rng.uniform(lower, upper, x.shape)
+    return wrap(np.where(x > 0, 1.0, slopes).astype(x.dtype))
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """Leaky ReLU whose negative slope is drawn from ``U(lower, upper)`` per element while
+    training, and is ``(lower + upper) / 2`` otherwise.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.nn.functional.rrelu(torch.tensor([-2.0, 3.0]))
+        tensor([-0.4583,  3.0000])
+    """
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    noise = _noise(input, lower, upper, training)
+    return _maybe_inplace(
+        input, inplace, _rrelu_with_noise, noise, float(lower), float(upper), bool(training)
+    )
+
+
+def rrelu_(
+    input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False
+) -> Tensor:
+    """``rrelu`` written into ``input``."""
+    return rrelu(input, lower, upper, training, inplace=True)
+
+
+def feature_alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
+    """Alpha dropout of whole channels: every element of a dropped channel (dimension 1, for
+    ``(N, C, *)`` input) is set to SELU's negative saturation value, and the result rescaled to
+    keep the mean and variance."""
+    _check_p(p)
+    if not training or p == 0:
+        return input
+    x = input._data
+    alpha = 1.7580993408473766
+    if p == 1:
+        return input * wrap(np.zeros(x.shape, x.dtype))
+    mask_shape = x.shape[:2] + (1,) * (x.ndim - 2)
+    keep = (default_generator.rng.random(mask_shape) >= p).astype(x.dtype)
+    a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+    b = ((keep - 1) * (alpha * a) + alpha * a * p).astype(x.dtype)
+    noise = (keep * a).astype(x.dtype)
+    if inplace:
+        return _maybe_inplace(input, True, _mul_add, wrap(noise), wrap(b))
+    return input * wrap(noise) + wrap(b)
+
+
+def _mul_add(input: Tensor, noise: Tensor, shift: Tensor) -> Tensor:
+    return input * noise + shift
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """``softmax((logits + g) / tau)`` with ``g`` Gumbel noise; with ``hard``, the one-hot of
+    its argmax, with the soft sample's gradient (straight-through)."""
+    if eps != 1e-10:
+        warnings.warn(
+            "`eps` parameter is deprecated and has no effect.", stacklevel=user_stacklevel()
+        )
+    x = logits._data
+    gumbels = -np.log(default_generator.rng.exponential(1.0, x.shape)).astype(x.dtype)
+    y_soft = softmax((logits + wrap(gumbels)) / tau, dim)
+    if not hard:
+        return y_soft
+    index = np.argmax(y_soft._data, axis=dim)
+    one_hot = np.zeros(x.shape, x.dtype)
+    np.put_along_axis(one_hot, np.expand_dims(index, dim), 1.0, axis=dim)
+    return wrap(one_hot) - y_soft.detach() + y_soft
+
+
+PRIMITIVES: dict[str, Any] = {}
