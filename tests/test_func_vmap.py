@@ -447,3 +447,32 @@ def test_jacrev_and_hessian_run_one_vectorized_backward_pass(monkeypatch) -> Non
     assert len(calls) == 3 and FALLBACK_COUNTS == {}, (calls, FALLBACK_COUNTS)
     theirs = [torch.func.jacrev(f(torch))(_t(torch, V)), torch.func.hessian(g(torch))(_t(torch, V))]
     _compare(ours, theirs)
+
+
+def test_layer_norm_embedding_einsum_rules() -> None:
+    table = RNG.standard_normal((7, 5))
+    tables = RNG.standard_normal((4, 7, 5))
+    indices = np.array([[1, 2, 6], [0, 0, 3], [5, 4, 1], [2, 2, 2]])
+
+    def run(lib):
+        F = lib.nn.functional
+        x, v = _t(lib, X), _t(lib, V)
+        idx, w, ws = _t(lib, indices), _t(lib, table), _t(lib, tables)
+        vmap = lib.func.vmap
+        return [
+            vmap(lambda a: F.layer_norm(a, (5,), v, v.cos()))(x),
+            vmap(lambda a, g: F.layer_norm(a, (3, 5), None, g))(x, x),
+            vmap(lambda i: F.embedding(i, w))(idx),
+            vmap(lambda i, t: F.embedding(i, t))(idx, ws),
+            vmap(lambda a, b: lib.einsum("ij,kj->ik", a, b))(x, x),
+            vmap(lambda a: lib.einsum("ij,j", a, v))(x),
+            vmap(lambda a: lib.einsum("...j,j->...", a, v), in_dims=1)(x),
+            vmap(lambda p: lib.func.grad(lambda q: F.embedding(_t(lib, indices[0]), q).sum())(p))(
+                ws
+            ),
+        ]
+
+    FALLBACK_COUNTS.clear()
+    ours = run(chainrule)
+    assert FALLBACK_COUNTS == {}, FALLBACK_COUNTS
+    _compare(ours, run(torch))

@@ -1083,3 +1083,102 @@ def _class_loss(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
 
 
 _register(["nll_loss", "cross_entropy"], _class_loss)
+
+
+# ----------------------------------------------------------------------------------------------
+# Normalization, embedding, einsum
+
+
+def _layer_norm(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``layer_norm`` normalizes trailing dims, which the batch does not touch; batched affine
+    parameters are applied afterwards by the element-wise rules."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    value, batched = unwrap(arguments["input"], level)
+    weight, bias = arguments.get("weight"), arguments.get("bias")
+    affine_batched = any(type(p) is BatchedTensor for p in (weight, bias))
+    if not batched:
+        value = _materialize(arguments["input"], level)
+    arguments["input"] = value
+    if affine_batched:
+        arguments["weight"] = None
+        arguments["bias"] = None
+    out = wrap_batched(_call_bound(func, bound, arguments), level)
+    if affine_batched:
+        if weight is not None:
+            out = out * weight
+        if bias is not None:
+            out = out + bias
+    return out
+
+
+_register(["layer_norm"], _layer_norm)
+
+
+def _embedding(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``embedding``: batched indices look up an unbatched table in one call; a batched table
+    (per-example weights) is gathered row by row along each example's indices."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    indices, weight = arguments["input"], arguments["weight"]
+    weight_value, weight_batched = unwrap(weight, level)
+    if not weight_batched:
+        arguments["input"] = unwrap(indices, level)[0]
+        return wrap_batched(_call_bound(func, bound, arguments), level)
+    special = (
+        arguments.get("padding_idx") is not None
+        or arguments.get("max_norm") is not None
+        or arguments.get("scale_grad_by_freq")
+        or arguments.get("sparse")
+    )
+    if special:
+        return loop_fallback(func, args, kwargs, level)
+    index_value = _materialize(indices, level)
+    size, dim = weight_value.shape[0], weight_value.shape[-1]
+    flat = index_value.reshape(size, -1, 1).expand(size, -1, dim)
+    rows = weight_value.gather(1, flat)
+    return wrap_batched(rows.reshape(*index_value.shape, dim), level)
+
+
+_register(["embedding"], _embedding)
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``einsum``: a fresh letter for the batch, prepended to each batched operand's subscripts
+    and to the output's."""
+    if kwargs or not args or not isinstance(args[0], str):
+        return loop_fallback(func, args, kwargs, level)
+    operands = args[1:]
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        operands = tuple(operands[0])
+    equation = args[0].replace(" ", "")
+    inputs, arrow, output = equation.partition("->")
+    terms = inputs.split(",")
+    if len(terms) != len(operands):
+        return loop_fallback(func, args, kwargs, level)
+    if not arrow:  # implicit output: the letters used once, sorted (after the ellipsis)
+        letters = [c for c in inputs if c.isalpha()]
+        output = ("..." if "..." in inputs else "") + "".join(
+            sorted(c for c in set(letters) if letters.count(c) == 1)
+        )
+    free = [c for c in _LETTERS if c not in equation]
+    if not free:
+        return loop_fallback(func, args, kwargs, level)
+    batch = free[0]
+    values = []
+    new_terms = []
+    for term, operand in zip(terms, operands, strict=True):
+        value, batched = unwrap(operand, level)
+        values.append(value)
+        new_terms.append(batch + term if batched else term)
+    new_equation = ",".join(new_terms) + "->" + batch + output
+    return wrap_batched(call(func, new_equation, *values), level)
+
+
+_register(["einsum"], _einsum)
