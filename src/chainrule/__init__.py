@@ -107,6 +107,7 @@ from .ops.differences import *  # noqa: F403 - diff, trapezoid, cumulative_trape
 from .ops.distances import *  # noqa: F403 - cdist
 from .ops.distribution_sampling import *  # noqa: F403 - poisson, binomial, _standard_gamma ...
 from .ops.fused_products import *  # noqa: F403 - addmv, addr, baddbmm, addbmm
+from .ops.index_writes import *  # noqa: F403 - index_copy, index_fill
 from .ops.indexing import *  # noqa: F403
 from .ops.inplace_functions import *  # noqa: F403 - abs_, exp_, clamp_ ... (torch.<name>_)
 from .ops.linalg import *  # noqa: F403 - mm, matmul, ...

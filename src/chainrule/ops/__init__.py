@@ -35,6 +35,7 @@ from . import (
     distribution_sampling,
     fft_ops,
     fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
+    index_writes,
     indexing,
     inplace,
     inplace_functions,  # noqa: F401 (torch.exp_ ...)
@@ -118,6 +119,7 @@ _PRIMITIVES.update(reduction.PRIMITIVES)
 _PRIMITIVES.update(rearranging.PRIMITIVES)
 _PRIMITIVES.update(cumulative.PRIMITIVES)
 _PRIMITIVES.update(scatter_views.PRIMITIVES)
+_PRIMITIVES.update(index_writes.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 
