@@ -461,3 +461,69 @@ def test_random_fills_refuse_bad_parameters_as_pytorch(call: Any) -> None:
             call(lib.ones(2))
         messages.append(str(info.value))
     assert messages[0] == messages[1]
+
+
+RANDOM_CALLS = [
+    ("full", lambda x: x.random_()),
+    ("to", lambda x: x.random_(7)),
+    ("to_keyword", lambda x: x.random_(to=7)),
+    ("from_to", lambda x: x.random_(-3, 4)),
+    ("from_none", lambda x: x.random_(3, None)),
+    ("huge_to", lambda x: x.random_(0, 2**40)),
+    ("huge_from", lambda x: x.random_(-(2**40), 3)),
+    ("from_after_to", lambda x: x.random_(5, 2)),
+    ("negative_to", lambda x: x.random_(-1)),
+]
+
+
+@pytest.mark.parametrize("call", [c[1] for c in RANDOM_CALLS], ids=[c[0] for c in RANDOM_CALLS])
+def test_random_fill_ranges_errors_and_warnings_match_pytorch(call: Any) -> None:
+    import warnings
+
+    for dtype in (
+        "float32",
+        "float64",
+        "float16",
+        "bfloat16",
+        "int64",
+        "int32",
+        "int16",
+        "int8",
+        "uint8",
+        "bool",
+    ):
+        outcomes = []
+        for lib in (chainrule, torch):
+            x = lib.zeros(2000, dtype=getattr(lib, dtype))
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    y = call(x)
+                    values = y.double().numpy()
+                    outcome: Any = (str(y.dtype).split(".")[-1], y is x)
+                except RuntimeError as error:
+                    values = None
+                    outcome = str(error)
+            messages = [str(w.message) for w in caught if "out of bounds" in str(w.message)]
+            outcomes.append((outcome, messages, values))
+        (ours, our_warnings, our_values), (theirs, their_warnings, their_values) = outcomes
+        assert ours == theirs and our_warnings == their_warnings, dtype
+        if our_values is not None:
+            # the same range: both fill inside [min, max] of PyTorch's draws' support
+            low, high = np.min(their_values), np.max(their_values)
+            if np.isfinite(low) and high - low < 100:
+                assert np.min(our_values) >= low and np.max(our_values) <= high, dtype
+                assert set(np.unique(our_values)) == set(np.unique(their_values)), dtype
+
+
+def test_random_fill_nodes_match_pytorch() -> None:
+    for call in (lambda y: y.random_(), lambda y: y.random_(4), lambda y: y.random_(1, 4)):
+        nodes = []
+        for lib in (chainrule, torch):
+            x = lib.ones(3, requires_grad=True)
+            y = x * 2
+            call(y)
+            nodes.append(y.grad_fn.name().split("::")[-1])
+            y.sum().backward()
+            assert not x.grad.any()
+        assert nodes[0] == nodes[1]

@@ -33,7 +33,8 @@ NODE_TYPES_NOT_SWEPT.update({
     "not PyTorch's, so values cannot be compared; tests/test_distributions_sampling.py checks "
     "the nodes and the implicit-reparameterisation gradients"
     for name in ("PoissonBackward0", "StandardGammaBackward0", "ExponentialBackward0",
-                 "CauchyBackward0", "GeometricBackward0", "LogNormalBackward0")
+                 "CauchyBackward0", "GeometricBackward0", "LogNormalBackward0", "RandomBackward0",
+                 "RandomBackward1", "RandomBackward2")
 })
 NODE_TYPES_NOT_SWEPT["StandardGammaGradBackward0"] = (
     "_standard_gamma_grad: its backward raises NotImplementedError as PyTorch's; "
@@ -89,7 +90,7 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "torch.multinomial", "torch.rand", "torch.rand_like",
         "torch.randint", "torch.randint_like", "torch.randn", "torch.randn_like",
         "torch.randperm", "torch.poisson", "torch.binomial", "Tensor.exponential_",
-        "Tensor.cauchy_", "Tensor.geometric_", "Tensor.log_normal_",
+        "Tensor.cauchy_", "Tensor.geometric_", "Tensor.log_normal_", "Tensor.random_",
         "F.alpha_dropout", "F.dropout", "F.dropout1d", "F.dropout2d",
         "F.dropout3d",
     ),

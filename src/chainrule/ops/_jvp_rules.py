@@ -755,7 +755,7 @@ allow_jvp_nodes(
     "NormalBackward1", "NormalBackward2", "NormalBackward3", "BernoulliBackward0",
     "BernoulliBackward2", "NormalBackward0", "UniformBackward0", "BernoulliBackward1",
     "PoissonBackward0", "ExponentialBackward0", "CauchyBackward0", "GeometricBackward0",
-    "LogNormalBackward0",
+    "LogNormalBackward0", "RandomBackward0", "RandomBackward1", "RandomBackward2",
     # in-place forms whose derivative reads the result or the original self (written in place
     # by ops/inplace.commit: the tangent is computed before)
     "PolygammaBackward1", "EluBackward1", "CeluBackward1", "LeakyReluBackward1",

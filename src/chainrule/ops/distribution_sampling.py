@@ -13,12 +13,14 @@ evaluated here in float64, element-wise on arrays.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import _special
 from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
+from .._finfo import finfo
 from .._tensor import Tensor
 from ._registry import KEEP, op, tensor_method, zero_derivative
 from .creation import Generator, _format_scalar, _gen
@@ -574,3 +576,119 @@ def log_normal_(
         name = SCALAR_TYPE_NAMES[from_numpy_dtype(self._data.dtype)]
         raise NotImplementedError(f"\"log_normal_cpu\" not implemented for '{name}'")
     return apply_inplace(self, _log_normal, mean, std, generator)
+
+
+# random_: integers drawn uniformly from [from, to) (RandomBackward0), [0, to)
+# (RandomBackward1) or the dtype's whole range (RandomBackward2: [0, 2^digits] for floating
+# types, whose integers are exact only up to there).
+
+_TYPE_NAMES = {
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "bool": "bool",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+}
+_DIGITS = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _value_range(a: np.ndarray) -> tuple[int, int]:
+    """The lowest and highest values ``a``'s dtype holds."""
+    if a.dtype.kind == "b":
+        return 0, 1
+    if a.dtype.kind in "iu":
+        info = np.iinfo(a.dtype)
+        return int(info.min), int(info.max)
+    top = float(finfo(from_numpy_dtype(a.dtype)).max)
+    return -int(top), int(top)
+
+
+def _check_in_range(a: np.ndarray, value: int, what: str) -> None:
+    name = _TYPE_NAMES.get(a.dtype.name, a.dtype.name)
+    lowest, highest = _value_range(a)
+    if not lowest <= value <= highest:
+        raise RuntimeError(f"{what} is out of bounds for {name}")
+    digits = _DIGITS.get(a.dtype.name)
+    if digits is not None and not -(2**digits) <= value <= 2**digits:
+        warnings.warn(
+            f"{what} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations "
+            f"{name} can support discrete uniform distribution only within this range. This "
+            "warning will become an error in version 1.7 release, please fix the code in advance"
+            " (Triggered internally at "
+            f"/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:"
+            f"{110 if what == 'from' else 111}.)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _integers(self: np.ndarray, low: int, high: int, generator: Any) -> np.ndarray:
+    """Integers of [low, high] (inclusive) in ``self``'s dtype."""
+    draws = _gen(generator).integers(
+        low, high, size=self.shape, endpoint=True, dtype=np.int64 if high < 2**63 else np.uint64
+    )
+    return draws.astype(self.dtype)
+
+
+@op("RandomBackward0", promote=KEEP, half_native=True)
+def _random_from_to(self, low, high, generator):
+    return _integers(self, low, high, generator)
+
+
+@op("RandomBackward1", promote=KEEP, half_native=True)
+def _random_to(self, high, generator):
+    return _integers(self, 0, high, generator)
+
+
+@op("RandomBackward2", promote=KEEP, half_native=True)
+def _random_full(self, generator):
+    digits = _DIGITS.get(self.dtype.name)
+    return _integers(self, 0, 2**digits if digits is not None else _value_range(self)[1], generator)
+
+
+for _fill in (_random_from_to, _random_to, _random_full):
+    _fill.derivative("self")(zero_derivative)
+
+
+@tensor_method(method=True)
+def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwargs: Any) -> Tensor:
+    """Fill ``self`` with integers drawn uniformly: ``random_(from, to)`` from ``[from, to)``
+    (``to=None``: up to the dtype's largest), ``random_(to)`` from ``[0, to)``, ``random_()``
+    from the dtype's range (``[0, 2^mantissa digits]`` for floating types).
+
+    Example:
+        >>> import chainrule as torch
+        >>> bool(((torch.empty(5).random_(3) >= 0) & (torch.empty(5).random_(3) < 3)).all())
+        True
+    """
+    check_inplace(self)
+    a = self._data
+    if "from" in kwargs or len(args) == 2:
+        low = kwargs.get("from", args[0] if args else None)
+        high = kwargs.get("to", args[1] if len(args) == 2 else None)
+        if high is None:
+            _check_in_range(a, int(low), "from")
+            digits = _DIGITS.get(a.dtype.name)
+            top = 2**digits if digits is not None else _value_range(a)[1]
+            return apply_inplace(self, _random_from_to, int(low), top, generator)
+        if not low < high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+            )
+        _check_in_range(a, int(low), "from")
+        _check_in_range(a, int(high) - 1, "to - 1")
+        return apply_inplace(self, _random_from_to, int(low), int(high) - 1, generator)
+    if args or "to" in kwargs:
+        high = kwargs.get("to", args[0] if args else None)
+        if not 0 < high:
+            raise RuntimeError(
+                f"random_ expects 'from' to be less than 'to', but got from=0 >= to={high}"
+            )
+        _check_in_range(a, int(high) - 1, "to - 1")
+        return apply_inplace(self, _random_to, int(high) - 1, generator)
+    return apply_inplace(self, _random_full, generator)
