@@ -54,3 +54,22 @@ def test_setting_data_to_a_non_tensor() -> None:
         x.data = None
 
     same_outcome(program)
+
+
+@pytest.mark.parametrize("view", [False, True], ids=["tensor", "view"])
+def test_every_name_dir_lists_can_be_read(view: bool) -> None:
+    def program(lib: Any) -> Any:
+        x = lib.randn(3, 3)
+        if view:
+            x = x[1:]
+        keys = dir(x)
+        unreadable = []
+        for key in keys:
+            if key == "imag":
+                continue
+            if not hasattr(x, key):
+                unreadable.append(key)
+        return "shape" in keys, "imag" in keys, unreadable
+
+    same_outcome(program)
+    same_outcome(lambda lib: hasattr(lib.randn(2), "imag"))

@@ -650,7 +650,10 @@ class Tensor(TensorMethods):
         return object.__format__(self, spec)
 
     def __dir__(self) -> list[str]:
-        return sorted(set(dir(type(self))) - {"__weakref__"})
+        # Every name listed can be read (slots only views fill are left out of other tensors),
+        # as PyTorch's dir(); ``imag`` stays listed and raises for a real tensor, as there.
+        unset = {name for name in Tensor.__slots__ if not hasattr(self, name)}
+        return sorted(set(dir(type(self))) - {"__weakref__"} - unset)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         if self._grad_fn is not None:

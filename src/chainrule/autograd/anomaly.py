@@ -33,8 +33,14 @@ def forward_trace(node: Node) -> str | None:
 def warn_error_in(node: Node) -> None:
     """PyTorch's warning naming the node whose backward failed, with its forward traceback."""
     trace = forward_trace(node)
-    if trace is None:
-        trace = "  (no forward traceback: the node was created outside anomaly mode)\n"
+    if trace is None:  # the node was made outside anomaly mode
+        warnings.warn(
+            f"Error detected in {node.name()}. No forward pass information available. Enable "
+            "detect anomaly during forward pass for more information.",
+            UserWarning,
+            stacklevel=2,
+        )
+        return
     warnings.warn(
         f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
         f"{trace}",

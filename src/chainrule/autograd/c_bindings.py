@@ -23,7 +23,7 @@ from .. import _C
 from .._tensor import Tensor, gradient_edge, set_history, wrap
 from ..ops._opnode import RawSavedTensor
 from . import graph
-from .function import Error
+from .function import Error, RawSavedFunctionTensor
 from .grad_mode import _DecoratorContextManager, is_grad_enabled
 from .gradcheck import UndefinedGradBackward
 from .node import AccumulateGrad, Node, new_node
@@ -106,7 +106,7 @@ class WeakTensorRef:
 
 class _SavedTensorMeta(type):
     def __instancecheck__(cls, instance: Any) -> bool:
-        return isinstance(instance, RawSavedTensor)
+        return isinstance(instance, RawSavedTensor | RawSavedFunctionTensor)
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")

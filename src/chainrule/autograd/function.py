@@ -57,6 +57,7 @@ import numpy as np
 
 from .._tensor import (
     CUSTOM_FUNCTION_VIEW,
+    MULTI_OUTPUT_VIEW,
     SPECIAL_VIEW,
     Tensor,
     check_not_inference_for_saving,
@@ -164,6 +165,47 @@ class _SavedNone:
 
 
 _SAVED_NONE = _SavedNone()
+
+
+class RawSavedFunctionTensor:
+    """``grad_fn._raw_saved_tensors[i]`` of a custom Function: PyTorch's ``SavedTensor`` handle
+    on the i-th value given to ``save_for_backward``. ``register_hooks(pack_hook,
+    unpack_hook)`` packs the value now and unpacks it whenever it is used, as a
+    ``saved_tensors_hooks`` pair would have (once; never on a None)."""
+
+    __slots__ = ("_node", "_index")
+
+    def __init__(self, node: BackwardCFunction, index: int) -> None:
+        self._node = node
+        self._index = index
+
+    def register_hooks(self, *hooks: Any) -> None:
+        """Pack the saved value with ``pack_hook`` now; ``unpack_hook`` gives it back."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument types "
+                "are supported:\n    1. (self: chainrule._C._autograd.SavedTensor, arg0: "
+                "collections.abc.Callable, arg1: collections.abc.Callable) -> None\n\nInvoked "
+                f"with: {self!r}, {', '.join(map(repr, hooks))}"
+            )
+        node = self._node
+        saved = node._saved
+        if saved is RELEASED or saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        entry = saved[self._index]
+        if entry is _SAVED_NONE:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor with value None is forbidden"
+            )
+        if not isinstance(entry, _SavedInput | _SavedOutput):
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. "
+                "Hint: only one pair of hooks is allowed at a time."
+            )
+        from .graph import pack_tensor
+
+        packed = pack_tensor(entry.unpack(node), hooks, isinstance(entry, _SavedOutput))
+        node._saved = saved[: self._index] + (packed,) + saved[self._index + 1 :]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -286,6 +328,17 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._forward_cls.clear_saved_tensors_on_access:
             self._saved = RELEASED
         return tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[RawSavedFunctionTensor, ...]:
+        """One ``SavedTensor`` handle per value given to ``save_for_backward`` (None ones
+        included), on which ``register_hooks(pack_hook, unpack_hook)`` can be called once."""
+        saved = self._saved
+        if saved is None:
+            return ()
+        if saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(RawSavedFunctionTensor(self, i) for i in range(len(saved)))
 
     @property
     def saved_variables(self) -> tuple[Tensor | None, ...]:
@@ -724,6 +777,8 @@ def _wrap_outputs(
 
     results: list[Any] = []
     out_meta: list[tuple | None] = []
+    views: list[Tensor] = []
+    n_differentiable = 0
     for nr, out in enumerate(raw):
         if not isinstance(out, Tensor):
             results.append(out)
@@ -750,7 +805,14 @@ def _wrap_outputs(
             out._requires_grad = True
         if out._base is not None and not (is_input and is_modified):
             _mark_custom_function_view(out)
+            views.append(out)
+        n_differentiable += differentiable
         results.append(out)
+    if n_differentiable > 1:
+        # As PyTorch: with several differentiable outputs, the views among the outputs are
+        # those of a function returning multiple views (refused in place with that message).
+        for view in views:
+            view._view_meta = MULTI_OUTPUT_VIEW
     node._out_meta = tuple(out_meta)
     node.dirty_tensors = None
     node.non_differentiable = None
@@ -780,6 +842,10 @@ def _non_differentiable_output(out: Tensor, is_input: bool, is_modified: bool) -
         return out
     if is_input or is_modified:
         return out.detach()  # an alias; the input keeps its own history
+    if out._base is not None:
+        # A view (of an input, made in forward under no_grad) is left as it is, as PyTorch
+        # leaves it: like ``y = x[:]`` under no_grad, it requires grad without a grad_fn.
+        return out
     out._grad_fn = None  # made inside forward under enable_grad: cut in place, as PyTorch does
     out._output_nr = 0
     out._requires_grad = False

@@ -156,8 +156,13 @@ class _DecoratorContextManager:
         @functools.wraps(func)
         def generator(*args: Any, **kwargs: Any) -> Any:
             gen = func(*args, **kwargs)
-            with self.clone():
-                response = gen.send(None)
+            # (A StopIteration of the wrapped generator ends this one with its value: raised
+            # here it would become a RuntimeError, PEP 479.)
+            try:
+                with self.clone():
+                    response = gen.send(None)
+            except StopIteration as stop:
+                return stop.value
             while True:
                 try:
                     request = yield response
@@ -166,8 +171,11 @@ class _DecoratorContextManager:
                         gen.close()
                     raise
                 except BaseException as exc:  # forward throws into the wrapped generator
-                    with self.clone():
-                        response = gen.throw(exc)
+                    try:
+                        with self.clone():
+                            response = gen.throw(exc)
+                    except StopIteration as stop:
+                        return stop.value
                 else:
                     try:
                         with self.clone():
