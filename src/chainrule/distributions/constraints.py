@@ -273,7 +273,7 @@ class _IntegerGreaterThan(Constraint):
 
 class _Real(Constraint):
     def check(self, value: Tensor) -> Tensor:
-        return value == value  # False for NaN  # noqa: PLR0124
+        return value == value  # False for NaN
 
 
 class _GreaterThan(Constraint):

@@ -138,7 +138,7 @@ def _x_log_x(tensor: Tensor) -> Tensor:
     return xlogy(tensor, tensor)  # 0 at 0
 
 
-def _batch_trace_XXT(bmat: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+def _batch_trace_XXT(bmat: Tensor) -> Tensor:
     """The trace of ``X X^T`` for each matrix of the batch."""
     n = bmat.size(-1)
     m = bmat.size(-2)

@@ -24,13 +24,13 @@ def _plus_identity(matrix: Tensor) -> Tensor:
     return matrix + eye(matrix.shape[-1], dtype=matrix.dtype)
 
 
-def _batch_capacitance_tril(W: Tensor, D: Tensor) -> Tensor:  # noqa: N803 - PyTorch's names
+def _batch_capacitance_tril(W: Tensor, D: Tensor) -> Tensor:
     """The Cholesky factor of the capacitance ``I + W^T D^-1 W``."""
     wt_dinv = W.mT / D.unsqueeze(-2)
     return linalg.cholesky(_plus_identity(wt_dinv @ W))
 
 
-def _batch_lowrank_logdet(W: Tensor, D: Tensor, capacitance_tril: Tensor) -> Tensor:  # noqa: N803
+def _batch_lowrank_logdet(W: Tensor, D: Tensor, capacitance_tril: Tensor) -> Tensor:
     """``log det(W W^T + D)`` by the matrix determinant lemma."""
     return 2 * capacitance_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) + D.log().sum(-1)
 
@@ -38,7 +38,7 @@ def _batch_lowrank_logdet(W: Tensor, D: Tensor, capacitance_tril: Tensor) -> Ten
 def _batch_lowrank_mahalanobis(
     W: Tensor,
     D: Tensor,
-    x: Tensor,  # noqa: N803
+    x: Tensor,
     capacitance_tril: Tensor,
 ) -> Tensor:
     """``x^T (W W^T + D)^-1 x`` by the Woodbury identity."""

@@ -26,12 +26,12 @@ def _batch_mv(bmat: Tensor, bvec: Tensor) -> Tensor:
     return (bmat @ bvec.unsqueeze(-1)).squeeze(-1)
 
 
-def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:  # noqa: N803 - PyTorch's name
+def _batch_mahalanobis(bL: Tensor, bx: Tensor) -> Tensor:
     """``x^T (L L^T)^-1 x`` for lower-triangular ``L``: the squared norm of ``L^-1 x``
     (``L``'s batch dimensions broadcast against ``x``'s)."""
     batch_shape = _broadcast_shapes(bL.shape[:-2], bx.shape[:-1])
     n = bx.size(-1)
-    L = bL.expand(tuple(batch_shape) + (n, n))  # noqa: N806
+    L = bL.expand(tuple(batch_shape) + (n, n))
     x = bx.expand(tuple(batch_shape) + (n,))
     solved = linalg.solve_triangular(L, x.unsqueeze(-1), upper=False)
     return solved.squeeze(-1).pow(2).sum(-1)
@@ -41,10 +41,10 @@ def _broadcast_shapes(*shapes: Any) -> Size:
     return Size(np.broadcast_shapes(*(tuple(s) for s in shapes)))
 
 
-def _precision_to_scale_tril(P: Tensor) -> Tensor:  # noqa: N803
+def _precision_to_scale_tril(P: Tensor) -> Tensor:
     """The lower Cholesky factor of ``P^-1``, from the Cholesky factor of ``P`` flipped."""
-    Lf = linalg.cholesky(flip(P, (-2, -1)))  # noqa: N806
-    L_inv = flip(Lf, (-2, -1)).transpose(-2, -1)  # noqa: N806
+    Lf = linalg.cholesky(flip(P, (-2, -1)))
+    L_inv = flip(Lf, (-2, -1)).transpose(-2, -1)
     identity = eye(P.shape[-1], dtype=P.dtype)
     return linalg.solve_triangular(L_inv, identity, upper=False)
 
@@ -147,7 +147,7 @@ class MultivariateNormal(Distribution):
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
-        L = self._unbroadcasted_scale_tril  # noqa: N806
+        L = self._unbroadcasted_scale_tril
         return (L @ L.mT).expand(self._matrix_shape())
 
     @lazy_property

@@ -100,7 +100,7 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
     return ps_clamped.log()
 
 
-class lazy_property:  # noqa: N801 - PyTorch's name
+class lazy_property:
     """A property computed on first access (with grad enabled) and then stored on the
     instance, as PyTorch's ``torch.distributions.utils.lazy_property``."""
 
@@ -117,7 +117,7 @@ class lazy_property:  # noqa: N801 - PyTorch's name
         return value
 
 
-class _lazy_property_and_property(lazy_property, property):  # noqa: N801
+class _lazy_property_and_property(lazy_property, property):
     """What a lazy_property is on the class: also a property, for the docs tools."""
 
     def __init__(self, wrapped: Callable[[Any], Any]) -> None:

@@ -150,7 +150,7 @@ class Wishart(ExponentialFamily):
 
     @lazy_property
     def covariance_matrix(self) -> Tensor:
-        L = self._unbroadcasted_scale_tril  # noqa: N806
+        L = self._unbroadcasted_scale_tril
         return (L @ L.transpose(-2, -1)).expand(self._matrix_shape())
 
     @lazy_property
