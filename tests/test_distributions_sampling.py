@@ -473,6 +473,8 @@ RANDOM_CALLS = [
     ("huge_from", lambda x: x.random_(-(2**40), 3)),
     ("from_after_to", lambda x: x.random_(5, 2)),
     ("negative_to", lambda x: x.random_(-1)),
+    ("from_and_to_keyword", lambda x: x.random_(2, to=5)),
+    ("keywords", lambda x: x.random_(**{"from": -2, "to": 3})),
 ]
 
 
@@ -514,6 +516,15 @@ def test_random_fill_ranges_errors_and_warnings_match_pytorch(call: Any) -> None
             if np.isfinite(low) and high - low < 100:
                 assert np.min(our_values) >= low and np.max(our_values) <= high, dtype
                 assert set(np.unique(our_values)) == set(np.unique(their_values)), dtype
+
+
+def test_random_fill_with_from_only_refuses_as_pytorch() -> None:
+    messages = []
+    for lib in (chainrule, torch):
+        with pytest.raises(TypeError) as info:
+            lib.ones(2).random_(**{"from": 2})
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
 
 
 def test_random_fill_nodes_match_pytorch() -> None:

@@ -668,9 +668,21 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
     """
     check_inplace(self)
     a = self._data
-    if "from" in kwargs or len(args) == 2:
-        low = kwargs.get("from", args[0] if args else None)
-        high = kwargs.get("to", args[1] if len(args) == 2 else None)
+    names = (
+        ("from", "to")[: len(args)]
+        if len(args) == 2
+        else (("from",) if "to" in kwargs else ("to",))[: len(args)]
+    )
+    given = dict(zip(names, args, strict=True)) | kwargs
+    if "from" in given:
+        low, high = given["from"], given.get("to")
+        if high is None and "to" not in given and len(args) < 2:
+            raise TypeError(
+                "random_() received an invalid combination of arguments - got (from=int, ), "
+                "but expected one of:\n * (*, torch.Generator generator = None)\n * (int from, "
+                "int to, *, torch.Generator generator = None)\n * (int to, *, torch.Generator "
+                "generator = None)\n"
+            )
         if high is None:
             _check_in_range(a, int(low), "from")
             digits = _DIGITS.get(a.dtype.name)
@@ -683,8 +695,8 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
         _check_in_range(a, int(low), "from")
         _check_in_range(a, int(high) - 1, "to - 1")
         return apply_inplace(self, _random_from_to, int(low), int(high) - 1, generator)
-    if args or "to" in kwargs:
-        high = kwargs.get("to", args[0] if args else None)
+    if "to" in given:
+        high = given["to"]
         if not 0 < high:
             raise RuntimeError(
                 f"random_ expects 'from' to be less than 'to', but got from=0 >= to={high}"
