@@ -4,6 +4,7 @@ warning that shows it when that node's backward fails."""
 from __future__ import annotations
 
 import os
+import sys
 import traceback
 import warnings
 import weakref
@@ -31,19 +32,21 @@ def forward_trace(node: Node) -> str | None:
 
 
 def warn_error_in(node: Node) -> None:
-    """PyTorch's warning naming the node whose backward failed, with its forward traceback."""
+    """PyTorch's warning naming the node whose backward failed, with its forward traceback.
+    When warnings are errors, it is printed to stderr instead, as PyTorch does, so that the
+    backward's own error is the one raised."""
     trace = forward_trace(node)
     if trace is None:  # the node was made outside anomaly mode
-        warnings.warn(
+        message = (
             f"Error detected in {node.name()}. No forward pass information available. Enable "
-            "detect anomaly during forward pass for more information.",
-            UserWarning,
-            stacklevel=2,
+            "detect anomaly during forward pass for more information."
         )
-        return
-    warnings.warn(
-        f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n"
-        f"{trace}",
-        UserWarning,
-        stacklevel=2,
-    )
+    else:
+        message = (
+            f"Error detected in {node.name()}. Traceback of forward call that caused the "
+            f"error:\n{trace}"
+        )
+    try:
+        warnings.warn(message, UserWarning, stacklevel=2)
+    except Warning as warning:
+        print(f"{type(warning).__name__}: {warning}", file=sys.stderr)
