@@ -308,6 +308,10 @@ LOW_PRECISION_KNOWN.update({
                         ("matrix_exp", 1), ("Tensor.matrix_exp", 1))
     for k in range(count)
 })
+_FREXP = ("PyTorch's frexp tangent of a float16 input is float32 (its self_t / exponent.exp2() "
+          "is not cast back); chainrule's tangents keep the primal's dtype")
+LOW_PRECISION_KNOWN.update({"frexp-0-float16": _FREXP, "frexp-1-float16": _FREXP,
+                            "Tensor.frexp-0-float16": _FREXP})
 
 
 def _low_precision_cases() -> list[Any]:

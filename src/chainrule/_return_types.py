@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["max", "min", "median", "aminmax", "cummax", "cummin"]
+__all__ = ["max", "min", "median", "aminmax", "cummax", "cummin", "frexp"]
 
 _MODULE = "chainrule.return_types"
 
@@ -132,6 +132,12 @@ if TYPE_CHECKING:
 
     class cummin(_ValuesIndices): ...
 
+    class frexp(tuple[Tensor, Tensor]):
+        @property
+        def mantissa(self) -> Tensor: ...
+        @property
+        def exponent(self) -> Tensor: ...
+
     class aminmax(tuple[Tensor, Tensor]):
         @property
         def min(self) -> Tensor: ...
@@ -148,6 +154,7 @@ else:
     aminmax = _make("aminmax", ("min", "max"))
     cummax = _make("cummax", ("values", "indices"))
     cummin = _make("cummin", ("values", "indices"))
+    frexp = _make("frexp", ("mantissa", "exponent"))
 
 # ``import chainrule.return_types`` works as ``import torch.return_types`` does.
 sys.modules.setdefault(_MODULE, sys.modules[__name__])

@@ -34,6 +34,7 @@ from . import (
     distances,
     distribution_sampling,
     fft_ops,
+    float_parts,  # noqa: F401 (ldexp, frexp)
     fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
     index_writes,
     indexing,

@@ -926,3 +926,16 @@ allow_jvp_nodes(joint_linear_rule, "SelectScatterBackward0", "SliceScatterBackwa
                 "DiagonalScatterBackward0")  # (ops/scatter_views.py)
 allow_jvp_nodes(joint_linear_rule, "IndexCopyBackward0", "IndexFillBackward1")
 allow_jvp_nodes(_linear_zeroing(value=0), "IndexFillBackward0")  # (ops/index_writes.py)
+
+
+def _frexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """PyTorch's ``self_t / exponent.exp2()``, the power in float32 (float64 for a float64
+    tangent). (PyTorch's float16 tangent stays float32; chainrule's takes the primal's dtype.)"""
+    t = tangents[0]
+    exponent = args[op.index_of["exponent"]]
+    wide = exponent.double() if t._data.dtype == np.float64 else exponent.float()
+    return t / pointwise.exp2(wide)
+
+
+allow_jvp_nodes(derived_rule, "LdexpBackward0")  # (ops/float_parts.py)
+allow_jvp_nodes(_frexp_rule, "FrexpBackward0")

@@ -48,6 +48,7 @@ _NAMES = (
     "floor_",
     "frac_",
     "i0_",
+    "ldexp_",
     "index_put_",
     "log10_",
     "log1p_",
