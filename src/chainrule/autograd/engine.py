@@ -677,11 +677,14 @@ class GraphTask:
     def _apply_checked(self, node: Node, grads: Any, empty: bool) -> Sequence[Any]:
         """``node.apply`` (``run_without_grad`` when ``empty``) in anomaly mode: NaN check,
         and the forward traceback on error."""
+        from .anomaly import running
+
         try:
-            if empty:
-                outputs = node.run_without_grad(grads, self.create_graph, False)
-            else:
-                outputs = node.apply(grads, self.create_graph)
+            with running(node):  # (nodes made by its backward get it as anomaly parent)
+                if empty:
+                    outputs = node.run_without_grad(grads, self.create_graph, False)
+                else:
+                    outputs = node.apply(grads, self.create_graph)
             _check_anomaly(node, outputs, self.create_graph)
         except Exception:
             from .anomaly import warn_error_in
