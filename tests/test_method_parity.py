@@ -113,10 +113,11 @@ _ARGUMENTS: dict[str, tuple] = {
     "logit": (), "mvlgamma": (1,), "fmax": (_ones(2, 2),), "igamma": (_ones(2, 2),),
     "igammac": (_ones(2, 2),),
     "bitwise_and": (6,), "bitwise_or": (6,), "bitwise_xor": (6,), "bitwise_left_shift": (2,),
-    "bitwise_right_shift": (1,),
+    "bitwise_right_shift": (1,), "gcd": (chainrule.tensor([[4, 6], [9, 2]]),),
+    "lcm": (chainrule.tensor([[4, 6], [9, 2]]),),
 }
 # In-place ops whose self is no matrix.
 _SELF = {"addmv": lambda x: x[0].clone(), "baddbmm": lambda x: x[None].clone()}
 # Integer-only in-place ops: run on an int64 tensor.
 _INTEGER_ONLY = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift",
-                 "bitwise_right_shift"}
+                 "bitwise_right_shift", "gcd", "lcm"}

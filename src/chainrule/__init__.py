@@ -106,6 +106,7 @@ from .ops.cumulative import *  # noqa: F403 - cummax, cummin, logcumsumexp
 from .ops.differences import *  # noqa: F403 - diff, trapezoid, cumulative_trapezoid
 from .ops.distances import *  # noqa: F403 - cdist
 from .ops.distribution_sampling import *  # noqa: F403 - poisson, binomial, _standard_gamma ...
+from .ops.divisibility import *  # noqa: F403 - gcd, lcm
 from .ops.float_parts import *  # noqa: F403 - ldexp, frexp
 from .ops.fused_products import *  # noqa: F403 - addmv, addr, baddbmm, addbmm
 from .ops.index_writes import *  # noqa: F403 - index_copy, index_fill

@@ -31,6 +31,7 @@ from . import (
     creation,
     cumulative,
     differences,  # noqa: F401 (diff, trapezoid ...)
+    divisibility,  # noqa: F401 (gcd, lcm)
     distances,
     distribution_sampling,
     fft_ops,

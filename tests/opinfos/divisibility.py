@@ -1,0 +1,25 @@
+"""gcd and lcm (integers from the float samples; no gradients), methods and in-place forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import OpInfo
+
+SHAPES = [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((), (2, 3))]
+
+
+def _ints(x: Any) -> Any:
+    return (x * 7).long()
+
+
+OPS = [
+    OpInfo("gcd", lambda lib, a, b: lib.gcd(_ints(a), _ints(b)), SHAPES, grad=False),
+    OpInfo("lcm", lambda lib, a, b: lib.lcm(_ints(a), _ints(b)), SHAPES, grad=False),
+    OpInfo("Tensor.gcd", lambda lib, a, b: _ints(a).gcd(_ints(b)), SHAPES[:1], grad=False),
+    OpInfo("Tensor.lcm", lambda lib, a, b: _ints(a).lcm(_ints(b)), SHAPES[:1], grad=False),
+    OpInfo("Tensor.gcd_", lambda lib, a, b: _ints(a).gcd_(_ints(b)), SHAPES[:1], grad=False),
+    OpInfo("Tensor.lcm_", lambda lib, a, b: _ints(a).lcm_(_ints(b)), SHAPES[:1], grad=False),
+    OpInfo("torch.gcd_", lambda lib, a, b: lib.gcd_(_ints(a), _ints(b)), SHAPES[:1], grad=False),
+    OpInfo("torch.lcm_", lambda lib, a, b: lib.lcm_(_ints(a), _ints(b)), SHAPES[:1], grad=False),
+]
