@@ -23,4 +23,6 @@ OPS = [
     ),
     OpInfo("corrcoef", lambda lib, x: lib.corrcoef(x), [((3, 4),), ((2, 6),)]),
     OpInfo("corrcoef_1d", lambda lib, x: lib.corrcoef(x), [((5,),)]),
+    OpInfo("Tensor.cov", lambda lib, x: x.cov(correction=0), [((3, 4),)]),
+    OpInfo("Tensor.corrcoef", lambda lib, x: x.corrcoef(), [((3, 4),)]),
 ]

@@ -28,4 +28,11 @@ OPS = [
         [((3, 4), (3,)), ((2, 3, 3), (3, 2))],
     ),
     _sq("diagonal_scatter", lambda lib, x, s: lib.diagonal_scatter(x, s, 1), [((3, 4), (3,))]),
+    OpInfo("Tensor.select_scatter", lambda lib, x, s: x.select_scatter(s, 1, 2), [((3, 4), (3,))]),
+    OpInfo(
+        "Tensor.slice_scatter", lambda lib, x, s: x.slice_scatter(s, 1, 1, 3), [((3, 4), (3, 2))]
+    ),
+    OpInfo(
+        "Tensor.diagonal_scatter", lambda lib, x, s: x.diagonal_scatter(s, -1), [((3, 4), (2,))]
+    ),
 ]

@@ -31,9 +31,9 @@ from . import (
     creation,
     cumulative,
     differences,  # noqa: F401 (diff, trapezoid ...)
-    divisibility,  # noqa: F401 (gcd, lcm)
     distances,
     distribution_sampling,
+    divisibility,  # noqa: F401 (gcd, lcm)
     fft_ops,
     float_parts,  # noqa: F401 (ldexp, frexp)
     fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
@@ -43,6 +43,7 @@ from . import (
     inplace_functions,  # noqa: F401 (torch.exp_ ...)
     linalg,
     linalg_decomp,
+    lookup,  # noqa: F401 (isin, unravel_index)
     min_max,  # noqa: F401 (aminmax)
     new_tensors,  # noqa: F401 (Tensor.new_zeros ...)
     nn_ops,
