@@ -476,3 +476,29 @@ def test_layer_norm_embedding_einsum_rules() -> None:
     ours = run(chainrule)
     assert FALLBACK_COUNTS == {}, FALLBACK_COUNTS
     _compare(ours, run(torch))
+
+
+def test_zero_dim_batched_operand_promotion_and_implicit_dims() -> None:
+    """A batched 0-d operand is dimensioned once batched; the result's dtype is still the
+    logical one, as torch.func gives it. Legacy implicit softmax dims come from the logical
+    rank; a full reduction with keepdim keeps every logical dim."""
+
+    def run(lib):
+        a = _t(lib, [1.1, 2.2, 3.3, 4.4])
+        y = lib.ones(3, dtype=lib.float32) / 3
+        x = _t(lib, X)
+        return [
+            lib.func.vmap(lambda s: s * y)(a),
+            lib.func.vmap(lambda s: y + s)(a),
+            lib.func.vmap(lambda s: lib.where(y > 0, s, y))(a),
+            lib.func.vmap(lambda s: s > y)(a),
+            lib.func.vmap(lambda t: lib.nn.functional.softmax(t, dim=None))(x),
+            lib.func.vmap(lambda t: lib.nn.functional.log_softmax(t[0], dim=None))(x),
+            lib.func.vmap(lambda t: t.sum(dim=None, keepdim=True))(x),
+        ]
+
+    ours, theirs = run(chainrule), run(torch)
+    for k, (o, t) in enumerate(zip(ours, theirs, strict=True)):
+        assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], k
+        assert tuple(o.shape) == tuple(t.shape), k
+        assert_close(o, t, rtol=1e-6, atol=1e-6, what=str(k))

@@ -28,9 +28,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._tensor import Tensor
+from ..autograd.grad_mode import no_grad
 from ..nn import functional as F
 from ..ops import shape as shape_ops
-from ..ops.creation import zeros_like
+from ..ops.creation import zeros, zeros_like
 from ..ops.linalg import matmul
 from ._batched import (
     RULES,
@@ -136,7 +137,40 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
         call(func, new_args[0], *new_args[1:], **new_kwargs)
         return args[0]
     new_args, new_kwargs, _ = _align(args, kwargs, level)
-    return _wrap_result(call(func, *new_args, **new_kwargs), level)
+    result = call(func, *new_args, **new_kwargs)
+    if isinstance(result, Tensor) and _zero_dim_batched_mixed(args, kwargs, level):
+        # A batched 0-d operand is 1-d or more once batched, and dimensioned tensors win type
+        # promotion over 0-d ones: compute in the dtype the logical operands promote to.
+        # (as torch.func: computed as batched, the result cast to the logical dtype; its
+        # ``where`` keeps the batched promotion)
+        expected = _logical_result_dtype(func, args, kwargs)
+        if expected is not None and expected != result.dtype and func.__name__ != "where":
+            result = result.to(expected)
+    return _wrap_result(result, level)
+
+
+def _zero_dim_batched_mixed(args: tuple, kwargs: dict, level: int) -> bool:
+    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+    if len({t.dtype for t in tensors}) < 2:
+        return False
+    return any(unwrap(t, level)[1] and t.dim() == 0 for t in tensors)
+
+
+def _proxy(x: Any) -> Any:
+    """A tiny plain tensor standing for ``x`` in type promotion (its dtype, and whether it has
+    dimensions)."""
+    if not isinstance(x, Tensor):
+        return x
+    return zeros((1,) * x.dim(), dtype=x.dtype) if x.dim() else zeros((), dtype=x.dtype)
+
+
+def _logical_result_dtype(func: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    try:
+        with no_grad():
+            out = func(*(_proxy(a) for a in args), **{k: _proxy(v) for k, v in kwargs.items()})
+    except Exception:  # noqa: BLE001 - no proxy answer: keep the computed result
+        return None
+    return out.dtype if isinstance(out, Tensor) else None
 
 
 def _wrap_result(result: Any, level: int) -> Any:
@@ -329,6 +363,8 @@ def _dim_rule(
         present = [n for n in dim_names if arguments.get(n) is not None]
         if not present and full not in ("flatten", "keep"):
             return loop_fallback(func, args, kwargs, level)
+        if not present and full == "flatten" and arguments.get("keepdim"):
+            return loop_fallback(func, args, kwargs, level)  # (keepdim of a full reduction)
         if not present and full == "flatten":
             if ndim == 0 and extra_rank == 0:
                 arguments[first] = value.reshape(value.shape[0], 1)
@@ -388,10 +424,24 @@ _register(
     _dim_rule(("dim",)),
 )
 _register(["norm"], _dim_rule(("dim",)))
-_register(
-    "softmax log_softmax cumsum cumprod cummax cummin logcumsumexp softmin".split(),
-    _dim_rule(("dim",), full="keep"),
-)
+
+
+def _softmax(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``softmax``/``log_softmax``/``softmin``: a missing dim is PyTorch's legacy implicit one,
+    chosen from the logical rank (0 for 0-, 1- and 3-d inputs, else 1)."""
+    bound = _bind(func, args, kwargs)
+    if bound is not None and bound.arguments.get("dim") is None and "dim" in bound.arguments:
+        ndim = _logical_ndim(bound.arguments[list(bound.signature.parameters)[0]])
+        arguments = dict(bound.arguments)
+        arguments["dim"] = 0 if ndim in (0, 1, 3) else 1
+        new_args, new_kwargs = _split_bound(func, bound, arguments)
+        return _DIM_KEEP(func, new_args, new_kwargs, level)
+    return _DIM_KEEP(func, args, kwargs, level)
+
+
+_DIM_KEEP = _dim_rule(("dim",), full="keep")
+_register("cumsum cumprod cummax cummin logcumsumexp".split(), _DIM_KEEP)
+_register(["softmax", "log_softmax", "softmin"], _softmax)
 _register(["roll"], _dim_rule(("dims",), full="flatten_roll"))
 _register(
     ["transpose", "swapaxes", "swapdims"],
@@ -440,7 +490,7 @@ def _max_min(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
     return _wrap_result(call(func, value, _shift(dim, ndim), keepdim), level)
 
 
-_register(["max", "min", "median", "nanmedian", "mode"], _max_min)
+_register(["max", "min", "median", "nanmedian"], _max_min)
 
 
 def _squeeze(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
