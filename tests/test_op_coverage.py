@@ -65,6 +65,10 @@ _REASONS: dict[str, tuple[str, ...]] = {
     ),
     "integer coordinates, no gradients; the results' strides for a transposed input are not "
     "PyTorch's yet (tests/test_lookup.py compares values)": ("torch.unravel_index",),
+    "window functions: created from a length, no tensor input (tests/test_windows.py)": (
+        "torch.hann_window", "torch.hamming_window", "torch.blackman_window",
+        "torch.bartlett_window", "torch.kaiser_window",
+    ),
     "Tensor.new_* creation: sizes or data in the tensor's dtype, no history "
     "(tests/test_new_tensors_and_queries.py)": (
         "Tensor.new", "Tensor.new_empty", "Tensor.new_empty_strided", "Tensor.new_full",

@@ -55,6 +55,7 @@ from . import (
     scatter_views,
     shape,
     special_ops,
+    windows,  # noqa: F401 (hann_window ...)
 )
 from ._dispatch import make_operator
 from ._registry import as_method, bind_namespaces, declared_methods
