@@ -1,11 +1,19 @@
-"""``nn.utils``: gradient clipping and parameter/vector conversion."""
+"""``nn.utils``: gradient clipping, parameter/vector conversion and variable-length
+sequences (``rnn``)."""
 
 from __future__ import annotations
 
-from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, get_total_norm
+from . import rnn
+from .clip_grad import (
+    clip_grad_norm,
+    clip_grad_norm_,
+    clip_grad_value_,
+    clip_grads_with_norm_,
+    get_total_norm,
+)
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = [
-    "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "get_total_norm",
-    "parameters_to_vector", "vector_to_parameters",
+    "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
+    "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
 ]

@@ -24,6 +24,7 @@ from . import margin_losses as _margin_losses
 from . import misc as _misc
 from . import multi_head_attention as _multi_head_attention
 from . import normalization as _normalization
+from . import packing as _packing
 from . import padding as _padding
 from . import pooling as _pooling
 from . import random_activations as _random_activations
@@ -32,7 +33,8 @@ from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
             _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
-            _normalization, _padding, _pooling, _random_activations, _shuffle, _upsampling)
+            _normalization, _packing, _padding, _pooling, _random_activations, _shuffle,
+            _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
