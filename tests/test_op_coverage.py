@@ -125,6 +125,16 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "deprecated, a custom Function that warns on every call (tests/test_resize_deprecated.py)": (
         "Tensor.resize", "Tensor.resize_as",
     ),
+    "random draws from NumPy's stream, checked by their definition "
+    "(tests/test_nn_random_activations.py)": (
+        "F.feature_alpha_dropout", "F.gumbel_softmax", "F.rrelu_",
+    ),
+    "no derivative in PyTorch either (a NotImplemented node; tests/test_nn_upsampling.py)": (
+        "F.native_channel_shuffle",
+    ),
+    "deprecated aliases of interpolate that warn (tests/test_nn_upsampling.py)": (
+        "F.upsample", "F.upsample_bilinear", "F.upsample_nearest",
+    ),
 }
 #: Public names no OpInfo calls, with the reason.
 NAMES_NOT_SWEPT: dict[str, str] = {

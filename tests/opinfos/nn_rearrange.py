@@ -42,3 +42,20 @@ OPS += [
         [((2, 12, 9),), ((12, 9),)],
     ),
 ]
+
+OPS += [
+    OpInfo(
+        "nn.utils.rnn.pack_padded_sequence",
+        lambda lib, x: lib.nn.utils.rnn.pack_padded_sequence(x, [3, 2, 2]).data,
+        [((3, 3, 2),)],
+    ),
+    OpInfo(
+        "nn.utils.rnn.pack_padded_sequence_batch_first",
+        lambda lib, x: (
+            lib.nn.utils.rnn.pack_padded_sequence(
+                x, [1, 3], batch_first=True, enforce_sorted=False
+            ).data
+        ),
+        [((2, 3, 2),)],
+    ),
+]

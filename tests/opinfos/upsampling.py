@@ -24,6 +24,11 @@ OPS = [
         [((1, 2, 4, 5),)],
     ),
     OpInfo("F.interpolate_nearest_exact1d", _interp(size=7, mode="nearest-exact"), [((2, 1, 3),)]),
+    OpInfo(
+        "F.interpolate_nearest_exact3d",
+        _interp(size=(3, 1, 2), mode="nearest-exact"),
+        [((1, 1, 2, 2, 3),)],
+    ),
     OpInfo("F.interpolate_linear", _interp(scale_factor=1.5, mode="linear"), [((2, 2, 4),)]),
     OpInfo(
         "F.interpolate_linear_align",

@@ -16,7 +16,8 @@ __all__: list[str] = []
 @op("PackPaddedSequenceBackward0", inputs=("input",), tensor_params=("batch_sizes",))
 def _pack_padded_sequence(input, batch_sizes, batch_first):
     steps = input if not batch_first else np.swapaxes(input, 0, 1)
-    return np.concatenate([steps[t, :n] for t, n in enumerate(batch_sizes)], axis=0)
+    packed = np.concatenate([steps[t, :n] for t, n in enumerate(batch_sizes)], axis=0)
+    return np.ascontiguousarray(packed)  # (contiguous whatever the input's layout)
 
 
 @_pack_padded_sequence.derivative("input")
