@@ -12,6 +12,7 @@ must be the same.
 from __future__ import annotations
 
 import gc
+import warnings
 from typing import Any
 
 import pytest
@@ -260,3 +261,22 @@ def test_forward_ad_current_level(lib: Any) -> None:
 def test_will_engine_execute_node_refuses_what_is_not_a_node() -> None:
     same_outcome(lambda lib: lib._C._will_engine_execute_node(lib.ones(1, requires_grad=True)))
     same_outcome(lambda lib: lib._C._will_engine_execute_node(3))
+
+
+@pytest.mark.parametrize("lib", [chainrule, torch], ids=["chainrule", "torch"])
+def test_autograd_module_names_the_package(lib: Any) -> None:
+    assert lib.autograd.torch is lib
+    assert not lib.autograd.torch.randn(2).volatile
+
+
+def test_volatile_is_gone_with_warnings() -> None:
+    def program(lib: Any) -> Any:
+        v = lib.randn(2)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            first = v.volatile
+            v.volatile = True
+            second = v.volatile
+        return first, second, [(w.category.__name__, str(w.message)) for w in caught]
+
+    same_outcome(program)

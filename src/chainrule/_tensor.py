@@ -292,6 +292,19 @@ class Tensor(TensorMethods):
             clear_tangent(self)
         return self
 
+    @property
+    def volatile(self) -> bool:
+        """Removed from PyTorch long ago: always False, with PyTorch's warning."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", stacklevel=2)
+        return False
+
+    @volatile.setter
+    def volatile(self, value: bool) -> None:
+        warnings.warn(
+            "volatile was removed and now has no effect. Use `with torch.no_grad():` instead.",
+            stacklevel=2,
+        )
+
     def __delattr__(self, name: str) -> None:
         # PyTorch's refusals (``del x.grad`` is allowed: it sets the gradient to None).
         message = _UNDELETABLE.get(name)

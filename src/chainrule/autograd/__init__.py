@@ -7,6 +7,7 @@ live in :mod:`.grad_mode`.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING
 
 from .grad_mode import (
@@ -79,4 +80,6 @@ def __getattr__(name: str) -> object:
         return value
     if name in _SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "torch":  # (PyTorch's torch.autograd imports torch: torch.autograd.torch is torch)
+        return sys.modules[__name__.partition(".")[0]]
     raise AttributeError(f"module 'chainrule.autograd' has no attribute '{name}'")
