@@ -190,7 +190,7 @@ def test_ownership_rule(monkeypatch: Any) -> None:
     assert _ownership(monkeypatch, lambda: (w * 3.0).sum().backward()) == [False]
 
 
-@pytest.mark.parametrize("cotangent", ["user", "engine"])
+@pytest.mark.parametrize("cotangent", ["user", "engine", "autograd.grad"])
 def test_no_leaf_gradient_aliases_anything_in_the_sweep(cotangent: str) -> None:
     """Every OpInfo sample, backward with a cotangent the user gives, or one the engine makes
     (``(out * c).sum()``: the op's node then runs on a gradient the engine owns, so a view
@@ -219,7 +219,13 @@ def test_no_leaf_gradient_aliases_anything_in_the_sweep(cotangent: str) -> None:
                     chainrule.autograd.backward(outs, cotangents)
                 else:
                     loss = sum((o * (1.5 + k)).sum() for k, o in enumerate(outs))
-                    loss.backward()
+                    if cotangent == "autograd.grad":  # (results as if they were .grad)
+                        wanted = [x for x in xs if x.requires_grad]
+                        results = chainrule.autograd.grad(loss, wanted, allow_unused=True)
+                        for x, g in zip(wanted, results, strict=True):
+                            x.grad = g
+                    else:
+                        loss.backward()
             except (RuntimeError, NotImplementedError, TypeError):
                 continue
             held = [x._data for x in xs] + [o._data for o in outs] + [
@@ -259,3 +265,43 @@ def test_sole_owner_counts_other_references() -> None:
     del middle
     assert engine._sole_owner(inner)
     assert not engine._sole_owner(np.frombuffer(bytearray(8)))  # memory NumPy does not own
+
+
+def test_autograd_grad_results_never_share_memory() -> None:
+    """autograd.grad hands over a captured leaf gradient the engine owns without copying it;
+    one asked for twice, or seen by a hook, is copied."""
+    w = chainrule.tensor([1.0, 2.0], requires_grad=True)
+    x = chainrule.ones(3, 2)
+    first, second = chainrule.autograd.grad((x @ w.view(1, 2).t()).sum(), [w, w])
+    assert not np.shares_memory(first._data, second._data)
+    first.add_(1.0)
+    assert second.tolist() == [3.0, 3.0]
+    kept: list[chainrule.Tensor] = []
+    w.register_hook(lambda g: kept.append(g) or None)
+    (result,) = chainrule.autograd.grad((w * 3.0).sum(), w)
+    assert kept and not np.shares_memory(result._data, kept[0]._data)
+    result.add_(1.0)
+    assert kept[0].tolist() == [3.0, 3.0]
+
+
+def test_autograd_grad_of_a_view_and_its_base_do_not_share_memory() -> None:
+    """A view node's incoming gradient captured by autograd.grad is the user's: the base's
+    gradient (a view of it through TBackward0) is then copied."""
+    w = chainrule.tensor([[1.0, 2.0]], requires_grad=True)
+    wt = w.t()
+    loss = (chainrule.ones(3, 2) @ wt * 2.0).sum()
+    g_wt, g_w = chainrule.autograd.grad(loss, [wt, w])
+    assert not np.shares_memory(g_wt._data, g_w._data)
+    g_wt.add_(1.0)
+    assert g_w.tolist() == [[6.0, 6.0]]
+
+
+def test_gradient_a_hook_kept_on_a_view_is_not_the_base_grad() -> None:
+    kept: list[chainrule.Tensor] = []
+    w = chainrule.tensor([[1.0, 2.0]], requires_grad=True)
+    wt = w.t()
+    wt.register_hook(lambda g: kept.append(g) or None)
+    (chainrule.ones(3, 2) @ wt * 2.0).sum().backward()
+    assert kept and not np.shares_memory(kept[0]._data, w.grad._data)
+    kept[0].add_(1.0)
+    assert w.grad.tolist() == [[6.0, 6.0]]

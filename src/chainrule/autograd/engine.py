@@ -281,7 +281,8 @@ class GraphTask:
 
     __slots__ = (
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
-        "captured", "executes", "accumulate_into", "_loop", "anomaly", "plain", "owned",
+        "captured", "captured_owned", "executes", "accumulate_into", "_loop", "anomaly", "plain",
+        "owned",
         "callbacks", "id", "checkpoint_valid", "root_edges", "_in_graph",
     )
 
@@ -313,6 +314,8 @@ class GraphTask:
         # No captures, no restriction, no anomaly checks: only hooks leave the plain path.
         self.plain = captures is None and accumulate_into is None and not self.anomaly
         # AccumulateGrad nodes whose buffered gradient the engine owns (see _route).
+        # Indices of captured gradients the engine owns: autograd.grad returns them uncopied.
+        self.captured_owned: set[int] = set()
         self.owned: set[Node] = set()  # leaves' and view nodes' buffers the engine owns
         # Functions queued by Variable._execution_engine.queue_callback during this pass.
         self.callbacks: list[Callable[[], Any]] = []
@@ -491,6 +494,10 @@ class GraphTask:
                     continue
                 hooks = node._hooks
                 fresh = node._fresh_outputs and not record and not (hooks and hooks.post)
+                if fresh and node._passes_grad_view and node in owned:
+                    owned.discard(node)
+                    if hooks is None and not self.anomaly and not self._captures_node(node):
+                        fresh = _TOOK  # (no hook, capture or anomaly check saw its gradient)
             sent = route(node, grads, outputs, fresh, record)
             yield StepRecord(node, _as_tuple(grads, node), sent, index) if record else None
 
@@ -585,6 +592,8 @@ class GraphTask:
             before = grads
             runs, grads = self._before_accumulate(node, grads)
             if not runs:
+                if is_owned and hooks is None and variable._hooks is None:
+                    self._hand_over_capture(node, grads)
                 return
             if grads is not before:  # a hook's result: owned unless the user kept it
                 is_owned = not self.create_graph and _sole_owner(grads)
@@ -692,6 +701,19 @@ class GraphTask:
             warn_error_in(node)
             raise
         return outputs
+
+    def _captures_node(self, node: Node) -> bool:
+        """Whether ``autograd.grad`` captures a gradient flowing into ``node``."""
+        captures = self.captures
+        return captures is not None and any((node, nr) in captures for nr in range(node._n_out))
+
+    def _hand_over_capture(self, node: AccumulateGrad, g: Any) -> None:
+        """A leaf's gradient that ``autograd.grad`` captured and the engine owns (no hook saw
+        it): its result may take the array without a copy, unless the leaf is asked for twice
+        (the two results must not share memory)."""
+        ids = self.captures.get((node, 0)) if self.captures is not None else None
+        if ids is not None and len(ids) == 1 and type(g) is np.ndarray and g.flags.writeable:
+            self.captured_owned.add(ids[0])
 
     def _capture(self, node: Node, grads: Any) -> None:
         captures = self.captures
@@ -1394,7 +1416,10 @@ def grad(
             else:
                 result.append(None)
             continue
-        result.append(g if create_graph else wrap(np.array(g)))
+        if create_graph:
+            result.append(g)
+        else:
+            result.append(wrap(g if i in task.captured_owned else np.array(g)))
     return tuple(result)
 
 
