@@ -8,6 +8,10 @@
     >>> print(viz.tree(y, params={"w": w, "x": x}))             # doctest: +SKIP
     >>> viz.make_dot(y, params={"w": w, "x": x}).render("seed", format="svg")  # doctest: +SKIP
     >>> viz.explore(y, "seed.html", params={"w": w, "x": x})    # doctest: +SKIP
+    >>> viz.forward_graph(y, values=True).render("seed_forward.svg")  # doctest: +SKIP
+
+``forward_graph`` draws the graph as the seed articles do: tensors as nodes, operations as edges,
+optionally with values, gradients and each edge's local derivative.
 
 ``record_modules(model)`` remembers which module call created each node, so large models draw
 as one box per module that opens on a click.
@@ -17,12 +21,26 @@ from __future__ import annotations
 
 from .dot import GraphDrawing, GraphvizMissingWarning, has_dot, make_dot
 from .explorer import GraphvizNotFoundError, explore, record_steps
+from .forward import ForwardGraph, forward_graph
 from .graph import BackwardGraph, walk
 from .groups import Hierarchy, ModuleRecorder, record_modules
 from .text import TextTree, tree
 
 __all__ = [
-    "make_dot", "tree", "explore", "record_modules", "record_steps", "walk", "has_dot",
-    "BackwardGraph", "Hierarchy", "ModuleRecorder", "GraphDrawing", "GraphvizMissingWarning",
-    "GraphvizNotFoundError", "TextTree",
+    "make_dot",
+    "tree",
+    "explore",
+    "record_modules",
+    "record_steps",
+    "walk",
+    "has_dot",
+    "BackwardGraph",
+    "Hierarchy",
+    "ModuleRecorder",
+    "GraphDrawing",
+    "GraphvizMissingWarning",
+    "GraphvizNotFoundError",
+    "TextTree",
+    "forward_graph",
+    "ForwardGraph",
 ]
