@@ -38,8 +38,16 @@ def test_seed_drawing_like_torchviz():
     assert 'v2 [label="w\\n(1)"' in source and "fillcolor=lightblue" in source
     edges = re.findall(r"^\t(\w+) -> (\w+)", source, re.MULTILINE)
     # Arrows point forward (as torchviz draws them): leaf -> AccumulateGrad -> ... -> output.
-    assert edges == [("v2", "n2"), ("v3", "n3"), ("n1", "n0"), ("n4", "n0"), ("n2", "n1"),
-                     ("n3", "n1"), ("n2", "n4"), ("n0", "out0")]
+    assert edges == [
+        ("v2", "n2"),
+        ("v3", "n3"),
+        ("n1", "n0"),
+        ("n4", "n0"),
+        ("n2", "n1"),
+        ("n3", "n1"),
+        ("n2", "n4"),
+        ("n0", "out0"),
+    ]
     again, again_params = seed()
     assert viz.make_dot(again, again_params).source == source  # same program, same drawing
 
@@ -91,7 +99,7 @@ def test_svg_has_one_element_per_node_with_our_ids():
     svg = viz.make_dot(y, params).pipe(format="svg", encoding="utf-8")
     ids = re.findall(r'<g id="(\w+)" class="node', svg)
     assert sorted(ids) == ["n0", "n1", "n2", "n3", "n4", "out0", "v2", "v3"]
-    assert ">MulBackward0</text>" in svg
+    assert ">MulBackward0 [#0]</text>" in svg
 
 
 @requires_dot

@@ -273,3 +273,67 @@ def test_html_repr_without_graphviz(monkeypatch):
     html = g._repr_html_()
     assert html.startswith("<pre>") and "a (1) = w + x = 3" in html
     assert g._repr_svg_() is None
+
+
+# ---------------------------------------------------------------- params= any tensor, node ids
+
+
+def test_make_dot_and_tree_name_intermediates_and_show_ids():
+    w, x, a, b, y = seed_program(torch)
+    params = {"w": w, "x": x, "a": a, "b": b}
+    source = viz.make_dot(y, params).source
+    # The two AddBackward0 boxes are told apart by their ids, and carry the tensor they made.
+    assert 'n1 [label="AddBackward0 [#1]\\n→ a"' in source
+    assert 'n4 [label="AddBackward0 [#4]\\n→ b"' in source
+    assert 'n0 [label="MulBackward0 [#0]"' in source
+    assert 'v2 [label="w\\n(1)"' in source
+    text = str(viz.tree(y, params))
+    assert "├── AddBackward0 [#1] → a" in text and "└── AddBackward0 [#4] → b" in text
+    named_output = viz.make_dot(y, {"y": y}).source
+    assert 'out0 [label="y\\n(1)"' in named_output
+    # A tensor of another graph names nothing.
+    other = torch.tensor([1.0], requires_grad=True) * 2
+    assert "→" not in viz.make_dot(y, {"other": other}).source
+
+
+def test_params_with_multi_output_node():
+    x = torch.arange(4.0, requires_grad=True)
+    first, second = x.split(2)
+    y = (first * second).sum()
+    text = str(viz.tree(y, {"first": first, "second": second}))
+    assert "→ first, second" in text
+    g = viz.forward_graph(y, values=True)
+    assert [d.label for d in g.nodes] == ["x", "first", "second", "#1", "y"]
+    np.testing.assert_array_equal(g.node("second").value, [2.0, 3.0])
+    assert [e.op for e in g.edges] == ["split", "split", "×", "×", "sum"]
+
+
+def test_local_derivatives_match_pytorch():
+    def program(lib):
+        p = lib.tensor([1.5, -2.0], requires_grad=True)
+        q = lib.tensor([0.5, 4.0], requires_grad=True)
+        r = p / q
+        s = lib.sub(r, p, alpha=2)
+        t = s.exp()
+        return p, q, r, s, t
+
+    p, q, r, s, t = program(torch)
+    tp, tq, tr, ts, tt = program(real_torch)
+    g = viz.forward_graph(t, values=True, gradients=True, derivatives=True)
+    # Each edge's derivative is d(out)/d(in) with the other inputs held: PyTorch's gradient of
+    # the node's output alone, seeded with ones.
+    local = {
+        ("p", "r"): real_torch.autograd.grad(tp / tq.detach(), tp, real_torch.ones(2)),
+        ("q", "r"): real_torch.autograd.grad(tp.detach() / tq, tq, real_torch.ones(2)),
+        ("r", "s"): (real_torch.ones(2),),
+        ("p", "s"): (-2 * real_torch.ones(2),),
+        ("s", "t"): (tt.detach(),),
+    }
+    for (src, dst), (expected,) in local.items():
+        np.testing.assert_allclose(g.edge(src, dst).derivative, expected.numpy(), rtol=1e-6)
+    assert g.edge("p", "r").formula == "1/q" and g.edge("q", "r").formula == "-p/q**2"
+    assert g.edge("p", "s").formula == "-2"
+    expected = torch_grads(tt.sum(), [tp, tq, tr, ts])
+    for name, grad in zip("pqrs", expected, strict=True):
+        np.testing.assert_allclose(g.node(name).grad, grad.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(g.node("t").value, tt.detach().numpy())

@@ -32,8 +32,14 @@ from .graph import BackwardGraph, dtype_name, shape_text, walk
 from .groups import Hierarchy, ModuleRecorder, View, item_key
 
 __all__ = [
-    "make_dot", "GraphDrawing", "GraphvizMissingWarning", "INSTALL_HINT", "dot_label",
-    "view_digraph", "has_dot", "AUTO_COLLAPSE_ABOVE",
+    "make_dot",
+    "GraphDrawing",
+    "GraphvizMissingWarning",
+    "INSTALL_HINT",
+    "dot_label",
+    "view_digraph",
+    "has_dot",
+    "AUTO_COLLAPSE_ABOVE",
 ]
 
 INSTALL_HINT = (
@@ -48,12 +54,21 @@ INSTALL_HINT = (
 AUTO_COLLAPSE_ABOVE = 1500
 
 NODE_ATTR = {
-    "style": "filled", "shape": "box", "align": "left", "fontsize": "10", "ranksep": "0.1",
-    "height": "0.2", "fontname": "monospace",
+    "style": "filled",
+    "shape": "box",
+    "align": "left",
+    "fontsize": "10",
+    "ranksep": "0.1",
+    "height": "0.2",
+    "fontname": "monospace",
 }
 COLORS = {
-    "op": "lightgrey", "leaf": "lightblue", "output": "darkolivegreen1", "saved": "orange",
-    "module": "#dde8f6", "chain": "#f6e7c8",
+    "op": "lightgrey",
+    "leaf": "lightblue",
+    "output": "darkolivegreen1",
+    "saved": "orange",
+    "module": "#dde8f6",
+    "chain": "#f6e7c8",
 }
 
 
@@ -131,7 +146,8 @@ def make_dot(
 ) -> GraphDrawing:
     """Draw the backward graph of ``output`` (a tensor, or several) as a Graphviz digraph.
 
-    ``params`` names leaf tensors (``dict(model.named_parameters())``); ``show_attrs`` lists
+    ``params`` names tensors: leaves (``dict(model.named_parameters())``) and intermediates
+    (``{"a": a}``, shown under the node that made them); ``show_attrs`` lists
     what each node saved in its box; ``show_saved`` draws saved tensors as orange boxes.
     ``modules`` (from :func:`~chainrule.viz.record_modules`) draws each module call as a
     cluster, or as one box when collapsed. ``collapse`` folds repeated steps and modules into
@@ -159,8 +175,9 @@ def make_dot(
 class _Options:
     __slots__ = ("show_attrs", "show_saved", "max_attr_chars")
 
-    def __init__(self, show_attrs: bool = False, show_saved: bool = False,
-                 max_attr_chars: int = 50) -> None:
+    def __init__(
+        self, show_attrs: bool = False, show_saved: bool = False, max_attr_chars: int = 50
+    ) -> None:
         self.show_attrs = show_attrs
         self.show_saved = show_saved
         self.max_attr_chars = max_attr_chars
@@ -179,16 +196,32 @@ class _Emitter:
         graph = self.graph
         node = graph.nodes[i]
         key = f"n{i}"
-        lines = [graph.names[i]]
+        # The walk id tells two boxes of the same name apart (``AddBackward0 [#1]``, ``[#4]``),
+        # as in the text tree; a tensor named in ``params`` shows under the node that made it.
+        lines = [f"{graph.names[i]} [#{i}]"]
+        made = graph.tensor_label(i)
+        if made:
+            lines.append(f"→ {made}")
         if self.options.show_attrs:
             lines.extend(self._attr_lines(node))
-        target.node(key, dot_label(*lines), id=key, tooltip=_tooltip(f"{graph.names[i]} [#{i}]"),
-                    fillcolor=COLORS["op"], **{"class": "graphnode"})
+        target.node(
+            key,
+            dot_label(*lines),
+            id=key,
+            tooltip=_tooltip(f"{graph.names[i]} [#{i}]"),
+            fillcolor=COLORS["op"],
+            **{"class": "graphnode"},
+        )
         if type(node) is AccumulateGrad:
             var = node.variable
             name = graph.leaf_label(i)
-            target.node(f"v{i}", dot_label(name, shape_text(var._data.shape)), id=f"v{i}",
-                        fillcolor=COLORS["leaf"], **{"class": "leafvar"})
+            target.node(
+                f"v{i}",
+                dot_label(name, shape_text(var._data.shape)),
+                id=f"v{i}",
+                fillcolor=COLORS["leaf"],
+                **{"class": "leafvar"},
+            )
             self.dot.edge(f"v{i}", key)
         if self.options.show_saved:
             self._saved_boxes(target, node, key)
@@ -235,8 +268,13 @@ class _Emitter:
         data = value._data if isinstance(value, Tensor) else value
         box = f"s{len(self._saved_ids)}"
         self._saved_ids[id(value)] = box
-        target.node(box, dot_label(name, f"{shape_text(data.shape)} {dtype_name(data.dtype)}"),
-                    id=box, fillcolor=COLORS["saved"], **{"class": "saved"})
+        target.node(
+            box,
+            dot_label(name, f"{shape_text(data.shape)} {dtype_name(data.dtype)}"),
+            id=box,
+            fillcolor=COLORS["saved"],
+            **{"class": "saved"},
+        )
         return box
 
     def outputs(self, item_of_node: Any) -> None:
@@ -245,8 +283,13 @@ class _Emitter:
             if key is None:
                 continue
             box = f"out{k}"
-            self.dot.node(box, dot_label(out.label, shape_text(out.shape)), id=box,
-                          fillcolor=COLORS["output"], **{"class": "output"})
+            self.dot.node(
+                box,
+                dot_label(out.label, shape_text(out.shape)),
+                id=box,
+                fillcolor=COLORS["output"],
+                **{"class": "output"},
+            )
             self.dot.edge(key, box)
 
 
@@ -275,8 +318,13 @@ def _full_digraph(hierarchy: Hierarchy, options: _Options) -> GraphDrawing:
             continue
         group = hierarchy.groups[g]
         cluster = graphviz.Digraph(name=f"cluster_g{g}")
-        cluster.attr(label=dot_label(group.label), style="rounded,filled",
-                     fillcolor=COLORS["module"], fontname="monospace", fontsize="10")
+        cluster.attr(
+            label=dot_label(group.label),
+            style="rounded,filled",
+            fillcolor=COLORS["module"],
+            fontname="monospace",
+            fontsize="10",
+        )
         for i in direct.get(g, []):
             emitter.node(cluster, i)
         opened.append((cluster, parent))
@@ -306,18 +354,37 @@ def view_digraph(
         else:
             _group_box(dot, hierarchy, -1 - item)
     if view.hidden:
-        dot.node("e", dot_label(f"… {view.hidden} more steps …"), id="e", shape="box",
-                 style="dashed", **{"class": "ellipsis"})
+        dot.node(
+            "e",
+            dot_label(f"… {view.hidden} more steps …"),
+            id="e",
+            shape="box",
+            style="dashed",
+            **{"class": "ellipsis"},
+        )
     if view.truncated:
-        dot.node("more", dot_label(f"{view.truncated} more items not drawn (search to find them)"),
-                 id="more", shape="note", style="dashed", **{"class": "truncated"})
+        dot.node(
+            "more",
+            dot_label(f"{view.truncated} more items not drawn (search to find them)"),
+            id="more",
+            shape="note",
+            style="dashed",
+            **{"class": "truncated"},
+        )
     for a, b, count in view.edges:
         attrs = {"label": f"×{count}", "fontsize": "9"} if count > 1 else {}
         dot.edge(b, a, **attrs)
     for direction, node in view.stubs[:40]:
         key = f"x{node}"
-        dot.node(key, dot_label(f"{graph.names[node]} [#{node}]"), id=key, style="dashed",
-                 fontcolor="gray30", color="gray50", **{"class": "stub"})
+        dot.node(
+            key,
+            dot_label(f"{graph.names[node]} [#{node}]"),
+            id=key,
+            style="dashed",
+            fontcolor="gray30",
+            color="gray50",
+            **{"class": "stub"},
+        )
         # The stub's inner end: the drawn item holding the other side of the edge.
         inner = _stub_inner(hierarchy, view, node, direction)
         if inner is None:
@@ -364,7 +431,14 @@ def _group_box(dot: graphviz.Digraph, hierarchy: Hierarchy, g: int) -> None:
     top = ", ".join(name for name, _ in group.names.most_common(3))
     more = " …" if len(group.names) > 3 else ""
     lines = [group.label, f"{group.size} nodes: {top}{more}", "(open to expand)"]
-    dot.node(f"g{g}", dot_label(*lines), id=f"g{g}", shape="box", style="filled,rounded,bold",
-             fillcolor=COLORS[group.kind], peripheries="2",
-             tooltip=_tooltip(f"{group.label}: {group.size} nodes"),
-             **{"class": f"group {group.kind}"})
+    dot.node(
+        f"g{g}",
+        dot_label(*lines),
+        id=f"g{g}",
+        shape="box",
+        style="filled,rounded,bold",
+        fillcolor=COLORS[group.kind],
+        peripheries="2",
+        tooltip=_tooltip(f"{group.label}: {group.size} nodes"),
+        **{"class": f"group {group.kind}"},
+    )

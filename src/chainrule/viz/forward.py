@@ -257,7 +257,12 @@ class ForwardGraph:
         return lines
 
     def _edge_lines(self, e: OpEdge) -> list[str]:
-        lines = [e.op]
+        # A number the op took shows beside it (``** 3``, ``× 3``), as the formulas write it.
+        constant = getattr(self.nodes[e.target], "_constant", None)
+        op = e.op
+        if constant is not None:
+            op = f"{op} {constant[1]}" if constant[0] == 1 else f"{constant[1]} {op}"
+        lines = [op]
         if self.derivatives:
             lines.append(self._derivative_text(e))
         return lines

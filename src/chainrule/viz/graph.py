@@ -34,8 +34,15 @@ from ..autograd.graph import preorder
 from ..autograd.node import ACCUMULATE_GRAD_SEQ, AccumulateGrad, Node, short_name
 
 __all__ = [
-    "BackwardGraph", "Output", "walk", "node_details", "tensor_summary", "dtype_name",
-    "shape_text", "as_outputs", "no_gc",
+    "BackwardGraph",
+    "Output",
+    "walk",
+    "node_details",
+    "tensor_summary",
+    "dtype_name",
+    "shape_text",
+    "as_outputs",
+    "no_gc",
 ]
 
 NO_CHILD = -1  # a next_functions slot holding None
@@ -58,7 +65,8 @@ class BackwardGraph:
 
     ``nodes[i]`` is the node object, ``names[i]`` its ``name()``, ``children[i]`` one
     ``(child id or -1, input_nr)`` pair per ``next_functions`` slot, in slot order.
-    ``params`` names leaf tensors by ``id`` (from ``named_parameters()``).
+    ``params`` names leaf tensors by ``id`` (from ``named_parameters()``); ``tensor_names``
+    names the other tensors given in ``params`` by ``(node id, output_nr)`` of their ``grad_fn``.
     """
 
     nodes: list[Node]
@@ -66,6 +74,7 @@ class BackwardGraph:
     children: list[tuple[tuple[int, int], ...]]
     outputs: list[Output]
     params: dict[int, str] = field(default_factory=dict)
+    tensor_names: dict[tuple[int, int], str] = field(default_factory=dict)
     _index: dict[Node, int] | None = None
     _parents: list[list[int]] | None = None
 
@@ -102,6 +111,15 @@ class BackwardGraph:
             return ""
         return self.params.get(id(node.variable), "")
 
+    def tensor_label(self, i: int) -> str:
+        """The names (from ``params``) of the non-leaf tensors node ``i`` produced ('' if none),
+        in output order: ``a`` for the ``AddBackward0`` that made ``a``."""
+        if not self.tensor_names:
+            return ""
+        n_out = getattr(self.nodes[i], "_n_out", 1) or 1
+        names = [self.tensor_names.get((i, nr), "") for nr in range(n_out)]
+        return ", ".join(name for name in names if name)
+
     def edges(self) -> list[tuple[int, int]]:
         """Every ``(node, child)`` edge, in walk order (a repeated edge appears once per slot)."""
         return [(i, c) for i, slots in enumerate(self.children) for c, _ in slots if c != NO_CHILD]
@@ -123,6 +141,9 @@ def walk(
     params: Mapping[str, Tensor] | None = None,
 ) -> BackwardGraph:
     """Collect the backward graph below ``output`` (a tensor, a sequence or a name -> tensor map).
+
+    ``params`` names tensors: leaves (their ``AccumulateGrad``) and any other tensor of the graph
+    (the node that produced it), e.g. ``{"w": w, "a": a}``.
 
     Raises ``ValueError`` if no output has a ``grad_fn`` or requires grad.
     """
@@ -158,7 +179,13 @@ def walk(
         Output(label, index[node], nr, tuple(t.shape), dtype_name(t._data.dtype))
         for node, nr, label, t in roots
     ]
-    return BackwardGraph(nodes, names, children, outputs, param_names, index)
+    tensor_names: dict[tuple[int, int], str] = {}
+    for name, t in (params or {}).items():
+        fn = t.grad_fn if isinstance(t, Tensor) else None
+        i = index.get(fn) if fn is not None else None
+        if i is not None:
+            tensor_names.setdefault((i, t.output_nr), name)
+    return BackwardGraph(nodes, names, children, outputs, param_names, tensor_names, index)
 
 
 @contextmanager
@@ -204,6 +231,7 @@ def _names(nodes: list[Node]) -> list[str]:
 
 # ----------------------------------------------------------------------------------------------
 # Details of one node, read on demand
+
 
 def dtype_name(np_dtype: Any) -> str:
     """``'float32'`` for a NumPy dtype (PyTorch's name, without the module prefix)."""
@@ -280,8 +308,11 @@ def saved_value_rows(node: Node) -> tuple[list[dict[str, Any]], bool]:
         if isinstance(value, Tensor | np.ndarray):
             data = _array(value)
             row.update(
-                kind="tensor", shape=[int(s) for s in data.shape], dtype=dtype_name(data.dtype),
-                bytes=int(data.nbytes), version=saved_versions.get(name),
+                kind="tensor",
+                shape=[int(s) for s in data.shape],
+                dtype=dtype_name(data.dtype),
+                bytes=int(data.nbytes),
+                version=saved_versions.get(name),
             )
             result = getattr(node, "_result", None)
             if isinstance(value, Tensor):

@@ -54,7 +54,8 @@ def tree(
 ) -> TextTree:
     """The backward graph of ``output`` as an indented tree (print it).
 
-    ``params`` names leaves (``dict(model.named_parameters())``); ``modules`` (from
+    ``params`` names tensors, leaves (``dict(model.named_parameters())``) and others
+    (``{"a": a}``: ``AddBackward0 [#1] → a``); ``modules`` (from
     :func:`~chainrule.viz.record_modules`) adds the module call that made each node; ``fold``
     is the shortest run of repeated steps printed as one line (0: never fold); ``show_none``
     also prints the ``next_functions`` slots holding ``None`` (inputs that need no gradient).
@@ -123,9 +124,10 @@ def tree(
                 lines.append(f"{prefix}{branch}{names[node]} [#{node}] (see above)")
                 continue
             printed.add(node)
+            made = graph.tensor_label(node)
             lines.append(
                 f"{prefix}{branch}{names[node]} [#{node}]{_leaf_text(graph, node)}"
-                f"{module_text(node)}"
+                f"{f' → {made}' if made else ''}{module_text(node)}"
             )
             slots = [c for c, _ in graph.children[node] if c >= 0 or show_none]
             child_prefix = prefix + ("    " if last else "│   ")
