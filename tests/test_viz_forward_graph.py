@@ -337,3 +337,39 @@ def test_local_derivatives_match_pytorch():
     for name, grad in zip("pqrs", expected, strict=True):
         np.testing.assert_allclose(g.node(name).grad, grad.numpy(), rtol=1e-6)
     np.testing.assert_array_equal(g.node("t").value, tt.detach().numpy())
+
+
+def test_leaf_written_in_place_after_use_is_noted():
+    w = torch.tensor([1.0, 2.0], requires_grad=True)
+    y = (w * w).sum()
+    with torch.no_grad():
+        w.add_(1.0)  # an optimizer step
+    g = viz.forward_graph(y, values=True)
+    np.testing.assert_array_equal(g.node("w").value, [2.0, 3.0])
+    assert g.notes[1:] == [
+        "w was modified in place after the graph used it (version 0 -> 1): the value shown is "
+        "its value now"
+    ]
+    assert g.nodes[1].label == "#1" and g.nodes[1].value is None  # not run again from stale w
+
+
+def test_leaf_as_output_and_several_outputs():
+    w = torch.tensor([3.0], requires_grad=True)
+    g = viz.forward_graph(w, values=True, gradients=True)
+    assert [(d.label, d.kind) for d in g.nodes] == [("w", "output")] and g.edges == []
+    assert g.node("w").grad == 1.0
+
+    x = torch.tensor([2.0, 3.0], requires_grad=True)
+    h = x * x
+    first = h.sum()
+    second = (h * 2).mean()
+    tx = real_torch.tensor([2.0, 3.0], requires_grad=True)
+    th = tx * tx
+    g = viz.forward_graph({"first": first, "second": second}, values=True, gradients=True)
+    assert [d.label for d in g.nodes] == ["x", "h", "first", "#4", "second"]
+    assert g.title == "first, second"
+    # Each output seeded with ones, as backward on both would.
+    expected = torch_grads([th.sum(), (th * 2).mean()], [tx, th])
+    np.testing.assert_array_equal(g.node("x").grad, expected[0].numpy())
+    np.testing.assert_array_equal(g.node("h").grad, expected[1].numpy())
+    assert x.grad is None

@@ -12,7 +12,9 @@ Where the numbers come from, without changing anything of the user's:
 * values: the tensors themselves where known (the outputs, the leaves, the caller's variables
   found by ``names="auto"`` or given in ``names``), else what a consumer saved for backward
   (``MulBackward0`` saves both factors), else the op's forward run again on known inputs and
-  saved arguments (deterministic ops only); otherwise the value is not shown;
+  saved arguments (deterministic ops only); otherwise the value is not shown. Values are the
+  tensors' data now: a tensor written in place since the graph used it (an optimizer step) is
+  named in :attr:`ForwardGraph.notes`;
 * gradients (``gradients=True``): a leaf's ``.grad``; for the others (and leaves without
   ``.grad``) ``autograd.grad`` on the graph, retained, with the retained ``.grad`` of
   intermediates put back afterwards (hooks registered on tensors and nodes do run). That needs
@@ -121,6 +123,8 @@ class DataNode:
     node_name: str
     value: np.ndarray | None = None
     grad: np.ndarray | None = None
+    # A number the op took in place of a tensor (``3 * t``, ``t ** 3``): (operand slot, text).
+    constant: tuple[int, str] | None = None
 
     @property
     def label(self) -> str:
@@ -258,7 +262,7 @@ class ForwardGraph:
 
     def _edge_lines(self, e: OpEdge) -> list[str]:
         # A number the op took shows beside it (``** 3``, ``× 3``), as the formulas write it.
-        constant = getattr(self.nodes[e.target], "_constant", None)
+        constant = self.nodes[e.target].constant
         op = e.op
         if constant is not None:
             op = f"{op} {constant[1]}" if constant[0] == 1 else f"{constant[1]} {op}"
@@ -332,7 +336,7 @@ class ForwardGraph:
     def _expression(self, data: DataNode, incoming: list[OpEdge]) -> str:
         op = op_symbol(data.node_name)
         operands = [self.nodes[e.source].label for e in incoming]
-        constant = getattr(data, "_constant", None)
+        constant = data.constant
         if constant is not None:
             operands.insert(constant[0], constant[1])
         if op in INFIX and len(operands) == 1 and len(incoming) == 1 and op != "-":
@@ -419,9 +423,9 @@ class _Builder:
         self.by_key: dict[NodeKey, int] = {}
         self.tensors: dict[int, Tensor] = {}  # data id -> the user's tensor, where known
         self.out_ids: list[int] = []
-        # Numbers an operation took in place of a tensor (``3 * t``): target -> (slot, text).
-        self.constants: dict[int, tuple[int, str]] = {}
         self.np_dtypes: dict[NodeKey, np.dtype] = {}
+        # Data nodes written in place after the graph saved them: (version saved, version now).
+        self.stale: dict[int, tuple[int, int]] = {}
 
     # -------------------------------------------------------------- structure
     def _key_of(self, t: Tensor) -> NodeKey | None:
@@ -509,8 +513,7 @@ class _Builder:
                         self.edges.append(OpEdge(self.by_key[(c, nr)], target, symbol, i, k))
                 constant = self._constant_operand(i)
                 if constant is not None:
-                    self.constants[target] = constant
-                    self.data[target]._constant = constant  # type: ignore[attr-defined]
+                    self.data[target].constant = constant
 
     def outputs_with_grad(self) -> list[tuple[str, Tensor]]:
         """The outputs walk() kept (those with a grad_fn or requiring grad), in order."""
@@ -575,18 +578,33 @@ class _Builder:
             t = self.tensors.get(d.id)
             if t is not None:
                 d.value = np.array(t._data, copy=True)
-        # What consumers saved of their inputs.
+        # What consumers saved of their inputs, and at which version they saved them: a
+        # tensor written in place since (an optimizer step on a leaf) no longer holds the value
+        # the graph used.
         for i, slots in enumerate(graph.children):
-            op = getattr(graph.nodes[i], "_op", None)
+            node = graph.nodes[i]
+            op = getattr(node, "_op", None)
             if op is None or len(slots) != len(op.input_names):
                 continue
             saved = self._saved(i)
+            versions = dict(getattr(node, "_versions", ()) or ())
             for k, (c, nr) in enumerate(slots):
-                d = data[self.by_key[(c, nr)]] if c != NO_CHILD else None
-                if d is None or d.value is not None:
+                if c == NO_CHILD:
                     continue
-                value = saved.get(op.input_names[k])
-                if isinstance(value, Tensor | np.ndarray):
+                d = data[self.by_key[(c, nr)]]
+                name = op.input_names[k]
+                value = saved.get(name)
+                if not isinstance(value, Tensor | np.ndarray):
+                    continue
+                version = versions.get(op.index_of[name])
+                if isinstance(value, Tensor) and isinstance(version, int):
+                    if value._version != version:
+                        self.stale[d.id] = (version, value._version)
+                        continue
+                    user = self.tensors.get(d.id)
+                    if user is not None and user is value and user._version != version:
+                        self.stale[d.id] = (version, user._version)
+                if d.value is None:
                     array = value._data if isinstance(value, Tensor) else value
                     if tuple(array.shape) == d.shape:
                         d.value = np.array(array, copy=True)
@@ -599,6 +617,11 @@ class _Builder:
             self.notes.append(
                 f"value not kept for {', '.join(unknown)}: name the tensor (names='auto' finds "
                 "the caller's variables) to show it"
+            )
+        for d_id, (then, now) in self.stale.items():
+            self.notes.append(
+                f"{data[d_id].label} was modified in place after the graph used it (version "
+                f"{then} -> {now}): the value shown is its value now"
             )
 
     def _recompute(self, d: DataNode) -> np.ndarray | None:
@@ -620,7 +643,10 @@ class _Builder:
                     if not isinstance(value, int | float | bool):
                         return None
                 else:
-                    value = self.data[self.by_key[(c, cnr)]].value
+                    source = self.by_key[(c, cnr)]
+                    value = self.data[source].value
+                    if source in self.stale:
+                        return None
                     if value is None or value.dtype.kind not in "biuf" or value.itemsize < 4:
                         return None  # half types compute otherwise; leave them out
                 args.append(value)
@@ -743,7 +769,7 @@ class _Builder:
     def _formula(self, e: OpEdge) -> str:
         """The local derivative in the operands' names, for + − × ÷ and ** (else '')."""
         operands = [self.data[x.source].label for x in self.operands[(e.node, e.target)]]
-        constant = self.constants.get(e.target)
+        constant = self.data[e.target].constant
         if constant is not None:
             operands.insert(constant[0], constant[1])
         op, k = e.op, e.slot
