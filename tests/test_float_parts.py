@@ -21,6 +21,7 @@ def show(r: Any) -> Any:
     return str(r), r.grad_fn.name() if r.grad_fn else None
 
 
+nan, inf = float("nan"), float("inf")
 V = [1.5, -3.0, 0.0, float("inf"), float("nan"), 1e-40, 6e4, -0.0]
 CASES: dict[str, Any] = {
     "ldexp": lambda L: L.ldexp(L.tensor(V, requires_grad=True), L.tensor([2])),
@@ -40,6 +41,21 @@ CASES: dict[str, Any] = {
     "frexp_f64": lambda L: L.frexp(L.tensor([1.0, 1e-310], dtype=L.float64)),
     "frexp_0d": lambda L: L.frexp(L.tensor(5.0)),
     "frexp_fields": lambda L: L.frexp(L.tensor([6.0])).exponent,
+    "nextafter": lambda L: L.nextafter(
+        L.tensor([1.0, 0.0, -0.0, inf, nan, 1.0], requires_grad=True),
+        L.tensor([2.0, -1.0, 1.0, 0.0, 1.0, nan]),
+    ),
+    "nextafter_number": lambda L: L.nextafter(L.tensor([1.0]), 2.0),
+    "nextafter_long": lambda L: L.nextafter(L.tensor([1, 2]), L.tensor([3, 4])),
+    "nextafter_f64": lambda L: L.nextafter(L.tensor([1.0, 0.0]).double(), L.tensor([2.0, -1.0])),
+    "nextafter_half": lambda L: L.nextafter(
+        L.tensor([1.0, 0.0]).half(), L.tensor([2.0, -1.0]).half()
+    ),
+    "nextafter_bf16": lambda L: L.nextafter(
+        L.tensor([1.0, 0.0]).bfloat16(), L.tensor([2.0, -1.0]).bfloat16()
+    ),
+    "nextafter_inplace": lambda L: L.tensor([1.0, 0.0]).nextafter_(L.tensor([2.0, -1.0])),
+    "nextafter_method": lambda L: L.tensor([1.0]).nextafter(L.tensor([0.0])),
 }
 
 

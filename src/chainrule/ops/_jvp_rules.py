@@ -939,3 +939,4 @@ def _frexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
 
 allow_jvp_nodes(derived_rule, "LdexpBackward0")  # (ops/float_parts.py)
 allow_jvp_nodes(_frexp_rule, "FrexpBackward0")
+allow_jvp_nodes(derived_rule, "NextafterBackward0")  # (ops/float_parts.py)

@@ -1,5 +1,6 @@
-"""Floating-point numbers as mantissa and exponent: ``ldexp`` (``input * 2 ** other``) and
-``frexp`` (``input = mantissa * 2 ** exponent``, ``0.5 <= |mantissa| < 1``).
+"""Floating-point numbers as mantissa and exponent: ``ldexp`` (``input * 2 ** other``),
+``frexp`` (``input = mantissa * 2 ** exponent``, ``0.5 <= |mantissa| < 1``) and ``nextafter``
+(the neighbouring representable value).
 """
 
 from __future__ import annotations
@@ -9,13 +10,14 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .. import _return_types as return_types
 from .._tensor import Tensor, wrap
-from ._dispatch import FLOAT
+from ._dispatch import ARITH, FLOAT
 from ._registry import op, tensor_method
 from .pointwise import half_in_float32
 
-__all__ = ["ldexp", "frexp"]
+__all__ = ["ldexp", "frexp", "nextafter"]
 
 _LN2 = math.log(2.0)
 
@@ -103,3 +105,43 @@ def frexp(input: Tensor) -> Any:
     exponent_tensor = wrap(np.array(exponent, dtype=np.int32))  # (0-d stays 0-d)
     mantissa = _frexp_mantissa(input, exponent_tensor)
     return return_types.frexp((mantissa, exponent_tensor))
+
+
+# ----------------------------------------------------------------------------------------------
+# nextafter
+
+
+@op(
+    "NextafterBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    elementwise=True,
+    half_native=True,
+    method=True,
+    inplace=True,
+)
+def nextafter(self, other):
+    """The next floating-point value after ``self`` towards ``other`` (in ``self``'s dtype:
+    the smallest step its precision allows).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.nextafter(torch.tensor([1.0]), torch.tensor([2.0])) - 1
+        tensor([1.1921e-07])
+    """
+    dtype = np.result_type(self, other)
+    if dtype.kind not in "fV":
+        raise _dtype.no_kernel("nextafter_cpu", dtype)
+    return np.asarray(np.nextafter(self.astype(dtype, copy=False), other.astype(dtype, copy=False)))
+
+
+@nextafter.derivative("self")
+def _(ops, grad, self, other):
+    # PyTorch's: the identity in self where it moves, zero where self == other (and in other)
+    return ops.where(self == other, 0, grad)
+
+
+@nextafter.derivative("other")
+def _(ops, grad):
+    return ops.zeros_like(grad)
