@@ -373,3 +373,15 @@ def test_leaf_as_output_and_several_outputs():
     np.testing.assert_array_equal(g.node("x").grad, expected[0].numpy())
     np.testing.assert_array_equal(g.node("h").grad, expected[1].numpy())
     assert x.grad is None
+
+
+def test_demo_writes_the_three_seed_pictures(tmp_path, capsys):
+    from chainrule.cli.demo import draw_seed_graph
+
+    written = [p.name for p in draw_seed_graph(tmp_path)]
+    suffix = ".svg" if shutil.which("dot") else ".dot"
+    for kind in ("bare", "values", "gradients"):
+        assert f"seed_forward_{kind}{suffix}" in written
+    assert "∂y/∂a = b = 2" in (tmp_path / f"seed_forward_gradients{suffix}").read_text()
+    printed = capsys.readouterr().out
+    assert "y (1) = a × b = 6, grad 1" in printed and "AddBackward0 [#4] → b" in printed

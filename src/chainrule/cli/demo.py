@@ -3,8 +3,10 @@ short training run with an explorer page of one training step.
 
 1. The computational-graph example of the seed articles, ``y = (x + w) * (w + 1)``, printed
    exactly as PyTorch prints it.
-2. Its backward graph: a text tree here, an SVG (Graphviz) and an interactive HTML page.
-3. A small network trained on scikit-learn's handwritten digits, and an explorer page of one
+2. Its forward graph as the articles draw it, three times: bare, with the values, with the
+   gradients and each edge's local derivative (``viz.forward_graph``).
+3. Its backward graph: a text tree here, an SVG (Graphviz) and an interactive HTML page.
+4. A small network trained on scikit-learn's handwritten digits, and an explorer page of one
    training step of it.
 """
 
@@ -60,27 +62,47 @@ def run_seed_example() -> dict[str, Any]:
 
 
 def draw_seed_graph(out: Path) -> list[Path]:
-    """The seed example's graph as text, SVG (or .dot without Graphviz) and HTML."""
+    """The seed example's graph: the articles' three forward pictures (bare, with values, with
+    gradients and local derivatives), and the backward graph as text, SVG and HTML (SVG files,
+    or .dot sources without Graphviz)."""
     import chainrule as torch
     from chainrule import viz
 
-    _heading("2. Its backward graph")
+    _heading("2. Its graph, as the articles draw it: tensors as nodes, operations as edges")
     w = torch.tensor([1.0], requires_grad=True)
     x = torch.tensor([2.0], requires_grad=True)
-    y = torch.mul(torch.add(w, x), torch.add(w, 1))
-    params = {"w": w, "x": x}
-    print(viz.tree(y, params=params))
+    a = torch.add(w, x)
+    b = torch.add(w, 1)
+    y = torch.mul(a, b)
+    names = {"w": w, "x": x, "a": a, "b": b, "y": y}
+    pictures = {
+        "bare": viz.forward_graph(y, names),
+        "values": viz.forward_graph(y, names, values=True),
+        "gradients": viz.forward_graph(y, names, values=True, gradients=True, derivatives=True),
+    }
+    print(pictures["gradients"])
     written: list[Path] = []
-    drawing = viz.make_dot(y, params=params)
-    if viz.has_dot():
+    has_dot = viz.has_dot()
+    for kind, picture in pictures.items():
+        if has_dot:
+            written.append(Path(picture.render(out / f"seed_forward_{kind}.svg")))
+        else:
+            source = out / f"seed_forward_{kind}.dot"
+            source.write_text(picture.source, encoding="utf-8")
+            written.append(source)
+
+    _heading("3. Its backward graph (what autograd runs, as torchviz draws it)")
+    print(viz.tree(y, params=names))
+    drawing = viz.make_dot(y, params=names)
+    if has_dot:
         written.append(Path(drawing.render(str(out / "seed_graph"), format="svg", cleanup=True)))
-        written.append(viz.explore(y, out / "seed_graph.html", params=params))
+        written.append(viz.explore(y, out / "seed_graph.html", params=names))
     else:
         source = out / "seed_graph.dot"
         source.write_text(drawing.source, encoding="utf-8")
         written.append(source)
         print(
-            "Graphviz's `dot` is not installed, so the graph is written as DOT source only. "
+            "Graphviz's `dot` is not installed, so the graphs are written as DOT source only. "
             "Install it (Debian/Ubuntu: `sudo apt-get install graphviz`; macOS: "
             "`brew install graphviz`) to get the SVG and the interactive page."
         )
@@ -94,7 +116,7 @@ def train_and_explore(out: Path, epochs: int | None, model: str) -> list[Path]:
 
     from .train import build_model, load_digits_tensors, missing_extras, run
 
-    _heading(f"3. Training a small {model.upper()} on scikit-learn's handwritten digits")
+    _heading(f"4. Training a small {model.upper()} on scikit-learn's handwritten digits")
     problem = missing_extras()
     if problem is not None:
         print(f"skipped: {problem}")
@@ -112,8 +134,11 @@ def train_and_explore(out: Path, epochs: int | None, model: str) -> list[Path]:
         with viz.record_modules(net) as recorder:
             loss = torch.nn.functional.cross_entropy(net(images[:32]), labels[:32])
         page = viz.explore(
-            loss, out / f"digits_{model}_step.html", dict(net.named_parameters()),
-            modules=recorder, title=f"One training step of the digits {model.upper()}",
+            loss,
+            out / f"digits_{model}_step.html",
+            dict(net.named_parameters()),
+            modules=recorder,
+            title=f"One training step of the digits {model.upper()}",
         )
         written.append(page)
     return written
@@ -126,8 +151,12 @@ def main(argv: list[str] | None = None) -> int:
         description="The seed example, its graph, and a short training run.",
     )
     parser.add_argument("--out", default="out", help="directory for the files (default: out)")
-    parser.add_argument("--epochs", type=int, default=None,
-                        help="training epochs (default: the train command's default)")
+    parser.add_argument(
+        "--epochs",
+        type=int,
+        default=None,
+        help="training epochs (default: the train command's default)",
+    )
     parser.add_argument("--model", choices=("mlp", "cnn"), default="mlp")
     parser.add_argument("--no-train", action="store_true", help="skip the training run")
     args = parser.parse_args(argv)
