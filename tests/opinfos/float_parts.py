@@ -37,4 +37,5 @@ OPS = [
     OpInfo("Tensor.frexp", lambda lib, x: x.frexp().mantissa, [((3, 4),)], gradcheck=False),
     OpInfo("nextafter", lambda lib, x, y: lib.nextafter(x, y), [((3, 4), (3, 4)), ((3, 1), (4,))]),
     OpInfo("Tensor.nextafter_", lambda lib, x, y: x.clone().nextafter_(y), [((3, 4), (4,))]),
+    OpInfo("Tensor.nextafter", lambda lib, x, y: x.nextafter(y), [((3, 4), (3, 4))]),
 ]
