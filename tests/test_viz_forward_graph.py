@@ -385,3 +385,11 @@ def test_demo_writes_the_three_seed_pictures(tmp_path, capsys):
     assert "∂y/∂a = b = 2" in (tmp_path / f"seed_forward_gradients{suffix}").read_text()
     printed = capsys.readouterr().out
     assert "y (1) = a × b = 6, grad 1" in printed and "AddBackward0 [#4] → b" in printed
+
+
+def test_names_auto_prefers_names_without_underscore():
+    w = torch.tensor([1.0], requires_grad=True)
+    _ = h = w * 2  # IPython's last output holds the tensor the user named h
+    out = h.sum()
+    assert [d.label for d in viz.forward_graph(out).nodes] == ["w", "h", "out"]
+    assert _ is h

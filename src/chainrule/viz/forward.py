@@ -382,7 +382,10 @@ def forward_graph(
         )
     if names == "auto":
         frame = sys._getframe(_frame_depth)
-        named = {k: v for k, v in frame.f_locals.items() if isinstance(v, Tensor)}
+        found = [(k, v) for k, v in frame.f_locals.items() if isinstance(v, Tensor)]
+        # Names without a leading underscore first: in IPython, ``_`` and ``_3`` hold the
+        # outputs last displayed, often the very tensors the user named.
+        named = dict(sorted(found, key=lambda item: item[0].startswith("_")))
         del frame
     elif names is None:
         named = {}
