@@ -393,3 +393,13 @@ def test_names_auto_prefers_names_without_underscore():
     out = h.sum()
     assert [d.label for d in viz.forward_graph(out).nodes] == ["w", "h", "out"]
     assert _ is h
+
+
+def test_tree_displays_as_preformatted_text_in_notebooks():
+    w, x, a, b, y = seed_program(torch)
+    text = viz.tree(y, {"w": w, "x": x, "a": a, "b": b})
+    shown = text._repr_html_()
+    assert shown.startswith('<pre class="chainrule-tree">') and shown.endswith("</pre>")
+    assert "└── AddBackward0 [#4] → b" in shown and "\\n" not in shown
+    bad = torch.tensor([1.0], requires_grad=True)
+    assert "&lt;b&gt;" in viz.tree(bad * 2, {"<b>": bad})._repr_html_()

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 from .._tensor import Tensor
@@ -34,7 +35,8 @@ MAX_INDENT = 24  # levels of indentation before a branch restarts at the left ma
 
 
 class TextTree(str):
-    """The text of :func:`tree`: a ``str`` (so it prints as is) with the node count."""
+    """The text of :func:`tree`: a ``str`` (so it prints as is) with the node count; Jupyter
+    shows it as preformatted text."""
 
     nodes: int
 
@@ -42,6 +44,10 @@ class TextTree(str):
         obj = super().__new__(cls, text)
         obj.nodes = nodes
         return obj
+
+    def _repr_html_(self) -> str:
+        """The tree as Jupyter shows it: preformatted text (not the escaped ``repr`` of a str)."""
+        return f'<pre class="chainrule-tree">{html.escape(str(self))}</pre>'
 
 
 def tree(
