@@ -53,8 +53,8 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "test_new_tensors_and_queries.py)": (
         "Tensor.element_size", "Tensor.get_device", "Tensor.is_complex",
         "Tensor.is_contiguous", "Tensor.is_floating_point", "Tensor.is_inference",
-        "Tensor.ndimension", "Tensor.nelement", "Tensor.numel", "Tensor.numpy",
-        "Tensor.size", "Tensor.stride", "Tensor.tolist",
+        "Tensor.ndimension", "Tensor.nelement", "Tensor.numpy",
+        "Tensor.stride", "Tensor.tolist",
         "Tensor.untyped_storage", "torch.is_complex", "torch.is_floating_point",
         "torch.is_tensor", "torch.numel", "torch.can_cast", "torch.promote_types",
         "torch.result_type",
@@ -82,7 +82,7 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
     ),
     "the autograd API, not an op (tests/test_autograd_core.py, test_hooks.py)": (
-        "Tensor.backward", "Tensor.detach_", "Tensor.register_hook",
+        "Tensor.backward", "Tensor.register_hook",
         "Tensor.register_post_accumulate_grad_hook", "Tensor.retain_grad",
     ),
     "creation from sizes or data, no tensor input to differentiate (tests/test_creation.py)": (
@@ -114,7 +114,7 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "Tensor.cuda",
     ),
     "storage operations without a derivative (tests/test_resize_set.py)": (
-        "Tensor.resize_", "Tensor.resize_as_", "Tensor.set_",
+        "Tensor.resize_", "Tensor.set_",
     ),
     "the __torch_function__ protocol: a subclass alias (tests/test_torch_function.py)": (
         "Tensor.as_subclass",
@@ -135,6 +135,12 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "deprecated aliases of interpolate that warn (tests/test_nn_upsampling.py)": (
         "F.upsample", "F.upsample_bilinear", "F.upsample_nearest",
     ),
+    "not an op: the package's lazy loader of its subpackages (tests/test_run_as_torch.py)": (
+        "torch.__getattr__",
+    ),
+    "not an op: DLPack exchange, no graph (tests/test_dlpack.py)": (
+        "torch.from_dlpack",
+    ),
 }
 #: Public names no OpInfo calls, with the reason.
 NAMES_NOT_SWEPT: dict[str, str] = {
@@ -151,6 +157,9 @@ NOT_PYTORCH_NAMES: dict[str, str] = {
         "torch.printoptions", "torch.reshape_as", "torch.sum_to_size", "torch.view",
         "torch.view_as",
     )
+} | {
+    "torch.install_as_torch": "chainrule's own: makes `import torch` give chainrule "
+    "(tests/test_run_as_torch.py)",
 }
 
 _REFERENCE = {"torch": torch, "Tensor": torch.Tensor, "F": torch_functional,
