@@ -21,8 +21,13 @@ from chainrule.viz.graph import walk
 from .conftest import require_chromium, require_dot
 
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -189,3 +194,28 @@ def test_large_graph_stays_usable(tmp_path, open_page):
     page.page.fill("#search", "#5000")
     page.page.keyboard.press("Enter")
     assert page.text("#details").split("\n")[0].endswith("#5000")
+
+
+def test_explore_result_shows_inline_as_in_a_notebook(tmp_path, browser):
+    y, params = seed()
+    page_path = viz.explore(y, tmp_path / "seed.html", params)
+    assert isinstance(page_path, Path) and page_path.path == tmp_path / "seed.html"
+    # What Jupyter puts in the output cell: the page in a sandboxed frame.
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text(
+        f"<!DOCTYPE html><html><body>{page_path._repr_html_()}</body></html>", encoding="utf-8"
+    )
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(notebook.resolve().as_uri())
+        frame = page.wait_for_selector("iframe.chainrule-explorer").content_frame()
+        frame.wait_for_selector("body[data-ready=true]", timeout=15_000)
+        ids = frame.eval_on_selector_all("g.node", "els => els.map(e => e.id)")
+        assert "n1" in ids and "v2" in ids
+        assert "AddBackward0 [#4]" in frame.text_content("#stage")
+    finally:
+        page.close()
+    assert errors == []

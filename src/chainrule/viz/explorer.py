@@ -15,7 +15,7 @@ Example:
     >>> w = torch.tensor([1.], requires_grad=True)
     >>> x = torch.tensor([2.], requires_grad=True)
     >>> viz.explore((w + x) * (w + 1), "seed.html", params={"w": w, "x": x})  # doctest: +SKIP
-    PosixPath('seed.html')
+    ExplorerPage('seed.html')
 """
 
 from __future__ import annotations
@@ -38,11 +38,28 @@ from .dot import INSTALL_HINT, _Options, view_digraph
 from .graph import as_outputs, node_details, tensor_summary, walk
 from .groups import Hierarchy, ModuleRecorder
 
-__all__ = ["explore", "record_steps", "GraphvizNotFoundError", "page_data"]
+__all__ = ["explore", "record_steps", "GraphvizNotFoundError", "page_data", "ExplorerPage"]
 
 
 class GraphvizNotFoundError(RuntimeError):
     """Graphviz's ``dot`` is needed to lay out the explorer's drawings and is not installed."""
+
+
+class ExplorerPage(type(Path())):  # type: ignore[misc]  # PosixPath or WindowsPath
+    """The path of a page written by :func:`explore`: a ``Path`` (open it, pass it on) that
+    Jupyter shows inline, the page in a sandboxed frame."""
+
+    @property
+    def path(self) -> Path:
+        """The page's path as a plain ``Path``."""
+        return Path(self)
+
+    def _repr_html_(self) -> str:
+        page = Path(self).read_text(encoding="utf-8")
+        return (
+            f'<iframe class="chainrule-explorer" srcdoc="{html.escape(page, quote=True)}" '
+            'sandbox="allow-scripts" style="width: 100%; height: 640px; border: 0"></iframe>'
+        )
 
 
 def record_steps(
@@ -65,7 +82,7 @@ def record_steps(
             kept.append((node.variable, node.variable._grad))
             node.variable._grad = None
         hooks = getattr(node, "_hooks", None)
-        for ref in (hooks.retains.values() if hooks is not None else ()):
+        for ref in hooks.retains.values() if hooks is not None else ():
             t = ref()
             if t is not None:
                 kept.append((t, t._grad))
@@ -92,8 +109,9 @@ def explore(
     max_view_items: int = 400,
     detail_limit: int = 20_000,
     record_limit: int = 20_000,
-) -> Path:
-    """Write an interactive HTML page of the backward graph of ``output``; return its path.
+) -> ExplorerPage:
+    """Write an interactive HTML page of the backward graph of ``output``; return its path
+    (an :class:`ExplorerPage`: a ``Path`` that Jupyter displays as the page itself).
 
     ``params`` names leaves (``dict(model.named_parameters())``); ``modules`` (from
     :func:`~chainrule.viz.record_modules`) groups nodes by the module call that made them.
@@ -113,7 +131,7 @@ def explore(
         ...     loss = model(torch.ones(2, 3)).sum()
         >>> viz.explore(loss, "step.html", dict(model.named_parameters()), modules=rec)
         ... # doctest: +SKIP
-        PosixPath('step.html')
+        ExplorerPage('step.html')
     """
     graph = walk(output, params)
     note = ""
@@ -141,15 +159,19 @@ def explore(
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(_page(page_title, data, svgs), encoding="utf-8")
-    return target
+    return ExplorerPage(target)
 
 
 # ----------------------------------------------------------------------------------------------
 # The page's data
 
+
 def page_data(
-    hierarchy: Hierarchy, steps: Sequence[Any], max_view_items: int = 400,
-    detail_limit: int = 20_000, ends: int = 3,
+    hierarchy: Hierarchy,
+    steps: Sequence[Any],
+    max_view_items: int = 400,
+    detail_limit: int = 20_000,
+    ends: int = 3,
 ) -> tuple[dict[str, Any], list[Any]]:
     """The JSON the page embeds, and the views to draw (top level first, then each group)."""
     graph = hierarchy.graph
@@ -183,12 +205,14 @@ def page_data(
         if node_id is None:
             continue
         step_of[node_id] = len(step_rows)
-        step_rows.append({
-            "node": node_id,
-            "index": int(step.index),
-            "in": [None if g is None else tensor_summary(g) for g in step.grad_outputs],
-            "out": [None if g is None else tensor_summary(g) for g in step.grad_inputs],
-        })
+        step_rows.append(
+            {
+                "node": node_id,
+                "index": int(step.index),
+                "in": [None if g is None else tensor_summary(g) for g in step.grad_outputs],
+                "out": [None if g is None else tensor_summary(g) for g in step.grad_inputs],
+            }
+        )
     nodes: dict[str, Any] = {}
     for i in shown:
         details = node_details(graph, i)
@@ -199,8 +223,12 @@ def page_data(
     groups = []
     for group in hierarchy.groups:
         entry: dict[str, Any] = {
-            "id": group.id, "kind": group.kind, "label": group.label, "parent": group.parent,
-            "size": group.size, "names": group.names.most_common(12),
+            "id": group.id,
+            "kind": group.kind,
+            "label": group.label,
+            "parent": group.parent,
+            "size": group.size,
+            "names": group.names.most_common(12),
             "view": view_of_group.get(group.id),
         }
         if group.kind == "chain":
@@ -224,7 +252,9 @@ def page_data(
         "groups": groups,
         "views": [
             {
-                "level": v.level, "items": [_key(i) for i in v.items], "hidden": v.hidden,
+                "level": v.level,
+                "items": [_key(i) for i in v.items],
+                "hidden": v.hidden,
                 "truncated": v.truncated,
                 "title": "graph" if v.level < 0 else hierarchy.groups[v.level].label,
             }
@@ -264,8 +294,11 @@ def _json_for_script(data: Any) -> str:
     """JSON that cannot end the ``<script>`` element it sits in (nor open a comment)."""
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     return (
-        text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
     )
 
 
@@ -282,9 +315,7 @@ def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
         f"default-src 'none'; script-src 'sha256-{digest}'; style-src 'unsafe-inline'; "
         "img-src data:"
     )
-    templates = "\n".join(
-        f'<template id="view-{k}">{svg}</template>' for k, svg in enumerate(svgs)
-    )
+    templates = "\n".join(f'<template id="view-{k}">{svg}</template>' for k, svg in enumerate(svgs))
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>

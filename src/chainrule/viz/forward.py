@@ -49,7 +49,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import graphviz
 import numpy as np
@@ -481,7 +481,7 @@ class _Builder:
                     name = names.get(key) or label
                     kind = "output"
                 elif is_leaf:
-                    tensor = node.variable
+                    tensor = _leaf(node)
                     name = names.get(key) or graph.params.get(id(tensor), "")
                     kind = "leaf"
                 else:
@@ -489,7 +489,7 @@ class _Builder:
                     kind = "intermediate"
                 if is_leaf:
                     kind = "leaf" if key not in out_keys else "output"
-                    tensor = node.variable
+                    tensor = _leaf(node)
                 if tensor is not None:
                     shape = tuple(int(s) for s in tensor.shape)
                     dtype = dtype_name(tensor._data.dtype)
@@ -671,7 +671,7 @@ class _Builder:
         graph = self.graph
         for d in self.data:
             if d.kind == "leaf" or (d.kind == "output" and graph.is_leaf(d.key[0])):
-                grad = graph.nodes[d.key[0]].variable._grad
+                grad = _leaf(graph.nodes[d.key[0]])._grad
                 if grad is not None:
                     d.grad = np.array(grad._data, copy=True)
         if len(self.out_ids) == 1:  # the seed: d output / d output
@@ -796,6 +796,11 @@ class _Builder:
             power = "" if lower == 1 else f"**{_number(lower)}"
             return f"{n}*{operands[0]}{power}"
         return ""
+
+
+def _leaf(node: Node) -> Tensor:
+    """The leaf tensor an ``AccumulateGrad`` node feeds."""
+    return cast(AccumulateGrad, node).variable
 
 
 def _number_text(value: Any) -> str | None:
