@@ -170,6 +170,11 @@ _SELF_INCONSISTENT = {"NativeBatchNormBackward0", "NativeLayerNormBackward0",
                       "LinalgEighBackward0", "LinalgCholeskyExBackward0", "CholeskyBackward0"}
 
 
+# Nodes whose input sits on a kink by construction, which finite differences straddle: corrcoef
+# clamps its result to [-1, 1] and its diagonal is 1 (to rounding) whatever the input.
+_AT_A_KINK = {("corrcoef", "ClampBackward1"), ("Tensor.corrcoef", "ClampBackward1")}
+
+
 @pytest.mark.parametrize(("info", "index"), _sample(2, 0))
 def test_op_table_sample_passes_check_graph(info: Any, index: int) -> None:
     xs, fn = _op_inputs(info, index)
@@ -178,7 +183,7 @@ def test_op_table_sample_passes_check_graph(info: Any, index: int) -> None:
         return
     report = check_graph(outputs, raise_exception=False)
     for check in report.checks:
-        if check.name not in _SELF_INCONSISTENT:
+        if check.name not in _SELF_INCONSISTENT and (info.name, check.name) not in _AT_A_KINK:
             assert check.status != "mismatch", str(check)
 
 
