@@ -170,9 +170,12 @@ _SELF_INCONSISTENT = {"NativeBatchNormBackward0", "NativeLayerNormBackward0",
                       "LinalgEighBackward0", "LinalgCholeskyExBackward0", "CholeskyBackward0"}
 
 
-# Nodes whose input sits on a kink by construction, which finite differences straddle: corrcoef
-# clamps its result to [-1, 1] and its diagonal is 1 (to rounding) whatever the input.
-_AT_A_KINK = {("corrcoef", "ClampBackward1"), ("Tensor.corrcoef", "ClampBackward1")}
+# Nodes of one op that finite differences cannot check node by node: corrcoef clamps its result
+# to [-1, 1] and its diagonal is 1 (to rounding) whatever the input, a kink the differences
+# straddle; svd with full_matrices=True returns extra singular vectors A does not determine
+# (the OpInfo checks gauge-invariant functions of them, as PyTorch's own svd gradcheck does).
+_AT_A_KINK = {("corrcoef", "ClampBackward1"), ("Tensor.corrcoef", "ClampBackward1"),
+              ("svd_complete", "LinalgSvdBackward0")}
 
 
 @pytest.mark.parametrize(("info", "index"), _sample(2, 0))
