@@ -1,5 +1,6 @@
 """cummax and cummin (distinct values, and ties: the gradient goes to the latest of equal
-values; no finite differences at ties), logcumsumexp (values far apart: the running sum must not overflow) and aminmax."""
+values; no finite differences at ties), logcumsumexp (values far apart: the running sum must
+not overflow) and aminmax."""
 
 from __future__ import annotations
 
