@@ -266,10 +266,9 @@ def test_jacobians_and_hessians_tutorial() -> None:
         assert_close(a, b, rtol=1e-4, atol=1e-5)
 
 
-def neural_tangent_kernel(torch, weights_from=None):
-    """The "Neural Tangent Kernels" tutorial's Jacobian-contraction program (a small CNN,
-    functional_call on one example, vmap of jacrev over the data, einsum of the Jacobians),
-    its three compute modes; smaller images than the tutorial's."""
+def _ntk_setup(torch, weights_from=None):
+    """The "Neural Tangent Kernels" tutorial's CNN, data and ``fnet_single`` (smaller images
+    than the tutorial's)."""
     nn = torch.nn
 
     class CNN(nn.Module):
@@ -295,10 +294,19 @@ def neural_tangent_kernel(torch, weights_from=None):
     if weights_from is not None:
         _copy_weights([weights_from], [net], torch)
     params = {k: v.detach() for k, v in net.named_parameters()}
-    vmap, jacrev = torch.func.vmap, torch.func.jacrev
 
     def fnet_single(params, x):
         return torch.func.functional_call(net, params, (x.unsqueeze(0),)).squeeze(0)
+
+    return net, params, fnet_single, x_train, x_test
+
+
+def neural_tangent_kernel(torch, weights_from=None):
+    """The "Neural Tangent Kernels" tutorial's Jacobian-contraction program (a small CNN,
+    functional_call on one example, vmap of jacrev over the data, einsum of the Jacobians),
+    its three compute modes."""
+    net, params, fnet_single, x_train, x_test = _ntk_setup(torch, weights_from)
+    vmap, jacrev = torch.func.vmap, torch.func.jacrev
 
     def empirical_ntk_jacobian_contraction(fnet_single, params, x1, x2, compute="full"):
         jac1 = vmap(jacrev(fnet_single), (None, 0))(params, x1)
@@ -327,3 +335,61 @@ def test_neural_tangent_kernel_tutorial() -> None:
     _, ours = neural_tangent_kernel(chainrule, theirs_net)
     for a, b in zip(ours, theirs, strict=True):
         assert_close(a, b, rtol=1e-4, atol=1e-4)
+
+
+def neural_tangent_kernel_vps(torch, weights_from=None):
+    """The "Neural Tangent Kernels" tutorial's second program, NTK-vector products: a vjp of
+    one example's network, vmap of (vjp_fn then jvp) over the identity's rows (cotangents
+    batched at a vmap level entered after the vjp, whose outputs are batched at two others),
+    inside a double vmap over the pairs of examples; its three compute modes."""
+    net, params, fnet_single, x_train, x_test = _ntk_setup(torch, weights_from)
+    vmap, vjp, jvp = torch.func.vmap, torch.func.vjp, torch.func.jvp
+
+    def empirical_ntk_ntk_vps(func, params, x1, x2, compute="full"):
+        def get_ntk(x1, x2):
+            def func_x1(params):
+                return func(params, x1)
+
+            def func_x2(params):
+                return func(params, x2)
+
+            output, vjp_fn = vjp(func_x1, params)
+
+            def get_ntk_slice(vec):
+                # This computes ``vec @ J(x2).T``
+                vjps = vjp_fn(vec)
+                # This computes ``J(X1) @ vjps``
+                _, jvps = jvp(func_x2, (params,), vjps)
+                return jvps
+
+            basis = torch.eye(output.numel(), dtype=output.dtype, device=output.device).view(
+                output.numel(), -1
+            )
+            return vmap(get_ntk_slice)(basis)
+
+        result = vmap(vmap(get_ntk, (None, 0)), (0, None))(x1, x2)
+        if compute == "full":
+            return result
+        if compute == "trace":
+            return torch.einsum("NMKK->NM", result)
+        if compute == "diagonal":
+            return torch.einsum("NMKK->NMK", result)
+
+    results = [
+        empirical_ntk_ntk_vps(fnet_single, params, x_train, x_test, mode)
+        for mode in ("full", "trace", "diagonal")
+    ]
+    # the tutorial's check: both programs give the same kernel
+    contraction = neural_tangent_kernel(torch, net)[1]
+    for a, b in zip(results, contraction, strict=True):
+        assert torch.allclose(a, b, atol=1e-4, rtol=1e-4)
+    return net, results
+
+
+def test_neural_tangent_kernel_vps_tutorial() -> None:
+    FALLBACK_COUNTS.clear()
+    theirs_net, theirs = neural_tangent_kernel_vps(real_torch)
+    _, ours = neural_tangent_kernel_vps(chainrule, theirs_net)
+    for a, b in zip(ours, theirs, strict=True):
+        assert_close(a, b, rtol=1e-4, atol=1e-4)
+    assert not FALLBACK_COUNTS

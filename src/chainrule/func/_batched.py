@@ -289,14 +289,15 @@ def rebatch(plain: Tensor, levels: list[int]) -> Any:
     return out
 
 
-def ensure_batched(x: Any) -> Any:
-    """``x`` batched at every running level: the missing batch dimensions are added (expanded,
-    no copy). A gradient taken inside ``vmap`` differentiates with respect to this, so that the
-    gradient of an unbatched input is per example, as ``torch.func`` gives it."""
+def ensure_batched(x: Any, levels: list[int] | None = None) -> Any:
+    """``x`` batched at every running level (or at every level of ``levels``, running ones): the
+    missing batch dimensions are added (expanded, no copy). A gradient taken inside ``vmap``
+    differentiates with respect to this, so that the gradient of an unbatched input is per
+    example, as ``torch.func`` gives it."""
     if not _LEVELS or not isinstance(x, Tensor):
         return x
     have = levels_of(x)
-    wanted = sorted(lvl for lvl, _, _ in _LEVELS)
+    wanted = sorted(lvl for lvl, _, _ in _LEVELS if levels is None or lvl in levels)
     if all(lvl in have for lvl in wanted):
         return x
     plain = physical(x)

@@ -985,6 +985,70 @@ _register(["conv3d"], _conv(3))
 _register(["convolution"], _conv(None))
 
 
+def _conv_backward_input(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``convolution_backward_input(grad, weight, input_size, ...)`` (a convolution's backward
+    formula, batched when a vmap runs cotangents through it): with one weight the batch folds
+    into N; with batched weights it goes into the channels, one group per example."""
+    bound = _bind(func, args, kwargs)
+    if bound is None or not isinstance(bound.arguments.get("groups"), int):
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    grad, weight = arguments["grad"], arguments["weight"]
+    weight_value, weight_batched = unwrap(weight, level)
+    if not weight_batched:
+        grad_value, _ = unwrap(grad, level)
+        lead = tuple(grad_value.shape[:2])
+        arguments["grad"] = grad_value.reshape(lead[0] * lead[1], *grad_value.shape[2:])
+        return wrap_batched(_unfold_batch(_call_bound(func, bound, arguments), lead), level)
+    size = batch_size(level)
+    grad_value = _materialize(grad, level)  # (B, N, O, *s)
+    n, out_channels = grad_value.shape[1], grad_value.shape[2]
+    arguments["grad"] = grad_value.transpose(0, 1).reshape(
+        n, size * out_channels, *grad_value.shape[3:]
+    )
+    arguments["weight"] = weight_value.reshape(size * out_channels, *weight_value.shape[2:])
+    arguments["groups"] = arguments["groups"] * size
+    out = _call_bound(func, bound, arguments)  # (N, B * C, *spatial)
+    channels = out.shape[1] // size
+    out = out.reshape(n, size, channels, *out.shape[2:]).transpose(0, 1)
+    return wrap_batched(out, level)
+
+
+def _conv_backward_weight(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``convolution_backward_weight(input, grad, weight_size, ...)``, batched: the batch goes
+    into the output channels (one input: its weight gradient of every example at once), or
+    into the channels of both, one group per example."""
+    bound = _bind(func, args, kwargs)
+    groups = bound.arguments.get("groups") if bound is not None else None
+    if bound is None or not isinstance(groups, int):
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    x, grad = arguments["input"], arguments["grad"]
+    weight_size = tuple(arguments["weight_size"])
+    size = batch_size(level)
+    x_value, x_batched = unwrap(x, level)
+    if not x_batched and groups == 1:
+        grad_value = _materialize(grad, level)  # (B, N, O, *s)
+        n = grad_value.shape[1]
+        arguments["grad"] = grad_value.transpose(0, 1).reshape(n, -1, *grad_value.shape[3:])
+        arguments["weight_size"] = (size * weight_size[0], *weight_size[1:])
+        out = _call_bound(func, bound, arguments)
+        return wrap_batched(out.reshape(size, *weight_size), level)
+    x_value = _materialize(x, level)  # (B, N, C, *in)
+    grad_value = _materialize(grad, level)
+    n = x_value.shape[1]
+    arguments["input"] = x_value.transpose(0, 1).reshape(n, -1, *x_value.shape[3:])
+    arguments["grad"] = grad_value.transpose(0, 1).reshape(n, -1, *grad_value.shape[3:])
+    arguments["weight_size"] = (size * weight_size[0], *weight_size[1:])
+    arguments["groups"] = groups * size
+    out = _call_bound(func, bound, arguments)
+    return wrap_batched(out.reshape(size, *weight_size), level)
+
+
+_register(["convolution_backward_input"], _conv_backward_input)
+_register(["convolution_backward_weight"], _conv_backward_weight)
+
+
 def _pool(data_dims: int) -> Callable[..., Any]:
     """Pooling and other ops acting on ``(N, C, *spatial)`` inputs with unbatched parameters:
     the batch folded into N."""

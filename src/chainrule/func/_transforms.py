@@ -108,6 +108,8 @@ class _Call:
     def __init__(self) -> None:
         self.own_leaves: set[Node] = set()  # AccumulateGrad nodes of fresh leaves
         self.connected = False  # an input was itself differentiable
+        # the vmap levels running when the call recorded its graph
+        self.levels = [lvl for lvl, _, _ in active_levels()]
 
     @contextlib.contextmanager
     def active(self) -> Iterator[None]:
@@ -179,32 +181,57 @@ def _grads(
     grad_outputs: list[Any] | None,
     create_graph: bool,
     retain_graph: bool,
+    record_levels: list[int] | None = None,
 ) -> list[Tensor]:
-    """``autograd.grad`` over the outputs that require grad; zeros for unused inputs. Inside
-    vmap, on the values under the batched tensors (a missing output gradient is ones: every
-    example's output is a scalar), the gradients batched like the inputs."""
+    """``autograd.grad`` over the outputs that require grad; zeros for unused inputs.
+
+    Inside vmap the graph was recorded on the values under the batched tensors, at the vmap
+    levels running then (``record_levels``; default: the running ones): the outputs, inputs and
+    cotangents are taken at those levels as plain tensors (a missing cotangent is ones: every
+    example's output is a scalar) and the gradients batched like the inputs. A cotangent also
+    batched at levels the graph was not recorded at (``vmap(vjp_fn)(cotangents)``, a vmap
+    entered after the ``vjp``) keeps those levels as batched tensors whose logical shape is the
+    recorded graph's: the backward formulas, recorded as ops, batch by their rules (one pass
+    for the whole batch, as PyTorch's)."""
     from ..ops.creation import ones_like, zeros_like
 
     if grad_outputs is None:
         grad_outputs = [None] * len(outputs)
-    batched = bool(active_levels())
-    if batched:
-        output_levels = {lv for o in outputs for lv in levels_of(o)}
-        cotangent_levels = {lv for g in grad_outputs if g is not None for lv in levels_of(g)}
-        if cotangent_levels - output_levels:
-            return _grads_of_batched_cotangents(
-                outputs, inputs, grad_outputs, create_graph, output_levels
-            )
-        outputs = [physical(ensure_batched(o)) for o in outputs]
-        grad_outputs = [
-            ones_like(o) if g is None else physical(ensure_batched(g))
-            for o, g in zip(outputs, grad_outputs, strict=True)
-        ]
-        levels = [levels_of(x) for x in inputs]
+    running = [lvl for lvl, _, _ in active_levels()]
+    if record_levels is None:
+        record_levels = running
+    record = sorted(lvl for lvl in record_levels if lvl in running)
+    extra_batched = False
+    input_levels: list[list[int]] = []
+    if running:
+        outputs = [physical(ensure_batched(o, record)) for o in outputs]
+        cotangents = []
+        for o, g in zip(outputs, grad_outputs, strict=True):
+            if g is None:
+                cotangents.append(ones_like(o))
+                continue
+            cotangent, extra = _cotangent_at(g, record)
+            extra_batched = extra_batched or extra
+            cotangents.append(cotangent)
+        grad_outputs = cotangents
+        input_levels = [sorted(levels_of(x)) for x in inputs]
         inputs = [physical(x) for x in inputs]
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o.requires_grad]
     if not pairs:
-        result = [None] * len(inputs)
+        result: Any = [None] * len(inputs)
+    elif extra_batched:
+        # (the backward formulas must run as ops on tensors to reach the batching rules)
+        with enable_grad():
+            result = engine.grad(
+                [o for o, _ in pairs],
+                inputs,
+                [g for _, g in pairs],
+                retain_graph=True,
+                create_graph=True,
+                allow_unused=True,
+            )
+        if not create_graph:
+            result = [None if g is None else g.detach() for g in result]
     else:
         result = engine.grad(
             [o for o, _ in pairs],
@@ -215,44 +242,40 @@ def _grads(
             allow_unused=True,
         )
     grads = [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
-    if batched:
-        grads = [rebatch(g, lv) for g, lv in zip(grads, levels, strict=True)]
+    if running:
+        grads = [_gradient_at(g, lv) for g, lv in zip(grads, input_levels, strict=True)]
     return grads
 
 
-def _grads_of_batched_cotangents(
-    outputs: list[Tensor],
-    inputs: list[Tensor],
-    grad_outputs: list[Any],
-    create_graph: bool,
-    output_levels: set[int],
-) -> list[Tensor]:
-    """``vmap(vjp_fn)(cotangents)``: a graph recorded outside the vmap, run backward with a
-    batch of cotangents. The batched cotangents go into the engine as they are, and the
-    backward formulas (recorded as ops) batch by their rules: one pass for the whole batch, as
-    PyTorch's. (Expanding the outputs to the batch instead would sum the examples' gradients.)"""
-    from ..ops.creation import zeros_like
+def _cotangent_at(g: Any, record: list[int]) -> tuple[Any, bool]:
+    """The cotangent ``g`` for the graph recorded at the levels ``record`` (ascending): their
+    batch dimensions as plain dimensions (added where ``g`` lacks one), leading; and whether
+    ``g`` is batched at other levels too, which stay batched (outside, lowest first)."""
+    g = ensure_batched(g, record)
+    have = sorted(levels_of(g))
+    extra = [lvl for lvl in have if lvl not in record]
+    plain = physical(g)
+    if not extra:
+        return plain, False
+    order = [have.index(lvl) for lvl in extra] + [have.index(lvl) for lvl in record]
+    plain = plain.permute(*order, *range(len(have), plain.dim()))
+    return rebatch(plain, sorted(extra, reverse=True)), True
 
-    if output_levels or any(levels_of(x) for x in inputs):
-        raise NotImplementedError(
-            "chainrule's vmap: a vector-Jacobian product whose cotangents are batched at a vmap "
-            "level its outputs are not batched at, while the outputs are batched at another, "
-            "is not supported"
-        )
-    pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o.requires_grad]
-    if not pairs:
-        return [zeros_like(x) for x in inputs]
-    with enable_grad():
-        result = engine.grad(
-            [o for o, _ in pairs],
-            inputs,
-            [g for _, g in pairs],
-            retain_graph=True,
-            create_graph=True,
-            allow_unused=True,
-        )
-    grads = [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
-    return grads if create_graph else [g.detach() for g in grads]
+
+def _gradient_at(g: Any, record: list[int]) -> Any:
+    """A gradient of the plain input recorded at the levels ``record`` (ascending), batched at
+    those and at the levels its cotangents brought (:func:`_cotangent_at`'s layout), as one
+    nested batched tensor (batch dimensions in level order)."""
+    extra = sorted(levels_of(g))
+    if not extra:
+        return rebatch(g, sorted(record, reverse=True))
+    every = sorted(extra + record)
+    position = {lvl: k for k, lvl in enumerate(extra)}
+    position.update({lvl: len(extra) + k for k, lvl in enumerate(record)})
+    plain = physical(g)
+    order = [position[lvl] for lvl in every]
+    plain = plain.permute(*order, *range(len(every), plain.dim()))
+    return rebatch(plain, sorted(every, reverse=True))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -410,6 +433,7 @@ def _vjp(
                 flat_cotangents,
                 create_graph=create_graph,
                 retain_graph=retain_graph,
+                record_levels=call.levels,
             )
         return _tree_unflatten(result, primal_spec)
 
