@@ -206,7 +206,7 @@ def test_package_all_lists_match_their_modules() -> None:
     for name in ("activation", "attention", "container", "conv", "distance", "dropout",
                  "flatten", "fold", "linear", "local_norms", "loss", "margin_losses",
                  "normalization", "padding", "pooling", "random_activations", "rnn",
-                 "shuffle", "sparse", "transformer", "upsampling"):
+                 "shuffle", "sparse", "transformer", "unpooling", "upsampling"):
         layers += getattr(modules, name).__all__
     assert modules.__all__ == layers
     ops = [name for module in nn_ops._MODULES for name in module.__all__]

@@ -795,7 +795,7 @@ allow_jvp_nodes(
     "ReplicationPad3DBackwardBackward0", "SelectBackwardBackward0", "SliceBackwardBackward0",
     "MaxPool2DWithIndicesBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
     "AdaptiveMaxPool2DBackwardBackward0", "AdaptiveMaxPool3DBackwardBackward0",
-    "NllLossBackward0", "NllLoss2DBackward0",
+    "NllLossBackward0", "NllLoss2DBackward0", "MaxUnpool2DBackward0", "MaxUnpool3DBackward0",
     # several outputs: the op applied to the tangent gives one tangent per output
     "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
 )

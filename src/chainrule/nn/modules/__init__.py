@@ -24,6 +24,7 @@ from . import (
     shuffle,
     sparse,
     transformer,
+    unpooling,
     upsampling,
 )
 from .activation import *  # noqa: F403
@@ -47,6 +48,7 @@ from .rnn import *  # noqa: F403
 from .shuffle import *  # noqa: F403
 from .sparse import *  # noqa: F403
 from .transformer import *  # noqa: F403
+from .unpooling import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
 # Literal lists, one per module (the modules' own ``__all__``, in this order): mypy reads no
@@ -124,6 +126,9 @@ __all__ += [  # sparse
 __all__ += [  # transformer
     "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
     "TransformerDecoderLayer"
+]
+__all__ += [  # unpooling
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"
 ]
 __all__ += [  # upsampling
     "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"

@@ -29,12 +29,13 @@ from . import padding as _padding
 from . import pooling as _pooling
 from . import random_activations as _random_activations
 from . import shuffle as _shuffle
+from . import unpooling as _unpooling
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
             _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
             _normalization, _packing, _padding, _pooling, _random_activations, _shuffle,
-            _upsampling)
+            _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -53,6 +54,7 @@ from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .random_activations import *  # noqa: F403
 from .shuffle import *  # noqa: F403
+from .unpooling import *  # noqa: F403
 from .upsampling import *  # noqa: F403
 
 # Literal lists, one per module (the modules' own ``__all__``, in ``_MODULES`` order): mypy
@@ -115,6 +117,9 @@ __all__ += [  # random_activations
 ]
 __all__ += [  # shuffle
     "pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "native_channel_shuffle"
+]
+__all__ += [  # unpooling
+    "max_unpool1d", "max_unpool2d", "max_unpool3d"
 ]
 __all__ += [  # upsampling
     "interpolate", "upsample", "upsample_nearest", "upsample_bilinear"
