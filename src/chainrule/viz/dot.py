@@ -430,7 +430,8 @@ def _group_box(dot: graphviz.Digraph, hierarchy: Hierarchy, g: int) -> None:
     group = hierarchy.groups[g]
     top = ", ".join(name for name, _ in group.names.most_common(3))
     more = " …" if len(group.names) > 3 else ""
-    lines = [group.label, f"{group.size} nodes: {top}{more}", "(open to expand)"]
+    nodes = "node" if group.size == 1 else "nodes"
+    lines = [group.label, f"{group.size} {nodes}: {top}{more}", "(open to expand)"]
     dot.node(
         f"g{g}",
         dot_label(*lines),
@@ -439,6 +440,6 @@ def _group_box(dot: graphviz.Digraph, hierarchy: Hierarchy, g: int) -> None:
         style="filled,rounded,bold",
         fillcolor=COLORS[group.kind],
         peripheries="2",
-        tooltip=_tooltip(f"{group.label}: {group.size} nodes"),
+        tooltip=_tooltip(f"{group.label}: {group.size} {nodes}"),
         **{"class": f"group {group.kind}"},
     )

@@ -9,7 +9,9 @@
   const $ = (id) => document.getElementById(id);
   const stage = $("stage");
   const details = $("details");
-  const state = { view: 0, selected: null, step: -1, timer: null, matches: [], svg: null };
+  const state = {
+    view: 0, selected: null, step: -1, timer: null, matches: [], svg: null, mode: "backward",
+  };
   const drawnItems = data.views.map((v) => new Set(v.items));
 
   // ---------------------------------------------------------------------------------------
@@ -38,11 +40,19 @@
     return (n / 1024 / 1024).toFixed(1) + " MiB";
   }
 
+  // "(1) float32  [5]": each number in a span that never wraps (lines break between numbers).
   function tensorText(t) {
-    if (!t) return "None";
-    const values = "[" + t.values.join(", ") + (t.more ? ", …" : "") + "]";
-    return shapeText(t.shape) + " " + t.dtype + "  " + values;
+    if (!t) return el("code", {}, "None");
+    const code = el("code", {}, shapeText(t.shape) + " " + t.dtype + "  [");
+    t.values.forEach((v, k) => {
+      if (k) code.append(", ");
+      code.append(el("span", { className: "num" }, String(v)));
+    });
+    code.append((t.more ? ", …" : "") + "]");
+    return code;
   }
+
+  const plural = (n, word) => n + " " + word + (n === 1 ? "" : "s");
 
   const nodeInfo = (id) => data.nodes[String(id)] || null;
 
@@ -102,19 +112,61 @@
   function showView(v) {
     if (!$("view-" + v)) return;
     state.view = v;
+    setMode("backward");
     stage.replaceChildren($("view-" + v).content.cloneNode(true));
     const svg = stage.querySelector("svg");
     state.svg = svg;
+    prepareSvg(svg);
+    renderCrumbs();
+    paint();
+    if (state.selected && state.selected.kind === "group") renderGroup(state.selected.id);
+  }
+
+  function prepareSvg(svg) {
     svg.removeAttribute("width");
     svg.removeAttribute("height");
     svg.dataset.box = svg.getAttribute("viewBox");
     svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
-    for (const node of svg.querySelectorAll("g.node")) {
-      node.setAttribute("tabindex", "0");
+    for (const node of svg.querySelectorAll("g.node")) node.setAttribute("tabindex", "0");
+  }
+
+  // The second view: the forward graph (tensors as nodes, operations as edges).
+  function setMode(mode) {
+    state.mode = mode;
+    $("show-backward").setAttribute("aria-pressed", String(mode === "backward"));
+    $("show-forward").setAttribute("aria-pressed", String(mode === "forward"));
+    document.body.dataset.mode = mode;
+  }
+
+  function showForward() {
+    stopPlaying();
+    setMode("forward");
+    const template = $("forward-view");
+    if (!template) {
+      state.svg = null;
+      stage.replaceChildren(el("p", { className: "note" },
+        (data.forward && data.forward.note) || "No forward graph."));
+      $("crumbs").replaceChildren("forward graph");
+      return;
     }
-    renderCrumbs();
+    stage.replaceChildren(template.content.cloneNode(true));
+    state.svg = stage.querySelector("svg");
+    prepareSvg(state.svg);
+    for (const text of state.svg.querySelectorAll("g.node text")) {
+      if (text.textContent.startsWith("grad ")) text.dataset.final = text.textContent;
+    }
+    $("crumbs").replaceChildren("forward graph · values, local derivatives on the arrows; " +
+                                "gradients appear as the backward pass reaches them");
     paint();
   }
+
+  function showBackward() {
+    if (state.mode === "backward") return;
+    showView(state.view);
+  }
+
+  $("show-backward").addEventListener("click", showBackward);
+  $("show-forward").addEventListener("click", showForward);
 
   function renderCrumbs() {
     const chain = [];
@@ -188,9 +240,32 @@
   // ---------------------------------------------------------------------------------------
   // Painting: selection, search matches, and the player's progress
 
+  // The step at which node `id` ran (undefined: it did not run in the recorded pass).
+  const stepOf = (id) => { const info = nodeInfo(id); return info ? info.step : undefined; };
+  const reached = (step) => step !== undefined && step <= state.step;
+
+  function paintForward() {
+    const svg = state.svg;
+    const nodes = (data.forward && data.forward.nodes) || [];
+    const current = state.step >= 0 ? data.steps[state.step].node : null;
+    for (const d of nodes) {
+      const box = svg.getElementById("d" + d.id);
+      if (!box) continue;
+      box.classList.remove("selected", "done", "active");
+      const step = stepOf(d.node);
+      if (reached(step)) box.classList.add(d.node === current ? "active" : "done");
+      const sel = state.selected;
+      if (sel && sel.kind === "data" && sel.id === d.id) box.classList.add("selected");
+      for (const text of box.querySelectorAll("text[data-final]")) {
+        text.textContent = reached(step) ? text.dataset.final : "grad ·";
+      }
+    }
+  }
+
   function paint() {
     const svg = state.svg;
     if (!svg) return;
+    if (state.mode === "forward") { paintForward(); return; }
     const v = state.view;
     for (const node of svg.querySelectorAll("g.node")) {
       node.classList.remove("selected", "match", "done", "partial", "active");
@@ -224,6 +299,7 @@
   // Selection and the details panel
 
   function selectNode(id, navigate) {
+    if (state.mode === "forward") showView(navigate ? viewFor(id) : state.view);
     if (navigate && itemIn(state.view, id) !== "n" + id && viewFor(id) !== state.view) {
       showView(viewFor(id));
     }
@@ -247,6 +323,41 @@
     if (v !== null && v !== undefined) showView(v);
   }
 
+  // The data nodes of the forward view and where the backward pass stands for them.
+  function renderData(k) {
+    const d = data.forward.nodes[k];
+    const parts = [el("h2", {}, d.label, el("span", { className: "muted" },
+                                             " " + shapeText(d.shape) + " " + d.dtype))];
+    parts.push(el("p", { className: "muted" }, d.kind + " tensor"));
+    parts.push(section("Value", d.value ? tensorText(d.value) : "not known"));
+    const made = d.kind === "leaf" ? "accumulated by " : "made by ";
+    parts.push(section("Backward node", el("p", {}, made, link(d.node),
+                                           d.nr ? " (output " + d.nr + ")" : "")));
+    const step = stepOf(d.node);
+    let grad;
+    if (step === undefined) grad = el("p", { className: "muted" }, "not reached by the pass");
+    else if (!reached(step)) {
+      grad = el("p", {}, "not yet: it arrives at engine step " + (step + 1) + " of " +
+                data.steps.length);
+    } else {
+      grad = el("p", {}, "complete since engine step " + (step + 1) + ": ",
+                tensorText(data.steps[step].in[d.nr]));
+    }
+    parts.push(section("Gradient of the output", grad));
+    const incoming = (data.forward.edges || []).filter((e) => e.target === d.id);
+    if (incoming.length) {
+      const list = el("ul");
+      for (const e of incoming) {
+        const source = data.forward.nodes[e.source].label;
+        const formula = e.formula ? " = " + e.formula : "";
+        list.append(el("li", {}, "∂" + d.label + "/∂" + source + formula + " = ",
+                       e.derivative ? tensorText(e.derivative) : "?"));
+      }
+      parts.push(section("Local derivatives", list));
+    }
+    details.replaceChildren(...parts);
+  }
+
   const link = (id) => el("button", { className: "link", onclick: () => selectNode(id, true) },
                           nodeLabel(id));
 
@@ -264,7 +375,7 @@
     const parts = [el("h2", {}, info.name, el("span", { className: "muted" }, " #" + id))];
     const facts = [];
     if (info.seq !== null) facts.push("sequence nr " + info.seq);
-    const where = info.path.filter((g) => data.groups[g].kind === "module")
+    const where = info.modules || info.path.filter((g) => data.groups[g].kind === "module")
       .map((g) => data.groups[g].label);
     if (where.length) facts.push("in " + where.join(" › "));
     if (facts.length) parts.push(el("p", { className: "muted" }, facts.join(" · ")));
@@ -272,7 +383,7 @@
       const leaf = info.leaf;
       parts.push(section("Leaf tensor", el("p", {},
         (leaf.name || "(unnamed leaf)") + "  " + shapeText(leaf.shape) + " " + leaf.dtype +
-        ", " + bytesText(leaf.bytes) + (leaf.has_grad ? ", .grad set" : ", no .grad yet"))));
+        ", " + bytesText(leaf.bytes)), leafGrad(info)));
     }
     const inputs = el("ol", { start: "0" });
     for (const input of info.inputs) {
@@ -314,6 +425,39 @@
     return table;
   }
 
+  // A leaf's .grad at the current step: set by its AccumulateGrad's step.
+  function leafGrad(info) {
+    if (info.step === undefined) {
+      return el("p", {}, ".grad: " + (info.leaf.has_grad ? "set" : "None") +
+                         " (not reached by a recorded backward pass)");
+    }
+    const row = data.steps[info.step];
+    if (!reached(info.step)) {
+      return el("p", {}, ".grad: no .grad yet (its AccumulateGrad runs at step " +
+                         (info.step + 1) + ")");
+    }
+    const after = row.after && row.after.leaf;
+    const when = row.afterNow ? " (after the pass)" : " (since step " + (info.step + 1) + ")";
+    return el("p", {}, ".grad = ", tensorText(after || row.in[0]), when);
+  }
+
+  // What arrived at node `id` from the nodes that ran before the current step.
+  function arrivals(id) {
+    const list = el("ul");
+    for (const p of nodeInfo(id).parents) {
+      const parent = nodeInfo(p);
+      if (!parent || !reached(parent.step)) continue;
+      parent.inputs.forEach((input, k) => {
+        const g = data.steps[parent.step].out[k];
+        if (input.to !== id || !g) return;
+        const slot = input.nr ? " into grad_output[" + input.nr + "]" : "";
+        list.append(el("li", {}, "from ", link(p), " at step " + (parent.step + 1) + slot + ": ",
+                       tensorText(g)));
+      });
+    }
+    return list;
+  }
+
   function gradients(info) {
     if (info.step === undefined) {
       return el("p", { className: "muted" },
@@ -321,25 +465,39 @@
                                   : "No backward pass recorded.");
     }
     const step = data.steps[info.step];
-    const ran = state.step >= info.step ? "" : " (later: step forward to reach it)";
+    const total = data.steps.length;
+    if (!reached(info.step)) {
+      const list = arrivals(info.id);
+      const parts = [el("p", {}, "Runs at engine step " + (info.step + 1) + " of " + total +
+                                 (state.step < 0 ? "." : "; now at step " + (state.step + 1) + "."))];
+      if (list.children.length) parts.push(el("p", {}, "Arrived so far:"), list);
+      else parts.push(el("p", { className: "muted" }, "No gradient has arrived yet."));
+      return el("div", {}, ...parts);
+    }
     const list = el("ul");
     step.in.forEach((g, k) => list.append(el("li", {}, "received grad_output[" + k + "]: ",
-                                             el("code", {}, tensorText(g)))));
+                                             tensorText(g))));
     step.out.forEach((g, k) => {
       const target = info.inputs[k] && info.inputs[k].to;
       if (target === null || target === undefined) return;
-      list.append(el("li", {}, "sent to ", link(target), ": ", el("code", {}, tensorText(g))));
+      list.append(el("li", {}, "sent to ", link(target), ": ", tensorText(g)));
     });
-    return el("div", {}, el("p", {}, "Engine step " + (info.step + 1) + " of " +
-                            data.steps.length + ran), list);
+    for (const [nr, g] of Object.entries((step.after && step.after.retained) || {})) {
+      list.append(el("li", {}, "retained .grad of output " + nr + ": ", tensorText(g)));
+    }
+    const now = info.step === state.step ? " (the current step)" : "";
+    return el("div", {}, el("p", {}, "Ran at engine step " + (info.step + 1) + " of " + total +
+                            now), list);
   }
 
   function renderGroup(g) {
     const group = data.groups[g];
     const parts = [el("h2", {}, group.label)];
     const kind = group.kind === "module" ? "module call" : "repeated steps (" + group.steps + ")";
-    parts.push(el("p", { className: "muted" }, kind + " · " + group.size + " nodes"));
-    if (group.view !== null) {
+    parts.push(el("p", { className: "muted" }, kind + " · " + plural(group.size, "node")));
+    if (state.mode === "backward" && group.view === state.view) {
+      parts.push(el("p", { className: "muted" }, "Open: its drawing is shown."));
+    } else if (group.view !== null) {
       parts.push(el("button", { className: "open", onclick: () => openGroup(g) }, "Open ▸"));
     }
     const table = el("table", {}, el("tr", {}, el("th", {}, "node"), el("th", {}, "count")));
@@ -356,7 +514,7 @@
 
   function renderHelp() {
     const parts = [el("h2", {}, "Backward graph"),
-      el("p", {}, data.total + " nodes. Arrows point the way data flowed forward; the " +
+      el("p", {}, plural(data.total, "node") + ". Arrows point the way data flowed forward; the " +
                   "backward pass walks them from the output (green) to the leaves (blue)."),
       el("p", {}, "Click a box for its details; double-click a group (double border) to open " +
                   "it; the path above the drawing goes back up. Scroll to zoom, drag to pan."),
@@ -371,6 +529,14 @@
     const box = event.target.closest("g.node");
     if (!box) return;
     const key = box.id;
+    if (state.mode === "forward") {
+      if (key.startsWith("d")) {
+        state.selected = { kind: "data", id: Number(key.slice(1)) };
+        paint();
+        renderData(state.selected.id);
+      }
+      return;
+    }
     const number = Number(key.replace(/^[a-z]+/, ""));
     if (key.startsWith("g")) selectGroup(number);
     else if (key.startsWith("n") || key.startsWith("v")) selectNode(number, false);
@@ -384,6 +550,7 @@
   });
 
   stage.addEventListener("dblclick", (event) => {
+    if (state.mode === "forward") return;
     const box = event.target.closest("g.node");
     if (box && box.id.startsWith("g")) openGroup(Number(box.id.slice(1)));
   });
@@ -402,12 +569,23 @@
     if (state.step < 0) {
       label.textContent = data.steps.length ? "before step 1 of " + data.steps.length : "no steps";
       paint();
+      const sel = state.selected;
+      if (sel && sel.kind === "node") renderNode(sel.id);
+      if (sel && sel.kind === "data") renderData(sel.id);
       return;
     }
     const id = data.steps[state.step].node;
     label.textContent = "step " + (state.step + 1) + " / " + data.steps.length + ": " +
       nodeLabel(id);
-    if (itemIn(state.view, id) === null) showView(viewFor(id));
+    if (state.mode === "forward") {
+      paint();
+      const sel = state.selected;
+      if (sel && sel.kind === "data") renderData(sel.id);
+      else renderNode(id);
+      return;
+    }
+    // Show the node's own box: open the (deepest drawn) group it is in, unless it is drawn here.
+    if (itemIn(state.view, id) !== "n" + id && viewFor(id) !== state.view) showView(viewFor(id));
     state.selected = { kind: "node", id };
     paint();
     renderNode(id);
@@ -424,8 +602,8 @@
     if (state.step >= data.steps.length - 1) setStep(-1);
     $("play").textContent = "pause";
     state.timer = setInterval(() => {
+      setStep(state.step + 1);
       if (state.step >= data.steps.length - 1) stopPlaying();
-      else setStep(state.step + 1);
     }, 700);
   }
 
@@ -476,6 +654,7 @@
 
   function goTo(match) {
     $("results").hidden = true;
+    if (state.mode === "forward") showView(state.view);
     if (match.kind === "node") {
       selectNode(match.id, true);
       return;

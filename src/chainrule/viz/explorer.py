@@ -31,14 +31,23 @@ from pathlib import Path
 from typing import Any
 
 import graphviz
+import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.node import AccumulateGrad
 from .dot import INSTALL_HINT, _Options, view_digraph
+from .forward import ForwardGraph, forward_graph
 from .graph import as_outputs, node_details, tensor_summary, walk
 from .groups import Hierarchy, ModuleRecorder
 
-__all__ = ["explore", "record_steps", "GraphvizNotFoundError", "page_data", "ExplorerPage"]
+__all__ = [
+    "explore",
+    "record_steps",
+    "GraphvizNotFoundError",
+    "page_data",
+    "forward_data",
+    "ExplorerPage",
+]
 
 
 class GraphvizNotFoundError(RuntimeError):
@@ -71,6 +80,32 @@ def record_steps(
     ``.grad`` of non-leaves) is put back as it was; hooks on tensors and nodes do run.
     Non-scalar outputs are seeded with ones.
     """
+    return _record_pass(output)[0]
+
+
+def _grads_after(node: Any) -> dict[str, Any]:
+    """The ``.grad`` a step left behind: its leaf's (``AccumulateGrad``) and the retained
+    ``.grad`` of the node's outputs (``retain_grad()``), JSON-ready."""
+    after: dict[str, Any] = {}
+    if type(node) is AccumulateGrad:
+        grad = node.variable._grad
+        after["leaf"] = None if grad is None else tensor_summary(grad)
+    hooks = getattr(node, "_hooks", None)
+    retained = {}
+    for nr, ref in hooks.retains.items() if hooks is not None else ():
+        t = ref()
+        if t is not None:
+            retained[str(nr)] = None if t._grad is None else tensor_summary(t._grad)
+    if retained:
+        after["retained"] = retained
+    return after
+
+
+def _record_pass(
+    output: Tensor | Sequence[Tensor] | Mapping[str, Tensor],
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """The steps of :func:`record_steps`, and after each step the ``.grad`` it left behind
+    (:func:`_grads_after`; the pass starts with every such ``.grad`` None)."""
     from ..autograd.stepping import backward_steps
     from ..ops.creation import ones_like
 
@@ -86,9 +121,15 @@ def record_steps(
             t = ref()
             if t is not None:
                 kept.append((t, t._grad))
+                t._grad = None
     seeds = [None if t._data.size == 1 else ones_like(t) for t in tensors]
+    steps: list[Any] = []
+    after: list[dict[str, Any]] = []
     try:
-        return list(backward_steps(tensors, seeds, retain_graph=True))
+        for step in backward_steps(tensors, seeds, retain_graph=True):
+            steps.append(step)
+            after.append(_grads_after(step.node))
+        return steps, after
     finally:
         for t, grad in kept:
             t._grad = grad
@@ -109,6 +150,8 @@ def explore(
     max_view_items: int = 400,
     detail_limit: int = 20_000,
     record_limit: int = 20_000,
+    expand_below: int = 40,
+    forward_limit: int = 200,
 ) -> ExplorerPage:
     """Write an interactive HTML page of the backward graph of ``output``; return its path
     (an :class:`ExplorerPage`: a ``Path`` that Jupyter displays as the page itself).
@@ -120,6 +163,11 @@ def explore(
     ``record_limit`` nodes. A level with more than ``collapse_above`` items folds runs of at
     least ``fold`` repeated steps; a drawing shows at most ``max_view_items`` items; node
     details are embedded for graphs of at most ``detail_limit`` nodes (else for drawn nodes).
+    A graph of fewer than ``expand_below`` nodes is drawn whole, without module boxes (the
+    details still say which module made a node). Graphs of at most ``forward_limit`` nodes get a
+    second view, the forward graph as :func:`~chainrule.viz.forward_graph` draws it (named by
+    ``params``, or by the caller's variables when ``params`` is None), whose gradients appear as
+    the player reaches them.
 
     Raises :class:`GraphvizNotFoundError` when Graphviz's ``dot`` is not installed.
 
@@ -136,11 +184,12 @@ def explore(
     graph = walk(output, params)
     note = ""
     step_list: list[Any] = []
+    grads_after: list[dict[str, Any]] | None = None
     if steps is not None:
         step_list = list(steps)
     elif record and len(graph) <= record_limit:
         try:
-            step_list = record_steps(output)
+            step_list, grads_after = _record_pass(output)
         except RuntimeError as error:
             note = f"The backward pass could not be recorded: {error}"
     elif record:
@@ -148,18 +197,101 @@ def explore(
             f"The graph has {len(graph)} nodes, more than record_limit={record_limit}: the "
             "backward pass was not recorded (pass steps= or a larger record_limit)."
         )
-    hierarchy = Hierarchy(graph, modules, fold=fold, collapse_above=collapse_above)
-    data, views = page_data(hierarchy, step_list, max_view_items, detail_limit)
+    small = len(graph) < expand_below
+    hierarchy = Hierarchy(
+        graph, None if small else modules, fold=fold, collapse_above=collapse_above
+    )
+    data, views = page_data(hierarchy, step_list, max_view_items, detail_limit, grads_after)
+    if small and modules is not None and modules.calls:
+        _add_module_labels(data, Hierarchy(graph, modules, fold=0))
     if note:
         data["note"] = note
     options = _Options(show_attrs=show_attrs)
     digraphs = [view_digraph(hierarchy, v, options, name=f"view{k}") for k, v in enumerate(views)]
+    forward = None
+    if 0 < len(graph) <= forward_limit:
+        names: Any = params if params is not None else "auto"
+        forward, forward_note = _forward_view(output, names, step_list, graph.index)
+        data["forward"] = forward_data(forward) if forward is not None else {"note": forward_note}
+    else:
+        data["forward"] = {
+            "note": f"The forward graph is drawn for graphs of at most forward_limit="
+            f"{forward_limit} nodes; this one has {len(graph)}."
+        }
+    if forward is not None:
+        digraphs.append(forward.drawing)
     svgs = _render_svgs(digraphs)
+    forward_svg = svgs.pop() if forward is not None else None
     page_title = title or f"Backward graph of {graph.outputs[0].label}"
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(_page(page_title, data, svgs), encoding="utf-8")
+    target.write_text(_page(page_title, data, svgs, forward_svg), encoding="utf-8")
     return ExplorerPage(target)
+
+
+def _add_module_labels(data: dict[str, Any], with_modules: Hierarchy) -> None:
+    """Name, in each node's details, the module calls that made it (a graph drawn whole)."""
+    for key, details in data["nodes"].items():
+        labels = [with_modules.groups[g].label for g in with_modules.path(int(key))]
+        if labels:
+            details["modules"] = labels
+
+
+def _forward_view(
+    output: Tensor | Sequence[Tensor] | Mapping[str, Tensor],
+    names: Any,
+    steps: Sequence[Any],
+    index: Mapping[Any, int],
+) -> tuple[ForwardGraph | None, str]:
+    """The forward graph with values and local derivatives, each tensor's gradient taken from
+    the recorded pass (the gradient its node received); or None and why not."""
+    try:
+        # _frame_depth=3: the caller of explore (forward_graph <- _forward_view <- explore).
+        forward = forward_graph(output, names, values=True, derivatives=True, _frame_depth=3)
+    except (RuntimeError, ValueError, TypeError) as error:
+        return None, f"The forward graph could not be drawn: {error}"
+    received: dict[int, tuple[Any, ...]] = {}
+    for step in steps:
+        i = index.get(step.node)
+        if i is not None:
+            received[i] = step.grad_outputs
+    for d in forward.nodes:
+        grads = received.get(d.key[0])
+        g = grads[d.key[1]] if grads is not None and d.key[1] < len(grads) else None
+        d.grad = None if g is None else np.array(g._data if isinstance(g, Tensor) else g)
+    forward.gradients = bool(steps)
+    return forward, ""
+
+
+def forward_data(forward: ForwardGraph) -> dict[str, Any]:
+    """What the page needs of the forward view: each data node's backward node and output."""
+    return {
+        "nodes": [
+            {
+                "id": d.id,
+                "label": d.label,
+                "node": d.key[0],
+                "nr": d.key[1],
+                "kind": d.kind,
+                "shape": list(d.shape),
+                "dtype": d.dtype,
+                "value": None if d.value is None else tensor_summary(d.value),
+            }
+            for d in forward.nodes
+        ],
+        "edges": [
+            {
+                "source": e.source,
+                "target": e.target,
+                "op": e.op,
+                "node": e.node,
+                "derivative": None if e.derivative is None else tensor_summary(e.derivative),
+                "formula": e.formula,
+            }
+            for e in forward.edges
+        ],
+        "notes": list(forward.notes),
+    }
 
 
 # ----------------------------------------------------------------------------------------------
@@ -171,9 +303,14 @@ def page_data(
     steps: Sequence[Any],
     max_view_items: int = 400,
     detail_limit: int = 20_000,
+    grads_after: Sequence[dict[str, Any]] | None = None,
     ends: int = 3,
 ) -> tuple[dict[str, Any], list[Any]]:
-    """The JSON the page embeds, and the views to draw (top level first, then each group)."""
+    """The JSON the page embeds, and the views to draw (top level first, then each group).
+
+    ``grads_after``: per step, the ``.grad`` it left behind (a recorded pass); without it, a
+    leaf's ``.grad`` after its step is read from the leaf now (steps run before the page).
+    """
     graph = hierarchy.graph
     # Views of the top level and of every group drawn in a view (breadth first): a group that
     # no drawing shows (inside the undrawn middle of a chain) cannot be opened, so is not drawn.
@@ -200,19 +337,23 @@ def page_data(
     index = graph.index
     step_rows = []
     step_of: dict[int, int] = {}
-    for step in steps:
+    for k, step in enumerate(steps):
         node_id = index.get(step.node)
         if node_id is None:
             continue
         step_of[node_id] = len(step_rows)
-        step_rows.append(
-            {
-                "node": node_id,
-                "index": int(step.index),
-                "in": [None if g is None else tensor_summary(g) for g in step.grad_outputs],
-                "out": [None if g is None else tensor_summary(g) for g in step.grad_inputs],
-            }
-        )
+        row = {
+            "node": node_id,
+            "index": int(step.index),
+            "in": [None if g is None else tensor_summary(g) for g in step.grad_outputs],
+            "out": [None if g is None else tensor_summary(g) for g in step.grad_inputs],
+        }
+        if grads_after is not None:
+            row["after"] = grads_after[k]
+        else:
+            row["after"] = _grads_after(step.node)
+            row["afterNow"] = True  # read after the whole pass, not after this step
+        step_rows.append(row)
     nodes: dict[str, Any] = {}
     for i in shown:
         details = node_details(graph, i)
@@ -306,7 +447,7 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
+def _page(title: str, data: dict[str, Any], svgs: list[str], forward_svg: str | None) -> str:
     script = _asset("explorer.js")
     style = _asset("explorer.css")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
@@ -316,6 +457,8 @@ def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
         "img-src data:"
     )
     templates = "\n".join(f'<template id="view-{k}">{svg}</template>' for k, svg in enumerate(svgs))
+    if forward_svg is not None:
+        templates += f'\n<template id="forward-view">{forward_svg}</template>'
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -344,12 +487,25 @@ def _page(title: str, data: dict[str, Any], svgs: list[str]) -> str:
     <button id="last" title="After the last step (End)">▶|</button>
     <span id="step-label">no step</span>
   </div>
+  <div class="views" role="group" aria-label="View">
+    <button id="show-backward" aria-pressed="true"
+            title="The backward graph: the nodes autograd runs">backward graph</button>
+    <button id="show-forward" aria-pressed="false"
+            title="The forward graph: tensors as nodes, operations as edges">forward graph</button>
+  </div>
 </header>
 <main>
   <section id="canvas">
     <nav id="crumbs" aria-label="Levels"></nav>
     <div class="zoom"><button id="fit" title="Fit the drawing">fit</button></div>
     <div id="stage"></div>
+    <ul id="legend" aria-label="Legend">
+      <li><span class="swatch active"></span>current step</li>
+      <li><span class="swatch done"></span>done</li>
+      <li><span class="swatch partial"></span>group partly done</li>
+      <li><span class="swatch selected"></span>selected</li>
+      <li><span class="swatch match"></span>search match</li>
+    </ul>
   </section>
   <aside id="details" aria-live="polite"></aside>
 </main>
