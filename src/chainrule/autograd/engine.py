@@ -1448,18 +1448,27 @@ def _unused_input_error(index: int) -> RuntimeError:
     )
 
 
+#: ``grad(..., is_grads_batched=True)`` as one backward pass under vmap, installed by
+#: ``chainrule.func`` (a higher layer): ``run(outs, ins, grads, retain_graph, create_graph)``
+#: returns the batched gradients (None for an unused input), or None where the backward
+#: formulas cannot be batched (then one pass per batch entry runs here).
+VMAPPED_BACKWARD: list[Callable[..., Any]] = []
+
+
 def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: bool,
                   create_graph: bool, allow_unused: bool, materialize_grads: bool) -> tuple:
     """``grad(..., is_grads_batched=True)``: the first dimension of each ``grad_output`` is a
-    batch of cotangents; the result stacks one vector-Jacobian product per batch entry (one
-    backward pass each, the graph kept until the last)."""
+    batch of cotangents. As PyTorch, one backward pass under vmap (``VMAPPED_BACKWARD``);
+    where that cannot run, one vector-Jacobian product per batch entry, stacked (the graph
+    kept until the last)."""
     from ..ops.creation import zeros_like
     from ..ops.shape import stack
 
     sizes = []
     for i, (out, g) in enumerate(zip(outs, grads_given, strict=True)):
         if not isinstance(g, Tensor) or g._data.shape[1:] != out._data.shape:
-            got = Size(g._data.shape[1:]) if isinstance(g, Tensor) else None
+            # (PyTorch slices the first entry's shape once more: it shows shape[2:])
+            got = Size(g._data.shape[2:]) if isinstance(g, Tensor) else None
             raise RuntimeError(
                 "If `is_grads_batched=True`, we interpret the first dimension of each "
                 "grad_output as the batch dimension. The sizes of the remaining dimensions are "
@@ -1477,6 +1486,18 @@ def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: boo
     batch = sizes[0] if sizes else 0
     if batch == 0:  # (PyTorch's vmap indexes the first entry)
         raise IndexError("index 0 is out of bounds for dimension 0 with size 0")
+    vmapped = None
+    if VMAPPED_BACKWARD:
+        vmapped = VMAPPED_BACKWARD[0](outs, ins, grads_given, retain_graph, create_graph)
+    if vmapped is not None:
+        result = []
+        for i, (t, g) in enumerate(zip(ins, vmapped, strict=True)):
+            if g is None:
+                if not allow_unused:
+                    raise _unused_input_error(i)
+                g = zeros_like(t, requires_grad=create_graph) if materialize_grads else None
+            result.append(g)
+        return tuple(result)
     per_entry = [
         grad(outs, ins, [g[b] for g in grads_given],
              retain_graph=retain_graph if b == batch - 1 else True, create_graph=create_graph,
@@ -1489,7 +1510,7 @@ def _batched_grad(outs: tuple, ins: tuple, grads_given: tuple, retain_graph: boo
         if all(g is None for g in column):
             if not allow_unused:
                 raise _unused_input_error(i)
-            result.append(zeros_like(t) if materialize_grads else None)
+            result.append(zeros_like(t, requires_grad=create_graph) if materialize_grads else None)
             continue
         result.append(stack([zeros_like(t) if g is None else g for g in column]))
     return tuple(result)

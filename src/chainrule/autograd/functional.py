@@ -11,10 +11,11 @@ All of it is reverse mode on top of ``autograd.grad``:
 * ``jacobian`` is one backward pass per output element; ``hessian`` is the Jacobian of the
   Jacobian; ``vhp`` and ``hvp`` differentiate the gradient once more.
 
-``vectorize=True`` gives the same results as ``vectorize=False``: PyTorch uses it to batch the
-backward passes with vmap, chainrule has no vmap and loops. ``strategy="forward-mode"`` (which
-PyTorch only supports with ``vectorize=True``) computes each column with the double-backward
-``jvp`` instead of forward-mode AD; results equal PyTorch's.
+``vectorize=True`` runs one backward pass for all rows of the Jacobian, as PyTorch: the rows of
+an identity are a batch of cotangents (``autograd.grad(..., is_grads_batched=True)``, which runs
+under vmap). ``strategy="forward-mode"`` (which PyTorch only supports with ``vectorize=True``)
+pushes a batch of tangents through the double-backward graph of ``jvp`` the same way instead of
+using forward-mode AD; results equal PyTorch's.
 """
 
 from __future__ import annotations
@@ -93,8 +94,7 @@ def _validate_v(v: Sequence[Tensor], other: Sequence[Tensor], is_other_tuple: bo
         if el_v.size() != el_other.size():
             prepend = f"Entry {idx} in " if is_other_tuple else ""
             raise RuntimeError(
-                f"{prepend}v has invalid size: should be {el_other.size()} but got "
-                f"{el_v.size()}."
+                f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}."
             )
 
 
@@ -143,6 +143,7 @@ def _autograd_grad(
     grad_outputs: Sequence[Tensor | None] | None = None,
     create_graph: bool = False,
     retain_graph: bool | None = None,
+    is_grads_batched: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """``autograd.grad`` over the outputs that require grad (None for unused inputs)."""
     if grad_outputs is None:
@@ -156,8 +157,13 @@ def _autograd_grad(
     if not new_outputs:
         return (None,) * len(inputs)
     return engine.grad(
-        new_outputs, inputs, new_grad_outputs, allow_unused=True, create_graph=create_graph,
+        new_outputs,
+        inputs,
+        new_grad_outputs,
+        allow_unused=True,
+        create_graph=create_graph,
         retain_graph=retain_graph,
+        is_grads_batched=is_grads_batched,
     )
 
 
@@ -184,7 +190,10 @@ _ZERO_FILL_MESSAGES = {
 
 
 def _fill_in_zeros(
-    grads: Sequence[Tensor | None], refs: Sequence[Tensor], strict: bool, create_graph: bool,
+    grads: Sequence[Tensor | None],
+    refs: Sequence[Tensor],
+    strict: bool,
+    create_graph: bool,
     stage: str,
 ) -> tuple[Tensor, ...]:
     """Zeros for gradients that are None (the mathematical value), or strict mode's errors."""
@@ -216,8 +225,11 @@ def _check_v_or_single_element(v: Any, inputs: Sequence[Tensor], message: str) -
 
 
 def vjp(
-    func: Callable[..., Any], inputs: Tensors, v: Tensors | None = None,
-    create_graph: bool = False, strict: bool = False,
+    func: Callable[..., Any],
+    inputs: Tensors,
+    v: Tensors | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), v^T J)``: the vector-Jacobian product at ``inputs``.
 
@@ -260,8 +272,11 @@ def vjp(
 
 
 def jvp(
-    func: Callable[..., Any], inputs: Tensors, v: Tensors | None = None,
-    create_graph: bool = False, strict: bool = False,
+    func: Callable[..., Any],
+    inputs: Tensors,
+    v: Tensors | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), J v)``: the Jacobian-vector product at ``inputs``.
 
@@ -286,7 +301,8 @@ def jvp(
             _validate_v(v, inputs, is_inputs_tuple)
         else:
             _check_v_or_single_element(
-                v, inputs,
+                v,
+                inputs,
                 "The vector v can only be None if the input to the user-provided function is a "
                 "single Tensor with a single element.",
             )
@@ -315,15 +331,19 @@ def jvp(
 
 
 def jacobian(
-    func: Callable[..., Any], inputs: Tensors, create_graph: bool = False, strict: bool = False,
-    vectorize: bool = False, strategy: str = "reverse-mode",
+    func: Callable[..., Any],
+    inputs: Tensors,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    strategy: str = "reverse-mode",
 ) -> Any:
     """The Jacobian of ``func`` at ``inputs``: ``J[i][j]`` has shape
     ``outputs[i].shape + inputs[j].shape`` (tuples collapse as in PyTorch).
 
-    ``vectorize`` is accepted for compatibility and computes the same thing (chainrule loops
-    where PyTorch would vmap). ``strategy="forward-mode"`` needs ``vectorize=True``, as in
-    PyTorch; its columns are computed with the double-backward ``jvp``.
+    ``vectorize=True`` computes all rows in one backward pass under vmap, as PyTorch.
+    ``strategy="forward-mode"`` needs ``vectorize=True``, as in PyTorch; its columns are
+    computed with the double-backward ``jvp``, all at once.
 
     Example:
         >>> import chainrule as torch
@@ -386,7 +406,10 @@ def _jacobian_rows(
         one_hot = zeros(flat_size, dtype=out.dtype)
         one_hot._data[j] = 1
         vj = _autograd_grad(
-            (out,), inputs, (one_hot.reshape(out.shape),), retain_graph=True,
+            (out,),
+            inputs,
+            (one_hot.reshape(out.shape),),
+            retain_graph=True,
             create_graph=create_graph,
         )
         for el_idx, (vj_el, inp_el) in enumerate(zip(vj, inputs, strict=True)):
@@ -413,46 +436,62 @@ def _jacobian_rows(
 def _jacobian_batched(
     outputs: tuple[Tensor, ...], inputs: tuple[Tensor, ...], create_graph: bool
 ) -> tuple[tuple[Tensor, ...], ...]:
-    """``vectorize=True``: PyTorch vmaps one backward pass over the rows of an identity basis
-    spanning all outputs at once; this loops over the same rows, so each row is the same
-    arithmetic (every output receives a gradient, zero for all but one)."""
-    from ..ops.creation import zeros, zeros_like
-    from ..ops.shape import stack
-
+    """``vectorize=True``: as PyTorch, one backward pass whose cotangents are a batch, the rows
+    of an identity spanning all outputs at once (``autograd.grad(..., is_grads_batched=True)``,
+    which runs the pass under vmap)."""
     numels = [out.nelement() for out in outputs]
+    total = sum(numels)
     flat_outputs = tuple(out.reshape(-1) for out in outputs)
-    rows: list[list[Tensor]] = [[] for _ in inputs]
-    for i, numel in enumerate(numels):
-        for j in range(numel):
-            basis = [zeros(n, dtype=out.dtype) for n, out in zip(numels, outputs, strict=True)]
-            basis[i]._data[j] = 1
-            vj = _autograd_grad(
-                flat_outputs, inputs, basis, retain_graph=True, create_graph=create_graph
-            )
-            for el_idx, (vj_el, inp_el) in enumerate(zip(vj, inputs, strict=True)):
-                rows[el_idx].append(vj_el if vj_el is not None else zeros_like(inp_el))
+    # (no outputs' elements: PyTorch's IndexError from the batch of no cotangents)
+    basis = _identity_blocks(total, numels, [out.dtype for out in outputs])
+    vj = _autograd_grad(
+        flat_outputs, inputs, basis, create_graph=create_graph, is_grads_batched=True
+    )
+    stacked_rows = [
+        _zeros_batch(inp, total) if vj_el is None else vj_el
+        for vj_el, inp in zip(vj, inputs, strict=True)
+    ]
     jac_by_input = []
-    for rows_el, inp in zip(rows, inputs, strict=True):
-        stacked = stack(rows_el, 0) if rows_el else zeros((0, *inp.shape), dtype=inp.dtype)
+    for stacked, inp in zip(stacked_rows, inputs, strict=True):
         start = 0
         per_output = []
         for numel, out in zip(numels, outputs, strict=True):
-            per_output.append(stacked[start:start + numel].view(out.size() + inp.size()))
+            per_output.append(stacked[start : start + numel].view(out.size() + inp.size()))
             start += numel
         jac_by_input.append(tuple(per_output))
     return tuple(zip(*jac_by_input, strict=True))
 
 
+def _zeros_batch(inp: Tensor, size: int) -> Tensor:
+    """Zeros of ``inp``'s shape, expanded to a batch of ``size`` (an input no output reaches)."""
+    from ..ops.creation import zeros_like
+
+    return zeros_like(inp).expand((size, *inp.shape))
+
+
+def _identity_blocks(total: int, numels: list[int], dtypes: list[Any]) -> list[Tensor]:
+    """The identity of size ``total`` cut into column blocks of ``numels`` (one per flattened
+    tensor, in its dtype): row ``k`` is the ``k``-th basis vector of the concatenation."""
+    from ..ops.creation import eye
+
+    identity = eye(total)
+    blocks = []
+    start = 0
+    for numel, dtype in zip(numels, dtypes, strict=True):
+        blocks.append(identity[:, start : start + numel].to(dtype))
+        start += numel
+    return blocks
+
+
 def _jacobian_forward(
     func: Callable[..., Any], inputs: Tensors, strict: bool, vectorize: bool
 ) -> Any:
-    """``strategy="forward-mode"``: one Jacobian-vector product per input element."""
+    """``strategy="forward-mode"``: the Jacobian-vector products of every input element."""
     from ..ops.creation import zeros, zeros_like
-    from ..ops.shape import stack
 
     if strict:
         raise RuntimeError(
-            "torch.autograd.functional.jacobian: `strict=True` and `strategy=\"forward-mode\"` "
+            'torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` '
             "are not supported together (yet). Please either set `strict=False` or "
             '`strategy="reverse-mode"`.'
         )
@@ -467,32 +506,40 @@ def _jacobian_forward(
         is_outputs_tuple, outputs = _as_tuple(func(*x), "outputs", "jacobian")
         grad_outputs = tuple(zeros_like(out, requires_grad=True) for out in outputs)
         grad_inputs = _autograd_grad(outputs, x, grad_outputs, create_graph=True)
-    columns: list[list[list[Tensor]]] = [[[] for _ in inputs] for _ in outputs]
-    for j, inp in enumerate(inputs):
-        for k in range(inp.nelement()):
-            tangent = [zeros_like(t) for t in inputs]
-            tangent[j] = zeros(inp.nelement(), dtype=inp.dtype)
-            tangent[j]._data[k] = 1
-            tangent[j] = tangent[j].reshape(inp.shape)
-            jv = _autograd_grad(grad_inputs, grad_outputs, tangent, retain_graph=True)
-            for i, out in enumerate(outputs):
-                col = jv[i] if jv[i] is not None else zeros_like(out)
-                columns[i][j].append(col.detach())
-    # Lists, not tuples: PyTorch's forward-mode path returns them.
-    jac = [
-        [
-            stack(cols, -1).reshape(out.shape + inputs[j].shape) if cols
-            else zeros(out.shape + inputs[j].shape, dtype=out.dtype)
-            for j, cols in enumerate(columns[i])
+    # Every column at once: the tangents are a batch, the rows of an identity spanning all
+    # input elements, pushed through the double-backward graph in one vmapped pass.
+    numels = [inp.nelement() for inp in inputs]
+    total = sum(numels)
+    jac: list[list[Tensor]] = [[] for _ in outputs]  # (lists: PyTorch's forward-mode path's)
+    if total:
+        tangents = [
+            block.reshape(total, *inp.shape)
+            for block, inp in zip(
+                _identity_blocks(total, numels, [t.dtype for t in inputs]), inputs, strict=True
+            )
         ]
-        for i, out in enumerate(outputs)
-    ]
+        jv = _autograd_grad(
+            grad_inputs, grad_outputs, tangents, retain_graph=True, is_grads_batched=True
+        )
+    for i, out in enumerate(outputs):
+        start = 0
+        for inp, numel in zip(inputs, numels, strict=True):
+            if total == 0 or jv[i] is None:
+                jac[i].append(zeros(out.shape + inp.shape, dtype=out.dtype))
+            else:
+                rows = jv[i].detach()[start : start + numel]
+                jac[i].append(rows.movedim(0, -1).reshape(out.shape + inp.shape))
+            start += numel
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
 def hessian(
-    func: Callable[..., Any], inputs: Tensors, create_graph: bool = False, strict: bool = False,
-    vectorize: bool = False, outer_jacobian_strategy: str = "reverse-mode",
+    func: Callable[..., Any],
+    inputs: Tensors,
+    create_graph: bool = False,
+    strict: bool = False,
+    vectorize: bool = False,
+    outer_jacobian_strategy: str = "reverse-mode",
 ) -> Any:
     """The Hessian of a scalar ``func`` at ``inputs``: ``H[i][j]`` has shape
     ``inputs[i].shape + inputs[j].shape``.
@@ -527,15 +574,23 @@ def hessian(
         return jac
 
     res = jacobian(
-        jac_func, inputs, create_graph=create_graph, strict=strict, vectorize=vectorize,
+        jac_func,
+        inputs,
+        create_graph=create_graph,
+        strict=strict,
+        vectorize=vectorize,
         strategy=outer_jacobian_strategy,
     )
     return _tuple_postprocess(res, (is_inputs_tuple, is_inputs_tuple))
 
 
 def _scalar_function_gradient(
-    func: Callable[..., Any], inputs: Tensors, v: Tensors | None, create_graph: bool,
-    strict: bool, name: str,
+    func: Callable[..., Any],
+    inputs: Tensors,
+    v: Tensors | None,
+    create_graph: bool,
+    strict: bool,
+    name: str,
 ) -> tuple[bool, tuple, tuple, Any, bool, tuple]:
     """Shared start of ``vhp`` and ``hvp``: checked inputs, outputs and the recorded gradient."""
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", name)
@@ -546,7 +601,8 @@ def _scalar_function_gradient(
         _validate_v(v, inputs, is_inputs_tuple)
     else:
         _check_v_or_single_element(
-            v, inputs,
+            v,
+            inputs,
             "The vector v can only be None if the input to the user-provided function is a "
             "single Tensor with a single element.",
         )
@@ -565,8 +621,11 @@ def _scalar_function_gradient(
 
 
 def vhp(
-    func: Callable[..., Any], inputs: Tensors, v: Tensors | None = None,
-    create_graph: bool = False, strict: bool = False,
+    func: Callable[..., Any],
+    inputs: Tensors,
+    v: Tensors | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), v^T H)`` for a scalar ``func``.
 
@@ -592,8 +651,11 @@ def vhp(
 
 
 def hvp(
-    func: Callable[..., Any], inputs: Tensors, v: Tensors | None = None,
-    create_graph: bool = False, strict: bool = False,
+    func: Callable[..., Any],
+    inputs: Tensors,
+    v: Tensors | None = None,
+    create_graph: bool = False,
+    strict: bool = False,
 ) -> tuple[Any, Any]:
     """``(func(inputs), H v)`` for a scalar ``func`` (via the double-backward trick, as
     PyTorch; equal to ``vhp`` when the Hessian is symmetric).

@@ -441,6 +441,7 @@ def _softmax(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
 
 _DIM_KEEP = _dim_rule(("dim",), full="keep")
 _register("cumsum cumprod cummax cummin logcumsumexp".split(), _DIM_KEEP)
+_register(["_cumsum"], _DIM_KEEP)  # (the op under cumsum, which its backward formula calls)
 _register(["softmax", "log_softmax", "softmin"], _softmax)
 _register(["roll"], _dim_rule(("dims",), full="flatten_roll"))
 _register(
@@ -517,7 +518,7 @@ def _flip(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> An
     return wrap_batched(value.flip(_shift(tuple(dims), _value_ndim(value))), level)
 
 
-_register(["flip"], _flip)
+_register(["flip", "_flip"], _flip)
 _register(["squeeze"], _squeeze)
 
 
