@@ -204,7 +204,7 @@ def test_package_all_lists_match_their_modules() -> None:
 
     layers = ["Module"]
     for name in ("activation", "attention", "container", "conv", "distance", "dropout",
-                 "flatten", "fold", "linear", "local_norms", "loss", "margin_losses",
+                 "flatten", "fold", "lazy", "linear", "local_norms", "loss", "margin_losses",
                  "normalization", "padding", "pooling", "random_activations", "rnn",
                  "shuffle", "sparse", "transformer", "unpooling", "upsampling"):
         layers += getattr(modules, name).__all__

@@ -11,6 +11,7 @@ from . import (
     dropout,
     flatten,
     fold,
+    lazy,
     linear,
     local_norms,
     loss,
@@ -35,6 +36,7 @@ from .distance import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .flatten import *  # noqa: F403
 from .fold import *  # noqa: F403
+from .lazy import *  # noqa: F403
 from .linear import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .loss import *  # noqa: F403
@@ -81,6 +83,11 @@ __all__ += [  # flatten
 ]
 __all__ += [  # fold
     "Fold", "Unfold"
+]
+__all__ += [  # lazy
+    "LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d",
+    "LazyConvTranspose2d", "LazyConvTranspose3d", "LazyBatchNorm1d", "LazyBatchNorm2d",
+    "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d"
 ]
 __all__ += [  # linear
     "Identity", "Linear", "Bilinear"
