@@ -9,11 +9,14 @@ Example:
 
 from __future__ import annotations
 
-from . import functional, init, modules, parallel, utils
+from . import functional, init, modules, utils
 from .modules import *  # noqa: F403
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 # ``+= modules.__all__`` rather than a ``*`` unpacking: pyright reads this form (mypy reads
 # literal lists only, python/mypy#15300; the layers reach it through the star import).
-__all__ = ["Buffer", "Parameter", "functional", "init", "modules", "parallel", "utils"]
+__all__ = [
+    "Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "functional", "init",
+    "modules", "utils",
+]
 __all__ += modules.__all__
