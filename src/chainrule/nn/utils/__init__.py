@@ -3,7 +3,7 @@ sequences (``rnn``)."""
 
 from __future__ import annotations
 
-from . import rnn
+from . import parametrize, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -21,8 +21,18 @@ from .fusion import (
 )
 
 __all__ = [
-    "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-    "get_total_norm", "parameters_to_vector", "vector_to_parameters", "rnn",
-    "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval", "fuse_linear_bn_weights",
+    "clip_grad_norm",
+    "clip_grad_norm_",
+    "clip_grad_value_",
+    "clip_grads_with_norm_",
+    "get_total_norm",
+    "parameters_to_vector",
+    "vector_to_parameters",
+    "rnn",
+    "fuse_conv_bn_eval",
+    "fuse_conv_bn_weights",
+    "fuse_linear_bn_eval",
+    "fuse_linear_bn_weights",
     "skip_init",
+    "parametrize",
 ]
