@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from .._tensor import Tensor
 from .graph import BackwardGraph, dtype_name, shape_text, walk
@@ -48,6 +49,10 @@ class TextTree(str):
     def _repr_html_(self) -> str:
         """The tree as Jupyter shows it: preformatted text (not the escaped ``repr`` of a str)."""
         return f'<pre class="chainrule-tree">{html.escape(str(self))}</pre>'
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython's plain-text display (a terminal, ``text/plain``): the tree, not its repr."""
+        printer.text(str(self))
 
 
 def tree(
