@@ -106,6 +106,7 @@ _ARGUMENTS: dict[str, tuple] = {
     "scatter": (0, chainrule.tensor([[1, 0]]), _ones(1, 2)),
     "scatter_add": (0, chainrule.tensor([[1, 0]]), _ones(1, 2)),
     "scatter_reduce": (0, chainrule.tensor([[1, 0]]), _ones(1, 2), "sum"),
+    "index_reduce": (0, chainrule.tensor([1]), _ones(1, 2), "prod"),
     "index_copy": (0, chainrule.tensor([1]), _ones(1, 2)),
     "masked_scatter": (_ones(2, 2) > 0, _ones(4)),
     "renorm": (2, 0, 1.0), "bernoulli": (0.5,), "sgn": (), "heaviside": (_ones(2, 2),),

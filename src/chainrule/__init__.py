@@ -109,6 +109,7 @@ from .ops.distribution_sampling import *  # noqa: F403 - poisson, binomial, _sta
 from .ops.divisibility import *  # noqa: F403 - gcd, lcm
 from .ops.float_parts import *  # noqa: F403 - ldexp, frexp
 from .ops.fused_products import *  # noqa: F403 - addmv, addr, baddbmm, addbmm
+from .ops.index_reductions import *  # noqa: F403 - scatter_reduce, index_reduce
 from .ops.index_writes import *  # noqa: F403 - index_copy, index_fill
 from .ops.indexing import *  # noqa: F403
 from .ops.inplace_functions import *  # noqa: F403 - abs_, exp_, clamp_ ... (torch.<name>_)

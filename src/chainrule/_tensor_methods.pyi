@@ -361,6 +361,24 @@ class TensorMethods:
         values: Tensor,
         accumulate: _bool = ...,
     ) -> Self: ...
+    def index_reduce(
+        self,
+        dim: _int,
+        index: Tensor,
+        source: Tensor,
+        reduce: str,
+        *,
+        include_self: _bool = ...,
+    ) -> Tensor: ...
+    def index_reduce_(
+        self,
+        dim: _int,
+        index: Tensor,
+        source: Tensor,
+        reduce: str,
+        *,
+        include_self: _bool = ...,
+    ) -> Self: ...
     def index_select(self, dim: _int, index: Tensor) -> Tensor: ...
     def inner(self, other: Tensor) -> Tensor: ...
     def int(self, memory_format: Any = ...) -> Tensor: ...
@@ -647,6 +665,24 @@ class TensorMethods:
     def scatter_(self, dim: _int, index: Tensor, src: Any = ..., *, value: Any = ...) -> Self: ...
     def scatter_add(self, dim: _int, index: Tensor, src: Tensor) -> Tensor: ...
     def scatter_add_(self, dim: _int, index: Tensor, src: Tensor) -> Self: ...
+    def scatter_reduce(
+        self,
+        dim: _int,
+        index: Tensor,
+        src: Tensor,
+        reduce: str,
+        *,
+        include_self: _bool = ...,
+    ) -> Tensor: ...
+    def scatter_reduce_(
+        self,
+        dim: _int,
+        index: Tensor,
+        src: Tensor,
+        reduce: str,
+        *,
+        include_self: _bool = ...,
+    ) -> Self: ...
     def select(self, dim: _int, index: _int) -> Tensor: ...
     def select_scatter(self, src: Any, dim: Any, index: Any) -> Tensor: ...
     def set_(self, *args: Any, **kwargs: Any) -> Self: ...

@@ -37,6 +37,7 @@ from . import (
     fft_ops,
     float_parts,  # noqa: F401 (ldexp, frexp)
     fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
+    index_reductions,
     index_writes,
     indexing,
     inplace,
@@ -124,6 +125,7 @@ _PRIMITIVES.update(rearranging.PRIMITIVES)
 _PRIMITIVES.update(cumulative.PRIMITIVES)
 _PRIMITIVES.update(scatter_views.PRIMITIVES)
 _PRIMITIVES.update(index_writes.PRIMITIVES)
+_PRIMITIVES.update(index_reductions.PRIMITIVES)
 # Layers' adjoints (a convolution's gradient is a convolution, pooling's a scatter ...).
 _PRIMITIVES.update(nn_ops.PRIMITIVES)
 

@@ -45,6 +45,7 @@ from ._forward import (
     derived_rule,
     joint_linear_rule,
     linear_rule,
+    zeros_for,
 )
 from .nn_ops import losses, misc, pooling
 
@@ -940,3 +941,44 @@ def _frexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
 allow_jvp_nodes(derived_rule, "LdexpBackward0")  # (ops/float_parts.py)
 allow_jvp_nodes(_frexp_rule, "FrexpBackward0")
 allow_jvp_nodes(derived_rule, "NextafterBackward0")  # (ops/float_parts.py)
+
+
+def _scatter_reduce_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """scatter_reduce (ops/index_reductions.py): sum and mean are linear in self and src
+    together; amax/amin take the mean tangent of the values equal to the result (PyTorch's
+    forward formula: an element of self left out by ``include_self=False`` does not count,
+    though its backward formula counts it); prod is the product rule, ``D * t`` with ``D`` the
+    derivatives at a gradient of ones (PyTorch gives no tangent for prod)."""
+    from ._opnode import TENSOR_NS
+
+    self_p, dim, index, src_p, reduce, include_self = args
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    if reduce in ("sum", "mean"):
+        return joint_linear_rule(op, args, tangents, result)
+    self_t, src_t = tangents
+    if reduce in ("amax", "amin"):
+        dtype = result.dtype
+        self_is = (self_p == result).to(dtype)
+        if not include_self:
+            self_is = indexing.scatter(self_is, dim, index, 0)
+        src_is = (src_p == result.gather(dim, index)).to(dtype)
+        count = indexing.scatter_add(self_is, dim, index, src_is)
+        total = zeros_for(result) if self_t is None else self_t * self_is
+        if src_t is not None:
+            total = indexing.scatter_add(total, dim, index, src_t * src_is)
+        return total / count
+    env: list[Any] = [*args, result, *(tuple(args[p].shape) for p in op.input_pos)]
+    ones = _ones(result)
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        derivative = op.derivatives[i]
+        term = derivative.fn(TENSOR_NS, ones, *(env[j] for j in derivative.arg_index)) * t
+        if i == 1:  # (src's terms go where src's elements go)
+            term = indexing.scatter_add(zeros_for(result), dim, index, term)
+        total = term if total is None else total + term
+    return total
+
+
+allow_jvp_nodes(_scatter_reduce_rule, "ScatterReduceBackward0")  # (ops/index_reductions.py)

@@ -1065,8 +1065,10 @@ def _(ops, grad, dim, index):
     return ops.gather(grad, dim, index)
 
 
-def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor | None) -> int:
-    """PyTorch's argument checks of scatter and scatter_add; returns the wrapped dim."""
+def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor | None, *,
+                   check_range: bool = True) -> int:
+    """PyTorch's argument checks of scatter and scatter_add; returns the wrapped dim (the
+    indices' range is checked last, unless ``check_range`` is False)."""
     idx = _tensor_arg(name, "index", 3, index)._data
     shape = input._data.shape
     d = wrap_dim(dim, len(shape))
@@ -1099,7 +1101,8 @@ def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor |
                 f"Expected index {_fmt(idx.shape)} to be no larger than self {_fmt(shape)} apart "
                 f"from dimension {d} and to be no larger size than src {_fmt(src_shape)}"
             )
-    _check_index_range(idx, _size_1d(shape, d), d)
+    if check_range:
+        _check_index_range(idx, _size_1d(shape, d), d)
     return d
 
 
