@@ -20,16 +20,43 @@ PACKAGE = Path(chainrule.__file__).parent
 
 # (layer, module prefixes): a module is in the layer of its longest matching prefix.
 LAYERS: list[tuple[int, tuple[str, ...]]] = [
-    (0, ("_dtype", "_size", "_backend", "_strides", "_special", "_cephes", "_frames", "_printing",
-         "_return_types", "_finfo", "_dlpack")),
+    (
+        0,
+        (
+            "_dtype",
+            "_size",
+            "_backend",
+            "_strides",
+            "_special",
+            "_cephes",
+            "_frames",
+            "_printing",
+            "_return_types",
+            "_finfo",
+            "_dlpack",
+        ),
+    ),
     # Tensor, nodes, grad mode, saved-tensor hooks and the version-check messages: what every
     # op needs to record.
     # (and the __torch_function__ protocol, which Tensor's methods and the ops consult)
-    (1, ("_tensor", "autograd.grad_mode", "autograd.node", "autograd.graph", "autograd.inplace",
-         "autograd.anomaly", "autograd.forward_grad", "_overrides", "overrides", "_C")),
+    (
+        1,
+        (
+            "_tensor",
+            "autograd.grad_mode",
+            "autograd.node",
+            "autograd.graph",
+            "autograd.inplace",
+            "autograd.anomaly",
+            "autograd.forward_grad",
+            "_overrides",
+            "overrides",
+            "_C",
+        ),
+    ),
     (2, ("ops",)),
     (3, ("autograd",)),
-    (4, ("nn", "optim", "func", "utils", "serialization")),
+    (4, ("nn", "optim", "func", "utils", "serialization", "distributed")),
     (5, ("viz",)),
     (6, ("",)),  # the package itself: it re-exports all of the above
     (7, ("cli", "__main__", "_stubgen")),
@@ -66,11 +93,11 @@ def _imported(module: str, path: Path, node: ast.ImportFrom | ast.Import) -> lis
     """The chainrule modules an import statement loads (``from . import x`` loads ``x``)."""
     if isinstance(node, ast.Import):
         names = [a.name for a in node.names if a.name.startswith("chainrule.")]
-        return [n[len("chainrule."):] for n in names if n[len("chainrule."):] in MODULES]
+        return [n[len("chainrule.") :] for n in names if n[len("chainrule.") :] in MODULES]
     if node.level == 0:
         if node.module is None or not node.module.startswith("chainrule"):
             return []
-        base = node.module[len("chainrule"):].lstrip(".")
+        base = node.module[len("chainrule") :].lstrip(".")
     else:
         package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
         package = [p for p in package if p]
@@ -117,7 +144,8 @@ def test_the_layers_cover_the_package() -> None:
 def test_module_level_imports_go_downward() -> None:
     upward = sorted(
         (module, target, _layer(module), _layer(target))
-        for module, (top, _) in IMPORTS.items() for target in top
+        for module, (top, _) in IMPORTS.items()
+        for target in top
         if _layer(target) > _layer(module)
     )
     assert upward == []
@@ -151,7 +179,8 @@ def test_module_level_imports_have_no_cycle() -> None:
 def test_in_function_imports_go_upward_only_where_listed() -> None:
     upward = {
         (module, target)
-        for module, (_, inner) in IMPORTS.items() for target in inner
+        for module, (_, inner) in IMPORTS.items()
+        for target in inner
         if _layer(target) > _layer(module)
     }
     assert upward == set(UPWARD_IN_FUNCTIONS), (
