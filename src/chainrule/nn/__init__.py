@@ -9,7 +9,7 @@ Example:
 
 from __future__ import annotations
 
-from . import functional, init, modules, utils
+from . import functional, init, modules, parallel, utils
 from .modules import *  # noqa: F403
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 

@@ -22,9 +22,9 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
-    DistributedSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -33,8 +33,23 @@ from .sampler import (
 )
 
 __all__ = [
-    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset",
-    "DistributedSampler", "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler",
-    "StackDataset", "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
-    "default_collate", "default_convert", "get_worker_info", "random_split",
+    "BatchSampler",
+    "ChainDataset",
+    "ConcatDataset",
+    "DataLoader",
+    "Dataset",
+    "DistributedSampler",
+    "IterableDataset",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "StackDataset",
+    "Subset",
+    "SubsetRandomSampler",
+    "TensorDataset",
+    "WeightedRandomSampler",
+    "default_collate",
+    "default_convert",
+    "get_worker_info",
+    "random_split",
 ]

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Sequence, Sized
 from typing import Any
 
 import numpy as np
 
 from ... import _dtype
-from ...ops.creation import Generator, as_tensor, multinomial, randperm
+from ...ops.creation import Generator, as_tensor, multinomial
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler", "DistributedSampler"]
+__all__ = [
+    "Sampler",
+    "SequentialSampler",
+    "RandomSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+]
 
 
 class Sampler:
@@ -52,8 +57,13 @@ class RandomSampler(Sampler):
     """A random permutation of the indices each epoch (or ``num_samples`` drawn with
     replacement)."""
 
-    def __init__(self, data_source: Sized, replacement: bool = False,
-                 num_samples: int | None = None, generator: Generator | None = None) -> None:
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Generator | None = None,
+    ) -> None:
         self.data_source = data_source
         self.replacement = replacement
         self._num_samples = num_samples
@@ -109,13 +119,16 @@ class WeightedRandomSampler(Sampler):
     replacement unless ``replacement=False``), as ``torch.multinomial`` draws them (chainrule's
     random stream, not PyTorch's)."""
 
-    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
-                 generator: Generator | None = None) -> None:
-        if (not isinstance(num_samples, int) or isinstance(num_samples, bool)
-                or num_samples <= 0):
+    def __init__(
+        self,
+        weights: Sequence[float],
+        num_samples: int,
+        replacement: bool = True,
+        generator: Generator | None = None,
+    ) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(
-                f"num_samples should be a positive integer value, but got "
-                f"num_samples={num_samples}"
+                f"num_samples should be a positive integer value, but got num_samples={num_samples}"
             )
         if not isinstance(replacement, bool):
             raise ValueError(
@@ -133,68 +146,13 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        drawn = multinomial(self.weights, self.num_samples, self.replacement,
-                            generator=self.generator)
+        drawn = multinomial(
+            self.weights, self.num_samples, self.replacement, generator=self.generator
+        )
         yield from drawn.tolist()
 
     def __len__(self) -> int:
         return self.num_samples
-
-
-class DistributedSampler(Sampler):
-    """The share of a dataset one of ``num_replicas`` processes reads: the indices (shuffled
-    with ``seed + epoch``, the same order in every process) padded by repeating the first ones
-    to a multiple of ``num_replicas`` (or cut to one, ``drop_last``), then every
-    ``num_replicas``-th from ``rank``. Without a process group, ``num_replicas`` and ``rank``
-    must be given (PyTorch's error otherwise)."""
-
-    def __init__(self, dataset: Sized, num_replicas: int | None = None, rank: int | None = None,
-                 shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
-        if num_replicas is None or rank is None:
-            raise ValueError("Default process group has not been initialized, please make "
-                             "sure to call init_process_group.")
-        if rank >= num_replicas or rank < 0:
-            raise ValueError(
-                f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
-        self.dataset = dataset
-        self.num_replicas = num_replicas
-        self.rank = rank
-        self.epoch = 0
-        self.drop_last = drop_last
-        n = len(dataset)
-        if drop_last and n % num_replicas:
-            self.num_samples = math.ceil((n - num_replicas) / num_replicas)
-        else:
-            self.num_samples = math.ceil(n / num_replicas)
-        self.total_size = self.num_samples * num_replicas
-        self.shuffle = shuffle
-        self.seed = seed
-
-    def __iter__(self) -> Iterator[int]:
-        n = len(self.dataset)
-        if self.shuffle:
-            generator = Generator()
-            generator.manual_seed(self.seed + self.epoch)
-            indices = randperm(n, generator=generator).tolist()
-        else:
-            indices = list(range(n))
-        if not self.drop_last:
-            padding = self.total_size - len(indices)
-            if padding <= len(indices):
-                indices += indices[:padding]
-            else:
-                indices += (indices * math.ceil(padding / len(indices)))[:padding]
-        else:
-            indices = indices[: self.total_size]
-        return iter(indices[self.rank:self.total_size:self.num_replicas])
-
-    def __len__(self) -> int:
-        return self.num_samples
-
-    def set_epoch(self, epoch: int) -> None:
-        """The epoch whose order the next pass takes (call it before each epoch to shuffle
-        differently)."""
-        self.epoch = epoch
 
 
 class BatchSampler(Sampler):
@@ -207,9 +165,7 @@ class BatchSampler(Sampler):
                 f"batch_size should be a positive integer value, but got batch_size={batch_size}"
             )
         if not isinstance(drop_last, bool):
-            raise ValueError(
-                f"drop_last should be a boolean value, but got drop_last={drop_last}"
-            )
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last

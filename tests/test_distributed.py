@@ -1,0 +1,165 @@
+"""chainrule.distributed, DistributedDataParallel and DistributedSampler (issue 19).
+
+The multi-rank tests start 2 and 3 ranks through the launcher (mpiexec of the mpich wheel)
+with a timeout; the workers in tests/distributed_workers check every collective against its
+NumPy meaning and DDP against one process training on the whole batch, and abort the job on
+the first failure. The single-process API (errors before init, messages, return values) is
+compared with PyTorch's gloo backend, and DistributedSampler's indices with PyTorch's.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+import chainrule
+from chainrule.utils.data.distributed import torch_randperm
+
+WORKERS = Path(__file__).parent / "distributed_workers"
+LAUNCH = [sys.executable, "-m", "chainrule.distributed.run"]
+
+
+def run_ranks(ranks: int, script: Path, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*LAUNCH, "-n", str(ranks), str(script)], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def assert_every_rank(done: subprocess.CompletedProcess, word: str, ranks: int) -> None:
+    assert done.returncode == 0, done.stdout + done.stderr
+    for rank in range(ranks):
+        assert f"{word} ok on rank {rank} of {ranks}" in done.stdout, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_collectives_on_several_ranks(ranks: int) -> None:
+    assert_every_rank(run_ranks(ranks, WORKERS / "collectives.py"), "collectives", ranks)
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_ddp_matches_one_process_on_the_whole_batch(ranks: int) -> None:
+    assert_every_rank(run_ranks(ranks, WORKERS / "ddp.py"), "ddp", ranks)
+
+
+FAILING = """
+import time
+import chainrule as torch
+import chainrule.distributed as dist
+from datetime import timedelta
+dist.init_process_group("mpi", timeout=timedelta(seconds={timeout}))
+if dist.get_rank() == 1:
+    {rank_one}
+t = torch.ones(2)
+dist.all_reduce(t)
+print("rank", dist.get_rank(), "finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("case", ["raises", "hangs"])
+def test_a_failing_rank_ends_the_job(tmp_path: Path, case: str) -> None:
+    """Rank 1 raises (or never joins the all-reduce): rank 0 does not wait for ever, the job
+    ends with a non-zero status and the error is shown."""
+    rank_one = "raise RuntimeError('rank 1 gives up')" if case == "raises" else "time.sleep(120)"
+    script = tmp_path / "failing.py"
+    script.write_text(FAILING.format(timeout=3, rank_one=rank_one))
+    start = time.monotonic()
+    done = run_ranks(2, script, timeout=100)
+    assert done.returncode != 0
+    assert "finished" not in done.stdout
+    expected = (
+        "rank 1 gives up" if case == "raises" else "Timed out after 3 s waiting for all_reduce"
+    )
+    assert expected in done.stderr
+    assert time.monotonic() - start < 90
+
+
+def test_launcher_usage_errors() -> None:
+    no_script = subprocess.run(LAUNCH, capture_output=True, text=True, timeout=60)
+    assert no_script.returncode == 2
+    assert "a script (or -m module) to run is required" in no_script.stderr
+    no_ranks = subprocess.run(
+        [*LAUNCH, "-n", "0", "x.py"], capture_output=True, text=True, timeout=60
+    )
+    assert no_ranks.returncode == 2
+    assert "-n must be at least 1" in no_ranks.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _single_process(which: str) -> dict[str, list]:
+    done = subprocess.run(
+        [sys.executable, str(WORKERS / "single_process.py"), which, str(_free_port())],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_single_process_api_matches_pytorch() -> None:
+    """Errors before init_process_group, the dtype, list and gather/scatter checks, return
+    values, Work, new_group, DDP's state_dict keys and repr: chainrule on MPI (one rank) and
+    PyTorch on gloo (one rank), step by step."""
+    ours = _single_process("chainrule")
+    theirs = _single_process("torch")
+    assert list(ours) == list(theirs)
+    different = {k: (ours[k], theirs[k]) for k in theirs if ours[k] != theirs[k]}
+    assert not different
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7, 10, 33, 1000])
+@pytest.mark.parametrize("seed", [0, 5, 2**32 + 9])
+def test_randperm_is_pytorchs(n: int, seed: int) -> None:
+    generator = torch.Generator()
+    generator.manual_seed(seed)
+    assert torch_randperm(n, seed) == torch.randperm(n, generator=generator).tolist()
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 10, 33])
+@pytest.mark.parametrize("replicas", [1, 2, 3, 4])
+@pytest.mark.parametrize("shuffle", [True, False])
+@pytest.mark.parametrize("drop_last", [True, False])
+def test_distributed_sampler_matches_pytorch(
+    n: int, replicas: int, shuffle: bool, drop_last: bool
+) -> None:
+    for rank in range(replicas):
+        for seed, epoch in ((0, 0), (7, 3)):
+            samplers = [
+                lib.utils.data.distributed.DistributedSampler(
+                    range(n),
+                    num_replicas=replicas,
+                    rank=rank,
+                    shuffle=shuffle,
+                    seed=seed,
+                    drop_last=drop_last,
+                )
+                for lib in (chainrule, torch)
+            ]
+            for sampler in samplers:
+                sampler.set_epoch(epoch)
+            ours, theirs = samplers
+            assert list(ours) == list(theirs)
+            assert len(ours) == len(theirs)
+            assert (ours.num_samples, ours.total_size) == (theirs.num_samples, theirs.total_size)
+
+
+def test_distributed_sampler_errors_match_pytorch() -> None:
+    for kwargs in ({"num_replicas": 3, "rank": 3}, {"num_replicas": 2, "rank": -1}, {}):
+        messages = []
+        for lib in (chainrule, torch):
+            with pytest.raises(ValueError) as caught:
+                lib.utils.data.distributed.DistributedSampler(range(5), **kwargs)
+            messages.append(str(caught.value))
+        assert messages[0] == messages[1]
