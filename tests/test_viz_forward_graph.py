@@ -403,3 +403,30 @@ def test_tree_displays_as_preformatted_text_in_notebooks():
     assert "└── AddBackward0 [#4] → b" in shown and "\\n" not in shown
     bad = torch.tensor([1.0], requires_grad=True)
     assert "&lt;b&gt;" in viz.tree(bad * 2, {"<b>": bad})._repr_html_()
+
+
+def conv_program(lib):
+    lib.manual_seed(0)
+    image = lib.arange(2 * 1 * 5 * 5, dtype=lib.float32).reshape(2, 1, 5, 5) / 50
+    weight = lib.arange(3 * 1 * 3 * 3, dtype=lib.float32).reshape(3, 1, 3, 3) / 20 - 0.5
+    weight.requires_grad_()
+    bias = lib.tensor([0.1, -0.2, 0.3], requires_grad=True)
+    feature = lib.nn.functional.conv2d(image, weight, bias, padding=1)
+    out = lib.nn.functional.max_pool2d(lib.relu(feature), 2).sum()
+    return weight, bias, feature, out
+
+
+def test_forward_graph_of_a_convolution_net():
+    # A convolution's node keeps more than (shape, dtype) of its inputs (issue 17: the digits
+    # CNN's forward graph failed to build).
+    weight, bias, feature, out = conv_program(torch)
+    tw, tb, tfeature, tout = conv_program(real_torch)
+    tout.backward()
+    g = viz.forward_graph(out, values=True, gradients=True, derivatives=True)
+    assert g.node("feature").shape == (2, 3, 5, 5)
+    assert "convolution(" in str(g)
+    np.testing.assert_allclose(g.node("feature").value, tfeature.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g.node("out").value, tout.item(), rtol=1e-6)
+    np.testing.assert_allclose(g.node("weight").grad, tw.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(g.node("bias").grad, tb.grad.numpy(), rtol=1e-5)
+    assert weight.grad is None

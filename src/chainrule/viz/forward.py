@@ -457,7 +457,8 @@ class _Builder:
             in_meta = getattr(graph.nodes[i], "_in_meta", ()) or ()
             for k, (c, nr) in enumerate(slots):
                 if c != NO_CHILD and k < len(in_meta) and in_meta[k] is not None:
-                    shape, dtype = in_meta[k]
+                    # (shape, numpy dtype, ...): some nodes keep more of an input (strides).
+                    shape, dtype = in_meta[k][0], in_meta[k][1]
                     meta.setdefault((c, nr), (tuple(int(s) for s in shape), dtype_name(dtype)))
                     self.np_dtypes.setdefault((c, nr), np.dtype(dtype))
         names: dict[NodeKey, str] = {}
