@@ -46,6 +46,14 @@ CASES: dict[str, Any] = {
     "gcd_0d": lambda L: L.gcd(L.tensor(12), L.tensor(18)),
     "lcm_int8": lambda L: L.lcm(L.tensor([100], dtype=L.int8), L.tensor([3], dtype=L.int8)),
     "gcd_empty": lambda L: L.gcd(L.zeros(0, dtype=L.long), L.zeros(0, dtype=L.long)),
+    # in place: the cast error before the kernel's error for floats, then shape, number
+    "gcd__float_other": lambda L: a(L).gcd_(b(L).float()),
+    "lcm__float_other": lambda L: a(L).lcm_(b(L).double()),
+    "gcd__float_self": lambda L: a(L).float().gcd_(b(L)),
+    "gcd__bool_other": lambda L: a(L).gcd_(b(L).bool()),
+    "lcm__broadcast_self": lambda L: a(L)[:1].lcm_(b(L)),
+    "gcd__number": lambda L: a(L).gcd_(2),
+    "lcm__int32_float": lambda L: a(L).int().lcm_(b(L).half()),
 }
 
 

@@ -16,8 +16,9 @@ import numpy as np
 
 from .._dtype import REDUCED_FLOATS, from_numpy_dtype
 from .._strides import empty_like_preserving
+from .._tensor import Tensor
 from ._dispatch import ARITH
-from ._registry import op
+from ._registry import declare_methods, op
 from .indexing import _scalar_name
 from .linalg import _check_expandable
 
@@ -140,7 +141,7 @@ def _(ops, grad, mat, alpha):
 # addr
 
 
-@op("AddrBackward0", inputs=("self", "vec1", "vec2"), promote=ARITH, method=True, inplace="method")
+@op("AddrBackward0", inputs=("self", "vec1", "vec2"), promote=ARITH, method=True)
 def addr(self, vec1, vec2, *, beta=1, alpha=1):
     """``beta * self + alpha * outer(vec1, vec2)``: an outer product added to a matrix.
 
@@ -187,6 +188,39 @@ def _(ops, grad, vec2, alpha):
 def _(ops, grad, vec1, alpha):
     g = ops.mv(ops.t(grad), vec1)
     return g if alpha == 1 else ops.mul(g, alpha)
+
+
+def _addr_in_place(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``self.addr_(vec1, vec2)``'s result, after PyTorch's checks of ``addr_``: tensors for the
+    vectors, then ``self`` a matrix of exactly the outer product's shape (it does not
+    broadcast), before the dtype checks."""
+    if len(args) > 2:
+        raise TypeError(f"addr_() takes 2 positional arguments but {len(args)} were given")
+    names = ("vec1", "vec2")
+    vectors = list(args) + [kwargs.pop(n) for n in names[len(args) :] if n in kwargs]
+    for position, (name, value) in enumerate(zip(names, vectors, strict=False), start=1):
+        if not isinstance(value, Tensor):
+            raise TypeError(
+                f"addr_(): argument '{name}' (position {position}) must be Tensor, not "
+                f"{type(value).__name__}"
+            )
+    if len(vectors) == 2:
+        vec1, vec2 = vectors[0]._data, vectors[1]._data
+        for name, v in zip(names, (vec1, vec2), strict=True):
+            if v.ndim != 1:
+                raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+        shape = self._data.shape
+        if len(shape) != 2:
+            raise RuntimeError(f"2D tensor expected, got {len(shape)}D tensor for input")
+        if shape != (vec1.shape[0], vec2.shape[0]):
+            raise RuntimeError(
+                f"size mismatch, input: [{shape[0]}, {shape[1]}], v1: [{vec1.shape[0]}], "
+                f"v2: [{vec2.shape[0]}]"
+            )
+    return addr(self, *vectors, **kwargs)
+
+
+declare_methods("addr", inplace=_addr_in_place)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -277,8 +311,13 @@ def _(ops, grad, batch1, alpha):
 
 
 # (half_native: bfloat16 rounds after each batch element, as float16, not once at the end)
-@op("AddbmmBackward0", inputs=("self", "batch1", "batch2"), method=True, inplace="method",
-    half_native=True)
+@op(
+    "AddbmmBackward0",
+    inputs=("self", "batch1", "batch2"),
+    method=True,
+    inplace="method",
+    half_native=True,
+)
 def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """``beta * self + alpha * sum_b(batch1[b] @ batch2[b])``: the batch's matrix products,
     summed, added to a matrix.
