@@ -412,19 +412,21 @@ def conv_program(lib):
     weight.requires_grad_()
     bias = lib.tensor([0.1, -0.2, 0.3], requires_grad=True)
     feature = lib.nn.functional.conv2d(image, weight, bias, padding=1)
-    out = lib.nn.functional.max_pool2d(lib.relu(feature), 2).sum()
+    pooled = lib.nn.functional.max_pool2d(lib.relu(feature), 2).flatten(1)
+    linear = lib.linspace(-1, 1, 2 * 12).reshape(2, 12).requires_grad_()
+    out = lib.nn.functional.linear(pooled, linear, bias[:2]).sum()  # addmm
     return weight, bias, feature, out
 
 
 def test_forward_graph_of_a_convolution_net():
-    # A convolution's node keeps more than (shape, dtype) of its inputs (issue 17: the digits
-    # CNN's forward graph failed to build).
+    # An addmm node keeps more than (shape, dtype) of its inputs (issue 17: the digits CNN's
+    # forward graph failed to build).
     weight, bias, feature, out = conv_program(torch)
     tw, tb, tfeature, tout = conv_program(real_torch)
     tout.backward()
     g = viz.forward_graph(out, values=True, gradients=True, derivatives=True)
     assert g.node("feature").shape == (2, 3, 5, 5)
-    assert "convolution(" in str(g)
+    assert "convolution(" in str(g) and "addmm(" in str(g)
     np.testing.assert_allclose(g.node("feature").value, tfeature.detach().numpy(), rtol=1e-6)
     np.testing.assert_allclose(g.node("out").value, tout.item(), rtol=1e-6)
     np.testing.assert_allclose(g.node("weight").grad, tw.grad.numpy(), rtol=1e-5)
