@@ -163,3 +163,33 @@ def test_distributed_sampler_errors_match_pytorch() -> None:
                 lib.utils.data.distributed.DistributedSampler(range(5), **kwargs)
             messages.append(str(caught.value))
         assert messages[0] == messages[1]
+
+
+def test_train_command_on_two_ranks(tmp_path: Path) -> None:
+    """``python -m chainrule train --ranks 2``: the digits MLP trained data-parallel; rank 0
+    reports once and writes the weights and the curve."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "chainrule",
+            "train",
+            "--ranks",
+            "2",
+            "--epochs",
+            "1",
+            "--quiet",
+            "--out",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("test accuracy") == 1
+    assert "after 1 epochs" in done.stdout and "on 2 ranks" in done.stdout
+    accuracy = float(done.stdout.split("test accuracy ")[1].split("%")[0])
+    assert accuracy > 50
+    assert (tmp_path / "digits_mlp.safetensors").exists()
+    assert (tmp_path / "digits_mlp_curve.png").exists()
