@@ -243,3 +243,24 @@ def test_convolution_backward_rules(case: str, batched: str, which: str) -> None
     assert not FALLBACK_COUNTS
     assert tuple(ours.shape) == tuple(theirs.shape)
     assert_close(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_bmm_of_outer_products(dtype: str) -> None:
+    """bmm with an inner size of 1 (a weight's per-example gradient under vmap) computes
+    products element by element: PyTorch's values bit for bit, non-finite values included,
+    and gradients."""
+    a = RNG.standard_normal((3, 4, 1)).astype(dtype)
+    b = RNG.standard_normal((3, 1, 5)).astype(dtype)
+    a[0, 1, 0], a[1, 2, 0], b[2, 0, 3] = np.inf, np.nan, -np.inf
+    b_strided = np.ascontiguousarray(b.transpose(0, 2, 1))
+    results = []
+    for lib in (chainrule, torch):
+        x = lib.tensor(a, requires_grad=True)
+        y = lib.tensor(b_strided).transpose(1, 2).requires_grad_()  # non-contiguous
+        out = lib.bmm(x, y)
+        out.backward(lib.ones_like(out))
+        results.append((out.detach().numpy(), x.grad.numpy(), y.grad.numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    for ours, theirs in zip(results[0][1:], results[1][1:], strict=True):  # (sums of products)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
