@@ -332,6 +332,8 @@ def test_stepping_opens_the_group_of_the_node_being_run(tmp_path, open_page):
         label = page.text("#step-label")
         assert label.startswith(f"step {k + 1} / 16: ") and label.endswith(f"#{active[0][1:]}")
         crumbs_seen.add(page.text("#crumbs"))
+        if k in (2, 9):  # in the screenshot, the node's own box is lit, inside its group
+            assert screenshot_has_colour(page.page, f"#{active[0]}", ACTIVE_FILL, 0.2)
     assert lit_groups == 0  # every step lights the node's own box, never the Sequential box
     assert "graph › Sequential › 5 (Linear)" in crumbs_seen
     assert "graph › Sequential › 1 (Linear)" in crumbs_seen

@@ -143,3 +143,24 @@ def test_small_graphs_are_drawn_whole_with_their_modules_named(tmp_path):
     )
     assert [g["label"] for g in grouped["groups"]][0] == "Sequential"
     assert grouped["views"][0]["items"][:1] == ["n0"] and "g0" in grouped["views"][0]["items"]
+
+
+@requires_dot
+def test_a_forward_graph_that_fails_leaves_a_note_and_the_backward_view(tmp_path, monkeypatch):
+    from chainrule.viz import explorer
+
+    def broken(*args, **kwargs):
+        raise KeyError("boom")
+
+    monkeypatch.setattr(explorer, "forward_graph", broken)
+    w, x, a, y = program(chainrule, W0, X0)
+    path = viz.explore(y, tmp_path / "page.html", {"w": w, "x": x})
+    data = page_json(path)
+    assert data["forward"] == {"note": "The forward graph could not be drawn: KeyError: 'boom'"}
+    text = path.read_text()
+    assert 'id="view-0"' in text and 'id="forward-view"' not in text
+    assert len(data["steps"]) == len(walk_nodes(y))
+
+
+def walk_nodes(y):
+    return viz.walk(y).nodes

@@ -248,8 +248,8 @@ def _forward_view(
     try:
         # _frame_depth=3: the caller of explore (forward_graph <- _forward_view <- explore).
         forward = forward_graph(output, names, values=True, derivatives=True, _frame_depth=3)
-    except (RuntimeError, ValueError, TypeError) as error:
-        return None, f"The forward graph could not be drawn: {error}"
+    except Exception as error:  # the second view is optional: the page says why it is missing
+        return None, f"The forward graph could not be drawn: {type(error).__name__}: {error}"
     received: dict[int, tuple[Any, ...]] = {}
     for step in steps:
         i = index.get(step.node)
