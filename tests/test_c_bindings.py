@@ -280,3 +280,39 @@ def test_volatile_is_gone_with_warnings() -> None:
         return first, second, [(w.category.__name__, str(w.message)) for w in caught]
 
     same_outcome(program)
+
+
+# ----------------------------------------------------------------------------------------------
+# _C._set_cached_tensors_enabled, _add_cached_tensor, _remove_cached_tensor, _is_cached_tensor
+
+
+def test_cached_tensors_registry() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.rand(4)
+        lib._C._set_cached_tensors_enabled(True)
+        try:
+            lib._C._add_cached_tensor(x)
+            seen = [lib._C._is_cached_tensor(x), lib._C._is_cached_tensor(x.view(4)),
+                    lib._C._is_cached_tensor(x.clone())]
+            lib._C._add_cached_tensor(x)
+            lib._C._remove_cached_tensor(x)
+            seen.append(lib._C._is_cached_tensor(x))
+            lib._C._remove_cached_tensor(x)  # (not marked: nothing)
+            return seen
+        finally:
+            lib._C._set_cached_tensors_enabled(False)
+
+    same_outcome(program)
+
+
+def test_cached_tensors_off_by_default() -> None:
+    def program(lib: Any) -> Any:
+        x = lib.rand(4)
+        seen = lib._C._is_cached_tensor(x)
+        try:
+            lib._C._add_cached_tensor(x)
+        except RuntimeError as error:
+            return seen, str(error).startswith("cached_tensorimpls_enabled")
+        return seen, "no error"
+
+    same_outcome(program)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, overload
 
@@ -20,12 +21,13 @@ from ._frames import user_stacklevel
 from ._size import CPU, Size, device
 from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as, storage_root
 from .autograd.forward_grad import DUAL, clear_tangent, get_tangent
-from .autograd.grad_mode import INFERENCE, INFERENCE_BLOCKS, mode_get
+from .autograd.grad_mode import GRAD, INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
     AccumulateGrad,
     HookDict,
     Node,
     RemovableHandle,
+    next_sequence_nr,
     remember_output,
     short_name,
 )
@@ -61,6 +63,36 @@ _UNDELETABLE = {
     "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
     "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
 }
+
+
+#: Non-leaf tensors ``detach_()`` cut from their history: id -> (weak reference, the sequence
+#: number at the time). A node made before that and saving the tensor as an input refuses to
+#: unpack it (:func:`check_not_detached_in_place`).
+DETACHED_IN_PLACE: dict[int, tuple[weakref.ref, int]] = {}
+
+#: PyTorch's error for such a saved tensor.
+DETACHED_SAVED_MESSAGE = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is "
+    "not supported, please use out-of-place `.detach()` instead"
+)
+
+
+def check_not_detached_in_place(t: Any, node: Node) -> None:
+    """PyTorch's error if ``t``, saved by ``node`` while it had a history, was detached in
+    place since (call only when ``DETACHED_IN_PLACE`` is not empty)."""
+    entry = DETACHED_IN_PLACE.get(id(t))
+    if entry is not None and entry[0]() is t and t._grad_fn is None and node._seq < entry[1]:
+        raise RuntimeError(DETACHED_SAVED_MESSAGE)
+
+
+#: ``_backward_hooks`` assigned on non-leaf tensors: id -> (weak reference, the value).
+_ASSIGNED_HOOKS: dict[int, tuple[weakref.ref, Any]] = {}
+
+
+class _ClearedHooks(HookDict):
+    """A leaf's hooks after ``_backward_hooks = None`` (read back as None while empty)."""
+
+    __slots__ = ()
 
 
 class TensorHooks:
@@ -250,6 +282,44 @@ class Tensor(TensorMethods):
         self._hooks.pre[handle.id] = hook
         return handle
 
+    @property
+    def _backward_hooks(self) -> dict[Any, Callable[..., Any]] | None:
+        """The hooks :meth:`register_hook` added, id -> hook (None before the first), as
+        PyTorch's legacy attribute. On a leaf it is the dict backward reads (changing it changes
+        the hooks); on a non-leaf it is a copy of the hooks of this output of ``grad_fn``."""
+        node = self._grad_fn
+        if node is None:
+            if self._hooks is None:
+                return None
+            pre = self._hooks.pre
+            return None if type(pre) is _ClearedHooks and not pre else pre
+        entry = _ASSIGNED_HOOKS.get(id(self))
+        if entry is not None and entry[0]() is self:
+            return entry[1]
+        if node._hooks is None:
+            return None
+        nr = self._output_nr
+        found = {key: fn for key, (out, fn) in node._hooks.tensor_pre.items() if out == nr}
+        return found or None
+
+    @_backward_hooks.setter
+    def _backward_hooks(self, hooks: dict[Any, Callable[..., Any]] | None) -> None:
+        # A leaf's hooks become the dict's (None: none). On a non-leaf, as in PyTorch, the dict
+        # is only kept (read back): backward runs the hooks register_hook added, not its.
+        if self._grad_fn is not None:
+            key = id(self)
+            _ASSIGNED_HOOKS[key] = (
+                weakref.ref(self, lambda _ref: _ASSIGNED_HOOKS.pop(key, None)), hooks)
+            return
+        if self._hooks is None:
+            self._hooks = TensorHooks()
+        if hooks is None:
+            self._hooks.pre = _ClearedHooks()
+        elif isinstance(hooks, HookDict | OrderedDict):
+            self._hooks.pre = hooks  # type: ignore[assignment] (kept: the caller's later edits count)
+        else:
+            self._hooks.pre = HookDict(hooks)
+
     def register_post_accumulate_grad_hook(
         self, hook: Callable[[Tensor], None]
     ) -> RemovableHandle:
@@ -284,6 +354,14 @@ class Tensor(TensorMethods):
                 "as True, gradients are views of DDP buckets, and hence detach_() cannot be "
                 "called on these gradients. To fix this error, please refer to the "
                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution."
+            )
+        if self._grad_fn is not None:
+            # A node made before now that saved this tensor refuses to use it (PyTorch's
+            # error): remember when it lost its history.
+            key = id(self)
+            DETACHED_IN_PLACE[key] = (
+                weakref.ref(self, lambda _ref: DETACHED_IN_PLACE.pop(key, None)),
+                next_sequence_nr(),
             )
         self._grad_fn = None
         self._output_nr = 0
@@ -472,6 +550,8 @@ class Tensor(TensorMethods):
             return f"{_dtype.REPR_NAMESPACE[0]}." + LEGACY_TYPE_NAMES[self.dtype]
         if isinstance(dtype, str):
             dtype = LEGACY_NAME_TO_DTYPE[dtype.rsplit(".", 1)[-1]]
+        elif isinstance(dtype, type) and isinstance(getattr(dtype, "_dtype", None), _dtype.dtype):
+            dtype = dtype._dtype  # (a legacy type: ``x.type(torch.DoubleTensor)``)
         return self.to(dtype)
 
     @overload
@@ -504,8 +584,9 @@ class Tensor(TensorMethods):
     # conversions to Python and NumPy
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """The underlying array (shares memory). Raises if the tensor requires grad."""
-        if self._requires_grad and not force:
+        """The underlying array (shares memory). Raises if the tensor requires grad while grad
+        mode is on (under ``no_grad`` it is allowed, as in PyTorch)."""
+        if self._requires_grad and not force and mode_get() & GRAD:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                 "instead."

@@ -23,6 +23,7 @@ from .. import _C
 from .._tensor import Tensor, gradient_edge, set_history, wrap
 from ..ops._opnode import RawSavedTensor
 from . import graph
+from .forward_grad import is_fwd_grad_enabled, set_fwd_grad_enabled
 from .function import Error, RawSavedFunctionTensor
 from .grad_mode import _DecoratorContextManager, is_grad_enabled
 from .gradcheck import UndefinedGradBackward
@@ -161,6 +162,46 @@ def _get_current_graph_task_keep_graph() -> bool:
     return True if task is None else bool(getattr(task, "keep_graph", True))
 
 
+# ``torch._C._add_cached_tensor`` and friends (CUDA graphs' cached tensors): a registry of
+# tensor objects (a view is another tensor), usable once enabled.
+_CACHED_ENABLED = [False]
+_CACHED: dict[int, weakref.ref] = {}  # id -> weak reference (a Tensor's == is elementwise)
+
+
+def _set_cached_tensors_enabled(enabled: bool) -> None:
+    """Enable (or disable) the cached-tensor registry."""
+    _CACHED_ENABLED[0] = bool(enabled)
+
+
+def _check_cached_enabled() -> None:
+    if not _CACHED_ENABLED[0]:
+        raise RuntimeError(
+            "cached_tensorimpls_enabled.load(std::memory_order_acquire) INTERNAL ASSERT FAILED: "
+            "call torch._C._set_cached_tensors_enabled(True) first"
+        )
+
+
+def _add_cached_tensor(t: Tensor) -> None:
+    """Mark ``t`` as a cached tensor (adding it twice is adding it once)."""
+    _check_cached_enabled()
+    key = id(t)
+    _CACHED[key] = weakref.ref(t, lambda _ref: _CACHED.pop(key, None))
+
+
+def _remove_cached_tensor(t: Tensor) -> None:
+    """Unmark ``t`` (nothing if it is not marked)."""
+    _check_cached_enabled()
+    ref = _CACHED.get(id(t))
+    if ref is not None and ref() is t:
+        del _CACHED[id(t)]
+
+
+def _is_cached_tensor(t: Tensor) -> bool:
+    """Whether ``t`` itself (not a view or copy of it) is marked; False while disabled."""
+    ref = _CACHED.get(id(t))
+    return _CACHED_ENABLED[0] and ref is not None and ref() is t
+
+
 def _install() -> None:
     functions = types.ModuleType("chainrule._C._functions")
     functions.AccumulateGrad = AccumulateGrad  # type: ignore[attr-defined]
@@ -179,6 +220,12 @@ def _install() -> None:
     _C.is_grad_enabled = is_grad_enabled  # type: ignore[attr-defined]
     _C._current_graph_task_id = graph._current_graph_task_id  # type: ignore[attr-defined]
     _C._will_engine_execute_node = graph._will_engine_execute_node  # type: ignore[attr-defined]
+    _C._set_cached_tensors_enabled = _set_cached_tensors_enabled  # type: ignore[attr-defined]
+    _C._add_cached_tensor = _add_cached_tensor  # type: ignore[attr-defined]
+    _C._remove_cached_tensor = _remove_cached_tensor  # type: ignore[attr-defined]
+    _C._is_cached_tensor = _is_cached_tensor  # type: ignore[attr-defined]
+    _C._set_fwd_grad_enabled = set_fwd_grad_enabled  # type: ignore[attr-defined]
+    _C._is_fwd_grad_enabled = is_fwd_grad_enabled  # type: ignore[attr-defined]
 
 
 _install()

@@ -172,10 +172,14 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
     As PyTorch's AccumulateGrad: a first gradient becomes ``.grad`` as is when ``owned`` (a new
     array nobody else holds) and laid out as the leaf (the "gradient layout contract", see
     ``_strides.obeys_layout_contract``), else a copy laid out so; later ones are added in
-    place (a new sum under ``create_graph``).
+    place (a new sum under ``create_graph``). A leaf that no longer requires grad
+    (``detach_()``, ``requires_grad = False`` after the graph was built) gets nothing (its
+    post-accumulate hooks still run), as in PyTorch.
     """
     old = var._grad
-    if not create_graph:
+    if not var._requires_grad:
+        pass
+    elif not create_graph:
         if type(g) is not _ndarray:
             g = np.array(g)
             owned = True

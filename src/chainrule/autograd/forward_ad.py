@@ -27,6 +27,8 @@ from .forward_grad import (
     enter_level,
     exit_level,
     get_tangent,
+    is_fwd_grad_enabled,
+    set_fwd_grad_enabled,
     set_tangent,
     suspended,
 )
@@ -108,8 +110,30 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
                 tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype)
             laid_out.copy_(tangent)
             tangent = laid_out
-    set_tangent(dual, tangent)
+    set_tangent(dual, tangent)  # (also with forward grad mode off: seen once it is on)
     return dual
+
+
+def _is_fwd_grad_enabled() -> bool:
+    """Whether forward grad mode is on (PyTorch's private helper)."""
+    return is_fwd_grad_enabled()
+
+
+class _set_fwd_grad_enabled(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
+    """Set forward grad mode to ``mode`` at once; as a context manager, the previous mode is
+    restored on exit (PyTorch's private helper; as there, a function it decorates cannot be
+    called: the fresh instance it enters lacks ``mode``)."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_fwd_grad_enabled()
+        set_fwd_grad_enabled(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        set_fwd_grad_enabled(self.prev)
+
 
 
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:

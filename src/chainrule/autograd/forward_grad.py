@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from .._tensor import Tensor
 
 __all__ = [
-    "DUAL", "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
+    "DUAL", "FWD_GRAD_ENABLED", "set_fwd_grad_enabled", "is_fwd_grad_enabled",
+    "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
     "clear_tangent",
     "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
     "VIEW_TANGENT", "FORWARD_OVER_REVERSE_MESSAGE", "refuse_forward_over_reverse",
@@ -27,6 +28,9 @@ __all__ = [
 
 #: How many dual levels are entered (read by the ops' fast paths; 0 while a rule runs).
 DUAL = [0]
+#: PyTorch's forward grad mode (``torch._C._set_fwd_grad_enabled``): off, no tangent is made,
+#: read or carried, even within a level (``DUAL[0]`` stays 0).
+FWD_GRAD_ENABLED = [True]
 #: The current level (-1: none), as ``torch.autograd.forward_ad._current_level``.
 _LEVEL = [-1]
 _TANGENTS: dict[int, tuple[weakref.ref, Any]] = {}
@@ -53,8 +57,19 @@ def enter_level() -> int:
     if _LEVEL[0] >= 0:
         raise RuntimeError("Nested forward mode AD is not supported at the moment")
     _LEVEL[0] = 0
-    DUAL[0] = 1
+    DUAL[0] = 1 if FWD_GRAD_ENABLED[0] else 0
     return 0
+
+
+def set_fwd_grad_enabled(mode: bool) -> None:
+    """Turn forward grad mode on or off (``torch._C._set_fwd_grad_enabled``)."""
+    FWD_GRAD_ENABLED[0] = bool(mode)
+    DUAL[0] = 1 if mode and _LEVEL[0] >= 0 else 0
+
+
+def is_fwd_grad_enabled() -> bool:
+    """Whether forward grad mode is on (``torch._C._is_fwd_grad_enabled``)."""
+    return FWD_GRAD_ENABLED[0]
 
 
 def exit_level(level: int) -> None:

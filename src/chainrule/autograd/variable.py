@@ -66,6 +66,24 @@ class _LegacyTypeMeta(type):
     def __repr__(cls) -> str:
         return f"<class 'chainrule.{cls.__name__}'>"
 
+    # The class attributes PyTorch's tensor types carry (``torch.DoubleTensor.dtype``).
+    @property
+    def dtype(cls) -> _dtype.dtype:
+        """The dtype of the tensors this type makes."""
+        return cls._dtype
+
+    @property
+    def layout(cls) -> Any:
+        """``strided``: the legacy types are dense."""
+        from .._strides import strided
+
+        return strided
+
+    is_cuda = property(lambda cls: False, doc="False: the legacy types are CPU types.")
+    is_sparse = property(lambda cls: False, doc="False: the legacy types are dense.")
+    is_sparse_csr = property(lambda cls: False, doc="False: the legacy types are dense.")
+    is_xpu = property(lambda cls: False, doc="False: the legacy types are CPU types.")
+
 
 def legacy_tensor_type(name: str, dtype: _dtype.dtype) -> type:
     """A class like ``FloatTensor``: calling it makes a tensor of that dtype.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._tensor import Tensor, wrap
+from .._tensor import DETACHED_IN_PLACE, Tensor, check_not_detached_in_place, wrap
 from ..autograd.grad_mode import GRAD, MODE
 from ..autograd.node import (
     RELEASED,
@@ -130,6 +130,8 @@ def _checked_saved(value: Any, version: Any, node: Node, create_graph: bool) -> 
         return _checked_list(value, version, node, create_graph)
     if value._vc[0] != version:
         _raise_modified(value, node, version)
+    if DETACHED_IN_PLACE:
+        check_not_detached_in_place(value, node)
     return value if create_graph else value._data
 
 

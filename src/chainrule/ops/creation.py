@@ -415,6 +415,8 @@ def legacy_new(default: DType, args: tuple, kwargs: dict[str, Any],
             if isinstance(data, numbers.Number | np.generic):
                 raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
             return _array_from_data(data, default)
+        if isinstance(data, Size) and not data:
+            return np.empty((), dtype=default.np)  # (an empty Size: a 0-d tensor, as PyTorch)
         args = tuple(data) if isinstance(data, Size) else (data,)
     return np.empty(_size_args("new", args), dtype=default.np)
 

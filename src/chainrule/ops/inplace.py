@@ -593,8 +593,8 @@ def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> boo
     if INFERENCE_TENSORS:
         check_inference_inplace(self)
     grad_mode = mode_get() & GRAD
-    if self._requires_grad and grad_mode:
-        return False
+    if grad_mode and (self._requires_grad or self._base is not None and self._base._requires_grad):
+        return False  # (a view made before its base required grad: check_inplace's error)
     if isinstance(other, Tensor):
         if other._requires_grad and grad_mode:
             return False
