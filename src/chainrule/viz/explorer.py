@@ -335,14 +335,14 @@ def page_data(
         wanted.update(out.node for out in graph.outputs)
         shown = sorted(wanted)
     index = graph.index
-    step_rows = []
+    step_rows: list[dict[str, Any]] = []
     step_of: dict[int, int] = {}
     for k, step in enumerate(steps):
         node_id = index.get(step.node)
         if node_id is None:
             continue
         step_of[node_id] = len(step_rows)
-        row = {
+        row: dict[str, Any] = {
             "node": node_id,
             "index": int(step.index),
             "in": [None if g is None else tensor_summary(g) for g in step.grad_outputs],
