@@ -101,7 +101,8 @@ __all__ += [  # loss
 ]
 __all__ += [  # margin_losses
     "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
-    "MultiLabelSoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss",
+    "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "PoissonNLLLoss", "GaussianNLLLoss"
 ]
 __all__ += [  # normalization

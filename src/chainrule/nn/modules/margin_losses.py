@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from ..._tensor import Tensor
 from ...ops.nn_ops import margin_losses as ops
+from ...ops.nn_ops import multi_margin_losses
 from .distance import PairwiseDistance
 from .loss import _Loss, _WeightedLoss
 
@@ -16,6 +17,8 @@ __all__ = [
     "CosineEmbeddingLoss",
     "SoftMarginLoss",
     "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
     "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
     "PoissonNLLLoss",
@@ -92,6 +95,47 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         return ops.multilabel_soft_margin_loss(
             input, target, weight=self.weight, reduction=self.reduction
         )
+
+
+class MultiMarginLoss(_WeightedLoss):
+    """Multi-class hinge loss (:func:`~nn.functional.multi_margin_loss`), ``p`` 1 or 2."""
+
+    def __init__(
+        self,
+        p: int = 1,
+        margin: float = 1.0,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                "MultiMarginLoss: expected weight to be None or 1D tensor, got "
+                f"{weight.dim()}D instead"
+            )
+        self.p = p
+        self.margin = margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return multi_margin_losses.multi_margin_loss(
+            input,
+            target,
+            p=self.p,
+            margin=self.margin,
+            weight=self.weight,
+            reduction=self.reduction,
+        )
+
+
+class MultiLabelMarginLoss(_Loss):
+    """Multi-label hinge loss (:func:`~nn.functional.multilabel_margin_loss`)."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return multi_margin_losses.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class TripletMarginLoss(_Loss):

@@ -23,6 +23,7 @@ from . import losses as _losses
 from . import margin_losses as _margin_losses
 from . import misc as _misc
 from . import multi_head_attention as _multi_head_attention
+from . import multi_margin_losses as _multi_margin_losses
 from . import normalization as _normalization
 from . import packing as _packing
 from . import padding as _padding
@@ -34,8 +35,8 @@ from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
             _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
-            _normalization, _packing, _padding, _pooling, _random_activations, _shuffle,
-            _unpooling, _upsampling)
+            _multi_margin_losses, _normalization, _packing, _padding, _pooling,
+            _random_activations, _shuffle, _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -49,6 +50,7 @@ from .losses import *  # noqa: F403
 from .margin_losses import *  # noqa: F403
 from .misc import *  # noqa: F403
 from .multi_head_attention import *  # noqa: F403
+from .multi_margin_losses import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
 from .pooling import *  # noqa: F403
@@ -98,6 +100,9 @@ __all__ += [  # misc
 ]
 __all__ += [  # multi_head_attention
     "multi_head_attention_forward"
+]
+__all__ += [  # multi_margin_losses
+    "multi_margin_loss", "multilabel_margin_loss"
 ]
 __all__ += [  # normalization
     "batch_norm", "layer_norm", "group_norm", "instance_norm"
