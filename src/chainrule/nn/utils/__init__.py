@@ -3,7 +3,7 @@ sequences (``rnn``)."""
 
 from __future__ import annotations
 
-from . import parametrize, rnn
+from . import parametrizations, parametrize, rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -19,6 +19,8 @@ from .fusion import (
     fuse_linear_bn_weights,
     skip_init,
 )
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = [
     "clip_grad_norm",
@@ -35,4 +37,9 @@ __all__ = [
     "fuse_linear_bn_weights",
     "skip_init",
     "parametrize",
+    "parametrizations",
+    "remove_spectral_norm",
+    "remove_weight_norm",
+    "spectral_norm",
+    "weight_norm",
 ]

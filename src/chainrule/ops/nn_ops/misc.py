@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor, wrap, wrap_dim
+from ...autograd.grad_mode import is_grad_enabled
 from .._registry import ARITH, op
 from ..copying import clone
 from ..reduction import norm, norm_p_dim, sum
@@ -127,9 +128,21 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
-    """``input / max(||input||_p, eps)`` along ``dim`` (PyTorch's composition)."""
+    """``input / max(||input||_p, eps)`` along ``dim`` (PyTorch's composition); with ``out``
+    the result is written into ``out`` (as PyTorch's ``div(..., out=out)``) and returned."""
+    if out is not None and is_grad_enabled() and (input.requires_grad or out.requires_grad):
+        raise RuntimeError(
+            "div(): functions with out=... arguments don't support automatic differentiation, "
+            "but one of the arguments requires grad."
+        )
     denom = norm(input, p, dim, keepdim=True).clamp_min(eps).expand_as(input)
-    return input / denom
+    result = input / denom
+    if out is None:
+        return result
+    if tuple(out.shape) != tuple(result.shape):
+        out.resize_(result.shape)
+    out.copy_(result)
+    return out
 
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
