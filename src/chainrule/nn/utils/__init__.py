@@ -3,7 +3,7 @@ sequences (``rnn``)."""
 
 from __future__ import annotations
 
-from . import parametrizations, parametrize, rnn
+from . import parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -38,6 +38,7 @@ __all__ = [
     "skip_init",
     "parametrize",
     "parametrizations",
+    "stateless",
     "remove_spectral_norm",
     "remove_weight_norm",
     "spectral_norm",
