@@ -45,6 +45,7 @@ from . import (
     linalg,
     linalg_decomp,
     lookup,  # noqa: F401 (isin, unravel_index)
+    masked_writes,  # noqa: F401 (masked_scatter)
     min_max,  # noqa: F401 (aminmax)
     new_tensors,  # noqa: F401 (Tensor.new_zeros ...)
     nn_ops,
