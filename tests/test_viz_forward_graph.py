@@ -3,6 +3,7 @@ gradients, local derivatives) from a live graph, compared with what PyTorch comp
 
 from __future__ import annotations
 
+import html
 import re
 import shutil
 
@@ -385,6 +386,17 @@ def test_demo_writes_the_three_seed_pictures(tmp_path, capsys):
     assert "∂y/∂a = b = 2" in (tmp_path / f"seed_forward_gradients{suffix}").read_text()
     printed = capsys.readouterr().out
     assert "y (1) = a × b = 6, grad 1" in printed and "AddBackward0 [#4] → b" in printed
+    # The fourth article's Q = 3*a**3 - b**2: PyTorch's a.grad = 9 a**2 = 36, b.grad = -2 b.
+    for kind in ("bare", "values", "gradients"):
+        assert f"tutorial_forward_{kind}{suffix}" in written
+    a = real_torch.tensor(2.0, requires_grad=True)
+    b = real_torch.tensor(6.0, requires_grad=True)
+    (3 * a**3 - b**2).backward()
+    assert f"a () leaf = 2, grad {a.grad.item():g}" in printed  # 36
+    assert f"b () leaf = 6, grad {b.grad.item():g}" in printed  # -12
+    assert "Q () = " in printed and "= -12, grad 1" in printed
+    picture = html.unescape((tmp_path / f"tutorial_forward_gradients{suffix}").read_text())
+    assert "∂Q/∂#4 = -1" in picture and "= 3*a**2 = 12" in picture
 
 
 def test_names_auto_prefers_names_without_underscore():

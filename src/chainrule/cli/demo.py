@@ -4,7 +4,8 @@ short training run with an explorer page of one training step.
 1. The computational-graph example of the seed articles, ``y = (x + w) * (w + 1)``, printed
    exactly as PyTorch prints it.
 2. Its forward graph as the articles draw it, three times: bare, with the values, with the
-   gradients and each edge's local derivative (``viz.forward_graph``).
+   gradients and each edge's local derivative (``viz.forward_graph``); the same for the
+   autograd tutorial's ``Q = 3*a**3 - b**2``.
 3. Its backward graph: a text tree here, an SVG (Graphviz) and an interactive HTML page.
 4. A small network trained on scikit-learn's handwritten digits, and an explorer page of one
    training step of it.
@@ -75,21 +76,14 @@ def draw_seed_graph(out: Path) -> list[Path]:
     b = torch.add(w, 1)
     y = torch.mul(a, b)
     names = {"w": w, "x": x, "a": a, "b": b, "y": y}
-    pictures = {
-        "bare": viz.forward_graph(y, names),
-        "values": viz.forward_graph(y, names, values=True),
-        "gradients": viz.forward_graph(y, names, values=True, gradients=True, derivatives=True),
-    }
-    print(pictures["gradients"])
-    written: list[Path] = []
+    written = _write_forward_pictures(y, names, out, "seed_forward")
     has_dot = viz.has_dot()
-    for kind, picture in pictures.items():
-        if has_dot:
-            written.append(Path(picture.render(out / f"seed_forward_{kind}.svg")))
-        else:
-            source = out / f"seed_forward_{kind}.dot"
-            source.write_text(picture.source, encoding="utf-8")
-            written.append(source)
+
+    print("\nThe autograd tutorial's Q = 3*a**3 - b**2 (a = 2, b = 6), the same three pictures:")
+    ta = torch.tensor(2.0, requires_grad=True)
+    tb = torch.tensor(6.0, requires_grad=True)
+    q = 3 * ta**3 - tb**2
+    written += _write_forward_pictures(q, {"a": ta, "b": tb, "Q": q}, out, "tutorial_forward")
 
     _heading("3. Its backward graph (what autograd runs, as torchviz draws it)")
     print(viz.tree(y, params=names))
@@ -106,6 +100,30 @@ def draw_seed_graph(out: Path) -> list[Path]:
             "Install it (Debian/Ubuntu: `sudo apt-get install graphviz`; macOS: "
             "`brew install graphviz`) to get the SVG and the interactive page."
         )
+    return written
+
+
+def _write_forward_pictures(output: Any, names: dict[str, Any], out: Path, stem: str) -> list[Path]:
+    """The articles' three pictures of ``output``: bare, with values, with gradients and local
+    derivatives; the last one printed. SVG files, or .dot sources without Graphviz."""
+    from chainrule import viz
+
+    pictures = {
+        "bare": viz.forward_graph(output, names),
+        "values": viz.forward_graph(output, names, values=True),
+        "gradients": viz.forward_graph(
+            output, names, values=True, gradients=True, derivatives=True
+        ),
+    }
+    print(pictures["gradients"])
+    written: list[Path] = []
+    for kind, picture in pictures.items():
+        if viz.has_dot():
+            written.append(Path(picture.render(out / f"{stem}_{kind}.svg")))
+        else:
+            source = out / f"{stem}_{kind}.dot"
+            source.write_text(picture.source, encoding="utf-8")
+            written.append(source)
     return written
 
 
