@@ -50,6 +50,7 @@ _FROM_SUBMODULE = {
 if TYPE_CHECKING:
     # What ``__getattr__`` below returns, spelled out for type checkers (which do not run it):
     # without these, ``torch.autograd.grad`` is an ``object`` to mypy and pyright.
+    from ..viz.explain import explain
     from . import anomaly, forward_ad, function, functional, graph, stepping
     from .engine import backward, grad
     from .engine import is_checkpoint_valid as _is_checkpoint_valid
@@ -70,6 +71,10 @@ def __getattr__(name: str) -> object:
         from . import engine
 
         return getattr(engine, name)
+    if name == "explain":  # chainrule's own: the chain rule written out (issue 20)
+        from ..viz.explain import explain
+
+        return explain
     if name == "_is_checkpoint_valid":  # (PyTorch's private name, read by utils.checkpoint)
         from .engine import is_checkpoint_valid
 

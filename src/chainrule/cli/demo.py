@@ -7,7 +7,9 @@ short training run with an explorer page of one training step.
    gradients and each edge's local derivative (``viz.forward_graph``); the same for the
    autograd tutorial's ``Q = 3*a**3 - b**2``.
 3. Its backward graph: a text tree here, an SVG (Graphviz) and an interactive HTML page.
-4. A small network trained on scikit-learn's handwritten digits, and an explorer page of one
+4. The chain rule written out for it and for the fourth article's ``Q = 3a³ − b²``, as the
+   articles derive the gradients by hand (``autograd.explain``).
+5. A small network trained on scikit-learn's handwritten digits, and an explorer page of one
    training step of it.
 """
 
@@ -127,6 +129,26 @@ def _write_forward_pictures(output: Any, names: dict[str, Any], out: Path, stem:
     return written
 
 
+def explain_seed_gradients() -> None:
+    """The chain rule written out, as the articles derive it: the seed example's ∂y/∂w and
+    ∂y/∂x, and the fourth article's ∂Q/∂a and ∂Q/∂b."""
+    import chainrule as torch
+
+    _heading("4. The chain rule, written out as the articles derive it (autograd.explain)")
+    w = torch.tensor([1.0], requires_grad=True)
+    x = torch.tensor([2.0], requires_grad=True)
+    a = torch.add(w, x)
+    b = torch.add(w, 1)
+    y = torch.mul(a, b)
+    print("y = (x + w) * (w + 1):\n")
+    print(torch.autograd.explain(y, names={"w": w, "x": x, "a": a, "b": b, "y": y}))
+    a = torch.tensor(2.0, requires_grad=True)
+    b = torch.tensor(6.0, requires_grad=True)
+    q = 3 * a**3 - b**2
+    print("\nQ = 3a³ − b²:\n")
+    print(torch.autograd.explain(q, names={"a": a, "b": b, "Q": q}))
+
+
 def train_and_explore(out: Path, epochs: int | None, model: str) -> list[Path]:
     """Train on the digits; write an explorer page of one training step."""
     import chainrule as torch
@@ -134,7 +156,7 @@ def train_and_explore(out: Path, epochs: int | None, model: str) -> list[Path]:
 
     from .train import build_model, load_digits_tensors, missing_extras, run
 
-    _heading(f"4. Training a small {model.upper()} on scikit-learn's handwritten digits")
+    _heading(f"5. Training a small {model.upper()} on scikit-learn's handwritten digits")
     problem = missing_extras()
     if problem is not None:
         print(f"skipped: {problem}")
@@ -183,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
 
     run_seed_example()
     written = draw_seed_graph(out)
+    explain_seed_gradients()
     if not args.no_train:
         written += train_and_explore(out, args.epochs, args.model)
 

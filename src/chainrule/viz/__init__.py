@@ -13,6 +13,10 @@
 ``forward_graph`` draws the graph as the seed articles do: tensors as nodes, operations as edges,
 optionally with values, gradients and each edge's local derivative.
 
+``explain(y)`` derives each gradient by the chain rule along the graph, as the articles do by
+hand (``∂y/∂w = ∂y/∂a · ∂a/∂w + ∂y/∂b · ∂b/∂w = b · 1 + a · 1 = … = 5``); it is also
+``chainrule.autograd.explain``.
+
 ``record_modules(model)`` remembers which module call created each node, so large models draw
 as one box per module that opens on a click.
 """
@@ -20,6 +24,7 @@ as one box per module that opens on a click.
 from __future__ import annotations
 
 from .dot import GraphDrawing, GraphvizMissingWarning, has_dot, make_dot
+from .explain import Derivation, Explanation, explain
 from .explorer import GraphvizNotFoundError, explore, record_steps
 from .forward import ForwardGraph, forward_graph
 from .graph import BackwardGraph, walk
@@ -43,4 +48,7 @@ __all__ = [
     "TextTree",
     "forward_graph",
     "ForwardGraph",
+    "explain",
+    "Explanation",
+    "Derivation",
 ]

@@ -381,12 +381,7 @@ def forward_graph(
             f"names must be 'auto', a mapping of names to tensors or None, got {names!r}"
         )
     if names == "auto":
-        frame = sys._getframe(_frame_depth)
-        found = [(k, v) for k, v in frame.f_locals.items() if isinstance(v, Tensor)]
-        # Names without a leading underscore first: in IPython, ``_`` and ``_3`` hold the
-        # outputs last displayed, often the very tensors the user named.
-        named = dict(sorted(found, key=lambda item: item[0].startswith("_")))
-        del frame
+        named = caller_tensor_names(_frame_depth + 1)
     elif names is None:
         named = {}
     else:
@@ -409,6 +404,17 @@ def forward_graph(
         derivatives=derivatives,
         title=", ".join(builder.data[i].label for i in builder.out_ids),
     )
+
+
+def caller_tensor_names(depth: int = 1) -> dict[str, Tensor]:
+    """``{name: tensor}`` of the local variables holding tensors in the frame ``depth`` levels
+    up (1: the function calling this one, 2: its caller), as ``names="auto"`` finds them."""
+    frame = sys._getframe(depth)
+    found = [(k, v) for k, v in frame.f_locals.items() if isinstance(v, Tensor)]
+    del frame
+    # Names without a leading underscore first: in IPython, ``_`` and ``_3`` hold the outputs
+    # last displayed, often the very tensors the user named.
+    return dict(sorted(found, key=lambda item: item[0].startswith("_")))
 
 
 class _Builder:
