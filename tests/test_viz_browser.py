@@ -21,6 +21,7 @@ from playwright.sync_api import expect, sync_playwright
 import chainrule
 from chainrule import viz
 from chainrule.autograd.stepping import backward_steps
+from chainrule.viz.explorer import record_steps
 from chainrule.viz.graph import walk
 
 from .conftest import require_chromium, require_dot
@@ -318,6 +319,8 @@ def test_stepping_opens_the_group_of_the_node_being_run(tmp_path, open_page):
     page = open_page(path)
     groups = page.page.eval_on_selector_all("#stage g.node.group", "els => els.map(e => e.id)")
     assert groups == ["g0"]  # the folded Sequential
+    graph = walk(loss, params)
+    expected_step = {graph.index[s.node]: k for k, s in enumerate(record_steps(loss))}
     page.page.dblclick("#g0")  # the user opens it before stepping
     assert page.text("#crumbs") == "graph › Sequential"
     n_steps = int(page.text("#step-label").split()[-1])
@@ -334,6 +337,12 @@ def test_stepping_opens_the_group_of_the_node_being_run(tmp_path, open_page):
         crumbs_seen.add(page.text("#crumbs"))
         if k in (2, 9):  # in the screenshot, the node's own box is lit, inside its group
             assert screenshot_has_colour(page.page, f"#{active[0]}", ACTIVE_FILL, 0.2)
+        for stub in page.page.eval_on_selector_all(
+            "#stage g.node.stub", "els => els.map(e => e.id)"
+        ):
+            # a dashed stub (a node of another level) is done once its node has run
+            done = "done" in page.page.get_attribute(f"#{stub}", "class")
+            assert done == (expected_step[int(stub[1:])] <= k)
     assert lit_groups == 0  # every step lights the node's own box, never the Sequential box
     assert "graph › Sequential › 5 (Linear)" in crumbs_seen
     assert "graph › Sequential › 1 (Linear)" in crumbs_seen

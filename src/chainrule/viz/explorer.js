@@ -291,6 +291,10 @@
           mark(key, group.lastStep <= state.step ? "done" : "partial");
         }
       }
+      // Dashed stubs: nodes of another level that this one connects to.
+      for (const stub of svg.querySelectorAll("g.node.stub")) {
+        if (reached(stepOf(Number(stub.id.slice(1))))) stub.classList.add("done");
+      }
       mark(itemIn(v, data.steps[state.step].node), "active");
     }
   }
@@ -519,7 +523,11 @@
       el("p", {}, "Click a box for its details; double-click a group (double border) to open " +
                   "it; the path above the drawing goes back up. Scroll to zoom, drag to pan."),
       el("p", {}, data.steps.length ? "Play the backward pass with the buttons or ← →: " +
-                  data.steps.length + " engine steps." : "No backward pass recorded.")];
+                  plural(data.steps.length, "engine step") + "; every panel shows the state " +
+                  "at the current step." : "No backward pass recorded."),
+      el("p", {}, "\u201cforward graph\u201d shows the graph as the articles draw it: " +
+                  "tensors as nodes, operations as arrows, each gradient appearing as the " +
+                  "backward pass reaches it.")];
     if (data.note) parts.push(el("p", { className: "note" }, data.note));
     details.replaceChildren(...parts);
   }
