@@ -1,0 +1,14 @@
+"""``tf.nn``: activations and losses."""
+
+from __future__ import annotations
+
+from .math_ops import (
+    log_softmax,
+    relu,
+    sigmoid,
+    sigmoid_cross_entropy_with_logits,
+    softmax,
+    tanh,
+)
+
+__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "sigmoid_cross_entropy_with_logits"]
