@@ -391,6 +391,7 @@ def test_groups_say_one_node_and_an_open_group_has_no_open_button(tmp_path, open
     page.page.click(f"#{relu}")
     details = page.text("#details")
     assert "module call · 1 node" in details and "1 nodes" not in details
+    assert re.search(r"engine steps (\d+)–\1: not reached yet", details)
     assert page.page.locator("#details button.open").count() == 1
     page.page.click("#details button.open")
     assert page.text("#crumbs").endswith("(ReLU)")

@@ -510,8 +510,11 @@
     }
     parts.push(section("Nodes inside", table));
     if (group.firstStep !== undefined) {
+      let now = "not reached yet";
+      if (state.step >= group.lastStep) now = "done";
+      else if (state.step >= group.firstStep) now = "running (now at step " + (state.step + 1) + ")";
       parts.push(section("Backward pass", el("p", {}, "engine steps " + (group.firstStep + 1) +
-                                              "–" + (group.lastStep + 1))));
+                                              "–" + (group.lastStep + 1) + ": " + now)));
     }
     details.replaceChildren(...parts);
   }
