@@ -74,7 +74,9 @@ def _register(names: Sequence[str], rule: Callable[..., Any]) -> None:
 
 
 def _logical_ndim(x: Any) -> int:
-    return x.dim() if isinstance(x, Tensor) else 0
+    """The rank the function sees (a batched tensor's ``_data`` has the logical shape; read
+    directly, not through ``dim()``, which would dispatch to the batching rules again)."""
+    return len(x._data.shape) if isinstance(x, Tensor) else 0
 
 
 def _value_ndim(value: Tensor) -> int:
@@ -820,35 +822,63 @@ def _matmul(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> 
         return loop_fallback(func, args, kwargs, level)
     if name in ("__rmatmul__", "_rmatmul"):
         a, b = b, a
-    squeeze_a = a.dim() == 1
-    squeeze_b = b.dim() == 1
-    if name in ("mm", "bmm") and (a.dim() != (3 if name == "bmm" else 2) or b.dim() != a.dim()):
-        return loop_fallback(func, args, kwargs, level)
-    if name == "mv" and (a.dim() != 2 or b.dim() != 1):
-        return loop_fallback(func, args, kwargs, level)
-    if name == "dot" and (a.dim() != 1 or b.dim() != 1):
-        return loop_fallback(func, args, kwargs, level)
+    a_ndim, b_ndim = _logical_ndim(a), _logical_ndim(b)
+    squeeze_a = a_ndim == 1
+    squeeze_b = b_ndim == 1
+    expected = {"mm": (2, 2), "bmm": (3, 3), "mv": (2, 1)}.get(name)
+    if expected is not None and (a_ndim, b_ndim) != expected:
+        raise RuntimeError(  # (torch.func's message, which differs from the unbatched op's)
+            f"Shape mismatch: Got incorrect dims for {name}(a, b). a has dim {a_ndim}and b has "
+            f"dim {b_ndim}but expected them to have dim {expected[0]} and dim {expected[1]}"
+        )
+    if name == "dot" and (a_ndim != 1 or b_ndim != 1):
+        raise RuntimeError("Got wrong shapes for dot")
+    if a_ndim == 0 or b_ndim == 0:  # (matmul's own check, on the logical ranks)
+        raise RuntimeError(
+            f"both arguments to matmul need to be at least 1D, but they are {a_ndim}D and {b_ndim}D"
+        )
+    fast = _matmul_with_plain_matrix(name, a, b, level)
+    if fast is not None:
+        return fast
     if squeeze_a:
         a = a.unsqueeze(0)
     if squeeze_b:
         b = b.unsqueeze(1)
-    rank = max(a.dim(), b.dim())
+    rank = max(_logical_ndim(a), _logical_ndim(b))
     a_value, a_batched = unwrap(a, level)
     b_value, b_batched = unwrap(b, level)
     if a_batched:
         a_value = _unsqueeze_after_batch(a_value, rank - _value_ndim(a_value))
     elif b_batched:
-        a_value = a_value.reshape(*([1] * (rank - a.dim())), *a.shape)
+        a_value = a_value.reshape(*([1] * (rank - _logical_ndim(a))), *a.shape)
     if b_batched:
         b_value = _unsqueeze_after_batch(b_value, rank - _value_ndim(b_value))
     elif a_batched:
-        b_value = b_value.reshape(*([1] * (rank - b.dim())), *b.shape)
+        b_value = b_value.reshape(*([1] * (rank - _logical_ndim(b))), *b.shape)
     result = wrap_batched(call(matmul, a_value, b_value), level)
     if squeeze_b:
         result = result.squeeze(-1)
     if squeeze_a:
         result = result.squeeze(-2 if not squeeze_b else -1)
     return result
+
+
+def _matmul_with_plain_matrix(name: str, a: Any, b: Any, level: int) -> Any:
+    """One operand batched, the other an unbatched matrix (a layer's weight, a Jacobian's
+    backward ``W^T g``): one plain product over the batched value, no ranks to align and no
+    stacked product. None for the other cases."""
+    if name in ("bmm", "dot"):
+        return None
+    a_value, a_batched = unwrap(a, level)
+    b_value, b_batched = unwrap(b, level)
+    a_ndim, b_ndim = _logical_ndim(a), _logical_ndim(b)
+    if a_batched and not b_batched and b_ndim == 2 and a_ndim >= 1 and name != "mv":
+        # (B, ..., n) @ (n, m): matmul broadcasts the matrix over every leading dimension
+        return wrap_batched(call(matmul, a_value, b), level)
+    if b_batched and not a_batched and a_ndim == 2 and b_ndim == 1:
+        # A @ v for each v: (B, n) @ A^T
+        return wrap_batched(call(matmul, b_value, a.transpose(0, 1)), level)
+    return None
 
 
 _register(["matmul", "mm", "bmm", "mv", "dot", "_matmul", "_rmatmul"], _matmul)
