@@ -23,7 +23,9 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-__all__ = ["max", "min", "median", "aminmax", "cummax", "cummin", "frexp"]
+__all__ = [
+    "max", "min", "median", "aminmax", "cummax", "cummin", "frexp", "nanmedian", "mode",
+]
 
 _MODULE = "chainrule.return_types"
 
@@ -128,6 +130,10 @@ if TYPE_CHECKING:
 
     class kthvalue(_ValuesIndices): ...
 
+    class nanmedian(_ValuesIndices): ...
+
+    class mode(_ValuesIndices): ...
+
     class cummax(_ValuesIndices): ...
 
     class cummin(_ValuesIndices): ...
@@ -151,6 +157,8 @@ else:
     sort = _make("sort", ("values", "indices"))
     topk = _make("topk", ("values", "indices"))
     kthvalue = _make("kthvalue", ("values", "indices"))
+    nanmedian = _make("nanmedian", ("values", "indices"))
+    mode = _make("mode", ("values", "indices"))
     aminmax = _make("aminmax", ("min", "max"))
     cummax = _make("cummax", ("values", "indices"))
     cummin = _make("cummin", ("values", "indices"))

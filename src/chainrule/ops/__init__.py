@@ -49,6 +49,7 @@ from . import (
     min_max,  # noqa: F401 (aminmax)
     new_tensors,  # noqa: F401 (Tensor.new_zeros ...)
     nn_ops,
+    order_statistics,  # noqa: F401 (nanmedian, mode)
     pointwise,
     queries,  # noqa: F401 (is_signed, is_nonzero ...)
     rearranging,

@@ -982,3 +982,7 @@ def _scatter_reduce_rule(op: OpDef, args: tuple, tangents: list[Any], result: An
 
 
 allow_jvp_nodes(_scatter_reduce_rule, "ScatterReduceBackward0")  # (ops/index_reductions.py)
+# (ops/order_statistics.py) nanmedian and mode along a dim: the tangent at the returned index;
+# nanmedian of all elements: PyTorch's evenly_read_jvp
+allow_jvp_nodes(_reduction_rule, "NanmedianBackward1", "ModeBackward0")
+allow_jvp_nodes(_evenly_read_rule, "NanmedianBackward0")
