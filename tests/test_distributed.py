@@ -80,15 +80,23 @@ def test_a_failing_rank_ends_the_job(tmp_path: Path, case: str) -> None:
     assert time.monotonic() - start < 90
 
 
-def test_launcher_usage_errors() -> None:
-    no_script = subprocess.run(LAUNCH, capture_output=True, text=True, timeout=60)
-    assert no_script.returncode == 2
-    assert "a script (or -m module) to run is required" in no_script.stderr
-    no_ranks = subprocess.run(
-        [*LAUNCH, "-n", "0", "x.py"], capture_output=True, text=True, timeout=60
+def test_launcher_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    from chainrule.distributed.run import _split, main
+
+    for argv, message in (
+        ([], "a script (or -m module) to run is required"),
+        (["-n", "0", "x.py"], "-n must be at least 1"),
+    ):
+        with pytest.raises(SystemExit) as stopped:
+            main(argv)
+        assert stopped.value.code == 2
+        assert message in capsys.readouterr().err
+    # The script's own options are the script's, before and after "-m".
+    assert _split(["-n", "2", "train.py", "-n", "5"]) == (["-n", "2"], ["train.py", "-n", "5"])
+    assert _split(["--mpiexec", "m", "-m", "pkg", "--steps", "3"]) == (
+        ["--mpiexec", "m"],
+        ["-m", "pkg", "--steps", "3"],
     )
-    assert no_ranks.returncode == 2
-    assert "-n must be at least 1" in no_ranks.stderr
 
 
 def _free_port() -> int:
@@ -193,3 +201,22 @@ def test_train_command_on_two_ranks(tmp_path: Path) -> None:
     assert accuracy > 50
     assert (tmp_path / "digits_mlp.safetensors").exists()
     assert (tmp_path / "digits_mlp_curve.png").exists()
+
+
+def test_ddp_cost_model() -> None:
+    """benchmarks/ddp.py's model: the ring all-reduce formula, the fit recovering alpha and
+    beta from exact times, and a step that overlaps communication with backward."""
+    from benchmarks.ddp import fit_alpha_beta, predicted_step, ring_allreduce
+
+    assert ring_allreduce(1, 1e6, 1e-5, 1e-9) == 0.0
+    assert ring_allreduce(4, 4e6, 1e-5, 1e-9) == pytest.approx(6 * 1e-5 + 1.5 * 4e6 * 1e-9)
+    sizes = [2**k for k in range(10, 25, 2)]
+    times = [ring_allreduce(2, n, 2e-5, 5e-10) for n in sizes]
+    alpha, beta = fit_alpha_beta(sizes, times, 2)
+    assert alpha == pytest.approx(2e-5) and beta == pytest.approx(5e-10)
+    # Free communication: the step is the computation; one huge bucket: all of it exposed.
+    assert predicted_step(8, 1e7, 1e6, 0.01, 0.02, 0.001, 0.0, 0.0) == pytest.approx(0.031)
+    exposed = predicted_step(8, 1e7, 1e7, 0.01, 0.02, 0.001, 0.0, 1e-9)
+    assert exposed == pytest.approx(0.031 + ring_allreduce(8, 1e7, 0.0, 1e-9))
+    overlapped = predicted_step(8, 1e7, 1e6, 0.01, 0.02, 0.001, 0.0, 1e-9)
+    assert 0.031 < overlapped < exposed

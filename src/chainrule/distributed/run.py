@@ -55,10 +55,32 @@ def _environment() -> dict[str, str]:
     return env
 
 
+_VALUED = ("-n", "--nproc-per-node", "--nproc_per_node", "--mpiexec")
+
+
+def _split(argv: list[str]) -> tuple[list[str], list[str]]:
+    """The launcher's own options, and the target: ``script args...`` or ``-m module
+    args...`` (everything from the first word that is neither an option nor its value)."""
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "-m":
+            return argv[:i], argv[i:]
+        if word in _VALUED:
+            i += 2
+            continue
+        if word.startswith("-") and word != "-":
+            i += 1
+            continue
+        return argv[:i], argv[i:]
+    return argv, []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse the command line, run mpiexec, return its exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m chainrule.distributed.run",
+        usage="%(prog)s [-n N] [--mpiexec PATH] (script.py | -m module) [args ...]",
         description="Run a training script on several processes (MPI ranks).",
     )
     parser.add_argument(
@@ -71,24 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="how many processes (ranks) to start",
     )
     parser.add_argument("--mpiexec", default=None, help="the mpiexec program to use")
-    parser.add_argument(
-        "-m", dest="module", default=None, help="run a module (as python -m) instead of a script"
-    )
-    parser.add_argument("script", nargs="?", help="the training script")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
-    options = parser.parse_args(argv)
+    own, target = _split(list(sys.argv[1:] if argv is None else argv))
+    options = parser.parse_args(own)
     if options.ranks < 1:
         parser.error("-n must be at least 1")
-    if options.module is not None:
-        target = [
-            "-m",
-            options.module,
-            *([options.script] if options.script else []),
-            *options.args,
-        ]
-    elif options.script is not None:
-        target = [options.script, *options.args]
-    else:
+    if not target or target == ["-m"]:
         parser.error("a script (or -m module) to run is required")
     command = mpiexec_command(options.ranks, target, options.mpiexec)
     return subprocess.call(command, env=_environment())

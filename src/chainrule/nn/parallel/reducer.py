@@ -14,6 +14,7 @@ all-reduces and writes the averages back into ``.grad`` when the backward pass e
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -148,6 +149,9 @@ class Reducer:
         self.next_bucket = 0
         self.callback_queued = False
         self.unused_marked = True
+        #: Seconds the last backward pass waited at its end for all-reduces still running:
+        #: the communication backward did not hide (benchmarks/ddp.py reports the overlap).
+        self.exposed_seconds = 0.0
 
     def _hook_for(self, index: int) -> Any:
         def hook(param: Tensor) -> None:
@@ -240,9 +244,12 @@ class Reducer:
             usage = make_tensor(self.used.copy())
             all_reduce(usage, ReduceOp.SUM, self.group)
             globally_used = usage._data
+        start = time.perf_counter()
         for bucket in self.buckets:
             if bucket.work is not None:
                 bucket.work.wait()
+        self.exposed_seconds = time.perf_counter() - start
+        for bucket in self.buckets:
             for position, index in enumerate(bucket.indices):
                 self._write_grad(index, bucket.view(position), globally_used)
 
