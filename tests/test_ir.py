@@ -407,3 +407,47 @@ def test_gradients_of_a_deep_chain_need_no_recursion() -> None:
         out = out * 1.0001
     out.backward()
     assert float(result) == pytest.approx(t.grad.item(), rel=1e-12)
+
+
+# -- the runner: cached plans and constant folding --------------------------------------------
+
+
+def test_runner_folds_what_depends_on_constants_only_and_recomputes_the_rest() -> None:
+    g = ir.Graph()
+    c = g.constant(np.array([1.0, 2.0]), name="c")
+    folded = g.call(_counted, (g.call(pointwise.exp, (c,)).output,), name="folded").output
+    p = g.placeholder((2,), chainrule.float64, name="p")
+    out = g.call(pointwise.mul, (folded, p)).output
+    runner = ir.Runner(g)
+    calls = len(CALLS)
+    for k in range(3):
+        (value,) = runner.run([out], {p: np.full(2, float(k))}, {})
+        np.testing.assert_array_equal(value, np.exp([1.0, 2.0]) * k)
+    assert len(CALLS) == calls + 1  # computed once, for three runs
+    # Feeding a value the folded one depends on: computed from the fed value, not the cache.
+    (value,) = runner.run([out], {c: np.zeros(2), p: np.ones(2)}, {})
+    assert value.tolist() == [1.0, 1.0] and len(CALLS) == calls + 2
+    # A node added later is seen by the next run.
+    later = g.call(pointwise._add, (out, folded)).output
+    (value,) = runner.run([later], {p: np.ones(2)}, {})
+    np.testing.assert_array_equal(value, 2 * np.exp([1.0, 2.0]))
+
+
+def _sample(like: Any) -> Any:
+    return chainrule.rand(2, dtype=chainrule.float64)
+
+
+def test_impure_functions_and_variables_are_never_folded() -> None:
+    ir.impure(_sample)
+    g = ir.Graph()
+    c = g.constant(np.zeros(2), name="c")
+    s = g.call(_sample, (c,), name="sample").output
+    v = g.variable((2,), chainrule.float64, name="v")
+    read = g.call(pointwise._add, (v, c)).output
+    runner = ir.Runner(g)
+    first, second = (runner.run([s], {}, {})[0] for _ in range(2))
+    assert not np.array_equal(first, second)
+    state = {v.node: np.ones(2)}
+    assert runner.run([read], {}, state)[0].tolist() == [1.0, 1.0]
+    state[v.node] = np.full(2, 5.0)
+    assert runner.run([read], {}, state)[0].tolist() == [5.0, 5.0]

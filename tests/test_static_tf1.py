@@ -267,3 +267,26 @@ def test_the_graph_is_chainrule_ir() -> None:
     assert "    Add = ops.pointwise.add(Const, Add_y)" in code
     assert "    Mul = ops.pointwise.mul(Add, Const)" in code
     assert "Mul" in graph.table()
+
+
+def test_random_initial_values_are_drawn_once_per_initializer_run() -> None:
+    chainrule.manual_seed(0)
+    v = tf.Variable(tf.random_normal([3], stddev=0.5))
+    noise = tf.random_uniform([2])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = sess.run(v)
+        assert np.array_equal(first, sess.run(v))
+        sess.run(tf.global_variables_initializer())
+        assert not np.array_equal(first, sess.run(v))
+        assert not np.array_equal(sess.run(noise), sess.run(noise))
+    assert first.dtype == np.float32 and first.shape == (3,)
+
+
+def test_session_run_of_the_seed_folds_its_constants() -> None:
+    w = tf.constant(1.0)
+    y = tf.multiply(tf.add(w, 2.0), tf.add(w, 1))
+    with tf.Session() as sess:
+        assert sess.run(y) == 6.0
+        assert sess.run(y, {w: 2.0}) == 12.0  # fed: computed from the fed value
+        assert sess.run(y) == 6.0

@@ -4,7 +4,8 @@ the interpreter runs it, and the backward graph is derived from the op table's f
 * :mod:`.graph`: :class:`Value`, :class:`Node`, :class:`Graph` (nodes in execution order,
   TensorFlow-style unique names, ``table()`` and ``code()``);
 * :mod:`.infer`: shapes and dtypes, by running each new node on example arrays;
-* :mod:`.interpreter`: :func:`run`, the needed nodes in order over NumPy arrays;
+* :mod:`.interpreter`: :func:`run`, the needed nodes in order over NumPy arrays, and
+  :class:`Runner`, which caches the plan and folds what depends on constants only;
 * :mod:`.backward`: :func:`gradients`, the joint forward and backward graph;
 * :mod:`.codegen`: the graph as Python source; :mod:`.helpers`: the engine's plumbing as nodes.
 """
@@ -13,7 +14,15 @@ from __future__ import annotations
 
 from .backward import gradients
 from .graph import NODE_KINDS, Graph, Node, Value
-from .interpreter import MissingFeed, UninitializedVariable, needed_nodes, run
+from .interpreter import (
+    IMPURE,
+    MissingFeed,
+    Runner,
+    UninitializedVariable,
+    impure,
+    needed_nodes,
+    run,
+)
 
 __all__ = [
     "Graph",
@@ -22,6 +31,9 @@ __all__ = [
     "NODE_KINDS",
     "gradients",
     "run",
+    "Runner",
+    "IMPURE",
+    "impure",
     "needed_nodes",
     "MissingFeed",
     "UninitializedVariable",

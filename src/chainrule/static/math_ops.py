@@ -16,6 +16,7 @@ import numpy as np
 
 from ..ir import helpers
 from ..ir.backward import not_differentiable
+from ..ir.interpreter import impure
 from ..ops import activation, copying, creation, linalg, pointwise, reduction
 from ..ops import shape as shape_ops
 from . import dtypes
@@ -302,6 +303,7 @@ def random_normal(
 
     sample.__name__ = sample.__qualname__ = "random_normal"
     not_differentiable(sample)
+    impure(sample)
     return _random(shape, dtype, seed, name, "RandomStandardNormal", sample)
 
 
@@ -320,6 +322,7 @@ def random_uniform(
 
     sample.__name__ = sample.__qualname__ = "random_uniform"
     not_differentiable(sample)
+    impure(sample)
     return _random(shape, dtype, seed, name, "RandomUniform", sample)
 
 

@@ -53,6 +53,7 @@ class Session:
         self._graph = graph if graph is not None else get_default_graph()
         self._closed = False
         self._state: dict[ir.Node, np.ndarray] = {}
+        self._runner = ir.Runner(self._graph.ir)
         self._contexts: list[Any] = []
 
     @property
@@ -134,11 +135,15 @@ class Session:
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
         leaves: list[Any] = []
-        structure = self._flatten(fetches, leaves)
-        feeds = self._feeds(feed_dict)
+        if isinstance(fetches, Tensor) and fetches.graph is self._graph:
+            structure: Any = _Leaf(0)  # (the common case, without the walk)
+            leaves.append(fetches)
+        else:
+            structure = self._flatten(fetches, leaves)
+        feeds = self._feeds(feed_dict) if feed_dict else {}
         targets = [leaf._node if isinstance(leaf, Operation) else leaf._value for leaf in leaves]
         try:
-            arrays = ir.run(self._graph.ir, targets, feeds, self._state)
+            arrays = self._runner.run(targets, feeds, self._state)
         except ir.MissingFeed as missing:
             raise self._unfed(missing.node) from None
         except ir.UninitializedVariable as uninitialized:
