@@ -409,3 +409,21 @@ def test_modes_and_subclasses() -> None:
         seen[name] = (log, type(q).__name__, depth, declined, abstract, passed,
                       lib._C._len_torch_function_stack())
     assert seen["chainrule"] == seen["torch"]
+
+
+def test_functions_built_from_tensor_methods_work_inside_a_mode() -> None:
+    """Inside a mode's handler (its mode off), a function whose implementation calls Tensor
+    methods (``einsum`` reads ``operand.dim()``) computes on plain tensors; it once raised
+    'Multiple dispatch failed' there. Also after the handler, in the mode."""
+    seen = {}
+    for name, lib in LIBS.items():
+        log: list = []
+        mode = _logging_mode(lib)
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with mode("m", log):
+            s = lib.einsum("i->", x)
+            t = lib.einsum("i,i->", x, x).sum()
+        (s + t).backward()
+        seen[name] = ([entry[1] for entry in log], float(s), float(t),
+                      x.grad.numpy().tolist())
+    assert seen["chainrule"] == seen["torch"]

@@ -149,20 +149,25 @@ def modes_active() -> bool:
     return bool(_MODE_STACK.get()) and not _ALL_OFF.get()
 
 
+def _visible_modes() -> list[TorchFunctionMode]:
+    # (the profiler's mode, ``_hidden_mode``, is not one PyTorch's stack would show)
+    return [mode for mode in _MODE_STACK.get() if not getattr(mode, "_hidden_mode", False)]
+
+
 def _get_current_function_mode() -> TorchFunctionMode | None:
     """The innermost mode entered in this thread (None without one)."""
-    stack = _MODE_STACK.get()
+    stack = _visible_modes()
     return stack[-1] if stack else None
 
 
 def _get_current_function_mode_stack() -> list[TorchFunctionMode]:
     """The modes entered in this thread, outermost first."""
-    return list(_MODE_STACK.get())
+    return _visible_modes()
 
 
 def _len_torch_function_stack() -> int:
     """How many modes are entered in this thread (``torch._C._len_torch_function_stack``)."""
-    return len(_MODE_STACK.get())
+    return len(_visible_modes())
 
 
 def _implementation(cls: type) -> Any:
@@ -406,6 +411,10 @@ def _dispatching_method(name: str) -> Callable[..., Any]:
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
         if not (overrides_enabled() or modes_active()):
+            return original(self, *args, **kwargs)
+        if not modes_active() and not _overloaded_args((self, *args, *kwargs.values())):
+            # Plain tensors while the mode that swapped the methods in is not asked (its
+            # handler is running, or it is another thread's): nobody to dispatch to.
             return original(self, *args, **kwargs)
         if operator and args and not (
             isinstance(args[0], Tensor) or type(args[0]) in _NUMBERS

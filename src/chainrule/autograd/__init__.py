@@ -36,6 +36,7 @@ __all__ = [
 
 _SUBMODULES = (
     "graph", "function", "functional", "gradcheck", "stepping", "anomaly", "forward_ad",
+    "profiler", "profiler_util",
 )
 # Public names defined in a submodule: name -> submodule.
 # check_graph and backward_steps are beyond PyTorch.
@@ -44,6 +45,8 @@ _FROM_SUBMODULE = {
     "check_graph": "gradcheck", "backward_steps": "stepping",
     # PyTorch's names for torch._C's (installed by c_bindings)
     "SavedTensor": "c_bindings", "_unsafe_preserve_version_counter": "c_bindings",
+    # the profiler's (torch.autograd._profiler_enabled, torch.autograd.kineto_available)
+    "kineto_available": "profiler",
 }
 
 
@@ -51,7 +54,16 @@ if TYPE_CHECKING:
     # What ``__getattr__`` below returns, spelled out for type checkers (which do not run it):
     # without these, ``torch.autograd.grad`` is an ``object`` to mypy and pyright.
     from ..viz.explain import explain
-    from . import anomaly, forward_ad, function, functional, graph, stepping
+    from . import (
+        anomaly,
+        forward_ad,
+        function,
+        functional,
+        graph,
+        profiler,
+        profiler_util,
+        stepping,
+    )
     from .engine import backward, grad
     from .engine import is_checkpoint_valid as _is_checkpoint_valid
     from .function import Function
@@ -75,6 +87,10 @@ def __getattr__(name: str) -> object:
         from ..viz.explain import explain
 
         return explain
+    if name == "_profiler_enabled":  # (PyTorch's private name: whether a profiler collects)
+        from .profiler import _is_profiler_enabled
+
+        return _is_profiler_enabled
     if name == "_is_checkpoint_valid":  # (PyTorch's private name, read by utils.checkpoint)
         from .engine import is_checkpoint_valid
 
