@@ -30,7 +30,7 @@ HERE = Path(__file__).parent
 
 #: The network the predictions assume: one rank per node on 25 Gb/s Ethernet, a per-message
 #: latency of 10 microseconds and 2.5 GB/s of usable bandwidth per link.
-NETWORK = {"name": "25 Gb/s Ethernet", "alpha": 10e-6, "beta": 1 / 2.5e9}
+NETWORK: dict[str, Any] = {"name": "25 Gb/s Ethernet", "alpha": 10e-6, "beta": 1 / 2.5e9}
 
 PREDICTED_RANKS = (8, 64, 512)
 BUCKET_MB = (0.25, 1, 4, 16, 25, 64, 256)

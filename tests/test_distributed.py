@@ -10,6 +10,7 @@ compared with PyTorch's gloo backend, and DistributedSampler's indices with PyTo
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -96,6 +97,20 @@ def test_launcher_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert _split(["--mpiexec", "m", "-m", "pkg", "--steps", "3"]) == (
         ["--mpiexec", "m"],
         ["-m", "pkg", "--steps", "3"],
+    )
+
+
+def test_environment_must_match_mpi() -> None:
+    """RANK / WORLD_SIZE set (by another launcher) but not matching MPI's: a clear error."""
+    code = "import chainrule.distributed as d; d.init_process_group()"
+    env = {**os.environ, "WORLD_SIZE": "4", "RANK": "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.returncode != 0
+    assert (
+        "ValueError: environment variable WORLD_SIZE=4 does not match MPI's (1): start the "
+        "processes with mpiexec (python -m chainrule.distributed.run -n N script.py)" in done.stderr
     )
 
 

@@ -253,6 +253,28 @@ def mismatched_models(rank: int, size: int) -> None:
         raise AssertionError("a different parameter count must be refused")
 
 
+def half_precision(rank: int, size: int) -> None:
+    """float16 and bfloat16 parameters: the gradients are the mean of the ranks' (reduced by
+    the MPI operation on 2-byte values), to half-precision tolerance."""
+    x, _ = batch(30, size)
+    for dtype, tol in ((torch.float16, 2e-3), (torch.bfloat16, 2e-2)):
+        torch.manual_seed(9)
+        ddp = DDP(torch.nn.Linear(5, 3).to(dtype))
+        ddp(shard(x, rank).to(dtype)).pow(2).sum().backward()
+        expected = torch.zeros(3, 5, dtype=torch.float64)
+        for r in range(size):
+            torch.manual_seed(9)
+            local = torch.nn.Linear(5, 3).to(dtype)
+            local(shard(x, r).to(dtype)).pow(2).sum().backward()
+            expected += local.weight.grad.double() / size
+        got = ddp.module.weight.grad
+        check(got.dtype == dtype, f"{dtype} gradient keeps its dtype")
+        check(
+            np.allclose(got.double()._data, expected._data, rtol=tol, atol=tol),
+            f"{dtype}: {got} != {expected}",
+        )
+
+
 def main() -> None:
     dist.init_process_group()
     rank, size = dist.get_rank(), dist.get_world_size()
@@ -263,6 +285,7 @@ def main() -> None:
     unused_parameters(rank, size)
     buffers(rank, size)
     mismatched_models(rank, size)
+    half_precision(rank, size)
     dist.destroy_process_group()
     print(f"ddp ok on rank {rank} of {size}", flush=True)
 

@@ -99,7 +99,7 @@ class DistributedDataParallel(Module):
     ) -> None:
         super().__init__()
         group = resolve(process_group)
-        params = []
+        params: list[Tensor] = []
         seen: set[int] = set()
         for p in module.parameters():
             if p.requires_grad and id(p) not in seen:
