@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -27,10 +28,23 @@ WORKERS = Path(__file__).parent / "distributed_workers"
 LAUNCH = [sys.executable, "-m", "chainrule.distributed.run"]
 
 
+def run_job(command: list[str], timeout: float = 240) -> subprocess.CompletedProcess:
+    """Run ``command`` (a launcher, mpiexec and its ranks) in a session of its own, so that a
+    timeout kills all of it instead of leaving ranks behind."""
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    ) as process:
+        try:
+            out, err = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            out, err = process.communicate()
+            pytest.fail(f"{command} did not finish in {timeout} s:\n{out}\n{err}")
+    return subprocess.CompletedProcess(command, process.returncode, out, err)
+
+
 def run_ranks(ranks: int, script: Path, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [*LAUNCH, "-n", str(ranks), str(script)], capture_output=True, text=True, timeout=timeout
-    )
+    return run_job([*LAUNCH, "-n", str(ranks), str(script)], timeout)
 
 
 def assert_every_rank(done: subprocess.CompletedProcess, word: str, ranks: int) -> None:
@@ -191,7 +205,7 @@ def test_distributed_sampler_errors_match_pytorch() -> None:
 def test_train_command_on_two_ranks(tmp_path: Path) -> None:
     """``python -m chainrule train --ranks 2``: the digits MLP trained data-parallel; rank 0
     reports once and writes the weights and the curve."""
-    done = subprocess.run(
+    done = run_job(
         [
             sys.executable,
             "-m",
@@ -205,9 +219,6 @@ def test_train_command_on_two_ranks(tmp_path: Path) -> None:
             "--out",
             str(tmp_path),
         ],
-        capture_output=True,
-        text=True,
-        timeout=240,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("test accuracy") == 1
