@@ -15,8 +15,10 @@ For ``y = (x + w) * (w + 1)`` the first article writes::
 3. the named intermediates replaced by what they were computed from, then simplified;
 4. the numbers substituted, and the value, which is checked against what backward computes.
 
-Tensors with more than one element, and graphs with too many paths to list (a deep network has
-2ⁿ), are explained by the per-variable recurrence instead:
+Small tensors are explained element by element (:mod:`.explain_elements`: ``∂L/∂W₁₁`` along
+the elements ``h₁₁ = tanh(W₁₁·x₁₁ + W₂₁·x₁₂)`` ...). Larger tensors, ops without an element
+view, and graphs with too many paths to list (a deep network has 2ⁿ) are explained by the
+per-variable recurrence instead:
 ``∂y/∂h₁ = ∂y/∂h₂ · ∂h₂/∂h₁``, each product a vector-Jacobian product (``ḡ`` is the gradient
 arriving at a variable), with the numbers of each gradient and the same check.
 
@@ -82,6 +84,9 @@ class Derivation:
     backward: np.ndarray | None
     matches: bool | None
     locals: list[tuple[str, str]] = field(default_factory=list)  # (text, latex)
+    #: Which input (its position in ``inputs``) and, element by element, which element.
+    index: int = 0
+    element: int | None = None
 
 
 class Explanation:
@@ -89,11 +94,30 @@ class Explanation:
     the text, :meth:`latex` the LaTeX (``_repr_latex_`` in notebooks)."""
 
     def __init__(self, output: str, derivations: list[Derivation], notes: list[str],
-                 definitions: list[tuple[str, str]]) -> None:
+                 definitions: list[tuple[str, str]], shapes: list[tuple[int, ...]]) -> None:
         self.output = output
+        self.shapes = shapes  # of the inputs
         self.derivations = derivations
         self.notes = notes
         self.definitions = definitions  # (text, latex) of each named intermediate: a = w + x
+
+    def gradients(self) -> list[np.ndarray | None]:
+        """The derived gradient of each input, assembled from its derivations (element by
+        element, or whole); None where a derivation has no number."""
+        found: dict[int, np.ndarray | None] = {}
+        for d in self.derivations:
+            if d.element is None:
+                found[d.index] = None if d.value is None else np.asarray(d.value)
+                continue
+            if d.index not in found:
+                found[d.index] = np.zeros(self.shapes[d.index])
+            array = found[d.index]
+            if array is not None:
+                if d.value is None:
+                    found[d.index] = None
+                else:
+                    array.reshape(-1)[d.element] = np.asarray(d.value).reshape(-1)[0]
+        return [found.get(k) for k in range(len(self.shapes))]
 
     @property
     def all_match(self) -> bool:
@@ -225,6 +249,7 @@ class _Explainer:
         if self.out is None:
             raise ValueError("explain(): the output is not part of its own graph")
         self.inputs = self._inputs(inputs)
+        self.input_shapes = [tuple(t.shape) for t in self.input_tensors]
         self.G = self.sp.Symbol("ḡ")
 
     # ---------------------------------------------------------------- structure
@@ -240,8 +265,11 @@ class _Explainer:
     def _inputs(self, inputs: Tensor | Sequence[Tensor] | None) -> list[DataNode]:
         self.unused: list[tuple[int, Tensor]] = []  # inputs the output does not depend on
         if inputs is None:
-            return [d for d in self.data if d.kind == "leaf"]
+            leaves = [d for d in self.data if d.kind == "leaf"]
+            self.input_tensors = [self.fg_tensor(d) for d in leaves]
+            return leaves
         tensors = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        self.input_tensors = tensors
         found: list[DataNode] = []
         for k, t in enumerate(tensors):
             if not isinstance(t, Tensor):
@@ -258,6 +286,10 @@ class _Explainer:
                 found.append(d)
         return found
 
+    def fg_tensor(self, d: DataNode) -> Tensor:
+        """The leaf tensor of data node ``d``."""
+        return self.graph.nodes[d.key[0]].variable
+
     def _is_variable(self, d: DataNode) -> bool:
         """A tensor the derivation names: every tensor unless chains are folded, else the
         named ones, the leaves, the output and the inputs asked for."""
@@ -270,6 +302,12 @@ class _Explainer:
         # against the node's own; chains nobody named fold into one step unless that makes
         # the formulas long (then every tensor is a variable, named by its node: #3).
         self.scalar = all(int(np.prod(d.shape)) == 1 for d in self.data)
+        if not self.scalar:  # small tensors: element by element, where the ops allow
+            from .explain_elements import element_explanation
+
+            explanation = element_explanation(self)
+            if explanation is not None:
+                return explanation
         self.fold = self.scalar
         self.constants: dict[tuple[int, str], Any] = {}  # numbers nobody saved: symbols c, c2
         self.solved: dict[tuple[int, str], Any] = {}  # ... and those found from the values
@@ -281,6 +319,19 @@ class _Explainer:
             self.fold = False
             self._assign_symbols()
         self.locals = {id(e): self._local(e) for e in self.fg.edges}
+        definitions = self._definitions()
+        self.segments = {d.id: self._segment(d) for d in self.data
+                         if self._is_variable(d) and d.id in self.into}
+        derivations = [self._derive(x) for x in self.inputs]
+        for k, t in self.unused:
+            derivations.insert(k, self._unused(t))
+        for k, d in enumerate(derivations):
+            d.index = k
+        return Explanation(self.out.label, derivations, self.notes, definitions,
+                           self.input_shapes)
+
+    def _definitions(self) -> list[tuple[str, str]]:
+        """``a = w + x`` for each named intermediate, as text and LaTeX."""
         definitions = []
         for d in self.data:
             if d.kind != "leaf" and d.id in self.into and self._is_variable(d):
@@ -288,12 +339,7 @@ class _Explainer:
                 definitions.append((f"{d.label} = {self.sym.to_text(expression)}",
                                     f"{self.sym.latex_name(d.label)} = "
                                     f"{self.sym.to_latex(expression)}"))
-        self.segments = {d.id: self._segment(d) for d in self.data
-                         if self._is_variable(d) and d.id in self.into}
-        derivations = [self._derive(x) for x in self.inputs]
-        for k, t in self.unused:
-            derivations.insert(k, self._unused(t))
-        return Explanation(self.out.label, derivations, self.notes, definitions)
+        return definitions
 
     def _assign_symbols(self) -> None:
         sp = self.sp
@@ -510,7 +556,7 @@ class _Explainer:
             if path[-1] == x.id:
                 paths.append(path)
                 continue
-            for u in reversed(list(self.segments.get(path[-1], {}))):
+            for u in sorted(self.segments.get(path[-1], {}), reverse=True):
                 if count.get(u, 0):
                     stack.append(path + [u])
         return paths
@@ -553,24 +599,30 @@ class _Explainer:
         tex[0] += f" = {leibniz_tex}"
         text.append(_sum_of_products(factors, sym.to_text, " · "))
         tex.append(_sum_of_products(factors, sym.to_latex, r" \cdot "))
-        # The named intermediates replaced by what they were computed from.
+        # The named intermediates replaced by what they were computed from, and the sum
+        # simplified, where that gives a polynomial (the seed: 2w + x + 1); the numbers are
+        # then put into it, else into the local formulas themselves.
         full = self._in_leaves()
         terms = [sp.Mul(*[f.xreplace(full) for f in fs]) for fs in factors]
-        substituted = _sum_of_products([[t] for t in terms], sym.to_text, " · ")
-        if substituted != text[-1]:
-            text.append(substituted)
-            tex.append(_sum_of_products([[t] for t in terms], sym.to_latex, r" \cdot "))
         total = sp.Add(*terms)
         expanded = sp.expand(total)
-        if expanded.is_polynomial(*expanded.free_symbols):  # (2w + x + 1; not a quotient)
+        if expanded.is_polynomial(*expanded.free_symbols):
+            substituted = _sum_of_products([[t] for t in terms], sym.to_text, " · ")
+            if substituted != text[-1]:
+                text.append(substituted)
+                tex.append(_sum_of_products([[t] for t in terms], sym.to_latex, r" \cdot "))
             total = expanded
-        if sym.to_text(total) != text[-1]:
-            text.append(sym.to_text(total))
-            tex.append(sym.to_latex(total))
-        numbers = {s: v for s, v in self.values.items() if s in total.free_symbols}
-        if numbers:
-            text.append(sym.to_text(total, numbers))
-            tex.append(sym.to_latex(total, numbers))
+            if sym.to_text(total) != text[-1]:
+                text.append(sym.to_text(total))
+                tex.append(sym.to_latex(total))
+            numbers = {s: v for s, v in self.values.items() if s in total.free_symbols}
+            if numbers:
+                text.append(sym.to_text(total, numbers))
+                tex.append(sym.to_latex(total, numbers))
+        elif self.values:
+            text.append(_sum_of_products(factors, lambda f: sym.to_text(f, self.values), " · "))
+            tex.append(_sum_of_products(factors, lambda f: sym.to_latex(f, self.values),
+                                        r" \cdot "))
         value = sym.numeric_value(total, self.values)
         derived = None if value is None else np.array([value])
         shown = format_value(derived).replace("-", "−")
