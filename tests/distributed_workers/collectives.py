@@ -239,6 +239,23 @@ def group_checks(rank: int, size: int) -> None:
     dist.barrier()
 
 
+def object_checks(rank: int, size: int) -> None:
+    everyone: list[object] = [None] * size
+    dist.all_gather_object(everyone, {"rank": rank, "t": torch.tensor([rank])})
+    check([o["rank"] for o in everyone] == list(range(size)), "all_gather_object")
+    check(everyone[size - 1]["t"].tolist() == [size - 1], "a tensor inside an object")
+    items: list[object] = [rank, f"from {rank}"] if rank == size - 1 else [None, None]
+    dist.broadcast_object_list(items, src=size - 1)
+    check(items == [size - 1, f"from {size - 1}"], f"broadcast_object_list {items}")
+    collected = [None] * size if rank == 0 else None
+    dist.gather_object(rank * 10, collected, dst=0)
+    if rank == 0:
+        check(collected == [r * 10 for r in range(size)], "gather_object")
+    out: list[object] = [None]
+    dist.scatter_object_list(out, [f"to {r}" for r in range(size)] if rank == 0 else None, src=0)
+    check(out == [f"to {rank}"], "scatter_object_list")
+
+
 def error_checks(rank: int, size: int) -> None:
     raises(
         RuntimeError,
@@ -301,6 +318,7 @@ def main() -> None:
     moving_checks(rank, size)
     point_to_point_checks(rank, size)
     group_checks(rank, size)
+    object_checks(rank, size)
     error_checks(rank, size)
     dist.barrier()
     dist.destroy_process_group()

@@ -126,6 +126,24 @@ def steps(torch: Any, init: Any) -> dict[str, Any]:
     record("send to self", lambda: dist.send(torch.ones(1), 0))
     record("send both ranks", lambda: dist.send(torch.ones(1), 0, group_dst=0))
     record("barrier", lambda: dist.barrier())
+
+    def objects() -> Any:
+        gathered: list[Any] = [None]
+        dist.all_gather_object(gathered, {"a": 1})
+        items: list[Any] = [1, "x"]
+        dist.broadcast_object_list(items, src=0)
+        collected: list[Any] = [None]
+        dist.gather_object(5, collected, dst=0)
+        scattered: list[Any] = [None]
+        dist.scatter_object_list(scattered, [7], src=0)
+        return [gathered, items, collected, scattered]
+
+    record("object collectives", objects)
+    record("all_gather_object short", lambda: dist.all_gather_object([], 1))
+    record("gather_object without list", lambda: dist.gather_object(5, None, dst=0))
+    record("scatter_object_list without input", lambda: dist.scatter_object_list([None], None))
+    record("scatter_object_list empty output", lambda: dist.scatter_object_list([], [7]))
+    record("scatter_object_list int input", lambda: dist.scatter_object_list([None], 7))
     sub = dist.new_group([0])
     record(
         "new_group",

@@ -29,6 +29,12 @@ from .collectives import (
     scatter,
     send,
 )
+from .object_collectives import (
+    all_gather_object,
+    broadcast_object_list,
+    gather_object,
+    scatter_object_list,
+)
 from .process_group import (
     Backend,
     GroupMember,
@@ -59,12 +65,15 @@ __all__ = [
     "ReduceOp",
     "Work",
     "all_gather",
+    "all_gather_object",
     "all_gather_into_tensor",
     "all_reduce",
     "barrier",
     "broadcast",
+    "broadcast_object_list",
     "destroy_process_group",
     "gather",
+    "gather_object",
     "get_backend",
     "get_global_rank",
     "get_group_rank",
@@ -86,5 +95,6 @@ __all__ = [
     "reduce_scatter",
     "reduce_scatter_tensor",
     "scatter",
+    "scatter_object_list",
     "send",
 ]
