@@ -1261,6 +1261,54 @@ def _layer_norm(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
 
 _register(["layer_norm"], _layer_norm)
 
+BATCH_NORM_MESSAGE = (
+    "Batch norm got a batched tensor as input while the running_mean or running_var, which "
+    "will be updated in place, were not batched.\nIf you are using a module and do not need "
+    "eval mode, please set `track_running_stats` to be False.If you are using a prebuilt "
+    "module and do not need eval mode, please see the functorch website for resources on how "
+    "to patch your module to work with vmap"
+)
+_BATCH_NORM_TENSORS = ("running_mean", "running_var", "weight", "bias")
+
+
+def _batch_norm(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``batch_norm`` with statistics of each example: the batch goes into the channels,
+    ``(B, N, C, ...)`` as ``(N, B * C, ...)``, so every example's channels are normalised over
+    its own N and spatial positions (its own running statistics, updated in place when
+    batched and contiguous); unbatched parameters are repeated per example. Running statistics
+    that are not batched cannot take a batched input's update in training: PyTorch's error."""
+    bound = _bind(func, args, kwargs)
+    if bound is None or _logical_ndim(bound.arguments.get("input")) < 2:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    x = arguments["input"]
+    tensors = {name: arguments.get(name) for name in _BATCH_NORM_TENSORS}
+    for t in (x, *tensors.values()):
+        if type(t) is BatchedTensor and t._level != level:
+            return loop_fallback(func, args, kwargs, level)  # (batched at another level too)
+    x_batched = unwrap(x, level)[1]
+    stats = [t for t in (tensors["running_mean"], tensors["running_var"]) if t is not None]
+    if arguments.get("training") and x_batched and not all(unwrap(t, level)[1] for t in stats):
+        raise RuntimeError(BATCH_NORM_MESSAGE)
+    size = batch_size(level)
+    x_value = _materialize(x, level)
+    n, channels = x_value.shape[1], x_value.shape[2]
+    spatial = tuple(x_value.shape[3:])
+    arguments["input"] = x_value.transpose(0, 1).reshape(n, size * channels, *spatial)
+    for name, t in tensors.items():
+        if t is None:
+            continue
+        value, batched = unwrap(t, level)
+        # (batched running statistics are updated through the folded view when they are
+        # contiguous; otherwise the update goes to a copy and is lost, as in PyTorch)
+        arguments[name] = value.reshape(size * channels) if batched else t.repeat(size)
+    out = _call_bound(func, bound, arguments)
+    out = out.reshape(n, size, channels, *spatial).transpose(0, 1)
+    return wrap_batched(out, level)
+
+
+_register(["batch_norm"], _batch_norm)
+
 
 def _embedding(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
     """``embedding``: batched indices look up an unbatched table in one call; a batched table

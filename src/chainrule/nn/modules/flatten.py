@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from ..._tensor import Tensor
-from ...ops.shape import flatten, unflatten
 from .module import Module
 
 __all__ = ["Flatten", "Unflatten"]
@@ -26,7 +25,8 @@ class Flatten(Module):
         self.end_dim = end_dim
 
     def forward(self, input: Tensor) -> Tensor:
-        return flatten(input, self.start_dim, self.end_dim)
+        # (the method, as PyTorch's module: it hands batched and subclass inputs over)
+        return input.flatten(self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -43,7 +43,7 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input: Tensor) -> Tensor:
-        return unflatten(input, self.dim, self.unflattened_size)
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -13,6 +13,7 @@ from ...ops.creation import empty, ones, zeros
 from ...ops.inplace import bump_version
 from ...ops.nn_ops import normalization as ops
 from .. import init
+from ..functional import batch_norm
 from ..parameter import Parameter
 from .module import Module
 
@@ -107,7 +108,7 @@ class _BatchNorm(_NormBase):
         use_batch_stats = self.training or (self.running_mean is None
                                             and self.running_var is None)
         keep_stats = not self.training or self.track_running_stats
-        return ops.batch_norm(
+        return batch_norm(  # (F.batch_norm: hands batched and subclass inputs over)
             input,
             self.running_mean if keep_stats else None,
             self.running_var if keep_stats else None,
