@@ -451,3 +451,21 @@ def test_impure_functions_and_variables_are_never_folded() -> None:
     assert runner.run([read], {}, state)[0].tolist() == [1.0, 1.0]
     state[v.node] = np.full(2, 5.0)
     assert runner.run([read], {}, state)[0].tolist() == [5.0, 5.0]
+
+
+def test_dot_draws_every_node_and_edge_in_graph_order() -> None:
+    g, w, x, y = _seed_graph()
+    init = g.group([y.node], name="after")
+    text = g.dot()
+    assert text.startswith('digraph "graph" {\n')
+    assert '    n4 [label="y\\nMul\\n() float32", shape=box];' in text
+    edges = [line.strip() for line in text.splitlines() if "->" in line]
+    assert edges == [
+        "n0 -> n2;",
+        "n1 -> n2;",
+        "n0 -> n3;",
+        "n2 -> n4;",
+        "n3 -> n4;",
+        "n4 -> n5 [style=dashed];",
+    ]
+    assert init.name == "after" and text == g.dot()

@@ -290,3 +290,30 @@ def test_session_run_of_the_seed_folds_its_constants() -> None:
         assert sess.run(y) == 6.0
         assert sess.run(y, {w: 2.0}) == 12.0  # fed: computed from the fed value
         assert sess.run(y) == 6.0
+
+
+def test_softmax_cross_entropy_matches_pytorch_and_v1_stops_label_gradients() -> None:
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(5, 3))
+    L = np.eye(3)[[0, 2, 1, 1, 0]] * 0.7 + 0.1
+    x = tf.placeholder(tf.float64, [None, 3])
+    labels = tf.placeholder(tf.float64, [None, 3])
+    v2 = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=x)
+    v1 = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=x)
+    grads = tf.gradients(tf.reduce_sum(v2), [x, labels])
+    v1_grads = tf.gradients(tf.reduce_sum(v1), [x, labels])
+    assert v1_grads[1] is None
+    with tf.Session() as sess:
+        feed = {x: X, labels: L}
+        values, g_x, g_labels, g1_x = sess.run([v2, *grads, v1_grads[0]], feed)
+        top, smallest = sess.run([tf.argmax(x, 1), tf.reduce_min(x, axis=0)], feed)
+    tx = torch.tensor(X, requires_grad=True)
+    tl = torch.tensor(L, requires_grad=True)
+    expected = torch.nn.functional.cross_entropy(tx, tl, reduction="none")
+    expected.sum().backward()
+    np.testing.assert_allclose(values, expected.detach().numpy(), rtol=1e-13)
+    np.testing.assert_allclose(g_x, tx.grad.numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(g1_x, tx.grad.numpy(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(g_labels, tl.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert top.dtype == np.int64 and top.tolist() == torch.argmax(tx, 1).tolist()
+    assert smallest.tolist() == torch.amin(tx, 0).tolist()

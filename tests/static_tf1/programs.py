@@ -178,4 +178,30 @@ with tf.Session() as sess:
             print(i, round(float(l), 4))
     print(sess.run(accuracy, {x: X, y: Y}), np.round(sess.run(W).ravel(), 4))
 """,
+    # A softmax classifier as TensorFlow 1 tutorials write it (values only: TensorFlow's
+    # cross entropy reshapes internally, under names chainrule's does not need).
+    "softmax_classifier": """
+rng = np.random.RandomState(2)
+centers = np.array([[2.0, 0.0], [-2.0, 1.0], [0.0, -2.0]])
+labels_index = rng.randint(0, 3, 60)
+X = (centers[labels_index] + rng.normal(0, 0.7, (60, 2))).astype(np.float32)
+Y = np.eye(3, dtype=np.float32)[labels_index]
+x = tf.placeholder(tf.float32, [None, 2])
+y = tf.placeholder(tf.float32, [None, 3])
+W = tf.Variable(np.array([[0.1, -0.1, 0.0], [0.0, 0.1, -0.1]], np.float32))
+b = tf.Variable(tf.zeros([3]))
+logits = tf.matmul(x, W) + b
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(labels=y, logits=logits))
+correct = tf.equal(tf.argmax(logits, 1), tf.argmax(y, 1))
+accuracy = tf.reduce_mean(tf.cast(correct, tf.float32))
+train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+print(tf.argmax(logits, 1), correct, accuracy, tf.reduce_min(logits))
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    for i in range(40):
+        _, l = sess.run([train, loss], feed_dict={x: X, y: Y})
+        if i % 10 == 0:
+            print(i, round(float(l), 4))
+    print(sess.run(accuracy, {x: X, y: Y}), np.round(sess.run(W), 3))
+""",
 }

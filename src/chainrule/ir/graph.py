@@ -29,7 +29,7 @@ import numpy as np
 
 from .._dtype import dtype as DType
 from .._dtype import from_numpy_dtype
-from . import codegen, infer
+from . import codegen, drawing, infer
 
 __all__ = ["Value", "Node", "Graph", "NODE_KINDS", "op_type"]
 
@@ -372,6 +372,10 @@ class Graph:
     def code(self, outputs: Sequence[Value] | None = None) -> str:
         """The graph as a Python function: one line per node, inputs as parameters."""
         return codegen.graph_code(self, outputs)
+
+    def dot(self, name: str = "graph") -> str:
+        """The graph as Graphviz DOT source (boxes for nodes, edges for the values read)."""
+        return drawing.graph_dot(self, name)
 
     def __repr__(self) -> str:
         return f"<ir.Graph with {len(self.nodes)} nodes>"

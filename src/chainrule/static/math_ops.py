@@ -64,6 +64,11 @@ __all__ = [
     "softmax",
     "log_softmax",
     "sigmoid_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
+    "reduce_min",
+    "argmax",
+    "stop_gradient",
     "random_normal",
     "random_uniform",
     "build_call",
@@ -584,6 +589,42 @@ def reduce_max(
     return _reduce("Max", "Max", None, reduction._amax, input_tensor, axis, keepdims, name)
 
 
+def reduce_min(
+    input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
+) -> Tensor:
+    """The smallest element over ``axis`` (all axes by default), named ``Min``."""
+    return _reduce("Min", "Min", None, reduction._amin, input_tensor, axis, keepdims, name)
+
+
+def argmax(
+    input: Any, axis: int | None = None, name: str | None = None, output_type: Any = None
+) -> Tensor:
+    """The index of the largest element along ``axis`` (0 by default), as int64."""
+    graph = get_default_graph()
+    tx = convert_to_tensor(input)
+    dim = 0 if axis is None else int(axis)
+    op_name = graph.unique_name(name or "ArgMax")
+    with graph.ir.name_scope(op_name + "/"):
+        dimension = constant(np.asarray(dim, dtype=np.int32), name="dimension")
+    result = build_call(
+        graph, reduction.argmax, (tx, dim), op_name, "ArgMax", extra_inputs=(dimension,)
+    )
+    if output_type is not None and dtypes.as_dtype(output_type) != dtypes.int64:
+        return cast(result, output_type)
+    return result
+
+
+@not_differentiable
+def _stop_gradient(input: Any) -> Any:
+    """``input`` itself, passing no gradient back."""
+    return input
+
+
+def stop_gradient(input: Any, name: str | None = None) -> Tensor:
+    """The same value, through which no gradient flows (named ``StopGradient``)."""
+    return _unary("StopGradient", "StopGradient", _stop_gradient, input, name)
+
+
 def reshape(tensor: Any, shape: Sequence[int], name: str | None = None) -> Tensor:
     """The same elements in ``shape`` (one ``-1`` is inferred), named ``Reshape``."""
     graph = get_default_graph()
@@ -661,6 +702,51 @@ def sigmoid_cross_entropy_with_logits(
         first = subtract(relu_logits, multiply(x, z, name="mul"), name="sub")
         second = log1p(exp(neg_abs_logits))
     return build_call(graph, pointwise._add, (first, second), scope[:-1], "AddV2")
+
+
+def softmax_cross_entropy_with_logits_v2(
+    _sentinel: Any = None,
+    labels: Any = None,
+    logits: Any = None,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor:
+    """Cross entropy between the distributions ``labels`` and ``softmax(logits)`` along
+    ``axis``: ``-sum(labels * log_softmax(logits))`` (gradients to both). Its operations are
+    in the scope ``softmax_cross_entropy_with_logits``, the last one named after the scope
+    (TensorFlow's is ``.../Reshape_2``, after reshapes this needs not)."""
+    if _sentinel is not None:
+        raise ValueError(
+            "Only call `softmax_cross_entropy_with_logits` with named arguments (labels=..., "
+            f"logits=..., ...). Received unnamed argument: {_sentinel}"
+        )
+    graph = get_default_graph()
+    with graph.name_scope(name or "softmax_cross_entropy_with_logits") as scope:
+        x = convert_to_tensor(logits, name="logits")
+        z = convert_to_tensor(labels, dtype=x.dtype.base_dtype, name="labels")
+        products = multiply(z, log_softmax(x, axis=axis))
+        total = reduce_sum(products, axis=axis)
+    return build_call(graph, pointwise.neg, (total,), scope[:-1], "Neg")
+
+
+def softmax_cross_entropy_with_logits(
+    _sentinel: Any = None,
+    labels: Any = None,
+    logits: Any = None,
+    dim: int = -1,
+    name: str | None = None,
+    axis: int | None = None,
+) -> Tensor:
+    """TensorFlow 1's deprecated form of :func:`softmax_cross_entropy_with_logits_v2`: no
+    gradient flows into ``labels``."""
+    if _sentinel is not None:
+        return softmax_cross_entropy_with_logits_v2(_sentinel)
+    return softmax_cross_entropy_with_logits_v2(
+        labels=stop_gradient(labels),
+        logits=logits,
+        axis=dim if axis is None else axis,
+        name=name,
+    )
 
 
 # -- operators of Tensor ------------------------------------------------------------------------

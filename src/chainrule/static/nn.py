@@ -8,7 +8,18 @@ from .math_ops import (
     sigmoid,
     sigmoid_cross_entropy_with_logits,
     softmax,
+    softmax_cross_entropy_with_logits,
+    softmax_cross_entropy_with_logits_v2,
     tanh,
 )
 
-__all__ = ["relu", "sigmoid", "tanh", "softmax", "log_softmax", "sigmoid_cross_entropy_with_logits"]
+__all__ = [
+    "relu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
+]
