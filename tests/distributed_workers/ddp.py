@@ -60,14 +60,14 @@ def shard(t: torch.Tensor, rank: int) -> torch.Tensor:
     return t[rank * PER_RANK : (rank + 1) * PER_RANK]
 
 
-def equivalence(rank: int, size: int, bucket_cap_mb: float | None) -> None:
+def equivalence(rank: int, size: int, bucket_cap_mb: float | None, as_view: bool = False) -> None:
     """N ranks on N shards == one process on the whole batch."""
     reference = model(100)
     reference.scale.fill_(1.5)
     local = model(100 + rank)  # different on every rank: DDP broadcasts rank 0's
     if rank == 0:
         local.scale.fill_(1.5)
-    ddp = DDP(local, bucket_cap_mb=bucket_cap_mb)
+    ddp = DDP(local, bucket_cap_mb=bucket_cap_mb, gradient_as_bucket_view=as_view)
     for (_, a), (_, b) in zip(
         ddp.module.named_parameters(), reference.named_parameters(), strict=True
     ):
@@ -77,7 +77,7 @@ def equivalence(rank: int, size: int, bucket_cap_mb: float | None) -> None:
     reference_optimizer = torch.optim.SGD(reference.parameters(), lr=0.1, momentum=0.9)
     for step in range(STEPS):
         x, y = batch(step, size)
-        optimizer.zero_grad()
+        optimizer.zero_grad(set_to_none=not as_view)  # as_view: zeroed in the bucket
         torch.nn.functional.mse_loss(ddp(shard(x, rank)), shard(y, rank)).backward()
         optimizer.step()
         reference_optimizer.zero_grad()
@@ -89,6 +89,10 @@ def equivalence(rank: int, size: int, bucket_cap_mb: float | None) -> None:
         close(a.detach(), b.detach(), f"{name} after {STEPS} steps (bucket_cap_mb={bucket_cap_mb})")
     if bucket_cap_mb is not None:
         check(len(ddp.reducer.buckets) > 1, "small buckets: several")
+    if as_view:
+        buffers = [bucket.buffer for bucket in ddp.reducer.buckets]
+        for p in ddp.parameters():
+            check(any(np.shares_memory(p.grad._data, b) for b in buffers), "grad in a bucket")
 
 
 def overlap(rank: int, size: int) -> None:
@@ -280,6 +284,7 @@ def main() -> None:
     rank, size = dist.get_rank(), dist.get_world_size()
     equivalence(rank, size, None)
     equivalence(rank, size, 0.0001)
+    equivalence(rank, size, 0.0001, as_view=True)
     overlap(rank, size)
     accumulation(rank, size)
     unused_parameters(rank, size)

@@ -73,8 +73,9 @@ class DistributedDataParallel(Module):
     bucket's all-reduce started as soon as its gradients are ready, overlapping the rest of
     backward. ``no_sync()`` skips the averaging (gradient accumulation);
     ``find_unused_parameters=True`` lets a forward leave parameters out of the graph;
-    ``broadcast_buffers`` copies rank 0's buffers before each forward. The wrapped module is
-    ``.module`` (state_dict keys start with ``module.``).
+    ``broadcast_buffers`` copies rank 0's buffers before each forward;
+    ``gradient_as_bucket_view=True`` makes each ``.grad`` a view of its bucket (no copy back).
+    The wrapped module is ``.module`` (state_dict keys start with ``module.``).
 
     Example (in a script started with ``python -m chainrule.distributed.run -n 2``):
         >>> dist.init_process_group("mpi")  # doctest: +SKIP
@@ -139,7 +140,12 @@ class DistributedDataParallel(Module):
             self._broadcast_from_rank0(list(module.parameters()) + self._module_buffers())
         self._params = params
         self.reducer = Reducer(
-            params, group, self.bucket_bytes_cap, first_cap, find_unused_parameters
+            params,
+            group,
+            self.bucket_bytes_cap,
+            first_cap,
+            find_unused_parameters,
+            gradient_as_bucket_view,
         )
 
     def _module_buffers(self) -> list[Tensor]:

@@ -129,11 +129,13 @@ class Reducer:
         cap_bytes: int,
         first_cap_bytes: int,
         find_unused_parameters: bool,
+        gradient_as_bucket_view: bool = False,
     ) -> None:
         self.params = params
         self.group = group
         self.world_size = group.size()
         self.find_unused_parameters = find_unused_parameters
+        self.gradient_as_bucket_view = gradient_as_bucket_view
         assignment = assign_buckets(params, cap_bytes, first_cap_bytes)
         self.buckets = [Bucket(indices, params) for indices in assignment]
         self.locate: dict[int, tuple[int, int]] = {}
@@ -258,9 +260,15 @@ class Reducer:
     ) -> None:
         param = self.params[index]
         grad = param.grad
+        if grad is None and globally_used is not None and globally_used[index] == 0:
+            return
+        if self.gradient_as_bucket_view:
+            # .grad becomes (or already is) its part of the bucket: no copy back, and the next
+            # backward accumulates straight into the bucket.
+            if grad is None or not np.shares_memory(grad._data, averaged):
+                param.grad = make_tensor(averaged.reshape(param._data.shape))
+            return
         if grad is None:
-            if globally_used is not None and globally_used[index] == 0:
-                return
             param.grad = make_tensor(averaged.reshape(param._data.shape).copy())
             return
         if MUTATION_WATCH:
