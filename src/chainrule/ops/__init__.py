@@ -51,6 +51,7 @@ from . import (
     nn_ops,
     order_statistics,  # noqa: F401 (nanmedian, mode)
     pointwise,
+    quantiles,  # noqa: F401 (quantile, nanquantile)
     queries,  # noqa: F401 (is_signed, is_nonzero ...)
     rearranging,
     reduction,
