@@ -46,6 +46,7 @@ from ._batched import (
     unwrap,
     wrap_batched,
 )
+from ._randomness import RANDOM_RULE_RUNNING
 
 __all__: list[str] = []
 
@@ -225,9 +226,13 @@ def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -
     element-wise op); "same" gives every example the same draws (one call per example from the
     same generator state); "error" never gets here with a draw (the generator refuses)."""
     randomness = next(r for lvl, _, r in active_levels() if lvl == level)
-    if randomness == "same":
-        return loop_fallback(func, args, kwargs, level)
-    return elementwise(func, args, kwargs, level)
+    RANDOM_RULE_RUNNING[0] += 1  # (its draws are per example already)
+    try:
+        if randomness == "same":
+            return loop_fallback(func, args, kwargs, level)
+        return elementwise(func, args, kwargs, level)
+    finally:
+        RANDOM_RULE_RUNNING[0] -= 1
 
 
 _register(RANDOM, random_op)

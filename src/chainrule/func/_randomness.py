@@ -5,18 +5,35 @@ Every random draw of chainrule goes through the default generator's NumPy genera
 transform runs with ``randomness="error"``, that generator is replaced by a stand-in that raises
 PyTorch's vmap error on any draw (a draw with an explicit ``generator=`` is not checked). With
 "same", every batch element (``jacfwd``: every column) starts from the same generator state;
-with "different", draws go on from one element to the next.
+with "different", draws go on from one element to the next, and a random factory called without
+tensors (``torch.rand(3)``) draws one sample per example: a tensor batched at every running
+level whose randomness is "different" (:func:`per_example_draws`, installed in
+``ops.creation.PER_EXAMPLE_DRAWS`` while such a vmap runs).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..ops import creation
 from ..ops.creation import default_generator
+from ..ops.shape import stack
+from ._batched import active_levels, rebatch
 
-__all__ = ["RANDOMNESS_ERROR", "check_randomness", "random_guard"]
+__all__ = [
+    "RANDOMNESS_ERROR",
+    "RANDOM_RULE_RUNNING",
+    "check_randomness",
+    "per_example_draws",
+    "random_guard",
+]
+
+#: Non-zero while a batching rule runs a random op on batched values (its draws are already
+#: per example: a factory it calls must not batch again).
+RANDOM_RULE_RUNNING = [0]
 
 RANDOMNESS_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use the "
@@ -57,10 +74,40 @@ class _Guard:
             default_generator._rng.bit_generator.state = self._state
 
 
+def per_example_draws(factory: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """``factory(*args, **kwargs)`` (a random factory without tensor arguments) drawn once per
+    example of every running vmap level whose randomness is "different", as a batched tensor;
+    a plain draw inside a batching rule or where no such level runs."""
+    hooks = creation.PER_EXAMPLE_DRAWS
+    installed = hooks[:]
+    hooks.clear()  # (the draws below are plain)
+    try:
+        levels = [(lvl, size) for lvl, size, r in active_levels() if r == "different"]
+        if RANDOM_RULE_RUNNING[0] or not levels:
+            return factory(*args, **kwargs)
+        sizes = [size for _, size in levels]
+        count = math.prod(sizes)
+        draws = [factory(*args, **kwargs) for _ in range(max(count, 1))]
+    finally:
+        hooks[:] = installed
+    if count == 0:  # (an empty batch: one draw tells the shape)
+        stacked = draws[0].expand(*sizes, *draws[0].shape).clone()
+    else:
+        stacked = stack(draws).reshape(*sizes, *draws[0].shape)
+    return rebatch(stacked, sorted((lvl for lvl, _ in levels), reverse=True))
+
+
 @contextlib.contextmanager
 def random_guard(randomness: str) -> Iterator[_Guard]:
     """Within: random draws follow ``randomness`` (see the module's docstring)."""
     check_randomness(randomness)
+    if randomness == "different":
+        creation.PER_EXAMPLE_DRAWS.append(per_example_draws)
+        try:
+            yield _Guard(randomness)
+        finally:
+            creation.PER_EXAMPLE_DRAWS.remove(per_example_draws)
+        return
     real = default_generator._rng
     if randomness == "error" and not isinstance(real, _RefusingGenerator):
         default_generator._rng = _RefusingGenerator()

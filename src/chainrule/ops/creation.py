@@ -956,6 +956,11 @@ class Generator:
 
 default_generator = Generator()
 
+#: Installed by ``chainrule.func`` while a ``vmap`` with ``randomness="different"`` runs: the
+#: tensor-less random factories (``rand(3)``, ``randn``, ``randint``, ``randperm``, ``normal``
+#: with a size) hand their call to it, and it draws one sample per example (a batched tensor).
+PER_EXAMPLE_DRAWS: list[Any] = []
+
 
 def _gen(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
@@ -997,6 +1002,8 @@ def _floating_or_raise(d: DType, kernel: str) -> None:
 def rand(*args: Any, **kwargs: Any) -> Tensor:
     """Uniform samples from ``[0, 1)``: ``rand(2, 3)``, ``rand((2, 3))`` or
     ``rand(size=(2, 3))``."""
+    if PER_EXAMPLE_DRAWS:
+        return PER_EXAMPLE_DRAWS[-1](rand, args, kwargs)
     bound = _parse_overloads("rand", _sized_signatures("rand"), args, kwargs)
     _check_device(bound["device"])
     shape = _size_args("rand", (tuple(bound["size"]),))
@@ -1008,6 +1015,8 @@ def rand(*args: Any, **kwargs: Any) -> Tensor:
 
 def randn(*args: Any, **kwargs: Any) -> Tensor:
     """Standard normal samples: ``randn(2, 3)``, ``randn((2, 3))`` or ``randn(size=(2, 3))``."""
+    if PER_EXAMPLE_DRAWS:
+        return PER_EXAMPLE_DRAWS[-1](randn, args, kwargs)
     bound = _parse_overloads("randn", _sized_signatures("randn"), args, kwargs)
     _check_device(bound["device"])
     shape = _size_args("randn", (tuple(bound["size"]),))
@@ -1286,6 +1295,8 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
         >>> torch.randint(3, 5, size=(4,)).dtype
         chainrule.int64
     """
+    if PER_EXAMPLE_DRAWS:
+        return PER_EXAMPLE_DRAWS[-1](randint, args, kwargs)
     bound = _parse_overloads("randint", _RANDINT, args, kwargs)
     _check_device(bound["device"])
     requires_grad = builtins.bool(bound["requires_grad"])
@@ -1328,6 +1339,9 @@ def randint_like(*args: Any, **kwargs: Any) -> Tensor:
 def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
              device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
+    if PER_EXAMPLE_DRAWS:
+        kwargs = dict(generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
+        return PER_EXAMPLE_DRAWS[-1](randperm, (n,), kwargs)
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _resolve_dtype(dtype) or _dtype.int64
@@ -1357,6 +1371,10 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         tensor([2., 2., 2.])
     """
     tensor_mean, tensor_std = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if PER_EXAMPLE_DRAWS and size is not None and not tensor_mean and not tensor_std:
+        kwargs = dict(generator=generator, out=out, dtype=dtype, layout=layout, device=device,
+                      pin_memory=pin_memory, requires_grad=requires_grad)
+        return PER_EXAMPLE_DRAWS[-1](normal, (mean, std, size), kwargs)
     if (size is None) == (not tensor_mean and not tensor_std):
         got = [_type_name(v) for v in (mean, std, size) if v is not None]
         raise TypeError(

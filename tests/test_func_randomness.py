@@ -1,0 +1,120 @@
+"""``vmap(randomness=...)`` for random factories called without tensors (``torch.rand(3)``
+inside the function): "different" draws per example (a batched result), "same" one draw for
+all, "error" refuses; nested vmaps combine them. The streams of the two libraries differ, so
+each result is compared with PyTorch's by shape, dtype and which of its entries are equal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import normalise_output, torch
+
+
+def _program(lib, case):
+    vmap = lib.func.vmap
+    x = lib.zeros(4, 3)
+    if case == "rand_different":
+        return vmap(lambda x: x + lib.rand(3), randomness="different")(x)
+    if case == "rand_scalar_different":
+        return vmap(lambda x: x[0] + lib.rand(()), randomness="different")(x)
+    if case == "randn_same":
+        return vmap(lambda x: x + lib.randn(3), randomness="same")(x)
+    if case == "randint_different":
+        return vmap(lambda x: lib.randint(0, 10**6, (3,)), randomness="different")(x)
+    if case == "normal_different":
+        return vmap(lambda x: x + lib.normal(0.0, 1.0, (3,)), randomness="different")(x)
+    if case == "randperm_different":
+        return vmap(lambda x: lib.randperm(50), randomness="different")(x)
+    if case == "rand_like_unbatched_different":
+        plain = lib.zeros(3)
+        return vmap(lambda x: x + lib.rand_like(plain), randomness="different")(x)
+    if case == "rand_like_batched_different":
+        return vmap(lambda x: lib.rand_like(x), randomness="different")(x)
+    if case == "dropout_different":
+        ones = lib.ones(4, 64)
+        return vmap(lambda x: lib.nn.functional.dropout(x, 0.5), randomness="different")(ones)
+    if case == "nested_different_same":
+        inner = vmap(lambda x: x + lib.rand(()), randomness="same")
+        return vmap(inner, randomness="different")(x)
+    if case == "nested_same_different":
+        inner = vmap(lambda x: x + lib.rand(()), randomness="different")
+        return vmap(inner, randomness="same")(x)
+    if case == "nested_different_different":
+        inner = vmap(lambda x: x + lib.rand(()), randomness="different")
+        return vmap(inner, randomness="different")(x)
+    if case == "chunked_different":
+        return vmap(lambda x: x + lib.rand(3), randomness="different", chunk_size=3)(x)
+    raise AssertionError(case)
+
+
+CASES = [
+    "rand_different",
+    "rand_scalar_different",
+    "randn_same",
+    "randint_different",
+    "normal_different",
+    "randperm_different",
+    "rand_like_unbatched_different",
+    "rand_like_batched_different",
+    "dropout_different",
+    "nested_different_same",
+    "nested_same_different",
+    "nested_different_different",
+    "chunked_different",
+]
+
+
+def _pattern(t) -> np.ndarray:
+    """Which entries equal which (a matrix over the flattened result)."""
+    flat = np.asarray(t.detach().numpy(), dtype=np.float64).reshape(-1)
+    return flat[:, None] == flat[None, :]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_random_factories_inside_vmap(case: str) -> None:
+    torch.manual_seed(0)
+    chainrule.manual_seed(0)
+    theirs = _program(torch, case)
+    ours = _program(chainrule, case)
+    assert type(ours) is chainrule.Tensor
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    if case == "randperm_different":  # (rows are permutations; distinct rows)
+        rows = ours.numpy()
+        assert all(sorted(r) == list(range(50)) for r in rows)
+        assert len({tuple(r) for r in rows}) == len(rows)
+        return
+    if case == "dropout_different":  # (a mask per example: the rows differ)
+        rows = ours.numpy()
+        assert len({tuple(r) for r in rows}) == len(rows)
+        return
+    np.testing.assert_array_equal(_pattern(ours), _pattern(theirs))
+
+
+def _error(lib):
+    try:
+        lib.func.vmap(lambda x: x + lib.rand(3))(lib.zeros(2, 3))
+    except RuntimeError as error:
+        return normalise_output(str(error))
+    return None
+
+
+def test_error_mode_refuses_tensorless_factories() -> None:
+    theirs = _error(torch)
+    assert theirs is not None
+    assert _error(chainrule) == theirs
+
+
+def test_factories_outside_vmap_are_plain() -> None:
+    chainrule.manual_seed(3)
+    first = chainrule.rand(3)
+    chainrule.manual_seed(3)
+    chainrule.func.vmap(lambda x: x + chainrule.rand(()), randomness="different")(
+        chainrule.zeros(2)
+    )
+    assert type(chainrule.rand(3)) is chainrule.Tensor
+    chainrule.manual_seed(3)
+    assert chainrule.equal(chainrule.rand(3), first)
