@@ -17,6 +17,6 @@ from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedPara
 # literal lists only, python/mypy#15300; the layers reach it through the star import).
 __all__ = [
     "Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "functional", "init",
-    "modules", "utils",
+    "modules", "parallel", "utils",
 ]
 __all__ += modules.__all__
