@@ -30,9 +30,10 @@ def _pairwise(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
     return x1[..., :, None, :] - x2[..., None, :, :]
 
 
-@op("CdistBackward0", inputs=("x1", "x2"))
-def _cdist_forward(x1, x2, p):
-    diff = np.abs(_pairwise(x1, x2))
+def pnorm_of_differences(diff: np.ndarray, p: float) -> np.ndarray:
+    """The ``p``-norm of ``diff`` along its last dimension, as PyTorch's distance kernels
+    compute it (also ``pdist``'s, ``nn_ops/pdist.py``)."""
+    diff = np.abs(diff)
     if p == 0:
         out = np.sum(np.minimum(np.ceil(diff), 1), axis=-1)  # (NaN where a difference is)
     elif p == 1:
@@ -43,14 +44,18 @@ def _cdist_forward(x1, x2, p):
         out = np.fmax.reduce(diff, axis=-1, initial=0)  # (PyTorch's max skips NaN)
     else:
         out = np.sum(diff ** p, axis=-1) ** (1 / p)
+    return out
+
+
+@op("CdistBackward0", inputs=("x1", "x2"))
+def _cdist_forward(x1, x2, p):
+    out = pnorm_of_differences(_pairwise(x1, x2), p)
     return np.ascontiguousarray(out.astype(x1.dtype, copy=False))
 
 
-@op("CdistBackwardBackward0", inputs=("grad", "x1", "x2", "cdist"))
-def _cdist_backward(grad, x1, x2, p, cdist):
-    diff = _pairwise(x1, x2)
-    g = grad[..., None]
-    dist = cdist[..., None]
+def pnorm_gradient(diff: np.ndarray, g: np.ndarray, dist: np.ndarray, p: float) -> np.ndarray:
+    """The gradient of ``dist = ||diff||_p`` (last dimension) in ``diff``, times ``g``
+    (``g`` and ``dist`` keep a trailing dimension of 1), with PyTorch's values at 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         if p == 0:
             out = np.zeros_like(diff)
@@ -66,6 +71,12 @@ def _cdist_backward(grad, x1, x2, p, cdist):
             out = g * np.sign(diff) * (1 - np.minimum(1, np.ceil(np.abs(np.abs(diff) - dist))))
         else:
             out = np.where(dist == 0, 0, diff * np.abs(diff) ** (p - 2) * g / dist ** (p - 1))
+    return out
+
+
+@op("CdistBackwardBackward0", inputs=("grad", "x1", "x2", "cdist"))
+def _cdist_backward(grad, x1, x2, p, cdist):
+    out = pnorm_gradient(_pairwise(x1, x2), grad[..., None], cdist[..., None], p)
     return np.sum(out, axis=-2).astype(x1.dtype, copy=False)
 
 

@@ -27,6 +27,7 @@ from . import multi_margin_losses as _multi_margin_losses
 from . import normalization as _normalization
 from . import packing as _packing
 from . import padding as _padding
+from . import pdist as _pdist
 from . import pooling as _pooling
 from . import random_activations as _random_activations
 from . import shuffle as _shuffle
@@ -35,7 +36,7 @@ from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
             _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
-            _multi_margin_losses, _normalization, _packing, _padding, _pooling,
+            _multi_margin_losses, _normalization, _packing, _padding, _pdist, _pooling,
             _random_activations, _shuffle, _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
@@ -53,6 +54,7 @@ from .multi_head_attention import *  # noqa: F403
 from .multi_margin_losses import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .padding import *  # noqa: F403
+from .pdist import *  # noqa: F403
 from .pooling import *  # noqa: F403
 from .random_activations import *  # noqa: F403
 from .shuffle import *  # noqa: F403
@@ -109,6 +111,9 @@ __all__ += [  # normalization
 ]
 __all__ += [  # padding
     "pad", "constant_pad_nd"
+]
+__all__ += [  # pdist
+    "pdist"
 ]
 __all__ += [  # pooling
     "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "max_pool2d_with_indices",
