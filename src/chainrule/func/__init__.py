@@ -7,12 +7,14 @@
 * ``jvp``, ``linearize``, ``jacfwd``: forward mode, on ``autograd.forward_ad`` (``_forward``);
 * ``vmap``: batching rules (``_vmap``, ``_batched``, ``_batching_rules``), also running
   ``autograd.grad(..., is_grads_batched=True)`` (``_batched_backward``);
-* ``functionalize``, ``debug_unwrap``, ``replace_all_batch_norm_modules_`` (``_utilities``).
+* ``functionalize``, ``debug_unwrap``, ``replace_all_batch_norm_modules_`` (``_utilities``);
+* ``rearrange``: ``einops``-style patterns (``_rearrange``).
 """
 
 from . import _batched_backward
 from ._forward import jacfwd, jvp, linearize
 from ._functional_call import functional_call, stack_module_state
+from ._rearrange import rearrange
 from ._transforms import grad, grad_and_value, hessian, jacrev, vjp
 from ._utilities import debug_unwrap, functionalize, replace_all_batch_norm_modules_
 from ._vmap import vmap
@@ -31,6 +33,7 @@ __all__ = [
     "grad_and_value",
     "hessian",
     "jacrev",
+    "rearrange",
     "stack_module_state",
     "vjp",
     "vmap",
