@@ -16,6 +16,7 @@ runs a backward pass.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import contextvars
 import functools
@@ -30,7 +31,8 @@ import numpy as np
 from .._tensor import Tensor, grad_accumulator, is_inference_tensor, wrap
 from .grad_mode import GRAD, MODE, SAVED_HOOKS, enable_grad
 from .inplace import bump_version
-from .node import OUTPUT_META, AccumulateGrad, Node, RemovableHandle, remember_output, type_name
+from .node import OUTPUT_META, AccumulateGrad, RemovableHandle, remember_output, type_name
+from .node import Node as _NodeImpl
 
 __all__ = [
     "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks",
@@ -39,11 +41,56 @@ __all__ = [
     "pack_tensor",
 ]
 
-def preorder(roots: Iterable[Node]) -> Iterator[Node]:
+class Node(abc.ABC):
+    """``torch.autograd.graph.Node``: the abstract type of the backward graph's nodes
+    (``grad_fn`` and its ``next_functions``, ``AccumulateGrad``, a custom Function's backward
+    node and its ``ctx``). Every node chainrule makes is an instance, yet, as in PyTorch, this
+    class is not among their bases: it is a virtual base (``isinstance(y.grad_fn, Node)`` and
+    ``issubclass(type(y.grad_fn), Node)`` hold, ``Node not in type(y.grad_fn).mro()``)."""
+
+    @abc.abstractmethod
+    def name(self) -> str:
+        """The node's name (``'MulBackward0'``)."""
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        """The edges to the nodes of the inputs: ``(node, input_nr)`` pairs."""
+
+    @abc.abstractmethod
+    def metadata(self) -> dict:
+        """A dict for the user's own data about the node."""
+
+    @abc.abstractmethod
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """Call ``fn(grad_inputs, grad_outputs)`` after the node ran."""
+
+    @abc.abstractmethod
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """Call ``fn(grad_outputs)`` before the node runs."""
+
+    @abc.abstractmethod
+    def _register_hook_dict(self, tensor: Tensor) -> None:
+        """Attach ``tensor``'s hooks to the node (PyTorch's internal)."""
+
+    @abc.abstractmethod
+    def _sequence_nr(self) -> int:
+        """The node's creation order (later nodes run first in backward)."""
+
+    @property
+    @abc.abstractmethod
+    def _input_metadata(self) -> list[Any]:
+        """Shape and dtype of each input of the node (each output of its forward)."""
+
+
+Node.register(_NodeImpl)
+
+
+def preorder(roots: Iterable[_NodeImpl]) -> Iterator[_NodeImpl]:
     """Every node reachable from ``roots``, once each, depth first in the order a recursive
     walk would visit them (a node's first next function before its second), with an explicit
     stack. The one graph walk of the engine's helpers, gradcheck, ``func`` and ``viz``."""
-    seen: set[Node] = set()
+    seen: set[_NodeImpl] = set()
     stack = list(roots)
     stack.reverse()
     pop = stack.pop
@@ -185,7 +232,7 @@ class SavedTensor:
         "is_output",
     )
 
-    def unpack(self, owner: Node | None) -> Tensor:
+    def unpack(self, owner: _NodeImpl | None) -> Tensor:
         """Call the unpack hook; ``owner`` is the node that saved the tensor (None for one saved
         outside any node, not as an output: checkpoint's inputs)."""
         data = self.unpack_hook(self.packed)
@@ -296,14 +343,14 @@ class GradientEdge(NamedTuple):
     you can do ``edge = autograd.graph.get_gradient_edge(tensor)``.
     """
 
-    node: Node
+    node: _NodeImpl
     output_nr: int
     # This token can be used to ensure the graph stays alive when it cannot be
     # done via the node field
-    ownership_token: Node | None = None
+    ownership_token: _NodeImpl | None = None
 
 
-def edge_output_meta(node: Node, output_nr: int) -> tuple[tuple[int, ...], np.dtype] | None:
+def edge_output_meta(node: _NodeImpl, output_nr: int) -> tuple[tuple[int, ...], np.dtype] | None:
     """``(shape, numpy dtype)`` of output ``output_nr`` of ``node`` (the tensor a gradient
     flowing into that edge has the shape of), or None if this package cannot tell: the edge was
     made by hand to a single-output op node reached without its tensor (through
@@ -321,11 +368,11 @@ def edge_output_meta(node: Node, output_nr: int) -> tuple[tuple[int, ...], np.dt
     return None
 
 
-def _get_grad_fn_or_grad_acc(t: Tensor | GradientEdge) -> Node:
+def _get_grad_fn_or_grad_acc(t: Tensor | GradientEdge) -> _NodeImpl:
     """The node a gradient for ``t`` flows into: its ``grad_fn``, or a leaf's AccumulateGrad."""
     if isinstance(t, GradientEdge):
         return t.node
-    node: Node | None
+    node: _NodeImpl | None
     if t.requires_grad and t.grad_fn is None:
         node = grad_accumulator(t)
     else:
@@ -409,7 +456,7 @@ class GraphTaskView(Protocol):
 
     id: int
 
-    def will_execute(self, node: Node) -> bool:
+    def will_execute(self, node: _NodeImpl) -> bool:
         """PyTorch's ``_will_engine_execute_node``."""
         ...
 
@@ -428,12 +475,12 @@ def _current_graph_task_id() -> int:
     return -1 if task is None else task.id
 
 
-def _will_engine_execute_node(node: Node) -> bool:
+def _will_engine_execute_node(node: _NodeImpl) -> bool:
     """Whether the running backward pass will execute ``node``: it is reachable from the
     pass's roots (a single root itself is not), and, for ``autograd.grad`` or
     ``backward(inputs=...)``, lies on a path to an input or is one (PyTorch's
     ``torch._C._will_engine_execute_node``)."""
-    if not isinstance(node, Node):
+    if not isinstance(node, _NodeImpl):
         raise RuntimeError(
             f"_will_engine_execute_node expects an grad_fn, but got {type_name(node)}"
         )

@@ -227,6 +227,11 @@ class Node:
     def _sequence_nr(self) -> int:
         return self._seq
 
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Change the node's sequence number: among nodes ready at once, the engine runs the
+        one with the larger number first (PyTorch's private setter)."""
+        self._seq = sequence_nr
+
     @property
     def metadata(self) -> dict[str, Any]:
         """A dict for user data attached to the node (as ``Node.metadata`` in PyTorch)."""

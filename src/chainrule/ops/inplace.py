@@ -1077,6 +1077,10 @@ def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if self._base is not None:
         # PyTorch keeps calling it a view of its old base; here it is a tensor of its own.
         self._base = None
+    if self._grad_fn is None and self._acc is not None and self._acc is not NO_ACCUMULATOR:
+        # A leaf gets a new AccumulateGrad, as in PyTorch: graphs made before send their
+        # gradient to the old one (``autograd.grad`` asked for the leaf refuses them).
+        self._acc = None
     bump_version(self)
     if not mode_get() & GRAD:
         return self
