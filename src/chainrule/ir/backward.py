@@ -26,7 +26,7 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops import _opnode, creation, linalg, pointwise
 from .graph import Graph, Node, Value
-from .helpers import cast, identity, sum_to, sum_to_like
+from .helpers import cast, expand_like, identity, sum_to, sum_to_like
 
 __all__ = ["gradients", "DerivativeRunner", "NOT_DIFFERENTIABLE", "not_differentiable"]
 
@@ -403,9 +403,23 @@ def _differentiable_inputs(node: Node) -> list[Value | None]:
 def _node_gradient(node: Node, index: int, grad: Value) -> Value:
     op = node.op
     if op is None:
-        if node.target is identity:
-            return grad
-        raise LookupError(f"No gradient defined for operation '{node.name}' (op type: {node.type})")
+        return _plumbing_gradient(node, grad)
     if len(node.outputs) != 1 or op.derivatives[index] is None or not op.differentiable:
         raise LookupError(f"No gradient defined for operation '{node.name}' (op type: {node.type})")
     return _derive(node, index, grad)
+
+
+def _plumbing_gradient(node: Node, grad: Value) -> Value:
+    """The gradient through one of the engine's plumbing nodes (``ir.helpers``): summing to
+    a shape and broadcasting back are each other's gradients, a cast casts back."""
+    graph = node.graph
+    source = node.inputs[0]
+    if node.target is identity:
+        return grad
+    if node.target is sum_to or node.target is sum_to_like:
+        return graph.call(expand_like, (grad, source), type="ExpandLike").outputs[0]
+    if node.target is expand_like:
+        return graph.call(sum_to_like, (grad, source), type="SumTo").outputs[0]
+    if node.target is cast:
+        return graph.call(cast, (grad, source.dtype), type="Cast").outputs[0]
+    raise LookupError(f"No gradient defined for operation '{node.name}' (op type: {node.type})")

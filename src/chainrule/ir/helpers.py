@@ -1,18 +1,21 @@
 """The few graph functions that are not ops of the op table: the engine's plumbing (reducing a
 gradient to its input's shape, casting it to its input's dtype) and the identity.
 
-Their nodes have no derivative except :func:`identity`, whose gradient passes through
-(``ir.backward``); a gradient graph that needs another one's gradient raises ``LookupError``.
+Their gradients are each other (``ir.backward``): :func:`identity`'s passes through, the
+gradient of :func:`sum_to` and :func:`sum_to_like` is :func:`expand_like` and the other way
+round, :func:`cast`'s casts back; so gradient graphs can be differentiated again.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .._tensor import Tensor, wrap
 from ..autograd.engine import sum_to_shape
 
-__all__ = ["identity", "sum_to", "sum_to_like", "cast"]
+__all__ = ["identity", "sum_to", "sum_to_like", "expand_like", "cast"]
 
 
 def identity(input: Tensor) -> Tensor:
@@ -39,6 +42,11 @@ def sum_to_like(grad: Tensor, like: Tensor) -> Tensor:
     if tuple(grad.shape) == tuple(like.shape):
         return grad
     return sum_to(grad, tuple(like.shape))
+
+
+def expand_like(grad: Tensor, like: Tensor) -> Tensor:
+    """``grad`` broadcast to ``like``'s shape (a new array): the gradient of a sum."""
+    return wrap(np.array(np.broadcast_to(grad._data, tuple(like.shape))))
 
 
 def cast(input: Tensor, dtype: Any) -> Tensor:
