@@ -21,6 +21,7 @@ from .._tensor import Tensor
 from . import (
     _jvp_rules,  # noqa: F401 (the forward-mode allowlist)
     activation,
+    combinatorics,  # noqa: F401 (combinations, vander)
     combining,
     complex_ops,
     conjugate,
