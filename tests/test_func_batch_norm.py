@@ -175,3 +175,37 @@ def test_model_ensembling_with_batch_norm() -> None:
     for a, b in zip(ours, theirs, strict=True):
         assert tuple(a.shape) == tuple(b.shape)
         assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+
+def _ensemble_tracking_running_stats(torch, data, weights_from=None, training=True):
+    """An ensemble of BatchNorm models that keep running statistics (no patching): under vmap
+    each model's stacked buffers are updated in place, num_batches_tracked counted per model."""
+    nn = torch.nn
+    models = [nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4)) for _ in range(2)]
+    for k, model in enumerate(models):
+        if weights_from is not None:
+            with torch.no_grad():
+                for p, q in zip(model.parameters(), weights_from[k].parameters(), strict=True):
+                    p.copy_(torch.tensor(q.detach().numpy()))
+        model.train(training)
+    params, buffers = torch.func.stack_module_state(models)
+    base = deepcopy(models[0]).to("meta")
+
+    def fmodel(p, b, x):
+        return torch.func.functional_call(base, (p, b), (x,))
+
+    out = torch.func.vmap(fmodel, in_dims=(0, 0, None))(params, buffers, torch.tensor(data))
+    return models, [out, *buffers.values()]
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_ensemble_with_running_statistics(training: bool) -> None:
+    data = np.random.default_rng(6).standard_normal((5, 3)).astype(np.float32)
+    theirs_models, theirs = _ensemble_tracking_running_stats(torch, data, training=training)
+    ours_models, ours = _ensemble_tracking_running_stats(
+        chainrule, data, theirs_models, training=training
+    )
+    for a, b in zip(ours, theirs, strict=True):
+        assert tuple(a.shape) == tuple(b.shape)
+        assert str(a.dtype).split(".")[1] == str(b.dtype).split(".")[1]
+        assert_close(a, b, rtol=1e-5, atol=1e-6)

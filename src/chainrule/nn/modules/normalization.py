@@ -99,10 +99,13 @@ class _BatchNorm(_NormBase):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            if MUTATION_WATCH:
-                clone_saved_before_write(self.num_batches_tracked)
-            self.num_batches_tracked._data += 1
-            bump_version(self.num_batches_tracked)
+            if not isinstance(self.num_batches_tracked._data, np.ndarray):
+                self.num_batches_tracked.add_(1)  # (batched under vmap: counted per example)
+            else:
+                if MUTATION_WATCH:
+                    clone_saved_before_write(self.num_batches_tracked)
+                self.num_batches_tracked._data += 1
+                bump_version(self.num_batches_tracked)
             if self.momentum is None:  # cumulative moving average
                 factor = 1.0 / float(self.num_batches_tracked._data)
         use_batch_stats = self.training or (self.running_mean is None
