@@ -3,7 +3,7 @@ sequences (``rnn``)."""
 
 from __future__ import annotations
 
-from . import parametrizations, parametrize, rnn, stateless
+from . import parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -39,6 +39,7 @@ __all__ = [
     "parametrize",
     "parametrizations",
     "stateless",
+    "prune",
     "remove_spectral_norm",
     "remove_weight_norm",
     "spectral_norm",
