@@ -284,3 +284,16 @@ def test_random_tensor_programs_derive_pytorchs_gradients(program) -> None:
             continue
         np.testing.assert_allclose(derived, g.numpy(), rtol=1e-7, atol=1e-9, err_msg=str(e))
     assert e.all_match, str(e)
+
+
+def test_the_demo_prints_both_seed_derivations(capsys) -> None:
+    from chainrule.cli.demo import explain_seed_gradients
+
+    explain_seed_gradients()
+    out = capsys.readouterr().out
+    assert "∂y/∂w = ∂y/∂a · ∂a/∂w + ∂y/∂b · ∂b/∂w\n      = b · 1 + a · 1\n" in out
+    assert "      = 2·1 + 2 + 1\n      = 5\n" in out
+    assert "∂Q/∂a = ∂(3a³ − b²)/∂a\n      = 9a²\n      = 9·2²\n      = 36\n" in out
+    assert "∂Q/∂b = ∂(3a³ − b²)/∂b\n      = −2b\n      = −2·6\n      = −12\n" in out
+    assert "  with ∂y/∂a = ∂(a·b)/∂a = b\n       ∂a/∂w = ∂(w + x)/∂w = 1\n" in out
+    assert "✗" not in out

@@ -136,7 +136,8 @@ class Explanation:
             for block in d.blocks:
                 lines.extend(_aligned(block))
             if d.locals:
-                lines.append("  local derivatives: " + ", ".join(t for t, _ in d.locals))
+                lines.append("  with " + d.locals[0][0])
+                lines.extend("       " + text for text, _ in d.locals[1:])
             lines.append("  " + _check_text(d))
             lines.append("")
         lines.extend(f"note: {note}" for note in self.notes)
