@@ -49,6 +49,10 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "a Python bool, not a tensor (tests/test_closeness.py)": (
         "Tensor.allclose", "Tensor.equal", "torch.allclose", "torch.equal",
     ),
+    "helpers, not ops: a bool, or an argument check (tests/test_nn_small_names.py)": (
+        "F.assert_int_or_pair", "F.has_torch_function", "F.has_torch_function_unary",
+        "F.has_torch_function_variadic",
+    ),
     "metadata and conversion to Python, not an op (tests/test_tensor_api.py, "
     "test_new_tensors_and_queries.py)": (
         "Tensor.element_size", "Tensor.get_device", "Tensor.is_complex",

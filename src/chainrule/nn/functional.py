@@ -12,6 +12,9 @@ Example:
 
 from __future__ import annotations
 
+from typing import Any
+
+from .._overrides import has_torch_function, has_torch_function_unary, has_torch_function_variadic
 from .._overrides import make_namespace_overridable as _make_namespace_overridable
 from .._tensor import Tensor
 from ..ops import nn_ops as _nn_ops
@@ -77,3 +80,16 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 # The public functions hand a call with a __torch_function__ argument to it (an op's own
 # public function checks on its own path).
 _make_namespace_overridable(globals(), __all__)
+
+# Helpers PyTorch's nn.functional also exports (not ops: no dispatch of their own).
+__all__ += [
+    "assert_int_or_pair", "has_torch_function", "has_torch_function_unary",
+    "has_torch_function_variadic",
+]
+
+
+def assert_int_or_pair(arg: Any, arg_name: str, message: str) -> None:
+    """An AssertionError with ``message.format(arg_name)`` unless ``arg`` is an int or has two
+    elements (PyTorch's helper for kernel sizes and strides)."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

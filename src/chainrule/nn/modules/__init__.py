@@ -67,7 +67,7 @@ __all__ += [  # attention
     "MultiheadAttention"
 ]
 __all__ += [  # container
-    "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"
+    "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"
 ]
 __all__ += [  # conv
     "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"
@@ -96,8 +96,8 @@ __all__ += [  # local_norms
     "RMSNorm", "LocalResponseNorm", "LPPool1d", "LPPool2d", "LPPool3d"
 ]
 __all__ += [  # loss
-    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "BCELoss",
-    "BCEWithLogitsLoss", "KLDivLoss"
+    "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "CrossEntropyLoss", "NLLLoss", "NLLLoss2d",
+    "BCELoss", "BCEWithLogitsLoss", "KLDivLoss"
 ]
 __all__ += [  # margin_losses
     "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -12,7 +13,25 @@ from ..._tensor import Tensor
 from ..parameter import Parameter
 from .module import Module, _addindent
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = [
+    "Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict",
+]
+
+
+class Container(Module):
+    """Deprecated (a FutureWarning, as PyTorch): a module holding the sub-modules given as
+    keyword arguments. Subclass :class:`Module` instead."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        warnings.warn(
+            "`nn.Container` is deprecated. All of its functionality is now implemented in "
+            "`nn.Module`. Subclass that instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 def _index(idx: Any, size: int) -> int:
