@@ -317,3 +317,18 @@ def test_softmax_cross_entropy_matches_pytorch_and_v1_stops_label_gradients() ->
     np.testing.assert_allclose(g_labels, tl.grad.numpy(), rtol=1e-12, atol=1e-15)
     assert top.dtype == np.int64 and top.tolist() == torch.argmax(tx, 1).tolist()
     assert smallest.tolist() == torch.amin(tx, 0).tolist()
+
+
+def test_dtypes_and_shapes_as_tensorflow_1_has_them() -> None:
+    assert tf.float32.is_floating and not tf.int32.is_floating and tf.int64.is_integer
+    assert tf.float32.as_numpy_dtype is np.float32 and tf.as_dtype(np.float64) == tf.float64
+    assert tf.as_dtype("int32") is tf.int32 and tf.float32 == "float32"
+    v = tf.Variable([1.0])
+    assert v.dtype.name == "float32_ref" and v.dtype.base_dtype is tf.float32
+    p = tf.placeholder(tf.float32, [None, 3])
+    assert p.shape.as_list() == [None, 3] and p.shape.ndims == 2
+    assert repr(p.shape[0]) == "Dimension(None)" and str(p.shape[1]) == "3"
+    assert not p.shape.is_fully_defined() and p.shape.is_compatible_with([7, 3])
+    assert not p.shape.is_compatible_with([7, 4])
+    with pytest.raises(TypeError, match="Cannot convert value 'x' to a TensorFlow DType."):
+        tf.as_dtype("x")

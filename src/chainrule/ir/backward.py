@@ -75,10 +75,12 @@ class _Symbol:
 
     @property
     def ndim(self) -> int:
+        if self.value.shape is None:
+            raise _Untraceable("rank known only when the graph runs")
         return len(self.value.shape)
 
     def dim(self) -> int:
-        return len(self.value.shape)
+        return self.ndim
 
     def size(self, dim: int | None = None) -> Any:
         return self.shape if dim is None else self.shape[dim]

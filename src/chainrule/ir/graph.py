@@ -225,7 +225,7 @@ class Graph:
     def _add(
         self,
         node: Node,
-        shapes: Sequence[tuple],
+        shapes: Sequence[tuple | None],
         dtypes: Sequence[DType],
         examples: Sequence[np.ndarray],
         probes: Sequence[np.ndarray | None],
@@ -272,7 +272,11 @@ class Graph:
         return self._add(node, [value.shape], [dtype], [value], [None]).outputs[0]
 
     def variable(
-        self, shape: Sequence[int], dtype: DType, name: str | None = None, type: str = "Variable"
+        self,
+        shape: Sequence[int | None],
+        dtype: DType,
+        name: str | None = None,
+        type: str = "Variable",
     ) -> Value:
         """State kept between runs: its value is what the last ``assign`` wrote."""
         node = Node(self, "variable", self._name(name, type), type, None, (), {})

@@ -53,7 +53,7 @@ class Inferred:
     __slots__ = ("shapes", "dtypes", "examples", "probes")
 
     def __init__(self) -> None:
-        self.shapes: list[tuple[int | None, ...]] = []
+        self.shapes: list[tuple[int | None, ...] | None] = []
         self.dtypes: list[DType] = []
         self.examples: list[np.ndarray] = []
         self.probes: list[np.ndarray | None] = []

@@ -110,7 +110,7 @@ def _execute(
     nodes: Sequence[Node],
     env: dict[Value, np.ndarray],
     state: dict[Node, np.ndarray],
-    folded: dict[Value, np.ndarray] | None,
+    folded: dict[Value, np.ndarray | None] | None,
 ) -> None:
     """Run ``nodes`` in order into ``env``; a value found in ``folded`` is taken from there,
     and a foldable node's new value (``folded`` has a key for each foldable output) kept."""
@@ -168,6 +168,10 @@ def impure(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+# A run's plan: the nodes to run, the folded values it starts from, whether any computes.
+_Plan = tuple[list[Node], list[tuple[Value, np.ndarray]], bool]
+
+
 class Runner:
     """Runs one graph again and again (a session): :func:`run` with two caches.
 
@@ -179,7 +183,7 @@ class Runner:
 
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
-        self._plans: dict[tuple, list[Node]] = {}
+        self._plans: dict[tuple, _Plan] = {}
         self._folded: dict[Value, np.ndarray | None] = {}  # a key for each foldable output
         self._constant_nodes: set[int] = set()  # ids of constant and foldable nodes
         self._classified = 0  # how many of graph.nodes were looked at
@@ -204,7 +208,7 @@ class Runner:
 
     def _plan(
         self, fetches: Sequence[Value | Node], feeds: dict[Value, np.ndarray], fold: bool
-    ) -> tuple[list[Node], list[tuple[Value, np.ndarray]], bool]:
+    ) -> _Plan:
         """What a run does: the nodes to run, the folded values it starts from, and whether
         any node computes (needs grad mode off and warnings filtered)."""
         needed = needed_nodes(self.graph, fetches, list(feeds))

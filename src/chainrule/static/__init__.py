@@ -22,6 +22,8 @@ session runs the IR's interpreter. ``tf.get_default_graph().ir`` is the IR graph
 
 from __future__ import annotations
 
+import builtins
+
 from . import dtypes, errors, nn, train
 from .dtypes import (
     DType,
@@ -255,6 +257,6 @@ def disable_v2_behavior() -> None:
     """Nothing to do: this module is TensorFlow 1's behaviour."""
 
 
-def executing_eagerly() -> bool:
+def executing_eagerly() -> builtins.bool:
     """False: operations build a graph."""
     return False

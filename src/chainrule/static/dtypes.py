@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,9 @@ class DType:
 
     __slots__ = ("name", "base", "is_ref", "_proto_name")
 
-    def __init__(self, name: str, base: Any, proto_name: str, is_ref: bool = False) -> None:
+    def __init__(
+        self, name: str, base: Any, proto_name: str, is_ref: builtins.bool = False
+    ) -> None:
         self.name = name + "_ref" if is_ref else name
         self.base = base  # the chainrule dtype
         self.is_ref = is_ref
@@ -54,12 +57,12 @@ class DType:
         return self.base.np.type
 
     @property
-    def is_floating(self) -> bool:
+    def is_floating(self) -> builtins.bool:
         """True for float16, float32, float64."""
-        return bool(self.base.is_floating_point)
+        return builtins.bool(self.base.is_floating_point)
 
     @property
-    def is_integer(self) -> bool:
+    def is_integer(self) -> builtins.bool:
         """True for the integer types."""
         return self.base.np.kind in "iu"
 
@@ -69,7 +72,7 @@ class DType:
     def __str__(self) -> str:
         return f"<dtype: '{self.name}'>"
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> builtins.bool:
         if isinstance(other, DType):
             return self.name == other.name
         try:

@@ -15,6 +15,9 @@ from typing import Any
 import numpy as np
 
 from .. import ir
+from ..ir import Graph as IRGraph
+from ..ir import Node as IRNode
+from ..ir import Value as IRValue
 from . import dtypes
 from .dtypes import DType
 
@@ -163,7 +166,7 @@ class Operation:
 
     __slots__ = ("_node", "graph")
 
-    def __init__(self, node: ir.Node, graph: Graph) -> None:
+    def __init__(self, node: IRNode, graph: Graph) -> None:
         self._node = node
         self.graph = graph
 
@@ -222,7 +225,7 @@ class Tensor:
     # NumPy defers to the operators below (``np.float32(2) * t``).
     __array_priority__ = 100
 
-    def __init__(self, value: ir.Value, graph: Graph, dtype: DType | None = None) -> None:
+    def __init__(self, value: IRValue, graph: Graph, dtype: DType | None = None) -> None:
         self._value = value
         self.graph = graph
         self._dtype = dtype
@@ -315,11 +318,11 @@ class Graph:
         self._finalized = False
 
     @property
-    def ir(self) -> ir.Graph:
+    def ir(self) -> IRGraph:
         """The chainrule IR graph it builds."""
         return self._ir
 
-    def _tensor(self, value: ir.Value, dtype: DType | None = None) -> Tensor:
+    def _tensor(self, value: IRValue, dtype: DType | None = None) -> Tensor:
         tensor = self._tensors.get(id(value))
         if tensor is None:
             tensor = Tensor(value, self, dtype)
@@ -328,7 +331,7 @@ class Graph:
             tensor._dtype = dtype  # (a variable's state: its reference dtype)
         return tensor
 
-    def _operation(self, node: ir.Node) -> Operation:
+    def _operation(self, node: IRNode) -> Operation:
         operation = self._operations.get(id(node))
         if operation is None:
             operation = Operation(node, self)

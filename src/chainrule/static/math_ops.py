@@ -801,12 +801,16 @@ def _install_operators() -> None:
     def abs_operator(self: Tensor) -> Tensor:
         return abs(self)
 
-    Tensor.__matmul__ = matmul_operator  # type: ignore[attr-defined]
-    Tensor.__rmatmul__ = rmatmul_operator  # type: ignore[attr-defined]
-    Tensor.__pow__ = pow_operator  # type: ignore[attr-defined]
-    Tensor.__rpow__ = rpow_operator  # type: ignore[attr-defined]
-    Tensor.__neg__ = neg_operator  # type: ignore[attr-defined]
-    Tensor.__abs__ = abs_operator  # type: ignore[attr-defined]
+    more = {
+        "__matmul__": matmul_operator,
+        "__rmatmul__": rmatmul_operator,
+        "__pow__": pow_operator,
+        "__rpow__": rpow_operator,
+        "__neg__": neg_operator,
+        "__abs__": abs_operator,
+    }
+    for dunder, method in more.items():
+        setattr(Tensor, dunder, method)
 
 
 _install_operators()
