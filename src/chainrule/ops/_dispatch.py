@@ -35,6 +35,7 @@ from .._tensor import (
     Tensor,
     grad_accumulator,
     inherit_inference,
+    is_inference_tensor,
     refresh_view,
     wrap,
 )
@@ -267,7 +268,11 @@ def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> 
     too. PyTorch forbids modifying those in place when autograd would have to record it.
     """
     if INFERENCE_TENSORS:
-        inherit_inference(view, source)
+        if is_inference_tensor(source):
+            # As PyTorch: a view of an inference tensor is an inference tensor sharing its
+            # memory, but not a view (no ``_base``; inference tensors have no version counter).
+            inherit_inference(view, source)
+            return
     view._vc = source._vc
     base = source._base
     if base is None:
@@ -486,7 +491,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
         t = wrap(out)
         if not view:
             pass  # (the common case first)
-        elif x._base is None and not multi_view and mode_get() & GRAD:
+        elif x._base is None and not multi_view and mode_get() & GRAD and not INFERENCE_TENSORS:
             # The common view (_share_with_base's first case, inline): of a tensor that is
             # not a view, in grad mode.
             t._vc = x._vc
@@ -494,8 +499,6 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
             t._view_meta = None
             t._view_src_fn = x._grad_fn
             t._view_version = x._vc[0]
-            if INFERENCE_TENSORS:
-                inherit_inference(t, x)
         else:
             _share_with_base(t, x, multi_view)
         if x._requires_grad and differentiable and mode_get() & GRAD and out.dtype.kind in "fcV":
