@@ -26,8 +26,8 @@ __all__ = [
 ]
 
 
-class MarginRankingLoss(_Loss):
-    """``max(0, -y * (x1 - x2) + margin)``."""
+class _MarginLoss(_Loss):
+    """A loss with a ``margin`` option (margin ranking, hinge and cosine embedding)."""
 
     def __init__(
         self,
@@ -39,13 +39,17 @@ class MarginRankingLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
+
+class MarginRankingLoss(_MarginLoss):
+    """``max(0, -y * (x1 - x2) + margin)``."""
+
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return ops.margin_ranking_loss(
             input1, input2, target, margin=self.margin, reduction=self.reduction
         )
 
 
-class HingeEmbeddingLoss(_Loss):
+class HingeEmbeddingLoss(_MarginLoss):
     """``x`` for ``y = 1``, ``max(0, margin - x)`` for ``y = -1``."""
 
     def __init__(
@@ -55,25 +59,14 @@ class HingeEmbeddingLoss(_Loss):
         reduce: bool | None = None,
         reduction: str = "mean",
     ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
+        super().__init__(margin, size_average, reduce, reduction)
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return ops.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(_Loss):
+class CosineEmbeddingLoss(_MarginLoss):
     """``1 - cos(x1, x2)`` for ``y = 1``, ``max(0, cos(x1, x2) - margin)`` for ``y = -1``."""
-
-    def __init__(
-        self,
-        margin: float = 0.0,
-        size_average: bool | None = None,
-        reduce: bool | None = None,
-        reduction: str = "mean",
-    ) -> None:
-        super().__init__(size_average, reduce, reduction)
-        self.margin = margin
 
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return ops.cosine_embedding_loss(
@@ -138,6 +131,11 @@ class MultiLabelMarginLoss(_Loss):
         return multi_margin_losses.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
+def _check_positive_margin(name: str, margin: float) -> None:
+    if margin <= 0:
+        raise ValueError(f"{name}: expected margin to be greater than 0, got {margin} instead")
+
+
 class TripletMarginLoss(_Loss):
     """``max(0, d(a, p) - d(a, n) + margin)`` with the ``p``-norm distance."""
 
@@ -152,10 +150,7 @@ class TripletMarginLoss(_Loss):
         reduction: str = "mean",
     ) -> None:
         super().__init__(size_average, reduce, reduction)
-        if margin <= 0:
-            raise ValueError(
-                f"TripletMarginLoss: expected margin to be greater than 0, got {margin} instead"
-            )
+        _check_positive_margin("TripletMarginLoss", margin)
         self.margin = margin
         self.p = p
         self.eps = eps
@@ -187,11 +182,7 @@ class TripletMarginWithDistanceLoss(_Loss):
         reduction: str = "mean",
     ) -> None:
         super().__init__(size_average=None, reduce=None, reduction=reduction)
-        if margin <= 0:
-            raise ValueError(
-                f"TripletMarginWithDistanceLoss: expected margin to be greater "
-                f"than 0, got {margin} instead"
-            )
+        _check_positive_margin("TripletMarginWithDistanceLoss", margin)
         self.distance_function = (
             distance_function if distance_function is not None else PairwiseDistance()
         )

@@ -74,7 +74,71 @@ def _clones(module: Module, n: int) -> ModuleList:
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
-class TransformerEncoderLayer(Module):
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: attention blocks, the feed-forward block,
+    the layer norms and dropouts, registered in PyTorch's order (so state dicts match)."""
+
+    _FF_DROPOUT = "dropout2"  # the dropout after the feed-forward block (dropout3: decoder)
+
+    def _build(
+        self,
+        d_model: int,
+        nhead: int,
+        dim_feedforward: int,
+        dropout: float,
+        activation: str | Callable[[Tensor], Tensor],
+        layer_norm_eps: float,
+        batch_first: bool,
+        norm_first: bool,
+        bias: bool,
+        dtype: Any,
+        cross_attention: bool,
+    ) -> None:
+        def attention() -> MultiheadAttention:
+            return MultiheadAttention(
+                d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+            )
+
+        self.self_attn = attention()
+        if cross_attention:
+            self.multihead_attn = attention()
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.norm_first = norm_first
+        blocks = 3 if cross_attention else 2
+        for i in range(1, blocks + 1):
+            setattr(
+                self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
+            )
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self.activation = _activation_fn(activation)
+
+    def _sa_block(
+        self,
+        x: Tensor,
+        attn_mask: Tensor | None,
+        key_padding_mask: Tensor | None,
+        is_causal: bool = False,
+    ) -> Tensor:
+        out = self.self_attn(
+            x,
+            x,
+            x,
+            attn_mask=attn_mask,
+            key_padding_mask=key_padding_mask,
+            need_weights=False,
+            is_causal=is_causal,
+        )[0]
+        return self.dropout1(out)
+
+    def _ff_block(self, x: Tensor) -> Tensor:
+        out = self.linear2(self.dropout(self.activation(self.linear1(x))))
+        return getattr(self, self._FF_DROPOUT)(out)
+
+
+class TransformerEncoderLayer(_TransformerLayer):
     """Self-attention and a feed-forward block, each with a residual connection and a
     ``LayerNorm`` (after the sum, or before the block with ``norm_first``)."""
 
@@ -93,25 +157,25 @@ class TransformerEncoderLayer(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, dtype=dtype
+        self._build(
+            d_model,
+            nhead,
+            dim_feedforward,
+            dropout,
+            activation,
+            layer_norm_eps,
+            batch_first,
+            norm_first,
+            bias,
+            dtype,
+            cross_attention=False,
         )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        activation = _activation_fn(activation)
-        if activation is F.relu or isinstance(activation, ReLU):
+        if self.activation is F.relu or isinstance(self.activation, ReLU):
             self.activation_relu_or_gelu = 1
-        elif activation is gelu or isinstance(activation, GELU):
+        elif self.activation is gelu or isinstance(self.activation, GELU):
             self.activation_relu_or_gelu = 2
         else:
             self.activation_relu_or_gelu = 0
-        self.activation = activation
 
     def forward(
         self,
@@ -136,31 +200,12 @@ class TransformerEncoderLayer(Module):
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
         return self.norm2(x + self._ff_block(x))
 
-    def _sa_block(
-        self,
-        x: Tensor,
-        attn_mask: Tensor | None,
-        key_padding_mask: Tensor | None,
-        is_causal: bool = False,
-    ) -> Tensor:
-        out = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            need_weights=False,
-            is_causal=is_causal,
-        )[0]
-        return self.dropout1(out)
 
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
-
-
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_TransformerLayer):
     """Self-attention, attention over the encoder's memory and a feed-forward block, each with
     a residual connection and a ``LayerNorm``."""
+
+    _FF_DROPOUT = "dropout3"
 
     def __init__(
         self,
@@ -177,23 +222,19 @@ class TransformerDecoderLayer(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        self.self_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, dtype=dtype
+        self._build(
+            d_model,
+            nhead,
+            dim_feedforward,
+            dropout,
+            activation,
+            layer_norm_eps,
+            batch_first,
+            norm_first,
+            bias,
+            dtype,
+            cross_attention=True,
         )
-        self.multihead_attn = MultiheadAttention(
-            d_model, nhead, dropout=dropout, batch_first=batch_first, bias=bias, dtype=dtype
-        )
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation_fn(activation)
 
     def forward(
         self,
@@ -220,24 +261,6 @@ class TransformerDecoderLayer(Module):
         )
         return self.norm3(x + self._ff_block(x))
 
-    def _sa_block(
-        self,
-        x: Tensor,
-        attn_mask: Tensor | None,
-        key_padding_mask: Tensor | None,
-        is_causal: bool = False,
-    ) -> Tensor:
-        out = self.self_attn(
-            x,
-            x,
-            x,
-            attn_mask=attn_mask,
-            key_padding_mask=key_padding_mask,
-            is_causal=is_causal,
-            need_weights=False,
-        )[0]
-        return self.dropout1(out)
-
     def _mha_block(
         self,
         x: Tensor,
@@ -256,9 +279,6 @@ class TransformerDecoderLayer(Module):
             need_weights=False,
         )[0]
         return self.dropout2(out)
-
-    def _ff_block(self, x: Tensor) -> Tensor:
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 def _why_no_nested_tensor(layer: Any) -> str:

@@ -213,6 +213,16 @@ def multilabel_soft_margin_loss(
     raise ValueError(reduction + " is not valid")
 
 
+def _check_same_dims(anchor: Tensor, positive: Tensor, negative: Tensor) -> None:
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number "
+            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
+            f"{dims[2]}D inputs"
+        )
+
+
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
@@ -227,13 +237,7 @@ def triplet_margin_loss(
 ) -> Tensor:
     """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the ``p``-norm distance."""
     reduction = _reduction(size_average, reduce, reduction)
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
+    _check_same_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
@@ -257,13 +261,7 @@ def triplet_margin_with_distance_loss(
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
-    dims = (anchor.dim(), positive.dim(), negative.dim())
-    if len(set(dims)) != 1:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number "
-            f"of dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative "
-            f"{dims[2]}D inputs"
-        )
+    _check_same_dims(anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     d_pos = distance(anchor, positive)
     d_neg = distance(anchor, negative)
