@@ -87,6 +87,12 @@ class Derivation:
     #: Which input (its position in ``inputs``) and, element by element, which element.
     index: int = 0
     element: int | None = None
+    #: The terms of the sum (a path's product, or in the recurrence one variable's step), each
+    #: with the backward nodes (ids of ``viz.walk``'s graph) that compute it: the explorer
+    #: lights a term once the backward pass has run all of them.
+    terms: list[tuple[str, list[int]]] = field(default_factory=list)
+    #: The input's backward node (its AccumulateGrad, or the node that made it) and output.
+    key: tuple[int, int] = (0, 0)
 
 
 class Explanation:
@@ -138,7 +144,7 @@ class Explanation:
             if d.locals:
                 lines.append("  with " + d.locals[0][0])
                 lines.extend("       " + text for text, _ in d.locals[1:])
-            lines.append("  " + _check_text(d))
+            lines.append("  " + check_text(d))
             lines.append("")
         lines.extend(f"note: {note}" for note in self.notes)
         return "\n".join(lines).rstrip("\n")
@@ -173,7 +179,8 @@ def _aligned(lines: list[str]) -> list[str]:
     return [first] + [f"{pad} = {line}" for line in lines[1:]]
 
 
-def _check_text(d: Derivation) -> str:
+def check_text(d: Derivation) -> str:
+    """The line saying whether the derivation's number equals what backward computes."""
     if d.value is None:
         return ("no number: a value or a constant of the graph is not known (explain before "
                 "backward() frees the graph, or name the tensors)")
@@ -321,6 +328,7 @@ class _Explainer:
             self._assign_symbols()
         self.locals = {id(e): self._local(e) for e in self.fg.edges}
         definitions = self._definitions()
+        self.segment_nodes: dict[tuple[int, int], set[int]] = {}
         self.segments = {d.id: self._segment(d) for d in self.data
                          if self._is_variable(d) and d.id in self.into}
         derivations = [self._derive(x) for x in self.inputs]
@@ -523,9 +531,11 @@ class _Explainer:
 
     def _segment(self, v: DataNode) -> dict[int, Any]:
         """``{u: ∂v/∂u}`` for the variables ``u`` that ``v`` is computed from directly or
-        through tensors nobody named (reverse accumulation over those; no recursion)."""
+        through tensors nobody named (reverse accumulation over those; no recursion). The
+        backward nodes each one goes through are kept in ``segment_nodes[(v, u)]``."""
         sp = self.sp
         adjoint: dict[int, Any] = {v.id: sp.Integer(1)}
+        through: dict[int, set[int]] = {v.id: set()}
         found: dict[int, Any] = {}
         for d in reversed(self.data[: v.id + 1]):
             if d.id not in adjoint or (d.id != v.id and self._is_variable(d)):
@@ -534,11 +544,14 @@ class _Explainer:
                 local = self.locals[id(e)]
                 term = None if local is None or adjoint[d.id] is None else adjoint[d.id] * local
                 source = self.data[e.source]
+                nodes = through[d.id] | {e.node}
                 if self._is_variable(source):
                     found[e.source] = None if term is None or found.get(e.source, 0) is None \
                         else found.get(e.source, 0) + term
+                    self.segment_nodes.setdefault((v.id, e.source), set()).update(nodes)
                 adjoint[e.source] = None if term is None or adjoint.get(e.source, 0) is None \
                     else adjoint.get(e.source, 0) + term
+                through.setdefault(e.source, set()).update(nodes)
         return found
 
     # ---------------------------------------------------------------- derivations
@@ -639,8 +652,14 @@ class _Explainer:
                          f"{self._leibniz(v, u, True)} = {sym.to_latex(local)}")
                 if entry not in locals_shown:
                     locals_shown.append(entry)
+        terms = []
+        for p, fs in zip(paths, factors, strict=True):
+            nodes = set().union(*(self.segment_nodes.get((v, u), set()) for v, u in pairwise(p)))
+            leibniz_term = " · ".join(self._leibniz(v, u) for v, u in pairwise(p))
+            terms.append((f"{leibniz_term} = {_sum_of_products([fs], sym.to_text, ' · ')}",
+                          sorted(nodes)))
         return Derivation(x.label, y.label, "paths", [text], [tex], derived, backward,
-                          _matches(derived, backward), locals_shown)
+                          _matches(derived, backward), locals_shown, terms=terms, key=x.key)
 
     def _in_leaves(self) -> dict[Any, Any]:
         """Each named intermediate's symbol -> its expression in the leaves."""
@@ -662,6 +681,7 @@ class _Explainer:
             for u, local in segment.items():
                 consumers.setdefault(u, []).append((v, local))
         blocks: list[list[str]] = []
+        terms: list[tuple[str, list[int]]] = []
         done: dict[int, np.ndarray | None] = {y.id: y.grad}
         for d in reversed(self.data):
             if d.id == y.id or d.id not in reach or d.id not in consumers:
@@ -677,10 +697,12 @@ class _Explainer:
             done[d.id] = value
             blocks.append([f"∂{y.label}/∂{d.label} = " + " + ".join(parts), formulas,
                            format_value(value).replace("-", "−")])
+            nodes = set().union(*(self.segment_nodes.get((v, d.id), set()) for v, _ in uses))
+            terms.append((blocks[-1][0], sorted(nodes)))
         derived = done.get(x.id)
         latex = [[_latex_text(line) for line in block] for block in blocks]
         return Derivation(x.label, y.label, "recurrence", blocks, latex, derived, backward,
-                          _matches(derived, backward))
+                          _matches(derived, backward), terms=terms, key=x.key)
 
     def _reaching(self, x: DataNode) -> set[int]:
         """The variables on some path from ``x`` up to the output."""

@@ -229,6 +229,7 @@ class _ElementExplainer(_Explainer):
             raise _NotElementwise
         self.locals = {id(e): self._local(e) for e in self.edges}
         definitions = self._definitions()
+        self.segment_nodes = {}
         self.segments = {d.id: self._segment(d) for d in self.data
                          if self._is_variable(d) and d.id in self.into}
         unused = {k for k, _ in self.unused}

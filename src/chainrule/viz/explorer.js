@@ -359,7 +359,39 @@
       }
       parts.push(section("Local derivatives", list));
     }
+    const chain = chainRule(d);
+    if (chain) parts.push(chain);
     details.replaceChildren(...parts);
+  }
+
+  // The chain rule written out for an input (viz.explain): its derivation, and its terms,
+  // each lit once the backward pass has run every node that computes it.
+  function chainRule(d) {
+    const ex = data.forward.explain;
+    if (!ex) return null;
+    const mine = (ex.derivations || []).filter((x) => x.node === d.node && x.nr === d.nr);
+    if (ex.note) return d.kind === "leaf" ? section("Chain rule", el("p", { className: "muted" },
+                                                                       ex.note)) : null;
+    if (!mine.length) return null;
+    const parts = [];
+    for (const x of mine) {
+      const lines = [];
+      for (const block of x.blocks) {
+        const pad = " ".repeat(Math.max(0, block[0].indexOf(" = ")));
+        lines.push(block[0], ...block.slice(1).map((line) => pad + " = " + line));
+      }
+      parts.push(el("pre", { className: "derivation" }, lines.join("\n")));
+      const terms = el("ol", { className: "terms" });
+      for (const t of x.terms) {
+        const done = t.nodes.length > 0 && t.nodes.every((id) => reached(stepOf(id)));
+        terms.append(el("li", { className: done ? "term done" : "term" }, t.text));
+      }
+      parts.push(el("p", { className: "muted" }, "Its terms, lit as the backward pass " +
+                    "computes them:"), terms);
+      if (x.locals.length) parts.push(el("p", {}, "with " + x.locals.join(", ")));
+      parts.push(el("p", { className: "check" }, x.check));
+    }
+    return section("Chain rule", ...parts);
   }
 
   const link = (id) => el("button", { className: "link", onclick: () => selectNode(id, true) },

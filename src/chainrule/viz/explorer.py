@@ -36,7 +36,8 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.node import AccumulateGrad
 from .dot import INSTALL_HINT, _Options, view_digraph
-from .forward import ForwardGraph, forward_graph
+from .explain import check_text, explain
+from .forward import ForwardGraph, caller_tensor_names, forward_graph
 from .graph import as_outputs, node_details, tensor_summary, walk
 from .groups import Hierarchy, ModuleRecorder
 
@@ -152,6 +153,7 @@ def explore(
     record_limit: int = 20_000,
     expand_below: int = 40,
     forward_limit: int = 200,
+    explain_limit: int = 60,
 ) -> ExplorerPage:
     """Write an interactive HTML page of the backward graph of ``output``; return its path
     (an :class:`ExplorerPage`: a ``Path`` that Jupyter displays as the page itself).
@@ -167,7 +169,9 @@ def explore(
     details still say which module made a node). Graphs of at most ``forward_limit`` nodes get a
     second view, the forward graph as :func:`~chainrule.viz.forward_graph` draws it (named by
     ``params``, or by the caller's variables when ``params`` is None), whose gradients appear as
-    the player reaches them.
+    the player reaches them. Graphs of at most ``explain_limit`` nodes also get the chain rule
+    written out (:func:`~chainrule.viz.explain`): clicking an input in the forward view shows
+    its derivation, each term lit once the backward pass has run the nodes that compute it.
 
     Raises :class:`GraphvizNotFoundError` when Graphviz's ``dot`` is not installed.
 
@@ -210,9 +214,11 @@ def explore(
     digraphs = [view_digraph(hierarchy, v, options, name=f"view{k}") for k, v in enumerate(views)]
     forward = None
     if 0 < len(graph) <= forward_limit:
-        names: Any = params if params is not None else "auto"
+        names: Any = params if params is not None else caller_tensor_names(2)
         forward, forward_note = _forward_view(output, names, step_list, graph.index)
         data["forward"] = forward_data(forward) if forward is not None else {"note": forward_note}
+        if forward is not None and isinstance(output, Tensor) and len(graph) <= explain_limit:
+            data["forward"]["explain"] = explain_data(output, names)
     else:
         data["forward"] = {
             "note": f"The forward graph is drawn for graphs of at most forward_limit="
@@ -261,6 +267,33 @@ def _forward_view(
         d.grad = None if g is None else np.array(g._data if isinstance(g, Tensor) else g)
     forward.gradients = bool(steps)
     return forward, ""
+
+
+def explain_data(output: Tensor, names: Mapping[str, Tensor]) -> dict[str, Any]:
+    """The derivations of :func:`~chainrule.viz.explain` for the forward view: each input's
+    lines and terms (with the backward nodes that compute each term), or why there are none."""
+    try:
+        explanation = explain(output, names=dict(names))
+    except Exception as error:  # optional: the page says why it is missing
+        return {"note": f"The chain rule could not be written out: {type(error).__name__}: "
+                        f"{error}"}
+    return {
+        "definitions": [text for text, _ in explanation.definitions],
+        "derivations": [
+            {
+                "input": d.input,
+                "node": d.key[0],
+                "nr": d.key[1],
+                "element": d.element,
+                "mode": d.mode,
+                "blocks": d.blocks,
+                "locals": [text for text, _ in d.locals],
+                "terms": [{"text": text, "nodes": nodes} for text, nodes in d.terms],
+                "check": check_text(d),
+            }
+            for d in explanation.derivations
+        ],
+    }
 
 
 def forward_data(forward: ForwardGraph) -> dict[str, Any]:
