@@ -506,3 +506,21 @@ def test_dot_draws_every_node_and_edge_in_graph_order() -> None:
         "n4 -> n5 [style=dashed];",
     ]
     assert init.name == "after" and text == g.dot()
+
+
+def test_numpy_scalars_fed_or_constant_keep_their_dtype() -> None:
+    """A NumPy scalar (np.float64(2.0)) is made a 0-d array: a tensor around the scalar itself
+    would be taken for a Python number (float32 once two of them meet)."""
+    g = ir.Graph()
+    p = g.placeholder((), chainrule.float64, name="p")
+    c = g.constant(np.float64(3.0), name="c")  # type: ignore[arg-type]
+    y = _c(g, pointwise.mul, p, c)
+    (dp,) = ir.gradients(g, [_c(g, reduction._sum_all, _c(g, pointwise.mul, y, y))], [p])
+    for run in (ir.run, ir.Runner(g).run):
+        value, grad = (
+            run(g, [y, dp], {p: np.float64(2.0)})
+            if run is ir.run
+            else run([y, dp], {p: np.float64(2.0)}, {})
+        )
+        assert value.dtype == grad.dtype == np.float64
+        assert float(value) == 6.0 and float(grad) == 36.0

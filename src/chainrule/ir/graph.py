@@ -266,6 +266,7 @@ class Graph:
 
     def constant(self, value: np.ndarray, name: str | None = None, type: str = "Const") -> Value:
         """A value fixed when the graph is built."""
+        value = np.asarray(value)  # (a NumPy scalar: as a 0-d array)
         node = Node(self, "constant", self._name(name, type), type, None, (), {})
         node.value = value
         dtype = from_numpy_dtype(value.dtype)

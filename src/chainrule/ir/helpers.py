@@ -33,7 +33,7 @@ def sum_to(grad: Tensor, shape: tuple[int, ...]) -> Tensor:
             f"Function sum_to: a gradient of shape {list(grad.shape)} cannot be summed to "
             f"shape {list(shape)}"
         )
-    return wrap(reduced)
+    return wrap(np.asarray(reduced))  # (a 0-d result: an array, not a NumPy scalar)
 
 
 def sum_to_like(grad: Tensor, like: Tensor) -> Tensor:

@@ -142,6 +142,11 @@ def _execute(
                 _assign(node, env, state)
 
 
+def _fed(feeds: dict[Value, np.ndarray]) -> dict[Value, np.ndarray]:
+    """The fed arrays (a NumPy scalar or a list made an array: a tensor wraps arrays only)."""
+    return {v: a if type(a) is np.ndarray else np.asarray(a) for v, a in feeds.items()}
+
+
 def run(
     graph: Graph,
     fetches: Sequence[Value | Node],
@@ -153,7 +158,7 @@ def run(
     ``state`` holds the variables' arrays and receives what assign nodes write."""
     feeds = feeds or {}
     state = state if state is not None else {}
-    env: dict[Value, np.ndarray] = dict(feeds)
+    env = _fed(feeds)
     _execute(needed_nodes(graph, fetches, list(feeds)), env, state, None)
     return [env[f] if isinstance(f, Value) else None for f in fetches]
 
@@ -247,7 +252,7 @@ class Runner:
             self._plans[key] = plan
         nodes, starts, computes = plan
         env: dict[Value, np.ndarray] = dict(starts)
-        env.update(feeds)
+        env.update(_fed(feeds))
         if computes:
             _execute(nodes, env, state, None)
         else:
