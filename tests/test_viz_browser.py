@@ -506,6 +506,12 @@ def test_forward_view_shows_values_and_the_gradients_reached(tmp_path, open_page
     assert "∂y/∂a = b = (1) float32 [2]" in page.text("#details")
     page.page.keyboard.press("ArrowLeft")
     assert grad_text("w") == "grad ·" and grad_text("x") == f"grad {tx.grad.item():g}"
+    # The data node's backward node: its link leads to the backward graph, and back.
+    page.page.click(f"#{box('w')}")
+    page.page.click("#details button.link")
+    assert page.page.get_attribute("#show-backward", "aria-pressed") == "true"
+    assert page.ids("selected") == ["n3"] and page.text("#details").startswith("AccumulateGrad #3")
+    page.page.click("#show-forward")
     # Back to the backward graph, at the same step.
     page.page.click("#show-backward")
     assert page.page.get_attribute("#show-backward", "aria-pressed") == "true"
