@@ -36,6 +36,7 @@ from . import (
     distribution_sampling,
     divisibility,  # noqa: F401 (gcd, lcm)
     fft_ops,
+    filling,  # noqa: F401 (torch.fill)
     float_parts,  # noqa: F401 (ldexp, frexp)
     fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
     index_reductions,
@@ -60,6 +61,7 @@ from . import (
     scatter_views,
     shape,
     special_ops,
+    unsafe_splits,  # noqa: F401 (unsafe_split, unsafe_chunk ...)
     windows,  # noqa: F401 (hann_window ...)
 )
 from ._dispatch import make_operator

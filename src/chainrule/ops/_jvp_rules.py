@@ -986,3 +986,8 @@ allow_jvp_nodes(_scatter_reduce_rule, "ScatterReduceBackward0")  # (ops/index_re
 # nanmedian of all elements: PyTorch's evenly_read_jvp
 allow_jvp_nodes(_reduction_rule, "NanmedianBackward1", "ModeBackward0")
 allow_jvp_nodes(_evenly_read_rule, "NanmedianBackward0")
+# (ops/filling.py, ops/unsafe_splits.py) torch.fill as fill_'s rules; the unsafe splits as split's
+allow_jvp_nodes(_linear_zeroing(value=0), "FillBackward0")
+allow_jvp_nodes(joint_linear_rule, "FillBackward1")
+allow_jvp_nodes(linear_rule, "UnsafeSplitBackward0", "UnsafeSplitWithSizesBackward0")
+allow_jvp_nodes(linear_rule, "ConjPhysicalBackward0", "ConjPhysicalBackward1")  # (conjugate.py)

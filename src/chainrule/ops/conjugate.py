@@ -17,10 +17,10 @@ import numpy as np
 
 from .._tensor import HAS_CONJ_BIT, Tensor
 from ..autograd.node import type_name
-from ._registry import op, tensor_method
+from ._registry import declare_methods, op, recorded_as, tensor_method
 from .copying import clone
 
-__all__ = ["conj", "is_conj", "resolve_conj"]
+__all__ = ["conj", "is_conj", "resolve_conj", "conj_physical", "conj_physical_"]
 
 _ndarray = np.ndarray
 
@@ -99,6 +99,49 @@ def resolve_conj(input: Tensor) -> Tensor:
     tensor as it is."""
     t = _input("resolve_conj", input)
     return clone(t) if is_conj_tensor(t) else t
+
+
+@op("ConjPhysicalBackward0", complex_ok=True)
+def _conj_physical(self):
+    return np.conj(self)
+
+
+@_conj_physical.derivative("self")
+def _(ops, grad):
+    return ops.conj(grad)  # PyTorch: grad.conj_physical()
+
+
+@tensor_method
+def conj_physical(input: Tensor) -> Tensor:
+    """The complex conjugate computed into new memory (never a conjugate view); a real
+    tensor is returned as it is.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.conj_physical(torch.tensor([1 + 2j]))
+        tensor([1.-2.j])
+    """
+    t = _input("conj_physical", input)
+    if t._data.dtype.kind != "c":
+        return t
+    return _conj_physical(t)
+
+
+_conj_physical_recorded_in_place = recorded_as(_conj_physical, "ConjPhysicalBackward1")
+
+
+def _conj_physical_in_place(self: Tensor) -> Tensor:
+    """``self.conj_physical_()``'s result (``ConjPhysicalBackward1``, PyTorch's node of the
+    in-place form, recorded for a real tensor too)."""
+    return _conj_physical_recorded_in_place(_input("conj_physical_", self))
+
+
+declare_methods("conj_physical", inplace=_conj_physical_in_place)
+
+
+def conj_physical_(input: Tensor) -> Tensor:
+    """``torch.conj_physical_(t)``: ``t.conj_physical_()`` (a real tensor keeps its values)."""
+    return _input("conj_physical_", input).conj_physical_()
 
 
 def conj_value(value: Any) -> Any:
