@@ -14,15 +14,9 @@ from chainrule.viz.explain import MAX_PATHS, Explanation
 
 from .conftest import torch
 from .test_random_programs import BINARY, UNARY, _to_shape, programs
+from .test_viz_forward_graph import seed_program
 
-
-def _seed(lib):
-    w = lib.tensor([1.0], requires_grad=True)
-    x = lib.tensor([2.0], requires_grad=True)
-    a = lib.add(w, x)
-    b = lib.add(w, 1)
-    y = lib.mul(a, b)
-    return w, x, a, b, y
+_seed = seed_program  # y = (x + w) * (w + 1), written as the seed article writes it
 
 
 def _block(explanation: Explanation, k: int) -> list[str]:
