@@ -54,12 +54,12 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "F.has_torch_function_variadic",
     ),
     "metadata and conversion to Python, not an op (tests/test_tensor_api.py, "
-    "test_new_tensors_and_queries.py)": (
+    "test_new_tensors_and_queries.py, test_tensor_storage.py)": (
         "Tensor.element_size", "Tensor.get_device", "Tensor.is_complex",
         "Tensor.is_contiguous", "Tensor.is_floating_point", "Tensor.is_inference",
         "Tensor.ndimension", "Tensor.nelement", "Tensor.numpy",
         "Tensor.stride", "Tensor.tolist",
-        "Tensor.untyped_storage", "torch.is_complex", "torch.is_floating_point",
+        "Tensor.untyped_storage", "Tensor.storage", "torch.is_complex", "torch.is_floating_point",
         "torch.is_tensor", "torch.numel", "torch.can_cast", "torch.promote_types",
         "torch.result_type",
         "Tensor.is_neg", "Tensor.is_nonzero", "Tensor.is_same_size", "Tensor.is_signed",

@@ -13,6 +13,8 @@ written out here.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = [
@@ -441,3 +443,81 @@ def empty_like_preserving(array: np.ndarray, dtype: np.dtype | None = None) -> n
         return empty_preserving_layout(array, dtype)
     out = np.empty(array.shape, array.dtype if dtype is None else dtype)
     return with_strides(out, array.shape, element_strides(array))
+
+
+_TYPED_STORAGE_WARNED = [False]
+
+
+class TypedStorage:
+    """``tensor.storage()``: the memory a tensor lies in, seen as elements of its dtype
+    (PyTorch's deprecated ``TypedStorage``): its length counts the whole storage, not only the
+    tensor's elements; ``data_ptr()`` is the storage's start."""
+
+    __slots__ = ("_flat", "dtype")
+
+    def __init__(self, array: np.ndarray, dtype: Any) -> None:
+        root = storage_root(array)
+        # (the storage in the tensor's element type: a float view of complex memory counts
+        # two per complex number, as PyTorch's)
+        flat = root.ravel(order="K")  # (a view: the root owns contiguous memory)
+        self._flat = flat.view(array.dtype) if root.size else array.reshape(0)
+        self.dtype = dtype
+
+    @property
+    def device(self) -> Any:
+        """The CPU."""
+        from ._size import CPU
+
+        return CPU
+
+    def __len__(self) -> int:
+        return int(self._flat.size)
+
+    def size(self) -> int:
+        """The number of elements of the storage."""
+        return len(self)
+
+    def element_size(self) -> int:
+        """Bytes per element."""
+        return int(self._flat.itemsize)
+
+    def nbytes(self) -> int:
+        """Bytes of the storage."""
+        return int(self._flat.nbytes)
+
+    def data_ptr(self) -> int:
+        """The address of the storage's first byte."""
+        return int(self._flat.__array_interface__["data"][0])
+
+    def tolist(self) -> list[Any]:
+        """The elements as Python numbers."""
+        return self._flat.tolist()
+
+    def __getitem__(self, index: int) -> Any:
+        return self._flat[index].item()
+
+    def __iter__(self) -> Any:
+        return iter(self.tolist())
+
+    def __repr__(self) -> str:
+        body = "\n".join(f" {value}" for value in self.tolist())
+        head = f"{body}\n" if body else ""
+        kind = f"chainrule.storage.TypedStorage(dtype={self.dtype}, device=cpu)"
+        return f"{head}[{kind} of size {len(self)}]"
+
+
+def typed_storage(array: np.ndarray, dtype: Any) -> TypedStorage:
+    """``tensor.storage()``, with PyTorch's deprecation warning (once per process)."""
+    if not _TYPED_STORAGE_WARNED[0]:
+        _TYPED_STORAGE_WARNED[0] = True
+        import warnings
+
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and UntypedStorage "
+            "will be the only storage class. This should only matter to you if you are using "
+            "storages directly.  To access UntypedStorage directly, use "
+            "tensor.untyped_storage() instead of tensor.storage()",
+            UserWarning,
+            stacklevel=3,
+        )
+    return TypedStorage(array, dtype)

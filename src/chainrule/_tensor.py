@@ -19,7 +19,14 @@ from . import _dtype
 from ._dtype import dtype as DType
 from ._frames import user_stacklevel
 from ._size import CPU, Size, device
-from ._strides import MEMORY_FORMATS, element_strides, is_contiguous_as, storage_root
+from ._strides import (
+    MEMORY_FORMATS,
+    TypedStorage,
+    element_strides,
+    is_contiguous_as,
+    storage_root,
+    typed_storage,
+)
 from .autograd.forward_grad import DUAL, clear_tangent, get_tangent
 from .autograd.grad_mode import GRAD, INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
@@ -575,6 +582,12 @@ class Tensor(TensorMethods):
         """Offset of the first element from the start of the base array, in elements."""
         start = storage_root(self._data).__array_interface__["data"][0]
         return (self.data_ptr() - start) // self._data.itemsize
+
+    def storage(self) -> TypedStorage:
+        """The storage this tensor lies in, as elements of its dtype (PyTorch's deprecated
+        ``TypedStorage``: ``len`` is the whole storage's, ``data_ptr()`` its start); warns, as
+        PyTorch, that ``TypedStorage`` is deprecated."""
+        return typed_storage(self._data, self.dtype)
 
     def untyped_storage(self) -> Any:
         """The root array holding this tensor's memory (for identity checks)."""
