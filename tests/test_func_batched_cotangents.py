@@ -264,3 +264,36 @@ def test_bmm_of_outer_products(dtype: str) -> None:
     np.testing.assert_array_equal(results[0][0], results[1][0])
     for ours, theirs in zip(results[0][1:], results[1][1:], strict=True):  # (sums of products)
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_jacrev_inside_vmap_is_one_vectorized_pass(monkeypatch) -> None:
+    """jacrev (and hessian) inside vmap push the identity's rows through the graph recorded at
+    the enclosing vmap's level as cotangents batched at a level of their own (one backward
+    pass, not one per row); values as torch.func's."""
+    import chainrule.func._transforms as transforms
+
+    done = []
+    original = transforms._vectorized_rows
+
+    def counting(*args):
+        result = original(*args)
+        done.append(1)
+        return result
+
+    monkeypatch.setattr(transforms, "_vectorized_rows", counting)
+    w = RNG.standard_normal((5, 4))
+    x = RNG.standard_normal((3, 4))
+
+    def run(lib):
+        weight = _t(lib, w)
+        jac = lib.func.vmap(lib.func.jacrev(lambda v: (weight @ v).tanh() * v.sum()))
+        hess = lib.func.vmap(lib.func.hessian(lambda v: (weight @ v).sin().pow(2).sum()))
+        return jac(_t(lib, x)), hess(_t(lib, x))
+
+    FALLBACK_COUNTS.clear()
+    ours = run(chainrule)
+    assert len(done) == 3 and not FALLBACK_COUNTS, (done, FALLBACK_COUNTS)
+    theirs = run(torch)
+    for a, b in zip(ours, theirs, strict=True):
+        assert tuple(a.shape) == tuple(b.shape)
+        assert_close(a, b, rtol=1e-10, atol=1e-12)

@@ -438,6 +438,7 @@ def _vjp(
         return _tree_unflatten(result, primal_spec)
 
     vjp_fn._recorded = (flat_outputs, flat_primals)  # type: ignore[attr-defined] (for jacrev)
+    vjp_fn._levels = call.levels  # type: ignore[attr-defined] (the vmap levels it recorded at)
     return call.finish(output), vjp_fn, (call.finish(aux) if has_aux else None), call
 
 
@@ -522,14 +523,13 @@ def _jacobian_rows(
 
     numels = [o.numel() for o in flat_output]
     stacked_rows = None
-    if not active_levels():
-        try:
-            stacked_rows = _vectorized_rows(vjp_fn, flat_output, numels)
-        except RuntimeError as error:
-            if str(error) != POISON_MESSAGE:
-                raise
-            # (a backward formula reached a batched tensor's values outside the batching
-            # rules: one backward pass per row instead)
+    try:
+        stacked_rows = _vectorized_rows(vjp_fn, flat_output, numels)
+    except RuntimeError as error:
+        if str(error) != POISON_MESSAGE:
+            raise
+        # (a backward formula reached a batched tensor's values outside the batching rules:
+        # one backward pass per row instead)
     if stacked_rows is not None:
         return _split_rows(stacked_rows, numels, flat_output, flat_primals)
     rows: list[list[Tensor]] = [[] for _ in flat_primals]
@@ -570,19 +570,23 @@ def _vectorized_rows(
         start += numel
     used = [k for k, o in enumerate(outputs) if o.requires_grad]
 
+    levels = vjp_fn._levels  # type: ignore[attr-defined]
+
     def rows(*cotangents: Tensor) -> tuple[Tensor, ...]:
         if not used:
             return tuple(zeros_like(p) for p in primals)
         with enable_grad():
-            grads = engine.grad(
+            # (inside an enclosing vmap the graph was recorded at its levels: the rows are
+            # cotangents batched at this vmap's level besides, which _grads keeps batched)
+            grads = _grads(
                 [outputs[k] for k in used],
-                primals,
+                list(primals),
                 [cotangents[k] for k in used],
-                retain_graph=True,
                 create_graph=True,
-                allow_unused=True,
+                retain_graph=True,
+                record_levels=levels,
             )
-        return tuple(zeros_like(p) if g is None else g for g, p in zip(grads, primals, strict=True))
+        return tuple(grads)
 
     if total == 0:
         return [zeros((0, *p.shape), dtype=p.dtype) for p in primals]
