@@ -40,6 +40,11 @@ NODE_TYPES_NOT_SWEPT["StandardGammaGradBackward0"] = (
     "_standard_gamma_grad: its backward raises NotImplementedError as PyTorch's; "
     "tests/test_distributions_sampling.py compares its values and the error with PyTorch's"
 )
+NODE_TYPES_NOT_SWEPT["ConjPhysicalBackward0"] = (
+    "conj_physical records it for complex inputs only (a real tensor comes back as it is, as in "
+    "PyTorch), which the real-valued sweep does not draw; tests/test_fill_and_splits.py compares "
+    "its values, node and gradients with PyTorch's"
+)
 NODE_TYPES_NOT_SWEPT["SpecialZetaBackward2"] = (
     "special.zeta(x, number): its only derivative (in x) raises NotImplementedError as "
     "PyTorch's, so the sweep differentiates zeta in q only (tests/test_special.py checks it)"

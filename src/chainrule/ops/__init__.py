@@ -62,6 +62,7 @@ from . import (
     shape,
     special_ops,
     unsafe_splits,  # noqa: F401 (unsafe_split, unsafe_chunk ...)
+    view_copies,  # noqa: F401 (t_copy, transpose_copy ...)
     windows,  # noqa: F401 (hann_window ...)
 )
 from ._dispatch import make_operator

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import copying, indexing, linalg, pointwise, reduction, shape
+from . import copying, indexing, linalg, pointwise, reduction, shape, view_copies
 from ._forward import (
     allow_jvp,
     allow_jvp_nodes,
@@ -991,3 +991,4 @@ allow_jvp_nodes(_linear_zeroing(value=0), "FillBackward0")
 allow_jvp_nodes(joint_linear_rule, "FillBackward1")
 allow_jvp_nodes(linear_rule, "UnsafeSplitBackward0", "UnsafeSplitWithSizesBackward0")
 allow_jvp_nodes(linear_rule, "ConjPhysicalBackward0", "ConjPhysicalBackward1")  # (conjugate.py)
+allow_jvp_nodes(linear_rule, *view_copies.COPY_NODES)  # (ops/view_copies.py: as the views)

@@ -1,0 +1,110 @@
+"""The copy variants of view ops (``t_copy``, ``transpose_copy``, ``permute_copy`` ...): the
+view's values in new, contiguous memory, recorded as PyTorch records them (the view's node name
+with ``_copy``: ``TBackward0_copy`` ...) with the view's derivatives. Each copy op is made from
+the view op by :func:`_copy_of`, so forward and gradient formulas are the view's own.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, wrap_dim
+from ._opnode import make_node_class
+from ._registry import make_public
+from .indexing import _alias
+from .shape import _index_arg, _permute, _select, diagonal, size_args, t, transpose, unsqueeze
+
+__all__ = [
+    "alias_copy",
+    "t_copy",
+    "transpose_copy",
+    "permute_copy",
+    "unsqueeze_copy",
+    "select_copy",
+    "diagonal_copy",
+]
+
+
+def _copy_of(view_public: Any, node_name: str, name: str) -> Any:
+    """A public op computing ``view_public``'s op into new contiguous memory, recorded as
+    ``node_name`` with the same derivatives (what the view's node saves, this one saves)."""
+    source = view_public.op
+    opdef = copy.copy(source)
+    view_forward = source.forward
+
+    def forward(*args: Any) -> np.ndarray:
+        return np.array(view_forward(*args), order="C", copy=True)
+
+    opdef.forward = forward
+    opdef.name = name
+    opdef.node_name = node_name
+    opdef.view = False
+    opdef.multi_view = False
+    opdef.derivatives = list(source.derivatives)
+    opdef.publics = {}
+    opdef._plans = {}
+    opdef.recorders = {}
+    opdef.node_cls = make_node_class(node_name, opdef, source.multi_output_node)
+    public = make_public(opdef)
+    public.__name__ = public.__qualname__ = name
+    return public
+
+
+_alias_copy = _copy_of(_alias, "AliasBackward0_copy", "alias_copy")
+_t_copy = _copy_of(t, "TBackward0_copy", "t_copy")
+_transpose_copy = _copy_of(transpose, "TransposeBackward0_copy", "transpose_copy")
+_permute_copy = _copy_of(_permute, "PermuteBackward0_copy", "permute_copy")
+_unsqueeze_copy = _copy_of(unsqueeze, "UnsqueezeBackward0_copy", "unsqueeze_copy")
+_select_copy = _copy_of(_select, "SelectBackward0_copy", "select_copy")
+_diagonal_copy = _copy_of(diagonal, "DiagonalBackward0_copy", "diagonal_copy")
+
+#: The copy ops' nodes (a JVP rule each: the op applied to the tangent, as the view's).
+COPY_NODES = (
+    "AliasBackward0_copy",
+    "TBackward0_copy",
+    "TransposeBackward0_copy",
+    "PermuteBackward0_copy",
+    "UnsqueezeBackward0_copy",
+    "SelectBackward0_copy",
+)
+
+
+def alias_copy(input: Tensor) -> Tensor:
+    """A contiguous copy of ``input`` (``AliasBackward0_copy``)."""
+    return _alias_copy(input)
+
+
+def t_copy(input: Tensor) -> Tensor:
+    """``input.t()`` in new, contiguous memory."""
+    return _t_copy(input)
+
+
+def transpose_copy(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """``input.transpose(dim0, dim1)`` in new, contiguous memory."""
+    return _transpose_copy(input, dim0, dim1)
+
+
+def permute_copy(input: Tensor, dims: Any) -> Tensor:
+    """``input.permute(dims)`` in new, contiguous memory."""
+    return _permute_copy(input, size_args((dims,)))
+
+
+def unsqueeze_copy(input: Tensor, dim: int) -> Tensor:
+    """``input.unsqueeze(dim)`` in new, contiguous memory."""
+    return _unsqueeze_copy(input, dim)
+
+
+def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
+    """``input.select(dim, index)`` in new, contiguous memory."""
+    ndim = input._data.ndim
+    if ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    return _select_copy(input, wrap_dim(dim, ndim), _index_arg(index))
+
+
+def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """``input.diagonal(offset, dim1, dim2)`` in new, contiguous memory."""
+    return _diagonal_copy(input, offset, dim1, dim2)

@@ -1,0 +1,75 @@
+"""The copy variants of views against PyTorch: values, nodes, contiguous new memory (no view
+base, no shared storage), gradients, and the views' errors. Random gradients are swept by
+tests/opinfos/view_copies.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import chainrule
+
+from .conftest import torch
+from .outcomes import outcome
+
+
+def _x(L: Any) -> Any:
+    return L.arange(24.0).reshape(2, 3, 4).requires_grad_()
+
+
+CASES: dict[str, Any] = {
+    "alias_copy": lambda L: L.alias_copy(_x(L)),
+    "t_copy": lambda L: L.t_copy(_x(L)[0]),
+    "t_copy_3d": lambda L: L.t_copy(_x(L)),
+    "transpose_copy": lambda L: L.transpose_copy(_x(L), 0, 2),
+    "transpose_copy_bad": lambda L: L.transpose_copy(_x(L), 0, 3),
+    "permute_copy": lambda L: L.permute_copy(_x(L), (2, 0, 1)),
+    "permute_copy_list": lambda L: L.permute_copy(_x(L), [-1, 1, 0]),
+    "permute_copy_dup": lambda L: L.permute_copy(_x(L), (0, 0, 1)),
+    "unsqueeze_copy": lambda L: L.unsqueeze_copy(_x(L), 1),
+    "unsqueeze_copy_bad": lambda L: L.unsqueeze_copy(_x(L), 5),
+    "select_copy": lambda L: L.select_copy(_x(L), 1, -1),
+    "select_copy_range": lambda L: L.select_copy(_x(L), 1, 3),
+    "select_copy_0d": lambda L: L.select_copy(L.tensor(1.0), 0, 0),
+    "diagonal_copy": lambda L: L.diagonal_copy(_x(L), 1, 1, 2),
+    "diagonal_copy_same": lambda L: L.diagonal_copy(_x(L), 0, 1, 1),
+    "t_copy_int": lambda L: L.t_copy(L.tensor([[1, 2]])),
+}
+
+
+def show(r: Any) -> Any:
+    return (
+        str(r).replace("chainrule", "torch"),
+        r.grad_fn.name() if r.grad_fn else None,
+        r.stride(),
+        r.is_contiguous(),
+        r._base is None,
+    )
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_torch(name: str) -> None:
+    seen = [outcome(lambda lib: show(CASES[name](lib)), lib) for lib in (chainrule, torch)]
+    assert seen[0] == seen[1]
+
+
+GRAD_CALLS = {
+    "alias_copy": lambda L, x: L.alias_copy(x),
+    "t_copy": lambda L, x: L.t_copy(x[0].detach().requires_grad_()),
+    "permute_copy": lambda L, x: L.permute_copy(x, (1, 2, 0)),
+    "select_copy": lambda L, x: L.select_copy(x, 2, 1),
+    "diagonal_copy": lambda L, x: L.diagonal_copy(x, -1, 2, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_CALLS))
+def test_new_memory_and_gradients(name: str) -> None:
+    seen = []
+    for L in (chainrule, torch):
+        out = GRAD_CALLS[name](L, _x(L))
+        src = out.grad_fn.next_functions[0][0].variable
+        weights = L.arange(float(out.numel())).reshape(out.shape)
+        (g,) = L.autograd.grad(out, src, weights)
+        seen.append((out.data_ptr() == src.data_ptr(), g.tolist()))
+    assert seen[0] == seen[1]
