@@ -118,3 +118,43 @@ def test_factories_outside_vmap_are_plain() -> None:
     assert type(chainrule.rand(3)) is chainrule.Tensor
     chainrule.manual_seed(3)
     assert chainrule.equal(chainrule.rand(3), first)
+
+
+INPLACE = [
+    ("uniform_", ()),
+    ("normal_", ()),
+    ("bernoulli_", (0.5,)),
+    ("exponential_", ()),
+    ("cauchy_", ()),
+    ("geometric_", (0.3,)),
+    ("log_normal_", ()),
+    ("random_", (0, 100)),
+]
+
+
+def _inplace(lib, name, args, randomness, batched):
+    def fill(x):
+        target = x.clone() if batched else lib.zeros(3)
+        return x + getattr(target, name)(*args)
+
+    try:
+        return lib.func.vmap(fill, randomness=randomness)(lib.zeros(4, 3))
+    except RuntimeError as error:
+        return normalise_output(str(error))
+
+
+@pytest.mark.parametrize(("name", "args"), INPLACE)
+@pytest.mark.parametrize("randomness", ["different", "same", "error"])
+@pytest.mark.parametrize("batched", [False, True])
+def test_inplace_random_ops(name: str, args: tuple, randomness: str, batched: bool) -> None:
+    """On a tensor that is not batched, "different" is PyTorch's error (every example would get
+    the same draws); on a batched one the draws are per example."""
+    theirs = _inplace(torch, name, args, randomness, batched)
+    ours = _inplace(chainrule, name, args, randomness, batched)
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    same_rows = bool((ours == ours[0]).all())
+    assert same_rows == bool((theirs == theirs[0]).all())

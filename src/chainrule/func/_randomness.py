@@ -18,22 +18,38 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ..ops import creation
+from ..ops import creation, inplace
 from ..ops.creation import default_generator
 from ..ops.shape import stack
 from ._batched import active_levels, rebatch
 
 __all__ = [
+    "INPLACE_DIFFERENT_MESSAGE",
     "RANDOMNESS_ERROR",
     "RANDOM_RULE_RUNNING",
     "check_randomness",
     "per_example_draws",
     "random_guard",
+    "refuse_unbatched_inplace_draw",
 ]
 
 #: Non-zero while a batching rule runs a random op on batched values (its draws are already
 #: per example: a factory it calls must not batch again).
 RANDOM_RULE_RUNNING = [0]
+
+INPLACE_DIFFERENT_MESSAGE = (
+    "vmap: Cannot ask for different inplace randomness on an unbatched tensor. This will appear "
+    "like same randomness. If this is necessary for your usage, please file an issue with "
+    "functorch."
+)
+
+
+def refuse_unbatched_inplace_draw() -> None:
+    """An in-place random op outside the batching rules fills a tensor that is not batched: with
+    "different" randomness PyTorch refuses it (every example would get the same draws)."""
+    if not RANDOM_RULE_RUNNING[0]:
+        raise RuntimeError(INPLACE_DIFFERENT_MESSAGE)
+
 
 RANDOMNESS_ERROR = (
     "vmap: called random operation while in randomness error mode. Please either use the "
@@ -103,10 +119,12 @@ def random_guard(randomness: str) -> Iterator[_Guard]:
     check_randomness(randomness)
     if randomness == "different":
         creation.PER_EXAMPLE_DRAWS.append(per_example_draws)
+        inplace.INPLACE_DRAW_CHECKS.append(refuse_unbatched_inplace_draw)
         try:
             yield _Guard(randomness)
         finally:
             creation.PER_EXAMPLE_DRAWS.remove(per_example_draws)
+            inplace.INPLACE_DRAW_CHECKS.remove(refuse_unbatched_inplace_draw)
         return
     real = default_generator._rng
     if randomness == "error" and not isinstance(real, _RefusingGenerator):

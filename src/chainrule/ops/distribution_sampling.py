@@ -24,7 +24,7 @@ from .._finfo import finfo
 from .._tensor import Tensor
 from ._registry import KEEP, op, tensor_method, zero_derivative
 from .creation import Generator, _format_scalar, _gen
-from .inplace import apply_inplace, check_inplace
+from .inplace import apply_inplace, check_inplace, check_inplace_draw
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 
 __all__ = [
@@ -514,6 +514,7 @@ def exponential_(self: Tensor, lambd: float = 1.0, *, generator: Generator | Non
         >>> bool((torch.empty(3).exponential_() >= 0).all())
         True
     """
+    check_inplace_draw()
     check_inplace(self)
     if not lambd > 0:
         raise RuntimeError(
@@ -534,6 +535,7 @@ def cauchy_(
         >>> torch.empty(2).cauchy_().shape
         chainrule.Size([2])
     """
+    check_inplace_draw()
     check_inplace(self)
     if not sigma > 0:
         raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={_format_scalar(sigma)}")
@@ -550,6 +552,7 @@ def geometric_(self: Tensor, p: float, *, generator: Generator | None = None) ->
         >>> bool((torch.empty(3).geometric_(0.5) >= 1).all())
         True
     """
+    check_inplace_draw()
     check_inplace(self)
     if not 0 < p < 1:
         raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={_format_scalar(p)}")
@@ -569,6 +572,7 @@ def log_normal_(
         >>> bool((torch.empty(3).log_normal_() > 0).all())
         True
     """
+    check_inplace_draw()
     check_inplace(self)
     if not std > 0:
         raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={_format_scalar(std)}")
@@ -666,6 +670,7 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
         >>> bool(((torch.empty(5).random_(3) >= 0) & (torch.empty(5).random_(3) < 3)).all())
         True
     """
+    check_inplace_draw()
     check_inplace(self)
     a = self._data
     names = (

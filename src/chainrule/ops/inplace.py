@@ -803,14 +803,28 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return apply_inplace(self, _copy, src)
 
 
+#: Installed by ``chainrule.func`` while a ``vmap`` with ``randomness="different"`` runs: the
+#: in-place random ops call them first, and they refuse to fill a tensor that is not batched
+#: (every example would get the same draws), as PyTorch's vmap does.
+INPLACE_DRAW_CHECKS: list[Callable[[], None]] = []
+
+
+def check_inplace_draw() -> None:
+    """Run the checks of :data:`INPLACE_DRAW_CHECKS` (an in-place random op is starting)."""
+    for check in INPLACE_DRAW_CHECKS:
+        check()
+
+
 def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from ``U(from_, to)``."""
+    check_inplace_draw()
     check_inplace(self)
     return apply_inplace(self, _uniform, from_, to, generator)
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
     """Fill with samples from ``N(mean, std**2)``."""
+    check_inplace_draw()
     check_inplace(self)
     return apply_inplace(self, _normal, mean, std, generator)
 

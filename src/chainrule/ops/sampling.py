@@ -98,6 +98,7 @@ _bernoulli_number_in_place.derivative("self")(zero_derivative)
 def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None) -> Tensor:
     """Fill ``self`` with 1 (probability ``p``, a number or a tensor broadcast to ``self``)
     or 0; returns ``self``."""
+    inplace.check_inplace_draw()
     if isinstance(p, Tensor):
         return inplace.inplace_call(self, _bernoulli_tensor_in_place, p, generator)
     return inplace.inplace_call(self, _bernoulli_number_in_place, p, generator)
