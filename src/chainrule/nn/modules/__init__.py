@@ -129,7 +129,7 @@ __all__ += [  # shuffle
     "PixelShuffle", "PixelUnshuffle", "ChannelShuffle"
 ]
 __all__ += [  # sparse
-    "Embedding"
+    "Embedding", "EmbeddingBag"
 ]
 __all__ += [  # transformer
     "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",

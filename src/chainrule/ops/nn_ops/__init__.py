@@ -17,6 +17,7 @@ from . import attention as _attention
 from . import convolution as _convolution
 from . import dropout as _dropout
 from . import embedding as _embedding
+from . import embedding_bag as _embedding_bag
 from . import fold as _fold
 from . import local_norms as _local_norms
 from . import losses as _losses
@@ -35,9 +36,9 @@ from . import unpooling as _unpooling
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
-            _fold, _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
-            _multi_margin_losses, _normalization, _packing, _padding, _pdist, _pooling,
-            _random_activations, _shuffle, _unpooling, _upsampling)
+            _embedding_bag, _fold, _local_norms, _losses, _margin_losses, _misc,
+            _multi_head_attention, _multi_margin_losses, _normalization, _packing, _padding,
+            _pdist, _pooling, _random_activations, _shuffle, _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -45,6 +46,7 @@ from .attention import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
+from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .losses import *  # noqa: F403
@@ -81,6 +83,9 @@ __all__ += [  # dropout
 ]
 __all__ += [  # embedding
     "embedding", "embedding_backward"
+]
+__all__ += [  # embedding_bag
+    "embedding_bag"
 ]
 __all__ += [  # fold
     "unfold", "fold"
