@@ -14,6 +14,7 @@ import chainrule
 from chainrule import ir
 from chainrule.ir import backward, helpers
 from chainrule.ops import activation, linalg, pointwise, reduction
+from chainrule.ops import shape as shape_ops
 
 # -- the seed example ---------------------------------------------------------------------------
 
@@ -524,3 +525,25 @@ def test_numpy_scalars_fed_or_constant_keep_their_dtype() -> None:
         )
         assert value.dtype == grad.dtype == np.float64
         assert float(value) == 6.0 and float(grad) == 36.0
+
+
+def test_an_unknown_size_meeting_a_known_one_is_inferred_as_tensorflow_does() -> None:
+    g = ir.Graph()
+    a = g.placeholder((2, 2), chainrule.float32, name="a")
+    b = g.placeholder((None,), chainrule.float32, name="b")
+    c = g.placeholder((None, 1), chainrule.float32, name="c")
+    assert g.call(pointwise._add, (a, b)).output.shape == (2, 2)
+    assert g.call(pointwise._add, (b, c)).output.shape == (None, None)
+    row = g.call(pointwise._add, (c, g.constant(np.zeros((3, 1), np.float32)))).output
+    assert row.shape == (3, 1)
+    picked = g.call(shape_ops._select, (c, 0, 5)).output  # (an index along an unknown size)
+    assert picked.shape == (1,)
+    (g_row,) = ir.gradients(g, [_c(g, reduction._sum_all, _c(g, pointwise.mul, row, row))], [c])
+    (g_pick,) = ir.gradients(g, [_c(g, reduction._sum_all, picked)], [c])
+    with pytest.raises(RuntimeError):  # at run time the sizes must fit: 6 rows are not 3
+        ir.run(g, [g_row], {c: np.ones((6, 1), np.float32)})
+    values = np.arange(6, dtype=np.float32).reshape(6, 1)
+    (grad,) = ir.run(g, [g_row], {c: values[:3]})
+    np.testing.assert_array_equal(grad, 2 * values[:3])
+    (grad,) = ir.run(g, [g_pick], {c: values})
+    assert grad.shape == (6, 1) and grad.ravel().tolist() == [0, 0, 0, 0, 0, 1]

@@ -236,8 +236,9 @@ def _check(program: Any, dtype: str, tolerance: float, unknown_rows: bool = Fals
     except RuntimeError:
         if not unknown_rows:
             raise
-        # A value of unknown rows meeting a constant of 3 rows: shape inference probes the
-        # unknown size with 2 and fails when the graph is built (never a wrong value).
+        # Unknown rows meeting a constant of 3 rows in a matrix product (``(?, 3) @ (?, 4)``
+        # needs the rows to be 3): no probe size fits, the graph fails to build (never a
+        # wrong value). Broadcasting against 3 rows builds (the unknown size probed as 1).
         reject()
     theirs = _run_torch(program, dtype)
     if unknown_rows:  # (formulas that need the run-time shape run opaque: first order only)

@@ -332,3 +332,21 @@ def test_dtypes_and_shapes_as_tensorflow_1_has_them() -> None:
     assert not p.shape.is_compatible_with([7, 4])
     with pytest.raises(TypeError, match="Cannot convert value 'x' to a TensorFlow DType."):
         tf.as_dtype("x")
+
+
+def test_slicing_gradients_match_pytorch_and_bad_indices_raise() -> None:
+    values = np.arange(12.0).reshape(3, 4)
+    x = tf.placeholder(tf.float64, [None, 4])
+    y = tf.reduce_sum(x[:, 1:3] * x[0, 1:3]) + x[2, 3] * 2.0
+    (grad,) = tf.gradients(y, [x])
+    with tf.Session() as sess:
+        ours = sess.run([y, grad], {x: values})
+    t = torch.tensor(values, requires_grad=True)
+    expected = (t[:, 1:3] * t[0, 1:3]).sum() + t[2, 3] * 2.0
+    expected.backward()
+    assert ours[0] == expected.item()
+    np.testing.assert_array_equal(ours[1], t.grad.numpy())
+    with pytest.raises(ValueError, match="positive steps only"):
+        x[::-1]
+    with pytest.raises(TypeError, match="are valid indices, got 'a'"):
+        x["a"]

@@ -204,4 +204,21 @@ with tf.Session() as sess:
             print(i, round(float(l), 4))
     print(sess.run(accuracy, {x: X, y: Y}), np.round(sess.run(W), 3))
 """,
+    # Indexing (TensorFlow's strided_slice; the operations inside each slice's scope are not
+    # listed: chainrule slices one dimension per operation).
+    "slicing": """
+a = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
+outs = [a[:, 0], a[1], a[0:2, 1:], a[:, 1:3:2], a[2, 3], a[:]]
+for o in outs:
+    print(o)
+print([o.name + ":" + o.type for o in tf.get_default_graph().get_operations()
+       if "/" not in o.name])
+v = tf.Variable(np.ones((2, 3), np.float32))
+y = tf.reduce_sum(v[:, 1:] * v[0, 1:]) + tf.reduce_sum(v[1, 2] * 3.0)
+(g,) = tf.gradients(y, [v])
+with tf.Session() as s:
+    s.run(tf.global_variables_initializer())
+    for o in s.run(outs + [y, g]):
+        print(repr(o))
+""",
 }

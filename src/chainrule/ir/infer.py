@@ -23,8 +23,10 @@ from ..autograd.grad_mode import no_grad
 
 __all__ = ["PROBE_SIZES", "example_input", "infer_call", "Inferred", "to_tensors"]
 
-#: The sizes an unknown dimension takes in the two example runs.
-PROBE_SIZES = (2, 3)
+#: The sizes an unknown dimension takes in the two example runs: unlikely sizes of a real
+#: dimension (an unknown size broadcast against a known one fails to build), and large enough
+#: for the small indices programs take along an unknown dimension (``x[2]``).
+PROBE_SIZES = (13, 17)
 
 
 def _filled(shape: tuple[int, ...], dtype: DType) -> np.ndarray:
@@ -98,7 +100,14 @@ def infer_call(target: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) 
     """Run ``target`` on the examples of its arguments: its outputs' shapes, dtypes and
     examples. Raises what ``target`` raises for arguments that do not fit."""
     values = [v for v in _flat(args, kwargs)]
-    first = _run(target, args, kwargs, lambda v: v.example)
+    try:
+        first = _run(target, args, kwargs, lambda v: v.example)
+    except Exception:
+        if all(v.known_shape for v in values):
+            raise
+        # An unknown size meeting a known one ((?,) + (2, 2)): unknown sizes as 1, which
+        # broadcasts; an output size of 1 where an input's size is unknown stays unknown.
+        return _inferred_with_ones(target, args, kwargs, values)
     second: list[np.ndarray] | None = None
     if any(v.probe is not None for v in values):
         try:
@@ -125,6 +134,40 @@ def infer_call(target: Callable[..., Any], args: tuple, kwargs: dict[str, Any]) 
         result.dtypes.append(from_numpy_dtype(array.dtype))
         result.examples.append(array)
         result.probes.append(probe)
+    return result
+
+
+def _as_ones(value: Any) -> np.ndarray:
+    if value.known_shape:
+        return value.example
+    shape = () if value.shape is None else tuple(1 if d is None else d for d in value.shape)
+    return _filled(shape, from_numpy_dtype(value.example.dtype))
+
+
+def _inferred_with_ones(
+    target: Callable[..., Any], args: tuple, kwargs: dict[str, Any], values: list[Any]
+) -> Inferred:
+    try:
+        outputs = _run(target, args, kwargs, _as_ones)
+    except Exception:  # noqa: BLE001 - it does not fit either: the error of the probe sizes
+        _run(target, args, kwargs, lambda v: v.example)
+        raise
+    unknown_rank = any(v.shape is None for v in values)
+    result = Inferred()
+    for array in outputs:
+        shape: tuple[int | None, ...] | None = None
+        if not unknown_rank:
+            dims = list(array.shape)
+            for value in values:
+                offset = len(dims) - len(value.shape)
+                for k, d in enumerate(value.shape):
+                    if d is None and 0 <= offset + k < len(dims) and dims[offset + k] == 1:
+                        dims[offset + k] = None
+            shape = tuple(dims)
+        result.shapes.append(shape)
+        result.dtypes.append(from_numpy_dtype(array.dtype))
+        result.examples.append(array)
+        result.probes.append(None)
     return result
 
 

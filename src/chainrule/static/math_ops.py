@@ -749,6 +749,59 @@ def softmax_cross_entropy_with_logits(
     )
 
 
+_END = 2**63 - 1  # PyTorch's end of an open slice
+
+
+def strided_slice_of(tensor: Any, index: Any) -> Tensor:
+    """``tensor[index]`` for integers and slices with positive steps (TensorFlow's
+    ``strided_slice``): one ``_select`` or ``_slice`` op per indexed dimension, the last named
+    ``strided_slice``, with TensorFlow's ``stack`` constants (begin, end, strides) beside it."""
+    graph = get_default_graph()
+    tx = convert_to_tensor(tensor)
+    items = index if isinstance(index, tuple) else (index,)
+    begin, end, strides = [], [], []
+    steps: list[tuple[Callable[..., Any], tuple]] = []
+    dim = 0
+    for item in items:
+        if isinstance(item, slice):
+            step = 1 if item.step is None else int(item.step)
+            if step <= 0:
+                raise ValueError("chainrule.static slices take positive steps only")
+            start = 0 if item.start is None else int(item.start)
+            stop = _END if item.stop is None else int(item.stop)
+            begin.append(start)
+            end.append(0 if item.stop is None else stop)
+            strides.append(step)
+            if (start, stop, step) != (0, _END, 1):
+                steps.append((shape_ops._slice, (dim, start, stop, step)))
+            dim += 1
+        elif isinstance(item, int | np.integer):
+            begin.append(int(item))
+            end.append(int(item) + 1)
+            strides.append(1)
+            steps.append((shape_ops._select, (dim, int(item))))
+        else:
+            raise TypeError(
+                "Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`) and scalar "
+                f"tf.int32/tf.int64 tensors are valid indices, got {item!r}"
+            )
+    op_name = graph.unique_name("strided_slice")
+    with graph.ir.name_scope(op_name + "/"):
+        stacks = [
+            constant(np.asarray(values, dtype=np.int32), name=name)
+            for name, values in (("stack", begin), ("stack_1", end), ("stack_2", strides))
+        ]
+        value = tx
+        for target, args in steps[:-1]:
+            value = build_call(graph, target, (value, *args), graph.unique_name("slice"), "Slice")
+    if not steps:
+        return build_call(
+            graph, helpers.identity, (value,), op_name, "StridedSlice", extra_inputs=stacks
+        )
+    target, args = steps[-1]
+    return build_call(graph, target, (value, *args), op_name, "StridedSlice", extra_inputs=stacks)
+
+
 # -- operators of Tensor ------------------------------------------------------------------------
 
 
@@ -808,6 +861,7 @@ def _install_operators() -> None:
         "__rpow__": rpow_operator,
         "__neg__": neg_operator,
         "__abs__": abs_operator,
+        "__getitem__": strided_slice_of,
     }
     for dunder, method in more.items():
         setattr(Tensor, dunder, method)

@@ -193,6 +193,7 @@ def _delegate(name: str) -> Any:
 
 
 for _name in (
+    "getitem",
     "add",
     "radd",
     "sub",
