@@ -35,6 +35,23 @@ CASES: dict[str, Any] = {
     "diagonal_copy": lambda L: L.diagonal_copy(_x(L), 1, 1, 2),
     "diagonal_copy_same": lambda L: L.diagonal_copy(_x(L), 0, 1, 1),
     "t_copy_int": lambda L: L.t_copy(L.tensor([[1, 2]])),
+    "expand_copy": lambda L: L.expand_copy(_x(L)[:, :1], (2, 3, 4)),
+    "expand_copy_bad": lambda L: L.expand_copy(_x(L), (3, 3, 4)),
+    "view_copy": lambda L: L.view_copy(_x(L), (4, -1)),
+    "view_copy_transposed": lambda L: L.view_copy(_x(L).mT, (-1,)),
+    "view_copy_bad": lambda L: L.view_copy(_x(L), (5, -1)),
+    "view_copy_dtype": lambda L: L.view_copy(_x(L), L.int32),
+    "squeeze_copy": lambda L: L.squeeze_copy(_x(L)[:, :1]),
+    "squeeze_copy_dim": lambda L: L.squeeze_copy(_x(L)[:, :1], 1),
+    "squeeze_copy_dims": lambda L: L.squeeze_copy(_x(L)[:1, :1], (0, 1)),
+    "slice_copy": lambda L: L.slice_copy(_x(L), 2, -3, None, 2),
+    "slice_copy_default": lambda L: L.slice_copy(_x(L)),
+    "slice_copy_step": lambda L: L.slice_copy(_x(L), 1, 0, 3, 0),
+    "narrow_copy": lambda L: L.narrow_copy(_x(L), 2, 1, 2),
+    "narrow_copy_negative": lambda L: _x(L).narrow_copy(0, -1, 1),
+    "narrow_copy_bad": lambda L: L.narrow_copy(_x(L), 2, 3, 2),
+    "unfold_copy": lambda L: L.unfold_copy(_x(L), 2, 2, 1),
+    "unfold_copy_bad": lambda L: L.unfold_copy(_x(L), 2, 5, 1),
 }
 
 
@@ -60,6 +77,12 @@ GRAD_CALLS = {
     "permute_copy": lambda L, x: L.permute_copy(x, (1, 2, 0)),
     "select_copy": lambda L, x: L.select_copy(x, 2, 1),
     "diagonal_copy": lambda L, x: L.diagonal_copy(x, -1, 2, 1),
+    "expand_copy": lambda L, x: L.expand_copy(x, (3, 2, 3, 4)),
+    "view_copy": lambda L, x: L.view_copy(x, (6, 4)),
+    "squeeze_copy": lambda L, x: L.squeeze_copy(x, 0),
+    "slice_copy": lambda L, x: L.slice_copy(x, 1, 1, 3),
+    "narrow_copy": lambda L, x: L.narrow_copy(x, 2, 1, 2),
+    "unfold_copy": lambda L, x: L.unfold_copy(x, 2, 2, 2),
 }
 
 

@@ -14,3 +14,17 @@ OPS = [
     OpInfo("select_copy", lambda lib, x: lib.select_copy(x, 1, -1), [((3, 4),)]),
     OpInfo("diagonal_copy", lambda lib, x: lib.diagonal_copy(x, 1, 1, 0), [((3, 4),)]),
 ]
+
+OPS += [
+    OpInfo("expand_copy", lambda lib, x: lib.expand_copy(x, (2, -1, 4)), [((1, 3, 4),)]),
+    # (contiguous input: PyTorch's forward mode views the tangent of a transposed one and fails)
+    OpInfo("view_copy", lambda lib, x: lib.view_copy(x, (2, -1)), [((3, 4),)]),
+    OpInfo("squeeze_copy", lambda lib, x: lib.squeeze_copy(x), [((3, 1, 4),)]),
+    OpInfo("squeeze_copy_dim", lambda lib, x: lib.squeeze_copy(x, 1), [((3, 1, 4),)]),
+    OpInfo("squeeze_copy_dims", lambda lib, x: lib.squeeze_copy(x, (0, 1)), [((1, 1, 4),)]),
+    OpInfo("slice_copy", lambda lib, x: lib.slice_copy(x, 1, -3, None, 2), [((3, 4),)]),
+    # (a non-negative start: PyTorch's NarrowCopyBackward0 fails for a negative one)
+    OpInfo("narrow_copy", lambda lib, x: lib.narrow_copy(x, 0, 1, 2), [((3, 4),)]),
+    OpInfo("Tensor.narrow_copy", lambda lib, x: x.narrow_copy(1, 1, 2), [((3, 4),)]),
+    OpInfo("unfold_copy", lambda lib, x: lib.unfold_copy(x, 1, 2, 1), [((3, 4),)]),
+]

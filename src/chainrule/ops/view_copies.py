@@ -11,11 +11,31 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import dtype
 from .._tensor import Tensor, wrap_dim
 from ._opnode import make_node_class
-from ._registry import make_public
+from ._registry import make_public, tensor_method
+from .copying import clone, view_dtype
 from .indexing import _alias
-from .shape import _index_arg, _permute, _select, diagonal, size_args, t, transpose, unsqueeze
+from .rearranging import _unfold
+from .shape import (
+    _expand,
+    _index_arg,
+    _permute,
+    _select,
+    _slice,
+    _squeeze_all,
+    _squeeze_dim,
+    _squeeze_dims,
+    _unsafe_view,
+    diagonal,
+    narrow,
+    size_args,
+    squeeze_with,
+    t,
+    transpose,
+    unsqueeze,
+)
 
 __all__ = [
     "alias_copy",
@@ -25,6 +45,12 @@ __all__ = [
     "unsqueeze_copy",
     "select_copy",
     "diagonal_copy",
+    "expand_copy",
+    "view_copy",
+    "squeeze_copy",
+    "slice_copy",
+    "narrow_copy",
+    "unfold_copy",
 ]
 
 
@@ -61,6 +87,18 @@ _unsqueeze_copy = _copy_of(unsqueeze, "UnsqueezeBackward0_copy", "unsqueeze_copy
 _select_copy = _copy_of(_select, "SelectBackward0_copy", "select_copy")
 _diagonal_copy = _copy_of(diagonal, "DiagonalBackward0_copy", "diagonal_copy")
 
+_expand_copy = _copy_of(_expand, "ExpandBackward0_copy", "expand_copy")
+# (view_copy copies whatever the layout, as PyTorch's: a reshape into new memory)
+_view_copy = _copy_of(_unsafe_view, "ViewBackward0_copy", "view_copy")
+_squeeze_copies = (
+    _copy_of(_squeeze_all, "SqueezeBackward0_copy", "squeeze_copy"),
+    _copy_of(_squeeze_dim, "SqueezeBackward1_copy", "squeeze_copy"),
+    _copy_of(_squeeze_dims, "SqueezeBackward2_copy", "squeeze_copy"),
+)
+_slice_copy = _copy_of(_slice, "SliceBackward0_copy", "slice_copy")
+_narrow_copy = _copy_of(_slice, "NarrowCopyBackward0", "narrow_copy")
+_unfold_copy = _copy_of(_unfold, "UnfoldBackward0_copy", "unfold_copy")
+
 #: The copy ops' nodes (a JVP rule each: the op applied to the tangent, as the view's).
 COPY_NODES = (
     "AliasBackward0_copy",
@@ -69,6 +107,14 @@ COPY_NODES = (
     "PermuteBackward0_copy",
     "UnsqueezeBackward0_copy",
     "SelectBackward0_copy",
+    "ExpandBackward0_copy",
+    "ViewBackward0_copy",
+    "SqueezeBackward0_copy",
+    "SqueezeBackward1_copy",
+    "SqueezeBackward2_copy",
+    "SliceBackward0_copy",
+    "NarrowCopyBackward0",
+    "UnfoldBackward0_copy",
 )
 
 
@@ -108,3 +154,49 @@ def select_copy(input: Tensor, dim: int, index: int) -> Tensor:
 def diagonal_copy(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """``input.diagonal(offset, dim1, dim2)`` in new, contiguous memory."""
     return _diagonal_copy(input, offset, dim1, dim2)
+
+
+def expand_copy(input: Tensor, size: Any, *, implicit: bool = False) -> Tensor:
+    """``input.expand(size)`` in new, contiguous memory."""
+    return _expand_copy(input, size_args((size,)))
+
+
+def view_copy(input: Tensor, size: Any) -> Tensor:
+    """``input`` with the shape ``size`` (``-1`` inferred) in new, contiguous memory; with a
+    dtype, its bytes read as that dtype (without history: the dtype views PyTorch's sweep
+    meets change the dtype's kind)."""
+    if isinstance(size, dtype):
+        return clone(view_dtype(input.detach(), size))
+    return _view_copy(input, size_args((size,)))
+
+
+def squeeze_copy(input: Tensor, dim: Any = None) -> Tensor:
+    """``input.squeeze(dim)`` in new, contiguous memory."""
+    return squeeze_with(_squeeze_copies, input, dim)
+
+
+def slice_copy(
+    input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
+) -> Tensor:
+    """``input``'s elements ``start:end:step`` along ``dim`` in new, contiguous memory."""
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    d = wrap_dim(dim, input._data.ndim)
+    return _slice_copy(input, d, start, end, step)
+
+
+@tensor_method
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``input.narrow(dim, start, length)`` in new, contiguous memory
+    (``NarrowCopyBackward0``)."""
+    narrow(input.detach(), dim, start, length)  # (narrow's checks and errors)
+    d = wrap_dim(dim, input._data.ndim)
+    begin = _index_arg(start)
+    if begin < 0:
+        begin += input._data.shape[d]
+    return _narrow_copy(input, d, begin, begin + _index_arg(length), 1)
+
+
+def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """``input.unfold(dimension, size, step)`` in new, contiguous memory."""
+    return _unfold_copy(input, dimension, size, step)
