@@ -23,10 +23,12 @@ from typing import Any
 from .._tensor import Tensor
 from ..ops.nn_ops import _dropout as _dropout_ops  # (the modules: the package's names for
 from ..ops.nn_ops import _embedding as _embedding_ops  # dropout and embedding are functions)
+from ..ops.nn_ops.affine_grid import affine_grid_generator
 from . import functional as F
 
 __all__ = [
     "adaptive_avg_pool1d",
+    "affine_grid_generator",
     "adaptive_max_pool1d",
     "alpha_dropout",
     "alpha_dropout_",

@@ -797,6 +797,7 @@ allow_jvp_nodes(
     "MaxPool2DWithIndicesBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
     "AdaptiveMaxPool2DBackwardBackward0", "AdaptiveMaxPool3DBackwardBackward0",
     "NllLossBackward0", "NllLoss2DBackward0", "MaxUnpool2DBackward0", "MaxUnpool3DBackward0",
+    "AffineGridGeneratorBackward0",
     # several outputs: the op applied to the tangent gives one tangent per output
     "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
 )

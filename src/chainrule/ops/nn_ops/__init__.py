@@ -13,6 +13,7 @@ from typing import Any
 
 from . import activation_backward as _activation_backward
 from . import activations as _activations
+from . import affine_grid as _affine_grid
 from . import attention as _attention
 from . import convolution as _convolution
 from . import dropout as _dropout
@@ -35,13 +36,14 @@ from . import shuffle as _shuffle
 from . import unpooling as _unpooling
 from . import upsampling as _upsampling
 
-_MODULES = (_activation_backward, _activations, _attention, _convolution, _dropout, _embedding,
-            _embedding_bag, _fold, _local_norms, _losses, _margin_losses, _misc,
-            _multi_head_attention, _multi_margin_losses, _normalization, _packing, _padding,
+_MODULES = (_activation_backward, _activations, _affine_grid, _attention, _convolution,
+            _dropout, _embedding, _embedding_bag, _fold, _local_norms, _losses, _margin_losses,
+            _misc, _multi_head_attention, _multi_margin_losses, _normalization, _packing, _padding,
             _pdist, _pooling, _random_activations, _shuffle, _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
+from .affine_grid import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .convolution import *  # noqa: F403
 from .dropout import *  # noqa: F403
@@ -70,6 +72,9 @@ __all__ = [  # activations
     "gelu", "silu", "elu", "selu", "celu", "leaky_relu", "softplus", "hardtanh", "relu6",
     "logsigmoid", "hardswish", "hardsigmoid", "mish", "softsign", "tanhshrink", "softmin",
     "threshold", "glu", "prelu", "hardshrink", "softshrink"
+]
+__all__ += [  # affine_grid
+    "affine_grid"
 ]
 __all__ += [  # attention
     "scaled_dot_product_attention"
