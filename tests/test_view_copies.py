@@ -52,10 +52,20 @@ CASES: dict[str, Any] = {
     "narrow_copy_bad": lambda L: L.narrow_copy(_x(L), 2, 3, 2),
     "unfold_copy": lambda L: L.unfold_copy(_x(L), 2, 2, 1),
     "unfold_copy_bad": lambda L: L.unfold_copy(_x(L), 2, 5, 1),
+    "split_copy": lambda L: L.split_copy(_x(L), 2, 2),
+    "split_copy_one": lambda L: L.split_copy(_x(L), 9),
+    "split_copy_zero": lambda L: L.split_copy(_x(L), 0),
+    "split_with_sizes_copy": lambda L: L.split_with_sizes_copy(_x(L), [1, 2], 1),
+    "split_with_sizes_copy_bad": lambda L: L.split_with_sizes_copy(_x(L), [1, 1], 1),
+    "unbind_copy": lambda L: L.unbind_copy(_x(L), 1),
+    "unbind_copy_one": lambda L: L.unbind_copy(_x(L)[:1]),
+    "unbind_copy_0d": lambda L: L.unbind_copy(L.tensor(1.0)),
 }
 
 
 def show(r: Any) -> Any:
+    if isinstance(r, tuple):
+        return [show(piece) for piece in r]
     return (
         str(r).replace("chainrule", "torch"),
         r.grad_fn.name() if r.grad_fn else None,

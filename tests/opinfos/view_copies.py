@@ -28,3 +28,20 @@ OPS += [
     OpInfo("Tensor.narrow_copy", lambda lib, x: x.narrow_copy(1, 1, 2), [((3, 4),)]),
     OpInfo("unfold_copy", lambda lib, x: lib.unfold_copy(x, 1, 2, 1), [((3, 4),)]),
 ]
+
+
+def _weighted(lib, pieces):  # noqa: ANN001, ANN202 - (lib, tuple of tensors)
+    return lib.cat([p.reshape(-1) * (k + 1) for k, p in enumerate(pieces)])
+
+
+OPS += [
+    OpInfo("split_copy", lambda lib, x: _weighted(lib, lib.split_copy(x, 2, 1)), [((3, 5),)]),
+    OpInfo("split_copy_one", lambda lib, x: _weighted(lib, lib.split_copy(x, 5)), [((3, 2),)]),
+    OpInfo(
+        "split_with_sizes_copy",
+        lambda lib, x: _weighted(lib, lib.split_with_sizes_copy(x, [1, 2], 0)),
+        [((3, 2),)],
+    ),
+    OpInfo("unbind_copy", lambda lib, x: _weighted(lib, lib.unbind_copy(x, -1)), [((3, 2),)]),
+    OpInfo("unbind_copy_one", lambda lib, x: _weighted(lib, lib.unbind_copy(x)), [((1, 2),)]),
+]

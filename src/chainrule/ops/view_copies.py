@@ -24,16 +24,25 @@ from .shape import (
     _permute,
     _select,
     _slice,
+    _split_many,
+    _split_one,
+    _split_with_sizes_many,
+    _split_with_sizes_one,
     _squeeze_all,
     _squeeze_dim,
     _squeeze_dims,
+    _unbind_many,
+    _unbind_one,
     _unsafe_view,
     diagonal,
     narrow,
     size_args,
+    split,
+    split_with_sizes,
     squeeze_with,
     t,
     transpose,
+    unbind,
     unsqueeze,
 )
 
@@ -51,6 +60,9 @@ __all__ = [
     "slice_copy",
     "narrow_copy",
     "unfold_copy",
+    "split_copy",
+    "split_with_sizes_copy",
+    "unbind_copy",
 ]
 
 
@@ -61,8 +73,11 @@ def _copy_of(view_public: Any, node_name: str, name: str) -> Any:
     opdef = copy.copy(source)
     view_forward = source.forward
 
-    def forward(*args: Any) -> np.ndarray:
-        return np.array(view_forward(*args), order="C", copy=True)
+    def forward(*args: Any) -> Any:
+        out = view_forward(*args)
+        if isinstance(out, list | tuple):  # (split, unbind: several pieces)
+            return [np.array(piece, order="C", copy=True) for piece in out]
+        return np.array(out, order="C", copy=True)
 
     opdef.forward = forward
     opdef.name = name
@@ -99,6 +114,19 @@ _slice_copy = _copy_of(_slice, "SliceBackward0_copy", "slice_copy")
 _narrow_copy = _copy_of(_slice, "NarrowCopyBackward0", "narrow_copy")
 _unfold_copy = _copy_of(_unfold, "UnfoldBackward0_copy", "unfold_copy")
 
+_split_copies = (
+    _copy_of(_split_one, "SplitBackward0_copy", "split_copy"),
+    _copy_of(_split_many, "SplitBackward0_copy", "split_copy"),
+)
+_split_with_sizes_copies = (
+    _copy_of(_split_with_sizes_one, "SplitWithSizesBackward0_copy", "split_with_sizes_copy"),
+    _copy_of(_split_with_sizes_many, "SplitWithSizesBackward0_copy", "split_with_sizes_copy"),
+)
+_unbind_copies = (
+    _copy_of(_unbind_one, "UnbindBackward0_copy", "unbind_copy"),
+    _copy_of(_unbind_many, "UnbindBackward0_copy", "unbind_copy"),
+)
+
 #: The copy ops' nodes (a JVP rule each: the op applied to the tangent, as the view's).
 COPY_NODES = (
     "AliasBackward0_copy",
@@ -115,6 +143,9 @@ COPY_NODES = (
     "SliceBackward0_copy",
     "NarrowCopyBackward0",
     "UnfoldBackward0_copy",
+    "SplitBackward0_copy",
+    "SplitWithSizesBackward0_copy",
+    "UnbindBackward0_copy",
 )
 
 
@@ -200,3 +231,31 @@ def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
 def unfold_copy(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     """``input.unfold(dimension, size, step)`` in new, contiguous memory."""
     return _unfold_copy(input, dimension, size, step)
+
+
+def split_copy(input: Tensor, split_size: int, dim: int = 0) -> tuple:
+    """``input.split(split_size, dim)``, each piece in new, contiguous memory."""
+    pieces = split(input.detach(), split_size, dim)  # (split's checks and errors)
+    if len(pieces) == 1:  # (the one-piece twin: see ``_split_one`` in ops/shape.py)
+        return (_split_copies[0](input),)
+    d = wrap_dim(dim, input._data.ndim)
+    return tuple(_split_copies[1](input, _index_arg(split_size), d))
+
+
+def split_with_sizes_copy(input: Tensor, split_sizes: Any, dim: int = 0) -> tuple:
+    """``input.split_with_sizes(split_sizes, dim)``, each piece in new, contiguous memory."""
+    pieces = split_with_sizes(input.detach(), split_sizes, dim)
+    if len(pieces) == 1:
+        return (_split_with_sizes_copies[0](input),)
+    d = wrap_dim(dim, input._data.ndim)
+    sizes = tuple(p._data.shape[d] for p in pieces)
+    return tuple(_split_with_sizes_copies[1](input, sizes, d))
+
+
+def unbind_copy(input: Tensor, dim: int = 0) -> tuple:
+    """``input.unbind(dim)``, each slice in new, contiguous memory."""
+    pieces = unbind(input.detach(), dim)
+    d = wrap_dim(dim, input._data.ndim)
+    if len(pieces) == 1:
+        return (_unbind_copies[0](input, d),)
+    return tuple(_unbind_copies[1](input, d))
