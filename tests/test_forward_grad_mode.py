@@ -119,3 +119,32 @@ def test_level_entered_while_off_carries_tangents_once_on() -> None:
             return fw.unpack_dual(a * 2).tangent, fw.unpack_dual(b.exp()).tangent
 
     same_outcome(program)
+
+
+def test_inference_mode_turns_forward_grad_off() -> None:
+    # As PyTorch's InferenceMode: off inside (no tangent made, read or carried; make_dual
+    # inside gives none even after), on again in inference_mode(False), restored after.
+    def program(lib: Any) -> Any:
+        fw = _fw(lib)
+        out: list[Any] = []
+        with lib.inference_mode():
+            out.append(fw._is_fwd_grad_enabled())
+            with lib.inference_mode(False):
+                out.append(fw._is_fwd_grad_enabled())
+        out.append(fw._is_fwd_grad_enabled())
+        x = lib.tensor([1.0, 2.0])
+        with fw.dual_level():
+            d = fw.make_dual(lib.ones(2), lib.ones(2))
+            with lib.inference_mode():
+                with lib.inference_mode(False):
+                    out.append(fw.unpack_dual(d * 2).tangent)
+                e = d * 3
+                out.append(fw.unpack_dual(d).tangent)
+                d2 = fw.make_dual(x, lib.ones(2))
+            out += [fw.unpack_dual(e).tangent, fw.unpack_dual(d2).tangent]
+            with lib.inference_mode():
+                d.mul_(2)  # (the primal changes, the tangent does not)
+            out += [fw.unpack_dual(d), fw.unpack_dual(d * 2).tangent]
+        return out
+
+    same_outcome(program)

@@ -90,8 +90,7 @@ def test_make_dual_of_an_inference_tensor() -> None:
             copy = foo.clone()
             with fw.dual_level():
                 dual = fw.make_dual(foo, lib.ones(2))
-                # (not compared: the tangent, which PyTorch's inference mode drops)
-                first = (dual._is_view(), dual._base is None)
+                first = (dual._is_view(), dual._base is None, fw.unpack_dual(dual).tangent)
                 dual += 1
                 changed = not lib.allclose(foo, copy)
         return first, changed

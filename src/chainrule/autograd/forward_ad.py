@@ -32,7 +32,7 @@ from .forward_grad import (
     set_tangent,
     suspended,
 )
-from .grad_mode import _DecoratorContextManager
+from .grad_mode import INFERENCE, _DecoratorContextManager, mode_get
 
 __all__ = [
     "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
@@ -110,7 +110,8 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
                 tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype)
             laid_out.copy_(tangent)
             tangent = laid_out
-    set_tangent(dual, tangent)  # (also with forward grad mode off: seen once it is on)
+    if not mode_get() & INFERENCE:  # (inference mode: no tangent, as PyTorch)
+        set_tangent(dual, tangent)  # (also with forward grad mode off: seen once it is on)
     return dual
 
 

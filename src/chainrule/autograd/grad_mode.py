@@ -15,6 +15,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .forward_grad import is_fwd_grad_enabled, set_fwd_grad_enabled
+
 __all__ = [
     "no_grad",
     "enable_grad",
@@ -290,10 +292,14 @@ class inference_mode(_BareDecorator):  # noqa: N801 - PyTorch's public name
         self.mode = mode
         self.prev_grad = True
         self.prev_inference = False
+        self.prev_fwd_grad = True
 
     def __enter__(self) -> None:
         self.prev_grad = state.grad_enabled
         self.prev_inference = state.inference
+        # (forward grad mode follows, as PyTorch's InferenceMode: off inside, on in mode=False)
+        self.prev_fwd_grad = is_fwd_grad_enabled()
+        set_fwd_grad_enabled(not self.mode)
         if self.mode:
             state.grad_enabled = False
             state.inference = True
@@ -305,6 +311,7 @@ class inference_mode(_BareDecorator):  # noqa: N801 - PyTorch's public name
     def __exit__(self, *exc: object) -> None:
         state.grad_enabled = self.prev_grad
         state.inference = self.prev_inference
+        set_fwd_grad_enabled(self.prev_fwd_grad)
         if self.mode:
             INFERENCE_BLOCKS[0] -= 1
 
