@@ -151,3 +151,53 @@ def test_broadcast_shapes_matches_torch(shapes: tuple) -> None:
 def test_torch_functional_is_importable_as_in_pytorch() -> None:
     assert torch.functional.broadcast_shapes((1,), (2,)) == (2,)
     assert chainrule.functional.broadcast_shapes((1,), (2,)) == (2,)
+
+
+VERSION_PROGRAM = """
+import torch
+
+v = torch.__version__
+print(type(v).__name__, v.split("+")[0], v >= "2.0", v >= (2, 13), v < "2.14", v > "2.13.0rc1")
+print(torch.version.cuda, torch.version.hip, isinstance(v, str))
+print(torch.version.__version__ == v, torch.torch_version.TorchVersion is type(v))
+"""
+
+
+def test_version_checks_behave_as_under_pytorch(tmp_path: Path) -> None:
+    script = tmp_path / "version.py"
+    script.write_text(VERSION_PROGRAM)
+    theirs = _run([str(script)], tmp_path)
+    ours = _run(["-m", "chainrule", "run", str(script)], tmp_path)
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        "2.13",
+        "2.14",
+        "2.13.0",
+        "2.13.1a0",
+        "2.9",
+        "10.0",
+        (2, 13),
+        (2, 13, 0),
+        "2.13.0rc1",
+        "2.13.0.post1",
+        "2.13.0.dev20240101",
+        "abc",
+        "2.13.0+zzz",
+        "2.13.0+aaa",
+        "1!2.0",
+    ],
+)
+def test_torch_version_compares_as_pytorchs(other: object) -> None:
+    from torch.torch_version import TorchVersion as TheirTorchVersion
+
+    from chainrule.torch_version import PYTORCH_API_VERSION, TorchVersion
+
+    ours, theirs = TorchVersion(PYTORCH_API_VERSION), TheirTorchVersion(PYTORCH_API_VERSION)
+    for compare in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__"):
+        assert getattr(ours, compare)(other) == getattr(theirs, compare)(other), compare
+    assert str(ours) == str(theirs) and hash(ours) == hash(theirs)

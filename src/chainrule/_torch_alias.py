@@ -22,6 +22,7 @@ import sys
 import types
 from collections.abc import Sequence
 
+from . import torch_version as _torch_version
 from ._dtype import REPR_NAMESPACE
 
 __all__ = ["install_as_torch", "is_installed_as_torch", "TorchAliasFinder"]
@@ -132,7 +133,11 @@ def install_as_torch() -> None:
     if _FINDER not in sys.meta_path:
         sys.meta_path.insert(0, _FINDER)
     REPR_NAMESPACE[0] = _ALIAS  # reprs say torch.float64, torch.Size([2]), as PyTorch's
-    sys.modules[_ALIAS] = sys.modules[_REAL]
+    package = sys.modules[_REAL]
+    # torch.__version__ is the PyTorch API chainrule reproduces (version checks in programs
+    # compare it with "2.0" and the like); chainrule's own version stays in __main__/cli.
+    package.__version__ = _torch_version.__version__  # type: ignore[attr-defined]
+    sys.modules[_ALIAS] = package
     # Modules already imported answer under the torch name too (``sys.modules['torch.nn']``),
     # as code that looks modules up there (pickle, typing.get_type_hints ...) expects.
     prefix = _REAL + "."
