@@ -16,8 +16,13 @@ from ..._tensor import Tensor, wrap
 from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ...ops.inplace import bump_version
 
-__all__ = ["clip_grad_norm_", "clip_grad_norm", "clip_grad_value_", "get_total_norm",
-           "clip_grads_with_norm_"]
+__all__ = [
+    "clip_grad_norm_",
+    "clip_grad_norm",
+    "clip_grad_value_",
+    "get_total_norm",
+    "clip_grads_with_norm_",
+]
 
 TensorOrTensors = Tensor | Iterable[Tensor]
 
@@ -36,8 +41,12 @@ def _vector_norm(a: np.ndarray, norm_type: float) -> np.ndarray:
     return np.power(np.sum(np.abs(a) ** norm_type, dtype=a.dtype), 1.0 / norm_type)
 
 
-def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def get_total_norm(
+    tensors: TensorOrTensors,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """The ``norm_type``-norm of the norms of ``tensors`` (as if concatenated)."""
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     norm_type = float(norm_type)
@@ -45,8 +54,9 @@ def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
         return wrap(np.asarray(0.0, np.float32))
     norms = [np.asarray(_vector_norm(t._data, norm_type)) for t in tensors]
     dtype = np.result_type(*[n.dtype for n in norms])
-    total = np.asarray(_vector_norm(np.stack([n.astype(dtype) for n in norms]), norm_type),
-                       dtype=dtype)
+    total = np.asarray(
+        _vector_norm(np.stack([n.astype(dtype) for n in norms]), norm_type), dtype=dtype
+    )
     if error_if_nonfinite and not np.isfinite(total):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is "
@@ -56,16 +66,19 @@ def get_total_norm(tensors: TensorOrTensors, norm_type: float = 2.0,
     return wrap(total)
 
 
-def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_norm: Tensor,
-                          foreach: bool | None = None) -> None:
+def clip_grads_with_norm_(
+    parameters: TensorOrTensors, max_norm: float, total_norm: Tensor, foreach: bool | None = None
+) -> None:
     """Scale the gradients by ``min(1, max_norm / (total_norm + 1e-6))``."""
     parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     grads = [p._grad for p in parameters if p._grad is not None]
     if not grads:
         return
     total = total_norm._data
-    coef = np.minimum(np.asarray(float(max_norm), total.dtype) / (total + total.dtype.type(1e-6)),
-                      total.dtype.type(1.0))
+    coef = np.minimum(
+        np.asarray(float(max_norm), total.dtype) / (total + total.dtype.type(1e-6)),
+        total.dtype.type(1.0),
+    )
     for g in grads:
         if MUTATION_WATCH:
             clone_saved_before_write(g)  # (PyTorch's mul_)
@@ -73,8 +86,13 @@ def clip_grads_with_norm_(parameters: TensorOrTensors, max_norm: float, total_no
         bump_version(g)
 
 
-def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
-                    error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm_(
+    parameters: TensorOrTensors,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """Scale all gradients together so their total norm is at most ``max_norm``.
 
     Returns the total norm before clipping.
@@ -102,8 +120,13 @@ def clip_grad_norm_(parameters: TensorOrTensors, max_norm: float, norm_type: flo
     return total
 
 
-def clip_grad_norm(parameters: TensorOrTensors, max_norm: float, norm_type: float = 2.0,
-                   error_if_nonfinite: bool = False, foreach: bool | None = None) -> Tensor:
+def clip_grad_norm(
+    parameters: TensorOrTensors,
+    max_norm: float,
+    norm_type: float = 2.0,
+    error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
+) -> Tensor:
     """Deprecated alias of :func:`clip_grad_norm_`."""
     warnings.warn(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
@@ -114,8 +137,9 @@ def clip_grad_norm(parameters: TensorOrTensors, max_norm: float, norm_type: floa
     return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)
 
 
-def clip_grad_value_(parameters: TensorOrTensors, clip_value: float,
-                     foreach: bool | None = None) -> None:
+def clip_grad_value_(
+    parameters: TensorOrTensors, clip_value: float, foreach: bool | None = None
+) -> None:
     """Clamp every gradient element to ``[-clip_value, clip_value]``."""
     parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
     clip_value = float(clip_value)

@@ -23,6 +23,6 @@ def vector_to_parameters(vec: Tensor, parameters: Iterable[Tensor]) -> None:
     offset = 0
     for p in parameters:
         n = p._data.size
-        p._data[...] = vec._data[offset:offset + n].reshape(p._data.shape)
+        p._data[...] = vec._data[offset : offset + n].reshape(p._data.shape)
         bump_version(p)
         offset += n
