@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-import torch.utils.benchmark as theirs_bench  # noqa: E402, I001 - after conftest's version check
+import torch.utils.benchmark as theirs_bench
 
 import chainrule.utils.benchmark as ours_bench
 
