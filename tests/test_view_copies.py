@@ -13,6 +13,8 @@ import chainrule
 from .conftest import torch
 from .outcomes import outcome
 
+Z = [1 + 2j, 3 - 1j]
+
 
 def _x(L: Any) -> Any:
     return L.arange(24.0).reshape(2, 3, 4).requires_grad_()
@@ -60,6 +62,12 @@ CASES: dict[str, Any] = {
     "unbind_copy": lambda L: L.unbind_copy(_x(L), 1),
     "unbind_copy_one": lambda L: L.unbind_copy(_x(L)[:1]),
     "unbind_copy_0d": lambda L: L.unbind_copy(L.tensor(1.0)),
+    "view_as_real_copy": lambda L: L.view_as_real_copy(L.tensor(Z, requires_grad=True)),
+    "view_as_real_copy_conj": lambda L: L.view_as_real_copy(L.tensor(Z).conj()),
+    "view_as_real_copy_real": lambda L: L.view_as_real_copy(L.ones(2)),
+    "view_as_complex_copy": lambda L: L.view_as_complex_copy(L.ones(2, 2)),
+    "view_as_complex_copy_grad": lambda L: L.view_as_complex_copy(L.ones(2, 2, requires_grad=True)),
+    "view_as_complex_copy_bad": lambda L: L.view_as_complex_copy(L.ones(3)),
 }
 
 

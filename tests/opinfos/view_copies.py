@@ -45,3 +45,18 @@ OPS += [
     OpInfo("unbind_copy", lambda lib, x: _weighted(lib, lib.unbind_copy(x, -1)), [((3, 2),)]),
     OpInfo("unbind_copy_one", lambda lib, x: _weighted(lib, lib.unbind_copy(x)), [((1, 2),)]),
 ]
+
+OPS += [
+    OpInfo(
+        "view_as_real_copy",
+        # (through float32 at least: a float16 pair would be complex32, which chainrule lacks)
+        lambda lib, x: (
+            lib.view_as_real_copy(
+                lib.view_as_complex(x.to(lib.promote_types(x.dtype, lib.float32)))
+            )
+            * x
+        ),
+        [((3, 2),)],
+        extra={"complex": True},
+    ),
+]

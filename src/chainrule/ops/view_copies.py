@@ -13,8 +13,11 @@ import numpy as np
 
 from .._dtype import dtype
 from .._tensor import Tensor, wrap_dim
+from ..autograd.grad_mode import is_grad_enabled
 from ._opnode import make_node_class
 from ._registry import make_public, tensor_method
+from .complex_ops import _view_as_real, view_as_complex
+from .conjugate import is_conj_tensor
 from .copying import clone, view_dtype
 from .indexing import _alias
 from .rearranging import _unfold
@@ -63,6 +66,8 @@ __all__ = [
     "split_copy",
     "split_with_sizes_copy",
     "unbind_copy",
+    "view_as_real_copy",
+    "view_as_complex_copy",
 ]
 
 
@@ -127,6 +132,8 @@ _unbind_copies = (
     _copy_of(_unbind_many, "UnbindBackward0_copy", "unbind_copy"),
 )
 
+_view_as_real_copy = _copy_of(_view_as_real, "ViewAsRealBackward0_copy", "view_as_real_copy")
+
 #: The copy ops' nodes (a JVP rule each: the op applied to the tangent, as the view's).
 COPY_NODES = (
     "AliasBackward0_copy",
@@ -146,6 +153,7 @@ COPY_NODES = (
     "SplitBackward0_copy",
     "SplitWithSizesBackward0_copy",
     "UnbindBackward0_copy",
+    "ViewAsRealBackward0_copy",
 )
 
 
@@ -259,3 +267,21 @@ def unbind_copy(input: Tensor, dim: int = 0) -> tuple:
     if len(pieces) == 1:
         return (_unbind_copies[0](input, d),)
     return tuple(_unbind_copies[1](input, d))
+
+
+def view_as_real_copy(input: Tensor) -> Tensor:
+    """``torch.view_as_real(input)`` in new, contiguous memory (``ViewAsRealBackward0_copy``)."""
+    if is_conj_tensor(input):
+        return _view_as_real_copy(clone(input))
+    return _view_as_real_copy(input)
+
+
+def view_as_complex_copy(input: Tensor) -> Tensor:
+    """``torch.view_as_complex(input)`` in new memory; like PyTorch, it refuses to record a
+    complex result for an input that requires grad."""
+    if input.requires_grad and is_grad_enabled():
+        raise RuntimeError(
+            "view_as_complex_copy does not support automatic differentiation for outputs with "
+            "complex dtype."
+        )
+    return clone(view_as_complex(input))
