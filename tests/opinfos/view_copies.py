@@ -46,17 +46,27 @@ OPS += [
     OpInfo("unbind_copy_one", lambda lib, x: _weighted(lib, lib.unbind_copy(x)), [((1, 2),)]),
 ]
 
+
+def _no_half(lib, x):  # noqa: ANN001, ANN202 - (lib, tensor)
+    return x.to(lib.float32) if x.dtype == lib.float16 else x
+
+
 OPS += [
     OpInfo(
         "view_as_real_copy",
         # (through float32 at least: a float16 pair would be complex32, which chainrule lacks)
-        lambda lib, x: (
-            lib.view_as_real_copy(
-                lib.view_as_complex(x.to(lib.promote_types(x.dtype, lib.float32)))
-            )
-            * x
-        ),
+        lambda lib, x: lib.view_as_real_copy(lib.view_as_complex(_no_half(lib, x))) * x,
         [((3, 2),)],
         extra={"complex": True},
+    ),
+]
+
+OPS += [
+    # (values only: PyTorch refuses to record its complex result)
+    OpInfo(
+        "view_as_complex_copy",
+        lambda lib, x: lib.view_as_real(lib.view_as_complex_copy(_no_half(lib, x))),
+        [((3, 2),)],
+        grad=False,
     ),
 ]
