@@ -796,6 +796,7 @@ allow_jvp_nodes(
     "ReplicationPad3DBackwardBackward0", "SelectBackwardBackward0", "SliceBackwardBackward0",
     "MaxPool2DWithIndicesBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
     "AdaptiveMaxPool2DBackwardBackward0", "AdaptiveMaxPool3DBackwardBackward0",
+    "FractionalMaxPool2DBackwardBackward0", "FractionalMaxPool3DBackwardBackward0",
     "NllLossBackward0", "NllLoss2DBackward0", "MaxUnpool2DBackward0", "MaxUnpool3DBackward0",
     "AffineGridGeneratorBackward0",
     # several outputs: the op applied to the tangent gives one tangent per output
@@ -805,7 +806,8 @@ allow_jvp_nodes(_linear_zeroing(value=0), "ConstantPadNdBackward0", "MaskedFillB
                 "ScatterBackward1", "FillBackward2")
 allow_jvp_nodes(_linear_zeroing(fill=0), "MaxPool2DWithIndicesBackward0",
                 "MaxPool3DWithIndicesBackward0", "AdaptiveMaxPool2DBackward0",
-                "AdaptiveMaxPool3DBackward0")
+                "AdaptiveMaxPool3DBackward0", "FractionalMaxPool2DBackward0",
+                "FractionalMaxPool3DBackward0")
 allow_jvp_nodes(
     joint_linear_rule,
     "CatBackward0", "StackBackward0", "WhereBackward0", "MaskedFillBackward1",

@@ -5,13 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..._tensor import Tensor
+from ...ops.nn_ops import fractional_pooling
 from ...ops.nn_ops import pooling as ops
+from ...ops.nn_ops._common import ntuple
 from .module import Module
 
 __all__ = [
     "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
-    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "FractionalMaxPool2d", "FractionalMaxPool3d",
 ]
 
 
@@ -175,3 +177,50 @@ class AdaptiveMaxPool3d(_AdaptivePool):
 
     def forward(self, input: Tensor) -> Any:
         return ops.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Kernel size, output size or ratio, and the optional fixed samples (a buffer)."""
+
+    _dims = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        d = self._dims
+        name = type(self).__name__
+        self.kernel_size = ntuple(kernel_size, d, "kernel_size")
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = None if output_size is None else ntuple(output_size, d, "output_size")
+        self.output_ratio = _ratios(output_ratio, d) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(
+                f"{name} requires specifying either an output size, or a pooling ratio"
+            )
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        pool = (fractional_pooling.fractional_max_pool2d if self._dims == 2
+                else fractional_pooling.fractional_max_pool3d)
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                    self.return_indices, _random_samples=self._random_samples)
+
+
+def _ratios(value: Any, d: int) -> tuple[float, ...]:
+    return (value,) * d if isinstance(value, float | int) else tuple(value)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-D fractional max pooling (:func:`~nn.functional.fractional_max_pool2d`)."""
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-D fractional max pooling (:func:`~nn.functional.fractional_max_pool3d`)."""
+
+    _dims = 3

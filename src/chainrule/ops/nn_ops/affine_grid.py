@@ -104,7 +104,7 @@ def affine_grid(theta: Tensor, size: list[int], align_corners: bool | None = Non
             stacklevel=2,
         )
         align_corners = False
-    if not theta.is_floating_point():
+    if theta._data.dtype.kind not in "fV":  # (not floating point)
         raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
     shape = tuple(theta.shape)
     if len(size) == 4:

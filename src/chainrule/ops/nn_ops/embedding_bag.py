@@ -226,7 +226,7 @@ def embedding_bag(
         tensor([[1.5000, 2.5000, 3.5000],
                 [9.0000, 10.0000, 11.0000]])
     """
-    if weight.dtype == int64 and input.is_floating_point():
+    if weight.dtype == int64 and input._data.dtype.kind in "fV":  # (the old argument order)
         warnings.warn(
             "Argument order of nn.functional.embedding_bag was changed. Usage "
             "`embedding_bag(weight, input, ...)` is deprecated, and should now be "
