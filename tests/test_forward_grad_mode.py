@@ -10,6 +10,7 @@ must be the same.
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 import pytest
@@ -146,5 +147,37 @@ def test_inference_mode_turns_forward_grad_off() -> None:
                 d.mul_(2)  # (the primal changes, the tangent does not)
             out += [fw.unpack_dual(d), fw.unpack_dual(d * 2).tangent]
         return out
+
+    same_outcome(program)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.arange(5.0)[:4],
+        lambda lib: lib.arange(6.0)[2:],
+        lambda lib: lib.arange(6.0).view(2, 3).t(),
+        lambda lib: lib.arange(4.0),
+        lambda lib: lib.arange(8.0).view(2, 4)[:, ::2],
+    ],
+)
+def test_make_dual_lays_the_tangent_out_as_the_primal(make: Any) -> None:
+    # The tangent keeps its identity only with the primal's strides, storage offset and
+    # storage size; else a copy laid out so (views reaching beyond the primal find it).
+    def program(lib: Any) -> Any:
+        fw = _fw(lib)
+        primal = make(lib)
+        tangent = lib.arange(float(primal.numel())).view(primal.shape) * 10
+        with fw.dual_level():
+            dual = fw.make_dual(primal, tangent)
+            t = fw.unpack_dual(dual).tangent
+            kept = t is tangent
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (TypedStorage is deprecated)
+                layout = (t.stride(), t.storage_offset(), len(t.storage()))
+            t *= 2  # (a copy: the given tangent is unchanged)
+            whole = primal.storage_offset() + primal.numel()
+            beyond = fw.unpack_dual(dual.as_strided((whole,), (1,), 0)).tangent
+            return kept, layout, tangent, beyond
 
     same_outcome(program)

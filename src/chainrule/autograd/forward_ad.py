@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from .._strides import storage_root
 from .._tensor import Tensor
 from ..ops import creation, indexing, shape
 from .forward_grad import (
@@ -104,15 +105,38 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     with suspended():
         dual = shape.view(tensor, tuple(tensor._data.shape))
-        if tangent._data.strides != tensor._data.strides:
-            # PyTorch's tangent takes the primal's layout (a copy).
-            laid_out = creation.empty_strided(
-                tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype)
+        if not _same_layout(tangent, tensor):
+            # PyTorch's tangent takes the primal's layout: its strides, and (for a tensor with
+            # elements) its storage offset and a storage as large as the primal's, so views
+            # reaching beyond the primal (``as_strided``) find their tangent (a copy).
+            size = tuple(tensor._data.shape)
+            if tensor._data.size == 0:
+                laid_out = creation.empty_strided(size, tensor.stride(), dtype=tangent.dtype)
+            else:
+                storage = creation.zeros(_storage_numel(tensor), dtype=tangent.dtype)
+                laid_out = shape.as_strided(
+                    storage, size, tensor.stride(), tensor.storage_offset())
             laid_out.copy_(tangent)
             tangent = laid_out
     if not mode_get() & INFERENCE:  # (inference mode: no tangent, as PyTorch)
         set_tangent(dual, tangent)  # (also with forward grad mode off: seen once it is on)
     return dual
+
+
+def _storage_numel(t: Tensor) -> int:
+    """How many elements of ``t``'s dtype its storage holds."""
+    return storage_root(t._data).nbytes // t._data.itemsize
+
+
+def _same_layout(tangent: Tensor, primal: Tensor) -> bool:
+    """Whether ``tangent`` can be kept as the tangent of ``primal``: the same strides, and for
+    a primal with elements the same storage offset and storage size (PyTorch's check)."""
+    if tangent.stride() != primal.stride():
+        return False
+    if primal._data.size == 0:
+        return True
+    return (tangent.storage_offset() == primal.storage_offset()
+            and _storage_numel(tangent) == _storage_numel(primal))
 
 
 def _is_fwd_grad_enabled() -> bool:
