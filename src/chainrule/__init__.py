@@ -64,6 +64,19 @@ from ._dtype import (
     uint64,
 )
 from ._finfo import finfo, iinfo
+from ._flags import (
+    get_float32_matmul_precision,
+    has_lapack,
+    has_mkl,
+    has_openmp,
+    has_spectral,
+    init_num_threads,
+    is_distributed,
+    is_warn_always_enabled,
+    set_float32_matmul_precision,
+    set_flush_denormal,
+    set_warn_always,
+)
 from ._printing import get_printoptions, printoptions, set_printoptions
 from ._runtime import (
     are_deterministic_algorithms_enabled,
