@@ -90,6 +90,11 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "torch.seed", "torch.is_anomaly_check_nan_enabled", "torch.is_anomaly_enabled",
         "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
     ),
+    "process-wide switches that compute nothing (tests/test_runtime_flags.py)": (
+        "torch.get_float32_matmul_precision", "torch.set_float32_matmul_precision",
+        "torch.is_warn_always_enabled", "torch.set_warn_always", "torch.set_flush_denormal",
+        "torch.init_num_threads", "torch.is_distributed", "Tensor.is_distributed",
+    ),
     "the autograd API, not an op (tests/test_autograd_core.py, test_hooks.py)": (
         "Tensor.backward", "Tensor.register_hook",
         "Tensor.register_post_accumulate_grad_hook", "Tensor.retain_grad",

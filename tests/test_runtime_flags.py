@@ -45,6 +45,7 @@ CASES: dict[str, Any] = {
     "init_num_threads": lambda L: L.init_num_threads(),
     "is_distributed": lambda L: L.is_distributed(L.ones(2)),
     "is_distributed_number": lambda L: L.is_distributed(3),
+    "is_distributed_method": lambda L: L.ones(2).is_distributed(),
     "has_types": lambda L: [type(getattr(L, n)) for n in ("has_lapack", "has_spectral")],
     "has_lapack": lambda L: (L.has_lapack, L.has_spectral),
 }

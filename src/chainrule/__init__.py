@@ -71,7 +71,6 @@ from ._flags import (
     has_openmp,
     has_spectral,
     init_num_threads,
-    is_distributed,
     is_warn_always_enabled,
     set_float32_matmul_precision,
     set_flush_denormal,

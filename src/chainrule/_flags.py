@@ -10,7 +10,6 @@ import warnings
 from typing import Any
 
 from ._frames import user_stacklevel
-from ._tensor import Tensor
 
 __all__ = [
     "get_float32_matmul_precision",
@@ -19,7 +18,6 @@ __all__ = [
     "set_warn_always",
     "set_flush_denormal",
     "init_num_threads",
-    "is_distributed",
     "has_lapack",
     "has_spectral",
     "has_mkl",
@@ -82,13 +80,3 @@ def set_flush_denormal(mode: bool) -> bool:
 
 def init_num_threads() -> None:
     """Nothing to initialise: the BLAS pool is sized by ``set_num_threads``."""
-
-
-def is_distributed(input: Any) -> bool:
-    """False: chainrule tensors are never distributed."""
-    if not isinstance(input, Tensor):
-        raise TypeError(
-            "is_distributed(): argument 'input' (position 1) must be Tensor, not "
-            f"{type(input).__name__}"
-        )
-    return False

@@ -19,6 +19,7 @@ __all__ = [
     "is_neg",
     "resolve_neg",
     "get_device",
+    "is_distributed",
     "is_inference",
     "typename",
 ]
@@ -84,6 +85,13 @@ def get_device(input: Tensor) -> int:
     """The index of ``input``'s device: -1 for the CPU, as in PyTorch."""
     _check_tensor("get_device", input)
     return -1
+
+
+@tensor_method
+def is_distributed(input: Tensor) -> bool:
+    """False: chainrule tensors are never distributed."""
+    _check_tensor("is_distributed", input)
+    return False
 
 
 def is_inference(input: Tensor) -> bool:
