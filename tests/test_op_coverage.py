@@ -54,6 +54,10 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "a Python bool, not a tensor (tests/test_closeness.py)": (
         "Tensor.allclose", "Tensor.equal", "torch.allclose", "torch.equal",
     ),
+    "ATen-order wrappers of F.batch_norm/instance_norm/group_norm (whose OpInfos carry the "
+    "half-precision exceptions); tests/test_torch_nn_aliases.py compares them": (
+        "torch.batch_norm", "torch.group_norm", "torch.instance_norm",
+    ),
     "helpers, not ops: a bool, or an argument check (tests/test_nn_small_names.py)": (
         "F.assert_int_or_pair", "F.has_torch_function", "F.has_torch_function_unary",
         "F.has_torch_function_variadic",

@@ -15,11 +15,4 @@ OPS = [
     OpInfo("F.pdist_p1", lambda lib, x: _f(lib).pdist(x, p=1), [((4, 3),)], second_order=False),
     OpInfo("F.pdist_p1_5", lambda lib, x: _f(lib).pdist(x, p=1.5), [((4, 2),)], second_order=False),
     OpInfo("F.pdist_p3", lambda lib, x: _f(lib).pdist(x, p=3), [((4, 3),)], second_order=False),
-    OpInfo(
-        "F.pdist_inf",
-        lambda lib, x: _f(lib).pdist(x, p=float("inf")),
-        [((4, 3),)],
-        second_order=False,
-    ),
-    OpInfo("F.pdist_one_row", lambda lib, x: _f(lib).pdist(x), [((1, 3),)], second_order=False),
 ]

@@ -76,24 +76,9 @@ OPS = [
         [((1, 2, 3, 3), (2, 2, 2, 2))],
     ),
     OpInfo(
-        "torch.batch_norm",
-        lambda lib, x, w: lib.batch_norm(x, w, None, None, None, True, 0.1, 1e-5, True),
-        [((3, 2, 2), (2,))],
-    ),
-    OpInfo(
-        "torch.instance_norm",
-        lambda lib, x, w: lib.instance_norm(x, w, None, None, None, True, 0.1, 1e-5, True),
-        [((2, 2, 3), (2,))],
-    ),
-    OpInfo(
         "torch.layer_norm",
         lambda lib, x, w: lib.layer_norm(x, [3], w, None, 1e-5, True),
         [((2, 3), (3,))],
-    ),
-    OpInfo(
-        "torch.group_norm",
-        lambda lib, x, w, b: lib.group_norm(x, 2, w, b, 1e-5, True),
-        [((2, 4, 2), (4,), (4,))],
     ),
     OpInfo("torch.rms_norm", lambda lib, x, w: lib.rms_norm(x, [3], w), [((2, 3), (3,))]),
     OpInfo(

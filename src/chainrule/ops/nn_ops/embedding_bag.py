@@ -17,7 +17,7 @@ import numpy as np
 from ..._dtype import int64
 from ..._tensor import Tensor, wrap
 from .._registry import op
-from ._common import scalar_name
+from ._common import accumulation_dtype, scalar_name
 from .embedding import _legacy_name, _renorm_rows
 
 __all__ = ["embedding_bag"]
@@ -72,13 +72,14 @@ def _embedding_bag(
         filled = result3 >= 0
         out[filled] = weight[result3[filled], np.nonzero(filled)[1]]
         return out
-    rows = weight[indices[keep]]
+    acc = accumulation_dtype(weight.dtype)  # (float16 sums in float32, rounded once)
+    rows = weight[indices[keep]].astype(acc)
     if per_sample_weights is not None:
-        rows = rows * per_sample_weights[keep][:, None]
-    out = np.zeros((n_bags, dim), weight.dtype)
+        rows = rows * per_sample_weights[keep].astype(acc)[:, None]
+    out = np.zeros((n_bags, dim), acc)
     np.add.at(out, result1[keep], rows)
     if mode == 1:
-        out = out / np.maximum(result2, 1).astype(weight.dtype)[:, None]
+        out = out / np.maximum(result2, 1).astype(acc)[:, None]
     return out.astype(weight.dtype, copy=False)
 
 
