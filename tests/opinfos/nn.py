@@ -289,6 +289,10 @@ OPS = [
     OpInfo("glu", lambda lib, x: _f(lib).glu(x, 1), [((3, 4),)]),
     OpInfo("prelu", lambda lib, x, w: _f(lib).prelu(x, w), [((2, 3, 4), (3,)), ((3, 4), (1,))],
            make_inputs=_away_from([0])),
+    OpInfo("Tensor.hardshrink", lambda lib, x: x.hardshrink(0.3), [((3, 4),)],
+           make_inputs=_away_from([-0.3, 0.3])),
+    OpInfo("Tensor.prelu", lambda lib, x, w: x.prelu(w), [((2, 3, 4), (3,))],
+           make_inputs=_away_from([0])),
     # -- losses --------------------------------------------------------------------------------
     OpInfo("cross_entropy", lambda lib, x, t: _f(lib).cross_entropy(x, t),
            [((4, 5), (4,))], make_inputs=_logits_and_classes()),

@@ -105,7 +105,18 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     with suspended():
         dual = shape.view(tensor, tuple(tensor._data.shape))
-        if not _same_layout(tangent, tensor):
+        # PyTorch's metadata check for a primal whose elements have memory of their own; an
+        # expanded primal (func's transforms make them: PyTorch's own make_dual refuses to
+        # write into one) gets the primal's strides only, with memory for every element.
+        plain = type(tangent) is Tensor and type(tensor) is Tensor and not any(
+            st == 0 and n > 1 for st, n in zip(tensor._data.strides, tensor._data.shape,
+                                                strict=True))
+        if not plain and tangent._data.strides != tensor._data.strides:
+            laid_out = creation.empty_strided(
+                tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype)
+            laid_out.copy_(tangent)
+            tangent = laid_out
+        elif plain and not _same_layout(tangent, tensor):
             # PyTorch's tangent takes the primal's layout: its strides, and (for a tensor with
             # elements) its storage offset and a storage as large as the primal's, so views
             # reaching beyond the primal (``as_strided``) find their tangent (a copy).

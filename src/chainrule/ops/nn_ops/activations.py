@@ -14,7 +14,7 @@ import numpy as np
 from ..._backend import special
 from ..._tensor import Tensor, wrap, wrap_dim
 from ...autograd.grad_mode import GRAD, mode_get
-from .._registry import op, refuses_complex
+from .._registry import op, refuses_complex, tensor_method
 from ..activation import softmax
 from ..inplace import inplace_call
 from ..pointwise import abs as abs_
@@ -354,6 +354,7 @@ def _(ops, grad, self, lambd):
     return ops.hardshrink_backward(grad, self, lambd)
 
 
+@tensor_method
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
     return _hardshrink(input, lambd)
@@ -497,6 +498,7 @@ def _(ops, grad, self):
     return ops.where(self > 0, 0, self * grad)
 
 
+@tensor_method
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` for ``x > 0``, else ``weight * x`` (one weight, or one per channel of dim 1)."""
     shape = input._data.shape
