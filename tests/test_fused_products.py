@@ -136,3 +136,23 @@ def test_gradients_of_self_with_beta_zero_are_zero(name: str) -> None:
         getattr(lib, name)(*args, beta=0).sum().backward()
         grads.append([g.grad.tolist() for g in args[:1]])
     assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "bool"])
+@pytest.mark.parametrize("scalars", [{"beta": 1j}, {"alpha": 2j}, {"beta": 1.5}, {"alpha": 1.5}])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_addr_refuses_scalars_the_result_cannot_take(dtype, scalars, inplace) -> None:
+    """PyTorch's error (or result) for complex and float beta/alpha, and nothing changed."""
+    if dtype == "bfloat16" and not inplace and "j" in repr(scalars):
+        pytest.xfail("torch.addr of bfloat16 checks a complex scalar against float32 (the "
+                     "dtype it computes in): the message names float, PyTorch's c10::BFloat16")
+    outcomes = []
+    for lib in (torch, chainrule):
+        dt = getattr(lib, dtype)
+        x, v, w = lib.zeros(2, 3, dtype=dt), lib.ones(2, dtype=dt), lib.ones(3, dtype=dt)
+        try:
+            out = x.addr_(v, w, **scalars) if inplace else lib.addr(x, v, w, **scalars)
+            outcomes.append(("ok", out.to(lib.float64).tolist()))
+        except RuntimeError as error:
+            outcomes.append((str(error), x.to(lib.float64).tolist()))
+    assert outcomes[1] == outcomes[0]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import REDUCED_FLOATS, from_numpy_dtype
+from .._dtype import CPP_TYPE_NAMES, REDUCED_FLOATS, from_numpy_dtype
 from .._strides import empty_like_preserving
 from .._tensor import Tensor
 from ._dispatch import ARITH
@@ -56,18 +56,28 @@ def _in_single_if_half(
 
 
 def _check_scalars(dtype: np.dtype, beta: Any, alpha: Any) -> None:
-    """PyTorch's errors for scalars an integer or bool result cannot take."""
+    """PyTorch's errors for scalars an integer, bool or real result cannot take."""
+    for scalar in (beta, alpha):
+        if isinstance(scalar, complex) and dtype.kind in "fV":  # (V: bfloat16)
+            name = CPP_TYPE_NAMES[from_numpy_dtype(dtype)]
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     if dtype.kind == "b":
+        for which, scalar in (("beta", beta), ("alpha", alpha)):
+            if isinstance(scalar, float | complex):
+                raise RuntimeError(
+                    f"For integral input tensors, argument {which} must not be a floating "
+                    "point number."
+                )
         return
     if isinstance(beta, bool) and dtype.kind != "b":
         raise RuntimeError("Boolean beta only supported for Boolean results.")
     if isinstance(alpha, bool) and dtype.kind != "b":
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if dtype.kind in "iu" and isinstance(beta, float):
+    if dtype.kind in "iu" and isinstance(beta, float | complex):
         raise RuntimeError(
             "For integral input tensors, argument beta must not be a floating point number."
         )
-    if dtype.kind in "iu" and isinstance(alpha, float):
+    if dtype.kind in "iu" and isinstance(alpha, float | complex):
         raise RuntimeError(
             "For integral input tensors, argument alpha must not be a floating point number."
         )
@@ -217,6 +227,8 @@ def _addr_in_place(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
                 f"size mismatch, input: [{shape[0]}, {shape[1]}], v1: [{vec1.shape[0]}], "
                 f"v2: [{vec2.shape[0]}]"
             )
+    # The scalars against self's own dtype (a bfloat16 self computes in float32 below).
+    _check_scalars(self._data.dtype, kwargs.get("beta", 1), kwargs.get("alpha", 1))
     return addr(self, *vectors, **kwargs)
 
 
