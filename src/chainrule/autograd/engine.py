@@ -1335,7 +1335,7 @@ def backward(
                     )
                 continue  # a no-grad view: it requires grad, but nothing accumulates into it
             accumulate_into[edge] = t
-            if t._grad_fn is not None:
+            if t._grad_node is not None:
                 # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
                 t.retain_grad()
     GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()

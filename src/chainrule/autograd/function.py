@@ -152,7 +152,7 @@ class _SavedOutput:
         t = wrap(self.data)
         t._vc = counter
         t._requires_grad = True
-        t._grad_fn = node
+        t._grad_node = node
         t._output_nr = self.output_nr
         return t
 
@@ -800,7 +800,7 @@ def _wrap_outputs(
                 if uses_setup_context and id(out) in saved_ids:
                     raise RuntimeError(SAVED_INPUT_RETURNED_MESSAGE)
                 out = _view_of_self(out)
-            out._grad_fn = node
+            out._grad_node = node
             out._output_nr = nr
             out._requires_grad = True
         if out._base is not None and not (is_input and is_modified):
@@ -846,7 +846,7 @@ def _non_differentiable_output(out: Tensor, is_input: bool, is_modified: bool) -
         # A view (of an input, made in forward under no_grad) is left as it is, as PyTorch
         # leaves it: like ``y = x[:]`` under no_grad, it requires grad without a grad_fn.
         return out
-    out._grad_fn = None  # made inside forward under enable_grad: cut in place, as PyTorch does
+    out._grad_node = None  # made inside forward under enable_grad: cut in place, as PyTorch does
     out._output_nr = 0
     out._requires_grad = False
     return out
@@ -859,9 +859,9 @@ def _rebase_modified(
     from ..ops.inplace import _rebase_view
 
     base = out._base
-    if base is None and out._grad_fn is None and out._requires_grad:
+    if base is None and out._grad_node is None and out._requires_grad:
         raise RuntimeError(DIRTY_LEAF_MESSAGE)
-    if base is not None and base._grad_fn is None and base._requires_grad:
+    if base is not None and base._grad_node is None and base._requires_grad:
         raise RuntimeError(DIRTY_VIEW_OF_LEAF_MESSAGE)
     if not is_input:
         warnings.warn(DIRTY_NOT_INPUT_WARNING, UserWarning, stacklevel=4)
@@ -899,7 +899,7 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
         check_not_inference_for_saving(t)
     own_outputs = {
         id(o): nr for nr, o in enumerate(outputs)
-        if isinstance(o, Tensor) and o._grad_fn is node
+        if isinstance(o, Tensor) and o._grad_node is node
     }
     hooks = None
     if mode_get() & SAVED_HOOKS:
@@ -960,7 +960,7 @@ def _delayed_error(outputs: tuple[Any, ...]) -> tuple[Any, ...]:
         metas.append((out._data.shape, out._data.dtype))
         alias = wrap(out._data)
         alias._requires_grad = True
-        alias._grad_fn = node
+        alias._grad_node = node
         alias._output_nr = nr
         results.append(alias)
     set_edges(node, edges)

@@ -247,7 +247,7 @@ class SavedTensor:
         t = wrap(data._data)
         t._vc = data._vc
         if fn is not None:
-            t._grad_fn = fn
+            t._grad_node = fn
             t._output_nr = self.output_nr
             t._requires_grad = True
         elif self.requires_grad:
@@ -272,7 +272,7 @@ def pack_tensor(t: Tensor, hooks: tuple[PackHook, UnpackHook], is_output: bool) 
     saved.unpack_hook = hooks[1]
     saved.is_output = is_output
     saved.output_nr = t._output_nr
-    saved.grad_fn = None if is_output else t._grad_fn
+    saved.grad_fn = None if is_output else t._grad_node
     saved.requires_grad = t._requires_grad
     saved.accumulator = t._acc
     return saved

@@ -75,7 +75,7 @@ def _where(counter: list[Any]) -> str | None:
 
 def modified_error(t: Tensor, node: Node, now: int, expected: int) -> RuntimeError:
     """A saved input of ``node`` changed version since it was saved."""
-    fn = t._grad_fn
+    fn = t._grad_node
     producer = f", which is output {t._output_nr} of {_op_name(fn)}," if fn is not None else ""
     return RuntimeError(_message(t._data, producer, now, expected, _where(t._vc)))
 

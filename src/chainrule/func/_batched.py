@@ -205,7 +205,7 @@ def wrap_batched(value: Tensor, level: int) -> BatchedTensor:
     logical = tuple(value.shape[1:])
     t._data = _LogicalArray(logical, value._data.dtype)
     t._requires_grad = False
-    t._grad_fn = None
+    t._grad_node = None
     t._output_nr = 0
     t._grad = None
     t._vc = [0]

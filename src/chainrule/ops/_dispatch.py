@@ -254,7 +254,7 @@ def _forward_error(error: ValueError, values: Sequence[Any]) -> Exception:
 
 
 def _edge(x: Tensor) -> tuple[Any, int]:
-    fn = x._grad_fn
+    fn = x._grad_node
     if fn is not None:
         return (fn, x._output_nr)
     return (grad_accumulator(x), 0)
@@ -295,11 +295,11 @@ def _share_with_base(view: Tensor, source: Tensor, multi_view: bool = False) -> 
     view._view_meta = kind
     view._view_version = source._vc[0]
     if kind is None:
-        view._view_src_fn = base._grad_fn
+        view._view_src_fn = base._grad_node
         return
     view._view_src_fn = SPECIAL_VIEW
     if kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW:
-        if base._requires_grad and view._grad_fn is None:
+        if base._requires_grad and view._grad_node is None:
             # It requires grad through its base, but gradients sent to it go nowhere.
             view._requires_grad = True
             view._acc = NO_ACCUMULATOR
@@ -497,7 +497,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
             t._vc = x._vc
             t._base = x
             t._view_meta = None
-            t._view_src_fn = x._grad_fn
+            t._view_src_fn = x._grad_node
             t._view_version = x._vc[0]
         else:
             _share_with_base(t, x, multi_view)

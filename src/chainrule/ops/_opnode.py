@@ -598,7 +598,7 @@ def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = No
     if counter is not None:
         t._vc = counter
     t._requires_grad = True
-    t._grad_fn = node
+    t._grad_node = node
     t._output_nr = output_nr
     return t
 

@@ -61,7 +61,7 @@ def recorder_source(op: OpDef, needs: tuple[bool, ...]) -> str:
             metas.append("None")
             continue
         lines += [
-            f"    f{i} = x{i}._grad_fn",
+            f"    f{i} = x{i}._grad_node",
             f"    if f{i} is None:",
             f"        f{i} = grad_accumulator(x{i})",
             f"        n{i} = 0",
@@ -103,13 +103,13 @@ def recorder_source(op: OpDef, needs: tuple[bool, ...]) -> str:
             f"    node._out_meta = tuple((o.shape, o.dtype) for o in {out})",
             f"    for nr, t in enumerate({result}):",
             "        t._requires_grad = True",
-            "        t._grad_fn = node",
+            "        t._grad_node = node",
             "        t._output_nr = nr",
         ]
     else:
         if op.node_output_nr:  # an ExtraOutputsOpNode
             lines.append(f"    node._n_out = {1 + len(op.node_output_nr)}")
-        lines += [f"    {result}._requires_grad = True", f"    {result}._grad_fn = node"]
+        lines += [f"    {result}._requires_grad = True", f"    {result}._grad_node = node"]
     lines += ["    if mode_get() & _RARE_MODES or ANOMALY_STATE.enabled:",
               f"        after_record(node, {first})"]
     return "\n".join(lines) + "\n"

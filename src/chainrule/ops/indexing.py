@@ -735,9 +735,9 @@ def _check_writable(self: Tensor, is_self: bool) -> None:
         base = self._base
         if base is not None and self._view_meta is not None:
             return  # a view PyTorch forbids writing to: the write's own check says so
-        if self._grad_fn is None:
+        if self._grad_node is None:
             raise RuntimeError(_LEAF_MESSAGE if is_self else _VIEW_OF_LEAF_MESSAGE)
-        if base is not None and base._grad_fn is None and base._requires_grad:
+        if base is not None and base._grad_node is None and base._requires_grad:
             raise RuntimeError(_VIEW_OF_LEAF_MESSAGE)
 
 

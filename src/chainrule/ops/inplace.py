@@ -99,7 +99,7 @@ def view_inplace_error(view: Tensor, indirect: bool) -> RuntimeError:
     """PyTorch's error for an in-place change of a view it forbids changing (``indirect``: the
     change was to its base or another view of it, found when the view is next used)."""
     kind = view._view_meta
-    fn = view._grad_fn
+    fn = view._grad_node
     modified = "its base or another view of its base has been" if indirect else "is being"
     if kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW or fn is None:
         if fn is not None:
@@ -130,13 +130,13 @@ def refresh_special_view(view: Tensor, base: Tensor, check: bool | None) -> None
     history is never regenerated; if it or its base changed since it was made, using it where
     autograd needs its history is PyTorch's error (``check``: see ``_tensor.refresh_view``)."""
     if view._vc[0] != view._view_version:
-        if view._grad_fn is None and not base._requires_grad:
+        if view._grad_node is None and not base._requires_grad:
             return  # no history to be wrong about
         if check or (check is None and mode_get() & GRAD):
             raise view_inplace_error(view, indirect=True)
         return
     kind = view._view_meta
-    if (kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW) and view._grad_fn is None and (
+    if (kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW) and view._grad_node is None and (
         base._requires_grad and not view._requires_grad
     ):
         # The base started to require grad (requires_grad_()): so does the view, as in PyTorch.
@@ -164,11 +164,11 @@ def check_inplace(self: Tensor, *others: Any) -> None:
     if base is not None:
         if self._view_meta is not None:
             raise view_inplace_error(self, indirect=False)
-        if base._grad_fn is None and base._requires_grad:
+        if base._grad_node is None and base._requires_grad:
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
         if base._data.dtype != self._data.dtype:
             raise RuntimeError(DTYPE_VIEW_MESSAGE)
-    if self._grad_fn is None and self._requires_grad:
+    if self._grad_node is None and self._requires_grad:
         raise RuntimeError(LEAF_MESSAGE)
 
 
@@ -249,7 +249,7 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     finally:
         MODE.reset(token)
     commit(self, out)
-    node = out._grad_fn
+    node = out._grad_node
     if isinstance(node, OpNode):
         from ..autograd.graph import current_saved_tensors_hooks
 
@@ -285,7 +285,7 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
     result = out._data
     check_shape(data, result.shape)
     check_cast(data, result.dtype)
-    node = out._grad_fn
+    node = out._grad_node
     if isinstance(node, OpNode):
         _snapshot_saved_self(node, self)
     if not data.flags.writeable:
@@ -472,7 +472,7 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
     set_history(view, node)
-    view._view_src_fn = base._grad_fn
+    view._view_src_fn = base._grad_node
     view._view_version = view._vc[0]
     return node
 
@@ -496,15 +496,15 @@ def _in_place_view_op(recorded: Callable[..., Tensor], name: str) -> Callable[..
             if tangent is not None:
                 set_tangent(self, tangent)
         bump_version(self)
-        node = out._grad_fn
+        node = out._grad_node
         if node is not None:
             # Not set_history: PyTorch leaves retain_grad on the old history here, so ``.grad``
             # is the gradient of the value before the op, in its old shape.
-            self._grad_fn = node
+            self._grad_node = node
             self._output_nr = 0
             if self._base is not None:
                 # The view's history is now this node, made at this version of its base.
-                self._view_src_fn = self._base._grad_fn
+                self._view_src_fn = self._base._grad_node
                 self._view_version = self._vc[0]
         return self
 
@@ -1091,7 +1091,7 @@ def set_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     if self._base is not None:
         # PyTorch keeps calling it a view of its old base; here it is a tensor of its own.
         self._base = None
-    if self._grad_fn is None and self._acc is not None and self._acc is not NO_ACCUMULATOR:
+    if self._grad_node is None and self._acc is not None and self._acc is not NO_ACCUMULATOR:
         # A leaf gets a new AccumulateGrad, as in PyTorch: graphs made before send their
         # gradient to the old one (``autograd.grad`` asked for the leaf refuses them).
         self._acc = None

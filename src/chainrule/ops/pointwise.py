@@ -645,7 +645,7 @@ def _not_implemented_node(public: Any, aten_name: str) -> None:
 def _edges_of_inputs_needing_grad(result: Tensor) -> Tensor:
     """PyTorch's fallback gives a ``NotImplemented`` node an edge for each input that requires
     grad, and none for the others (not a ``(None, 0)`` placeholder, as generated nodes have)."""
-    node = result._grad_fn
+    node = result._grad_node
     if node is not None and None in node._in_meta:
         keep = [i for i, meta in enumerate(node._in_meta) if meta is not None]
         node._next_fns = tuple(node._next_fns[i] for i in keep)

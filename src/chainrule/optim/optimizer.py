@@ -248,7 +248,7 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                 else:
-                    if grad._grad_fn is not None:
+                    if grad._grad_node is not None:
                         grad.detach_()
                     else:
                         grad.requires_grad_(False)

@@ -49,8 +49,8 @@ def warn_if_has_hooks(tensor: Tensor) -> None:
     """Warn, for each of ``tensor``'s hooks not marked :func:`unserializable_hook`, that
     saving the tensor will not save the hook."""
     found: list[Any] = []
-    if tensor._grad_fn is not None:
-        node_hooks = tensor._grad_fn._hooks
+    if tensor._grad_node is not None:
+        node_hooks = tensor._grad_node._hooks
         if node_hooks is not None:
             found += [fn for nr, fn in node_hooks.tensor_pre.values() if nr == tensor._output_nr]
     elif tensor._hooks is not None:

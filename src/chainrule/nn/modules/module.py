@@ -846,7 +846,7 @@ class Module:
                 p._grad = None
             else:
                 grad = p._grad
-                if grad._grad_fn is not None:
+                if grad._grad_node is not None:
                     grad.detach_()
                 else:
                     grad.requires_grad_(False)
