@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._frames import user_frame
+from .._tensor import refresh_view
 from .node import Node
 
 if TYPE_CHECKING:
@@ -74,7 +75,10 @@ def _where(counter: list[Any]) -> str | None:
 
 
 def modified_error(t: Tensor, node: Node, now: int, expected: int) -> RuntimeError:
-    """A saved input of ``node`` changed version since it was saved."""
+    """A saved input of ``node`` changed version since it was saved. A view names its current
+    history, as PyTorch's message does (regenerated as ``AsStrided`` once its base changed)."""
+    if t._base is not None:
+        refresh_view(t, check=False)
     fn = t._grad_node
     producer = f", which is output {t._output_nr} of {_op_name(fn)}," if fn is not None else ""
     return RuntimeError(_message(t._data, producer, now, expected, _where(t._vc)))

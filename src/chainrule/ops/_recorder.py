@@ -155,7 +155,7 @@ def keep_args(node: Any, plan: Any, args: tuple) -> None:
         args = tuple(kept)
     node._saved = args
     versions = []
-    for p in plan.inputs:
+    for p in plan.pack_order:  # (the order PyTorch unpacks, and so checks, them)
         x = args[p]
         if isinstance(x, Tensor):
             if INFERENCE_TENSORS:

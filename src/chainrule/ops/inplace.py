@@ -369,6 +369,20 @@ def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
     return order[found].reshape(view.shape)
 
 
+def _overlaps(view: np.ndarray) -> bool:
+    """Whether two elements of ``view`` share memory (a zero stride over a dimension of more
+    than one element, as ``expand`` makes, or strides that step onto each other)."""
+    if view.size <= 1:
+        return False
+    dims = sorted((abs(s), n) for n, s in zip(view.shape, view.strides, strict=True) if n > 1)
+    span = view.itemsize
+    for stride, size in dims:  # each stride must step past everything the smaller ones cover
+        if stride < span:
+            return True
+        span = stride * (size - 1) + span
+    return False
+
+
 def _byte_offsets(a: np.ndarray) -> np.ndarray:
     offsets = np.zeros(a.shape, dtype=np.int64)
     for axis, (size, stride) in enumerate(zip(a.shape, a.strides, strict=True)):
@@ -425,9 +439,10 @@ class CopySlices(Node):
 
 class AsStridedBackward0(Node):
     """A view's history after its base was rewritten: the gradient goes into the view's
-    region of a zero gradient of the base."""
+    region of a zero gradient of the base. Where the view sees one element of the base more
+    than once (an ``expand``), the gradients of its copies add up."""
 
-    __slots__ = ("positions", "base_shape", "base_dtype")
+    __slots__ = ("positions", "base_shape", "base_dtype", "overlapping")
 
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
         if create_graph:
@@ -436,9 +451,12 @@ class AsStridedBackward0(Node):
 
             index = wrap(self.positions.reshape(-1))
             zero = zeros(self.base_shape, dtype=_dtype.from_numpy_dtype(self.base_dtype))
-            return [put(zero, index, grads.reshape(-1), False)]
+            return [put(zero, index, grads.reshape(-1), self.overlapping)]
         out = np.zeros(self.base_shape, self.base_dtype)
-        out.reshape(-1)[self.positions] = grads
+        if self.overlapping:
+            np.add.at(out.reshape(-1), self.positions.reshape(-1), np.reshape(grads, -1))
+        else:
+            out.reshape(-1)[self.positions] = grads
         return [out]
 
 
@@ -471,6 +489,7 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     node.positions = positions
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
+    node.overlapping = _overlaps(view._data)
     set_history(view, node)
     view._view_src_fn = base._grad_node
     view._view_version = view._vc[0]
