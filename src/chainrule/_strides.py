@@ -13,9 +13,12 @@ written out here.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
+
+from ._frames import user_stacklevel
 
 __all__ = [
     "layout_order", "empty_preserving_layout", "copy_preserving_layout",
@@ -24,7 +27,8 @@ __all__ = [
     "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
     "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
     "in_iterator_layout", "MEMORY_FORMATS", "is_contiguous_as", "copy_in_memory_format",
-    "memory_format_strides", "storage_root", "flat_storage",
+    "memory_format_strides", "storage_root", "flat_storage", "has_internal_overlap", "writable",
+    "OVERLAP_MESSAGE", "warn_expanded_write",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving",
@@ -364,6 +368,48 @@ def storage_root(array: np.ndarray) -> np.ndarray:
     while isinstance(root.base, np.ndarray):
         root = root.base
     return root
+
+
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+
+def warn_expanded_write(op_name: str, example: str) -> None:
+    """PyTorch's deprecation warning for ``op_name`` writing into an expanded tensor."""
+    warnings.warn(
+        f"Use of {op_name} on expanded tensors is deprecated. Please clone() the tensor before "
+        "performing this operation. This also applies to advanced indexing e.g. "
+        f"{example}",
+        UserWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+def has_internal_overlap(array: np.ndarray) -> bool:
+    """PyTorch's ``has_internal_overlap(...) == MemOverlap::Yes``: a dimension of more than one
+    element with stride 0 (as ``expand`` makes). Other layouts count as not overlapping, as
+    PyTorch does not look further ("too hard")."""
+    return any(
+        stride == 0 and size > 1 for size, stride in zip(array.shape, array.strides, strict=True)
+    )
+
+
+def writable(array: np.ndarray) -> np.ndarray:
+    """``array``, or, when it is a read-only view (an expanded tensor's), a writable alias of
+    the same memory made on its storage when the storage is writable (PyTorch writes through
+    an expanded tensor where the op allows it). Otherwise ``array`` itself."""
+    if array.flags.writeable:
+        return array
+    root = storage_root(array)
+    if not root.flags.writeable:
+        return array
+    try:
+        offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        return np.ndarray(array.shape, array.dtype, buffer=root, offset=offset,
+                          strides=array.strides)
+    except (TypeError, ValueError, BufferError):  # an owner without the buffer protocol
+        return array
 
 
 def flat_storage(array: np.ndarray) -> np.ndarray:

@@ -26,13 +26,17 @@ import numpy as np
 from .._frames import user_stacklevel
 from .._overrides import DisableTorchFunction
 from .._strides import (
+    OVERLAP_MESSAGE,
     c_contiguous,
     copy_preserving_layout,
     empty_in_order,
+    has_internal_overlap,
     is_row_major,
     iterator_order,
     layout_order,
     view_strides,
+    warn_expanded_write,
+    writable,
 )
 from .._tensor import Tensor, check_inference_inplace, retype, wrap, wrap_dim
 from ..autograd.forward_grad import DUAL, get_tangent, refuse_in_place, suspended
@@ -829,6 +833,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             _check_values_fit(values.shape, target.shape, indices)
         if MUTATION_WATCH:
             clone_saved_before_write(self, target)  # (the region written: PyTorch's view)
+        if not target.flags.writeable:
+            if has_internal_overlap(target):
+                warn_expanded_write("index_put_", "tensor[indices] = tensor")
+            target = writable(target)
         target[_np_index(indices)] = values
     else:
         if values.ndim and values.shape != target.shape:
@@ -836,6 +844,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             _expanded_shape(stripped, target.shape, values.dtype)  # PyTorch's error if no fit
             values = values.reshape(stripped)
         _check_writable(self, is_self)
+        if not target.flags.writeable:
+            if has_internal_overlap(target):
+                raise RuntimeError(OVERLAP_MESSAGE)
+            target = writable(target)  # (a region of an expanded tensor seen once)
         if MUTATION_WATCH:
             clone_saved_before_write(self, target)  # (the region written: PyTorch's view)
         target[...] = values

@@ -241,14 +241,15 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     mode = mode_get()
     if DUAL[0]:
         out_of_place = _refusing_as_in_place(out_of_place)
+    overlap_ok = _check_overlap(self, out_of_place)
     if not mode & SAVED_HOOKS:
-        return commit(self, out_of_place(self, *args, **kwargs))
+        return commit(self, out_of_place(self, *args, **kwargs), overlap_ok)
     token = MODE.set(mode & ~SAVED_HOOKS)
     try:
         out = out_of_place(self, *args, **kwargs)
     finally:
         MODE.reset(token)
-    commit(self, out)
+    commit(self, out, overlap_ok)
     node = out._grad_node
     if isinstance(node, OpNode):
         from ..autograd.graph import current_saved_tensors_hooks
@@ -257,6 +258,34 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
         if hooks is not None:
             pack_saved(node, hooks, self)
     return self
+
+
+# In-place ops PyTorch lets write into a tensor whose elements share memory (an expanded one):
+# by the name of the out-of-place function they run, None or the deprecation warning's op and
+# example.
+_OVERLAP_ALLOWED: dict[str, tuple[str, str] | None] = {
+    "_fill_scalar": None, "_fill_tensor": None, "_zero": None,
+    "masked_fill": ("masked_fill_", "tensor[mask] = scalar"),
+    "index_fill": ("index_fill_", "tensor[mask] = scalar"),
+    "index_put": ("index_put_", "tensor[indices] = tensor"),
+    "_index_put": ("index_put_", "tensor[indices] = tensor"),
+}
+
+
+def _check_overlap(self: Tensor, out_of_place: Callable[..., Any]) -> bool:
+    """Whether ``out_of_place`` may be written into ``self`` although its elements share memory
+    (PyTorch's refusal otherwise, raised by :func:`commit`); warns as PyTorch for the
+    deprecated cases."""
+    data = self._data
+    if data.flags.writeable or not _strides.has_internal_overlap(data):
+        return False
+    name = getattr(out_of_place, "__name__", "")
+    if name not in _OVERLAP_ALLOWED:
+        return False
+    warning = _OVERLAP_ALLOWED[name]
+    if warning is not None:
+        _strides.warn_expanded_write(*warning)
+    return True
 
 
 def inplace_call(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
@@ -273,7 +302,7 @@ def inplace_call(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     return apply_inplace(self, out_of_place, *args, **kwargs)
 
 
-def commit(self: Tensor, out: Tensor) -> Tensor:
+def commit(self: Tensor, out: Tensor, overlap_ok: bool = False) -> Tensor:
     """Write the out-of-place result ``out`` into ``self`` and rewrite ``self``'s history.
 
     ``out`` must have been computed without ``saved_tensors_hooks`` packing (call
@@ -288,14 +317,11 @@ def commit(self: Tensor, out: Tensor) -> Tensor:
     node = out._grad_node
     if isinstance(node, OpNode):
         _snapshot_saved_self(node, self)
-    if not data.flags.writeable:
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
+    if not data.flags.writeable and not overlap_ok and _strides.has_internal_overlap(data):
+        raise RuntimeError(_strides.OVERLAP_MESSAGE)
     if MUTATION_WATCH:
         clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
-    np.copyto(data, result, casting="unsafe")
+    np.copyto(_strides.writable(data), result, casting="unsafe")
     bump_version(self)
     if tangent is not False:
         write_tangent(self, tangent)
@@ -400,7 +426,7 @@ class CopySlices(Node):
     what the op sends to the view's old values.
     """
 
-    __slots__ = ("fn", "positions", "view_shape")
+    __slots__ = ("fn", "positions", "view_shape", "overlapping")
 
     def name(self) -> str:
         """``'chainrule::autograd::CopySlices'`` (PyTorch's C++ name, this package's)."""
@@ -419,6 +445,7 @@ class CopySlices(Node):
             region = take(grads, index).reshape(self.view_shape)
             sent = fn.apply(region, True)
             old = sent[0]
+            self._check_overlap(old)
             filler = old if old is not None else zeros_like(region)
             filler = filler.expand(self.view_shape).reshape(-1)
             base_grad = put(grads, index, filler, False)
@@ -428,8 +455,16 @@ class CopySlices(Node):
         region = flat[positions]
         sent = fn.apply(region, False)
         old = sent[0]
+        self._check_overlap(old)
         flat[positions] = 0 if old is None else np.broadcast_to(old, region.shape)
         return [base_grad, *sent[1:]]
+
+    def _check_overlap(self, old: Any) -> None:
+        # PyTorch copies the op's gradient into the view's region of the base's gradient: a
+        # view whose elements share memory (an expanded one, written by fill_ or zero_) makes
+        # that copy its refusal, in backward.
+        if old is not None and self.overlapping:
+            raise RuntimeError(_strides.OVERLAP_MESSAGE)
 
     def release(self) -> None:
         # PyTorch's CopySlices drops the op's node: a second backward through it raises even
@@ -473,6 +508,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     copy_slices.fn = fn
     copy_slices.positions = positions
     copy_slices.view_shape = view._data.shape
+    copy_slices.overlapping = _strides.has_internal_overlap(view._data)
     set_history(base, copy_slices)
     view_of_base(view, base, positions)
 
