@@ -94,3 +94,19 @@ def test_layer_without_input_channels_has_a_zero_bias() -> None:
         assert layer.bias.tolist() == [0.0, 0.0, 0.0]
         out = layer(lib.ones(2, 0, 5, 5))
         assert tuple(out.shape) == (2, 0, 3, 3)
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_transposed_convolution_with_a_negative_output_size_is_refused(d: int, dtype: str) -> None:
+    messages = []
+    for lib in (torch, chainrule):
+        f = getattr(lib.nn.functional, f"conv_transpose{d}d")
+        x = lib.ones((1, 4) + (4, 6, 5)[:d], dtype=getattr(lib, dtype))
+        w = lib.ones((4, 2) + (1,) * d, dtype=getattr(lib, dtype))
+        with pytest.raises(RuntimeError) as info:
+            f(x, w, padding=3, groups=2)
+        messages.append(str(info.value))
+    if dtype == "float64":  # (PyTorch's float32 oneDNN kernel words it its own way)
+        assert messages[1] == messages[0]
+    assert messages[1].endswith("Output size is too small")

@@ -186,6 +186,17 @@ def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1
     if transposed:
         size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding, dilation,
                                 ntuple(output_padding, d))
+        if min(size) < 0:
+            # PyTorch's reference kernel's message (1-d runs as 2-d there). (A size of 0 is its
+            # error too in float64, not in float32, whose oneDNN kernel refuses negative sizes
+            # with its own message.)
+            lead = (1,) if d == 1 else ()
+            given, calculated = lead + tuple(input.shape[2:]), lead + size
+            raise RuntimeError(
+                f"Given input size per channel: ({' x '.join(map(str, given))}). "
+                f"Calculated output size per channel: ({' x '.join(map(str, calculated))}). "
+                "Output size is too small"
+            )
         out = _conv_input_adjoint(input, weight, size, stride, padding, dilation, groups)
     elif dtype == np.float16:  # accumulated in float32, the bias added before rounding once
         out = _conv_forward(input.astype(np.float32), weight.astype(np.float32), stride,
