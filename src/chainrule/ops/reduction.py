@@ -583,6 +583,10 @@ def _prod_backward(ops: Any, grad: Any, self: Any, result: Any, dim: int | None)
     self, result = _conjugated(ops, self, result)
     if not _has_zero(self):
         return grad * (result / self)
+    if dim is None and isinstance(self, np.ndarray) and np.count_nonzero(self == 0) > 1:
+        # PyTorch's shortcut outside create_graph: with two zeros every partial derivative is 0
+        # (even where an infinite element makes the products of the others NaN).
+        return np.zeros_like(self, dtype=np.result_type(self, grad))
     # With zeros, d prod / d x_i is the product of the other elements, computed without division.
     if dim is not None:
         return grad * _products_of_others(ops, self, dim)
@@ -1060,11 +1064,12 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
             mean = np.sum(a, axis=axes, keepdims=True) / n  # 0 / 0 = NaN for no elements
         else:
             # Welford's moments in float64: the mean of float32 values summed in float64 (no
-            # overflow, exact for constant rows); infinite rows of more than one element NaN,
-            # as Welford's inf - inf makes them.
+            # overflow, exact for constant rows). Welford's update m += (x - m) / k turns an
+            # infinite mean into NaN at the next element (inf - inf): a row's mean stays
+            # infinite only when its one infinite element comes last.
             mean = np.sum(a, axis=axes, keepdims=True, dtype=np.float64) / n
             if n > 1 and np.isinf(mean).any():
-                mean = np.where(np.isinf(mean), np.nan, mean)
+                mean = np.where(np.isinf(mean) & ~_infinite_last_alone(a, axes), np.nan, mean)
             mean = mean.astype(a.dtype)
         squares = _squared_deviations(a, mean, axes)
         if one_pass and a.size and a.dtype == np.float64:
@@ -1082,6 +1087,14 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
     # In C order, as PyTorch allocates a reduction's result.
     return (var.astype(a.dtype, order="C"),
             _squeeze_dims(mean, axes, keepdim).astype(a.dtype, order="C"))
+
+
+def _infinite_last_alone(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Per row over ``axes`` (kept): whether the row's only infinite element is its last (in
+    row-major order of the reduced dimensions, the order PyTorch's kernel visits a contiguous
+    tensor's)."""
+    last = a[tuple(slice(-1, None) if axis in axes else slice(None) for axis in range(a.ndim))]
+    return np.isinf(last) & (np.isinf(a).sum(axis=axes, keepdims=True) == 1)
 
 
 def _squared_deviations(a: np.ndarray, mean: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
