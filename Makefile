@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-stamp
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,viz,train,fast,dist]'
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev,viz,train,fast,dist,onnx]'
 	touch $(STAMP)
 
 # System packages (Graphviz for drawings, Chromium for the browser tests), installed when this

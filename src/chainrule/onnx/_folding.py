@@ -1,0 +1,55 @@
+"""Constant folding at export (``do_constant_folding=True``): a ``BatchNormalization`` in
+inference mode right after a ``Conv`` is folded into the convolution's weight and bias, as
+PyTorch's exporter does. The new initializers are called ``onnx::Conv_<n>``.
+
+With ``s = scale / sqrt(var + eps)``: ``W' = W * s`` (per output channel) and
+``b' = (b - mean) * s + shift`` (``b`` is 0 for a convolution without bias).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._builder import GraphBuilder, OnnxNode
+
+__all__ = ["fold_batch_norms"]
+
+
+def _readers(nodes: list[OnnxNode], name: str) -> list[OnnxNode]:
+    return [node for node in nodes if name in node.inputs]
+
+
+def fold_batch_norms(builder: GraphBuilder, graph_outputs: list[str]) -> None:
+    """Fold each foldable Conv -> BatchNormalization pair of ``builder`` in place."""
+    inits = builder.initializers
+    for bn in [node for node in builder.nodes if node.op_type == "BatchNormalization"]:
+        conv = next((n for n in builder.nodes if bn.inputs[0] in n.outputs), None)
+        if conv is None or conv.op_type != "Conv" or conv.outputs[0] in graph_outputs:
+            continue
+        if len(_readers(builder.nodes, conv.outputs[0])) != 1:
+            continue
+        if not all(name in inits for name in (*conv.inputs[1:], *bn.inputs[1:])):
+            continue
+        weight = inits[conv.inputs[1]]
+        dtype = weight.dtype
+        scale, shift, mean, var = (inits[name].astype(np.float64) for name in bn.inputs[1:])
+        factor = scale / np.sqrt(var + bn.attrs["epsilon"])
+        bias = inits[conv.inputs[2]].astype(np.float64) if len(conv.inputs) > 2 else 0.0
+        shape = (-1,) + (1,) * (weight.ndim - 1)
+        new_weight = (weight.astype(np.float64) * factor.reshape(shape)).astype(dtype)
+        new_bias = ((bias - mean) * factor + shift).astype(dtype)
+        names = []
+        for array in (new_weight, new_bias):
+            name = f"onnx::Conv_{builder.next_constant_number()}"
+            inits[name] = array
+            names.append(name)
+        conv.inputs = [conv.inputs[0], *names]
+        builder.nodes.remove(bn)
+        # The readers of the normalized value read the convolution's output instead.
+        for node in builder.nodes:
+            node.inputs = [conv.outputs[0] if n == bn.outputs[0] else n for n in node.inputs]
+        if bn.outputs[0] in graph_outputs:
+            graph_outputs[graph_outputs.index(bn.outputs[0])] = conv.outputs[0]
+    used = {name for node in builder.nodes for name in node.inputs} | set(graph_outputs)
+    for name in [name for name in inits if name not in used]:
+        del inits[name]
