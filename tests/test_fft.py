@@ -49,8 +49,8 @@ def _tensor(lib: Any, values: np.ndarray, dtype: str, requires_grad: bool = Fals
 
 
 def _numpy(t: Any) -> np.ndarray:
-    t = t.detach()
-    return t.resolve_conj().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+    # (both libraries' detach() keeps the conjugate bit: numpy() refuses it unresolved)
+    return t.detach().resolve_conj().numpy()
 
 
 def _same(fn: Callable[[Any], Any], what: str, rtol: float = 1e-10,

@@ -5,7 +5,9 @@ Wirtinger convention needs it; on real values it is the value itself, no copy).
 PyTorch's ``conj()`` of a complex tensor is a lazy view (the conjugate bit, ``is_conj()``); NumPy
 has no such view, so here it is a new tensor holding the conjugated values, flagged so that
 ``is_conj()`` and ``resolve_conj()`` answer as PyTorch's do. Because it shares no memory with
-its input, writing into it in place is refused (PyTorch would write through to the input).
+its input, writing into it (or into a view of it) in place is refused (PyTorch would write
+through to the input). One difference remains: PyTorch's conjugate view shows later in-place
+changes of its input; this copy keeps the values of the moment ``conj()`` was called.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .._strides import storage_root
 from .._tensor import HAS_CONJ_BIT, Tensor
 from ..autograd.node import type_name
 from ._registry import declare_methods, op, recorded_as, tensor_method
@@ -24,21 +27,26 @@ __all__ = ["conj", "is_conj", "resolve_conj", "conj_physical", "conj_physical_"]
 
 _ndarray = np.ndarray
 
-# The tensors ``conj()`` made, by id (a weak reference, so a flagged tensor can be collected;
-# Tensor's ``==`` is element-wise, so no WeakSet).
-_CONJUGATES: dict[int, weakref.ref[Tensor]] = {}
+# The memory ``conj()`` results hold, by the id of the array that owns it (a weak reference,
+# so it can be collected). Every tensor on that memory (the result, its views, ``detach()``)
+# has the conjugate bit, as PyTorch's views of a conjugate view do; a copy has not.
+_CONJUGATES: dict[int, weakref.ref[np.ndarray]] = {}
 
 
 def _flag(t: Tensor) -> None:
-    key = id(t)
-    _CONJUGATES[key] = weakref.ref(t, lambda _ref: _CONJUGATES.pop(key, None))
+    root = storage_root(t._data)
+    key = id(root)
+    _CONJUGATES[key] = weakref.ref(root, lambda _ref: _CONJUGATES.pop(key, None))
 
 
 def is_conj_tensor(t: Any) -> bool:
-    """Whether ``t`` is a tensor made by ``conj()`` of a complex tensor (PyTorch's conjugate
-    bit)."""
-    ref = _CONJUGATES.get(id(t))
-    return ref is not None and ref() is t
+    """Whether ``t`` lies on the memory of a ``conj()`` of a complex tensor (PyTorch's
+    conjugate bit, which views and ``detach()`` keep)."""
+    if not _CONJUGATES or not isinstance(t, Tensor) or t._data.dtype.kind != "c":
+        return False
+    root = storage_root(t._data)
+    ref = _CONJUGATES.get(id(root))
+    return ref is not None and ref() is root
 
 
 HAS_CONJ_BIT[0] = is_conj_tensor  # (Tensor.numpy() refuses a tensor with the bit set)

@@ -38,7 +38,7 @@ from .._strides import (
     warn_expanded_write,
     writable,
 )
-from .._tensor import Tensor, check_inference_inplace, retype, wrap, wrap_dim
+from .._tensor import HAS_CONJ_BIT, Tensor, check_inference_inplace, retype, wrap, wrap_dim
 from ..autograd.forward_grad import DUAL, get_tangent, refuse_in_place, suspended
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
@@ -824,6 +824,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
     ):
         _setitem_recorded(self, index, value)
         return
+    if HAS_CONJ_BIT[0](self):
+        from .conjugate import CONJ_WRITE_MESSAGE
+
+        raise RuntimeError(CONJ_WRITE_MESSAGE)
     target, entries, is_self = _locate(self._data, index)
     if entries:
         indices = _expand_indices(target.shape, entries)
