@@ -377,3 +377,93 @@ def test_verbose_prints_the_graph(capsys):
     _export(ours, (chainrule.ones(1, 6),), input_names=["x"], verbose=True)
     printed = capsys.readouterr().out
     assert "Gemm" in printed and "main_graph" in printed
+
+
+def _layers(nn):
+    return nn.Sequential(
+        nn.Conv2d(4, 8, 3, stride=2, padding=2, dilation=2, groups=2),
+        nn.BatchNorm2d(8),
+        nn.LeakyReLU(0.1),
+        nn.MaxPool2d(3, stride=1, padding=1, ceil_mode=True),
+        nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+        nn.Conv2d(8, 4, 3, padding="same", bias=False),
+        nn.GELU(),
+        nn.Sigmoid(),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(4, 6),
+        nn.BatchNorm1d(6),
+        nn.Tanh(),
+        nn.Softmax(dim=1),
+    )
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "unfolded"])
+def test_layer_attributes_and_deduplicated_initializers_as_pytorchs(fold):
+    """Strides, dilation, groups, "same" padding, ceil_mode, count_include_pad, adaptive
+    pooling, BatchNorm1d; fresh BatchNorms, whose running_var equals their weight (all ones):
+    PyTorch keeps one initializer of equal ones and reads the others through Identity nodes."""
+    torch.manual_seed(0)
+    ref = _layers(torch.nn).eval()
+    ours = _layers(cnn).eval()
+    ours.load_state_dict(
+        {k: chainrule.from_numpy(v.numpy().copy()) for k, v in ref.state_dict().items()}
+    )
+    x = np.random.default_rng(0).standard_normal((2, 4, 11, 11)).astype(np.float32)
+    options = {"input_names": ["x"], "output_names": ["y"], "do_constant_folding": fold}
+    data = _export(ours, (chainrule.from_numpy(x),), **options)
+    expected_data = _export_torch(ref, (torch.from_numpy(x),), **options)
+    mine, theirs = onnx.load_from_string(data), onnx.load_from_string(expected_data)
+    assert [(n.op_type, n.name) for n in mine.graph.node] == [
+        (n.op_type, n.name) for n in theirs.graph.node
+    ]
+    for node, expected in zip(mine.graph.node, theirs.graph.node, strict=True):
+        assert _attributes(node) == _attributes(expected), node.name
+        assert [_numbered(i) for i in node.input] == [_numbered(i) for i in expected.input]
+    assert [_numbered(i.name) for i in mine.graph.initializer] == [
+        _numbered(i.name) for i in theirs.graph.initializer
+    ]
+    got = _run(data, {"x": x})[0]
+    np.testing.assert_allclose(got, _run(expected_data, {"x": x})[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        got, ours(chainrule.from_numpy(x)).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
+
+
+def _shared_values(nn):
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.BatchNorm1d(3)
+            self.b = nn.BatchNorm1d(3)
+            self.c = nn.Linear(3, 3)
+
+        def forward(self, x):
+            return self.b(self.c(self.a(x)))  # (c's parameters used between a's and b's)
+
+    return Model()
+
+
+def test_deduplication_order_as_pytorchs():
+    torch.manual_seed(0)
+    ref = _shared_values(torch.nn).eval()
+    with torch.no_grad():
+        ref.c.bias.zero_()  # (equal to the BatchNorms' biases)
+    ours = _shared_values(cnn).eval()
+    ours.load_state_dict(
+        {k: chainrule.from_numpy(v.numpy().copy()) for k, v in ref.state_dict().items()}
+    )
+    x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    mine = onnx.load_from_string(_export(ours, (chainrule.from_numpy(x),), input_names=["x"]))
+    theirs = onnx.load_from_string(_export_torch(ref, (torch.from_numpy(x),), input_names=["x"]))
+
+    def identities(model):
+        return [
+            (n.name, list(n.input), list(n.output))
+            for n in model.graph.node
+            if n.op_type == "Identity"
+        ]
+
+    assert identities(mine) == identities(theirs)
+    assert len(identities(mine)) == 7
+    assert [i.name for i in mine.graph.initializer] == [i.name for i in theirs.graph.initializer]

@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._builder import GraphBuilder, OnnxNode
 from ._capture import trace
-from ._folding import fold_batch_norms
+from ._folding import deduplicate_initializers, fold_batch_norms
 from .errors import OnnxExporterError
 
 __all__ = ["export", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
@@ -194,11 +194,13 @@ def export(
     in_names = [given[i] if i < len(given) else defaults[i] for i in range(count)]
 
     builder = GraphBuilder(opset)
-    named = (
-        list(model.named_parameters()) + list(model.named_buffers())
-        if hasattr(model, "named_parameters")
-        else []
-    )
+    named: list[tuple[str, Tensor]] = []
+    if hasattr(model, "state_dict"):
+        named = list(model.state_dict(keep_vars=True).items())
+        listed = {id(tensor) for _, tensor in named}
+        for name, tensor in [*model.named_parameters(), *model.named_buffers()]:
+            if id(tensor) not in listed:  # (a buffer left out of the state_dict)
+                named.append((name, tensor))
     for name, tensor in named:
         builder.add_parameter(name, tensor)
     was_training = getattr(model, "training", None)
@@ -211,8 +213,15 @@ def export(
             model.train(True)
 
     values = [builder.value(out, "Identity") for out in outputs]
+    # Initializers in state_dict order (PyTorch's graph inputs), not in the order of first use.
+    rank = {name: i for i, (name, _) in enumerate(named)}
+    builder.initializers = dict(
+        sorted(builder.initializers.items(), key=lambda item: rank.get(item[0], len(rank)))
+    )
     if do_constant_folding and export_params:
         fold_batch_norms(builder, values)
+    if not keep_initializers_as_inputs:
+        deduplicate_initializers(builder)
     given_out = list(output_names or [])
     default_out = ["output"] if len(values) == 1 else [f"output_{i}" for i in range(len(values))]
     out_names = [given_out[i] if i < len(given_out) else default_out[i] for i in range(len(values))]

@@ -1,4 +1,6 @@
-"""Constant folding at export (``do_constant_folding=True``): a ``BatchNormalization`` in
+"""Constant folding and initializer deduplication at export.
+
+Folding (``do_constant_folding=True``) (``do_constant_folding=True``): a ``BatchNormalization`` in
 inference mode right after a ``Conv`` is folded into the convolution's weight and bias, as
 PyTorch's exporter does. The new initializers are called ``onnx::Conv_<n>``.
 
@@ -12,7 +14,7 @@ import numpy as np
 
 from ._builder import GraphBuilder, OnnxNode
 
-__all__ = ["fold_batch_norms"]
+__all__ = ["fold_batch_norms", "deduplicate_initializers"]
 
 
 def _readers(nodes: list[OnnxNode], name: str) -> list[OnnxNode]:
@@ -53,3 +55,34 @@ def fold_batch_norms(builder: GraphBuilder, graph_outputs: list[str]) -> None:
     used = {name for node in builder.nodes for name in node.inputs} | set(graph_outputs)
     for name in [name for name in inits if name not in used]:
         del inits[name]
+
+
+def deduplicate_initializers(builder: GraphBuilder) -> None:
+    """Keep one initializer of each set of equal ones (same dtype, shape and values), as
+    PyTorch's exporter does for a model in eval mode: a later one becomes ``Identity`` of the
+    first, in nodes ``Identity_0``, ``Identity_1``... at the start of the graph, the last one
+    found first (a freshly made BatchNorm's ``running_var`` is its ``weight``, all ones).
+    Initializers are looked at in their order in the file (``state_dict`` order)."""
+    kept: list[tuple[str, np.ndarray]] = []
+    identities: list[OnnxNode] = []
+    for name, array in list(builder.initializers.items()):
+        same = next(
+            (
+                first
+                for first, other in kept
+                if other.dtype == array.dtype
+                and other.shape == array.shape
+                and np.array_equal(other, array)
+            ),
+            None,
+        )
+        if same is None:
+            kept.append((name, array))
+            continue
+        del builder.initializers[name]
+        identities.append(OnnxNode("Identity", [same], [name], ""))
+    # (each is put first in the graph as it is found, so they end up in reverse order)
+    identities.reverse()
+    for k, node in enumerate(identities):
+        node.name = f"Identity_{k}"
+    builder.nodes[:0] = identities

@@ -39,14 +39,12 @@ def _conv(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
         raise _unsupported(b, f"_convolution (padding_mode={module.padding_mode!r})")
     kernel = list(module.weight.shape[2:])
     dilation = _tuple(module.dilation, rank)
-    if module.padding == "valid":
-        begin = end = [0] * rank
-    elif module.padding == "same":
-        total = [d * (k - 1) for d, k in zip(dilation, kernel, strict=True)]
-        begin = [t // 2 for t in total]
-        end = [t - s for t, s in zip(total, begin, strict=True)]
+    if module.padding == "same":
+        padding: dict[str, Any] = {"auto_pad": "SAME_UPPER"}  # (PyTorch's: no pads then)
+    elif module.padding == "valid":
+        padding = {"pads": [0] * (2 * rank)}
     else:
-        begin = end = _tuple(module.padding, rank)
+        padding = {"pads": _tuple(module.padding, rank) * 2}
     names = [b.value(inputs[0], "Conv"), b.value(module.weight, "Conv")]
     if module.bias is not None:
         names.append(b.value(module.bias, "Conv"))
@@ -57,8 +55,8 @@ def _conv(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
         dilations=dilation,
         group=int(module.groups),
         kernel_shape=kernel,
-        pads=list(begin) + list(end),
         strides=_tuple(module.stride, rank),
+        **padding,
     )
 
 
