@@ -115,3 +115,41 @@ def test_errors_module_names_as_pytorchs():
         ]
     error = chainrule.onnx.errors.UnsupportedOperatorError("aten::foo", 18, 19)
     assert str(error) == str(torch.onnx.errors.UnsupportedOperatorError("aten::foo", 18, 19))
+
+
+def test_a_plain_function_is_refused_as_by_pytorch():
+    def seed(w, x):
+        return (w + x) * (w + 1)
+
+    expected = _torch_error(seed, (torch.tensor([1.0]), torch.tensor([2.0])))
+    with pytest.raises(AttributeError) as caught:
+        chainrule.onnx.export(
+            seed, (chainrule.tensor([1.0]), chainrule.tensor([2.0])), io.BytesIO()
+        )
+    assert str(caught.value) == str(expected)
+
+
+def test_an_output_that_is_a_number():
+    expected = _torch_error(_module(torch.nn, lambda x: (x + 1, 3)), (torch.randn(2, 3),))
+    with pytest.raises(RuntimeError) as caught:
+        chainrule.onnx.export(
+            _module(cnn, lambda x: (x + 1, 3)), (chainrule.randn(2, 3),), io.BytesIO()
+        )
+    assert type(caught.value) is type(expected)
+    assert "of traced region did not have observable data dependence with trace inputs" in str(
+        expected
+    )
+    assert str(caught.value).startswith("output 1 of traced region did not have observable")
+
+
+def test_a_constant_tensor_output_is_written_as_a_constant():
+    import numpy as np
+    import onnxruntime
+
+    model = _module(cnn, lambda x: (x + 1, chainrule.full((2,), 7.0)))
+    buffer = io.BytesIO()
+    chainrule.onnx.export(model, (chainrule.randn(2, 3),), buffer, input_names=["x"])
+    session = onnxruntime.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    x = np.ones((2, 3), np.float32)
+    _, constant = session.run(None, {"x": x})
+    assert constant.tolist() == [7.0, 7.0]

@@ -467,3 +467,36 @@ def test_deduplication_order_as_pytorchs():
     assert identities(mine) == identities(theirs)
     assert len(identities(mine)) == 7
     assert [i.name for i in mine.graph.initializer] == [i.name for i in theirs.graph.initializer]
+
+
+def test_nested_and_dict_outputs_flattened_as_pytorch():
+    def make(nn):
+        class Model(nn.Module):
+            def forward(self, x):
+                return {"b": x + 1, "a": (x * 2, None, [x - 1])}
+
+        return Model()
+
+    x = np.arange(3, dtype=np.float32)
+    options = {"input_names": ["x"], "output_names": ["p", "q", "r"]}
+    data = _export(make(cnn), (chainrule.from_numpy(x),), **options)
+    theirs = onnx.load_from_string(_export_torch(make(torch.nn), (torch.from_numpy(x),), **options))
+    mine = onnx.load_from_string(data)
+    assert [o.name for o in mine.graph.output] == [o.name for o in theirs.graph.output]
+    assert [n.op_type for n in mine.graph.node] == [n.op_type for n in theirs.graph.node]
+    p, q, r = _run(data, {"x": x})
+    assert p.tolist() == [1, 2, 3] and q.tolist() == [0, 2, 4] and r.tolist() == [-1, 0, 1]
+
+
+def test_is_in_onnx_export():
+    seen = []
+
+    class Model(cnn.Module):
+        def forward(self, x):
+            seen.append(chainrule.onnx.is_in_onnx_export())
+            return x + 1
+
+    assert not chainrule.onnx.is_in_onnx_export() and not torch.onnx.is_in_onnx_export()
+    _export(Model(), (chainrule.ones(2),))
+    assert seen == [True]
+    assert not chainrule.onnx.is_in_onnx_export()

@@ -106,7 +106,20 @@ def test_program_round_trip(name, dtype):
 
 
 @pytest.mark.parametrize(
-    "name", ["unary", "softmax", "matmul", "reductions", "permute_squeeze", "cat_clamp"]
+    "name",
+    [
+        "add_sub_alpha",
+        "reflected",
+        "mul_div_scalar",
+        "unary",
+        "activations",
+        "softmax",
+        "matmul",
+        "reductions",
+        "permute_squeeze",
+        "cat_clamp",
+        "in_place",
+    ],
 )
 def test_node_types_as_pytorchs(name):
     ours, theirs = _program(PROGRAMS[name])

@@ -16,11 +16,12 @@ parameters as initializers under their ``state_dict`` names, nodes named by modu
 from __future__ import annotations
 
 from . import errors
-from ._export import export
+from ._export import export, is_in_onnx_export
 from .errors import OnnxExporterError, OnnxExporterWarning, UnsupportedOperatorError
 
 __all__ = [
     "export",
+    "is_in_onnx_export",
     "errors",
     "OnnxExporterError",
     "OnnxExporterWarning",

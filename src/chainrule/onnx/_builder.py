@@ -4,7 +4,7 @@ The exporter records into a :class:`GraphBuilder` while the model runs one forwa
 (``_capture``); ``_model`` turns it into an ``onnx.ModelProto`` at the end. Names follow PyTorch's
 TorchScript-based exporter: a node is ``<scope>/<OpType>`` (``/fc1/Gemm``, ``/Relu_1``), its
 output ``<node name>_output_<i>``, a parameter keeps its ``state_dict`` name (``fc1.weight``), a
-constant made by the exporter is ``onnx::<Consumer>_<n>``.
+folded initializer is ``onnx::<Consumer>_<n>``.
 """
 
 from __future__ import annotations
@@ -100,9 +100,10 @@ class GraphBuilder:
         return self._constants - 1
 
     def constant(self, array: np.ndarray, consumer: str) -> str:
-        """A Constant node holding ``array``, named ``onnx::<consumer>_<n>``."""
-        name = f"onnx::{consumer}_{self.next_constant_number()}"
-        self.nodes.append(OnnxNode("Constant", [], [name], name, {"value": np.asarray(array)}))
+        """A Constant node holding ``array`` (``<scope>/Constant``, as PyTorch names the
+        constants of a traced call); ``consumer``: the type of the node reading it."""
+        del consumer
+        (name,) = self.emit("Constant", [], value=np.asarray(array))
         self.shapes[name] = tuple(np.shape(array))
         self.dtypes[name] = np.asarray(array).dtype
         return name

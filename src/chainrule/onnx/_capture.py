@@ -48,6 +48,22 @@ def _flat(values: Any) -> list[Any]:
     return found
 
 
+def _flat_outputs(result: Any) -> list[Any]:
+    """The leaves of a forward's result, in order: tuples, lists and dict values opened (an
+    explicit stack, no recursion)."""
+    found: list[Any] = []
+    stack: list[Any] = [result]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple | list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            stack.extend(reversed(list(item.values())))
+        else:
+            found.append(item)
+    return found
+
+
 class _Recorder(TorchFunctionMode):
     """Turns each public call on traced tensors into ONNX nodes (outside whole layers)."""
 
@@ -150,14 +166,14 @@ def trace(
     finally:
         for handle in handles:
             handle.remove()
-    outputs = result if isinstance(result, tuple | list) else (result,)
-    flat = _flat(outputs)
-    for out in flat:
-        if not isinstance(out, Tensor):
+    flat = [out for out in _flat_outputs(result) if out is not None]  # (None: dropped)
+    for i, out in enumerate(flat):
+        if isinstance(out, Tensor):
+            _check_constant(builder, out)
+        else:  # (a number: PyTorch's tracer refuses it; a tensor is a constant output)
             raise RuntimeError(
-                f"Only tuples, lists and Variables are supported as JIT inputs/outputs. "
-                f"Dictionaries and strings are also accepted, but their usage is not "
-                f"recommended. Here, received an input of unsupported type: {type(out).__name__}"
+                f"output {i} of traced region did not have observable data dependence with "
+                "trace inputs; this probably indicates your program cannot be understood by "
+                "the tracer."
             )
-        _check_constant(builder, out)
     return flat

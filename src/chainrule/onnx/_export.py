@@ -18,7 +18,7 @@ from ._capture import trace
 from ._folding import deduplicate_initializers, fold_batch_norms
 from .errors import OnnxExporterError
 
-__all__ = ["export", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
+__all__ = ["export", "is_in_onnx_export", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
 
 #: PyTorch's TorchScript-based exporter: opset 20 by default, 23 at most.
 DEFAULT_OPSET = 20
@@ -26,6 +26,16 @@ MAX_OPSET = 23
 #: The oldest opset chainrule writes (PyTorch's goes down to 7: older opsets' Softmax, Squeeze
 #: and reductions differ and are not written here).
 MIN_OPSET = 13
+
+
+# One entry per export running (in any thread): what is_in_onnx_export reads.
+_EXPORTING: list[bool] = []
+
+
+def is_in_onnx_export() -> bool:
+    """True while :func:`export` runs the model (``torch.onnx.is_in_onnx_export``): a forward
+    may take another path then."""
+    return bool(_EXPORTING)
 
 
 def _version() -> str:
@@ -173,6 +183,8 @@ def export(
         ...                       input_names=["x"], dynamic_axes={"x": {0: "batch"}})
     """
     onnx = _import_onnx()
+    if not hasattr(model, "modules"):  # (a plain function: PyTorch's exporter fails so)
+        raise AttributeError(f"'{type(model).__name__}' object has no attribute 'modules'")
     del dynamo  # (what PyTorch's dynamo=False writes is what chainrule writes)
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if opset > MAX_OPSET:
@@ -206,9 +218,11 @@ def export(
     was_training = getattr(model, "training", None)
     if was_training:
         model.train(False)
+    _EXPORTING.append(True)
     try:
         outputs = trace(builder, model, args, call_kwargs, in_names)
     finally:
+        _EXPORTING.pop()
         if was_training:
             model.train(True)
 

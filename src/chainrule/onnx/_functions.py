@@ -73,6 +73,17 @@ def _swapped(op_type: str) -> Handler:
     return handle
 
 
+def _rtruediv(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+    """``other / input`` as PyTorch writes it: ``Reciprocal(input) * other`` (no Mul for 1)."""
+    other = argument(args, kwargs, 1, "other", None)
+    dtype = result._data.dtype
+    (reciprocal,) = b.emit("Reciprocal", [_operand(b, args[0], dtype, "Reciprocal")])
+    if isinstance(other, int | float) and other == 1:
+        b.bind(result, reciprocal)
+        return
+    b.emit_for(result, "Mul", [reciprocal, _operand(b, other, dtype, "Mul")])
+
+
 def _rpow(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
     _pow(b, (argument(args, kwargs, 1, "other", None), args[0]), {}, result)
 
@@ -156,10 +167,6 @@ def _unary(op_type: str) -> Handler:
 def _identity(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
     if result is not args[0]:
         b.bind(result, b.value(args[0], "Identity"))
-
-
-def _clone(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
-    b.emit_for(result, "Identity", [b.value(args[0], "Identity")])
 
 
 def _dropout(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
@@ -254,11 +261,14 @@ def _reduce(op_type: str, axes_input_from: int) -> Handler:
 
     def handle(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
         source = args[0]
-        axes = _dims(argument(args, kwargs, 1, "dim", None), source.dim())
+        dim = argument(args, kwargs, 1, "dim", None)
+        axes = _dims(dim, source.dim())
         keepdim = int(bool(argument(args, kwargs, 2, "keepdim", False)))
         name = b.cast(b.value(source, op_type), result._data.dtype)
         if source.dim() == 0:
             b.emit_for(result, "Identity", [name])
+        elif dim is None:  # (over every dimension: no axes, as PyTorch writes it)
+            b.emit_for(result, op_type, [name], keepdims=keepdim)
         elif b.opset >= axes_input_from:
             b.emit_for(result, op_type, [name, b.ints(axes, op_type)], keepdims=keepdim)
         else:
@@ -360,7 +370,7 @@ FUNCTIONS: dict[str, Handler] = {
     "subtract": _elementwise("Sub"),
     "rsub": _rsub,
     "_rsub": _swapped("Sub"),
-    "_rtruediv": _swapped("Div"),
+    "_rtruediv": _rtruediv,
     "_rpow": _rpow,
     "_pow": _pow,
     "_permute": _permute,
@@ -408,7 +418,7 @@ FUNCTIONS: dict[str, Handler] = {
     "clip": _clamp,
     "dropout": _dropout,
     "contiguous": _identity,
-    "clone": _clone,
+    "clone": _identity,  # (ONNX values are never written in place: nothing to copy)
     "detach": _identity,
     "requires_grad_": _identity,
 }
