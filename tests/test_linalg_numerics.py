@@ -84,3 +84,33 @@ def test_addmm_float16_rounds_once_where_terms_cancel() -> None:
         mat2 = lib.tensor([[1.0], [1.0]], dtype=lib.float16)
         out = lib.addmm(bias, mat1, mat2)
         assert out.item() == 2.0 ** -11, lib.__name__
+
+
+# A rank-1 matrix (an outer product) in which LAPACK's LU meets an exact zero pivot where
+# chainrule's own LU (used for ``info``) rounds to a tiny non-zero one. NumPy's "Singular matrix"
+# LinAlgError once leaked out of inv/solve/tensorinv here. (PyTorch's MKL rounds its way to a
+# huge finite inverse; chainrule calls the matrix singular, with PyTorch's error type.)
+_NUMERICALLY_SINGULAR = [
+    [0.0804012992252251, 0.09577177862739723, -0.2827285115400019],
+    [-0.47140875302799795, -0.561528920217376, 1.657693300417697],
+    [0.6642248074306372, 0.7912060107122535, -2.3357245833396876],
+]
+
+
+@pytest.mark.parametrize("call", ["inv", "tensorinv", "solve", "solve_batched"])
+def test_numerically_singular_matrix_raises_pytorchs_error_type(call: str) -> None:
+    A = chainrule.tensor(_NUMERICALLY_SINGULAR, dtype=chainrule.float64)
+    run = {
+        "inv": lambda: chainrule.linalg.inv(A),
+        "tensorinv": lambda: chainrule.linalg.tensorinv(A, ind=1),
+        "solve": lambda: chainrule.linalg.solve(A, chainrule.ones(3, dtype=chainrule.float64)),
+        "solve_batched": lambda: chainrule.linalg.solve(
+            chainrule.stack([A, A + chainrule.eye(3, dtype=chainrule.float64)]),
+            chainrule.ones(2, 3, 1, dtype=chainrule.float64)),
+    }[call]
+    with pytest.raises(chainrule.linalg.LinAlgError) as info:
+        run()
+    assert "singular" in str(info.value)
+    assert type(info.value).__name__ == type(torch.linalg.LinAlgError("")).__name__
+    ex = chainrule.linalg.inv_ex(A)
+    assert int(ex.info) == 3 and bool(ex.inverse.isnan().all())

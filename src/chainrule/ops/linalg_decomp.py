@@ -153,9 +153,15 @@ def _inverse_and_info(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pass
     info = lu_factor_arrays(a)[2]
     out = np.full(a.shape, np.nan, dtype=a.dtype)
-    ok = info == 0
-    if np.any(ok):
-        out[ok] = np.linalg.inv(a[ok])
+    for index in np.ndindex(info.shape):
+        if info[index]:
+            continue
+        try:
+            out[index] = np.linalg.inv(a[index])
+        except np.linalg.LinAlgError:
+            # LAPACK met an exact zero pivot where this LU's rounding did not: singular
+            # (its last diagonal element, as the LU cannot say which)
+            info[index] = a.shape[-1]
     return out, info
 
 
@@ -182,9 +188,13 @@ def _solve_arrays(A: np.ndarray, B: np.ndarray, left: bool = True
         info = lu_factor_arrays(A_b)[2]
         X = np.full(np.broadcast_shapes(A_b.shape[:-1] + (1,), rhs_b.shape), np.nan,
                     dtype=np.result_type(A, B))
-        ok = info == 0
-        if np.any(ok):
-            X[ok] = np.linalg.solve(A_b[ok], rhs_b[ok])
+        for index in np.ndindex(info.shape):
+            if info[index]:
+                continue
+            try:
+                X[index] = np.linalg.solve(A_b[index], rhs_b[index])
+            except np.linalg.LinAlgError:  # (as in _inverse_and_info)
+                info[index] = A_b.shape[-1]
     if not left:
         X = _mT(X)
     if vector:  # (PyTorch lays a batch of solution vectors out as the matrix it solved for)
@@ -433,7 +443,13 @@ def _lu_info(A: np.ndarray, result: np.ndarray, batch: tuple[int, ...]) -> np.nd
     """``info`` of an inverse or solve: LU's, looked for only when the result has NaN."""
     if not np.isnan(result).any():
         return np.zeros(batch, dtype=np.int32)
-    return lu_factor_arrays(np.broadcast_to(A, batch + A.shape[-2:]))[2]
+    A = np.broadcast_to(A, batch + A.shape[-2:])
+    info = lu_factor_arrays(A)[2]
+    # A matrix LAPACK found singular (its result NaN-filled) where this LU's rounding met no
+    # zero pivot: singular too, at its last diagonal element.
+    per_matrix = np.isnan(result).reshape(batch + (-1,))
+    refused = per_matrix.all(axis=-1) & ~np.isnan(A).any(axis=(-2, -1))
+    return np.where((info == 0) & refused, np.int32(A.shape[-1]), info).astype(np.int32)
 
 
 def _cholesky_info(L: np.ndarray) -> np.ndarray:
