@@ -500,3 +500,81 @@ def test_is_in_onnx_export():
     _export(Model(), (chainrule.ones(2),))
     assert seen == [True]
     assert not chainrule.onnx.is_in_onnx_export()
+
+
+def _lenet(nn, lib):
+    """The PyTorch tutorial's network: layers called through nn.functional in forward."""
+    F = nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 6, 5)
+            self.conv2 = nn.Conv2d(6, 16, 5)
+            self.fc1 = nn.Linear(16 * 5 * 5, 120)
+            self.fc2 = nn.Linear(120, 84)
+            self.fc3 = nn.Linear(84, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv1(x)), (2, 2))
+            x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+            x = x.view(-1, 16 * 5 * 5)
+            x = F.relu(self.fc1(x))
+            x = F.dropout(x, 0.5, training=self.training)
+            return self.fc3(F.relu(self.fc2(x)))
+
+    return Net()
+
+
+def _functional_cnn(nn, lib):
+    """Layers as functions of the module's own parameters and buffers."""
+    F = nn.functional
+
+    class Functional(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(lib.randn(4, 2, 3, 3) * 0.3)
+            self.bias = nn.Parameter(lib.randn(4) * 0.1)
+            self.register_buffer("mean", lib.linspace(-0.5, 0.5, 4))
+            self.register_buffer("var", lib.linspace(0.5, 2.0, 4))
+
+        def forward(self, x):
+            y = F.conv2d(x, self.weight, self.bias, stride=1, padding=1, dilation=1, groups=1)
+            y = F.batch_norm(y, self.mean, self.var, training=False, eps=1e-3)
+            y = F.avg_pool2d(F.relu(y), 2, count_include_pad=False)
+            y = F.max_pool2d(y, 3, stride=1, padding=1, ceil_mode=True)
+            y = F.adaptive_avg_pool2d(y, 1)
+            return F.log_softmax(y.view(y.size(0), -1), dim=1)
+
+    return Functional()
+
+
+@pytest.mark.parametrize("make", [_lenet, _functional_cnn], ids=["lenet", "functional"])
+def test_functional_layers_as_pytorchs(make):
+    ours, ref = _pair(make)
+    shape = (2, 1, 32, 32) if make is _lenet else (2, 2, 8, 8)
+    x = np.random.default_rng(6).standard_normal(shape).astype(np.float32)
+    options = {"input_names": ["x"], "output_names": ["y"]}
+    mine = onnx.load_from_string(_export(ours, (chainrule.from_numpy(x),), **options))
+    theirs = onnx.load_from_string(_export_torch(ref, (torch.from_numpy(x),), **options))
+    # Every node, constants included (the functional BatchNorm folded into the Conv).
+    assert [(n.op_type, n.name, [_numbered(i) for i in n.input]) for n in mine.graph.node] == [
+        (n.op_type, n.name, [_numbered(i) for i in n.input]) for n in theirs.graph.node
+    ]
+    for node, expected in zip(mine.graph.node, theirs.graph.node, strict=True):
+        if node.op_type != "Constant":
+            assert _attributes(node) == _attributes(expected), node.name
+    assert [_numbered(i.name) for i in mine.graph.initializer] == [
+        _numbered(i.name) for i in theirs.graph.initializer
+    ]
+    # With a dynamic batch: other batch sizes (PyTorch's file computes x.size(0) at run
+    # time, chainrule's Reshape copies the input's size: the same values).
+    options["dynamic_axes"] = {"x": {0: "batch"}, "y": {0: "batch"}}
+    data = _export(ours, (chainrule.from_numpy(x),), **options)
+    expected_data = _export_torch(ref, (torch.from_numpy(x),), **options)
+    for batch in (1, 2, 5):
+        x = np.random.default_rng(batch).standard_normal((batch, *shape[1:])).astype(np.float32)
+        got = _run(data, {"x": x})[0]
+        np.testing.assert_allclose(got, _run(expected_data, {"x": x})[0], rtol=1e-5, atol=1e-5)
+        expected = ours(chainrule.from_numpy(x)).detach().numpy()
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

@@ -134,6 +134,37 @@ class GraphBuilder:
         self.bind(result, name)
         return name
 
+    def renumber(self) -> dict[str, str]:
+        """Number the scoped node names again (``/Constant``, ``/Constant_1``...) after folding
+        removed nodes, as PyTorch names its nodes once the graph is final; output names follow
+        (``<node name>_output_<i>``). The value names changed, old to new."""
+        counts: dict[str, int] = {}
+        renamed: dict[str, str] = {}
+        for node in self.nodes:
+            if not node.name.startswith("/"):
+                continue
+            base = re.sub(r"_\d+$", "", node.name)
+            count = counts.get(base, 0)
+            counts[base] = count + 1
+            new = base if count == 0 else f"{base}_{count}"
+            if new == node.name:
+                continue
+            for i, output in enumerate(node.outputs):
+                if output == f"{node.name}_output_{i}":
+                    renamed[output] = f"{new}_output_{i}"
+            node.name = new
+        if not renamed:
+            return renamed
+        for node in self.nodes:
+            node.outputs = [renamed.get(n, n) for n in node.outputs]
+            node.inputs = [renamed.get(n, n) for n in node.inputs]
+        for old, new in renamed.items():
+            if old in self.shapes:
+                self.shapes[new] = self.shapes.pop(old)
+            if old in self.dtypes:
+                self.dtypes[new] = self.dtypes.pop(old)
+        return renamed
+
     def cast(self, name: str, dtype: np.dtype) -> str:
         """``name`` converted to ``dtype`` (itself when it has that dtype already)."""
         if self.dtypes.get(name) == dtype:

@@ -5,7 +5,7 @@ Two listeners run while the model is called once on the example arguments:
 * forward hooks on every submodule keep the scope (the module path PyTorch writes into node
   names) and export the layers listed in ``_modules.MODULES`` whole, from their attributes;
 * a ``TorchFunctionMode`` sees every public function and Tensor method called outside those
-  layers and turns each into nodes with the handler ``_functions.FUNCTIONS`` has for its name.
+  layers and turns each into nodes with the handler ``HANDLERS`` has for its name.
 
 Values are followed by identity: the inputs, the parameters and each recorded result are
 named. A tensor the graph reads that is none of them is a constant, unless it has a
@@ -23,11 +23,15 @@ from .._overrides import TorchFunctionMode
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ._builder import GraphBuilder, operator_of
-from ._functions import FUNCTIONS
+from ._functions import FUNCTIONS, Handler
+from ._layers import LAYER_FUNCTIONS
 from ._modules import MODULES
 from .errors import UnsupportedOperatorError
 
-__all__ = ["trace", "function_name"]
+__all__ = ["trace", "function_name", "HANDLERS"]
+
+#: The handler of each function name: element-wise, shape and reduction calls, and layers.
+HANDLERS: dict[str, Handler] = {**FUNCTIONS, **LAYER_FUNCTIONS}
 
 
 def function_name(func: Callable[..., Any]) -> str:
@@ -94,7 +98,7 @@ class _Recorder(TorchFunctionMode):
         if not any(isinstance(out, Tensor) for out in outputs):
             return result  # (x.dim(), x.size(): Python values, baked in as PyTorch's tracer does)
         name = function_name(func)
-        handler = FUNCTIONS.get(name)
+        handler = HANDLERS.get(name)
         if handler is None or not isinstance(result, Tensor):
             raise UnsupportedOperatorError(f"aten::{name}", builder.opset, None)
         self.inside_layer += 1  # (what the handler calls on tensors is not the model's)

@@ -236,6 +236,8 @@ def export(
         fold_batch_norms(builder, values)
     if not keep_initializers_as_inputs:
         deduplicate_initializers(builder)
+    renamed = builder.renumber()
+    values = [renamed.get(value, value) for value in values]
     given_out = list(output_names or [])
     default_out = ["output"] if len(values) == 1 else [f"output_{i}" for i in range(len(values))]
     out_names = [given_out[i] if i < len(given_out) else default_out[i] for i in range(len(values))]

@@ -30,13 +30,14 @@ def fold_batch_norms(builder: GraphBuilder, graph_outputs: list[str]) -> None:
             continue
         if len(_readers(builder.nodes, conv.outputs[0])) != 1:
             continue
-        if not all(name in inits for name in (*conv.inputs[1:], *bn.inputs[1:])):
+        constants = _constants(builder)
+        if not all(name in constants for name in (*conv.inputs[1:], *bn.inputs[1:])):
             continue
-        weight = inits[conv.inputs[1]]
+        weight = constants[conv.inputs[1]]
         dtype = weight.dtype
-        scale, shift, mean, var = (inits[name].astype(np.float64) for name in bn.inputs[1:])
+        scale, shift, mean, var = (constants[name].astype(np.float64) for name in bn.inputs[1:])
         factor = scale / np.sqrt(var + bn.attrs["epsilon"])
-        bias = inits[conv.inputs[2]].astype(np.float64) if len(conv.inputs) > 2 else 0.0
+        bias = constants[conv.inputs[2]].astype(np.float64) if len(conv.inputs) > 2 else 0.0
         shape = (-1,) + (1,) * (weight.ndim - 1)
         new_weight = (weight.astype(np.float64) * factor.reshape(shape)).astype(dtype)
         new_bias = ((bias - mean) * factor + shift).astype(dtype)
@@ -55,6 +56,18 @@ def fold_batch_norms(builder: GraphBuilder, graph_outputs: list[str]) -> None:
     used = {name for node in builder.nodes for name in node.inputs} | set(graph_outputs)
     for name in [name for name in inits if name not in used]:
         del inits[name]
+    builder.nodes = [
+        node for node in builder.nodes if node.op_type != "Constant" or node.outputs[0] in used
+    ]
+
+
+def _constants(builder: GraphBuilder) -> dict[str, np.ndarray]:
+    """The values known before the graph runs: initializers and Constant nodes' outputs."""
+    found = dict(builder.initializers)
+    for node in builder.nodes:
+        if node.op_type == "Constant":
+            found[node.outputs[0]] = node.attrs["value"]
+    return found
 
 
 def deduplicate_initializers(builder: GraphBuilder) -> None:

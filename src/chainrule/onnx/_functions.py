@@ -217,7 +217,8 @@ def _reshape_to(b: GraphBuilder, source: Tensor, sizes: Sequence[int], result: A
         0 if i < len(in_shape) and size == in_shape[i] and size != 0 else int(size)
         for i, size in enumerate(sizes)
     ]
-    b.emit_for(result, "Reshape", [name, b.ints(target, "Reshape")])
+    attrs = {"allowzero": 0} if b.opset >= 14 else {}  # (0: copy the input's size)
+    b.emit_for(result, "Reshape", [name, b.ints(target, "Reshape")], **attrs)
 
 
 def _shape_arguments(args: tuple, kwargs: dict[str, Any]) -> list[int]:

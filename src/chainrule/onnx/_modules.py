@@ -10,21 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from .. import nn
 from ._builder import GraphBuilder
 from ._functions import FUNCTIONS, Handler
+from ._layers import batch_norm, convolution, global_average_pool, pooling
 
 __all__ = ["MODULES", "ModuleHandler"]
 
 ModuleHandler = Callable[[GraphBuilder, Any, tuple, Any], None]
-
-
-def _tuple(value: Any, rank: int) -> list[int]:
-    if isinstance(value, int):
-        return [value] * rank
-    return [int(v) for v in value]
 
 
 def _unsupported(b: GraphBuilder, name: str) -> Exception:
@@ -34,96 +27,56 @@ def _unsupported(b: GraphBuilder, name: str) -> Exception:
 
 
 def _conv(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
-    rank = result.dim() - 2
     if module.padding_mode != "zeros":
         raise _unsupported(b, f"_convolution (padding_mode={module.padding_mode!r})")
-    kernel = list(module.weight.shape[2:])
-    dilation = _tuple(module.dilation, rank)
-    if module.padding == "same":
-        padding: dict[str, Any] = {"auto_pad": "SAME_UPPER"}  # (PyTorch's: no pads then)
-    elif module.padding == "valid":
-        padding = {"pads": [0] * (2 * rank)}
-    else:
-        padding = {"pads": _tuple(module.padding, rank) * 2}
-    names = [b.value(inputs[0], "Conv"), b.value(module.weight, "Conv")]
-    if module.bias is not None:
-        names.append(b.value(module.bias, "Conv"))
-    b.emit_for(
+    convolution(
+        b,
         result,
-        "Conv",
-        names,
-        dilations=dilation,
-        group=int(module.groups),
-        kernel_shape=kernel,
-        strides=_tuple(module.stride, rank),
-        **padding,
+        inputs[0],
+        module.weight,
+        module.bias,
+        module.stride,
+        module.padding,
+        module.dilation,
+        module.groups,
     )
 
 
 def _batch_norm(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
-    if module.running_mean is None or module.training:
-        raise _unsupported(b, "batch_norm (batch statistics)")
-    x = inputs[0]
-    dtype = x._data.dtype
-    channels = module.num_features
-    if module.weight is not None:
-        scale = b.value(module.weight, "BatchNormalization")
-        bias = b.value(module.bias, "BatchNormalization")
-    else:
-        scale = b.constant(np.ones(channels, dtype), "BatchNormalization")
-        bias = b.constant(np.zeros(channels, dtype), "BatchNormalization")
-    names = [
-        b.value(x, "BatchNormalization"),
-        scale,
-        bias,
-        b.value(module.running_mean, "BatchNormalization"),
-        b.value(module.running_var, "BatchNormalization"),
-    ]
-    momentum = 0.1 if module.momentum is None else module.momentum
-    b.emit_for(
+    batch_norm(
+        b,
         result,
-        "BatchNormalization",
-        names,
-        epsilon=float(module.eps),
-        momentum=float(1.0 - momentum),
-        training_mode=0,
+        inputs[0],
+        module.running_mean,
+        module.running_var,
+        module.weight,
+        module.bias,
+        module.training,
+        module.momentum,
+        module.eps,
     )
-
-
-def _pool_attributes(module: Any, rank: int) -> dict[str, Any]:
-    kernel = _tuple(module.kernel_size, rank)
-    stride = kernel if module.stride in (None, ()) else _tuple(module.stride, rank)
-    padding = _tuple(module.padding, rank)
-    return {
-        "ceil_mode": int(bool(module.ceil_mode)),
-        "kernel_shape": kernel,
-        "pads": padding + padding,
-        "strides": stride,
-    }
 
 
 def _max_pool(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
     if module.return_indices:
         raise _unsupported(b, "max_pool_with_indices")
-    rank = inputs[0].dim() - 2
-    attrs = _pool_attributes(module, rank)
-    attrs["dilations"] = _tuple(module.dilation, rank)
-    b.emit_for(result, "MaxPool", [b.value(inputs[0], "MaxPool")], **attrs)
+    x = inputs[0]
+    dilation = module.dilation
+    dilations = [dilation] * (x.dim() - 2) if isinstance(dilation, int) else list(dilation)
+    args = (module.kernel_size, module.stride, module.padding, module.ceil_mode)
+    pooling(b, "MaxPool", result, x, *args, dilations=dilations)
 
 
 def _avg_pool(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
     if getattr(module, "divisor_override", None) is not None:
         raise _unsupported(b, "avg_pool2d (divisor_override)")
-    rank = inputs[0].dim() - 2
-    attrs = _pool_attributes(module, rank)
-    attrs["count_include_pad"] = int(bool(module.count_include_pad))
-    b.emit_for(result, "AveragePool", [b.value(inputs[0], "AveragePool")], **attrs)
+    args = (module.kernel_size, module.stride, module.padding, module.ceil_mode)
+    include = int(bool(module.count_include_pad))
+    pooling(b, "AveragePool", result, inputs[0], *args, count_include_pad=include)
 
 
 def _adaptive_avg_pool(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
-    if not all(size == 1 for size in result.shape[2:]):
-        raise _unsupported(b, "adaptive_avg_pool2d (output size other than 1)")
-    b.emit_for(result, "GlobalAveragePool", [b.value(inputs[0], "GlobalAveragePool")])
+    global_average_pool(b, result, inputs[0])
 
 
 def _through(name: str, *attributes: str) -> ModuleHandler:
@@ -158,7 +111,10 @@ MODULES: dict[type, ModuleHandler] = {
     nn.MaxPool3d: _max_pool,
     nn.AvgPool1d: _avg_pool,
     nn.AvgPool2d: _avg_pool,
+    nn.AvgPool3d: _avg_pool,
+    nn.AdaptiveAvgPool1d: _adaptive_avg_pool,
     nn.AdaptiveAvgPool2d: _adaptive_avg_pool,
+    nn.AdaptiveAvgPool3d: _adaptive_avg_pool,
     nn.ReLU: _through("relu"),
     nn.Sigmoid: _through("sigmoid"),
     nn.Tanh: _through("tanh"),
