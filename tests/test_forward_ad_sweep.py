@@ -249,10 +249,7 @@ def _special_inputs(info: OpInfo, index: int) -> list[np.ndarray]:
 
 
 #: Entries whose special values do not give PyTorch's results yet (strict xfails).
-SPECIAL_KNOWN: dict[str, str] = {
-    "linalg.det_any_sign-1": "inv_ex of an exactly singular matrix raises NumPy's LinAlgError "
-                             "(det's JVP goes through it) where PyTorch's LU gives inf/NaN",
-}
+SPECIAL_KNOWN: dict[str, str] = {}
 
 
 def _special_cases() -> list[Any]:

@@ -114,3 +114,36 @@ def test_numerically_singular_matrix_raises_pytorchs_error_type(call: str) -> No
     assert type(info.value).__name__ == type(torch.linalg.LinAlgError("")).__name__
     ex = chainrule.linalg.inv_ex(A)
     assert int(ex.info) == 3 and bool(ex.inverse.isnan().all())
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex128"])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [False, True])
+@pytest.mark.parametrize("batch", [(), (2,), (3, 1)], ids=str)
+def test_lu_solve_with_the_factors_as_pytorch(dtype, left, adjoint, batch) -> None:
+    rng = np.random.default_rng(len(batch) + 3 * left + 7 * adjoint)
+    n = 4
+    A = rng.standard_normal((*batch, n, n))
+    B = rng.standard_normal((*batch, n, 2) if left else (*batch, 2, n))
+    if dtype == "complex128":
+        A = A + 1j * rng.standard_normal(A.shape)
+        B = B + 1j * rng.standard_normal(B.shape)
+    results = []
+    for lib in (torch, chainrule):
+        a, b = lib.tensor(A), lib.tensor(B)
+        LU, pivots = lib.linalg.lu_factor(a)
+        results.append(lib.linalg.lu_solve(LU, pivots, b, left=left, adjoint=adjoint)
+                       .resolve_conj().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-10, atol=1e-12)
+
+
+def test_lu_solve_uses_the_factors_it_is_given() -> None:
+    # (it once multiplied P L U back together and solved that with NumPy, whose "Singular
+    # matrix" error leaked for factors of a numerically singular matrix)
+    A = chainrule.tensor(_NUMERICALLY_SINGULAR, dtype=chainrule.float64)
+    LU, pivots, _ = chainrule.linalg.lu_factor_ex(A)
+    P, L, U = (t.numpy() for t in chainrule.lu_unpack(LU, pivots))
+    X = chainrule.linalg.lu_solve(LU, pivots, chainrule.ones(3, 1, dtype=chainrule.float64))
+    assert np.abs(np.diagonal(U)).min() > 0  # (a tiny pivot, not a zero one)
+    expected = np.linalg.solve(U, np.linalg.solve(L, P.T @ np.ones((3, 1))))
+    np.testing.assert_allclose(X.numpy(), expected, rtol=1e-12)

@@ -1266,17 +1266,29 @@ def _lu_solve_arrays(LU: np.ndarray, pivots: np.ndarray, B: np.ndarray, left: bo
                      adjoint: bool) -> np.ndarray:
     """``A X = B`` with ``A = P L U`` given packed (``adjoint``: ``A^H X = B``; not ``left``:
     ``X A = B``)."""
+    # As LAPACK's getrs: a permutation and two triangular solves with the factors given (a zero
+    # on U's diagonal gives inf/NaN, no error; A = P L U is never formed and refactored).
     P, L, U = lu_unpack_arrays(LU, pivots)
-    A = P @ L @ U
-    if adjoint:
-        A = np.conj(_mT(A))
-    rhs = B if left else _mT(B)
-    if not left:
-        A = _mT(A)
-    batch = np.broadcast_shapes(A.shape[:-2], rhs.shape[:-2])
-    X = np.linalg.solve(np.broadcast_to(A, batch + A.shape[-2:]),
-                        np.broadcast_to(rhs, batch + rhs.shape[-2:]))
-    return _column_major(X) if left else np.ascontiguousarray(_mT(X))
+    if left:
+        X = _lu_solve_left(P, L, U, B, "H" if adjoint else "N")
+        return _column_major(X)
+    # X A = B: A^T X^T = B^T; X A^H = B: A X^H = B^H
+    X = _lu_solve_left(P, L, U, np.conj(_mT(B)) if adjoint else _mT(B), "N" if adjoint else "T")
+    return np.ascontiguousarray(np.conj(_mT(X)) if adjoint else _mT(X))
+
+
+def _lu_solve_left(P: np.ndarray, L: np.ndarray, U: np.ndarray, rhs: np.ndarray,
+                   trans: str) -> np.ndarray:
+    """``op(A) X = rhs`` for ``A = P L U``; ``trans`` "N": op(A) = A, "T": A^T, "H": A^H."""
+    if trans == "N":  # X = U^-1 L^-1 P^T rhs
+        y = _mT(P) @ rhs
+        y = _triangular_arrays(L, y, upper=False, left=True, unitriangular=True)
+        return _triangular_arrays(U, y, upper=True, left=True, unitriangular=False)
+    conj = np.conj if trans == "H" else (lambda a: a)
+    # op(A) = op(U) op(L) P^T: X = P op(L)^-1 op(U)^-1 rhs
+    y = _triangular_arrays(conj(_mT(U)), rhs, upper=False, left=True, unitriangular=False)
+    y = _triangular_arrays(conj(_mT(L)), y, upper=True, left=True, unitriangular=True)
+    return P @ y
 
 
 @op("LinalgLuSolveBackward0", inputs=("LU", "B"), tensor_params=("pivots",))
