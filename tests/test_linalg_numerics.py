@@ -147,3 +147,22 @@ def test_lu_solve_uses_the_factors_it_is_given() -> None:
     assert np.abs(np.diagonal(U)).min() > 0  # (a tiny pivot, not a zero one)
     expected = np.linalg.solve(U, np.linalg.solve(L, P.T @ np.ones((3, 1))))
     np.testing.assert_allclose(X.numpy(), expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "case", ["not_square", "pivots_of_fewer_rows", "pivots_short", "pivots_unbatched"])
+def test_lu_solve_refusals_as_pytorch(case: str) -> None:
+    arguments = {
+        "not_square": lambda LU, pivots: (LU[..., :2], pivots[..., :2]),
+        "pivots_of_fewer_rows": lambda LU, pivots: (LU, pivots[:1]),
+        "pivots_short": lambda LU, pivots: (LU, pivots[:, :2]),
+        "pivots_unbatched": lambda LU, pivots: (LU, pivots[0]),
+    }[case]
+    messages = []
+    for lib in (torch, chainrule):
+        A = lib.tensor(np.arange(18.0).reshape(2, 3, 3) + np.eye(3))
+        LU, pivots = arguments(*lib.linalg.lu_factor(A))
+        with pytest.raises(RuntimeError) as info:
+            lib.linalg.lu_solve(LU, pivots, lib.ones(2, 3, 1, dtype=lib.float64))
+        messages.append(str(info.value))
+    assert messages[1] == messages[0]

@@ -1737,7 +1737,7 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
             f"{_type_name(LU)} and B of type {_type_name(B)} instead")
     if pivots._data.dtype != np.int32:
         raise RuntimeError(f"{fname}: pivots should be a Tensor of scalar type torch.int32")
-    _check_square(LU, fname, "LU")
+    _check_square(LU, "torch.linalg.lu_solve")
     _check_matrix(B, fname, "B")
     n = LU._data.shape[-1]
     rows, cols = B._data.shape[-2:]
@@ -1746,6 +1746,13 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         raise RuntimeError(
             f"{fname}: Incompatible shapes of A and B for the equation {equation} "
             f"({n}x{n} and {rows}x{cols})")
+    if pivots._data.ndim == 0 or pivots._data.shape[-1] != n:
+        raise RuntimeError(
+            f"{fname}: Number of pivots per batch should be same as the dimension of the matrix")
+    if pivots._data.shape != LU._data.shape[:-1]:
+        raise RuntimeError(
+            f"{fname}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
+            f"with shape [{', '.join(map(str, pivots._data.shape))}] instead")
     return _linalg_lu_solve(LU, pivots, B, bool(left), bool(adjoint))
 
 
