@@ -578,3 +578,49 @@ def test_functional_layers_as_pytorchs(make):
         np.testing.assert_allclose(got, _run(expected_data, {"x": x})[0], rtol=1e-5, atol=1e-5)
         expected = ours(chainrule.from_numpy(x)).detach().numpy()
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def _shared(nn, lib):
+    """A module called three times, a ModuleList in a loop, Linear on a 3-d input."""
+
+    class Shared(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 4)
+            self.blocks = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+
+        def forward(self, x):
+            x = self.fc(self.fc(x))
+            for block in self.blocks:
+                x = lib.relu(block(x))
+            return self.fc(x.unsqueeze(1)).squeeze(1)
+
+    return Shared()
+
+
+def _sequence_model(nn, lib):
+    return nn.Sequential(nn.Linear(4, 5), nn.ReLU(), nn.Linear(5, 2, bias=False))
+
+
+@pytest.mark.parametrize("fold", [True, False], ids=["folded", "unfolded"])
+@pytest.mark.parametrize(
+    "make, shape", [(_shared, (3, 4)), (_sequence_model, (2, 3, 4))], ids=["shared", "3d"]
+)
+def test_repeated_modules_and_3d_linear_as_pytorchs(make, shape, fold):
+    ours, ref = _pair(make)
+    x = np.random.default_rng(7).standard_normal(shape).astype(np.float32)
+    options = {"input_names": ["x"], "output_names": ["y"], "do_constant_folding": fold}
+    data = _export(ours, (chainrule.from_numpy(x),), **options)
+    expected_data = _export_torch(ref, (torch.from_numpy(x),), **options)
+    mine, theirs = onnx.load_from_string(data), onnx.load_from_string(expected_data)
+    assert [(n.op_type, n.name, [_numbered(i) for i in n.input]) for n in mine.graph.node] == [
+        (n.op_type, n.name, [_numbered(i) for i in n.input]) for n in theirs.graph.node
+    ]
+    assert [_numbered(i.name) for i in mine.graph.initializer] == [
+        _numbered(i.name) for i in theirs.graph.initializer
+    ]
+    got = _run(data, {"x": x})[0]
+    np.testing.assert_allclose(got, _run(expected_data, {"x": x})[0], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(
+        got, ours(chainrule.from_numpy(x)).detach().numpy(), rtol=1e-6, atol=1e-6
+    )

@@ -135,10 +135,14 @@ def trace(
     modules = model.named_modules() if hasattr(model, "named_modules") else []
     whole: list[bool] = []
 
+    calls: dict[str, int] = {}  # (a module called again is scope ``fc_1``, ``fc_2``...)
+
     def before(qualified: str) -> Callable[..., None]:
         def hook(module: Any, inputs: tuple) -> None:
             if qualified:
-                builder.scope.append(qualified)
+                count = calls.get(qualified, 0)
+                calls[qualified] = count + 1
+                builder.scope.append(qualified if count == 0 else f"{qualified}_{count}")
             is_whole = type(module) in MODULES and not recorder.inside_layer
             whole.append(is_whole)
             if is_whole:

@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor
 from ._builder import GraphBuilder, OnnxNode
 from ._capture import trace
-from ._folding import deduplicate_initializers, fold_batch_norms
+from ._folding import deduplicate_initializers, fold_batch_norms, fold_transposes
 from .errors import OnnxExporterError
 
 __all__ = ["export", "is_in_onnx_export", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
@@ -234,6 +234,7 @@ def export(
     )
     if do_constant_folding and export_params:
         fold_batch_norms(builder, values)
+        fold_transposes(builder, values)
     if not keep_initializers_as_inputs:
         deduplicate_initializers(builder)
     renamed = builder.renumber()

@@ -14,7 +14,7 @@ import numpy as np
 
 from ._builder import GraphBuilder, OnnxNode
 
-__all__ = ["fold_batch_norms", "deduplicate_initializers"]
+__all__ = ["fold_batch_norms", "fold_transposes", "deduplicate_initializers"]
 
 
 def _readers(nodes: list[OnnxNode], name: str) -> list[OnnxNode]:
@@ -68,6 +68,27 @@ def _constants(builder: GraphBuilder) -> dict[str, np.ndarray]:
         if node.op_type == "Constant":
             found[node.outputs[0]] = node.attrs["value"]
     return found
+
+
+def fold_transposes(builder: GraphBuilder, graph_outputs: list[str]) -> None:
+    """A ``Transpose`` of an initializer (a Linear's weight on a 3-d input) becomes a
+    transposed initializer ``onnx::<Reader>_<n>``, as PyTorch's constant folding writes it."""
+    for node in [n for n in builder.nodes if n.op_type == "Transpose"]:
+        source = node.inputs[0]
+        if source not in builder.initializers or node.outputs[0] in graph_outputs:
+            continue
+        readers = _readers(builder.nodes, node.outputs[0])
+        if not readers:
+            continue
+        array = np.ascontiguousarray(np.transpose(builder.initializers[source], node.attrs["perm"]))
+        name = f"onnx::{readers[0].op_type}_{builder.next_constant_number()}"
+        builder.initializers[name] = array
+        builder.nodes.remove(node)
+        for reader in readers:
+            reader.inputs = [name if n == node.outputs[0] else n for n in reader.inputs]
+    used = {name for node in builder.nodes for name in node.inputs} | set(graph_outputs)
+    for name in [name for name in builder.initializers if name not in used]:
+        del builder.initializers[name]
 
 
 def deduplicate_initializers(builder: GraphBuilder) -> None:

@@ -194,7 +194,7 @@ def _linear(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -
         b.emit_for(result, "MatMul", [b.value(x, "MatMul"), weight_t])
         return
     (product,) = b.emit("MatMul", [b.value(x, "MatMul"), weight_t])
-    b.emit_for(result, "Add", [product, b.value(bias, "Add")])
+    b.emit_for(result, "Add", [b.value(bias, "Add"), product])  # (PyTorch's order)
 
 
 def _softmax(op_type: str) -> Handler:
