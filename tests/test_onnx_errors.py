@@ -153,3 +153,26 @@ def test_a_constant_tensor_output_is_written_as_a_constant():
     x = np.ones((2, 3), np.float32)
     _, constant = session.run(None, {"x": x})
     assert constant.tolist() == [7.0, 7.0]
+
+
+def test_training_mode_enum_as_pytorchs():
+    for name in ("EVAL", "PRESERVE", "TRAINING"):
+        ours, theirs = (
+            getattr(chainrule.onnx.TrainingMode, name),
+            getattr(torch.onnx.TrainingMode, name),
+        )
+        assert int(ours) == int(theirs) and repr(ours) == repr(theirs)
+
+
+def test_training_mode_with_dropout_is_refused_and_modes_restored():
+    model = cnn.Sequential(cnn.Linear(3, 3), cnn.Dropout(0.5), cnn.BatchNorm1d(3))
+    model.eval()
+    model[2].train()  # (a mixed state: restored module by module)
+    for mode in (chainrule.onnx.TrainingMode.TRAINING, chainrule.onnx.TrainingMode.PRESERVE):
+        with pytest.raises(chainrule.onnx.UnsupportedOperatorError, match="aten::"):
+            chainrule.onnx.export(model, (chainrule.randn(2, 3),), io.BytesIO(), training=mode)
+        assert [m.training for m in model.modules()] == [False, False, False, True]
+    buffer = io.BytesIO()
+    chainrule.onnx.export(model, (chainrule.randn(2, 3),), buffer)  # (EVAL: every layer)
+    assert buffer.getvalue()
+    assert [m.training for m in model.modules()] == [False, False, False, True]

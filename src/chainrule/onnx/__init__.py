@@ -16,12 +16,13 @@ parameters as initializers under their ``state_dict`` names, nodes named by modu
 from __future__ import annotations
 
 from . import errors
-from ._export import export, is_in_onnx_export
+from ._export import TrainingMode, export, is_in_onnx_export
 from .errors import OnnxExporterError, OnnxExporterWarning, UnsupportedOperatorError
 
 __all__ = [
     "export",
     "is_in_onnx_export",
+    "TrainingMode",
     "errors",
     "OnnxExporterError",
     "OnnxExporterWarning",

@@ -3,6 +3,7 @@ with the ``onnx`` package (the ``onnx`` extra: ``pip install 'chainrule[onnx]'``
 
 from __future__ import annotations
 
+import enum
 import importlib.metadata
 import inspect
 import os
@@ -18,7 +19,7 @@ from ._capture import trace
 from ._folding import deduplicate_initializers, fold_batch_norms, fold_transposes
 from .errors import OnnxExporterError
 
-__all__ = ["export", "is_in_onnx_export", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
+__all__ = ["export", "is_in_onnx_export", "TrainingMode", "DEFAULT_OPSET", "MIN_OPSET", "MAX_OPSET"]
 
 #: PyTorch's TorchScript-based exporter: opset 20 by default, 23 at most.
 DEFAULT_OPSET = 20
@@ -26,6 +27,17 @@ MAX_OPSET = 23
 #: The oldest opset chainrule writes (PyTorch's goes down to 7: older opsets' Softmax, Squeeze
 #: and reductions differ and are not written here).
 MIN_OPSET = 13
+
+
+class TrainingMode(enum.IntEnum):
+    """The mode the model is exported in (``torch.onnx.TrainingMode``): EVAL (the default: the
+    model runs in eval mode, restored after), PRESERVE (as it is), TRAINING (in train mode; a
+    layer whose training behaviour has no ONNX form here, dropout or batch statistics, is an
+    ``UnsupportedOperatorError``)."""
+
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
 
 
 # One entry per export running (in any thread): what is_in_onnx_export reads.
@@ -162,6 +174,7 @@ def export(
     export_params: bool = True,
     keep_initializers_as_inputs: bool = False,
     dynamic_axes: Mapping[str, Mapping[int, str]] | Mapping[str, Sequence[int]] | None = None,
+    training: TrainingMode = TrainingMode.EVAL,
     do_constant_folding: bool = True,
 ) -> None:
     """Write ``model`` as an ONNX file: the operations of one call ``model(*args, **kwargs)``,
@@ -215,16 +228,17 @@ def export(
                 named.append((name, tensor))
     for name, tensor in named:
         builder.add_parameter(name, tensor)
-    was_training = getattr(model, "training", None)
-    if was_training:
-        model.train(False)
+    modes = [(module, module.training) for module in model.modules()]
+    mode = TrainingMode(training)
+    if mode != TrainingMode.PRESERVE:
+        model.train(mode == TrainingMode.TRAINING)
     _EXPORTING.append(True)
     try:
         outputs = trace(builder, model, args, call_kwargs, in_names)
     finally:
         _EXPORTING.pop()
-        if was_training:
-            model.train(True)
+        for module, was_training in modes:  # (each as it was: a frozen BatchNorm stays so)
+            module.training = was_training
 
     values = [builder.value(out, "Identity") for out in outputs]
     # Initializers in state_dict order (PyTorch's graph inputs), not in the order of first use.

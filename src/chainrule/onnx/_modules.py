@@ -98,6 +98,12 @@ def _identity(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
     FUNCTIONS["contiguous"](b, (inputs[0],), {}, result)
 
 
+def _dropout(b: GraphBuilder, module: Any, inputs: tuple, result: Any) -> None:
+    if module.training and module.p > 0:  # (random in training mode: no fixed graph here)
+        raise _unsupported(b, "dropout (training=True)")
+    _identity(b, module, inputs, result)
+
+
 MODULES: dict[type, ModuleHandler] = {
     nn.Linear: _linear,
     nn.Conv1d: _conv,
@@ -123,10 +129,10 @@ MODULES: dict[type, ModuleHandler] = {
     nn.Softmax: _through("softmax", "dim"),
     nn.LogSoftmax: _through("log_softmax", "dim"),
     nn.Flatten: _through("flatten", "start_dim", "end_dim"),
-    nn.Dropout: _identity,
-    nn.Dropout1d: _identity,
-    nn.Dropout2d: _identity,
-    nn.Dropout3d: _identity,
-    nn.AlphaDropout: _identity,
+    nn.Dropout: _dropout,
+    nn.Dropout1d: _dropout,
+    nn.Dropout2d: _dropout,
+    nn.Dropout3d: _dropout,
+    nn.AlphaDropout: _dropout,
     nn.Identity: _identity,
 }
