@@ -176,3 +176,16 @@ def test_training_mode_with_dropout_is_refused_and_modes_restored():
     chainrule.onnx.export(model, (chainrule.randn(2, 3),), buffer)  # (EVAL: every layer)
     assert buffer.getvalue()
     assert [m.training for m in model.modules()] == [False, False, False, True]
+
+
+def test_no_file_is_refused_before_anything_runs():
+    calls = []
+
+    class Model(cnn.Module):
+        def forward(self, x):
+            calls.append(1)
+            return x + 1
+
+    with pytest.raises(ValueError, match="f must be a path or a binary file-like object"):
+        chainrule.onnx.export(Model(), (chainrule.ones(2),))
+    assert calls == []

@@ -341,7 +341,7 @@ def test_keep_initializers_as_inputs():
     assert len(model.graph.initializer) == 4
 
 
-@pytest.mark.parametrize("opset", [13, 17, 18, 20])
+@pytest.mark.parametrize("opset", [13, 14, 17, 18, 20, 21, 23])
 def test_opset_versions(opset):
     ours, _ = _pair(_cnn)
     x = np.random.default_rng(5).standard_normal((2, 2, 8, 8)).astype(np.float32)
@@ -356,7 +356,13 @@ def test_opset_versions(opset):
 
     model = Pooled().eval()
     data = _export(model, (chainrule.from_numpy(x),), input_names=["x"], opset_version=opset)
-    assert onnx.load_from_string(data).opset_import[0].version == opset
+    written = onnx.load_from_string(data)
+    reference = onnx.load_from_string(
+        _export_torch(_mlp(torch.nn, torch), (torch.ones(1, 6),), opset_version=opset)
+    )
+    assert [o.version for o in written.opset_import] == [opset]
+    assert [o.version for o in reference.opset_import] == [opset]
+    assert written.ir_version == reference.ir_version
     expected = model(chainrule.from_numpy(x)).detach().numpy()
     np.testing.assert_allclose(_run(data, {"x": x})[0], expected, rtol=1e-5, atol=1e-5)
 

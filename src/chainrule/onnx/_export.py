@@ -199,6 +199,8 @@ def export(
     if not hasattr(model, "modules"):  # (a plain function: PyTorch's exporter fails so)
         raise AttributeError(f"'{type(model).__name__}' object has no attribute 'modules'")
     del dynamo  # (what PyTorch's dynamo=False writes is what chainrule writes)
+    if f is None:
+        raise ValueError("f must be a path or a binary file-like object")
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if opset > MAX_OPSET:
         raise RuntimeError(f"Unsupported onnx_opset_version: {opset}")
@@ -291,14 +293,13 @@ def export(
         producer_name="chainrule",
         producer_version=_version(),
     )
-    proto.ir_version = min(proto.ir_version, 9 if opset <= 20 else proto.ir_version)
+    # The IR version of the onnx release that brought the opset, as PyTorch writes it.
+    proto.ir_version = min(row[1] for row in onnx.helper.VERSION_TABLE if row[2] == opset)
     if dynamic:
         _infer_output_shapes(onnx, proto)
     if verbose:
         print(onnx.printer.to_text(proto.graph))
     data = proto.SerializeToString()
-    if f is None:
-        raise ValueError("f must be a path or a binary file-like object")
     if isinstance(f, str | os.PathLike):
         with open(f, "wb") as file:
             file.write(data)
