@@ -164,7 +164,10 @@ def joint_linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) 
 
 
 def linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:
-    """The op applied to the tangent of its one differentiable input (a linear op)."""
+    """The op applied to the tangent of its one differentiable input (a linear op; other
+    inputs only lend their shape, as ``self`` of the pooling adjoints: zero derivative)."""
+    if tangents[0] is None:
+        return zeros_for(result)
     p = op.input_pos[0]
     call = list(args)
     call[p] = tangents[0]

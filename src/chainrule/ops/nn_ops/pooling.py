@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor, wrap
-from .._registry import op
+from .._registry import op, zero_derivative
 from ..reduction import mean
 from ..shape import squeeze, unsqueeze
 from ._common import accumulation_dtype, scalar_name, size_list
@@ -394,22 +394,26 @@ def _declare_max_pool(node: str, name: str, nd: int) -> tuple[Any, Any]:
     gather.__name__ = name
     gather_op = op(node, saved_outputs=("result1",))(gather)
 
-    def scatter(grad, input_size, indices, plan=_NO_PLAN):
-        """Zeros of ``input_size`` with ``grad`` added at ``indices`` (the gather's adjoint)."""
-        return _scatter_planes(grad, input_size, indices, plan, nd)
+    def scatter(grad, self, indices, plan=_NO_PLAN):
+        """Zeros of ``self``'s shape with ``grad`` added at ``indices`` (the gather's
+        adjoint). As PyTorch's ``max_pool2d_with_indices_backward``, it takes ``self``
+        (reading only its shape): under ``create_graph`` the gradient is connected to it."""
+        return _scatter_planes(grad, self.shape, indices, plan, nd)
 
     scatter.__name__ = name + "_backward"
-    scatter_op = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",),
+    scatter_op = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad", "self"),
                     tensor_params=("indices",))(scatter)
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     @gather_op.derivative("self")
     def _(ops, grad, self, result1, plan):
-        return getattr(ops, name + "_backward")(grad, tuple(self.shape), result1, plan)
+        return getattr(ops, name + "_backward")(grad, self, result1, plan)
 
     @scatter_op.derivative("grad")
     def _(ops, grad, indices, plan):
         return getattr(ops, name)(grad, indices, plan)
+
+    scatter_op.derivative("self")(zero_derivative)
 
     return gather_op, scatter_op
 
@@ -676,11 +680,13 @@ def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
     forward.__name__ = name
     forward_op = op(f"AvgPool{nd}DBackward0", half_native=True)(forward)
 
-    def backward(grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad,
+    def backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                  divisor_override):
         """The adjoint of average pooling, as PyTorch's kernel: each output's gradient divided
         by its divisor (in the gradient's dtype), then added to every input of its window,
-        output after output, in the gradient's dtype."""
+        output after output, in the gradient's dtype. It takes ``self`` (reading only its
+        shape), as PyTorch's ``avg_pool2d_backward``."""
+        input_size = self.shape
         kernel, stride, pad, out = _avg_geometry(input_size, kernel_size, stride, padding,
                                                  ceil_mode)
         divisor = _divisor(input_size[-nd:], kernel, stride, pad, out, count_include_pad,
@@ -698,15 +704,15 @@ def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
         return np.ascontiguousarray(buffer[inner])
 
     backward.__name__ = name + "_backward"
-    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad",),
+    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad", "self"),
                      half_native=True)(backward)
+    backward_op.derivative("self")(zero_derivative)
 
     @forward_op.derivative("self")
     def _(ops, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
           divisor_override):
-        return getattr(ops, name + "_backward")(grad, tuple(self.shape), kernel_size, stride,
-                                              padding, ceil_mode, count_include_pad,
-                                              divisor_override)
+        return getattr(ops, name + "_backward")(grad, self, kernel_size, stride, padding,
+                                              ceil_mode, count_include_pad, divisor_override)
 
     @backward_op.derivative("grad")
     def _(ops, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -886,10 +892,12 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
     forward.__name__ = name
     forward_op = op(f"AdaptiveAvgPool{nd}DBackward0", half_native=True)(forward)
 
-    def backward(grad, input_size):
+    def backward(grad, self):
         """The adjoint, as PyTorch's kernel: each output's gradient divided by its bin's
         lengths (in the gradient's dtype), then added to every input of its bin, output after
-        output, in the gradient's dtype."""
+        output, in the gradient's dtype. It takes ``self`` (reading only its shape), as
+        PyTorch's ``adaptive_avg_pool2d_backward``."""
+        input_size = self.shape
         sizes = tuple(input_size[-nd:])
         out = grad.shape[-nd:]
         share = grad
@@ -909,12 +917,13 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
         return target[:, :plane].reshape(tuple(input_size))
 
     backward.__name__ = name + "_backward"
-    backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad",),
+    backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad", "self"),
                      half_native=True)(backward)
+    backward_op.derivative("self")(zero_derivative)
 
     @forward_op.derivative("self")
     def _(ops, grad, self):
-        return getattr(ops, name + "_backward")(grad, tuple(self.shape))
+        return getattr(ops, name + "_backward")(grad, self)
 
     @backward_op.derivative("grad")
     def _(ops, grad, grad_shape):
