@@ -69,3 +69,20 @@ def test_forward_over_reverse_through_the_adjoint() -> None:
         tangent = lib.ones_like(x)
         results.append(lib.autograd.functional.jvp(first, x, tangent)[1].numpy())
     np.testing.assert_array_equal(results[1], results[0])
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_padding_first_derivative_as_pytorch(mode: str, d: int) -> None:
+    # (reflection/replication adjoints take the input, as PyTorch's; circular and constant
+    # padding's adjoints are slices of the gradient: not connected, in both libraries)
+    results = []
+    for lib in (torch, chainrule):
+        x = lib.tensor(np.linspace(-1, 1, 2 * 4**d).reshape((1, 2) + (4,) * d),
+                       requires_grad=True)
+        y = lib.nn.functional.pad(x, (1, 2) * d, mode=mode)
+        weights = lib.arange(float(y.numel()), dtype=lib.float64).reshape(tuple(y.shape))
+        (gx,) = lib.autograd.grad((y * weights).sum(), x, create_graph=True)
+        results.append((gx.requires_grad, gx.detach().numpy()))
+    assert results[1][0] is results[0][0]
+    np.testing.assert_array_equal(results[1][1], results[0][1])

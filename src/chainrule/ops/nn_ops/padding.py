@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor
-from .._registry import op
+from .._registry import op, zero_derivative
 from ..shape import cat, narrow
 from ._common import size_list
 
@@ -103,19 +103,22 @@ def _declare_index_pad(node: str) -> tuple[Any, Any]:
     # (gathering and scattering move elements: the formulas hold for complex values too)
     gather = op(node, half_native=True, complex_ok=True)(forward)
 
-    def backward(grad, input_size, index):
-        """The gather's adjoint: ``grad`` added back at the same index vectors."""
-        return _index_pad_adjoint(grad, input_size, index)
+    def backward(grad, self, index):
+        """The gather's adjoint: ``grad`` added back at the same index vectors. It takes
+        ``self`` (reading only its shape), as PyTorch's ``reflection_pad2d_backward``: under
+        ``create_graph`` the gradient is connected to it."""
+        return _index_pad_adjoint(grad, self.shape, index)
 
     backward.__name__ = name + "_backward"
-    scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad",),
+    scatter = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad", "self"),
                  half_native=True, complex_ok=True)(backward)
+    scatter.derivative("self")(zero_derivative)
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     # As PyTorch's node, it saves ``self`` (its backward reads only the shape).
     @gather.derivative("self")
     def _(ops, grad, self, index):
-        return getattr(ops, name + "_backward")(grad, tuple(self.shape), index)
+        return getattr(ops, name + "_backward")(grad, self, index)
 
     @scatter.derivative("grad")
     def _(ops, grad, index):
