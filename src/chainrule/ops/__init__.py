@@ -57,6 +57,7 @@ from . import (
     queries,  # noqa: F401 (is_signed, is_nonzero ...)
     rearranging,
     reduction,
+    renorm,
     sampling,
     scatter_views,
     shape,
@@ -126,6 +127,7 @@ _PRIMITIVES.update(pointwise.PRIMITIVES)
 _PRIMITIVES.update(special_ops.PRIMITIVES)
 _PRIMITIVES.update(fft_ops.PRIMITIVES)
 _PRIMITIVES.update(distances.PRIMITIVES)
+_PRIMITIVES.update(renorm.PRIMITIVES)
 _PRIMITIVES.update(distribution_sampling.PRIMITIVES)
 _PRIMITIVES.update(reduction.PRIMITIVES)
 _PRIMITIVES.update(rearranging.PRIMITIVES)
@@ -294,6 +296,7 @@ def _compare(fn: Any) -> Any:
             return NotImplemented
         return fn(self, other)
 
+    compare.__name__ = f"__{fn.__name__}__"  # (PyTorch's: what modes and profilers see)
     return compare
 
 
