@@ -52,6 +52,30 @@ PROGRAMS = {
     "indexing": lambda t, x, y: (
         x[:, 1:3] + y[:, -2:] + x[..., 0:1] + y[:, 3].unsqueeze(1) + x[None, -1, ::2].squeeze(0)[:2]
     ),
+    "comparisons": lambda t, x, y: (
+        t.where(x > y, x, y)
+        + (x < 0.5).float()
+        + (x == y).to(x.dtype)
+        + (x >= y).float()
+        + (x <= y).float()
+        + (x != y).float()
+        + t.where(y.ge(0), 1.0, y)
+    ),
+    "extremes": lambda t, x, y: (
+        t.maximum(x, y)
+        - t.minimum(x, y)
+        + x.amax(1, keepdim=True)
+        + y.amin(dim=1, keepdim=True)
+        + x.max()
+        + y.min()
+        + x.prod(1, keepdim=True)
+    ),
+    "arg_extremes": lambda t, x, y: (
+        x.argmax(1).unsqueeze(1).to(x.dtype)
+        + y.argmin(dim=1, keepdim=True).to(x.dtype)
+        + x.argmax().to(x.dtype)
+    ),
+    "expand": lambda t, x, y: x[:, :1].expand(-1, 4) + y[:1].expand(x.shape[0], 4),
     "in_place": lambda t, x, y: x.clone().mul_(2).add_(y).relu_(),
 }
 
@@ -91,7 +115,8 @@ def test_program_round_trip(name, dtype):
     options = {"input_names": ["x", "y"], "dynamic_axes": {"x": {0: "b"}, "y": {0: "b"}}}
     data = _export(ours, (chainrule.from_numpy(x), chainrule.from_numpy(y)), **options)
     tolerance = 2e-6 if dtype == np.float32 else 1e-12
-    shapes = [4] if name in ("matmul", "linear_3d", "permute_squeeze") else [4, 1, 7]
+    fixed = ("matmul", "linear_3d", "permute_squeeze", "expand", "arg_extremes")
+    shapes = [4] if name in fixed else [4, 1, 7]
     for batch in shapes:
         x, y = (rng.standard_normal((batch, 4)).astype(dtype) for _ in range(2))
         # (onnxruntime has no float64 LeakyRelu: onnx's reference evaluator runs that one)
@@ -118,6 +143,9 @@ def test_program_round_trip(name, dtype):
         "reductions",
         "permute_squeeze",
         "cat_clamp",
+        "comparisons",
+        "extremes",
+        "arg_extremes",
         "in_place",
     ],
 )

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import result_type
 from .._tensor import Tensor
 from ._builder import GraphBuilder
 
@@ -359,6 +360,95 @@ def _gelu(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> 
     b.emit_for(result, "Mul", [product, b.constant(np.asarray(0.5, dtype), "Mul")])
 
 
+def _comparison(op_type: str, negate: bool = False) -> Handler:
+    """``op_type`` of the two operands in their promoted dtype (a bool result); ``negate``:
+    then ``Not`` (``!=`` is ``Not(Equal)``, as PyTorch writes it)."""
+
+    def handle(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+        other = argument(args, kwargs, 1, "other", None)
+        dtype = result_type(args[0], other).np
+        names = [_operand(b, value, dtype, op_type) for value in (args[0], other)]
+        if not negate:
+            b.emit_for(result, op_type, names)
+            return
+        (equal,) = b.emit(op_type, names)
+        b.emit_for(result, "Not", [equal])
+
+    return handle
+
+
+def _where(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+    condition = argument(args, kwargs, 0, "condition", None)
+    dtype = result._data.dtype
+    values = [argument(args, kwargs, i, name, None) for i, name in ((1, "input"), (2, "other"))]
+    names = [_operand(b, value, dtype, "Where") for value in values]
+    mask = b.cast(b.value(condition, "Where"), np.dtype(bool))
+    b.emit_for(result, "Where", [mask, *names])
+
+
+def _pairwise(op_type: str) -> Handler:
+    """``maximum``/``minimum``: ``Max``/``Min`` of two tensors in the result's dtype."""
+
+    def handle(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+        other = argument(args, kwargs, 1, "other", None)
+        dtype = result._data.dtype
+        b.emit_for(result, op_type, [_operand(b, v, dtype, op_type) for v in (args[0], other)])
+
+    return handle
+
+
+def _extreme(op_type: str) -> Handler:
+    """``max``/``min`` over every element (with ``dim`` they return values and indices, which
+    the recorder refuses before it gets here)."""
+
+    def handle(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+        if len(args) > 1 or kwargs:
+            other = argument(args, kwargs, 1, "other", None)
+            if isinstance(other, Tensor):  # (torch.max(x, y): the element-wise form)
+                _pairwise(op_type.removeprefix("Reduce"))(b, args, kwargs, result)
+                return
+        b.emit_for(result, op_type, [b.value(args[0], op_type)], keepdims=0)
+
+    return handle
+
+
+def _arg_extreme(op_type: str) -> Handler:
+    def handle(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+        source = args[0]
+        dim = argument(args, kwargs, 1, "dim", None)
+        keepdim = int(bool(argument(args, kwargs, 2, "keepdim", False)))
+        name = b.value(source, op_type)
+        if dim is None:  # (over the flattened tensor)
+            (name,) = b.emit("Reshape", [name, b.ints([-1], "Reshape")], allowzero=0)
+            dim, keepdim = 0, 0
+        axis = _axis(int(dim), max(source.dim(), 1))
+        b.emit_for(result, op_type, [name], axis=axis, keepdims=keepdim, select_last_index=0)
+
+    return handle
+
+
+def _cast(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+    """``x.float()``, ``x.to(dtype)`` ...: a ``Cast`` to the result's dtype (nothing when the
+    dtype stays)."""
+    if result._data.dtype == args[0]._data.dtype:
+        _identity(b, args, kwargs, result)
+        return
+    b.bind(result, b.cast(b.value(args[0], "Cast"), result._data.dtype))
+
+
+def _expand(b: GraphBuilder, args: tuple, kwargs: dict[str, Any], result: Any) -> None:
+    """``Expand`` to the traced result's shape (-1 and sizes equal to the input's: 1, which
+    ONNX's broadcasting reads as "keep the input's size")."""
+    source = args[0]
+    sizes = _shape_arguments(args, kwargs)
+    in_shape = (1,) * (len(sizes) - source.dim()) + tuple(source.shape)
+    target = [
+        1 if size == -1 or (size == in_size and in_size != 1) else int(size)
+        for size, in_size in zip(sizes, in_shape, strict=True)
+    ]
+    b.emit_for(result, "Expand", [b.value(source, "Expand"), b.ints(target, "Expand")])
+
+
 def _unsupported(b: GraphBuilder, name: str) -> Exception:
     from .errors import UnsupportedOperatorError
 
@@ -406,6 +496,37 @@ FUNCTIONS: dict[str, Handler] = {
     "flatten": _flatten,
     "view": _view,
     "reshape": _view,
+    "expand": _expand,
+    "gt": _comparison("Greater"),
+    "greater": _comparison("Greater"),
+    "lt": _comparison("Less"),
+    "less": _comparison("Less"),
+    "ge": _comparison("GreaterOrEqual"),
+    "greater_equal": _comparison("GreaterOrEqual"),
+    "le": _comparison("LessOrEqual"),
+    "less_equal": _comparison("LessOrEqual"),
+    "eq": _comparison("Equal"),
+    "_eq": _comparison("Equal"),
+    "ne": _comparison("Equal", negate=True),
+    "not_equal": _comparison("Equal", negate=True),
+    "where": _where,
+    "maximum": _pairwise("Max"),
+    "minimum": _pairwise("Min"),
+    "max": _extreme("ReduceMax"),
+    "min": _extreme("ReduceMin"),
+    "amax": _reduce("ReduceMax", 18),
+    "amin": _reduce("ReduceMin", 18),
+    "prod": _reduce("ReduceProd", 18),
+    "argmax": _arg_extreme("ArgMax"),
+    "argmin": _arg_extreme("ArgMin"),
+    "float": _cast,
+    "double": _cast,
+    "half": _cast,
+    "long": _cast,
+    "int": _cast,
+    "bool": _cast,
+    "to": _cast,
+    "type_as": _cast,
     "sum": _reduce("ReduceSum", 13),
     "mean": _reduce("ReduceMean", 18),
     "transpose": _transpose,
