@@ -576,6 +576,10 @@ def recorded_as(public: Any, node_name: str) -> Any:
     opdef = copy.copy(source)
     opdef.node_name = node_name
     opdef.derivatives = list(source.derivatives)
+    # The copy's own tables: make_public records the renamed function in ``publics``, which
+    # the source's JVP rules and ``__torch_function__`` read as the source's public function.
+    opdef.publics = {}
+    opdef.saved_constants = dict(source.saved_constants)
     opdef._plans = {}
     opdef.recorders = {}
     opdef.node_cls = make_node_class(node_name, opdef, source.multi_output_node)
