@@ -189,3 +189,12 @@ def test_no_file_is_refused_before_anything_runs():
     with pytest.raises(ValueError, match="f must be a path or a binary file-like object"):
         chainrule.onnx.export(Model(), (chainrule.ones(2),))
     assert calls == []
+
+
+def test_without_the_onnx_package(monkeypatch):
+    """chainrule.onnx imports without the optional package; exporting says how to get it."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "onnx", None)  # (import onnx raises ModuleNotFoundError)
+    with pytest.raises(ModuleNotFoundError, match=r"pip install 'chainrule\[onnx\]'"):
+        chainrule.onnx.export(cnn.Linear(2, 2), (chainrule.ones(1, 2),), io.BytesIO())
