@@ -158,3 +158,115 @@ def test_inplace_random_ops(name: str, args: tuple, randomness: str, batched: bo
     assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
     same_rows = bool((ours == ours[0]).all())
     assert same_rows == bool((theirs == theirs[0]).all())
+
+
+def _unbatched_random_op(lib, case):
+    """A random op on a tensor that is not batched, inside a vmap over 6 examples."""
+    F = lib.nn.functional
+    plain = lib.ones(32)
+    ops = {
+        "dropout": lambda: F.dropout(plain, 0.5),
+        "dropout1d": lambda: F.dropout1d(lib.ones(32, 4), 0.5),
+        "dropout2d": lambda: F.dropout2d(lib.ones(2, 32, 2, 2), 0.5),
+        "dropout3d": lambda: F.dropout3d(lib.ones(32, 2, 1, 2), 0.5),
+        "alpha_dropout": lambda: F.alpha_dropout(plain, 0.5, True),
+        "feature_alpha_dropout": lambda: F.feature_alpha_dropout(lib.ones(2, 32, 2), 0.5, True),
+        "nn.Dropout": lambda: lib.nn.Dropout(0.3)(plain),
+        "torch.dropout": lambda: lib.dropout(plain, 0.5, True),
+        "bernoulli": lambda: lib.bernoulli(plain * 0.5),
+        "bernoulli_p": lambda: plain.bernoulli(0.5),
+        "normal_tensor_mean": lambda: lib.normal(plain, 1.0),
+        "normal_tensor_std": lambda: lib.normal(0.0, plain),
+        "normal_tensors": lambda: lib.normal(plain, plain),
+        "multinomial": lambda: lib.multinomial(plain, 8),
+        "rand_like": lambda: lib.rand_like(plain),
+        "dropout_eval": lambda: F.dropout(plain, 0.5, training=False),
+    }
+    return ops[case]
+
+
+UNBATCHED_CASES = [
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
+    "nn.Dropout",
+    "torch.dropout",
+    "bernoulli",
+    "bernoulli_p",
+    "normal_tensor_mean",
+    "normal_tensor_std",
+    "normal_tensors",
+    "multinomial",
+    "rand_like",
+    "dropout_eval",
+]
+
+
+def _run_unbatched(lib, case, randomness):
+    draw = _unbatched_random_op(lib, case)
+    try:
+        return lib.func.vmap(lambda x: draw(), randomness=randomness)(lib.zeros(6))
+    except RuntimeError as error:
+        return normalise_output(str(error))
+
+
+@pytest.mark.parametrize("case", UNBATCHED_CASES)
+@pytest.mark.parametrize("randomness", ["different", "same", "error"])
+def test_out_of_place_random_ops_on_unbatched_tensors(case: str, randomness: str) -> None:
+    """PyTorch draws per example under "different" (the examples differ), once for all under
+    "same" (they are equal) and refuses under "error"; chainrule as PyTorch (by shape, dtype
+    and whether the examples are equal)."""
+    torch.manual_seed(0)
+    chainrule.manual_seed(0)
+    theirs = _run_unbatched(torch, case, randomness)
+    ours = _run_unbatched(chainrule, case, randomness)
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    assert type(ours) is chainrule.Tensor
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+    theirs_equal = [bool((theirs[i] == theirs[0]).all()) for i in range(1, 6)]
+    ours_equal = [bool((ours[i] == ours[0]).all()) for i in range(1, 6)]
+    assert ours_equal == theirs_equal
+    if randomness == "different" and case != "dropout_eval":
+        assert not any(ours_equal)
+
+
+def test_dropout_of_an_unbatched_tensor_differentiates_per_example() -> None:
+    """The per-example masks of an unbatched input are in its graph: its gradient sums the
+    examples' masks, as PyTorch's."""
+    chainrule.manual_seed(1)
+    w = chainrule.ones(200, requires_grad=True)
+    out = chainrule.func.vmap(
+        lambda x: chainrule.nn.functional.dropout(w, 0.5) * x, randomness="different"
+    )(chainrule.arange(1.0, 5.0))
+    out.sum().backward()
+    masks = (out / chainrule.arange(1.0, 5.0)[:, None]).detach()
+    expected = (masks * chainrule.arange(1.0, 5.0)[:, None]).sum(0)
+    np.testing.assert_allclose(w.grad.numpy(), expected.numpy(), rtol=1e-6)
+    assert set(np.unique(masks.numpy())) <= {0.0, 2.0}
+
+
+@pytest.mark.parametrize("randomness", ["different", "same", "error"])
+@pytest.mark.parametrize("batched", [False, True])
+def test_rrelu_is_refused_by_vmap(randomness: str, batched: bool) -> None:
+    """PyTorch's vmap has no rule for rrelu, whatever the randomness."""
+
+    def run(lib):
+        plain = -lib.ones(3)
+        f = lambda x: lib.nn.functional.rrelu(x if batched else plain, training=True)  # noqa: E731
+        try:
+            lib.func.vmap(f, randomness=randomness)(-lib.ones(4, 3))
+        except RuntimeError as error:
+            return str(error)
+        return None
+
+    theirs = run(torch)
+    assert theirs is not None
+    if not batched:
+        pytest.xfail("rrelu on a tensor that is not batched runs (PyTorch refuses it)")
+    assert run(chainrule) == theirs

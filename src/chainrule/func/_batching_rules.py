@@ -217,7 +217,7 @@ _register(
 RANDOM = (
     "dropout alpha_dropout feature_alpha_dropout dropout1d dropout2d dropout3d bernoulli "
     "bernoulli_ uniform_ normal_ exponential_ geometric_ cauchy_ log_normal_ random_ rand_like "
-    "randn_like randint_like rrelu rrelu_ multinomial poisson"
+    "randn_like randint_like multinomial poisson"
 ).split()
 
 
@@ -236,6 +236,14 @@ def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -
 
 
 _register(RANDOM, random_op)
+
+
+def _unsupported_rrelu(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """PyTorch's vmap has no rule for ``rrelu`` (in every randomness mode, training or not)."""
+    raise RuntimeError("vmap: we do not yet support aten::rrelu. Please file an issue")
+
+
+_register(["rrelu", "rrelu_"], _unsupported_rrelu)
 
 _OPERATORS = (
     "__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__ "

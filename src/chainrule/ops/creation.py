@@ -22,12 +22,44 @@ from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import KEEP, op, tensor_method
 
 __all__ = [
-    "tensor", "as_tensor", "asarray", "from_numpy", "scalar_tensor", "zeros", "ones", "full",
-    "empty", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
-    "randint_like", "arange", "range", "linspace", "logspace", "eye", "rand", "randn", "randint",
-    "randperm", "normal", "multinomial", "manual_seed", "seed", "initial_seed",
-    "get_rng_state", "set_rng_state", "Generator", "default_generator", "legacy_new",
-    "empty_strided", "tril_indices", "triu_indices",
+    "tensor",
+    "as_tensor",
+    "asarray",
+    "from_numpy",
+    "scalar_tensor",
+    "zeros",
+    "ones",
+    "full",
+    "empty",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "empty_like",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "arange",
+    "range",
+    "linspace",
+    "logspace",
+    "eye",
+    "rand",
+    "randn",
+    "randint",
+    "randperm",
+    "normal",
+    "multinomial",
+    "manual_seed",
+    "seed",
+    "initial_seed",
+    "get_rng_state",
+    "set_rng_state",
+    "Generator",
+    "default_generator",
+    "legacy_new",
+    "empty_strided",
+    "tril_indices",
+    "triu_indices",
 ]
 
 
@@ -160,8 +192,10 @@ def _flatten(data: Any, sizes: tuple[int, ...], target: DType) -> list[Any]:
             )
         if isinstance(item, np.ndarray) and item.shape == sizes[dim:]:
             flat.extend(item.reshape(-1).tolist())
-        elif dim + 1 == ndim and type(item) in (list, tuple) and (
-            set(map(type, item)) <= _NUMBER_TYPES
+        elif (
+            dim + 1 == ndim
+            and type(item) in (list, tuple)
+            and (set(map(type, item)) <= _NUMBER_TYPES)
         ):
             flat.extend(item)
         else:
@@ -241,7 +275,9 @@ def tensor(
     if type(requires_grad) is not builtins.bool:
         _check_requires_grad("tensor", requires_grad, none_ok=False)
     if (
-        type(data) is list and device is None and data
+        type(data) is list
+        and device is None
+        and data
         and (dtype is None or dtype is _dtype.float32 or dtype is _dtype.float64)
         and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
     ):
@@ -341,8 +377,9 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
     return wrap(ndarray)
 
 
-def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None,
-                  requires_grad: bool = False) -> Tensor:
+def scalar_tensor(
+    s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """A zero-dimensional tensor (default float dtype unless ``dtype`` is given)."""
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     return make_tensor(np.array(s, dtype=d.np), requires_grad)
@@ -375,8 +412,9 @@ def legacy_tensor(cls: type[Tensor], *args: Any, **kwargs: Any) -> Tensor:
 Tensor.__new__ = staticmethod(legacy_tensor)  # type: ignore[method-assign,assignment]
 
 
-def legacy_new(default: DType, args: tuple, kwargs: dict[str, Any],
-               strict: bool = False) -> np.ndarray:
+def legacy_new(
+    default: DType, args: tuple, kwargs: dict[str, Any], strict: bool = False
+) -> np.ndarray:
     """The array behind ``Tensor(...)`` / ``FloatTensor(...)``.
 
     Ints (or a ``Size``) give uninitialised memory of that shape; data (lists, tuples) is copied
@@ -423,6 +461,7 @@ def legacy_new(default: DType, args: tuple, kwargs: dict[str, Any],
 
 # ----------------------------------------------------------------------------------------------
 # Filled tensors
+
 
 def _type_name(value: Any) -> str:
     """A type's name as PyTorch's argument errors spell it."""
@@ -499,23 +538,47 @@ def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) 
     return make_tensor(array, requires_grad)
 
 
-def zeros(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-          requires_grad: bool = False, pin_memory: bool = False, **kwargs: Any) -> Tensor:
+def zeros(
+    *size: Any,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    **kwargs: Any,
+) -> Tensor:
     """A tensor of zeros, e.g. ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
     _check_device(device)
     return _filled("zeros", 0, _size_keyword(size, kwargs), dtype, requires_grad)
 
 
-def ones(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-         requires_grad: bool = False, pin_memory: bool = False, **kwargs: Any) -> Tensor:
+def ones(
+    *size: Any,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    **kwargs: Any,
+) -> Tensor:
     """A tensor of ones."""
     _check_device(device)
     return _filled("ones", 1, _size_keyword(size, kwargs), dtype, requires_grad)
 
 
-def empty(*size: Any, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None,
-          requires_grad: bool = False, pin_memory: bool = False, memory_format: Any = None,
-          **kwargs: Any) -> Tensor:
+def empty(
+    *size: Any,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    memory_format: Any = None,
+    **kwargs: Any,
+) -> Tensor:
     """An uninitialised tensor."""
     _check_device(device)
     return _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad)
@@ -532,8 +595,14 @@ def _size_keyword(size: tuple, kwargs: dict[str, Any]) -> tuple:
     return size
 
 
-def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None,
-                  device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty_strided(
+    size: Sequence[int],
+    stride: Sequence[int],
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """An uninitialised tensor (strides are chosen by NumPy)."""
     return _filled("empty_strided", None, (tuple(size),), dtype, requires_grad)
 
@@ -551,8 +620,16 @@ def _fill_dtype(fill_value: Any) -> DType:
     return _dtype.get_default_dtype()
 
 
-def full(size: Sequence[int], fill_value: Any, *, out: Any = None, dtype: Any = None,
-         layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def full(
+    size: Sequence[int],
+    fill_value: Any,
+    *,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value unless given).
 
     Example:
@@ -573,34 +650,65 @@ def full(size: Sequence[int], fill_value: Any, *, out: Any = None, dtype: Any = 
 
 def _like(name: str, x: Tensor, dtype: Any, requires_grad: Any) -> tuple[Any, DType, bool]:
     """Shape, dtype and requires_grad of a ``*_like`` result (``name`` for errors)."""
-    return x._data.shape, _resolve_dtype(dtype) or x.dtype, _check_requires_grad(
-        name, requires_grad
+    return (
+        x._data.shape,
+        _resolve_dtype(dtype) or x.dtype,
+        _check_requires_grad(name, requires_grad),
     )
 
 
-def zeros_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def zeros_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``."""
     shape, d, requires_grad = _like("zeros_like", input, dtype, requires_grad)
     return make_tensor(np.zeros(shape, dtype=d.np), requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
-              requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def ones_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
     """Ones with the shape (and dtype) of ``input``."""
     shape, d, requires_grad = _like("ones_like", input, dtype, requires_grad)
     return make_tensor(np.ones(shape, dtype=d.np), requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None,
-               requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def empty_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
     """Uninitialised, with the shape (and dtype) of ``input``."""
     shape, d, requires_grad = _like("empty_like", input, dtype, requires_grad)
     return make_tensor(np.empty(shape, dtype=d.np), requires_grad)
 
 
-def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, layout: Any = None,
-              device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    memory_format: Any = None,
+) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
     shape, d, requires_grad = _like("full_like", input, dtype, requires_grad)
     return make_tensor(np.full(shape, fill_value, dtype=d.np), requires_grad)
@@ -685,9 +793,7 @@ def _range_number(value: Any, what: str) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     if not isinstance(value, numbers.Real):
-        raise TypeError(
-            f"arange(): argument '{what}' must be Number, not {_type_name(value)}"
-        )
+        raise TypeError(f"arange(): argument '{what}' must be Number, not {_type_name(value)}")
     return value
 
 
@@ -696,8 +802,17 @@ def _format_scalar(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def arange(start: Any = 0, end: Any = None, step: Any = 1, *, out: Any = None, dtype: Any = None,
-           layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def arange(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` every ``step``.
 
     The dtype is int64 unless a bound or the step is a float (then the default dtype).
@@ -768,8 +883,15 @@ def _integer_arange(start: Any, end: Any, step: Any, d: DType) -> np.ndarray:
     return (first + stride * np.arange(max(count, 0), dtype=np.int64)).astype(d.np)
 
 
-def range(start: Any = 0, end: Any = None, step: Any = 1, *, dtype: Any = None,  # noqa: A001
-          device: Any = None, requires_grad: bool = False) -> Tensor:
+def range(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,  # noqa: A001
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Deprecated inclusive range (``torch.range``); default float dtype."""
     warnings.warn(
         "torch.range is deprecated and will be removed in a future release because its behavior "
@@ -789,13 +911,26 @@ _LINSPACE_SIGNATURES = "".join(
     f" * ({first} start, {second} end, int steps, *, Tensor out = None, chainrule.dtype dtype = "
     "None, chainrule.layout layout = None, chainrule.device device = None, bool pin_memory = "
     "False, bool requires_grad = False)\n"
-    for first, second in (("Tensor", "Tensor"), ("Number", "Tensor"), ("Tensor", "Number"),
-                          ("Number", "Number"))
+    for first, second in (
+        ("Tensor", "Tensor"),
+        ("Number", "Tensor"),
+        ("Tensor", "Number"),
+        ("Number", "Number"),
+    )
 )
 
 
-def linspace(start: Any, end: Any, steps: Any = None, *, out: Any = None, dtype: Any = None,
-             layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def linspace(
+    start: Any,
+    end: Any,
+    steps: Any = None,
+    *,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
     Example:
@@ -861,16 +996,32 @@ def _half_linspace(start: Any, end: Any, steps: int, half: np.dtype) -> np.ndarr
     return np.where(index < steps // 2, up, down)
 
 
-def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False) -> Tensor:
+def logspace(
+    start: Any,
+    end: Any,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     exponents = _linspace_values(float(start), float(end), steps, _dtype.float64)
     return make_tensor(np.power(base, exponents).astype(d.np), requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, out: Any = None, dtype: Any = None, layout: Any = None,
-        device: Any = None, requires_grad: bool = False) -> Tensor:
+def eye(
+    n: int,
+    m: int | None = None,
+    *,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
     _check_device(device)
     for name, position, value in (("n", 1, n), ("m", 2, m)):
@@ -887,15 +1038,17 @@ def eye(n: int, m: int | None = None, *, out: Any = None, dtype: Any = None, lay
     return make_tensor(np.eye(n, m, dtype=d.np), requires_grad)
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
     """Indices of the lower triangle of a ``row x col`` matrix, as a ``2 x N`` tensor."""
     rows, cols = np.tril_indices(row, offset, col)
     return wrap(np.stack([rows, cols]).astype((_resolve_dtype(dtype) or _dtype.int64).np))
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
-                 device: Any = None) -> Tensor:
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None
+) -> Tensor:
     """Indices of the upper triangle of a ``row x col`` matrix, as a ``2 x N`` tensor."""
     rows, cols = np.triu_indices(row, offset, col)
     return wrap(np.stack([rows, cols]).astype((_resolve_dtype(dtype) or _dtype.int64).np))
@@ -903,6 +1056,7 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None,
 
 # ----------------------------------------------------------------------------------------------
 # Random numbers
+
 
 class Generator:
     """A seeded source of random numbers (NumPy's PCG64 underneath).
@@ -958,7 +1112,9 @@ default_generator = Generator()
 
 #: Installed by ``chainrule.func`` while a ``vmap`` with ``randomness="different"`` runs: the
 #: tensor-less random factories (``rand(3)``, ``randn``, ``randint``, ``randperm``, ``normal``
-#: with a size) hand their call to it, and it draws one sample per example (a batched tensor).
+#: with a size) and the out-of-place random ops on tensors that are not batched (``normal``
+#: with tensors, ``multinomial``, ``bernoulli``, the dropouts) hand their call to it, and it
+#: draws one sample per example (a batched tensor).
 PER_EXAMPLE_DRAWS: list[Any] = []
 
 
@@ -995,7 +1151,7 @@ def _floating_or_raise(d: DType, kernel: str) -> None:
     """PyTorch has no uniform/normal sampling kernels for integer and bool dtypes."""
     if not (d.is_floating_point or d.is_complex):
         raise NotImplementedError(
-            f'"{kernel}" not implemented for \'{_dtype.SCALAR_TYPE_NAMES[d]}\''
+            f"\"{kernel}\" not implemented for '{_dtype.SCALAR_TYPE_NAMES[d]}'"
         )
 
 
@@ -1009,8 +1165,10 @@ def rand(*args: Any, **kwargs: Any) -> Tensor:
     shape = _size_args("rand", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
     _floating_or_raise(d, "check_uniform_bounds")
-    return make_tensor(_gen(bound.get("generator")).random(shape).astype(d.np),
-                       builtins.bool(bound["requires_grad"]))
+    return make_tensor(
+        _gen(bound.get("generator")).random(shape).astype(d.np),
+        builtins.bool(bound["requires_grad"]),
+    )
 
 
 def randn(*args: Any, **kwargs: Any) -> Tensor:
@@ -1022,8 +1180,10 @@ def randn(*args: Any, **kwargs: Any) -> Tensor:
     shape = _size_args("randn", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
     _floating_or_raise(d, "normal_kernel_cpu")
-    return make_tensor(_gen(bound.get("generator")).standard_normal(shape).astype(d.np),
-                       builtins.bool(bound["requires_grad"]))
+    return make_tensor(
+        _gen(bound.get("generator")).standard_normal(shape).astype(d.np),
+        builtins.bool(bound["requires_grad"]),
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1032,9 +1192,11 @@ def randn(*args: Any, **kwargs: Any) -> Tensor:
 # order; when none fits, the one signature whose argument count fits reports its own error,
 # otherwise the "invalid combination" message lists them all.
 
-_FACTORY_OPTIONS = ("chainrule.dtype dtype = None, chainrule.layout layout = None, "
-                    "chainrule.device device = None, bool pin_memory = False, "
-                    "bool requires_grad = False")
+_FACTORY_OPTIONS = (
+    "chainrule.dtype dtype = None, chainrule.layout layout = None, "
+    "chainrule.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False"
+)
 
 
 class _Param:
@@ -1044,13 +1206,26 @@ class _Param:
 
     __slots__ = ("name", "kind", "optional", "keyword_only", "allow_none")
 
-    _TYPE_NAMES = {"int": "int", "ints": "tuple of ints", "Tensor": "Tensor",
-                   "Generator": "chainrule.Generator", "dtype": "chainrule.dtype",
-                   "layout": "chainrule.layout", "device": "chainrule.device", "bool": "bool",
-                   "memory_format": "chainrule.memory_format"}
+    _TYPE_NAMES = {
+        "int": "int",
+        "ints": "tuple of ints",
+        "Tensor": "Tensor",
+        "Generator": "chainrule.Generator",
+        "dtype": "chainrule.dtype",
+        "layout": "chainrule.layout",
+        "device": "chainrule.device",
+        "bool": "bool",
+        "memory_format": "chainrule.memory_format",
+    }
 
-    def __init__(self, name: str, kind: str, optional: bool = False, keyword_only: bool = False,
-                 allow_none: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        kind: str,
+        optional: bool = False,
+        keyword_only: bool = False,
+        allow_none: bool = False,
+    ) -> None:
         self.name, self.kind, self.optional = name, kind, optional
         self.keyword_only, self.allow_none = keyword_only, allow_none
 
@@ -1105,12 +1280,16 @@ class _Signature:
             if not raise_error:
                 return None
             if self.min_args != self.max_pos:
-                raise TypeError(f"{name}() takes from {self.min_args} to {self.max_pos} "
-                                f"positional arguments but {len(args)} were given")
+                raise TypeError(
+                    f"{name}() takes from {self.min_args} to {self.max_pos} "
+                    f"positional arguments but {len(args)} were given"
+                )
             plural = "" if self.max_pos == 1 else "s"
             verb = "was" if len(args) == 1 else "were"
-            raise TypeError(f"{name}() takes {self.max_pos} positional argument{plural} but "
-                            f"{len(args)} {verb} given")
+            raise TypeError(
+                f"{name}() takes {self.max_pos} positional argument{plural} but "
+                f"{len(args)} {verb} given"
+            )
         bound: dict[str, Any] = {}
         used = 0
         for index, param in enumerate(self.params):
@@ -1131,23 +1310,29 @@ class _Signature:
                 missing = [f'"{p.name}"' for p in self.params[index:] if not p.optional]
                 # PyTorch's message puts the plural on a single missing argument.
                 plural = "s" if len(missing) == 1 else ""
-                raise TypeError(f"{name}() missing {len(missing)} required positional "
-                                f"argument{plural}: {', '.join(missing)}")
+                raise TypeError(
+                    f"{name}() missing {len(missing)} required positional "
+                    f"argument{plural}: {', '.join(missing)}"
+                )
             fits, bad = param.check(value)
             if not fits:
                 if not raise_error:
                     return None
                 if keyword:
-                    raise TypeError(f"{name}(): argument '{param.name}' must be "
-                                    f"{param.type_name}, not {_type_name(value)}")
+                    raise TypeError(
+                        f"{name}(): argument '{param.name}' must be "
+                        f"{param.type_name}, not {_type_name(value)}"
+                    )
                 if bad >= 0:
                     raise TypeError(
                         f"{name}(): argument '{param.name}' (position {index + 1}) must be "
                         f"{param.type_name}, but found element of type "
                         f"{_type_name(value[bad])} at pos {bad}"
                     )
-                raise TypeError(f"{name}(): argument '{param.name}' (position {index + 1}) must "
-                                f"be {param.type_name}, not {_type_name(value)}")
+                raise TypeError(
+                    f"{name}(): argument '{param.name}' (position {index + 1}) must "
+                    f"be {param.type_name}, not {_type_name(value)}"
+                )
             bound[param.name] = value
         if used < len(kwargs):
             if not raise_error:
@@ -1173,8 +1358,9 @@ def _arg_desc(args: tuple, kwargs: dict[str, Any]) -> str:
     return (text[:-2] if args else text) + ")"
 
 
-def _parse_overloads(name: str, signatures: Sequence[_Signature], args: tuple,
-                     kwargs: dict[str, Any]) -> dict[str, Any]:
+def _parse_overloads(
+    name: str, signatures: Sequence[_Signature], args: tuple, kwargs: dict[str, Any]
+) -> dict[str, Any]:
     """PyTorch's ``PythonArgParser``: the first signature that fits, else its error."""
     for signature in signatures:
         bound = signature.parse(args, kwargs, False)
@@ -1185,12 +1371,15 @@ def _parse_overloads(name: str, signatures: Sequence[_Signature], args: tuple,
     if len(plausible) == 1:
         plausible[0].parse(args, kwargs, True)
     options = "".join(f" * {sig.text}\n" for sig in signatures)
-    raise TypeError(f"{name}() received an invalid combination of arguments - got "
-                    f"{_arg_desc(args, kwargs)}, but expected one of:\n{options}")
+    raise TypeError(
+        f"{name}() received an invalid combination of arguments - got "
+        f"{_arg_desc(args, kwargs)}, but expected one of:\n{options}"
+    )
 
 
-def _factory_params(with_generator: bool, first: tuple[_Param, ...], out: bool = True,
-                    memory_format: bool = False) -> list[_Param]:
+def _factory_params(
+    with_generator: bool, first: tuple[_Param, ...], out: bool = True, memory_format: bool = False
+) -> list[_Param]:
     params = list(first)
     if with_generator:
         params.append(_Param("generator", "Generator", keyword_only=True, allow_none=True))
@@ -1198,11 +1387,13 @@ def _factory_params(with_generator: bool, first: tuple[_Param, ...], out: bool =
         params.append(_Param("memory_format", "memory_format", True, True, True))
     if out:
         params.append(_Param("out", "Tensor", True, True, True))
-    params += [_Param("dtype", "dtype", True, True, True), _Param("layout", "layout", True, True,
-                                                                   True),
-               _Param("device", "device", True, True, True),
-               _Param("pin_memory", "bool", True, True), _Param("requires_grad", "bool", True,
-                                                                 True)]
+    params += [
+        _Param("dtype", "dtype", True, True, True),
+        _Param("layout", "layout", True, True, True),
+        _Param("device", "device", True, True, True),
+        _Param("pin_memory", "bool", True, True),
+        _Param("requires_grad", "bool", True, True),
+    ]
     return params
 
 
@@ -1213,9 +1404,13 @@ def _randint_signatures() -> list[_Signature]:
             first = tuple(_Param(b, "int") for b in bounds) + (_Param("size", "ints"),)
             text = ", ".join(f"int {b}" for b in bounds) + ", tuple of ints size, *, "
             text += "chainrule.Generator generator, " if with_generator else ""
-            signatures.append(_Signature(
-                "randint", f"({text}Tensor out = None, {_FACTORY_OPTIONS})",
-                _factory_params(with_generator, first)))
+            signatures.append(
+                _Signature(
+                    "randint",
+                    f"({text}Tensor out = None, {_FACTORY_OPTIONS})",
+                    _factory_params(with_generator, first),
+                )
+            )
     return signatures
 
 
@@ -1226,10 +1421,13 @@ def _randint_like_signatures() -> list[_Signature]:
             first = (_Param("input", "Tensor"),) + tuple(_Param(b, kind) for b in bounds)
             text = "Tensor input, " + ", ".join(f"{kind} {b}" for b in bounds) + ", *, "
             text += "chainrule.Generator generator, " if with_generator else ""
-            signatures.append(_Signature(
-                "randint_like",
-                f"({text}chainrule.memory_format memory_format = None, {_FACTORY_OPTIONS})",
-                _factory_params(with_generator, first, out=False, memory_format=True)))
+            signatures.append(
+                _Signature(
+                    "randint_like",
+                    f"({text}chainrule.memory_format memory_format = None, {_FACTORY_OPTIONS})",
+                    _factory_params(with_generator, first, out=False, memory_format=True),
+                )
+            )
     return signatures
 
 
@@ -1239,8 +1437,13 @@ def _sized_signatures(name: str) -> list[_Signature]:
     for with_generator in (True, False):
         text = "tuple of ints size, *, "
         text += "chainrule.Generator generator, " if with_generator else ""
-        signatures.append(_Signature(name, f"({text}Tensor out = None, {_FACTORY_OPTIONS})",
-                                     _factory_params(with_generator, (_Param("size", "ints"),))))
+        signatures.append(
+            _Signature(
+                name,
+                f"({text}Tensor out = None, {_FACTORY_OPTIONS})",
+                _factory_params(with_generator, (_Param("size", "ints"),)),
+            )
+        )
     return signatures
 
 
@@ -1248,9 +1451,17 @@ _RANDINT = _randint_signatures()
 _RANDINT_LIKE = _randint_like_signatures()
 
 # Each dtype's name in PyTorch's random-bounds messages (C++ type names).
-_CPP_NAMES = {"uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-              "int32": "int", "int64": "long int", "bool": "bool", "float16": "c10::Half",
-              "float32": "float", "float64": "double"}
+_CPP_NAMES = {
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "bool": "bool",
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+}
 
 
 def _check_random_bounds(low: int, high: int, d: DType) -> None:
@@ -1308,18 +1519,38 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
     return make_tensor(values.astype(d.np), requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False,
-              generator: Generator | None = None, **_: Any) -> Tensor:
+def rand_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    **_: Any,
+) -> Tensor:
     """Uniform samples with the shape (and dtype) of ``input``."""
-    return rand(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
-                generator=generator)
+    return rand(
+        input._data.shape,
+        dtype=dtype or input.dtype,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, requires_grad: bool = False,
-               generator: Generator | None = None, **_: Any) -> Tensor:
+def randn_like(
+    input: Tensor,
+    *,
+    dtype: Any = None,
+    requires_grad: bool = False,
+    generator: Generator | None = None,
+    **_: Any,
+) -> Tensor:
     """Normal samples with the shape (and dtype) of ``input``."""
-    return randn(input._data.shape, dtype=dtype or input.dtype, requires_grad=requires_grad,
-                 generator=generator)
+    return randn(
+        input._data.shape,
+        dtype=dtype or input.dtype,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
 def randint_like(*args: Any, **kwargs: Any) -> Tensor:
@@ -1331,13 +1562,26 @@ def randint_like(*args: Any, **kwargs: Any) -> Tensor:
     if isinstance(high, Tensor):
         high = high.item()
     low = bound.get("low") or 0
-    return randint(low, high, input._data.shape, dtype=bound["dtype"] or input.dtype,
-                   requires_grad=builtins.bool(bound["requires_grad"]),
-                   generator=bound.get("generator"), device=bound["device"])
+    return randint(
+        low,
+        high,
+        input._data.shape,
+        dtype=bound["dtype"] or input.dtype,
+        requires_grad=builtins.bool(bound["requires_grad"]),
+        generator=bound.get("generator"),
+        device=bound["device"],
+    )
 
 
-def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None,
-             device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+def randperm(
+    n: int,
+    *,
+    generator: Generator | None = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
     if PER_EXAMPLE_DRAWS:
         kwargs = dict(generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
@@ -1358,10 +1602,19 @@ _NORMAL_SIGNATURES = (
 )
 
 
-def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
-           generator: Generator | None = None, out: Any = None, dtype: Any = None,
-           layout: Any = None, device: Any = None, pin_memory: bool = False,
-           requires_grad: bool = False) -> Tensor:
+def normal(
+    mean: Any = 0.0,
+    std: Any = 1.0,
+    size: Any = None,
+    *,
+    generator: Generator | None = None,
+    out: Any = None,
+    dtype: Any = None,
+    layout: Any = None,
+    device: Any = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
     """Normal samples: ``normal(mean_tensor, std)`` / ``normal(mean, std_tensor)`` (broadcast,
     the dtype of the tensor ``mean``, else of ``std``) or ``normal(mean, std, size)``.
 
@@ -1371,9 +1624,16 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         tensor([2., 2., 2.])
     """
     tensor_mean, tensor_std = isinstance(mean, Tensor), isinstance(std, Tensor)
-    if PER_EXAMPLE_DRAWS and size is not None and not tensor_mean and not tensor_std:
-        kwargs = dict(generator=generator, out=out, dtype=dtype, layout=layout, device=device,
-                      pin_memory=pin_memory, requires_grad=requires_grad)
+    if PER_EXAMPLE_DRAWS and (size is None) == (tensor_mean or tensor_std):
+        kwargs = dict(
+            generator=generator,
+            out=out,
+            dtype=dtype,
+            layout=layout,
+            device=device,
+            pin_memory=pin_memory,
+            requires_grad=requires_grad,
+        )
         return PER_EXAMPLE_DRAWS[-1](normal, (mean, std, size), kwargs)
     if (size is None) == (not tensor_mean and not tensor_std):
         got = [_type_name(v) for v in (mean, std, size) if v is not None]
@@ -1406,8 +1666,10 @@ def normal(mean: Any = 0.0, std: Any = 1.0, size: Any = None, *,
         m, s = mean, std
     _floating_or_raise(d, "normal_kernel_cpu")
     if size is None:
-        if out is not None and mode_get() & GRAD and (
-            (tensor_mean and mean.requires_grad) or (tensor_std and std.requires_grad)
+        if (
+            out is not None
+            and mode_get() & GRAD
+            and ((tensor_mean and mean.requires_grad) or (tensor_std and std.requires_grad))
         ):
             raise RuntimeError(
                 "normal(): functions with out=... arguments don't support automatic "
@@ -1433,6 +1695,7 @@ def _samples(mean: Any, std: Any, like: np.ndarray, generator: Generator | None)
 # The gradient of a sample with respect to its mean and std is zero, as PyTorch defines it
 # (derivatives.yaml: ``at::zeros(mean.sym_sizes(), grad.options())``): the nodes save the
 # inputs' sizes only. (The engine sums a broadcast gradient down to the input's shape.)
+
 
 @op("NormalBackward1", inputs=("mean",), promote=KEEP)
 def _normal_tensor_mean(mean, std, generator=None):
@@ -1475,21 +1738,33 @@ def _(ops, grad, mean_shape, std_shape):
 
 
 @tensor_method
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
-                generator: Generator | None = None) -> Tensor:
+def multinomial(
+    input: Tensor,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
     """Indices drawn from the categorical distribution(s) in the rows of ``input``, with
     PyTorch's checks. Without replacement, as PyTorch's kernel: the ``num_samples`` largest
     of ``p / E`` (``E`` exponential), so categories of probability 0 come last instead of
     refusing."""
+    if PER_EXAMPLE_DRAWS:
+        return PER_EXAMPLE_DRAWS[-1](
+            multinomial, (input, num_samples, replacement), {"generator": generator}
+        )
     data = input._data
     if data.dtype.kind not in "fV":
-        raise RuntimeError("multinomial only supports floating-point dtypes for input, got: "
-                           f"{_dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(data.dtype)]}")
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{_dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(data.dtype)]}"
+        )
     if data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if not replacement and num_samples > data.shape[-1]:
         raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     probs = np.atleast_2d(data.astype(np.float64))
@@ -1501,8 +1776,10 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
         # (PyTorch's kernel for several draws with replacement: the first bad entry says)
         first = np.flatnonzero(bad)[0]
-        raise RuntimeError("invalid multinomial distribution (encountering probability entry "
-                           + ("< 0)" if negative.reshape(-1)[first] else "= infinity or NaN)"))
+        raise RuntimeError(
+            "invalid multinomial distribution (encountering probability entry "
+            + ("< 0)" if negative.reshape(-1)[first] else "= infinity or NaN)")
+        )
     totals = probs.sum(axis=1)
     if (totals <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")

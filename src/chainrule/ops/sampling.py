@@ -15,7 +15,7 @@ import numpy as np
 from .._tensor import Tensor
 from . import inplace
 from ._registry import KEEP, op, recorded_as, tensor_method, zero_derivative
-from .creation import Generator, _format_scalar, _gen
+from .creation import PER_EXAMPLE_DRAWS, Generator, _format_scalar, _gen
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 from .shape import _expanded_shape
 
@@ -27,8 +27,7 @@ _PROBABILITY_MESSAGE = (
 )
 
 
-def _draw(shape: tuple[int, ...], probability: Any, generator: Any,
-          dtype: np.dtype) -> np.ndarray:
+def _draw(shape: tuple[int, ...], probability: Any, generator: Any, dtype: np.dtype) -> np.ndarray:
     """1 where a uniform draw falls below ``probability``, else 0, in ``dtype``."""
     return (_gen(generator).random(shape) < probability).astype(dtype)
 
@@ -38,7 +37,7 @@ def _check_probabilities(p: np.ndarray, kernel: str) -> None:
         from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 
         name = SCALAR_TYPE_NAMES[from_numpy_dtype(p.dtype)]
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
     # (NaN fails the check, as in PyTorch)
     if p.size and not bool(np.all((p >= 0) & (p <= 1))):
         raise RuntimeError(_PROBABILITY_MESSAGE)
@@ -68,13 +67,16 @@ _not_implemented_node(_bernoulli_number, "bernoulli")
 
 
 @tensor_method
-def bernoulli(input: Tensor, p: float | None = None, *,
-              generator: Generator | None = None) -> Tensor:
+def bernoulli(
+    input: Tensor, p: float | None = None, *, generator: Generator | None = None
+) -> Tensor:
     """1 with probability ``input`` (or ``p``), else 0, in ``input``'s dtype.
 
     Its derivative is zero (``BernoulliBackward0``); with a number ``p`` it is not implemented,
     as in PyTorch.
     """
+    if PER_EXAMPLE_DRAWS:  # (vmap with "different" randomness: a draw per example)
+        return PER_EXAMPLE_DRAWS[-1](bernoulli, (input, p), {"generator": generator})
     if p is None:
         return _bernoulli(input, generator)
     return _edges_of_inputs_needing_grad(_bernoulli_number(input, p, generator))
@@ -102,4 +104,3 @@ def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Generator | None = None
     if isinstance(p, Tensor):
         return inplace.inplace_call(self, _bernoulli_tensor_in_place, p, generator)
     return inplace.inplace_call(self, _bernoulli_number_in_place, p, generator)
-

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..._strides import empty_preserving_layout
 from ..._tensor import Tensor, wrap
-from ..creation import default_generator
+from ..creation import PER_EXAMPLE_DRAWS, default_generator
 from ..inplace import inplace_call
 from ..pointwise import mul
 
@@ -40,8 +40,7 @@ def _apply(input: Tensor, mask: np.ndarray, inplace: bool) -> Tensor:
     return inplace_call(input, mul, wrap(mask))
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True,
-            inplace: bool = False) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)``.
 
     Returns ``input`` itself when not training or ``p == 0`` (as PyTorch); ``inplace`` writes
@@ -50,12 +49,15 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True,
     _check_p(p)
     if not training or p == 0:
         return input
+    if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
+        return PER_EXAMPLE_DRAWS[-1](dropout, (input, p, training), {})
     x = input._data
     return _apply(input, _laid_out_like(x, _mask(x.shape, p, x.dtype)), inplace)
 
 
-def _feature_dropout(name: str, dims: int, input: Tensor, p: float, training: bool,
-                     inplace: bool) -> Tensor:
+def _feature_dropout(
+    name: str, dims: int, input: Tensor, p: float, training: bool, inplace: bool
+) -> Tensor:
     _check_p(p)
     shape = input._data.shape
     if len(shape) not in (dims + 1, dims + 2):
@@ -67,34 +69,42 @@ def _feature_dropout(name: str, dims: int, input: Tensor, p: float, training: bo
         )
     if not training or p == 0:
         return input
+    if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
+        return PER_EXAMPLE_DRAWS[-1](_feature_dropout, (name, dims, input, p, training, False), {})
     mask_shape = shape[:-dims] + (1,) * dims
     return _apply(input, _mask(mask_shape, p, input._data.dtype), inplace)
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of ``(N, C, L)`` input."""
     return _feature_dropout("dropout1d", 1, input, p, training, inplace)
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout2d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of ``(N, C, H, W)`` input."""
     return _feature_dropout("dropout2d", 2, input, p, training, inplace)
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout3d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zero whole channels of ``(N, C, D, H, W)`` input."""
     return _feature_dropout("dropout3d", 3, input, p, training, inplace)
 
 
-def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
-                  inplace: bool = False) -> Tensor:
+def alpha_dropout(
+    input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False
+) -> Tensor:
     """Dropout that keeps SELU activations' mean and variance (``a * (x * mask + b)``)."""
     _check_p(p)
     if not training or p == 0:
         return input
+    if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
+        return PER_EXAMPLE_DRAWS[-1](alpha_dropout, (input, p, training), {})
     alpha = 1.7580993408473766
     x = input._data
     if p == 1:
@@ -103,5 +113,6 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
     b = (keep - 1.0) * (alpha * a) + alpha * a * p
     noise = keep * a
-    return (input * wrap(_laid_out_like(x, noise.astype(x.dtype)))
-            + wrap(_laid_out_like(x, b.astype(x.dtype))))
+    return input * wrap(_laid_out_like(x, noise.astype(x.dtype))) + wrap(
+        _laid_out_like(x, b.astype(x.dtype))
+    )

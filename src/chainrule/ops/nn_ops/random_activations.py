@@ -15,7 +15,7 @@ from ..._frames import user_stacklevel
 from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..activation import softmax
-from ..creation import default_generator
+from ..creation import PER_EXAMPLE_DRAWS, default_generator
 from .activations import _maybe_inplace
 from .dropout import _check_p
 
@@ -86,6 +86,8 @@ def feature_alpha_dropout(
     _check_p(p)
     if not training or p == 0:
         return input
+    if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
+        return PER_EXAMPLE_DRAWS[-1](feature_alpha_dropout, (input, p, training), {})
     x = input._data
     alpha = 1.7580993408473766
     if p == 1:
