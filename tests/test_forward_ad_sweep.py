@@ -315,6 +315,16 @@ _FREXP = ("PyTorch's frexp tangent of a float16 input is float32 (its self_t / e
           "is not cast back); chainrule's tangents keep the primal's dtype")
 LOW_PRECISION_KNOWN.update({"frexp-0-float16": _FREXP, "frexp-1-float16": _FREXP,
                             "Tensor.frexp-0-float16": _FREXP})
+_RENORM = ("PyTorch's renorm tangent of a float16 input is float32 (renorm_jvp's norm is taken "
+           "in the accumulation type and not cast back); chainrule's tangents keep the primal's "
+           "dtype")
+LOW_PRECISION_KNOWN.update({
+    f"{name}-{k}-float16": _RENORM
+    for name, count in (("renorm_p1.0", 2), ("renorm_p2.0", 2), ("renorm_p3.0", 2),
+                        ("renorm_p0.5", 2), ("renorm_pinf", 1), ("renorm_last_dim", 1),
+                        ("renorm_all_below", 1))
+    for k in range(count)
+})
 
 
 def _low_precision_cases() -> list[Any]:

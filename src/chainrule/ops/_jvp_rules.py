@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._dtype import float32
 from . import copying, indexing, linalg, pointwise, reduction, shape, view_copies
 from ._forward import (
     allow_jvp,
@@ -995,3 +996,24 @@ allow_jvp_nodes(joint_linear_rule, "FillBackward1")
 allow_jvp_nodes(linear_rule, "UnsafeSplitBackward0", "UnsafeSplitWithSizesBackward0")
 allow_jvp_nodes(linear_rule, "ConjPhysicalBackward0", "ConjPhysicalBackward1")  # (conjugate.py)
 allow_jvp_nodes(linear_rule, *view_copies.COPY_NODES)  # (ops/view_copies.py: as the views)
+
+
+def _renorm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """renorm (ops/renorm.py): ``y = x f(n)``, ``n`` the slices' norm, ``f = maxnorm / (n +
+    1e-7)`` where ``n > maxnorm``: ``t f - x f / (n + 1e-7) n_t`` there, ``t`` elsewhere."""
+    from ._opnode import TENSOR_NS
+
+    x, p, dim, maxnorm = args
+    (t,) = tangents
+    dims = tuple(d for d in range(x.ndim) if d != dim)
+    # (the norm in the accumulation type as PyTorch's; the tangent keeps the primal's dtype)
+    half = x.dtype.itemsize == 2 and x.is_floating_point()
+    norm = reduction.norm(x, p, dims, keepdim=True, dtype=float32 if half else None)
+    slope = reduction._norm_backward(TENSOR_NS, _ones(norm), x, p, dims, norm)
+    norm_t = (slope * t).sum(dims, keepdim=True)
+    inverse = 1 / (norm + 1e-7)
+    factor = inverse * maxnorm
+    return pointwise._where(norm > maxnorm, factor * t - (factor * inverse) * norm_t * x, t)
+
+
+allow_jvp_nodes(_renorm_rule, "RenormBackward0")
