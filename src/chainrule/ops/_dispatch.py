@@ -226,17 +226,23 @@ def _needs_promotion(mode: str, a: Any, b: Any) -> bool:
 
 def broadcast_error(*values: Any) -> RuntimeError | None:
     """PyTorch's error for operands whose shapes do not broadcast (None if they do)."""
-    shapes = [np.shape(v) for v in values]
-    ndim = max(len(s) for s in shapes)
-    for k in range(1, ndim + 1):
-        sizes = [s[-k] for s in shapes if len(s) >= k]
-        big = [size for size in sizes if size != 1]
-        if len(set(big)) > 1:
-            first, second = [s[-k] if len(s) >= k else 1 for s in shapes if len(s) >= k][:2]
-            return RuntimeError(
-                f"The size of tensor a ({first}) must match the size of tensor b ({second}) at "
-                f"non-singleton dimension {ndim - k}"
-            )
+    # As PyTorch's TensorIterator: the operands' shapes broadcast one after the other, so the
+    # error names the shape broadcast so far (a) and the operand that does not fit it (b).
+    shapes = [tuple(np.shape(v)) for v in values]
+    so_far = shapes[0] if shapes else ()
+    for shape in shapes[1:]:
+        ndim = max(len(so_far), len(shape))
+        merged = []
+        for k in range(1, ndim + 1):  # (the last dimension first, as PyTorch's infer_size)
+            a = so_far[-k] if len(so_far) >= k else 1
+            b = shape[-k] if len(shape) >= k else 1
+            if a != b and a != 1 and b != 1:
+                return RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at "
+                    f"non-singleton dimension {ndim - k}"
+                )
+            merged.append(b if a == 1 else a)
+        so_far = tuple(reversed(merged))
     return None
 
 

@@ -38,7 +38,15 @@ from .._strides import (
     warn_expanded_write,
     writable,
 )
-from .._tensor import HAS_CONJ_BIT, Tensor, check_inference_inplace, retype, wrap, wrap_dim
+from .._tensor import (
+    _C_TYPE_NAMES,
+    HAS_CONJ_BIT,
+    Tensor,
+    check_inference_inplace,
+    retype,
+    wrap,
+    wrap_dim,
+)
 from ..autograd.forward_grad import DUAL, get_tangent, refuse_in_place, suspended
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
@@ -1217,7 +1225,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if m.dtype != _BOOL:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
-            f"{_C_NAMES.get(m.dtype.name, m.dtype.name).replace('uint8_t', 'unsigned char')}"
+            f"{_C_TYPE_NAMES.get(m.dtype.name, m.dtype.name)}"
         )
     _broadcast_shape(m.shape, input._data.shape)
     if isinstance(value, Tensor):
