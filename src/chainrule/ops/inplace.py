@@ -922,7 +922,8 @@ def _grow_storage(root: np.ndarray, elements: int) -> np.ndarray:
     new[:old.size] = old
     for obj in gc.get_objects():
         data = getattr(obj, "_data", None) if issubclass(type(obj), Tensor) else None
-        if data is not None and _strides.storage_root(data) is root:
+        # (a tensor vmap batched holds no NumPy array: it is on no storage)
+        if isinstance(data, np.ndarray) and _strides.storage_root(data) is root:
             obj._data = _on_storage(new, data.shape, tuple(s // data.itemsize for s in
                                                            data.strides),
                                     _byte_offset(data, root) // data.itemsize,
