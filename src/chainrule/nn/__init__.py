@@ -12,12 +12,14 @@ from __future__ import annotations
 from . import functional, init, modules, parallel, utils
 from ._factory_kwargs import factory_kwargs
 from .modules import *  # noqa: F403
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 # ``+= modules.__all__`` rather than a ``*`` unpacking: pyright reads this form (mypy reads
 # literal lists only, python/mypy#15300; the layers reach it through the star import).
 __all__ = [
-    "Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter", "factory_kwargs",
+    "Buffer", "DataParallel", "Parameter", "UninitializedBuffer", "UninitializedParameter",
+    "factory_kwargs",
     "functional", "init", "modules", "parallel", "utils",
 ]
 __all__ += modules.__all__

@@ -67,7 +67,7 @@ OUT_OF_SCOPE: list[tuple[str, str, tuple[str, ...]]] = [
       "is_set_to", "module_load")),
     ("Tensor", "nested tensors", ("is_nested", "to_padded_tensor")),
     ("nn", "multi-device modules (data-parallel training is DistributedDataParallel over MPI, "
-           "issue 19)", ("SyncBatchNorm", "DataParallel")),
+           "issue 19; DataParallel is CPU-only PyTorch's pass-through)", ("SyncBatchNorm",)),
     ("nn.functional", "low-precision GEMM kernels of accelerators",
      ("grouped_mm", "scaled_grouped_mm", "scaled_mm", "ScalingType", "SwizzleType")),
     ("nn.utils", "memory-format conversion helpers of accelerator convolutions",
