@@ -10,12 +10,14 @@ PyTorch's own autograd tests) reach for, installed on :mod:`chainrule._C` by thi
   ``_saved_tensors_hooks_is_enabled``, ``_unsafe_set_version_counter``,
   ``_get_current_graph_task_keep_graph``;
 * ``_C._WeakTensorRef(t).expired()``, ``_C.is_grad_enabled``, ``_C._current_graph_task_id``,
-  ``_C._will_engine_execute_node``.
+  ``_C._will_engine_execute_node``;
+* ``_C._nn._test_warn_in_autograd`` (a copy whose backward warns).
 """
 
 from __future__ import annotations
 
 import types
+import warnings
 import weakref
 from typing import Any
 
@@ -202,6 +204,36 @@ def _is_cached_tensor(t: Tensor) -> bool:
     return _CACHED_ENABLED[0] and ref is not None and ref() is t
 
 
+class TestWarnInAutogradBackward0(Node):
+    """The node of ``_C._nn._test_warn_in_autograd``: passes its gradient on unchanged and
+    warns ``'Warn from backward'`` (PyTorch's check that a warning raised inside a backward pass
+    reaches Python's warnings)."""
+
+    __slots__ = ()
+
+    def name(self) -> str:
+        """``'TestWarnInAutogradBackward0'``."""
+        return "TestWarnInAutogradBackward0"
+
+    def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
+        """Warn, then the gradient of the output as that of the input."""
+        warnings.warn("Warn from backward", UserWarning, stacklevel=2)
+        return (grads,)
+
+
+def _test_warn_in_autograd(t: Tensor) -> Tensor:
+    """``torch._C._nn._test_warn_in_autograd(t)``: a copy of ``t`` whose backward warns
+    (a test op of PyTorch's)."""
+    _check_tensors((t,), 1)
+    data = t._data
+    out = wrap(data.copy())
+    if t.requires_grad and is_grad_enabled():
+        node = new_node(TestWarnInAutogradBackward0, (gradient_edge(t),),
+                        ((data.shape, data.dtype),))
+        set_history(out, node)
+    return out
+
+
 def _install() -> None:
     functions = types.ModuleType("chainrule._C._functions")
     functions.AccumulateGrad = AccumulateGrad  # type: ignore[attr-defined]
@@ -214,7 +246,10 @@ def _install() -> None:
     autograd._saved_tensors_hooks_is_enabled = _saved_tensors_hooks_is_enabled  # type: ignore[attr-defined]
     autograd._unsafe_set_version_counter = _unsafe_set_version_counter  # type: ignore[attr-defined]
     autograd._get_current_graph_task_keep_graph = _get_current_graph_task_keep_graph  # type: ignore[attr-defined]
+    nn = types.ModuleType("chainrule._C._nn")
+    nn._test_warn_in_autograd = _test_warn_in_autograd  # type: ignore[attr-defined]
     _C._functions = functions  # type: ignore[attr-defined]
+    _C._nn = nn  # type: ignore[attr-defined]
     _C._autograd = autograd  # type: ignore[attr-defined]
     _C._WeakTensorRef = WeakTensorRef  # type: ignore[attr-defined]
     _C.is_grad_enabled = is_grad_enabled  # type: ignore[attr-defined]

@@ -490,6 +490,8 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
     clear_saved_tensors_on_access = False
     # Call ``backward(ctx, grads)`` with one list instead of ``backward(ctx, *grads)``.
     boxed_grads_call = False
+    # PyTorch's switch for a vmap rule derived from forward/backward (False: write ``vmap``).
+    generate_vmap_rule = False
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         warnings.warn(
@@ -529,6 +531,15 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         )
 
     vjp = backward  # PyTorch's alias: implement one or the other
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """The batching rule of the Function under ``torch.func.vmap`` (``(output, out_dims)``
+        from the batched arguments): not written by default."""
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod "
+            "or set generate_vmap_rule=True."
+        )
 
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
