@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import CPP_TYPE_NAMES, REDUCED_FLOATS, from_numpy_dtype
+from .._dtype import CPP_TYPE_NAMES, REDUCED_FLOATS, bfloat16, from_numpy_dtype, no_kernel
 from .._strides import empty_like_preserving
 from .._tensor import Tensor
 from ._dispatch import ARITH
@@ -26,6 +26,7 @@ __all__ = ["addmv", "addr", "baddbmm", "addbmm"]
 
 _HALF = np.dtype(np.float16)
 _SINGLE = np.dtype(np.float32)
+_BFLOAT16 = bfloat16.np
 _REDUCED = REDUCED_FLOATS  # float16 and bfloat16
 
 
@@ -55,12 +56,35 @@ def _in_single_if_half(
     return wide.astype(_HALF)
 
 
+# The element types as PyTorch's Scalar conversion names them (``value cannot be converted to
+# type int64_t``): the fixed-width names for integers, CPP_TYPE_NAMES' for floating types.
+_CONVERSION_NAMES = {
+    np.dtype(np.int8): "int8_t",
+    np.dtype(np.int16): "int16_t",
+    np.dtype(np.int32): "int",
+    np.dtype(np.int64): "int64_t",
+    np.dtype(np.uint8): "uint8_t",
+}
+
+
+def _check_real_scalars(dtype: np.dtype, beta: Any, alpha: Any) -> None:
+    """PyTorch's error for a complex ``beta`` or ``alpha`` converted to a real ``dtype``."""
+    if dtype.kind == "c" or not any(isinstance(s, complex) and s.imag for s in (beta, alpha)):
+        return  # (a complex number with no imaginary part converts)
+    name = _CONVERSION_NAMES.get(dtype) or CPP_TYPE_NAMES[from_numpy_dtype(dtype)]
+    raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
+def _as_real(dtype: np.dtype, scalar: Any) -> Any:
+    """A complex ``scalar`` (checked to have no imaginary part) as the real number a real
+    ``dtype`` takes."""
+    return scalar.real if isinstance(scalar, complex) and dtype.kind != "c" else scalar
+
+
 def _check_scalars(dtype: np.dtype, beta: Any, alpha: Any) -> None:
     """PyTorch's errors for scalars an integer, bool or real result cannot take."""
-    for scalar in (beta, alpha):
-        if isinstance(scalar, complex) and dtype.kind in "fV":  # (V: bfloat16)
-            name = CPP_TYPE_NAMES[from_numpy_dtype(dtype)]
-            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if dtype.kind in "fV":  # (V: bfloat16)
+        _check_real_scalars(dtype, beta, alpha)
     if dtype.kind == "b":
         for which, scalar in (("beta", beta), ("alpha", alpha)):
             if isinstance(scalar, float | complex):
@@ -87,15 +111,22 @@ def _check_scalars(dtype: np.dtype, beta: Any, alpha: Any) -> None:
 # addmv
 
 
-@op("AddmvBackward0", inputs=("self", "mat", "vec"), method=True, inplace="method")
-def addmv(self, mat, vec, *, beta=1, alpha=1):
-    """``beta * self + alpha * (mat @ vec)``: a matrix-vector product added to a vector.
+def _check_addmv(self: Any, mat: Any, vec: Any, beta: Any, alpha: Any) -> None:
+    """addmv's checks, on the arguments' own dtypes (a bfloat16 one computes in float32): the
+    shapes and dtypes, then the types PyTorch's kernel has (none for bool and wide unsigned
+    integers), then the scalars' conversion to the result's type."""
+    if not all(isinstance(a, np.ndarray) for a in (self, mat, vec)):
+        return
+    _check_addmv_arrays(self, mat, vec)
+    if self.dtype.kind == "b" or self.dtype in _UNSIGNED_WITHOUT_KERNEL:
+        raise no_kernel("addmv_impl_cpu", self.dtype)
+    _check_real_scalars(self.dtype, beta, alpha)
 
-    Example:
-        >>> import chainrule as torch
-        >>> torch.addmv(torch.ones(2), torch.eye(2), torch.tensor([2., 3.]))
-        tensor([3., 4.])
-    """
+
+_UNSIGNED_WITHOUT_KERNEL = (np.dtype(np.uint16), np.dtype(np.uint32), np.dtype(np.uint64))
+
+
+def _check_addmv_arrays(self: np.ndarray, mat: np.ndarray, vec: np.ndarray) -> None:
     if mat.ndim != 2 or vec.ndim != 1 or self.ndim > 1:
         raise RuntimeError(
             f"vector + matrix @ vector expected, got {self.ndim}, {mat.ndim}, {vec.ndim}"
@@ -112,6 +143,25 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
             f"size mismatch, got input {size}, mat ({mat.shape[0]}x{mat.shape[1]}), vec "
             f"({vec.shape[0]})"
         )
+
+
+@op(
+    "AddmvBackward0",
+    inputs=("self", "mat", "vec"),
+    method=True,
+    inplace="method",
+    check=_check_addmv,
+)
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``beta * self + alpha * (mat @ vec)``: a matrix-vector product added to a vector.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.addmv(torch.ones(2), torch.eye(2), torch.tensor([2., 3.]))
+        tensor([3., 4.])
+    """
+    _check_addmv_arrays(self, mat, vec)
+    beta, alpha = _as_real(self.dtype, beta), _as_real(self.dtype, alpha)
     if self.dtype == _HALF:
         return _addmv_half(self, mat, vec, beta, alpha)
     return _combine(self, mat @ vec, beta, alpha, self.dtype)
@@ -151,7 +201,24 @@ def _(ops, grad, mat, alpha):
 # addr
 
 
-@op("AddrBackward0", inputs=("self", "vec1", "vec2"), promote=ARITH, method=True)
+def _check_addr_half(self: Any, vec1: Any, vec2: Any, beta: Any, alpha: Any) -> None:
+    """A bfloat16 ``addr`` computes in float32: its complex-scalar error names bfloat16 (the
+    forward checks every other case, after the shapes)."""
+    if getattr(self, "dtype", None) != _BFLOAT16 or vec1.dtype != _BFLOAT16:
+        return
+    if vec2.dtype != _BFLOAT16 or vec1.ndim != 1 or vec2.ndim != 1:
+        return
+    _check_expandable(self.shape, (vec1.shape[0], vec2.shape[0]), self.dtype)
+    _check_real_scalars(self.dtype, beta, alpha)
+
+
+@op(
+    "AddrBackward0",
+    inputs=("self", "vec1", "vec2"),
+    promote=ARITH,
+    method=True,
+    check=_check_addr_half,
+)
 def addr(self, vec1, vec2, *, beta=1, alpha=1):
     """``beta * self + alpha * outer(vec1, vec2)``: an outer product added to a matrix.
 
@@ -168,6 +235,7 @@ def addr(self, vec1, vec2, *, beta=1, alpha=1):
     target = (vec1.shape[0], vec2.shape[0])
     _check_expandable(self.shape, target, self.dtype)
     _check_scalars(self.dtype, beta, alpha)
+    beta, alpha = _as_real(self.dtype, beta), _as_real(self.dtype, alpha)
     if self.dtype == _HALF:
         out = _addr_half(self, vec1, vec2, beta, alpha)
     elif self.dtype.kind == "b":  # (bool: and for products, or for sums)

@@ -177,9 +177,15 @@ def _celu(self, alpha=1.0):
     return _elu_array(self, alpha, 1.0, 1.0 / alpha)
 
 
+def _celu_input_scale(alpha: float) -> float:
+    # PyTorch's derivative formulas pass 1.0 / alpha.toFloat(): alpha rounded to float32 first
+    # (the forward divides in double).
+    return 1.0 / float(np.float32(alpha))
+
+
 @_celu.derivative("self")
 def _(ops, grad, self, alpha):
-    return ops.elu_backward(grad, self, alpha, 1.0, 1.0 / alpha, False)
+    return ops.elu_backward(grad, self, alpha, 1.0, _celu_input_scale(alpha), False)
 
 
 @op("CeluBackward1")
@@ -192,7 +198,7 @@ def _celu_inplace(self, alpha=1.0):
 def _(ops, grad, result, alpha):
     if alpha < 0:
         raise RuntimeError(_NEGATIVE_SLOPE_ELU)
-    return ops.elu_backward(grad, result, alpha, 1.0, 1.0 / alpha, True)
+    return ops.elu_backward(grad, result, alpha, 1.0, _celu_input_scale(alpha), True)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
