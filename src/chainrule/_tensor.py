@@ -1018,6 +1018,20 @@ def refresh_view(t: Tensor, check: bool | None = None) -> None:
         elif t._grad_node is not None or base._requires_grad:
             # (a view with no history of a base that needs none keeps having none)
             _view_of_base(t, base)  # type: ignore[misc]
+    elif base is not None and t._grad_node is None and t._requires_grad != base._requires_grad:
+        _follow_base_requires_grad(t, base)
+
+
+def _follow_base_requires_grad(t: Tensor, base: Tensor) -> None:
+    """A view without history made before its base required grad (or stopped requiring it):
+    PyTorch reads a view's ``requires_grad`` through its base, so the view requires grad too,
+    and gradients sent to it go nowhere (no accumulator of its own, as a no-grad view's)."""
+    if base._requires_grad:
+        t._requires_grad = True
+        t._acc = NO_ACCUMULATOR
+    elif t._acc is NO_ACCUMULATOR:  # (not a view that was made to require grad itself)
+        t._requires_grad = False
+        t._acc = None
 
 
 def current_grad_fn(t: Tensor) -> Node | None:
