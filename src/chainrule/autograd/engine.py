@@ -166,6 +166,24 @@ def _raise_invalid_gradient(node: Node, index: int, got: tuple, expected: tuple)
 # ----------------------------------------------------------------------------------------------
 # Accumulation into leaves
 
+def _check_grad_sum_shape(grad: np.ndarray, g: np.ndarray) -> None:
+    """PyTorch's errors for ``grad += g`` when ``set_`` changed a leaf's shape since ``.grad``
+    was made: shapes that do not broadcast, or whose broadcast is not ``.grad``'s shape."""
+    if grad.shape == g.shape:
+        return
+    from ..ops._dispatch import broadcast_error
+
+    error = broadcast_error(grad, g)
+    if error is not None:
+        raise error
+    shape = np.broadcast_shapes(grad.shape, g.shape)
+    if shape != grad.shape:
+        raise RuntimeError(
+            f"output with shape {list(grad.shape)} doesn't match the broadcast shape "
+            f"{list(shape)}"
+        )
+
+
 def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False) -> None:
     """Add ``g`` into ``var.grad`` (creating it if needed), then run post-accumulate hooks.
 
@@ -201,6 +219,7 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
                 if not _LAYOUT_WARNED[0] and data.strides != var._data.strides:
                     _check_layout(data, var._data, 0)
             else:
+                _check_grad_sum_shape(data, g)
                 var._grad = wrap(data + g)
     else:
         from ..ops.copying import copy_for_grad
