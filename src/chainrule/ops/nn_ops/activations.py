@@ -236,16 +236,19 @@ def _leaky_relu_inplace(self, negative_slope=0.01):
     return _leaky_relu_array(self, negative_slope)
 
 
+_NEGATIVE_SLOPE_LEAKY_RELU = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is "
+    "not supported. This is caused by calling in-place forward function with a negative "
+    "slope, please call out-of-place version instead. File an issue at "
+    "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
+    "backward calculation with negative slope"
+)
+
+
 @_leaky_relu_inplace.derivative("self")
 def _(ops, grad, result, negative_slope):
     if negative_slope < 0:
-        raise RuntimeError(
-            "In-place leakyReLu backward calculation is triggered with a negative slope which is "
-            "not supported. This is caused by calling in-place forward function with a negative "
-            "slope, please call out-of-place version instead. File an issue at "
-            "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu "
-            "backward calculation with negative slope"
-        )
+        raise RuntimeError(_NEGATIVE_SLOPE_LEAKY_RELU)
     return ops.leaky_relu_backward(grad, result, negative_slope)
 
 

@@ -16,7 +16,7 @@ from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..activation import softmax
 from ..creation import PER_EXAMPLE_DRAWS, default_generator
-from .activations import _maybe_inplace
+from .activations import _NEGATIVE_SLOPE_LEAKY_RELU, _maybe_inplace
 from .dropout import _check_p
 
 __all__ = ["rrelu", "rrelu_", "feature_alpha_dropout", "gumbel_softmax"]
@@ -37,6 +37,23 @@ def _(ops, grad, self, noise, lower, upper, training):
         return grad * noise
     slope = (lower + upper) / 2
     return ops.where(self > 0, grad, ops.mul(grad, slope))
+
+
+@op("RreluWithNoiseBackward1", tensor_params=("noise",), name="rrelu_with_noise")
+def _rrelu_with_noise_inplace(self, noise, lower, upper, training):
+    return _rrelu_with_noise.op.forward(self, noise, lower, upper, training)
+
+
+@_rrelu_with_noise_inplace.derivative("self")
+def _(ops, grad, result, noise, lower, upper, training):
+    # PyTorch's in-place node keeps the output: where it is positive the input was (a slope
+    # of at least 0), and a negative mean slope is refused, as for leaky_relu_.
+    if training and upper - lower > 1e-6:
+        return grad * noise
+    slope = (lower + upper) / 2
+    if slope < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_LEAKY_RELU)
+    return ops.where(result > 0, grad, ops.mul(grad, slope))
 
 
 def _noise(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
@@ -65,8 +82,9 @@ def rrelu(
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise = _noise(input, lower, upper, training)
+    rrelu_op = _rrelu_with_noise_inplace if inplace else _rrelu_with_noise
     return _maybe_inplace(
-        input, inplace, _rrelu_with_noise, noise, float(lower), float(upper), bool(training)
+        input, inplace, rrelu_op, noise, float(lower), float(upper), bool(training)
     )
 
 
