@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _strides
 from .._dtype import dtype as DType
 from .._dtype import to_dtype
 from .._frames import user_stacklevel
@@ -20,6 +20,7 @@ from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import KEEP, op, tensor_method
+from .scalar_conversion import check_integral_elements, fill_value_for
 
 __all__ = [
     "tensor",
@@ -241,6 +242,7 @@ def _to_array(values: list[Any], target: DType) -> np.ndarray:
         wide = np.bool_
     else:
         wide = np.int64
+        check_integral_elements(values, target.np)  # (PyTorch's overflow errors: not wrapped)
     try:
         array = np.array(values, dtype=wide)
     except OverflowError:
@@ -534,6 +536,8 @@ def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) 
     elif fill == 0:
         array = np.zeros(shape, dtype=d.np)
     else:
+        if not (d is _dtype.float16 and isinstance(fill, float)):
+            fill = fill_value_for(fill, d.np)  # (PyTorch's full rounds a float16 to inf)
         array = np.full(shape, fill, dtype=d.np)
     return make_tensor(array, requires_grad)
 
@@ -657,6 +661,32 @@ def _like(name: str, x: Tensor, dtype: Any, requires_grad: Any) -> tuple[Any, DT
     )
 
 
+def _empty_like_array(x: np.ndarray, dtype: np.dtype, memory_format: Any) -> np.ndarray:
+    """An uninitialised array of ``x``'s shape in ``memory_format``: by default (PyTorch's
+    ``preserve_format``) laid out as ``x`` (a transposed or channels-last tensor gives a
+    transposed or channels-last result, as its ``clone()`` does)."""
+    if memory_format is None or memory_format == _strides.preserve_format:
+        return _strides.empty_preserving_layout(x, dtype)
+    _strides.memory_format_strides(x.shape, memory_format)  # (PyTorch's error for the rank)
+    return _strides.empty_in_memory_format(x.shape, dtype, memory_format)
+
+
+def _drawn_like(draw: Any, input: Tensor, memory_format: Any, **kwargs: Any) -> Tensor:
+    """``draw(shape, ...)`` laid out as ``input`` (``memory_format``), the samples taken in
+    memory order, as PyTorch fills the strided result (so a seed gives PyTorch's values)."""
+    if PER_EXAMPLE_DRAWS or (
+        input._data.flags.c_contiguous and memory_format in (None, _strides.preserve_format)
+    ):
+        return draw(input._data.shape, **kwargs)
+    out = _empty_like_array(input._data, np.dtype(np.float32), memory_format)
+    block = out if out.base is None else out.base  # (the memory, in its order)
+    drawn = draw(block.shape, **kwargs)
+    view = np.ndarray(out.shape, drawn._data.dtype, buffer=drawn._data,
+                      offset=0, strides=tuple(
+                          s // out.itemsize * drawn._data.itemsize for s in out.strides))
+    return make_tensor(view, bool(kwargs.get("requires_grad", False)))
+
+
 def zeros_like(
     input: Tensor,
     *,
@@ -666,9 +696,11 @@ def zeros_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """Zeros with the shape (and dtype) of ``input``."""
-    shape, d, requires_grad = _like("zeros_like", input, dtype, requires_grad)
-    return make_tensor(np.zeros(shape, dtype=d.np), requires_grad)
+    """Zeros with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _, d, requires_grad = _like("zeros_like", input, dtype, requires_grad)
+    out = _empty_like_array(input._data, d.np, memory_format)
+    out.fill(0)
+    return make_tensor(out, requires_grad)
 
 
 def ones_like(
@@ -680,9 +712,11 @@ def ones_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """Ones with the shape (and dtype) of ``input``."""
-    shape, d, requires_grad = _like("ones_like", input, dtype, requires_grad)
-    return make_tensor(np.ones(shape, dtype=d.np), requires_grad)
+    """Ones with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _, d, requires_grad = _like("ones_like", input, dtype, requires_grad)
+    out = _empty_like_array(input._data, d.np, memory_format)
+    out.fill(1)
+    return make_tensor(out, requires_grad)
 
 
 def empty_like(
@@ -694,9 +728,10 @@ def empty_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """Uninitialised, with the shape (and dtype) of ``input``."""
-    shape, d, requires_grad = _like("empty_like", input, dtype, requires_grad)
-    return make_tensor(np.empty(shape, dtype=d.np), requires_grad)
+    """Uninitialised, with the shape (and dtype) of ``input``, laid out as it is
+    (``memory_format``)."""
+    _, d, requires_grad = _like("empty_like", input, dtype, requires_grad)
+    return make_tensor(_empty_like_array(input._data, d.np, memory_format), requires_grad)
 
 
 def full_like(
@@ -709,9 +744,12 @@ def full_like(
     requires_grad: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
-    """``fill_value`` everywhere, with the shape (and dtype) of ``input``."""
+    """``fill_value`` everywhere, with the shape (and dtype) of ``input``, laid out as it is
+    (``memory_format``)."""
     shape, d, requires_grad = _like("full_like", input, dtype, requires_grad)
-    return make_tensor(np.full(shape, fill_value, dtype=d.np), requires_grad)
+    out = _empty_like_array(input._data, d.np, memory_format)
+    out[...] = np.full(shape, fill_value, dtype=d.np)
+    return make_tensor(out, requires_grad)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1527,13 +1565,9 @@ def rand_like(
     generator: Generator | None = None,
     **_: Any,
 ) -> Tensor:
-    """Uniform samples with the shape (and dtype) of ``input``."""
-    return rand(
-        input._data.shape,
-        dtype=dtype or input.dtype,
-        requires_grad=requires_grad,
-        generator=generator,
-    )
+    """Uniform samples with the shape (and dtype) of ``input``, laid out as it is."""
+    return _drawn_like(rand, input, _.get("memory_format"), dtype=dtype or input.dtype,
+                       requires_grad=requires_grad, generator=generator)
 
 
 def randn_like(
@@ -1544,13 +1578,9 @@ def randn_like(
     generator: Generator | None = None,
     **_: Any,
 ) -> Tensor:
-    """Normal samples with the shape (and dtype) of ``input``."""
-    return randn(
-        input._data.shape,
-        dtype=dtype or input.dtype,
-        requires_grad=requires_grad,
-        generator=generator,
-    )
+    """Normal samples with the shape (and dtype) of ``input``, laid out as it is."""
+    return _drawn_like(randn, input, _.get("memory_format"), dtype=dtype or input.dtype,
+                       requires_grad=requires_grad, generator=generator)
 
 
 def randint_like(*args: Any, **kwargs: Any) -> Tensor:
