@@ -20,7 +20,6 @@ from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import KEEP, op, tensor_method
-from .scalar_conversion import check_integral_elements, fill_value_for
 
 __all__ = [
     "tensor",
@@ -242,7 +241,6 @@ def _to_array(values: list[Any], target: DType) -> np.ndarray:
         wide = np.bool_
     else:
         wide = np.int64
-        check_integral_elements(values, target.np)  # (PyTorch's overflow errors: not wrapped)
     try:
         array = np.array(values, dtype=wide)
     except OverflowError:
@@ -536,8 +534,6 @@ def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) 
     elif fill == 0:
         array = np.zeros(shape, dtype=d.np)
     else:
-        if not (d is _dtype.float16 and isinstance(fill, float)):
-            fill = fill_value_for(fill, d.np)  # (PyTorch's full rounds a float16 to inf)
         array = np.full(shape, fill, dtype=d.np)
     return make_tensor(array, requires_grad)
 
