@@ -20,18 +20,41 @@ from typing import Any
 
 import numpy as np
 
+from .._overrides import handle_torch_function, has_torch_function_variadic
 from .._tensor import Tensor
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..ops.creation import Generator, default_generator
 from ..ops.inplace import bump_version
 from ..ops.nn_ops._common import scalar_name
+from .parameter import UninitializedTensorMixin
 
 __all__ = [
-    "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_",
-    "eye_", "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_",
-    "kaiming_normal_", "orthogonal_", "sparse_", "uniform", "normal", "constant", "eye",
-    "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform", "kaiming_normal",
-    "orthogonal", "sparse",
+    "calculate_gain",
+    "uniform_",
+    "normal_",
+    "trunc_normal_",
+    "constant_",
+    "ones_",
+    "zeros_",
+    "eye_",
+    "dirac_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
+    "sparse_",
+    "uniform",
+    "normal",
+    "constant",
+    "eye",
+    "dirac",
+    "xavier_uniform",
+    "xavier_normal",
+    "kaiming_uniform",
+    "kaiming_normal",
+    "orthogonal",
+    "sparse",
 ]
 
 
@@ -45,6 +68,13 @@ def _write(tensor: Tensor, values: Any) -> Tensor:
     tensor._data[...] = values
     bump_version(tensor)
     return tensor
+
+
+def _first_use(tensor: Tensor, method: str, *args: Any) -> None:
+    """The Tensor method through which PyTorch's init function first reaches ``tensor``: on an
+    uninitialized parameter or buffer it raises PyTorch's ValueError naming that method."""
+    if isinstance(tensor, UninitializedTensorMixin):
+        getattr(tensor, method)(*args)
 
 
 def _sampled(tensor: Tensor, kernel: str) -> None:
@@ -71,8 +101,13 @@ def _uniform_values(tensor: Tensor, a: float, b: float, rng: np.random.Generator
     return rng.uniform(a, b, tensor._data.shape)
 
 
-def _normal_values(tensor: Tensor, mean: float, std: float, rng: np.random.Generator,
-                   shape: tuple[int, ...] | None = None) -> Any:
+def _normal_values(
+    tensor: Tensor,
+    mean: float,
+    std: float,
+    rng: np.random.Generator,
+    shape: tuple[int, ...] | None = None,
+) -> Any:
     _sampled(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
@@ -81,8 +116,15 @@ def _normal_values(tensor: Tensor, mean: float, std: float, rng: np.random.Gener
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain for a nonlinearity (``relu``: sqrt(2), ``tanh``: 5/3 ...)."""
-    linear = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-              "conv_transpose3d")
+    linear = (
+        "linear",
+        "conv1d",
+        "conv2d",
+        "conv3d",
+        "conv_transpose1d",
+        "conv_transpose2d",
+        "conv_transpose3d",
+    )
     if nonlinearity in linear or nonlinearity == "sigmoid":
         return 1
     if nonlinearity == "tanh":
@@ -102,20 +144,36 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0,
-             generator: Generator | None = None) -> Tensor:
+def uniform_(
+    tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
+) -> Tensor:
     """Fill with values from U(a, b)."""
+    if has_torch_function_variadic(tensor):
+        return handle_torch_function(
+            uniform_, (tensor,), tensor=tensor, a=a, b=b, generator=generator
+        )
     return _write(tensor, _uniform_values(tensor, a, b, _rng(generator)))
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0,
-            generator: Generator | None = None) -> Tensor:
+def normal_(
+    tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
+) -> Tensor:
     """Fill with values from N(mean, std^2)."""
+    if has_torch_function_variadic(tensor):
+        return handle_torch_function(
+            normal_, (tensor,), tensor=tensor, mean=mean, std=std, generator=generator
+        )
     return _write(tensor, _normal_values(tensor, mean, std, _rng(generator)))
 
 
-def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0,
-                  b: float = 2.0, generator: Generator | None = None) -> Tensor:
+def trunc_normal_(
+    tensor: Tensor,
+    mean: float = 0.0,
+    std: float = 1.0,
+    a: float = -2.0,
+    b: float = 2.0,
+    generator: Generator | None = None,
+) -> Tensor:
     """Fill with N(mean, std^2) values truncated to [a, b], sampled as PyTorch does: when the
     interval holds more than 30% of the mass, normal draws redrawn until inside; otherwise
     uniform draws on [a, b] accepted with the density's ratio to its peak (so a mean far
@@ -132,6 +190,10 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
         return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
 
     mass = cdf((b - mean) / std) - cdf((a - mean) / std)
+    if mass > 0.3:
+        _first_use(tensor, "new_tensor", a)
+    else:
+        _first_use(tensor, "uniform_")
     dtype = tensor._data.dtype
     if mass > 0.3:
         # The bounds in the tensor's dtype, so the test agrees with the stored values.
@@ -146,11 +208,13 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
     log_peak = -0.5 * ((mode - mean) / std) ** 2
     values = _uniform_values(tensor, a, b, rng).astype(dtype)
     pending = np.log(rng.uniform(0, 1, values.shape)) > (
-        -0.5 * ((values - mean) / std) ** 2 - log_peak)
+        -0.5 * ((values - mean) / std) ** 2 - log_peak
+    )
     while pending.any():
         candidates = rng.uniform(a, b, int(pending.sum())).astype(dtype)
         accept = np.log(rng.uniform(0, 1, candidates.shape)) <= (
-            -0.5 * ((candidates - mean) / std) ** 2 - log_peak)
+            -0.5 * ((candidates - mean) / std) ** 2 - log_peak
+        )
         index = np.flatnonzero(pending)
         values.reshape(-1)[index[accept]] = candidates[accept]
         pending.reshape(-1)[index[accept]] = False
@@ -159,21 +223,26 @@ def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
     """Fill with ``val``."""
+    if has_torch_function_variadic(tensor):
+        return handle_torch_function(constant_, (tensor,), tensor=tensor, val=val)
     return _write(tensor, val)
 
 
 def ones_(tensor: Tensor) -> Tensor:
     """Fill with ones."""
+    _first_use(tensor, "fill_", 1.0)
     return _write(tensor, 1)
 
 
 def zeros_(tensor: Tensor) -> Tensor:
     """Fill with zeros."""
+    _first_use(tensor, "zero_")
     return _write(tensor, 0)
 
 
 def eye_(tensor: Tensor) -> Tensor:
     """The identity matrix (2-D tensors)."""
+    _first_use(tensor, "dim")
     if tensor._data.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _write(tensor, np.eye(*tensor._data.shape))
@@ -181,6 +250,7 @@ def eye_(tensor: Tensor) -> Tensor:
 
 def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """The Dirac delta (a convolution that keeps its input's channels)."""
+    _first_use(tensor, "dim")
     dims = tensor._data.ndim
     if dims not in (3, 4, 5):
         raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
@@ -197,6 +267,7 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
 
 
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
+    _first_use(tensor, "dim")
     shape = tensor._data.shape
     if len(shape) < 2:
         raise ValueError(
@@ -215,8 +286,9 @@ def _calculate_correct_fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
-                    generator: Generator | None = None) -> Tensor:
+def xavier_uniform_(
+    tensor: Tensor, gain: float = 1.0, generator: Generator | None = None
+) -> Tensor:
     """U(-a, a) with ``a = gain * sqrt(6 / (fan_in + fan_out))`` (Glorot)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
@@ -224,20 +296,33 @@ def xavier_uniform_(tensor: Tensor, gain: float = 1.0,
     return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0,
-                   generator: Generator | None = None) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator: Generator | None = None) -> Tensor:
     """N(0, std^2) with ``std = gain * sqrt(2 / (fan_in + fan_out))`` (Glorot)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
     return normal_(tensor, 0.0, std, generator)
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                     nonlinearity: str = "leaky_relu",
-                     generator: Generator | None = None) -> Tensor:
+def kaiming_uniform_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
+) -> Tensor:
     """U(-bound, bound) with ``bound = gain * sqrt(3 / fan)`` (He). ``Linear`` and ``Conv``
     initialise their weights with ``a=sqrt(5)``, which gives ``bound = 1 / sqrt(fan_in)``."""
-    if 0 in tensor._data.shape:
+    if has_torch_function_variadic(tensor):
+        return handle_torch_function(
+            kaiming_uniform_,
+            (tensor,),
+            tensor=tensor,
+            a=a,
+            mode=mode,
+            nonlinearity=nonlinearity,
+            generator=generator,
+        )
+    if 0 in tensor.shape:
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
@@ -246,11 +331,15 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
     return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
-                    nonlinearity: str = "leaky_relu",
-                    generator: Generator | None = None) -> Tensor:
+def kaiming_normal_(
+    tensor: Tensor,
+    a: float = 0,
+    mode: str = "fan_in",
+    nonlinearity: str = "leaky_relu",
+    generator: Generator | None = None,
+) -> Tensor:
     """N(0, std^2) with ``std = gain / sqrt(fan)`` (He)."""
-    if 0 in tensor._data.shape:
+    if 0 in tensor.shape:  # (an uninitialized parameter's shape is PyTorch's RuntimeError)
         warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=2)
         return tensor
     fan = _calculate_correct_fan(tensor, mode)
@@ -260,6 +349,7 @@ def kaiming_normal_(tensor: Tensor, a: float = 0, mode: str = "fan_in",
 
 def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = None) -> Tensor:
     """A (semi-)orthogonal matrix from the QR decomposition of a Gaussian one."""
+    _first_use(tensor, "dim")
     shape = tensor._data.shape
     if len(shape) < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
@@ -279,9 +369,11 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     return _write(tensor, (q * gain).reshape(shape))
 
 
-def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01,
-            generator: Generator | None = None) -> Tensor:
+def sparse_(
+    tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None
+) -> Tensor:
     """N(0, std^2) values with a fraction ``sparsity`` of each column set to zero."""
+    _first_use(tensor, "dim")
     if tensor._data.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor._data.shape
