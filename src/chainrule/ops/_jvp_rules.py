@@ -930,6 +930,7 @@ allow_jvp_nodes(derived_rule, "DivBackward1")  # (a division by a number: ops/di
 allow_jvp_nodes(joint_linear_rule, "SelectScatterBackward0", "SliceScatterBackward0",
                 "DiagonalScatterBackward0")  # (ops/scatter_views.py)
 allow_jvp_nodes(joint_linear_rule, "IndexCopyBackward0", "IndexFillBackward1")
+allow_jvp_nodes(joint_linear_rule, "AsStridedScatterBackward0")  # (ops/scatter_views.py)
 allow_jvp_nodes(_linear_zeroing(value=0), "IndexFillBackward0")  # (ops/index_writes.py)
 
 

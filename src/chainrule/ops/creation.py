@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import math
 import numbers
 import warnings
 from collections.abc import Sequence
@@ -20,6 +21,7 @@ from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import KEEP, op, tensor_method
+from .scalar_conversion import check_integral_elements, fill_value_for
 
 __all__ = [
     "tensor",
@@ -241,6 +243,7 @@ def _to_array(values: list[Any], target: DType) -> np.ndarray:
         wide = np.bool_
     else:
         wide = np.int64
+        check_integral_elements(values, target.np)  # (PyTorch's overflow errors: not wrapped)
     try:
         array = np.array(values, dtype=wide)
     except OverflowError:
@@ -534,7 +537,7 @@ def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) 
     elif fill == 0:
         array = np.zeros(shape, dtype=d.np)
     else:
-        array = np.full(shape, fill, dtype=d.np)
+        array = np.full(shape, fill_value_for(fill, d.np, math.prod(shape)), dtype=d.np)
     return make_tensor(array, requires_grad)
 
 

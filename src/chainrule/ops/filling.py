@@ -13,7 +13,7 @@ import numpy as np
 from .._strides import empty_like_preserving
 from .._tensor import Tensor
 from ._registry import KEEP, op, zero_derivative
-from .indexing import check_scalar_fits
+from .scalar_conversion import fill_value_for
 
 __all__ = ["fill"]
 
@@ -26,7 +26,7 @@ def _filled(self: np.ndarray, value: Any) -> np.ndarray:
 
 @op("FillBackward0", promote=KEEP, complex_ok=True, name="fill")
 def _fill_number(self, value):
-    return _filled(self, value)
+    return _filled(self, fill_value_for(value, self.dtype, self.size))
 
 
 _fill_number.derivative("self")(zero_derivative)
@@ -72,5 +72,4 @@ def fill(input: Tensor, value: Any) -> Tensor:
             f"      didn't match because some of the arguments have invalid types: (Tensor, "
             f"!{kind}!)\n"
         )
-    check_scalar_fits(value, input._data.dtype)
     return _fill_number(input, value)

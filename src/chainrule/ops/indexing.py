@@ -52,6 +52,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._forward import tangent_to_write
 from ._registry import op, tensor_method
+from .scalar_conversion import check_scalar_fits
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
 
 __all__ = [
@@ -69,12 +70,6 @@ _SCALAR_NAMES = {
     "float16": "Half", "float32": "Float", "float64": "Double", "complex64": "ComplexFloat",
     "complex128": "ComplexDouble", "int8": "Char", "int16": "Short", "int32": "Int",
     "int64": "Long", "uint8": "Byte", "bool": "Bool",
-}
-# ... and of the C++ types in conversion errors ("cannot be converted to type float").
-_C_NAMES = {
-    "float16": "c10::Half", "float32": "float", "float64": "double",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>", "int8": "int8_t",
-    "int16": "int16_t", "int32": "int", "int64": "int64_t", "uint8": "uint8_t", "bool": "bool",
 }
 
 
@@ -687,25 +682,6 @@ def _type_label(value: Any) -> str:
     return kind.__name__ if module == "builtins" else f"{module.split('.')[0]}.{kind.__name__}"
 
 
-def check_scalar_fits(value: Any, np_dtype: np.dtype) -> None:
-    """PyTorch's error for a number the dtype cannot hold (complex into real, int overflow)."""
-    kind = np_dtype.kind
-    if kind == "b" or kind == "c":
-        return
-    bad = False
-    if isinstance(value, complex):
-        bad = value.imag != 0
-        value = value.real
-    if not bad and kind in "iu":
-        info = np.iinfo(np_dtype)
-        bad = not np.isfinite(value) or not info.min <= value <= info.max
-    if bad:
-        raise RuntimeError(
-            f"value cannot be converted to type {_C_NAMES.get(np_dtype.name, np_dtype.name)} "
-            "without overflow"
-        )
-
-
 def _value_array(self: Tensor, value: Any) -> np.ndarray:
     if isinstance(value, Tensor):
         data = value._data
@@ -717,7 +693,7 @@ def _value_array(self: Tensor, value: Any) -> np.ndarray:
             data = data.real
         return data
     if isinstance(value, bool | int | float | complex):
-        check_scalar_fits(value, self._data.dtype)
+        check_scalar_fits(value, self._data.dtype, numel=1)  # (float16: not checked)
         if isinstance(value, complex) and self._data.dtype.kind != "c":
             value = value.real
         return np.asarray(value)

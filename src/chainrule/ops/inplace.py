@@ -51,6 +51,7 @@ from ._forward import write_tangent
 from ._opnode import OpNode, pack_saved
 from ._registry import KEEP, declare_methods, op, recorded_as, zero_derivative
 from .conjugate import CONJ_WRITE_MESSAGE, is_conj_tensor
+from .scalar_conversion import fill_value_for
 
 __all__ = [
     "commit", "apply_inplace", "inplace_call", "inplace_method", "augmented", "check_inplace",
@@ -758,7 +759,7 @@ declare_methods("bitwise_right_shift", inplace=SHIFTS_IN_PLACE["bitwise_right_sh
 
 @op("FillBackward2", promote=KEEP, complex_ok=True)
 def _fill_scalar(self, value):
-    return np.full_like(self, value)
+    return np.full_like(self, fill_value_for(value, self.dtype, self.size))
 
 
 _fill_scalar.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
