@@ -107,6 +107,15 @@ def _group_rank(
     return found
 
 
+def _group_or_none(group: ProcessGroup | None, name: str) -> ProcessGroup | None:
+    """The process group collective ``name`` runs on; None, after PyTorch's warning, on a rank
+    that is not a member of ``group``."""
+    if group == GroupMember.NON_GROUP_MEMBER:
+        warn_not_in_group(name)
+        return None
+    return resolve(group)
+
+
 def _finish(work: Work, async_op: bool) -> Work | None:
     if async_op:
         return work
@@ -143,10 +152,9 @@ def all_reduce(
         tensor([1.])
     """
     _single(tensor, "tensor")
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("all_reduce")
+    pg = _group_or_none(group, "all_reduce")
+    if pg is None:
         return None
-    pg = resolve(group)
     array = contiguous_array(tensor, writes=True)
     op = check_reduction(op, array.dtype, "all_reduce")
     message, mpi_op = reduction_message(array, op)
@@ -165,10 +173,9 @@ def reduce(
 ) -> Work | None:
     """Reduce ``tensor`` over the group into the destination rank's ``tensor``."""
     _single(tensor, "tensor")
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("reduce")
+    pg = _group_or_none(group, "reduce")
+    if pg is None:
         return None
-    pg = resolve(group)
     root = _group_rank(pg, dst, group_dst, "root", "reduce")
     array = contiguous_array(tensor, writes=True)
     op = check_reduction(op, array.dtype, "reduce")
@@ -191,10 +198,9 @@ def broadcast(
 ) -> Work | None:
     """Copy ``tensor`` of the source rank into ``tensor`` on every other rank."""
     _single(tensor, "tensor")
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("broadcast")
+    pg = _group_or_none(group, "broadcast")
+    if pg is None:
         return None
-    pg = resolve(group)
     root = _group_rank(pg, src, group_src, "root", "broadcast")
     array = contiguous_array(tensor, writes=pg.rank() != root)
     request = pg._comm.Ibcast(byte_message(array), root=root)
@@ -225,10 +231,9 @@ def all_gather(
     _tensor_list(tensor_list, "tensor_list")
     _single(tensor, "tensor")
     _same_dtype(tensor_list, tensor)
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("all_gather")
+    pg = _group_or_none(group, "all_gather")
+    if pg is None:
         return None
-    pg = resolve(group)
     array = contiguous_array(tensor, writes=False)
     if len(tensor_list) != pg.size():
         raise RuntimeError("All gather: number of output tensors should equal to the world size")
@@ -250,10 +255,9 @@ def all_gather_into_tensor(
     _single(output_tensor, "output_tensor")
     _single(input_tensor, "input_tensor")
     _same_dtype(output_tensor, input_tensor)
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("all_gather_into_tensor")
+    pg = _group_or_none(group, "all_gather_into_tensor")
+    if pg is None:
         return None
-    pg = resolve(group)
     array = contiguous_array(input_tensor, writes=False)
     out = contiguous_array(output_tensor, writes=True)
     if out.size != array.size * pg.size():
@@ -274,10 +278,9 @@ def reduce_scatter(
     _single(output, "output")
     _tensor_list(input_list, "input_list")
     _same_dtype(output, input_list)
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("reduce_scatter")
+    pg = _group_or_none(group, "reduce_scatter")
+    if pg is None:
         return None
-    pg = resolve(group)
     out = contiguous_array(output, writes=True)
     if len(input_list) != pg.size():
         raise RuntimeError("Reduce scatter: number of input tensors should equal to the world size")
@@ -302,10 +305,9 @@ def reduce_scatter_tensor(
     _single(output, "output")
     _single(input, "input")
     _same_dtype(output, input)
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("reduce_scatter_tensor")
+    pg = _group_or_none(group, "reduce_scatter_tensor")
+    if pg is None:
         return None
-    pg = resolve(group)
     out = contiguous_array(output, writes=True)
     source = contiguous_array(input, writes=False)
     if source.size != out.size * pg.size():
@@ -319,6 +321,37 @@ def reduce_scatter_tensor(
     return _finish(work, async_op)
 
 
+def _rooted(
+    name: str,
+    tensor: Tensor,
+    tensors: list[Tensor],
+    list_name: str,
+    group: ProcessGroup | None,
+    rank: int | None,
+    group_rank: int | None,
+) -> tuple[ProcessGroup, int] | None:
+    """gather's and scatter's checks, in PyTorch's order: the tensor, the list (given on the
+    root rank only), their dtypes, the group (None outside it); the group and the root's rank
+    in it (rank 0 when neither ``rank`` nor ``group_rank`` is given)."""
+    _single(tensor, "tensor")
+    if tensors:
+        _tensor_list(tensors, list_name)
+    _same_dtype(tensor, tensors)
+    pg = _group_or_none(group, name)
+    if pg is None:
+        return None
+    if rank is None and group_rank is None:
+        rank = 0
+    root = _group_rank(pg, rank, group_rank, "root", name)
+    side = "destination" if name == "gather" else "source"
+    mine = pg.rank() == root
+    if mine and not tensors:
+        raise ValueError(f"Argument ``{list_name}`` must be specified on {side} rank.")
+    if not mine and tensors:
+        raise ValueError(f"Argument ``{list_name}`` must NOT be specified on non-{side} ranks.")
+    return pg, root
+
+
 def gather(
     tensor: Tensor,
     gather_list: list[Tensor] | None = None,
@@ -328,24 +361,12 @@ def gather(
     group_dst: int | None = None,
 ) -> Work | None:
     """The destination rank's ``gather_list[i]`` receives rank i's ``tensor``."""
-    _single(tensor, "tensor")
-    if gather_list:
-        _tensor_list(gather_list, "gather_list")
-    else:
-        gather_list = []
-    _same_dtype(tensor, gather_list)
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("gather")
+    gather_list = gather_list or []
+    rooted = _rooted("gather", tensor, gather_list, "gather_list", group, dst, group_dst)
+    if rooted is None:
         return None
-    pg = resolve(group)
-    if dst is None and group_dst is None:
-        dst = 0
-    root = _group_rank(pg, dst, group_dst, "root", "gather")
+    pg, root = rooted
     mine = pg.rank() == root
-    if mine and not gather_list:
-        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    if not mine and gather_list:
-        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     array = contiguous_array(tensor, writes=False)
     if not mine:
         request = pg._comm.Igather(byte_message(array), None, root=root)
@@ -368,24 +389,12 @@ def scatter(
     group_src: int | None = None,
 ) -> Work | None:
     """Rank i's ``tensor`` receives the source rank's ``scatter_list[i]``."""
-    _single(tensor, "tensor")
-    if scatter_list:
-        _tensor_list(scatter_list, "scatter_list")
-    else:
-        scatter_list = []
-    _same_dtype(tensor, scatter_list)
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("scatter")
+    scatter_list = scatter_list or []
+    rooted = _rooted("scatter", tensor, scatter_list, "scatter_list", group, src, group_src)
+    if rooted is None:
         return None
-    pg = resolve(group)
-    if src is None and group_src is None:
-        src = 0
-    root = _group_rank(pg, src, group_src, "root", "scatter")
+    pg, root = rooted
     mine = pg.rank() == root
-    if mine and not scatter_list:
-        raise ValueError("Argument ``scatter_list`` must be specified on source rank.")
-    if not mine and scatter_list:
-        raise ValueError("Argument ``scatter_list`` must NOT be specified on non-source ranks.")
     array = contiguous_array(tensor, writes=True)
     if not mine:
         request = pg._comm.Iscatter(None, byte_message(array), root=root)
@@ -405,10 +414,9 @@ def barrier(
     timeout: Any = None,
 ) -> Work | None:
     """Wait until every rank of the group has called ``barrier``."""
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("barrier")
+    pg = _group_or_none(group, "barrier")
+    if pg is None:
         return None
-    pg = resolve(group)
     work = Work([pg._comm.Ibarrier()], "barrier", timeout or pg.timeout)
     return _finish(work, async_op)
 
@@ -432,10 +440,9 @@ def isend(
 ) -> Work | None:
     """Start sending ``tensor`` to ``dst``; the returned ``Work`` completes once sent."""
     _single(tensor, "tensor")
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("isend")
+    pg = _group_or_none(group, "isend")
+    if pg is None:
         return None
-    pg = resolve(group)
     peer = _peer(pg, dst, group_dst, "destination")
     array = contiguous_array(tensor, writes=False)
     request = pg._comm.Isend(byte_message(array), dest=peer, tag=tag)
@@ -451,10 +458,9 @@ def irecv(
 ) -> Work | None:
     """Start receiving into ``tensor`` from ``src`` (any rank when None)."""
     _single(tensor, "tensor")
-    if group == GroupMember.NON_GROUP_MEMBER:
-        warn_not_in_group("irecv")
+    pg = _group_or_none(group, "irecv")
+    if pg is None:
         return None
-    pg = resolve(group)
     array = contiguous_array(tensor, writes=True)
     if src is None and group_src is None:
         peer = _mpi().ANY_SOURCE
