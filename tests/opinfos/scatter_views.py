@@ -36,3 +36,20 @@ OPS = [
         "Tensor.diagonal_scatter", lambda lib, x, s: x.diagonal_scatter(s, -1), [((3, 4), (2,))]
     ),
 ]
+
+# as_strided_scatter: src only (PyTorch's gradient of self is the written elements' gradient,
+# not the Jacobian's transpose: tests/test_as_strided_copies.py gradchecks chainrule's)
+OPS += [
+    OpInfo(
+        "as_strided_scatter",
+        lambda lib, x, s: lib.as_strided_scatter(x, s, (2, 2), (1, 2), 1),
+        [((6,), (2, 2)), ((2, 3), (2, 2))],
+        grad_inputs=(1,),
+    ),
+    OpInfo(
+        "Tensor.as_strided_scatter",
+        lambda lib, x, s: x.as_strided_scatter(s, (3,), (2,)),
+        [((3, 2), (3,))],
+        grad_inputs=(1,),
+    ),
+]

@@ -70,3 +70,13 @@ OPS += [
         grad=False,
     ),
 ]
+
+OPS += [
+    OpInfo("as_strided_copy", lambda lib, x: lib.as_strided_copy(x, (2, 2), (1, 2), 1), [((6,),)]),
+    # (overlapping windows: each input element's gradient is the sum over its copies)
+    OpInfo(
+        "as_strided_copy_overlap",
+        lambda lib, x: lib.as_strided_copy(x, (3, 3), (1, 1)),
+        [((2, 3),)],
+    ),
+]

@@ -1,6 +1,6 @@
-"""Writing a tensor into a view of a copy: ``select_scatter``, ``slice_scatter`` and
-``diagonal_scatter`` (the out-of-place forms of ``x[i] = src``, ``x[a:b] = src`` and
-``x.diagonal().copy_(src)``).
+"""Writing a tensor into a view of a copy: ``select_scatter``, ``slice_scatter``,
+``diagonal_scatter`` and ``as_strided_scatter`` (the out-of-place forms of ``x[i] = src``,
+``x[a:b] = src``, ``x.diagonal().copy_(src)`` and ``x.as_strided(...).copy_(src)``).
 
 The gradient of ``self`` is the output's gradient with zeros where ``src`` went; that of
 ``src`` is the output's gradient read through the same view (PyTorch's formulas).
@@ -8,16 +8,19 @@ The gradient of ``self`` is the output's gradient with zeros where ``src`` went;
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .._strides import element_strides, empty_like_preserving
-from .._tensor import wrap_dim
+from .._frames import user_stacklevel
+from .._strides import element_strides, empty_like_preserving, flat_storage
+from .._tensor import Tensor, wrap, wrap_dim
 from . import shape
-from ._registry import op
+from ._registry import op, tensor_method
 
-__all__ = ["select_scatter", "slice_scatter", "diagonal_scatter"]
+__all__ = ["select_scatter", "slice_scatter", "diagonal_scatter", "as_strided_scatter"]
 
 
 def _filled_copy(self: np.ndarray) -> np.ndarray:
@@ -139,6 +142,169 @@ def _(ops, grad, offset, dim1, dim2):
 @diagonal_scatter.derivative("src")
 def _(ops, grad, offset, dim1, dim2):
     return ops.diagonal(grad, offset, dim1, dim2)
+
+
+def _overlaps_for_sure(a: np.ndarray) -> bool:
+    """PyTorch's ``has_internal_overlap(...) == MemOverlap::Yes``: a stride of 0 along a
+    dimension of more than one element (an expanded tensor)."""
+    return any(s == 0 and n > 1 for s, n in zip(a.strides, a.shape, strict=True))
+
+
+def _scatter_geometry(a: np.ndarray, offset_of_a: int) -> tuple:
+    """The layout of ``as_strided_scatter``'s output, as PyTorch's ``clone_preserve_strides``:
+    the input's sizes, strides and storage offset in a copy of its whole storage (a contiguous
+    clone where the input overlaps itself): ``(sizes, strides, offset, storage size)``."""
+    if _overlaps_for_sure(a):
+        return _dense_geometry(a)
+    return a.shape, element_strides(a), offset_of_a, flat_storage(a).size
+
+
+def _clone_in(a: np.ndarray, geometry: tuple) -> np.ndarray:
+    """A copy of ``a`` laid out as ``geometry`` in a new storage of its size (whatever the
+    input's storage holds outside ``a`` is copied along when the layout is the input's own)."""
+    shape_, strides, offset, numel = geometry
+    if _overlaps_for_sure(a):
+        storage = np.empty(numel, a.dtype)
+    else:
+        storage = flat_storage(a).copy()
+    itemsize = a.itemsize
+    out = np.ndarray(
+        shape_,
+        a.dtype,
+        buffer=storage,
+        offset=offset * itemsize,
+        strides=tuple(s * itemsize for s in strides),
+    )
+    out[...] = a
+    return out
+
+
+@op("AsStridedScatterBackward0", inputs=("self", "src"))
+def _as_strided_scatter(self, src, size, stride, storage_offset, geometry):
+    out = _clone_in(self, geometry)
+    if 0 in size:
+        return out
+    if src.dtype.kind == "c" and out.dtype.kind != "c":
+        src = src.real  # (the public function warned, as PyTorch's copy_)
+    storage = flat_storage(out)
+    itemsize = out.itemsize
+    view = np.ndarray(
+        size,
+        out.dtype,
+        buffer=storage,
+        offset=storage_offset * itemsize,
+        strides=tuple(s * itemsize for s in stride),
+    )
+    view[...] = src
+    return out
+
+
+@_as_strided_scatter.derivative("self")
+def _(ops, grad, size, stride, storage_offset, geometry):
+    # d out / d self: 1 at the elements whose storage position src was not written to, else 0.
+    # (PyTorch's as_strided_scatter_backward gives self the gradient of the written elements
+    # instead, which fails its own gradcheck; this is the Jacobian's transpose.)
+    shape_, strides, offset, _ = geometry
+    positions = shape._flat_positions(shape_, strides, offset)
+    written = np.isin(positions, shape._flat_positions(size, stride, storage_offset))
+    return ops.where(written if type(grad) is np.ndarray else wrap(written), 0, grad)
+
+
+@_as_strided_scatter.derivative("src")
+def _(ops, grad, size, stride, storage_offset, geometry):
+    # Each src element gets the gradient of the output element at its storage position (0 at
+    # a position no output element has); PyTorch's grad.contiguous().as_strided(...) where the
+    # output is contiguous (the only layout PyTorch allows for a self that requires grad).
+    shape_, strides, offset, numel = geometry
+    storage = ops.take_backward(
+        0,
+        ops.reshape(grad, (-1,)),
+        (numel,),
+        shape._flat_positions(shape_, strides, offset).reshape(-1),
+    )
+    picked = shape._flat_positions(size, stride, storage_offset).reshape(-1)
+    return ops.reshape(ops.take(storage, picked), tuple(size))
+
+
+def _dense_geometry(a: Any) -> tuple:
+    """The contiguous layout of ``a``'s shape: sizes, strides, offset 0, storage size."""
+    shape_ = tuple(a.shape)
+    strides, step = [], 1
+    for n in reversed(shape_):
+        strides.append(step)
+        step *= max(n, 1)
+    return shape_, tuple(reversed(strides)), 0, int(np.prod(shape_, dtype=np.int64))
+
+
+_REQUIRES_CONTIGUOUS = (
+    "!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT FAILED at "
+    '"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp":4754, please report a bug to '
+    "PyTorch. as_strided_scatter is currently only supported for contiguous inputs"
+)
+_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single "
+    "memory location. Please clone() the tensor before performing the operation."
+)
+_COMPLEX_TO_REAL = (
+    "Casting complex values to real discards the imaginary part (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)"
+)
+
+
+@tensor_method
+def as_strided_scatter(
+    input: Tensor,
+    src: Tensor,
+    size: Sequence[int],
+    stride: Sequence[int],
+    storage_offset: int | None = None,
+) -> Tensor:
+    """A copy of ``input`` with ``src`` written into its ``as_strided(size, stride,
+    storage_offset)`` view. As PyTorch's, the copy keeps ``input``'s strides and storage offset
+    in a copy of its whole storage (positions and the default offset are ``input``'s), and a
+    non-contiguous ``input`` that requires grad is refused.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.as_strided_scatter(torch.zeros(4), torch.ones(2), (2,), (2,), 1)
+        tensor([0., 1., 0., 1.])
+    """
+    if input.requires_grad and not input.is_contiguous():
+        raise RuntimeError(_REQUIRES_CONTIGUOUS)
+    data = input._data
+    geometry = _scatter_geometry(data, input.storage_offset())
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: "
+            f"{list(stride)}"
+        )
+    offset = geometry[2] if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    numel = geometry[3]
+    needed = (
+        0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
+    )
+    if needed > numel:
+        itemsize = data.itemsize
+        raise RuntimeError(
+            f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed * itemsize} are out "
+            f"of bounds for storage of size {numel * itemsize}"
+        )
+    if tuple(src.shape) != size:
+        raise RuntimeError(
+            "expected src to have a size equal to the slice of self. src size = "
+            f"{list(src.shape)}, slice size = {list(size)}"
+        )
+    if any(s == 0 and n > 1 for s, n in zip(stride, size, strict=True)):
+        raise RuntimeError(_OVERLAP)
+    if src.is_complex() and not input.is_complex():
+        warnings.warn(_COMPLEX_TO_REAL, UserWarning, stacklevel=user_stacklevel())
+    return _as_strided_scatter(input, src, size, stride, offset, geometry)
 
 
 # Helpers for derivatives (``ops.<name>``).

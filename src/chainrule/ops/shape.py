@@ -1643,6 +1643,8 @@ def _as_strided_arguments(input: Tensor, size: Any, stride: Any,
         )
     data = input._data
     offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     numel = flat_storage(data).size
     itemsize = data.itemsize
     needed = 0 if 0 in size else offset + 1 + sum((n - 1) * s for n, s in zip(size, stride,

@@ -15,13 +15,16 @@ from .._dtype import dtype
 from .._tensor import Tensor, wrap_dim
 from ..autograd.grad_mode import is_grad_enabled
 from ._opnode import make_node_class
-from ._registry import make_public, tensor_method
+from ._registry import KEEP, make_public, op, tensor_method
 from .complex_ops import _view_as_real, view_as_complex
 from .conjugate import is_conj_tensor
 from .copying import clone, view_dtype
 from .indexing import _alias
+from .pointwise import _not_implemented_node
 from .rearranging import _unfold
 from .shape import (
+    _as_strided,
+    _as_strided_arguments,
     _expand,
     _index_arg,
     _permute,
@@ -68,6 +71,8 @@ __all__ = [
     "unbind_copy",
     "view_as_real_copy",
     "view_as_complex_copy",
+    "as_strided_copy",
+    "detach_copy",
 ]
 
 
@@ -133,6 +138,17 @@ _unbind_copies = (
 )
 
 _view_as_real_copy = _copy_of(_view_as_real, "ViewAsRealBackward0_copy", "view_as_real_copy")
+_as_strided_copy = _copy_of(_as_strided, "AsStridedBackward0_copy", "as_strided_copy")
+
+
+@op("NotImplemented", promote=KEEP)
+def _detach_copy(self):
+    # (PyTorch has no derivative for detach_copy: its result requires grad, and backward
+    # through it raises "derivative for aten::detach_copy is not implemented")
+    return np.array(self, order="C", copy=True)
+
+
+_not_implemented_node(_detach_copy, "detach_copy")
 
 #: The copy ops' nodes (a JVP rule each: the op applied to the tangent, as the view's).
 COPY_NODES = (
@@ -154,6 +170,7 @@ COPY_NODES = (
     "SplitWithSizesBackward0_copy",
     "UnbindBackward0_copy",
     "ViewAsRealBackward0_copy",
+    "AsStridedBackward0_copy",
 )
 
 
@@ -285,3 +302,17 @@ def view_as_complex_copy(input: Tensor) -> Tensor:
             "complex dtype."
         )
     return clone(view_as_complex(input))
+
+
+def as_strided_copy(
+    input: Tensor, size: Any, stride: Any, storage_offset: int | None = None
+) -> Tensor:
+    """``input.as_strided(size, stride, storage_offset)`` in new, contiguous memory
+    (``AsStridedBackward0_copy``)."""
+    return _as_strided_copy(input, *_as_strided_arguments(input, size, stride, storage_offset))
+
+
+def detach_copy(input: Tensor) -> Tensor:
+    """``input.detach()`` in new, contiguous memory. As PyTorch's, the result of an input that
+    requires grad is recorded by a ``NotImplemented`` node: backward through it raises."""
+    return _detach_copy(input)
