@@ -26,8 +26,13 @@ def _np(x: Any) -> np.ndarray:
     return np.asarray(x.detach().numpy() if hasattr(x, "detach") else x)
 
 
-def _run(lib: Any, fwad: Any, fn: Callable[..., Any], primals: list[np.ndarray],
-         tangents: list[np.ndarray | None]) -> tuple[np.ndarray, np.ndarray | None]:
+def _run(
+    lib: Any,
+    fwad: Any,
+    fn: Callable[..., Any],
+    primals: list[np.ndarray],
+    tangents: list[np.ndarray | None],
+) -> tuple[np.ndarray, np.ndarray | None]:
     with fwad.dual_level():
         args = []
         for p, t in zip(primals, tangents, strict=True):
@@ -38,8 +43,12 @@ def _run(lib: Any, fwad: Any, fn: Callable[..., Any], primals: list[np.ndarray],
         return _np(primal), None if tangent is None else _np(tangent)
 
 
-def _compare(fn: Callable[..., Any], primals: list[np.ndarray],
-             tangents: list[np.ndarray | None], exact: bool = False) -> None:
+def _compare(
+    fn: Callable[..., Any],
+    primals: list[np.ndarray],
+    tangents: list[np.ndarray | None],
+    exact: bool = False,
+) -> None:
     ours = _run(chainrule, cr_fwad, fn, primals, tangents)
     theirs = _run(torch, torch_fwad, fn, primals, tangents)
     for a, b in zip(ours, theirs, strict=True):
@@ -64,10 +73,10 @@ UNARY: dict[str, Callable[..., Any]] = {
     "sigmoid": lambda lib, a: lib.sigmoid(a),
     "relu": lambda lib, a: lib.relu(a),
     "sqrt": lambda lib, a: lib.sqrt(a),
-    "pow2": lambda lib, a: a ** 2,
-    "pow0": lambda lib, a: a ** 0,
+    "pow2": lambda lib, a: a**2,
+    "pow0": lambda lib, a: a**0,
     "pow_half": lambda lib, a: lib.pow(a, 0.5),
-    "pow_neg": lambda lib, a: a ** -1.5,
+    "pow_neg": lambda lib, a: a**-1.5,
     "add_number": lambda lib, a: a + 2.5,
     "mul_number": lambda lib, a: a * 3,
     "div_number": lambda lib, a: a / 3,
@@ -124,13 +133,35 @@ def test_unary_transposed_input_and_tangent(name: str) -> None:
     positive = name in ("log", "sqrt", "pow_half", "pow_neg")
     x = np.ascontiguousarray(_data((3, 2), np.float64, 3, positive)).T  # (2, 3), strided
     t = np.ascontiguousarray(_data((3, 2), np.float64, 4)).T
-    _compare(lambda lib, a: UNARY[name](lib, lib.from_numpy(x).t().t() * 0 + a)
-             if False else UNARY[name](lib, a), [x], [t])
+    _compare(
+        lambda lib, a: (
+            UNARY[name](lib, lib.from_numpy(x).t().t() * 0 + a) if False else UNARY[name](lib, a)
+        ),
+        [x],
+        [t],
+    )
 
 
-@pytest.mark.parametrize("name", ["exp", "log", "sin", "cos", "tanh", "sigmoid", "relu", "sqrt",
-                                  "pow2", "pow0", "pow_half", "neg", "div_number",
-                                  "mul_number", "add_number"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "exp",
+        "log",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "relu",
+        "sqrt",
+        "pow2",
+        "pow0",
+        "pow_half",
+        "neg",
+        "div_number",
+        "mul_number",
+        "add_number",
+    ],
+)
 def test_unary_special_values(name: str) -> None:
     tangent = np.array([[1.0, 1.0, np.inf], [1.0, 0.0, 1.0]])
     _compare(UNARY[name], [SPECIAL], [tangent])
@@ -159,14 +190,23 @@ def test_binary_special_values(name: str, which: str) -> None:
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize(("name", "shapes"), [
-    ("mm", ((2, 3), (3, 4))), ("matmul_bmm", ((5, 2, 3), (5, 3, 4))), ("mv", ((2, 3), (3,))),
-    ("dot", ((3,), (3,))), ("matmul_broadcast", ((5, 2, 3), (3, 4))),
-])
+@pytest.mark.parametrize(
+    ("name", "shapes"),
+    [
+        ("mm", ((2, 3), (3, 4))),
+        ("matmul_bmm", ((5, 2, 3), (5, 3, 4))),
+        ("mv", ((2, 3), (3,))),
+        ("dot", ((3,), (3,))),
+        ("matmul_broadcast", ((5, 2, 3), (3, 4))),
+    ],
+)
 @pytest.mark.parametrize("which", ["both", "self", "other"])
 def test_matrix_products(name: str, shapes: Any, which: str, dtype: Any) -> None:
-    fns = {"mm": lambda lib, a, b: lib.mm(a, b), "mv": lambda lib, a, b: lib.mv(a, b),
-           "dot": lambda lib, a, b: lib.dot(a, b)}
+    fns = {
+        "mm": lambda lib, a, b: lib.mm(a, b),
+        "mv": lambda lib, a, b: lib.mv(a, b),
+        "dot": lambda lib, a, b: lib.dot(a, b),
+    }
     fn = fns.get(name, lambda lib, a, b: a @ b)
     a, b = _data(shapes[0], dtype, 9), _data(shapes[1], dtype, 10)
     ta = _data(shapes[0], dtype, 11) if which != "other" else None
@@ -186,8 +226,9 @@ COMPOSITIONS: dict[str, Callable[..., Any]] = {
 def test_compositions(name: str) -> None:
     x, w = _data((2, 3), np.float64, 13, True), _data((2, 3), np.float64, 14, True)
     _compare(COMPOSITIONS[name], [x, w], [_data((2, 3), np.float64, 15), None])
-    _compare(COMPOSITIONS[name], [x, w], [_data((2, 3), np.float64, 15),
-                                          _data((2, 3), np.float64, 16)])
+    _compare(
+        COMPOSITIONS[name], [x, w], [_data((2, 3), np.float64, 15), _data((2, 3), np.float64, 16)]
+    )
 
 
 @pytest.mark.parametrize("name", sorted(COMPOSITIONS))
@@ -253,39 +294,60 @@ def _in_level(body: Callable[..., Any]) -> Callable[..., Any]:
     def fn(lib: Any, fwad: Any) -> Any:
         with fwad.dual_level():
             return body(lib, fwad)
+
     return fn
 
 
 X = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
 
 
-@pytest.mark.parametrize("case", [
-    lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3)),  # no level
-    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(3, 2))),
-    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X).int(), lib.ones(2, 3))),
-    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3).long())),
-    _in_level(lambda lib, fwad: fwad.make_dual(
-        lib.tensor(X), fwad.make_dual(lib.ones(2, 3), lib.ones(2, 3)))),
-    _in_level(lambda lib, fwad: fwad.make_dual(
-        fwad.make_dual(lib.ones(2, 3), lib.ones(2, 3)), lib.ones(2, 3))),
-    _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3), level=1)),
-    _in_level(lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X), level=1))),
-    _in_level(lambda lib, fwad: fwad.unpack_dual(
-        fwad.make_dual(lib.tensor(X), lib.ones(2, 3)), level=1)),
-    _in_level(lambda lib, fwad: fwad.unpack_dual(3)),
-    _in_level(lambda lib, fwad: fwad.enter_dual_level()),
-    _in_level(lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X)))),
-    _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(X), lib.ones(2, 3)))),
-    _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(2.0), lib.tensor(1.0)))),
-    _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(X, requires_grad=True) * 2,
-                                                    lib.ones(2, 3, dtype=lib.float64)))),
-    _in_level(lambda lib, fwad: repr(fwad.unpack_dual(
-        fwad.make_dual(lib.tensor(X), lib.ones(2, 3)) * 2))),
-    lambda lib, fwad: fwad.exit_dual_level(),
-    lambda lib, fwad: fwad.exit_dual_level(level=0),
-    lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X))),
-    lambda lib, fwad: repr(fwad.unpack_dual(3)),
-])
+@pytest.mark.parametrize(
+    "case",
+    [
+        lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3)),  # no level
+        _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(3, 2))),
+        _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X).int(), lib.ones(2, 3))),
+        _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3).long())),
+        _in_level(
+            lambda lib, fwad: fwad.make_dual(
+                lib.tensor(X), fwad.make_dual(lib.ones(2, 3), lib.ones(2, 3))
+            )
+        ),
+        _in_level(
+            lambda lib, fwad: fwad.make_dual(
+                fwad.make_dual(lib.ones(2, 3), lib.ones(2, 3)), lib.ones(2, 3)
+            )
+        ),
+        _in_level(lambda lib, fwad: fwad.make_dual(lib.tensor(X), lib.ones(2, 3), level=1)),
+        _in_level(lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X), level=1))),
+        _in_level(
+            lambda lib, fwad: fwad.unpack_dual(
+                fwad.make_dual(lib.tensor(X), lib.ones(2, 3)), level=1
+            )
+        ),
+        _in_level(lambda lib, fwad: fwad.unpack_dual(3)),
+        _in_level(lambda lib, fwad: fwad.enter_dual_level()),
+        _in_level(lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X)))),
+        _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(X), lib.ones(2, 3)))),
+        _in_level(lambda lib, fwad: repr(fwad.make_dual(lib.tensor(2.0), lib.tensor(1.0)))),
+        _in_level(
+            lambda lib, fwad: repr(
+                fwad.make_dual(
+                    lib.tensor(X, requires_grad=True) * 2, lib.ones(2, 3, dtype=lib.float64)
+                )
+            )
+        ),
+        _in_level(
+            lambda lib, fwad: repr(
+                fwad.unpack_dual(fwad.make_dual(lib.tensor(X), lib.ones(2, 3)) * 2)
+            )
+        ),
+        lambda lib, fwad: fwad.exit_dual_level(),
+        lambda lib, fwad: fwad.exit_dual_level(level=0),
+        lambda lib, fwad: repr(fwad.unpack_dual(lib.tensor(X))),
+        lambda lib, fwad: repr(fwad.unpack_dual(3)),
+    ],
+)
 def test_api_outcomes(case: Callable[..., Any]) -> None:
     _same(case)
 
@@ -385,16 +447,25 @@ def test_op_without_rule_refuses(opdef: OpDef) -> None:
     assert str(caught.value) == NOT_IMPLEMENTED.format(name)
 
 
-@pytest.mark.parametrize("call", [
-    lambda lib, d: lib.complex(d, d), lambda lib, d: lib.polar(d, d),
-    lambda lib, d: lib.view_as_complex(lib.stack([d, d], -1)),
-    lambda lib, d: d * (1 + 1j),
-])
-def test_public_calls_refuse(call: Callable[..., Any]) -> None:
-    with cr_fwad.dual_level():
-        d = cr_fwad.make_dual(chainrule.ones(3), chainrule.ones(3))
-        with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
-            call(chainrule, d)
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, d: lib.complex(d, d),
+        lambda lib, d: lib.polar(d, d),
+        lambda lib, d: lib.view_as_complex(lib.stack([d, d], -1)),
+        lambda lib, d: d * (1 + 1j),
+    ],
+)
+def test_real_to_complex_calls_carry_tangents(call: Callable[..., Any]) -> None:
+    """Complex results of real dual inputs: the tangent PyTorch gives (complex)."""
+    tangents = []
+    for lib, fwad in ((torch, torch_fwad), (chainrule, cr_fwad)):
+        with fwad.dual_level():
+            d = fwad.make_dual(lib.tensor([1.0, 0.5, -2.0]), lib.tensor([0.25, -1.0, 3.0]))
+            tangent = fwad.unpack_dual(call(lib, d)).tangent
+            tangents.append(tangent.detach().resolve_conj().numpy())
+    assert tangents[1].dtype == tangents[0].dtype
+    np.testing.assert_allclose(tangents[1], tangents[0], rtol=1e-6)
 
 
 def _tangent_list(fwad: Any, t: Any) -> Any:
@@ -405,46 +476,61 @@ def _tangent_list(fwad: Any, t: Any) -> Any:
 IN_PLACE: dict[str, Callable[..., Any]] = {
     # each returns what to compare: tensors' primals and tangents after the writes
     "mutates_the_given_tangent": lambda lib, fw: (
-        lambda t: (lambda d: (d.mul_(2), t)[1])(fw.make_dual(lib.tensor([1., 2., 3.]), t))
-    )(lib.tensor([1., 2., 3.])),
+        lambda t: (lambda d: (d.mul_(2), t)[1])(fw.make_dual(lib.tensor([1.0, 2.0, 3.0]), t))
+    )(lib.tensor([1.0, 2.0, 3.0])),
     "base_gets_tangent_old_view_sees_it": lambda lib, fw: (
-        lambda x: (lambda v: (x.add_(fw.make_dual(lib.ones(3), lib.tensor([1., 2., 3.]))),
-                              x, v)[1:])(x[:2]))(lib.zeros(3)),
+        lambda x: (
+            lambda v: (x.add_(fw.make_dual(lib.ones(3), lib.tensor([1.0, 2.0, 3.0]))), x, v)[1:]
+        )(x[:2])
+    )(lib.zeros(3)),
     "view_written_base_sees_it": lambda lib, fw: (
-        lambda y: (lambda row: (row.copy_(fw.make_dual(lib.ones(3), lib.tensor([4., 5., 6.]))),
-                                y, row)[1:])(y[1]))(lib.zeros(2, 3)),
+        lambda y: (
+            lambda row: (row.copy_(fw.make_dual(lib.ones(3), lib.tensor([4.0, 5.0, 6.0]))), y, row)[
+                1:
+            ]
+        )(y[1])
+    )(lib.zeros(2, 3)),
     "base_written_view_sees_it": lambda lib, fw: (
-        lambda z: (lambda col: (z.mul_(3), col)[1:])(z[:, 0]))(
-        fw.make_dual(lib.zeros(2, 2), lib.ones(2, 2))),
+        lambda z: (lambda col: (z.mul_(3), col)[1:])(z[:, 0])
+    )(fw.make_dual(lib.zeros(2, 2), lib.ones(2, 2))),
     "transposed_view_after_add": lambda lib, fw: (
-        lambda b: (lambda bt: (b.add_(1), bt)[1:])(b.t()))(
-        fw.make_dual(lib.ones(2, 2), lib.ones(2, 2))),
+        lambda b: (lambda bt: (b.add_(1), bt)[1:])(b.t())
+    )(fw.make_dual(lib.ones(2, 2), lib.ones(2, 2))),
     "setitem_dual": lambda lib, fw: (
-        lambda w: (w.__setitem__(slice(1, 3), fw.make_dual(lib.ones(2), lib.tensor([7., 8.]))),
-                   w)[1:])(lib.zeros(4)),
-    "setitem_number": lambda lib, fw: (
-        lambda q: (q.__setitem__(0, 5.0), q)[1:])(fw.make_dual(lib.ones(3), lib.ones(3))),
+        lambda w: (
+            w.__setitem__(slice(1, 3), fw.make_dual(lib.ones(2), lib.tensor([7.0, 8.0]))),
+            w,
+        )[1:]
+    )(lib.zeros(4)),
+    "setitem_number": lambda lib, fw: (lambda q: (q.__setitem__(0, 5.0), q)[1:])(
+        fw.make_dual(lib.ones(3), lib.ones(3))
+    ),
     "setitem_mask": lambda lib, fw: (
-        lambda q: (q.__setitem__(q > 1, fw.make_dual(lib.zeros(()), lib.tensor(4.))), q)[1:])(
-        fw.make_dual(lib.tensor([1., 2., 3.]), lib.ones(3))),
+        lambda q: (q.__setitem__(q > 1, fw.make_dual(lib.zeros(()), lib.tensor(4.0))), q)[1:]
+    )(fw.make_dual(lib.tensor([1.0, 2.0, 3.0]), lib.ones(3))),
     "zero_": lambda lib, fw: (fw.make_dual(lib.ones(3), lib.ones(3)).zero_(),),
-    "relu_": lambda lib, fw: (fw.make_dual(lib.tensor([1., -2.]), lib.ones(2)).relu_(),),
+    "relu_": lambda lib, fw: (fw.make_dual(lib.tensor([1.0, -2.0]), lib.ones(2)).relu_(),),
     "gt_no_tangent": lambda lib, fw: (
-        lambda a: (a.gt_(fw.make_dual(lib.zeros(3), lib.ones(3))), a)[1:])(lib.ones(3)),
-    "t_": lambda lib, fw: (
-        fw.make_dual(lib.ones(2, 3), lib.arange(6.).reshape(2, 3)).t_(),),
-    "unsqueeze_then_write": lambda lib, fw: (
-        lambda d: (d.unsqueeze_(0), d.mul_(3), d)[2:])(
-        fw.make_dual(lib.tensor([1., 2.]), lib.tensor([3., 4.]))),
+        lambda a: (a.gt_(fw.make_dual(lib.zeros(3), lib.ones(3))), a)[1:]
+    )(lib.ones(3)),
+    "t_": lambda lib, fw: (fw.make_dual(lib.ones(2, 3), lib.arange(6.0).reshape(2, 3)).t_(),),
+    "unsqueeze_then_write": lambda lib, fw: (lambda d: (d.unsqueeze_(0), d.mul_(3), d)[2:])(
+        fw.make_dual(lib.tensor([1.0, 2.0]), lib.tensor([3.0, 4.0]))
+    ),
     "chain_of_views": lambda lib, fw: (
-        lambda x: (lambda v: (v[0].mul_(fw.make_dual(lib.tensor(2.), lib.tensor(5.))), x, v)[1:])(
-            x[1:]))(lib.ones(3)),
+        lambda x: (lambda v: (v[0].mul_(fw.make_dual(lib.tensor(2.0), lib.tensor(5.0))), x, v)[1:])(
+            x[1:]
+        )
+    )(lib.ones(3)),
     "index_put_": lambda lib, fw: (
-        lambda x: (x.index_put_((lib.tensor([0, 2]),),
-                                fw.make_dual(lib.ones(2), lib.tensor([3., 4.]))), x)[1:])(
-        lib.zeros(3)),
+        lambda x: (
+            x.index_put_((lib.tensor([0, 2]),), fw.make_dual(lib.ones(2), lib.tensor([3.0, 4.0]))),
+            x,
+        )[1:]
+    )(lib.zeros(3)),
     "copy_plain_into_dual": lambda lib, fw: (
-        fw.make_dual(lib.ones(2), lib.ones(2)).copy_(lib.tensor([5., 6.])),),
+        fw.make_dual(lib.ones(2), lib.ones(2)).copy_(lib.tensor([5.0, 6.0])),
+    ),
 }
 
 
@@ -459,9 +545,13 @@ def test_in_place_tangents_follow_views(name: str) -> None:
     assert results[0] == results[1]
 
 
-@pytest.mark.parametrize("write", [
-    lambda lib, d, x: d.mul_(2j), lambda lib, d, x: x.__setitem__(0, d[0] * 1j),
-])
+@pytest.mark.parametrize(
+    "write",
+    [
+        lambda lib, d, x: d.mul_(2j),
+        lambda lib, d, x: x.__setitem__(0, d[0] * 1j),
+    ],
+)
 def test_complex_in_place_with_tangent_refuses(write: Callable[..., Any]) -> None:
     with cr_fwad.dual_level():
         d = cr_fwad.make_dual(chainrule.ones(3), chainrule.ones(3))
@@ -486,6 +576,7 @@ def test_in_place_without_tangent_and_non_differentiable_ops() -> None:
 
 def test_custom_function_refuses() -> None:
     for lib, fwad in LIBS:
+
         class Double(lib.autograd.Function):
             @staticmethod
             def forward(ctx: Any, a: Any) -> Any:
@@ -560,12 +651,13 @@ def test_grad_through_saved_tangents_is_refused_where_pytorch_gives_tangents() -
     with chainrule.autograd.forward_ad.dual_level():
         for create_graph in (False, True):
             with pytest.raises(NotImplementedError, match="forward-over-reverse"):
-                chainrule.autograd.grad(_saved_dual_graph(chainrule, x), x,
-                                        create_graph=create_graph)
+                chainrule.autograd.grad(
+                    _saved_dual_graph(chainrule, x), x, create_graph=create_graph
+                )
     assert x.grad is None
     xt = torch.tensor([1.0, 2.0], requires_grad=True)
     with torch.autograd.forward_ad.dual_level():
-        g, = torch.autograd.grad(_saved_dual_graph(torch, xt), xt)
+        (g,) = torch.autograd.grad(_saved_dual_graph(torch, xt), xt)
         assert torch.autograd.forward_ad.unpack_dual(g).tangent is not None
 
 
@@ -586,7 +678,7 @@ def test_grad_of_a_graph_without_saved_tangents_runs_in_a_dual_level() -> None:
         x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
         with lib.autograd.forward_ad.dual_level():
             lib.autograd.forward_ad.make_dual(lib.tensor([3.0, 4.0]), lib.tensor([1.0, 1.0]))
-            g, = lib.autograd.grad((x.exp() * 2).sum(), x)
+            (g,) = lib.autograd.grad((x.exp() * 2).sum(), x)
             assert lib.autograd.forward_ad.unpack_dual(g).tangent is None
         grads.append(g.tolist())
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-15)

@@ -100,10 +100,10 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
     if not any(o._data.dtype.kind in "fcV" for o in outputs):
         return  # (an integral or bool result has no tangent)
     rule = jvp_rule(op)
-    if rule is None or other or any(
-        t is not None and t._data.dtype.kind == "c" for t in tangents
-    ) or any(o._data.dtype.kind == "c" for o in outputs):
+    if rule is None or other:
         raise refuse(op.name, op.node_name)
+    if _complex_involved(op, args, tangents, outputs):
+        rule = _complex_rule(op, rule)
     with suspended():
         tangent = rule(op, args, tangents, result)
         # (a multi-output op's rule gives one tangent per output, None for its indices)
@@ -113,6 +113,59 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
     for o, t in zip(outputs, laid, strict=False):
         if t is not None:
             set_tangent(o, t)
+
+
+def _complex_involved(op: OpDef, args: tuple, tangents: list[Any], outputs: tuple) -> bool:
+    """Whether a complex primal, tangent or result takes part in ``op``'s JVP."""
+    if any(o._data.dtype.kind == "c" for o in outputs):
+        return True
+    for p, t in zip(op.input_pos, tangents, strict=True):
+        if t is not None and (t._data.dtype.kind == "c" or args[p]._data.dtype.kind == "c"):
+            return True
+    return False
+
+
+def _complex_rule(op: OpDef, rule: JvpRule) -> JvpRule:
+    """``rule`` where complex numbers take part, or PyTorch's refusal where it is not known to
+    hold for them. The rules that apply the op itself to tangents hold for every op linear
+    (bilinear) over the reals (``conj``, ``real``, ``view_as_real``, ``vdot`` too); the
+    derivative formulas, written for backward (``grad * conj(f'(z))``), give the JVP as
+    ``conj(formula(conj(t)))`` (``f'(z) t``; its real part for a real result) for holomorphic
+    ops and for complex-to-real ones (``abs``, ``angle``); ops of neither kind and explicit
+    rules refuse complex tangents until checked against PyTorch (an explicit rule that holds
+    for them is marked ``holds_for_complex = True``)."""
+    if rule in (linear_rule, bilinear_rule, joint_linear_rule):
+        return rule
+    if op.name == "mul":  # (bilinear: a real factor of a complex product too)
+        return bilinear_rule
+    if getattr(rule, "holds_for_complex", False):
+        return rule
+    # (the backward ops conjugate a primal: ``tanh_backward(g, y) = g conj(1 - y^2)``)
+    backward_op = op.name.endswith("_backward")
+    if rule is derived_rule and op.name not in NOT_HOLOMORPHIC and not backward_op:
+        return _conjugated_derived_rule
+    raise refuse(op.name, op.node_name)
+
+
+#: Element-wise ops from complex to complex that are not holomorphic: their derivative formulas
+#: do not give the JVP by conjugation.
+NOT_HOLOMORPHIC = frozenset({"sgn", "sign", "conj", "_conj", "conj_physical", "_conj_physical"})
+
+
+def _conjugated_derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """:func:`derived_rule` with complex numbers (see :func:`_complex_rule`): each term is
+    ``conj(formula(conj(t)))``, its real part for a real result; a real input of a complex
+    result (``complex``, ``polar``) is refused, its formula keeps only the real part."""
+    if result._data.dtype.kind == "c" and any(
+        t is not None and args[p]._data.dtype.kind != "c"
+        for p, t in zip(op.input_pos, tangents, strict=True)
+    ):
+        raise refuse(op.name, op.node_name)
+    conjugated = [None if t is None else t.conj_physical() for t in tangents]
+    total = derived_rule(op, args, conjugated, result).conj_physical()
+    if result._data.dtype.kind != "c" and total._data.dtype.kind == "c":
+        total = total.real.contiguous()
+    return total
 
 
 def _laid_out_like(tangent: Tensor, primal: Tensor) -> Tensor:

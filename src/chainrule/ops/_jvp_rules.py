@@ -1018,3 +1018,38 @@ def _renorm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> An
 
 
 allow_jvp_nodes(_renorm_rule, "RenormBackward0")
+
+
+# ----------------------------------------------------------------------------------------------
+# Complex numbers (ops/_forward.py: the linear rules hold for ops linear over the reals)
+
+allow_jvp_nodes(
+    linear_rule,
+    "ConjBackward0",
+    "ViewAsRealBackward0",
+    "ViewAsComplexBackward0",
+    "FftC2CBackward0",
+    "FftR2CBackward0",
+    "FftC2RBackward0",
+)
+allow_jvp_nodes(joint_linear_rule, "ComplexBackward0")  # (complex(real, imag): linear in both)
+
+
+def _polar_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``polar(r, theta) = r e^(i theta)``: ``e^(i theta) (t_r + i r t_theta)``."""
+    from .complex_ops import polar
+
+    r, theta = args
+    t_r, t_theta = tangents
+    unit = polar(_ones(r), theta)
+    total = zeros_for(result)
+    if t_r is not None:
+        total = total + unit * t_r
+    if t_theta is not None:
+        total = total + unit * (r * t_theta) * 1j
+    return total
+
+
+_polar_rule.holds_for_complex = True  # type: ignore[attr-defined]
+allow_jvp_nodes(_polar_rule, "PolarBackward0")
+_div_rule.holds_for_complex = True  # type: ignore[attr-defined]  # (the quotient rule)
