@@ -284,54 +284,30 @@ def group_norm(
 # -- pooling -------------------------------------------------------------------------------------
 
 
-def max_pool1d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-) -> Tensor:
-    """``F.max_pool1d`` (``stride=[]`` is the kernel size)."""
-    return F.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+def _max_pool(name: str, summary: str) -> Any:
+    """``torch.<name>``: ``F.<name>`` with ATen's defaults (``stride=[]`` is the kernel
+    size)."""
+    pool = getattr(F, name)
+
+    def max_pool(
+        input: Tensor,
+        kernel_size: Any,
+        stride: Any = (),
+        padding: Any = 0,
+        dilation: Any = 1,
+        ceil_mode: bool = False,
+    ) -> Any:
+        return pool(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+    max_pool.__name__ = max_pool.__qualname__ = name
+    max_pool.__doc__ = f"``F.{name}``{summary}"
+    return max_pool
 
 
-def max_pool2d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-) -> Tensor:
-    """``F.max_pool2d`` (``stride=[]`` is the kernel size)."""
-    return F.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
-
-
-def max_pool3d(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-) -> Tensor:
-    """``F.max_pool3d`` (``stride=[]`` is the kernel size)."""
-    return F.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
-
-
-def max_pool1d_with_indices(
-    input: Tensor,
-    kernel_size: Any,
-    stride: Any = (),
-    padding: Any = 0,
-    dilation: Any = 1,
-    ceil_mode: bool = False,
-) -> tuple[Tensor, Tensor]:
-    """``F.max_pool1d_with_indices``: the maxima and their indices."""
-    return F.max_pool1d_with_indices(
-        input, kernel_size, _stride(stride), padding, dilation, ceil_mode
-    )
+max_pool1d = _max_pool("max_pool1d", " (``stride=[]`` is the kernel size).")
+max_pool2d = _max_pool("max_pool2d", " (``stride=[]`` is the kernel size).")
+max_pool3d = _max_pool("max_pool3d", " (``stride=[]`` is the kernel size).")
+max_pool1d_with_indices = _max_pool("max_pool1d_with_indices", ": the maxima and their indices.")
 
 
 def avg_pool1d(
