@@ -550,36 +550,36 @@ def _reduce(
     )
 
 
-def reduce_sum(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool = False,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """The sum over ``axis`` (all axes by default), named ``Sum``."""
-    axis = reduction_indices if axis is None else axis
-    keepdims = keep_dims if keep_dims is not None else keepdims
-    return _reduce(
-        "Sum", "Sum", reduction._sum_all, reduction._sum_dim, input_tensor, axis, keepdims, name
-    )
+def _reduction_with_legacy_names(
+    public_name: str, op_type: str, all_target: Any, dim_target: Any, what: str
+) -> Any:
+    """``tf.<public_name>``: a TF1 reduction that also takes the old names
+    ``reduction_indices`` (for ``axis``) and ``keep_dims`` (for ``keepdims``), as
+    ``tf.reduce_sum`` and ``tf.reduce_mean`` do."""
+
+    def reduction(
+        input_tensor: Any,
+        axis: Any = None,
+        keepdims: bool = False,
+        name: str | None = None,
+        reduction_indices: Any = None,
+        keep_dims: bool | None = None,
+    ) -> Tensor:
+        axis = reduction_indices if axis is None else axis
+        keepdims = keep_dims if keep_dims is not None else keepdims
+        return _reduce(op_type, op_type, all_target, dim_target, input_tensor, axis, keepdims, name)
+
+    reduction.__name__ = reduction.__qualname__ = public_name
+    reduction.__doc__ = f"The {what} over ``axis`` (all axes by default), named ``{op_type}``."
+    return reduction
 
 
-def reduce_mean(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: bool = False,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: bool | None = None,
-) -> Tensor:
-    """The mean over ``axis`` (all axes by default), named ``Mean``."""
-    axis = reduction_indices if axis is None else axis
-    keepdims = keep_dims if keep_dims is not None else keepdims
-    return _reduce(
-        "Mean", "Mean", reduction._mean_all, reduction._mean_dim, input_tensor, axis, keepdims, name
-    )
+reduce_sum = _reduction_with_legacy_names(
+    "reduce_sum", "Sum", reduction._sum_all, reduction._sum_dim, "sum"
+)
+reduce_mean = _reduction_with_legacy_names(
+    "reduce_mean", "Mean", reduction._mean_all, reduction._mean_dim, "mean"
+)
 
 
 def reduce_max(
