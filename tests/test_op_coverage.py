@@ -28,6 +28,14 @@ NODE_TYPES_NOT_SWEPT.update({
     "runs unique without grad (tests/test_counting.py checks the nodes and the error)"
     for name in ("Unique2Backward0", "UniqueDimBackward0", "UniqueConsecutiveBackward0")
 })
+NODE_TYPES_NOT_SWEPT["TestWarnInAutogradBackward0"] = (
+    "torch._C._nn._test_warn_in_autograd, PyTorch's test op (a copy whose backward warns); "
+    "tests/test_warn_in_backward.py compares it with PyTorch's"
+)
+NODE_TYPES_NOT_SWEPT["UniqueBackward0"] = (
+    "torch._unique (PyTorch's private op): its backward raises NotImplementedError as PyTorch's; "
+    "tests/test_unique_private_ops.py compares the node, values and error with PyTorch's"
+)
 NODE_TYPES_NOT_SWEPT.update({
     name: "random sampling for torch.distributions (poisson, _standard_gamma): NumPy's streams, "
     "not PyTorch's, so values cannot be compared; tests/test_distributions_sampling.py checks "

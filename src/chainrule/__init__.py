@@ -114,6 +114,8 @@ from .ops.conjugate import *  # noqa: F403 - conj, is_conj, resolve_conj
 from .ops.contractions import *  # noqa: F403 - einsum, tensordot, kron
 from .ops.copying import clone
 from .ops.counting import *  # noqa: F403 - unique, bincount, histc, searchsorted ...
+from .ops.counting import _unique  # (PyTorch's private unique ops)
+from .ops.counting import unique_all as _unique2
 from .ops.covariance import *  # noqa: F403 - cov, corrcoef
 from .ops.creation import *  # noqa: F403 - tensor(), zeros(), rand(), manual_seed() ...
 from .ops.cumulative import *  # noqa: F403 - cummax, cummin, logcumsumexp
@@ -209,7 +211,7 @@ builtins_int = type(0)  # noqa: UP003 - `int` is chainrule.int in this module
 _overrides.make_namespace_overridable(globals(), list(globals()))
 
 # torch.fft, torch.func, torch.special, torch.distributions: they need the namespace above
-from . import distributions, fft, func, special  # noqa: E402
+from . import _VF, distributions, fft, func, special  # noqa: E402
 from ._torch_alias import install_as_torch  # noqa: E402
 from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 

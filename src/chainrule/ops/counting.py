@@ -52,7 +52,7 @@ def _unique_flat(self: np.ndarray, consecutive: bool) -> tuple:
 
 def _unique_along(self: np.ndarray, dim: int, consecutive: bool) -> tuple:
     moved = np.moveaxis(self, dim, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], math.prod(moved.shape[1:]))
     n = rows.shape[0]
     if consecutive:
         order = np.arange(n)
@@ -87,6 +87,17 @@ def _unique_consecutive(self, dim):
     if dim is None:
         return _unique_flat(self, consecutive=True)
     return _unique_along(self, dim, consecutive=True)
+
+
+@op("UniqueBackward0", num_outputs=2, nondiff_outputs=1)
+def _unique_values_inverse(self):
+    values, inverse, _ = _unique_flat(self, consecutive=False)
+    return values, inverse
+
+
+@_unique_values_inverse.derivative("self")
+def _(ops, grads):
+    raise NotImplementedError("the derivative for '_unique' is not implemented.")
 
 
 @_unique2.derivative("self")
@@ -135,6 +146,35 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     else:
         values, inverse, counts = _unique_dim(input, _check_unique_dim(input, dim))
     return _returned(values, inverse, counts, return_inverse, return_counts)
+
+
+def _no_indices() -> Tensor:
+    return wrap(np.empty(0, dtype=_INT64))
+
+
+def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) -> Any:
+    """``torch._unique``: the distinct elements in ascending order and, with
+    ``return_inverse``, where each element went (else an empty int64 tensor), as PyTorch's
+    private op (node ``UniqueBackward0``)."""
+    values, inverse = _unique_values_inverse(input)
+    return values, inverse if return_inverse else _no_indices()
+
+
+def unique_all(input: Tensor, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False) -> Any:
+    """``torch._unique2``: ``(values, inverse, counts)``, an empty int64 tensor for each of
+    inverse and counts not asked for (node ``Unique2Backward0``)."""
+    values, inverse, counts = _unique2(input)
+    return (values, inverse if return_inverse else _no_indices(),
+            counts if return_counts else _no_indices())
+
+
+def unique_dim(input: Tensor, dim: int, sorted: bool = True, return_inverse: bool = False,
+               return_counts: bool = False) -> Any:
+    """``torch._VF.unique_dim``: ``(values, inverse, counts)`` of the slices along ``dim``,
+    all three computed whatever is asked, as PyTorch's CPU kernel (node
+    ``UniqueDimBackward0``)."""
+    return _unique_dim(input, _check_unique_dim(input, dim))
 
 
 @tensor_method
