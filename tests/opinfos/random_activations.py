@@ -1,5 +1,5 @@
-"""rrelu in eval mode (``RreluWithNoiseBackward0`` with the mean slope; the training-mode
-slopes are random draws)."""
+"""rrelu in eval mode (``RreluWithNoiseBackward0`` with the mean slope, in place
+``RreluWithNoiseBackward1``; the training-mode slopes are random draws)."""
 
 from __future__ import annotations
 
@@ -19,6 +19,12 @@ OPS = [
     OpInfo(
         "F.rrelu",
         lambda lib, x: _f(lib).rrelu(x, 0.1, 0.3),
+        [((3, 4),)],
+        make_inputs=_away_from_zero,
+    ),
+    OpInfo(
+        "F.rrelu_",
+        lambda lib, x: _f(lib).rrelu(x.clone(), 0.1, 0.3, inplace=True),
         [((3, 4),)],
         make_inputs=_away_from_zero,
     ),

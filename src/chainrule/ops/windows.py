@@ -90,26 +90,38 @@ def _cosine_sum(alpha: float, beta: float) -> Any:
     return points
 
 
-def hann_window(
-    window_length: int,
-    periodic: bool = True,
-    *,
-    dtype: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
+def _fixed_window(name: str, points: Any, doc: str) -> Any:
+    """``torch.<name>``: the window of ``points`` (no parameters of its own), with PyTorch's
+    signature."""
+
+    def window(
+        window_length: int,
+        periodic: bool = True,
+        *,
+        dtype: Any = None,
+        layout: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        pin_memory: bool = False,
+    ) -> Tensor:
+        return _window(name, window_length, periodic, dtype, device, requires_grad, points)
+
+    window.__name__ = window.__qualname__ = name
+    window.__doc__ = doc
+    return window
+
+
+hann_window = _fixed_window(
+    "hann_window",
+    _cosine_sum(0.5, 0.5),
     """The Hann window: ``0.5 - 0.5 cos(2 pi k / (N - 1))``.
 
     Example:
         >>> import chainrule as torch
         >>> torch.hann_window(4, periodic=False)
         tensor([0.0000, 0.7500, 0.7500, 0.0000])
-    """
-    return _window(
-        "hann_window", window_length, periodic, dtype, device, requires_grad, _cosine_sum(0.5, 0.5)
-    )
+    """,
+)
 
 
 def hamming_window(
@@ -145,20 +157,11 @@ def _blackman(n: int, work: np.dtype) -> np.ndarray:
     )
 
 
-def blackman_window(
-    window_length: int,
-    periodic: bool = True,
-    *,
-    dtype: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
-    """The Blackman window: ``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``."""
-    return _window(
-        "blackman_window", window_length, periodic, dtype, device, requires_grad, _blackman
-    )
+blackman_window = _fixed_window(
+    "blackman_window",
+    _blackman,
+    "The Blackman window: ``0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1))``.",
+)
 
 
 def _bartlett(n: int, work: np.dtype) -> np.ndarray:
@@ -168,20 +171,9 @@ def _bartlett(n: int, work: np.dtype) -> np.ndarray:
     return values
 
 
-def bartlett_window(
-    window_length: int,
-    periodic: bool = True,
-    *,
-    dtype: Any = None,
-    layout: Any = None,
-    device: Any = None,
-    requires_grad: bool = False,
-    pin_memory: bool = False,
-) -> Tensor:
-    """The Bartlett (triangular) window: ``1 - |2k / (N - 1) - 1|``."""
-    return _window(
-        "bartlett_window", window_length, periodic, dtype, device, requires_grad, _bartlett
-    )
+bartlett_window = _fixed_window(
+    "bartlett_window", _bartlett, "The Bartlett (triangular) window: ``1 - |2k / (N - 1) - 1|``."
+)
 
 
 def kaiser_window(
