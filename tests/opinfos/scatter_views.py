@@ -37,18 +37,20 @@ OPS = [
     ),
 ]
 
-# as_strided_scatter: src only (PyTorch's gradient of self is the written elements' gradient,
-# not the Jacobian's transpose: tests/test_as_strided_copies.py gradchecks chainrule's)
+# as_strided_scatter: src only, on a contiguous self (PyTorch's gradient of self is the written
+# elements' gradient, not the Jacobian's transpose, and that of src reads a contiguous layout
+# whatever the output's: tests/test_as_strided_copies.py gradchecks chainrule's and compares
+# the layouts' values with PyTorch's)
 OPS += [
     OpInfo(
         "as_strided_scatter",
-        lambda lib, x, s: lib.as_strided_scatter(x, s, (2, 2), (1, 2), 1),
+        lambda lib, x, s: lib.as_strided_scatter(x.contiguous(), s, (2, 2), (1, 2), 1),
         [((6,), (2, 2)), ((2, 3), (2, 2))],
         grad_inputs=(1,),
     ),
     OpInfo(
         "Tensor.as_strided_scatter",
-        lambda lib, x, s: x.as_strided_scatter(s, (3,), (2,)),
+        lambda lib, x, s: x.contiguous().as_strided_scatter(s, (3,), (2,)),
         [((3, 2), (3,))],
         grad_inputs=(1,),
     ),

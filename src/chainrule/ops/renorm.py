@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import float32
 from .._tensor import Tensor, wrap_dim
 from ._registry import op, tensor_method
 from .reduction import _norm_backward, _type_name, _vector_norm
@@ -50,16 +51,24 @@ def _renorm(self, p, dim, maxnorm):
 @_renorm.derivative("self")
 def _(ops, grad, self, p, dim, maxnorm):
     # y = x * f(n), n = ||x||_p over the other dims, f = maxnorm / (n + eps) where n > maxnorm:
-    # dx = f grad - f / (n + eps) * d||x||_p(sum(x grad)), and grad itself elsewhere.
+    # dx = f grad - f / (n + eps) * d||x||_p(sum(x grad)), and grad itself elsewhere. As
+    # PyTorch's, the norm and the sum are taken in float32 for float16 and bfloat16.
     dims = _other_dims(len(self.shape), dim)
-    norm = ops.vector_norm(self, float(p), dims, True)
-    weighted = ops.sum(self * grad, dims, True)
+    wide = _is_half(self)
+    norm = ops.vector_norm(self, float(p), dims, True, float32.np if wide else None)
+    weighted = ops.sum(self * grad, dims, True, dtype=float32 if wide else None)
     with np.errstate(divide="ignore", invalid="ignore"):
         norm_grad = _norm_backward(ops, weighted, self, float(p), dims, norm)
         inverse = 1 / (norm + _EPS)
         factor = inverse * maxnorm
         scaled = factor * grad - (factor * inverse) * norm_grad
     return ops.where(norm > maxnorm, scaled, grad)
+
+
+def _is_half(x: Any) -> bool:
+    """Whether ``x`` (an array, or a Tensor under ``create_graph``) is float16 or bfloat16."""
+    kind = x.dtype.np if isinstance(x, Tensor) else x.dtype
+    return kind.itemsize == 2 and kind.kind in "fV"
 
 
 def _cpp_double(value: float) -> str:
