@@ -148,6 +148,9 @@ class _Call:
         differentiable. Walked with an explicit stack."""
         if self.connected:
             return True
+        return self._walk_reaches_outside(outputs)
+
+    def _walk_reaches_outside(self, outputs: list[Any]) -> bool:
         stack = []
         for o in outputs:
             if isinstance(o, Tensor):
@@ -159,10 +162,18 @@ class _Call:
         )
 
     def finish(self, value: Any) -> Any:
-        """Detach the tensors of ``value`` unless results stay connected."""
+        """Detach the tensors of ``value`` unless results stay connected; when they do, those
+        whose own graph reaches no leaf outside the call (an aux output of the inputs alone,
+        with a parameter elsewhere in the function) are detached too, as PyTorch's levels
+        unwrap them."""
         if self.connected:
-            return value
+            return _tree_map(self._detach_if_inside, value)
         return _tree_map(_detach_leaf, value)
+
+    def _detach_if_inside(self, x: Any) -> Any:
+        if isinstance(x, Tensor) and not self._walk_reaches_outside([x]):
+            return x.detach()
+        return x
 
 
 def _detach_leaf(x: Any) -> Any:
@@ -333,6 +344,8 @@ def grad_and_value(
                 retain_graph=call.connected,
             )
             grads = _tree_unflatten(flat_grads, spec)
+            if call.connected:  # (a gradient of the inputs alone is not connected: detached)
+                grads = _tree_map(call._detach_if_inside, grads)
             value = call.finish(output)
             if has_aux:
                 return grads, (value, call.finish(aux))
@@ -418,6 +431,7 @@ def _vjp(
     flat_primals, primal_spec = _tree_flatten(diff_primals)
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None) -> Any:
+        automatic = create_graph is None
         if create_graph is None:
             create_graph = call.connected and is_grad_enabled()
         flat_cotangents, cot_spec = _tree_flatten(cotangents)
@@ -435,6 +449,8 @@ def _vjp(
                 retain_graph=retain_graph,
                 record_levels=call.levels,
             )
+        if automatic and create_graph:  # (those of the inputs alone: detached, as PyTorch's)
+            result = [call._detach_if_inside(r) for r in result]
         return _tree_unflatten(result, primal_spec)
 
     vjp_fn._recorded = (flat_outputs, flat_primals)  # type: ignore[attr-defined] (for jacrev)
