@@ -41,6 +41,7 @@ import copy
 import functools
 import inspect
 import operator
+import sys
 import types
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
@@ -590,12 +591,46 @@ def recorded_as(public: Any, node_name: str) -> Any:
 
 def as_method(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` to attach as a Tensor method: an op's public function becomes its method form
-    (``x.atan2(1.5)`` names argument position 1, as PyTorch's method does); other functions
-    are attached as they are."""
+    (``x.atan2(1.5)`` names argument position 1, as PyTorch's method does); another function
+    is attached as a copy of itself with a code object of its own, by which
+    :func:`argument_position` tells a method call from a function call (no wrapper: the call
+    costs what the function's does)."""
     opdef = getattr(fn, "op", None)
     if isinstance(opdef, OpDef) and getattr(fn, "derivative", None) is not None:
         return make_public(opdef, method=True)
-    return fn
+    if type(fn) is not types.FunctionType:
+        return fn
+    code = fn.__code__.replace()  # (equal to the function's, but another object)
+    method = types.FunctionType(code, fn.__globals__, fn.__name__, fn.__defaults__,
+                                fn.__closure__)
+    method.__kwdefaults__ = fn.__kwdefaults__
+    method.__dict__.update(fn.__dict__)
+    for attribute in ("__qualname__", "__doc__", "__module__", "__annotations__"):
+        setattr(method, attribute, getattr(fn, attribute))
+    _CALLED_AS[id(fn.__code__)] = False
+    _CALLED_AS[id(code)] = True
+    _CODES.extend((fn.__code__, code))  # (alive while their ids are keys)
+    return method
+
+
+# The code objects of the functions attached as Tensor methods (by id): True for the method's
+# copy, False for the function itself.
+_CALLED_AS: dict[int, bool] = {}
+_CODES: list[types.CodeType] = []
+
+
+def argument_position(position: int) -> int:
+    """``position`` (an argument's, counted from 1 in the function form, ``self`` the first),
+    as PyTorch's argument errors number it: one less when the innermost public function
+    running was called as a Tensor method (``x.scatter_add(0, i, 1.0)``: ``src`` is argument
+    3, ``torch.scatter_add(x, 0, i, 1.0)``: 4). Call it while raising, inside that function."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        called_as_method = _CALLED_AS.get(id(frame.f_code))
+        if called_as_method is not None:
+            return position - 1 if called_as_method else position
+        frame = frame.f_back
+    return position
 
 
 # ----------------------------------------------------------------------------------------------

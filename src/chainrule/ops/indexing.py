@@ -51,7 +51,7 @@ from ..autograd.forward_grad import DUAL, get_tangent, refuse_in_place, suspende
 from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._forward import tangent_to_write
-from ._registry import op, tensor_method
+from ._registry import argument_position, op, tensor_method
 from .scalar_conversion import check_scalar_fits
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
 
@@ -887,7 +887,9 @@ def _(ops, grad, dim, index):
 
 
 def _tensor_arg(name: str, arg: str, position: int, value: Any) -> Tensor:
+    """``value``, or PyTorch's TypeError (``position`` counted in the function form)."""
     if not isinstance(value, Tensor):
+        position = argument_position(position)
         raise TypeError(
             f"{name}(): argument '{arg}' (position {position}) must be Tensor, not "
             f"{type(value).__name__}"
@@ -905,7 +907,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         tensor([[3, 4],
                 [3, 4]])
     """
-    idx = _tensor_arg("index_select", "index", 2, index)._data
+    idx = _tensor_arg("index_select", "index", 3, index)._data
     ndim = input._data.ndim
     d = wrap_dim(dim, ndim)
     if idx.ndim > 1:
@@ -1483,7 +1485,7 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
         >>> torch.zeros(3).index_put((torch.tensor([0, 0]),), torch.tensor(1.), True)
         tensor([2., 0., 0.])
     """
-    values = _tensor_arg("index_put", "values", 2, values)
+    values = _tensor_arg("index_put", "values", 3, values)
     shape = input._data.shape
     entries = _index_list(indices)
     prepared = _expand_indices(shape, entries)
