@@ -270,3 +270,34 @@ def test_rrelu_is_refused_by_vmap(randomness: str, batched: bool) -> None:
     if not batched:
         pytest.xfail("rrelu on a tensor that is not batched runs (PyTorch refuses it)")
     assert run(chainrule) == theirs
+
+
+def _gumbel(lib, randomness, batched, dim, hard):
+    F = lib.nn.functional
+    plain = lib.zeros(5, 3)
+    f = lambda x: F.gumbel_softmax(x if batched else plain, hard=hard, dim=dim)  # noqa: E731
+    try:
+        return lib.func.vmap(f, randomness=randomness)(lib.zeros(4, 5, 3))
+    except RuntimeError as error:
+        return normalise_output(str(error))
+
+
+@pytest.mark.parametrize("randomness", ["different", "same", "error"])
+@pytest.mark.parametrize("batched", [False, True])
+@pytest.mark.parametrize(("dim", "hard"), [(-1, False), (0, False), (1, True)])
+def test_gumbel_softmax_inside_vmap(randomness: str, batched: bool, dim: int, hard: bool) -> None:
+    """gumbel_softmax fills its noise in place in PyTorch: on logits that are not batched,
+    "different" is the in-place randomness error; batched, the noise differs per example
+    ("same": equal), over the dim asked for."""
+    torch.manual_seed(0)
+    chainrule.manual_seed(0)
+    theirs = _gumbel(torch, randomness, batched, dim, hard)
+    ours = _gumbel(chainrule, randomness, batched, dim, hard)
+    if isinstance(theirs, str):
+        assert ours == theirs
+        return
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    sums = ours.sum(dim if dim < 0 else dim + 1).numpy()
+    np.testing.assert_allclose(sums, np.ones_like(sums), rtol=1e-5)
+    same_rows = [bool((ours[i] == ours[0]).all()) for i in range(1, 4)]
+    assert same_rows == [bool((theirs[i] == theirs[0]).all()) for i in range(1, 4)]

@@ -455,6 +455,24 @@ def _softmax(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
 
 
 _DIM_KEEP = _dim_rule(("dim",), full="keep")
+
+
+def _gumbel_softmax(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``gumbel_softmax`` of batched logits: "different" draws the noise for the whole batch
+    at once (its ``dim`` shifted past the batch dim), "same" gives every example the same noise
+    (on logits that are not batched, "different" is PyTorch's in-place randomness error: the
+    op fills its noise in place)."""
+    randomness = next(r for lvl, _, r in active_levels() if lvl == level)
+    RANDOM_RULE_RUNNING[0] += 1  # (its draws are per example already)
+    try:
+        if randomness == "same":
+            return loop_fallback(func, args, kwargs, level)
+        return _DIM_KEEP(func, args, kwargs, level)
+    finally:
+        RANDOM_RULE_RUNNING[0] -= 1
+
+
+_register(["gumbel_softmax"], _gumbel_softmax)
 _register("cumsum cumprod cummax cummin logcumsumexp".split(), _DIM_KEEP)
 _register(["_cumsum"], _DIM_KEEP)  # (the op under cumsum, which its backward formula calls)
 _register(["softmax", "log_softmax", "softmin"], _softmax)

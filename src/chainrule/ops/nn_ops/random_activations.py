@@ -16,6 +16,7 @@ from ..._tensor import Tensor, wrap
 from .._registry import op
 from ..activation import softmax
 from ..creation import PER_EXAMPLE_DRAWS, default_generator
+from ..inplace import check_inplace_draw
 from .activations import _NEGATIVE_SLOPE_LEAKY_RELU, _maybe_inplace
 from .dropout import _check_p
 
@@ -133,6 +134,8 @@ def gumbel_softmax(
         warnings.warn(
             "`eps` parameter is deprecated and has no effect.", stacklevel=user_stacklevel()
         )
+    if PER_EXAMPLE_DRAWS:  # (vmap, "different": PyTorch fills the noise in place, refused
+        check_inplace_draw()  # on logits that are not batched)
     x = logits._data
     gumbels = -np.log(default_generator.rng.exponential(1.0, x.shape)).astype(x.dtype)
     y_soft = softmax((logits + wrap(gumbels)) / tau, dim)
