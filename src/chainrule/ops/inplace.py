@@ -914,22 +914,34 @@ def _grow_storage(root: np.ndarray, elements: int) -> np.ndarray:
     """Replace the storage ``root`` by one of ``elements`` elements (its old ones first, zeros
     after) and move every tensor on ``root`` there; return the new 1-D storage.
 
-    NumPy cannot re-point an array at other memory, so the tensors on ``root`` are found among
-    the live objects (only when a storage grows, which PyTorch does by reallocating it)."""
+    NumPy cannot re-point an array at other memory, and nothing lists the tensors on a storage
+    (a NumPy view knows its base, not the other way round; views, ``.data``, ``set_`` and
+    ``from_numpy`` tensors share no object of their own), so they are found among the live
+    objects (only when a storage grows, which PyTorch does by reallocating it). Only tensors
+    are read, through Tensor's own ``_data`` slot: no other object's attributes, no subclass's
+    ``__getattribute__`` or properties run."""
     import gc
 
     old = _strides.flat_storage(root)
     new = np.zeros(elements, root.dtype)
     new[:old.size] = old
     for obj in gc.get_objects():
-        data = getattr(obj, "_data", None) if issubclass(type(obj), Tensor) else None
+        if not issubclass(type(obj), Tensor):  # (not isinstance: it reads obj.__class__)
+            continue
+        try:
+            data = _DATA_SLOT.__get__(obj, Tensor)
+        except AttributeError:  # (a tensor being made or torn down: no data yet)
+            continue
         # (a tensor vmap batched holds no NumPy array: it is on no storage)
         if isinstance(data, np.ndarray) and _strides.storage_root(data) is root:
-            obj._data = _on_storage(new, data.shape, tuple(s // data.itemsize for s in
-                                                           data.strides),
-                                    _byte_offset(data, root) // data.itemsize,
-                                    data.flags.writeable)
+            strides = tuple(s // data.itemsize for s in data.strides)
+            offset = _byte_offset(data, root) // data.itemsize
+            moved = _on_storage(new, data.shape, strides, offset, data.flags.writeable)
+            _DATA_SLOT.__set__(obj, moved)
     return new
+
+
+_DATA_SLOT = Tensor.__dict__["_data"]  # (the slot's descriptor, under any subclass's override)
 
 
 def _place(self: Tensor, root: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...],
