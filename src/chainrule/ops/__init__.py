@@ -39,6 +39,7 @@ from . import (
     filling,  # noqa: F401 (torch.fill)
     float_parts,  # noqa: F401 (ldexp, frexp)
     fused_products,  # noqa: F401 (addmv, addr, baddbmm, addbmm)
+    histograms,  # noqa: F401 (histogram, histogramdd)
     index_reductions,
     index_writes,
     indexing,
@@ -253,7 +254,9 @@ def _floordiv(self: Tensor, other: Any) -> Any:
 def _rfloordiv(self: Tensor, other: Any) -> Any:
     if not _operand_ok(other):
         return NotImplemented
-    return pointwise.floor_divide(_as_tensor_like(other, self), self)
+    # PyTorch's ``torch.floor_divide(other, self)``: the number is a wrapped scalar, so a 0-d
+    # integer ``self`` keeps its dtype (``2 // tensor(3, dtype=uint8)`` is uint8).
+    return pointwise.floor_divide(other, self)
 
 
 def _mod(self: Tensor, other: Any) -> Any:
@@ -266,20 +269,22 @@ def _rmod(self: Tensor, other: Any) -> Any:
     return pointwise.remainder(other, self)  # (a number: PyTorch's Scalar-Tensor overload)
 
 
-def _as_tensor_like(value: Any, like: Tensor) -> Tensor:
-    """A number as a 0-d tensor, with the dtype PyTorch's wrapped numbers get."""
-    from .. import _dtype
-
-    d = _dtype.combine(None, None, _dtype.scalar_category(value))
-    return creation.tensor(value, dtype=d)
-
-
 def _pow(self: Tensor, other: Any) -> Any:
     return pointwise.pow(self, other) if _operand_ok(other) else NotImplemented
 
 
 def _rpow(self: Tensor, other: Any) -> Any:
     return pointwise.pow(other, self) if _operand_ok(other) else NotImplemented
+
+
+def _invert(self: Tensor) -> Tensor:
+    """``~self``: PyTorch's operator refuses floating and complex tensors itself (a TypeError,
+    where ``bitwise_not`` names its kernel)."""
+    if self._data.dtype.kind not in "iub":
+        raise TypeError(
+            "~ (operator.invert) is only implemented on integer and Boolean-type tensors"
+        )
+    return pointwise.bitwise_not(self)
 
 
 def _matmul(self: Tensor, other: Any) -> Any:
@@ -347,7 +352,7 @@ Tensor.__rmatmul__ = _rmatmul  # type: ignore[method-assign]
 Tensor.__neg__ = pointwise.neg  # type: ignore[method-assign]
 Tensor.__pos__ = lambda self: self  # type: ignore[method-assign]
 Tensor.__abs__ = pointwise.abs  # type: ignore[method-assign]
-Tensor.__invert__ = pointwise.bitwise_not  # type: ignore[method-assign]
+Tensor.__invert__ = _invert  # type: ignore[method-assign]
 Tensor.__eq__ = _eq  # type: ignore[method-assign,assignment]
 Tensor.__ne__ = _compare(pointwise.ne)  # type: ignore[method-assign,assignment]
 Tensor.__lt__ = _compare(pointwise.lt)  # type: ignore[method-assign]

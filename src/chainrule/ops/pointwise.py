@@ -103,7 +103,7 @@ def _to_single(value: Any) -> Any:
 
 def _to_half(value: Any, half: np.dtype = _HALF) -> Any:
     """Float32 results rounded to the half-precision type ``half``."""
-    if type(value) is np.ndarray:
+    if type(value) is np.ndarray or type(value) is np.float32:  # (0-d ufunc results: scalars)
         return value.astype(half) if value.dtype == _SINGLE else value
     if isinstance(value, Tensor) and value._data.dtype == _SINGLE:
         from .copying import _to_copy
@@ -684,6 +684,16 @@ def floor_divide(input, other):
 def _mod(self, other):
     out = np.mod(self, other)
     _check_integer_division("remainder_cpu", out, self, other)
+    if out.dtype.kind == "f":
+        # PyTorch adjusts fmod(self, other), so a zero keeps the sign of ``self``; NumPy's
+        # zero takes the sign of ``other`` (2 % -2.0 is 0.0 in PyTorch, -0.0 in NumPy).
+        zero = out == 0
+        if np.any(zero):
+            signed = np.copysign(np.zeros((), out.dtype), self)
+            if type(out) is np.ndarray and out.ndim:
+                np.copyto(out, signed, where=zero)
+            else:
+                out = np.where(zero, signed, out)
     return out
 
 
@@ -805,6 +815,24 @@ def _check_int_pow(base, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+def _integer_power(base, exponent, order="K"):
+    """``base ** exponent`` with a tensor exponent, as PyTorch's integer kernel computes it: a
+    negative exponent gives 1 for base 1, +-1 for base -1 (by the exponent's parity) and 0
+    otherwise (NumPy refuses it; only a number exponent is refused by PyTorch). Two bool
+    tensors: PyTorch has no bool kernel."""
+    out_dtype = np.result_type(base, exponent)
+    if out_dtype.kind == "b":
+        raise _no_kernel("pow", out_dtype)
+    if out_dtype.kind != "i" or not np.any(np.asarray(exponent) < 0):
+        return np.power(base, exponent, order=order)
+    negative = exponent < 0
+    out = np.power(base, np.where(negative, 0, exponent).astype(out_dtype), order=order)
+    odd = (exponent % 2) != 0
+    special = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0))
+    np.copyto(out, special.astype(out_dtype), where=negative)
+    return out
+
+
 def _number(value):
     """A number argument that promotion may have turned into a 0-d array, as a number."""
     return value.item() if type(value) is np.ndarray else value
@@ -878,8 +906,7 @@ def _(ops, grad, self, exponent):
 
 @op("PowBackward1", inputs=("self", "exponent"), promote=ARITH, complex_ok=True)
 def _pow_tensor(self, exponent):
-    _check_int_pow(self, exponent)
-    out = np.power(self, exponent)
+    out = _integer_power(self, exponent)
     if out.dtype.kind == "c":
         # PyTorch's complex kernel is exp(exponent * log(self)): at a zero base that is 0
         # for exponents with a positive real part but NaN for 0 (NumPy: 1) and inf + NaN j
@@ -925,7 +952,7 @@ def _(ops, grad, self, exponent, result):
 def _pow_scalar_base(self, exponent):
     # PyTorch's pow(Scalar, Tensor) allocates its result contiguous, whatever the exponent's
     # layout (not TensorIterator's rule).
-    return np.power(self, exponent, order="C")
+    return _integer_power(self, exponent, order="C")
 
 
 @_pow_scalar_base.derivative("exponent")
@@ -952,6 +979,13 @@ def pow(input, exponent):  # noqa: A001 - torch-style name
         if isinstance(input, Tensor):
             return _pow_tensor(input, exponent)
         return _pow_scalar_base(input, exponent)
+    if (
+        isinstance(exponent, int)
+        and exponent < 0
+        and isinstance(input, Tensor)
+        and input._data.dtype.kind in "iu"
+    ):  # (checked before promotion, which wraps -2 to 254 for uint8)
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     return _pow_scalar(input, exponent)
 
 
@@ -2476,7 +2510,8 @@ def _refuse_non_integral(kernel: str, dtype: np.dtype) -> None:
 
 
 def _bitwise(name: str, fn, doc: str):
-    @op(name, inputs=("self", "other"), promote=ARITH, differentiable=False)
+    # (half_native: a bfloat16 operand reaches the refusal as 'BFloat16', not its float32 copy)
+    @op(name, inputs=("self", "other"), promote=ARITH, differentiable=False, half_native=True)
     def bitwise(self, other):
         # (promoted: the tensors share a dtype; a number that did not decide it remains)
         _refuse_non_integral(f"{name}_cpu", (self if type(self) is np.ndarray else other).dtype)
@@ -2492,7 +2527,8 @@ bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Bitwise (logical, for bool) 
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Bitwise (logical, for bool) xor.")
 
 
-@op("bitwise_not", promote=KEEP, differentiable=False, method=True, inplace=True)
+@op("bitwise_not", promote=KEEP, differentiable=False, method=True, inplace=True,
+    half_native=True)  # (bfloat16 refused as 'BFloat16')
 def bitwise_not(self):
     """Bitwise not (logical not for bool)."""
     _refuse_non_integral("bitwise_not_cpu", self.dtype)
@@ -2534,7 +2570,7 @@ def _shift_op(name: str, kernel: str, ufunc: Any, left: bool) -> Any:
 
     forward.__name__ = forward.__qualname__ = name
     return op(name, inputs=("self", "other"), promote=ARITH, differentiable=False,
-              check=_check_broadcast)(forward)
+              check=_check_broadcast, half_native=True)(forward)  # (bfloat16: 'BFloat16')
 
 
 def _check_broadcast(self: Any, other: Any) -> None:
