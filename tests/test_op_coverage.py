@@ -62,6 +62,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "no derivative in PyTorch (a NotImplemented node; tests/test_as_strided_copies.py)": (
         "torch.detach_copy",
     ),
+    "no derivative in PyTorch (NotImplemented nodes; tests/test_histograms.py)": (
+        "torch.histogram", "Tensor.histogram", "torch.histogramdd",
+    ),
     "a Python bool, not a tensor (tests/test_closeness.py)": (
         "Tensor.allclose", "Tensor.equal", "torch.allclose", "torch.equal",
     ),

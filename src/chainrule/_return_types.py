@@ -150,6 +150,18 @@ if TYPE_CHECKING:
         @property
         def max(self) -> Tensor: ...
 
+    class histogram(tuple[Tensor, Tensor]):
+        @property
+        def hist(self) -> Tensor: ...
+        @property
+        def bin_edges(self) -> Tensor: ...
+
+    class histogramdd(tuple[Tensor, tuple[Tensor, ...]]):
+        @property
+        def hist(self) -> Tensor: ...
+        @property
+        def bin_edges(self) -> tuple[Tensor, ...]: ...
+
 else:
     max = _make("max", ("values", "indices"))  # noqa: A001 - PyTorch's type name
     min = _make("min", ("values", "indices"))  # noqa: A001 - PyTorch's type name
@@ -160,6 +172,8 @@ else:
     nanmedian = _make("nanmedian", ("values", "indices"))
     mode = _make("mode", ("values", "indices"))
     aminmax = _make("aminmax", ("min", "max"))
+    histogram = _make("histogram", ("hist", "bin_edges"))
+    histogramdd = _make("histogramdd", ("hist", "bin_edges"))
     cummax = _make("cummax", ("values", "indices"))
     cummin = _make("cummin", ("values", "indices"))
     frexp = _make("frexp", ("mantissa", "exponent"))

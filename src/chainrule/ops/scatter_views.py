@@ -302,7 +302,7 @@ def as_strided_scatter(
         )
     if any(s == 0 and n > 1 for s, n in zip(stride, size, strict=True)):
         raise RuntimeError(_OVERLAP)
-    if src.is_complex() and not input.is_complex():
+    if src._data.dtype.kind == "c" and input._data.dtype.kind != "c":
         warnings.warn(_COMPLEX_TO_REAL, UserWarning, stacklevel=user_stacklevel())
     return _as_strided_scatter(input, src, size, stride, offset, geometry)
 
