@@ -155,3 +155,28 @@ def test_remainder_zero_keeps_the_sign_of_the_dividend(dtype: str) -> None:
         assert str(got.dtype) == str(expected.dtype).replace("torch", "chainrule")
         assert got.tolist() == expected.tolist()
         assert np.signbit(got.numpy()).tolist() == np.signbit(expected.numpy()).tolist()
+
+
+PAIR_OPS = {"hypot": "hypot", "copysign": "copysign"}
+KINDS = [(d, zero_dim) for d in DTYPES for zero_dim in (False, True)]
+
+
+@pytest.mark.parametrize("right", KINDS, ids=lambda k: f"{k[0]}{'-0d' if k[1] else ''}")
+@pytest.mark.parametrize("left", KINDS, ids=lambda k: f"{k[0]}{'-0d' if k[1] else ''}")
+@pytest.mark.parametrize("name", PAIR_OPS)
+def test_float_kernels_refuse_as_pytorch(name: str, left: Any, right: Any) -> None:
+    if "float16" in (left[0], right[0]) and "complex" in left[0] + right[0]:
+        pytest.skip("PyTorch gives complex32, which chainrule does not have")
+
+    def run(lib: Any) -> Any:
+        return getattr(lib, name)(_make(lib, *left), _make(lib, *right))
+
+    _compare(run)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_copysign_with_a_complex_number_is_refused(dtype: str) -> None:
+    if dtype == "float16":
+        pytest.skip("PyTorch gives complex32, which chainrule does not have")
+    _compare(lambda lib: lib.copysign(_make(lib, dtype, False), 1.5 + 0.5j))
+    _compare(lambda lib: lib.copysign(_make(lib, dtype, False), 2))

@@ -219,7 +219,11 @@ from .func import vmap  # noqa: E402 - torch.vmap is torch.func.vmap
 
 def __getattr__(name: str) -> _types.ModuleType:
     """A subpackage not imported yet (``chainrule.viz``, ``chainrule.tools`` ...), imported on
-    first use, as ``torch`` loads its lazy submodules."""
+    first use, as ``torch`` loads its lazy submodules; ``compile`` is chainrule.compiler's."""
+    if name == "compile":
+        from .compiler import compile
+
+        return compile  # type: ignore[return-value]
     if not name.startswith("_"):
         try:
             return _importlib.import_module(f"{__name__}.{name}")

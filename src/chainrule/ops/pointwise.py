@@ -1543,8 +1543,22 @@ def _(ops, grad, self, beta, threshold):
     return grad * ops.where(z > threshold, 1, ops.sigmoid(z))
 
 
+def _check_hypot(self: Any, other: Any) -> None:
+    """PyTorch's hypot has no integer or bool kernel (it does not promote integers to float):
+    two such tensors raise, naming their common dtype (a 0-d tensor defers to the other)."""
+    kinds = (self.dtype.kind, other.dtype.kind)
+    if kinds[0] in "iub" and kinds[1] in "iub":
+        if self.ndim == 0 and other.ndim and kinds[0] != "b" and kinds[1] != "b":
+            dtype = other.dtype
+        elif other.ndim == 0 and self.ndim and kinds[0] != "b" and kinds[1] != "b":
+            dtype = self.dtype
+        else:
+            dtype = np.result_type(self, other)
+        raise _no_kernel("hypot_cpu", dtype)
+
+
 @op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
-    method=True, inplace=True)
+    method=True, inplace=True, check=_check_hypot)
 @refuses_complex("hypot_cpu", operands=2)
 def hypot(self, other):
     """``sqrt(self**2 + other**2)``."""
@@ -3003,6 +3017,7 @@ def _copysign_self_grad(ops: Any, grad: Any, self: Any, result: Any) -> Any:
 
 
 @op("CopysignBackward0", inputs=("self", "other"), promote=FLOAT, name="copysign")
+@refuses_complex("copysign_cpu", operands=2)
 def _copysign(self, other):
     return np.copysign(self, other)
 
@@ -3018,6 +3033,7 @@ def _(ops, grad):
 
 
 @op("CopysignBackward1", promote=FLOAT, promote_with=("other",), name="copysign")
+@refuses_complex("copysign_cpu", operands=2)
 def _copysign_number(self, other):
     return np.copysign(self, other)
 
