@@ -15,13 +15,15 @@ import warnings
 from typing import Any
 
 from ..._tensor import Tensor
-from ...ops.creation import empty, zeros
+from ...ops.creation import arange, empty, zeros
+from ...ops.indexing import index_select
 from ...ops.linalg import linear
 from ...ops.nn_ops.dropout import dropout as dropout_fn
-from ...ops.pointwise import relu, sigmoid, tanh
+from ...ops.pointwise import _where, relu, sigmoid, tanh
 from ...ops.shape import cat, chunk, stack, unbind
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -33,14 +35,16 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 # One time step of each cell, given the input projection ``xw = x @ W_ih.T + b_ih``
 
 
-def _rnn_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None,
-              nonlinearity: str) -> Tensor:
+def _rnn_step(
+    xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None, nonlinearity: str
+) -> Tensor:
     pre = xw + linear(h, w_hh, b_hh)
     return tanh(pre) if nonlinearity == "tanh" else relu(pre)
 
 
-def _lstm_step(xw: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None,
-               w_hr: Tensor | None) -> tuple[Tensor, Tensor]:
+def _lstm_step(
+    xw: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None, w_hr: Tensor | None
+) -> tuple[Tensor, Tensor]:
     gates = xw + linear(h, w_hh, b_hh)
     i, f, g, o = chunk(gates, 4, -1)
     c_next = sigmoid(f) * c + sigmoid(i) * tanh(g)
@@ -66,13 +70,26 @@ def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
 class RNNBase(Module):
     """What ``RNN``, ``LSTM`` and ``GRU`` share: parameters, checks, the layer loop."""
 
-    def __init__(self, mode: str, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
-                 dtype: Any = None) -> None:
+    def __init__(
+        self,
+        mode: str,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
-        if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
-                or not 0 <= dropout <= 1):
+        if (
+            not isinstance(dropout, numbers.Number)
+            or isinstance(dropout, bool)
+            or not 0 <= dropout <= 1
+        ):
             raise ValueError(
                 "dropout should be a number in range [0, 1] representing the probability of an "
                 "element being zeroed"
@@ -95,9 +112,7 @@ class RNNBase(Module):
         if input_size <= 0:
             raise ValueError("input_size must be greater than zero")
         if not isinstance(hidden_size, int):
-            raise TypeError(
-                f"hidden_size should be of type int, got: {type(hidden_size).__name__}"
-            )
+            raise TypeError(f"hidden_size should be of type int, got: {type(hidden_size).__name__}")
         if hidden_size <= 0:
             raise ValueError("hidden_size must be greater than zero")
         if num_layers <= 0:
@@ -188,12 +203,55 @@ class RNNBase(Module):
                 f"{input.size(-1)}"
             )
 
-    def _check_hidden(self, hx: Tensor, batch: int, size: int,
-                      msg: str = "Expected hidden size {}, got {}") -> None:
+    def _check_hidden(
+        self, hx: Tensor, batch: int, size: int, msg: str = "Expected hidden size {}, got {}"
+    ) -> None:
         directions = 2 if self.bidirectional else 1
         expected = (self.num_layers * directions, batch, size)
         if tuple(hx.shape) != expected:
             raise RuntimeError(msg.format(expected, list(hx.shape)))
+
+    # -- packed sequences ----------------------------------------------------------------------
+
+    def _unpack(self, packed: PackedSequence, hx: Any) -> tuple[Tensor, Any, list[int]]:
+        """A packed input as time-major padded steps (sequences longest first) and the hidden
+        state(s) put in that order (``sorted_indices``), as PyTorch's ``permute_hidden``."""
+        data, sizes = packed.data, [int(b) for b in packed.batch_sizes.tolist()]
+        batch = sizes[0] if sizes else 0
+        rows = []
+        start = 0
+        for size in sizes:
+            step = data[start : start + size]
+            if size < batch:
+                step = cat([step, zeros(batch - size, data.shape[1], dtype=data.dtype)], 0)
+            rows.append(step)
+            start += size
+        padded = stack(rows, 0)
+        if hx is not None and packed.sorted_indices is not None:
+            order = packed.sorted_indices
+            hx = (
+                tuple(index_select(h, 1, order) for h in hx)
+                if isinstance(hx, tuple)
+                else index_select(hx, 1, order)
+            )
+        return padded, hx, sizes
+
+    def _repack(
+        self, packed: PackedSequence, output: Tensor, states: Any, sizes: list[int]
+    ) -> tuple[PackedSequence, Any]:
+        """The padded output packed as the input was; the final states in the caller's order
+        (``unsorted_indices``)."""
+        data = cat([output[t, :size] for t, size in enumerate(sizes)], 0)
+        if packed.unsorted_indices is not None:
+            order = packed.unsorted_indices
+            states = (
+                tuple(index_select(h, 1, order) for h in states)
+                if isinstance(states, tuple)
+                else index_select(states, 1, order)
+            )
+        return PackedSequence(
+            data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices
+        ), states
 
     # -- the layer loop ------------------------------------------------------------------------
 
@@ -215,8 +273,11 @@ class RNNBase(Module):
                             f"For unbatched 2-D input, hx should also be 2-D but got "
                             f"{h.dim()}-D tensor"
                         )
-                hx = tuple(h.unsqueeze(1) for h in states) if isinstance(hx, tuple) else (
-                    hx.unsqueeze(1))
+                hx = (
+                    tuple(h.unsqueeze(1) for h in states)
+                    if isinstance(hx, tuple)
+                    else (hx.unsqueeze(1))
+                )
         else:
             if self.batch_first:
                 input = input.transpose(0, 1)
@@ -233,16 +294,22 @@ class RNNBase(Module):
     def _finish(self, output: Tensor, states: Any, batched: bool) -> tuple[Tensor, Any]:
         if not batched:
             output = output.squeeze(1)
-            states = (tuple(s.squeeze(1) for s in states) if isinstance(states, tuple)
-                      else states.squeeze(1))
+            states = (
+                tuple(s.squeeze(1) for s in states)
+                if isinstance(states, tuple)
+                else states.squeeze(1)
+            )
         elif self.batch_first:
             output = output.transpose(0, 1)
         return output, states
 
-    def _run(self, input: Tensor, initial: list[tuple[Tensor, ...]]
-             ) -> tuple[Tensor, list[tuple[Tensor, ...]]]:
+    def _run(
+        self, input: Tensor, initial: list[tuple[Tensor, ...]], batch_sizes: list[int] | None = None
+    ) -> tuple[Tensor, list[tuple[Tensor, ...]]]:
         """Every layer and direction over time-major ``input``; ``initial[k]`` holds the start
-        state(s) of layer-direction ``k``. Returns the last layer's output and final states."""
+        state(s) of layer-direction ``k``. Returns the last layer's output and final states.
+        With ``batch_sizes`` (a packed input, padded, longest sequence first) only the first
+        ``batch_sizes[t]`` sequences take step ``t``; the others keep their state."""
         directions = 2 if self.bidirectional else 1
         finals: list[tuple[Tensor, ...]] = []
         layer_input = input
@@ -251,7 +318,9 @@ class RNNBase(Module):
             for direction in range(directions):
                 k = layer * directions + direction
                 params = [getattr(self, name) for name in self._all_weights[k]]
-                seq, final = self._run_direction(layer_input, params, initial[k], direction == 1)
+                seq, final = self._run_direction(
+                    layer_input, params, initial[k], direction == 1, batch_sizes
+                )
                 outputs.append(seq)
                 finals.append(final)
             layer_input = outputs[0] if directions == 1 else cat(outputs, 2)
@@ -259,8 +328,14 @@ class RNNBase(Module):
                 layer_input = dropout_fn(layer_input, self.dropout, True)
         return layer_input, finals
 
-    def _run_direction(self, input: Tensor, params: list[Parameter], state: tuple[Tensor, ...],
-                       reverse: bool) -> tuple[Tensor, tuple[Tensor, ...]]:
+    def _run_direction(
+        self,
+        input: Tensor,
+        params: list[Parameter],
+        state: tuple[Tensor, ...],
+        reverse: bool,
+        batch_sizes: list[int] | None = None,
+    ) -> tuple[Tensor, tuple[Tensor, ...]]:
         w_ih, w_hh = params[0], params[1]
         b_ih = params[2] if self.bias else None
         b_hh = params[3] if self.bias else None
@@ -268,13 +343,27 @@ class RNNBase(Module):
         steps = unbind(linear(input, w_ih, b_ih), 0)  # the input projection, one product
         order = range(len(steps) - 1, -1, -1) if reverse else range(len(steps))
         outputs: list[Tensor | None] = [None] * len(steps)
+        batch = input.shape[1]
         for t in order:
-            state = self._step(steps[t], state, w_hh, b_hh, w_hr)
+            stepped = self._step(steps[t], state, w_hh, b_hh, w_hr)
+            if batch_sizes is not None and batch_sizes[t] < batch:
+                # (sequences already ended, or not yet started backwards, keep their state)
+                running = (arange(batch) < batch_sizes[t]).unsqueeze(1)
+                stepped = tuple(
+                    _where(running, new, old) for new, old in zip(stepped, state, strict=True)
+                )
+            state = stepped
             outputs[t] = state[0]
         return stack(outputs, 0), state  # type: ignore[arg-type]
 
-    def _step(self, xw: Tensor, state: tuple[Tensor, ...], w_hh: Tensor, b_hh: Tensor | None,
-              w_hr: Tensor | None) -> tuple[Tensor, ...]:
+    def _step(
+        self,
+        xw: Tensor,
+        state: tuple[Tensor, ...],
+        w_hh: Tensor,
+        b_hh: Tensor | None,
+        w_hr: Tensor | None,
+    ) -> tuple[Tensor, ...]:
         raise NotImplementedError
 
 
@@ -288,10 +377,19 @@ class RNN(RNNBase):
         (chainrule.Size([5, 2, 4]), chainrule.Size([1, 2, 4]))
     """
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
-                 nonlinearity: str = "tanh", bias: bool = True, batch_first: bool = False,
-                 dropout: float = 0.0, bidirectional: bool = False, device: Any = None,
-                 dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        nonlinearity: str = "tanh",
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -301,43 +399,101 @@ class RNN(RNNBase):
                 f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'."
             )
         self.nonlinearity = nonlinearity
-        super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, 0, device, dtype)
+        super().__init__(
+            mode,
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            0,
+            device,
+            dtype,
+        )
 
-    def _step(self, xw: Tensor, state: tuple[Tensor, ...], w_hh: Tensor, b_hh: Tensor | None,
-              w_hr: Tensor | None) -> tuple[Tensor, ...]:
+    def _step(
+        self,
+        xw: Tensor,
+        state: tuple[Tensor, ...],
+        w_hh: Tensor,
+        b_hh: Tensor | None,
+        w_hr: Tensor | None,
+    ) -> tuple[Tensor, ...]:
         return (_rnn_step(xw, state[0], w_hh, b_hh, self.nonlinearity),)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        x, hx, batched = self._prepare(input, hx)
+        packed = input if isinstance(input, PackedSequence) else None
+        sizes = None
+        if packed is not None:
+            x, hx, sizes = self._unpack(packed, hx)
+            batched = True
+        else:
+            x, hx, batched = self._prepare(input, hx)
         self._check_input(x)
         directions = 2 if self.bidirectional else 1
         batch = x.size(1)
         if hx is None:
             hx = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
         self._check_hidden(hx, batch, self.hidden_size)
-        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)])
+        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)], sizes)
         h_n = stack([f[0] for f in finals], 0)
+        if packed is not None:
+            return self._repack(packed, output, h_n, sizes)
         return self._finish(output, h_n, batched)
 
 
 class LSTM(RNNBase):
     """Long short-term memory: returns ``output, (h_n, c_n)``."""
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, proj_size: int = 0, device: Any = None,
-                 dtype: Any = None) -> None:
-        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first,
-                         dropout, bidirectional, proj_size, device, dtype)
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        proj_size: int = 0,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(
+            "LSTM",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            proj_size,
+            device,
+            dtype,
+        )
 
-    def _step(self, xw: Tensor, state: tuple[Tensor, ...], w_hh: Tensor, b_hh: Tensor | None,
-              w_hr: Tensor | None) -> tuple[Tensor, ...]:
+    def _step(
+        self,
+        xw: Tensor,
+        state: tuple[Tensor, ...],
+        w_hh: Tensor,
+        b_hh: Tensor | None,
+        w_hr: Tensor | None,
+    ) -> tuple[Tensor, ...]:
         return _lstm_step(xw, state[0], state[1], w_hh, b_hh, w_hr)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
-                ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        x, hx, batched = self._prepare(input, hx)
+    def forward(
+        self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        packed = input if isinstance(input, PackedSequence) else None
+        sizes = None
+        if packed is not None:
+            x, hx, sizes = self._unpack(packed, hx)
+            batched = True
+        else:
+            x, hx, batched = self._prepare(input, hx)
         self._check_input(x)
         directions = 2 if self.bidirectional else 1
         batch = x.size(1)
@@ -350,35 +506,71 @@ class LSTM(RNNBase):
         self._check_hidden(h0, batch, real_hidden, "Expected hidden[0] size {}, got {}")
         self._check_hidden(c0, batch, self.hidden_size, "Expected hidden[1] size {}, got {}")
         starts = list(zip(unbind(h0, 0), unbind(c0, 0), strict=True))
-        output, finals = self._run(x, starts)
+        output, finals = self._run(x, starts, sizes)
         h_n = stack([f[0] for f in finals], 0)
         c_n = stack([f[1] for f in finals], 0)
+        if packed is not None:
+            return self._repack(packed, output, (h_n, c_n), sizes)
         return self._finish(output, (h_n, c_n), batched)
 
 
 class GRU(RNNBase):
     """Gated recurrent unit: returns ``output, h_n``."""
 
-    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1,
-                 bias: bool = True, batch_first: bool = False, dropout: float = 0.0,
-                 bidirectional: bool = False, device: Any = None, dtype: Any = None) -> None:
-        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, 0, device, dtype)
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        num_layers: int = 1,
+        bias: bool = True,
+        batch_first: bool = False,
+        dropout: float = 0.0,
+        bidirectional: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(
+            "GRU",
+            input_size,
+            hidden_size,
+            num_layers,
+            bias,
+            batch_first,
+            dropout,
+            bidirectional,
+            0,
+            device,
+            dtype,
+        )
 
-    def _step(self, xw: Tensor, state: tuple[Tensor, ...], w_hh: Tensor, b_hh: Tensor | None,
-              w_hr: Tensor | None) -> tuple[Tensor, ...]:
+    def _step(
+        self,
+        xw: Tensor,
+        state: tuple[Tensor, ...],
+        w_hh: Tensor,
+        b_hh: Tensor | None,
+        w_hr: Tensor | None,
+    ) -> tuple[Tensor, ...]:
         return (_gru_step(xw, state[0], w_hh, b_hh),)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        x, hx, batched = self._prepare(input, hx)
+        packed = input if isinstance(input, PackedSequence) else None
+        sizes = None
+        if packed is not None:
+            x, hx, sizes = self._unpack(packed, hx)
+            batched = True
+        else:
+            x, hx, batched = self._prepare(input, hx)
         self._check_input(x)
         directions = 2 if self.bidirectional else 1
         batch = x.size(1)
         if hx is None:
             hx = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
         self._check_hidden(hx, batch, self.hidden_size)
-        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)])
+        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)], sizes)
         h_n = stack([f[0] for f in finals], 0)
+        if packed is not None:
+            return self._repack(packed, output, h_n, sizes)
         return self._finish(output, h_n, batched)
 
 
@@ -389,8 +581,15 @@ class GRU(RNNBase):
 class RNNCellBase(Module):
     """Parameters of a single-step cell: ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool,
+        num_chunks: int,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -421,29 +620,31 @@ class RNNCellBase(Module):
 
     def _batch(self, input: Tensor, hx: Any, name: str) -> tuple[Tensor, Any, bool]:
         if input.dim() not in (1, 2):
-            raise ValueError(
-                f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead"
-            )
+            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.dim()}D instead")
         states = hx if isinstance(hx, tuple) else (hx,)
         for h in states:
             if h is not None and h.dim() not in (1, 2):
-                raise ValueError(
-                    f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D instead"
-                )
+                raise ValueError(f"{name}: Expected hidden to be 1D or 2D, got {h.dim()}D instead")
         batched = input.dim() == 2
         if not batched:
             input = input.unsqueeze(0)
             if hx is not None:
-                hx = (tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple)
-                      else hx.unsqueeze(0))
+                hx = tuple(h.unsqueeze(0) for h in hx) if isinstance(hx, tuple) else hx.unsqueeze(0)
         return input, hx, batched
 
 
 class RNNCell(RNNCellBase):
     """One Elman RNN step: ``h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 nonlinearity: str = "tanh", device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         self.nonlinearity = nonlinearity
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
 
@@ -453,34 +654,58 @@ class RNNCell(RNNCellBase):
         x, hx, batched = self._batch(input, hx, "RNNCell")
         if hx is None:
             hx = zeros(x.size(0), self.hidden_size, dtype=x.dtype)
-        h = _rnn_step(linear(x, self.weight_ih, self.bias_ih), hx, self.weight_hh,
-                      self.bias_hh, self.nonlinearity)
+        h = _rnn_step(
+            linear(x, self.weight_ih, self.bias_ih),
+            hx,
+            self.weight_hh,
+            self.bias_hh,
+            self.nonlinearity,
+        )
         return h if batched else h.squeeze(0)
 
 
 class LSTMCell(RNNCellBase):
     """One LSTM step: returns ``(h', c')``."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
-                ) -> tuple[Tensor, Tensor]:
+    def forward(
+        self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
+    ) -> tuple[Tensor, Tensor]:
         x, hx, batched = self._batch(input, hx, "LSTMCell")
         if hx is None:
             z = zeros(x.size(0), self.hidden_size, dtype=x.dtype)
             hx = (z, z)
-        h, c = _lstm_step(linear(x, self.weight_ih, self.bias_ih), hx[0], hx[1],
-                          self.weight_hh, self.bias_hh, None)
+        h, c = _lstm_step(
+            linear(x, self.weight_ih, self.bias_ih),
+            hx[0],
+            hx[1],
+            self.weight_hh,
+            self.bias_hh,
+            None,
+        )
         return (h, c) if batched else (h.squeeze(0), c.squeeze(0))
 
 
 class GRUCell(RNNCellBase):
     """One GRU step."""
 
-    def __init__(self, input_size: int, hidden_size: int, bias: bool = True,
-                 device: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self,
+        input_size: int,
+        hidden_size: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
