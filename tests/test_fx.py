@@ -182,3 +182,13 @@ def test_random_programs_match_torch_fx_and_eager(seed):
         assert (c[i] is None) == (t[i] is None)
         if c[i] is not None:
             np.testing.assert_allclose(c[i], t[i], rtol=1e-12, atol=1e-15)
+
+
+def test_nested_sequential_matches_torch_fx():
+    def build(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Linear(5, 4), nn.ReLU(), nn.Sequential(nn.Linear(4, 2)))
+
+    tg, cg = tfx.symbolic_trace(build(torch)), cfx.symbolic_trace(build(chainrule))
+    assert cg.code == tg.code
+    assert _table(cg, chainrule) == _table(tg, torch)

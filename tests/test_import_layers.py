@@ -57,7 +57,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
     (2, ("ops",)),
     (3, ("autograd",)),
     (4, ("nn", "optim", "func", "utils", "serialization", "distributed", "ir")),
-    (5, ("viz", "static", "onnx", "fx")),
+    (5, ("viz", "static", "onnx", "fx", "compiler")),
     (6, ("",)),  # the package itself: it re-exports all of the above
     (7, ("cli", "__main__", "_stubgen")),
 ]

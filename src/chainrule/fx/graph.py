@@ -291,12 +291,23 @@ def _call_args(args: tuple, kwargs: dict[str, Any], globals_: dict[str, Any]) ->
     return ", ".join(parts)
 
 
+def _attr_path(path: str) -> str:
+    """``self.a.b``, with ``getattr(x, "0")`` for a part that is no identifier."""
+    text = "self"
+    for part in path.split("."):
+        if part.isidentifier() and not keyword.iskeyword(part):
+            text = f"{text}.{part}"
+        else:
+            text = f'getattr({text}, "{part}")'
+    return text
+
+
 def _expr(node: Node, globals_: dict[str, Any]) -> str:
     a, kw = node.args, node.kwargs
     if node.op == "get_attr":
-        return f"self.{node.target}"
+        return _attr_path(node.target)
     if node.op == "call_module":
-        return f"self.{node.target}({_call_args(a, kw, globals_)})"
+        return f"{_attr_path(node.target)}({_call_args(a, kw, globals_)})"
     if node.op == "call_method":
         return f"{_fmt(a[0], globals_)}.{node.target}({_call_args(a[1:], kw, globals_)})"
     t = node.target
@@ -321,9 +332,10 @@ def _write_forward(graph: Graph, globals_: dict[str, Any]) -> str:
     body: list[str] = []
     for node in nodes:
         if node.op == "placeholder":
-            params.append(
-                node.name if not node.args else f"{node.name} = {_fmt(node.args[0], globals_)}"
-            )
+            param = str(node.target)
+            params.append(param if not node.args else f"{param} = {_fmt(node.args[0], globals_)}")
+            if node.name != param:
+                body.append(f"{node.name} = {param}")
             continue
         if node.op == "output":
             body.append(f"return {_fmt(node.args[0], globals_)}")
