@@ -180,3 +180,26 @@ def test_copysign_with_a_complex_number_is_refused(dtype: str) -> None:
         pytest.skip("PyTorch gives complex32, which chainrule does not have")
     _compare(lambda lib: lib.copysign(_make(lib, dtype, False), 1.5 + 0.5j))
     _compare(lambda lib: lib.copysign(_make(lib, dtype, False), 2))
+
+
+WEIGHTS = [*KINDS, ("int", None), ("float", None), ("bool", None), ("complex", None), ("big", None)]
+_NUMBER_WEIGHTS = {"int": 2, "float": 0.25, "bool": True, "complex": 1.5 + 0.5j, "big": 1e300}
+
+
+@pytest.mark.parametrize("weight", WEIGHTS, ids=lambda k: f"{k[0]}{'-0d' if k[1] else ''}")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_lerp_dtype_checks_as_pytorch(dtype: str, weight: Any) -> None:
+    if dtype == "float16" and weight[0].startswith("complex"):
+        pytest.skip("PyTorch gives complex32, which chainrule does not have")
+
+    def run(lib: Any) -> Any:
+        start = _make(lib, dtype, False)
+        w = _NUMBER_WEIGHTS[weight[0]] if weight[1] is None else _make(lib, *weight)
+        return lib.lerp(start, start, w)
+
+    _compare(run)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_lerp_end_of_another_dtype_is_refused(dtype: str) -> None:
+    _compare(lambda lib: lib.lerp(_make(lib, "float32", False), _make(lib, dtype, False), 0.5))

@@ -2145,9 +2145,63 @@ def _(ops, grad, self, end):
     return grad * ops.conj(end - self)
 
 
+# The type a number weight is converted to (PyTorch's opmath type), as its errors name it.
+_LERP_WEIGHT_TYPES = {
+    np.dtype(np.float64): "double",
+    np.dtype(np.complex64): "c10::complex<float>",
+    np.dtype(np.complex128): "c10::complex<double>",
+}
+
+
+def _check_lerp(input: Any, end: Any, weight: Any) -> None:
+    """PyTorch's lerp checks, in its order: ``end`` and a weight tensor (not 0-d: that one is
+    taken as a number) of ``input``'s dtype; a floating or complex dtype (no integer or bool
+    kernel); a number weight that fits the computation type (no complex weight for a real
+    input, nothing beyond float32's range unless float64)."""
+    if not (isinstance(input, Tensor) and isinstance(end, Tensor)):
+        return
+    dtype = input.dtype
+    names = _dtype.CPP_TYPE_NAMES
+    if end.dtype is not dtype:
+        raise RuntimeError(
+            f"expected dtype {names[dtype]} for `end` but got dtype {names[end.dtype]}"
+        )
+    tensor_weight = isinstance(weight, Tensor) and weight._data.ndim > 0
+    if tensor_weight and weight.dtype is not dtype:
+        raise RuntimeError(
+            f"expected dtype {names[dtype]} for `weight` but got dtype {names[weight.dtype]}"
+        )
+    np_dtype = input._data.dtype
+    if isinstance(weight, Tensor) and not tensor_weight:
+        # A 0-d weight: computed in the promoted type (its dtype only if of a higher category).
+        def rank(d: np.dtype) -> int:  # (bool, integer, floating (bfloat16: V), complex)
+            return "biufc".index(d.kind.replace("V", "f").replace("u", "i"))
+
+        w = weight._data.dtype
+        if rank(w) > rank(np_dtype):
+            np_dtype = w
+        if np_dtype.kind in "iub":
+            raise _no_kernel("lerp_kernel_tensor", np_dtype)
+    if np_dtype.kind in "iub":
+        kernel = "lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar"
+        raise _no_kernel(kernel, np_dtype)
+    if isinstance(weight, bool | int | float | complex):
+        name = _LERP_WEIGHT_TYPES.get(np_dtype, "float")
+        value = weight
+        bad = False
+        if isinstance(value, complex):
+            bad = value.imag != 0 and np_dtype.kind != "c"
+            value = value.real
+        if not bad and name in ("float", "c10::complex<float>"):
+            bad = math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max)
+        if bad:
+            raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+
+
 @tensor_method(inplace=True)
 def lerp(input, end, weight):
     """``input + weight * (end - input)``."""
+    _check_lerp(input, end, weight)
     if isinstance(weight, Tensor):
         return _lerp_tensor(input, end, weight)
     return _lerp_scalar(input, end, weight)
