@@ -192,3 +192,18 @@ def test_nested_sequential_matches_torch_fx():
     tg, cg = tfx.symbolic_trace(build(torch)), cfx.symbolic_trace(build(chainrule))
     assert cg.code == tg.code
     assert _table(cg, chainrule) == _table(tg, torch)
+
+
+def test_eliminate_dead_code_as_torch_fx():
+    def f(x):
+        unused = x.exp() * 2  # noqa: F841
+        return x + 1
+
+    tg, cg = tfx.symbolic_trace(f), cfx.symbolic_trace(f)
+    assert cg.code == tg.code
+    assert cg.graph.eliminate_dead_code() == tg.graph.eliminate_dead_code() is True
+    tg.recompile()
+    cg.recompile()
+    assert cg.code == tg.code
+    assert _table(cg, chainrule) == _table(tg, torch)
+    assert cg.graph.eliminate_dead_code() == tg.graph.eliminate_dead_code() is False
