@@ -203,3 +203,21 @@ def test_lerp_dtype_checks_as_pytorch(dtype: str, weight: Any) -> None:
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_lerp_end_of_another_dtype_is_refused(dtype: str) -> None:
     _compare(lambda lib: lib.lerp(_make(lib, "float32", False), _make(lib, dtype, False), 0.5))
+
+
+@pytest.mark.parametrize("bounds", ["min", "max", "both"])
+@pytest.mark.parametrize("bound_dtype", ["complex64", "complex128", "float32", "int64"])
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float32", "float64", "complex64"])
+def test_clamp_with_tensor_bounds_refuses_complex_as_pytorch(
+    dtype: str, bound_dtype: str, bounds: str
+) -> None:
+    def run(lib: Any) -> Any:
+        x = _make(lib, dtype, False)
+        bound = _make(lib, bound_dtype, False)
+        if bounds == "min":
+            return lib.clamp(x, min=bound)
+        if bounds == "max":
+            return lib.clamp(x, max=bound)
+        return lib.clamp(x, bound, bound)
+
+    _compare(run)

@@ -1714,7 +1714,21 @@ def _(ops, grad, self, min, max):  # noqa: A002
     return ops.where(self <= max, grad, 0)
 
 
-@op("ClampBackward0", inputs=("self", "min", "max"), promote=ARITH)
+def _check_clamp_tensor(self: Any, min: Any = None, max: Any = None) -> None:  # noqa: A002
+    """PyTorch's refusals of complex values with tensor bounds (before promotion): a complex
+    input is clamp's own message; a complex bound reaches the kernel of the bounds given
+    (``maximum_cpu`` for ``min`` alone, ``minimum_cpu`` for ``max``, else ``clamp_cpu``)."""
+    if self.dtype.kind == "c":
+        raise NotImplementedError(_CLAMP_COMPLEX)
+    bounds = [b for b in (min, max) if b is not None]
+    if any(b.dtype.kind == "c" for b in bounds):
+        kernel = "clamp_cpu" if len(bounds) == 2 else (
+            "maximum_cpu" if min is not None else "minimum_cpu"
+        )
+        raise _no_kernel(kernel, np.result_type(self, *bounds))
+
+
+@op("ClampBackward0", inputs=("self", "min", "max"), promote=ARITH, check=_check_clamp_tensor)
 @refuses_complex(message=_CLAMP_COMPLEX)
 def _clamp_tensor(self, min=None, max=None):  # noqa: A002
     out = self
