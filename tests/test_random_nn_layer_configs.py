@@ -125,13 +125,6 @@ def test_random_layer_configurations(kind: str, seed: int) -> None:
     np.testing.assert_allclose(y_c, y_t, rtol=1e-9, atol=1e-11)
     np.testing.assert_allclose(g_c, g_t, rtol=1e-9, atol=1e-11)
     assert connected_c is connected_t
-    if s_c is None and s_t is not None and kind in ("conv", "conv_transpose"):
-        # Known difference: PyTorch's convolution_backward takes the input, so its input
-        # gradient is connected to the input (a zero second derivative); chainrule's takes the
-        # weight only (connected through it here), so x is unused. Left for the convolution
-        # adjoint (its vmap batching rule reads input_size); the values agree:
-        np.testing.assert_array_equal(s_t, np.zeros_like(s_t))
-        return
     assert (s_c is None) == (s_t is None)
     if s_t is not None:
         np.testing.assert_allclose(s_c, s_t, rtol=1e-9, atol=1e-11)

@@ -1048,27 +1048,33 @@ _register(["convolution"], _conv(None))
 
 
 def _conv_backward_input(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
-    """``convolution_backward_input(grad, weight, input_size, ...)`` (a convolution's backward
-    formula, batched when a vmap runs cotangents through it): with one weight the batch folds
-    into N; with batched weights it goes into the channels, one group per example."""
+    """``convolution_backward_input(grad, input, weight, ...)`` (a convolution's backward
+    formula, batched when a vmap runs cotangents through it; ``input`` lends its shape): with
+    one weight the batch folds into N; with batched weights it goes into the channels, one
+    group per example."""
     bound = _bind(func, args, kwargs)
     if bound is None or not isinstance(bound.arguments.get("groups"), int):
         return loop_fallback(func, args, kwargs, level)
     arguments = dict(bound.arguments)
     grad, weight = arguments["grad"], arguments["weight"]
     weight_value, weight_batched = unwrap(weight, level)
+    size = batch_size(level)
+    input_value = _materialize(arguments["input"], level)  # (B, N, C, *spatial)
     if not weight_batched:
         grad_value, _ = unwrap(grad, level)
         lead = tuple(grad_value.shape[:2])
         arguments["grad"] = grad_value.reshape(lead[0] * lead[1], *grad_value.shape[2:])
+        arguments["input"] = input_value.reshape(lead[0] * lead[1], *input_value.shape[2:])
         return wrap_batched(_unfold_batch(_call_bound(func, bound, arguments), lead), level)
-    size = batch_size(level)
     grad_value = _materialize(grad, level)  # (B, N, O, *s)
     n, out_channels = grad_value.shape[1], grad_value.shape[2]
     arguments["grad"] = grad_value.transpose(0, 1).reshape(
         n, size * out_channels, *grad_value.shape[3:]
     )
-    arguments["weight"] = weight_value.reshape(size * out_channels, *weight_value.shape[2:])
+    arguments["input"] = input_value.transpose(0, 1).reshape(
+        n, size * input_value.shape[2], *input_value.shape[3:]
+    )
+    arguments["weight"] = weight_value.reshape(-1, *weight_value.shape[2:])
     arguments["groups"] = arguments["groups"] * size
     out = _call_bound(func, bound, arguments)  # (N, B * C, *spatial)
     channels = out.shape[1] // size
@@ -1107,7 +1113,9 @@ def _conv_backward_weight(func: Callable[..., Any], args: tuple, kwargs: dict, l
     return wrap_batched(out.reshape(size, *weight_size), level)
 
 
-_register(["convolution_backward_input"], _conv_backward_input)
+_register(
+    ["convolution_backward_input", "convolution_backward_input_transposed"], _conv_backward_input
+)
 _register(["convolution_backward_weight"], _conv_backward_weight)
 
 

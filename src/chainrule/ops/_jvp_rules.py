@@ -816,8 +816,19 @@ allow_jvp_nodes(
     "IndexAddBackward0", "IndexPutImplBackward0", "MaskedScatterBackward0", "PutBackward0",
     "ScatterAddBackward0", "BlockDiagBackward0",
 )
-allow_jvp_nodes(bilinear_rule, "VdotBackward0", "LinalgCrossBackward0", "TrilinearBackward0",
-                "ConvolutionBackwardBackward0")
+allow_jvp_nodes(bilinear_rule, "VdotBackward0", "LinalgCrossBackward0", "TrilinearBackward0")
+
+
+def _conv_adjoint_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """The convolution adjoints: bilinear in the gradient and the other factor; the input
+    adjoints' ``input`` lends only its shape (zero derivative)."""
+    if op.input_names == ("grad", "input", "weight"):
+        tangents = [tangents[0], None, tangents[2]]
+    total = bilinear_rule(op, args, tangents, result)
+    return zeros_for(result) if total is None else total
+
+
+allow_jvp_nodes(_conv_adjoint_rule, "ConvolutionBackwardBackward0")
 allow_jvp_nodes(
     _reduction_rule,
     "ProdBackward0", "ProdBackward1", "VarBackward0", "StdBackward0", "VarMeanBackward0",

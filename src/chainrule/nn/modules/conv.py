@@ -110,9 +110,9 @@ class _ConvNd(Module):
         """For non-zero padding modes, pad explicitly and convolve without padding."""
         if self.padding_mode == "zeros":
             return input, self.padding
-        if isinstance(self.padding, str):
-            if self.padding == "valid":
-                return input, 0
+        if self.padding == "valid":  # padded by zero widths, as PyTorch (a pad node all the same)
+            pairs = [(0, 0) for _ in self.kernel_size]
+        elif isinstance(self.padding, str):
             total = [dl * (k - 1) for k, dl in zip(self.kernel_size, self.dilation, strict=True)]
             pairs = [(t // 2, t - t // 2) for t in total]
         else:

@@ -222,12 +222,13 @@ def _crop(ops: Any, g: Any, shape: Sequence[int]) -> Any:
 
 
 @convolution.derivative("input")
-def _(ops, grad, weight, input_shape, stride, padding, dilation, transposed, groups):
+def _(ops, grad, input, weight, stride, padding, dilation, transposed, groups):
+    # It reads the input itself (PyTorch's ConvolutionBackward0 saves it): under create_graph
+    # the input's gradient is connected to the input, as PyTorch's convolution_backward.
     if transposed:
-        g = ops.convolution(grad, weight, None, stride, padding, dilation, False, 0, groups)
-        return _crop(ops, g, input_shape)
-    return ops.convolution_backward_input(grad, weight, input_shape[2:], stride, padding, dilation,
-                                        groups)
+        return ops.convolution_backward_input_transposed(grad, input, weight, stride, padding,
+                                                         dilation, groups)
+    return ops.convolution_backward_input(grad, input, weight, stride, padding, dilation, groups)
 
 
 @convolution.derivative("weight")
@@ -245,11 +246,18 @@ def _(ops, grad):
     return ops.sum(grad, (0,) + tuple(range(2, len(grad.shape))), False)
 
 
-@op("ConvolutionBackwardBackward0", inputs=("grad", "weight"))
-def convolution_backward_input(grad, weight, input_size, stride, padding, dilation, groups):
-    """The gradient of a convolution with respect to its input (spatial size ``input_size``)."""
+def _undefined(ops: Any, grad: Any) -> None:
+    """No gradient (PyTorch's undefined one): the adjoint reads only its input's shape."""
+    return None
+
+
+@op("ConvolutionBackwardBackward0", inputs=("grad", "input", "weight"))
+def convolution_backward_input(grad, input, weight, stride, padding, dilation, groups):
+    """The gradient of a convolution with respect to its input ``input``. As PyTorch's
+    ``convolution_backward``, it takes the input itself (reading only its shape): under
+    ``create_graph`` the gradient is connected to it, with no gradient flowing back."""
     d = weight.ndim - 2
-    return _conv_input_adjoint(grad, weight, tuple(input_size), ntuple(stride, d),
+    return _conv_input_adjoint(grad, weight, tuple(input.shape[2:]), ntuple(stride, d),
                                ntuple(padding, d), ntuple(dilation, d), groups)
 
 
@@ -259,11 +267,57 @@ def _(ops, grad_out, weight, grad_shape, stride, padding, dilation, groups):
     return _crop(ops, g, grad_shape)
 
 
+convolution_backward_input.derivative("input")(_undefined)
+
+
 @convolution_backward_input.derivative("weight")
 def _(ops, grad_out, grad, weight_shape, stride, padding, dilation, groups):
     # <B_in(g, W), v> = <g, conv(v, W)>: in W this is B_w(v, g).
     return ops.convolution_backward_weight(grad_out, grad, weight_shape, stride, padding, dilation,
                                          groups)
+
+
+@op("ConvolutionBackwardBackward0", inputs=("grad", "input", "weight"))
+def convolution_backward_input_transposed(grad, input, weight, stride, padding, dilation, groups):
+    """The gradient of a transposed convolution with respect to its input ``input``: the
+    convolution of ``grad`` with ``weight``, cut to the input's size. It takes the input
+    itself (reading only its shape), as PyTorch's ``convolution_backward``."""
+    d = weight.ndim - 2
+    out = _conv_forward(grad, weight, ntuple(stride, d), ntuple(padding, d), ntuple(dilation, d),
+                        groups)
+    inner = (slice(None), slice(None)) + tuple(slice(0, n) for n in input.shape[2:])
+    return np.ascontiguousarray(out[inner])
+
+
+def _pad_to_full(ops: Any, v: Any, grad: Any, weight: Any, stride: Any, padding: Any,
+                 dilation: Any) -> Any:
+    """``v`` (a cut convolution output's gradient) with zeros for the cut positions."""
+    d = len(weight.shape) - 2
+    stride, padding, dilation = ntuple(stride, d), ntuple(padding, d), ntuple(dilation, d)
+    pads: list[int] = []
+    for axis in reversed(range(d)):
+        full = (grad.shape[2 + axis] + 2 * padding[axis]
+                - dilation[axis] * (weight.shape[2 + axis] - 1) - 1) // stride[axis] + 1
+        pads += [0, full - v.shape[2 + axis]]
+    return v if not any(pads) else ops.constant_pad_nd(v, pads, 0.0)
+
+
+@convolution_backward_input_transposed.derivative("grad")
+def _(ops, grad_out, grad, weight, stride, padding, dilation, groups):
+    # <crop(conv(g, W)), v> = <g, B_in(pad(v), W)>: the cut positions get no gradient.
+    v = _pad_to_full(ops, grad_out, grad, weight, stride, padding, dilation)
+    return ops.convolution_backward_input(v, grad, weight, stride, padding, dilation, groups)
+
+
+convolution_backward_input_transposed.derivative("input")(_undefined)
+
+
+@convolution_backward_input_transposed.derivative("weight")
+def _(ops, grad_out, grad, weight, stride, padding, dilation, groups):
+    # <crop(conv(g, W)), v> = <conv(g, W), pad(v)>: in W this is B_w(g, pad(v)).
+    v = _pad_to_full(ops, grad_out, grad, weight, stride, padding, dilation)
+    return ops.convolution_backward_weight(grad, v, tuple(weight.shape), stride, padding,
+                                         dilation, groups)
 
 
 @op("ConvolutionBackwardBackward0", inputs=("input", "grad"))
@@ -275,10 +329,10 @@ def convolution_backward_weight(input, grad, weight_size, stride, padding, dilat
 
 
 @convolution_backward_weight.derivative("input")
-def _(ops, grad_out, grad, input_shape, stride, padding, dilation, groups):
+def _(ops, grad_out, input, grad, stride, padding, dilation, groups):
     # <B_w(x, g), V> = <g, conv(x, V)> = <x, B_in(g, V)>.
-    return ops.convolution_backward_input(grad, grad_out, input_shape[2:], stride, padding,
-                                        dilation, groups)
+    return ops.convolution_backward_input(grad, input, grad_out, stride, padding, dilation,
+                                        groups)
 
 
 @convolution_backward_weight.derivative("grad")
@@ -611,5 +665,6 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 PRIMITIVES: dict[str, Any] = {
     "convolution": convolution,
     "convolution_backward_input": convolution_backward_input,
+    "convolution_backward_input_transposed": convolution_backward_input_transposed,
     "convolution_backward_weight": convolution_backward_weight,
 }
