@@ -125,8 +125,8 @@ from .ops.distribution_sampling import *  # noqa: F403 - poisson, binomial, _sta
 from .ops.divisibility import *  # noqa: F403 - gcd, lcm
 from .ops.filling import *  # noqa: F403 - fill
 from .ops.float_parts import *  # noqa: F403 - ldexp, frexp
-from .ops.histograms import *  # noqa: F403 - histogram, histogramdd
 from .ops.fused_products import *  # noqa: F403 - addmv, addr, baddbmm, addbmm
+from .ops.histograms import *  # noqa: F403 - histogram, histogramdd
 from .ops.index_reductions import *  # noqa: F403 - scatter_reduce, index_reduce
 from .ops.index_writes import *  # noqa: F403 - index_copy, index_fill
 from .ops.indexing import *  # noqa: F403
