@@ -12,6 +12,15 @@ import chainrule
 import chainrule.fx as cfx
 
 
+@pytest.fixture(autouse=True)
+def _keep_pytorchs_distribution_validation():
+    """Calling ``torch.compile`` turns PyTorch's distribution argument validation off for the
+    whole process (a side effect of its dynamo set-up): restore it for the tests that follow."""
+    validate = torch.distributions.Distribution._validate_args
+    yield
+    torch.distributions.Distribution.set_default_validate_args(validate)
+
+
 def test_signature_matches_torch_compile():
     ours = inspect.signature(chainrule.compile).parameters
     theirs = inspect.signature(torch.compile).parameters
