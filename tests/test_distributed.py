@@ -91,8 +91,36 @@ def test_a_failing_rank_ends_the_job(tmp_path: Path, case: str) -> None:
     expected = (
         "rank 1 gives up" if case == "raises" else "Timed out after 3 s waiting for all_reduce"
     )
-    assert expected in done.stderr
+    # The launcher's summary holds the failing rank's whole traceback (the rank's own standard
+    # error may be cut short by the abort), so the error always reaches the user.
+    summary = done.stderr[done.stderr.index("failing.py FAILED") :]
+    failing_rank = 1 if case == "raises" else 0
+    assert f"rank {failing_rank} raised:" in summary
+    assert expected in summary
     assert time.monotonic() - start < 90
+
+
+def test_failure_summary_lists_ranks_in_order(tmp_path: Path) -> None:
+    from chainrule.distributed.run import failure_summary
+
+    assert failure_summary(["train.py"], tmp_path, 1) == ""
+    for rank in (10, 2):
+        (tmp_path / f"rank{rank}.txt").write_text(f"Traceback\nValueError: rank {rank}\n")
+    (tmp_path / "rank3.txt.partial").write_text("cut short")
+    summary = failure_summary(["-m", "pkg.train", "--steps", "3"], tmp_path, 1)
+    assert summary.splitlines() == [
+        "=" * 60,
+        "pkg.train FAILED (exit status 1)",
+        "-" * 60,
+        "rank 2 raised:",
+        "Traceback",
+        "ValueError: rank 2",
+        "-" * 60,
+        "rank 10 raised:",
+        "Traceback",
+        "ValueError: rank 10",
+        "=" * 60,
+    ]
 
 
 def test_launcher_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:

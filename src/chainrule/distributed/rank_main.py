@@ -1,6 +1,11 @@
 """What each rank runs under ``python -m chainrule.distributed.run``: set torchrun's
 environment variables from MPI's, run the script as ``__main__``, and abort the whole job if it
-raises (so that the other ranks fail at once instead of waiting in a collective)."""
+raises (so that the other ranks fail at once instead of waiting in a collective).
+
+A rank that raises also writes its traceback to ``$CHAINRULE_RUN_ERROR_DIR/rank<N>.txt`` when the
+launcher sets that variable: MPI_Abort can end the job before mpiexec has forwarded all of the
+rank's standard error, and the launcher prints these files afterwards (as torchrun's error
+summary does)."""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-__all__ = ["main", "set_rank_environment"]
+__all__ = ["ERROR_DIR_VARIABLE", "error_file", "main", "set_rank_environment"]
 
 # (variable, the launchers' names for it: MPICH's Hydra, Open MPI, Slurm's PMI)
 _SOURCES = (
@@ -33,6 +38,29 @@ def set_rank_environment() -> None:
     os.environ.setdefault("WORLD_SIZE", "1")
     os.environ.setdefault("LOCAL_RANK", os.environ["RANK"])
     os.environ.setdefault("LOCAL_WORLD_SIZE", os.environ["WORLD_SIZE"])
+
+
+ERROR_DIR_VARIABLE = "CHAINRULE_RUN_ERROR_DIR"
+
+
+def error_file(directory: str, rank: str) -> str:
+    """Where rank ``rank`` writes its traceback in the launcher's ``directory``."""
+    return os.path.join(directory, f"rank{rank}.txt")
+
+
+def _record(text: str) -> None:
+    """Write this rank's traceback where the launcher finds it (whole, or not at all)."""
+    directory = os.environ.get(ERROR_DIR_VARIABLE)
+    if not directory:
+        return
+    target = error_file(directory, os.environ.get("RANK", "0"))
+    partial = target + ".partial"
+    try:
+        with open(partial, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(partial, target)
+    except OSError:
+        pass
 
 
 def _abort() -> None:
@@ -62,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> None:
             _abort()
         raise
     except BaseException:
-        traceback.print_exc()
+        text = traceback.format_exc()
+        _record(text)
+        sys.stderr.write(text)
         sys.stderr.flush()
         _abort()
 

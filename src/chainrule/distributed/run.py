@@ -5,7 +5,9 @@ the first on ``PATH``, or ``--mpiexec``). Each rank runs the script as ``__main_
 torchrun's environment variables set (``RANK``, ``WORLD_SIZE``, ``LOCAL_RANK``,
 ``LOCAL_WORLD_SIZE``), so that ``init_process_group()`` and scripts reading them work
 unchanged; a rank that raises aborts the whole job (the others do not wait for it).
-The exit status is mpiexec's: 0 when every rank succeeded.
+The exit status is mpiexec's: 0 when every rank succeeded. When the job fails, the launcher
+prints the traceback of every rank that raised after mpiexec ends, under a summary in the spirit
+of torchrun's (a rank's own standard error can be cut short when its abort ends the job).
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["find_mpiexec", "main", "mpiexec_command"]
+from chainrule.distributed.rank_main import ERROR_DIR_VARIABLE
+
+__all__ = ["failure_summary", "find_mpiexec", "main", "mpiexec_command"]
 
 
 def find_mpiexec(explicit: str | None = None) -> str:
@@ -100,7 +105,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not target or target == ["-m"]:
         parser.error("a script (or -m module) to run is required")
     command = mpiexec_command(options.ranks, target, options.mpiexec)
-    return subprocess.call(command, env=_environment())
+    with tempfile.TemporaryDirectory(prefix="chainrule-run-") as errors:
+        env = _environment()
+        env[ERROR_DIR_VARIABLE] = errors
+        status = subprocess.call(command, env=env)
+        if status != 0:
+            summary = failure_summary(target, Path(errors), status)
+            if summary:
+                sys.stderr.write(summary)
+                sys.stderr.flush()
+    return status
+
+
+def failure_summary(target: Sequence[str], errors: Path, status: int) -> str:
+    """The text printed after a failed job: each rank's recorded traceback, in rank order
+    (empty when no rank recorded one, e.g. a script that called ``sys.exit(1)``)."""
+    recorded = sorted(
+        errors.glob("rank*.txt"), key=lambda path: int(path.stem.removeprefix("rank"))
+    )
+    if not recorded:
+        return ""
+    name = target[1] if target[0] == "-m" else target[0]
+    rule = "=" * 60
+    lines = [rule, f"{name} FAILED (exit status {status})"]
+    for path in recorded:
+        lines += ["-" * 60, f"rank {path.stem.removeprefix('rank')} raised:"]
+        lines.append(path.read_text(encoding="utf-8").rstrip("\n"))
+    lines.append(rule)
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":
