@@ -24,6 +24,7 @@ from .._tensor import Tensor
 from ..ops.nn_ops import _dropout as _dropout_ops  # (the modules: the package's names for
 from ..ops.nn_ops import _embedding as _embedding_ops  # dropout and embedding are functions)
 from ..ops.nn_ops.affine_grid import affine_grid_generator
+from ..ops.nn_ops.margin_losses import triplet_margin_loss_any_margin
 from . import functional as F
 
 __all__ = [
@@ -403,8 +404,9 @@ def triplet_margin_loss(
     swap: bool = False,
     reduction: int = 1,
 ) -> Tensor:
-    """``F.triplet_margin_loss`` with an integer ``reduction``."""
-    return F.triplet_margin_loss(
+    """``F.triplet_margin_loss`` with an integer ``reduction`` and any margin (only the
+    functional form requires a positive one)."""
+    return triplet_margin_loss_any_margin(
         anchor,
         positive,
         negative,
@@ -412,7 +414,7 @@ def triplet_margin_loss(
         p,
         eps,
         swap,
-        reduction=_reduction(reduction, "triplet_margin_loss", 8),
+        _reduction(reduction, "triplet_margin_loss", 8),
     )
 
 

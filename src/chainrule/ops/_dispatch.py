@@ -370,6 +370,11 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         if isinstance(x, Tensor):
             if type(x) is not Tensor and x._tf_active and overrides_enabled():
                 return _overridden(op, args, offset)
+            if x._requires_grad and p in op.refused_grad_pos and mode_get() & GRAD:
+                raise RuntimeError(
+                    f"The function '{op.name}' is not differentiable with respect to argument "
+                    f"'{op.param_names[p]}'. This input cannot have requires_grad True."
+                )
             values[p] = x._data
             bfloat16 = bfloat16 or x._data.dtype is _BF16
         elif type(x) is tuple and p in op.tensor_list_pos:

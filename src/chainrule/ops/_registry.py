@@ -141,6 +141,7 @@ class OpDef:
         half_native: bool = False,
         half_rounds_numbers: bool = False,
         complex_ok: bool = False,
+        not_differentiable: Sequence[str] = (),
     ) -> None:
         self.forward = _positional(forward)
         # Called with the unwrapped arguments before type promotion, on every path (for errors
@@ -174,6 +175,10 @@ class OpDef:
         # max pooling's indices, nll's total_weight), computed by the public function before
         # the op runs: PyTorch packs saved outputs after the saved inputs.
         self.saved_output_pos = frozenset(self.index_of[name] for name in saved_outputs)
+        # Tensor arguments PyTorch refuses to differentiate (its derivatives.yaml marks them
+        # not implemented): one that requires grad while grad mode is on is an error, not a
+        # silently dropped edge.
+        self.refused_grad_pos = frozenset(self.index_of[name] for name in not_differentiable)
         # Saved outputs that PyTorch's node also returns (group norm's mean and rstd: its
         # outputs 1 and 2): saved_tensors_hooks and ``grad_fn._saved_<name>`` see them as
         # outputs of the node (requiring grad, ``grad_fn`` the node), position -> output_nr.
@@ -425,6 +430,7 @@ def op(
     half_native: bool = False,
     half_rounds_numbers: bool = False,
     complex_ok: bool = False,
+    not_differentiable: Sequence[str] = (),
     method: bool | Callable[..., Any] = False,
     inplace: bool | InPlaceSource = False,
     aliases: Sequence[str] = (),
@@ -460,6 +466,9 @@ def op(
     PyTorch's for complex inputs and results (conjugate Wirtinger convention, ``conj`` where
     PyTorch's formulas have it) and are tested against PyTorch; any other op refuses to record
     a node when an input or its result is complex.
+    ``not_differentiable`` names ``tensor_params`` PyTorch refuses to take with
+    ``requires_grad=True`` while grad mode is on ("The function 'nll_loss_forward' is not
+    differentiable with respect to argument 'weight'"): ``name`` is the function it names.
     ``method``, ``inplace`` and ``aliases`` declare ``Tensor.<name>`` and ``Tensor.<name>_``
     under the op's name, as :func:`tensor_method` does for a plain function
     (``@op("ExpBackward0", promote=FLOAT, method=True, inplace=True)``).
@@ -473,7 +482,7 @@ def op(
             forward, node_name, inputs, promote, tensor_params, differentiable, num_outputs,
             nondiff_outputs, promote_with, view, signatures, check, multi_view, tensor_lists,
             saved_outputs, tensor_only, saved_constants, elementwise, node_outputs,
-            half_native, half_rounds_numbers, complex_ok,
+            half_native, half_rounds_numbers, complex_ok, not_differentiable,
         )
         if name is not None:
             opdef.name = name

@@ -147,11 +147,13 @@ def _mean_of(g: Any, shape: tuple[int, ...], reduction: str) -> Any:
     return g
 
 
-# As in PyTorch, weight and pos_weight are not differentiable (no edges for them).
+# As in PyTorch, weight and pos_weight are not differentiable (requiring grad is an error).
 @op(
     "BinaryCrossEntropyWithLogitsBackward0",
     inputs=("self", "target"),
     tensor_params=("weight", "pos_weight"),
+    not_differentiable=("weight", "pos_weight"),
+    name="binary_cross_entropy_with_logits",
     half_native=True,  # bfloat16 step by step, as float16 and PyTorch's composite forward
 )
 @refuses_complex("log_sigmoid_cpu")

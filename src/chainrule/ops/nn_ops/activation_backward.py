@@ -296,10 +296,10 @@ def _(ops, grad, grad_output, self):
 @op("HardswishBackwardBackward0", inputs=("grad_output", "self"), promote=KEEP)
 @half_in_float32
 def hardswish_backward(grad_output, self):
-    """0 below -3, ``grad_output * (self / 3 + 0.5)`` up to 3, ``grad_output`` above (and at
-    NaN)."""
-    middle = np.where(self <= 3, grad_output * (self / 3 + 0.5), grad_output)
-    return np.where(self < -3, 0, middle).astype(grad_output.dtype, copy=False)
+    """0 up to -3, ``grad_output * (self / 3 + 0.5)`` strictly between -3 and 3,
+    ``grad_output`` from 3 on (and at NaN): PyTorch's choice at the kinks (0 at -3, 1 at 3)."""
+    middle = np.where(self < 3, grad_output * (self / 3 + 0.5), grad_output)
+    return np.where(self <= -3, 0, middle).astype(grad_output.dtype, copy=False)
 
 
 @hardswish_backward.derivative("grad_output")

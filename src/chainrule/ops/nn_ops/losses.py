@@ -216,7 +216,7 @@ def _declare_nll(node: str, name: str) -> tuple[Any, Any]:
     forward.__name__ = name
     # half_native: PyTorch's kernel sums in the input's dtype, bfloat16 as float16
     loss_op = op(node, tensor_params=("target", "weight"), saved_outputs=("total_weight",),
-                 half_native=True)(forward)
+                 half_native=True, not_differentiable=("weight",))(forward)
 
     def backward(grad, self, target, weight, reduction, ignore_index, total_weight):
         return _nll_backward_forward(grad, self, target, weight, reduction, ignore_index,
@@ -623,8 +623,9 @@ def _check_delta(delta: float) -> None:
 _EPSILON = float(np.float32(1e-12))
 
 
+# half_native: bfloat16 step by step, as float16 and PyTorch's kernel
 @op("BinaryCrossEntropyBackward0", inputs=("self", "target"), tensor_params=("weight",),
-    half_native=True)  # bfloat16 step by step, as float16 and PyTorch's kernel
+    half_native=True, not_differentiable=("weight",), name="binary_cross_entropy")
 @refuses_complex("binary_cross_entropy")
 def _binary_cross_entropy(self, target, weight, reduction):
     _check_probabilities(self, target)

@@ -143,7 +143,8 @@ def cosine_embedding_loss(
     return _reduce(output, reduction)
 
 
-@op("SoftMarginLossBackward0", inputs=("self",), tensor_params=("target",))
+@op("SoftMarginLossBackward0", inputs=("self",), tensor_params=("target",),
+    not_differentiable=("target",), name="soft_margin_loss")
 def _soft_margin_loss(self, target, reduction):
     work = np.float32 if self.dtype.kind == "f" and self.itemsize < 4 else self.dtype
     loss = np.log1p(np.exp(-target.astype(work) * self.astype(work)))
@@ -235,8 +236,19 @@ def triplet_margin_loss(
     reduce: bool | None = None,
     reduction: str = "mean",
 ) -> Tensor:
-    """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the ``p``-norm distance."""
+    """``max(0, d(a, p) - d(a, n) + margin)`` with ``d`` the ``p``-norm distance; the margin
+    must be positive (``torch.triplet_margin_loss`` itself takes any)."""
     reduction = _reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return triplet_margin_loss_any_margin(anchor, positive, negative, margin, p, eps, swap,
+                                          reduction)
+
+
+def triplet_margin_loss_any_margin(anchor: Tensor, positive: Tensor, negative: Tensor,
+                                   margin: float, p: float, eps: float, swap: bool,
+                                   reduction: str) -> Tensor:
+    """``torch.triplet_margin_loss``: the loss without the functional form's margin check."""
     _check_same_dims(anchor, positive, negative)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)

@@ -205,7 +205,8 @@ def _eval_invstd(running_var: np.ndarray, eps: float, work: np.dtype) -> np.ndar
 
 
 @op("NativeBatchNormBackward0", inputs=("input", "weight", "bias"),
-    tensor_params=("running_mean", "running_var"), saved_outputs=("result1", "result2"))
+    tensor_params=("running_mean", "running_var"), saved_outputs=("result1", "result2"),
+    not_differentiable=("running_mean", "running_var"))
 def native_batch_norm(input, result1, result2, weight=None, bias=None, running_mean=None,
                       running_var=None, training=True, eps=1e-5, precise=None):
     """``x * alpha + beta`` per channel (dim 1), from the batch statistics ``result1``,
@@ -535,7 +536,9 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None,
     shape = input._data.shape
     n, c = shape[0], shape[1]
     folded = reshape(input, (1, n * c) + tuple(shape[2:]))
-    stats = [None if t is None else wrap(np.tile(t._data, n)) for t in (running_mean, running_var)]
+    # (repeated as PyTorch's composite does when one requires grad: native_batch_norm refuses it)
+    stats = [None if t is None else t.repeat(n) if t._requires_grad else wrap(np.tile(t._data, n))
+             for t in (running_mean, running_var)]
     repeated = [None if t is None else t.repeat(n) for t in (weight, bias)]
     out = batch_norm(folded, stats[0], stats[1], repeated[0], repeated[1], use_input_stats,
                      momentum, eps)
