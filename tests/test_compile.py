@@ -64,7 +64,8 @@ def test_seed_example_values_gradients_code():
     tout.backward()
     assert out.item() == tout.item() and out.dtype == chainrule.float32
     assert x.grad.item() == tx.grad.item() and y.grad.item() == ty.grad.item()
-    assert "mul = x * y" in cf.code and "return sum_1" in cf.code
+    assert "mul = x * y" in cf.code and "grad_x = " in cf.code
+    assert "mul = x * y" in cf.fx_code and "return sum_1" in cf.fx_code
 
 
 def test_guards_recompile_on_shape_dtype_requires_grad_and_grad_mode():
@@ -151,7 +152,8 @@ def test_compiled_module_training_step_matches_eager_and_torch():
         np.testing.assert_array_equal(p.detach().numpy(), e.detach().numpy())
         np.testing.assert_allclose(p.detach().numpy(), tp.detach().numpy(), atol=1e-6)
     assert compiled.compile_count == 1
-    assert 'getattr(self, "0")(input_1)' in compiled.code
+    assert 'getattr(self, "0")(input_1)' in compiled.fx_code
+    assert "kernels.addmm(" in compiled.code
 
 
 _OPS = ["sin", "exp", "tanh", "sigmoid", "relu", "neg", "abs"]
@@ -187,8 +189,10 @@ def test_random_programs_compiled_vs_eager_vs_torch(seed):
         results.append((out.item(), x.grad.numpy(), y.grad.numpy()))
     t, c, e = results
     assert c[0] == e[0]
-    np.testing.assert_array_equal(c[1], e[1])
-    np.testing.assert_array_equal(c[2], e[2])
+    # (gradients: the joint graph adds a value's contributions in forward order, the eager
+    # engine in the order they arrive; the sums may differ in the last bit)
+    np.testing.assert_allclose(c[1], e[1], rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(c[2], e[2], rtol=1e-14, atol=1e-15)
     np.testing.assert_allclose(c[0], t[0], rtol=1e-12)
     np.testing.assert_allclose(c[1], t[1], rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(c[2], t[2], rtol=1e-12, atol=1e-15)

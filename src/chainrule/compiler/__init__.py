@@ -5,6 +5,13 @@ caches the generated code under guards on the tensor arguments' shapes, dtypes a
 ``requires_grad``, the other arguments' values and grad mode; a call that fails every
 guard compiles again. A program ``symbolic_trace`` cannot capture (data-dependent
 control flow) runs eagerly for those guards (``fullgraph=True`` raises instead).
+
+A captured program is lowered to ``chainrule.ir`` (:mod:`.lowering`: the op-table calls of
+one run), its joint forward+backward graph optimised (``ir.passes``) and generated as NumPy
+code (``ir.numpy_codegen``); :mod:`.compiled_graph` runs it and gives the outputs one
+``CompiledFunctionBackward`` node. What the IR cannot express (in-place and random ops,
+values read into Python, value-dependent shapes) runs eagerly; ``fallback_reasons`` says
+why, ``code`` prints the generated forward and backward.
 """
 
 from chainrule.compiler.compiled import CompiledFunction, compile

@@ -9,6 +9,10 @@ from typing import Any
 from chainrule._tensor import Tensor
 from chainrule.autograd.grad_mode import is_grad_enabled
 from chainrule.fx import GraphModule, TraceError, symbolic_trace
+from chainrule.nn.modules.module import Module
+
+from .compiled_graph import CompiledGraph
+from .lowering import Unsupported, lower
 
 __all__ = ["CompiledFunction", "compile"]
 
@@ -31,6 +35,39 @@ def _guard_key(args: tuple, kwargs: dict[str, Any]) -> tuple:
     return (tuple(sorted(kwargs)), tuple(parts), is_grad_enabled())
 
 
+def _captured_guard(tensors: list[Tensor]) -> tuple:
+    return tuple((t._data.shape, t._data.dtype, t._requires_grad) for t in tensors)
+
+
+def _owners(root: Any, tensors: list[Tensor]) -> list[tuple[dict, str, Tensor]]:
+    """Where a module keeps each captured tensor (its ``_parameters``/``_buffers`` dict and
+    key): a call checks that the module still holds the same tensor there."""
+    if not isinstance(root, Module):
+        return []
+    wanted = {id(t) for t in tensors}
+    found = []
+    for module in root.modules():
+        for store in (module._parameters, module._buffers):
+            for key, t in store.items():
+                if t is not None and id(t) in wanted:
+                    found.append((store, key, t))
+    return found
+
+
+class _Entry:
+    """What one set of guards compiled to: a generated graph, or the traced module run
+    eagerly (``reason`` says why), or nothing (a graph break: the original runs)."""
+
+    __slots__ = ("module", "compiled", "reason", "captured_guard", "owners")
+
+    def __init__(self, module: GraphModule | None) -> None:
+        self.module = module
+        self.compiled: CompiledGraph | None = None
+        self.reason = ""
+        self.captured_guard: tuple = ()
+        self.owners: list[tuple[dict, str, Tensor]] = []
+
+
 class CompiledFunction:
     """``compile(fn)``'s result: call it as ``fn``; ``code`` is the generated source."""
 
@@ -38,14 +75,21 @@ class CompiledFunction:
         self._orig_mod = fn
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
-        self._cache: dict[tuple, GraphModule | None] = {}
+        self._cache: dict[tuple, _Entry] = {}
         self.compile_count = 0
         self.graph_breaks = 0
-        self._last: GraphModule | None = None
+        self.fallback_reasons: list[str] = []
+        self._last: _Entry | None = None
 
-    def _graph_for(self, key: tuple) -> GraphModule | None:
-        if key in self._cache:
-            return self._cache[key]
+    def _param_names(self) -> dict[int, str]:
+        root = self._orig_mod
+        if not isinstance(root, Module):
+            return {}
+        names = {id(b): n for n, b in root.named_buffers()}
+        names.update({id(p): n for n, p in root.named_parameters()})
+        return names
+
+    def _compile(self, key: tuple, args: tuple, kwargs: dict[str, Any]) -> _Entry | None:
         if self.compile_count >= self._recompile_limit:
             return None  # past the limit, the call runs eagerly, as torch.compile's does
         self.compile_count += 1
@@ -56,27 +100,83 @@ class CompiledFunction:
                 raise
             self.graph_breaks += 1
             gm = None
-        self._cache[key] = gm
-        if gm is not None:
-            self._last = gm
-        return gm
+        entry = _Entry(gm)
+        self._cache[key] = entry
+        if gm is None:
+            return entry
+        self._last = entry
+        arg_names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        try:
+            lowered, _ = lower(gm, args, kwargs, arg_names, self._param_names())
+            requires_grad = [
+                is_grad_enabled() and t.requires_grad
+                for t in [args[p] if type(p) is int else kwargs[p] for p in lowered.arg_positions]
+                + lowered.captured
+            ]
+            entry.compiled = CompiledGraph(lowered, requires_grad)
+            entry.captured_guard = _captured_guard(lowered.captured)
+            entry.owners = _owners(self._orig_mod, lowered.captured)
+        except Unsupported as error:
+            entry.reason = str(error)
+            self.fallback_reasons.append(entry.reason)
+        except LookupError as error:  # (ir.gradients: an op on the way has no formula)
+            entry.reason = str(error)
+            self.fallback_reasons.append(entry.reason)
+        except Exception as error:  # noqa: BLE001 - the program runs eagerly, raising there
+            entry.reason = f"the traced module did not run: {type(error).__name__}: {error}"
+            self.fallback_reasons.append(entry.reason)
+            entry.module = None
+        return entry
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        gm = self._graph_for(_guard_key(args, kwargs))
-        if gm is None:
+        key = _guard_key(args, kwargs)
+        entry = self._cache.get(key)
+        if entry is not None and entry.compiled is not None:
+            compiled = entry.compiled
+            if not compiled.captured or (
+                _captured_guard(compiled.captured) == entry.captured_guard
+                and all(store.get(key) is t for store, key, t in entry.owners)
+            ):
+                return compiled(args, kwargs)
+            del self._cache[key]  # (a parameter changed shape, dtype or requires_grad)
+            entry = None
+        if entry is None:
+            entry = self._compile(key, args, kwargs)
+            if entry is not None and entry.compiled is not None:
+                return entry.compiled(args, kwargs)
+        if entry is None or entry.module is None:
             return self._orig_mod(*args, **kwargs)
-        return gm(*args, **kwargs)
+        return entry.module(*args, **kwargs)
 
     @property
     def code(self) -> str:
-        """The generated code of the latest graph compiled ('' before the first call or
-        when the program runs eagerly)."""
-        return "" if self._last is None else self._last.code
+        """The generated NumPy forward and backward of the latest graph compiled (the traced
+        code with the reason when it runs eagerly; '' before the first call or after a graph
+        break)."""
+        entry = self._last
+        if entry is None or entry.module is None:
+            return ""
+        if entry.compiled is None:
+            return f"# runs eagerly: {entry.reason}\n" + entry.module.code
+        return entry.compiled.code
+
+    @property
+    def fx_code(self) -> str:
+        """The traced (``chainrule.fx``) code of the latest graph compiled."""
+        entry = self._last
+        return "" if entry is None or entry.module is None else entry.module.code
 
     @property
     def graph(self) -> Any:
-        """The latest compiled graph (None before the first call)."""
-        return None if self._last is None else self._last.graph
+        """The latest traced (``chainrule.fx``) graph (None before the first call)."""
+        entry = self._last
+        return None if entry is None or entry.module is None else entry.module.graph
+
+    @property
+    def ir_graph(self) -> Any:
+        """The latest compiled joint graph (``chainrule.ir.Graph``; None if none)."""
+        entry = self._last
+        return None if entry is None or entry.compiled is None else entry.compiled.graph
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.__dict__["_orig_mod"], name)

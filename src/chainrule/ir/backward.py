@@ -377,12 +377,28 @@ def gradients(
             if not targets:
                 continue
             grad = _total(graph, parts[outputs[0]])
+            _name_gradient(grad, outputs[0], end)
             parts[outputs[0]] = [(position, grad)]
             with graph.name_scope(f"{node.name}_grad"):
                 for index, x in targets:
                     contribution = _node_gradient(node, index, grad)
                     parts.setdefault(x, []).append((position, _fit(contribution, x)))
-        return [_total(graph, parts[x]) if x in parts else None for x in xs]
+        totals = [_total(graph, parts[x]) if x in parts else None for x in xs]
+        for x, total in zip(xs, totals, strict=True):
+            if total is not None:
+                _name_gradient(total, x, end)
+        return totals
+
+
+def _name_gradient(grad: Value, of: Value, end: int) -> None:
+    """Note on ``grad``'s node (when this call of :func:`gradients` made it) that it
+    computes the gradient of ``of``: ``node.attrs["grad_of"]``, for readable generated code."""
+    node = grad.node
+    graph = node.graph
+    if "grad_of" in node.attrs or node.kind != "call" or len(node.outputs) != 1:
+        return
+    if graph.nodes.index(node) >= end:
+        node.attrs["grad_of"] = of
 
 
 def _stops_gradient(node: Node) -> bool:

@@ -1,0 +1,272 @@
+"""From a traced program to the IR: one run of the ``GraphModule`` on the real arguments,
+each op of the table it applies recorded as an ``ir`` node.
+
+``chainrule.fx`` records Python-level calls (``operator.add``, ``F.linear``, a submodule);
+the IR holds op-table entries, whose derivative formulas give the backward graph. A
+``TorchFunctionMode`` sees every public call: an op of the table becomes a node; any other
+function (``F.linear``, ``F.cross_entropy``, ``Tensor.__add__``...) runs with the mode still
+on, so the ops it applies are recorded in its place (``linear`` -> ``t``, ``addmm``).
+
+Tensors the program reads that are not its arguments (a module's parameters and buffers,
+tensors it closes over) become placeholders too, read from the same tensor objects at each
+call. Python values computed from tensors' shapes are baked in: the compiled graph is
+guarded on shapes.
+
+What the IR cannot express raises :class:`Unsupported` (the call then runs eagerly):
+in-place ops and ``out=`` (they write a tensor's memory), random ops (the graph would replay
+one draw), reading a value into Python (``item``, ``tolist``, ``bool``...), an output that is
+an argument or a view of one, and non-tensor results other than plain Python values.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from chainrule._overrides import TorchFunctionMode
+from chainrule._tensor import Tensor
+from chainrule.ir import Graph, Value
+
+__all__ = ["Unsupported", "Lowered", "lower"]
+
+# Functions that draw random numbers (their names, or a part of them).
+_RANDOM = re.compile(
+    r"rand|dropout|bernoulli|multinomial|normal|poisson|uniform|exponential|geometric|"
+    r"cauchy|gumbel|rrelu|_standard_gamma|_sample_dirichlet|binomial"
+)
+# Methods that read a tensor's values into Python.
+_READS_VALUES = {
+    "item", "tolist", "numpy", "__bool__", "__int__", "__float__", "__index__",
+    "__complex__", "__len__", "__iter__", "__array__", "__format__", "__repr__", "__str__",
+    "data_ptr", "equal", "allclose", "is_nonzero",
+}  # fmt: skip
+# Ops whose result's shape depends on the values (a graph guarded on shapes cannot hold them).
+_DATA_DEPENDENT_SHAPE = {
+    "nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "_unique2",
+    "repeat_interleave", "bincount",
+}  # fmt: skip
+
+
+class Unsupported(Exception):
+    """The program does something the IR cannot express (the message says what)."""
+
+
+class Lowered:
+    """The IR of one traced call: its graph, its inputs (the tensor arguments' values in
+    order, then the captured tensors'), the captured tensors themselves, and the result's
+    structure (``leaves``: a Value, or a Python value, per leaf of ``structure``)."""
+
+    def __init__(self) -> None:
+        self.graph = Graph()
+        self.arg_values: list[Value] = []  # per tensor argument
+        self.arg_positions: list[Any] = []  # where each is: an int position or a kwarg name
+        self.captured: list[Tensor] = []
+        self.captured_values: list[Value] = []
+        self.structure: Any = None
+        self.leaves: list[Any] = []
+        self.names: dict[Value, str] = {}
+        self.counts: dict[str, int] = {}
+        self.taken: set[str] = set()
+
+    @property
+    def inputs(self) -> list[Value]:
+        """The placeholders in the order the generated forward takes them."""
+        return self.arg_values + self.captured_values
+
+    def unique(self, base: str) -> str:
+        """A distinct snake-case name (``add``, ``add_1``...)."""
+        base = re.sub(r"\W", "_", base).strip("_").lower() or "v"
+        if base[0].isdigit():
+            base = "p" + base
+        name, n = base, self.counts.get(base, 0)
+        while name in self.taken:
+            n += 1
+            name = f"{base}_{n}"
+        self.counts[base] = n
+        self.taken.add(name)
+        return name
+
+
+def _function_name(func: Callable[..., Any]) -> str:
+    op = getattr(func, "op", None)
+    if op is not None:
+        return op.name
+    return getattr(func, "__name__", type(func).__name__)
+
+
+class _Recorder(TorchFunctionMode):
+    """Records each op-table call on tensors into ``lowered.graph``."""
+
+    def __init__(self, lowered: Lowered, names: dict[int, str]) -> None:
+        super().__init__()
+        self.lowered = lowered
+        self.values: dict[int, Value] = {}
+        self.keep: list[Any] = []  # (the tensors seen, so that their ids stay theirs)
+        self.param_names = names
+
+    def bind(self, tensor: Tensor, value: Value) -> None:
+        self.values[id(tensor)] = value
+        self.keep.append(tensor)
+
+    def value_of(self, tensor: Tensor) -> Value:
+        value = self.values.get(id(tensor))
+        if value is not None:
+            return value
+        if tensor.grad_fn is not None:
+            raise Unsupported("a tensor computed outside the traced program's ops")
+        lowered = self.lowered
+        name = lowered.unique(self.param_names.get(id(tensor), "constant"))
+        value = lowered.graph.placeholder(tensor.shape, tensor.dtype, name=name)
+        lowered.names[value] = name
+        lowered.captured.append(tensor)
+        lowered.captured_values.append(value)
+        self.bind(tensor, value)
+        return value
+
+    def convert(self, arg: Any) -> Any:
+        if isinstance(arg, Tensor):
+            return self.value_of(arg)
+        if isinstance(arg, tuple | list):
+            return type(arg)(self.convert(a) for a in arg)
+        if isinstance(arg, dict | set | slice):
+            if any(isinstance(a, Tensor) for a in _flat(arg)):
+                raise Unsupported("tensors inside a dict, set or slice argument")
+        return arg
+
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: tuple,
+        args: tuple = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        kwargs = kwargs or {}
+        name = _function_name(func)
+        if name in _READS_VALUES:
+            raise Unsupported(f"'{name}' reads a tensor's values into Python")
+        if name in _DATA_DEPENDENT_SHAPE or _bool_index(name, args):
+            raise Unsupported(f"'{name}' gives a result whose shape depends on the values")
+        if _RANDOM.search(name):
+            raise Unsupported(f"'{name}' draws random numbers")
+        if (name.endswith("_") and not name.endswith("__")) or name.startswith("__i"):
+            raise Unsupported(f"'{name}' writes into a tensor")
+        if "out" in kwargs and kwargs["out"] is not None or kwargs.get("inplace"):
+            raise Unsupported(f"'{name}' writes into a tensor (out= or inplace=True)")
+        if name == "__setitem__":
+            raise Unsupported("'__setitem__' writes into a tensor")
+        op = getattr(func, "op", None)
+        if op is None:
+            with self:
+                return getattr(func, "__wrapped__", func)(*args, **kwargs)
+        result = func(*args, **kwargs)
+        if not any(isinstance(a, Tensor) for a in _flat((args, kwargs))):
+            raise Unsupported(f"'{name}' makes a tensor from Python values only")
+        node = self.lowered.graph.call(
+            func,
+            tuple(self.convert(a) for a in args),
+            {k: self.convert(v) for k, v in kwargs.items()},
+            name=self.lowered.unique(name),
+        )
+        results = result if isinstance(result, tuple | list) else (result,)
+        if len(results) != len(node.outputs):
+            raise Unsupported(f"'{name}' gives {len(results)} results, its node has more")
+        for tensor, value in zip(results, node.outputs, strict=True):
+            if not isinstance(tensor, Tensor):
+                raise Unsupported(f"'{name}' returned a {type(tensor).__name__}")
+            self.bind(tensor, value)
+            self.lowered.names[value] = node.name
+        return result
+
+
+def _bool_index(name: str, args: tuple) -> bool:
+    """Whether an indexing call selects with a boolean mask (a value-dependent shape)."""
+    if "index" not in name and "getitem" not in name:
+        return False
+    return any(
+        isinstance(a, Tensor) and a.dtype.np.kind in "bu" and a.dtype.itemsize == 1
+        for a in _flat(args[1:])
+    )
+
+
+def _flat(obj: Any) -> list[Any]:
+    found: list[Any] = []
+    stack = [obj]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, tuple | list | set):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, slice):
+            stack.extend((item.start, item.stop, item.step))
+        else:
+            found.append(item)
+    return found
+
+
+def _structure(result: Any, recorder: _Recorder, lowered: Lowered) -> Any:
+    """The result's structure with leaf numbers in place of its leaves (tuples and lists
+    kept), its leaves appended to ``lowered.leaves``."""
+    if isinstance(result, tuple | list):
+        return type(result)(_structure(r, recorder, lowered) for r in result)
+    if isinstance(result, Tensor):
+        value = recorder.values.get(id(result))
+        if value is None:
+            if result.grad_fn is None:
+                raise Unsupported("an output that is not computed by the program")
+            raise Unsupported("an output computed outside the traced program's ops")
+        if value.node.kind == "placeholder" or _aliases_input(value):
+            raise Unsupported("an output that is an input or a view of one")
+        lowered.leaves.append(value)
+        return len(lowered.leaves) - 1
+    if isinstance(result, dict | set):
+        raise Unsupported(f"a {type(result).__name__} output")
+    lowered.leaves.append(result)
+    return len(lowered.leaves) - 1
+
+
+def _aliases_input(value: Value) -> bool:
+    """Whether ``value`` is a view (through view ops only) of a placeholder."""
+    node = value.node
+    while node.kind == "call" and node.op is not None and node.op.view:
+        source = node.op.bind(node.args, node.kwargs)[node.op.input_pos[0]]
+        if not isinstance(source, Value):
+            return False
+        node = source.node
+    return node.kind == "placeholder" and node is not value.node
+
+
+def lower(
+    program: Callable[..., Any],
+    args: tuple,
+    kwargs: dict[str, Any],
+    arg_names: list[str],
+    param_names: dict[int, str],
+) -> tuple[Lowered, Any]:
+    """Run ``program`` once on the arguments, recording its ops: the IR and the result.
+    ``arg_names`` names the positional parameters, ``param_names`` captured tensors (by id).
+    Raises :class:`Unsupported` for what the IR cannot express."""
+    lowered = Lowered()
+    recorder = _Recorder(lowered, param_names)
+    positions: list[Any] = list(range(len(args))) + sorted(kwargs)
+    for position in positions:
+        arg = args[position] if isinstance(position, int) else kwargs[position]
+        if not isinstance(arg, Tensor):
+            continue
+        if id(arg) in recorder.values:
+            raise Unsupported("the same tensor passed twice")
+        if isinstance(position, int):
+            base = arg_names[position] if position < len(arg_names) else f"arg{position}"
+        else:
+            base = position
+        name = lowered.unique(base)
+        value = lowered.graph.placeholder(arg.shape, arg.dtype, name=name)
+        lowered.names[value] = name
+        lowered.arg_values.append(value)
+        lowered.arg_positions.append(position)
+        recorder.bind(arg, value)
+    with recorder:
+        result = program(*args, **kwargs)
+    lowered.structure = _structure(result, recorder, lowered)
+    return lowered, result

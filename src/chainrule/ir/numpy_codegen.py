@@ -1,0 +1,358 @@
+"""The graph as a NumPy function: generated source that runs without tensors or autograd.
+
+:func:`numpy_function` writes one line per node of the part of a graph that computes
+``outputs`` from ``inputs`` (any values of the graph: a backward function starts from
+values the forward saved), compiles it and returns it with its source::
+
+    def forward(w, x):
+        add = w + x
+        add_1 = w + 1
+        mul = add * add_1
+        return (mul, add, add_1)
+
+A node is written as the op table runs it eagerly, so the result is the same array:
+
+* ``add``, ``sub``, ``mul`` and ``neg`` of operands of one float dtype as operators (their
+  kernels are exactly these operators);
+* any other op of the table whose tensor operands share one float32/float64 dtype as a call
+  of its NumPy kernel, ``kernels.<name>(...)`` (the dispatch would neither promote nor
+  convert anything: the kernel sees the same arrays as in eager mode);
+* the engine's plumbing (``ir.helpers``) and derivative formulas the graph could not trace
+  (``ir.backward.DerivativeRunner``) as calls of their array versions;
+* everything else (half precision, mixed dtypes, functions outside the op table) through
+  the public function on tensors made of the arrays (``call_<name>(...)``), slower but the
+  same as eager by construction.
+
+A 0-d result is kept as a 0-d array (NumPy's operators give scalars), as the kernels
+expect what the dispatch hands them.
+"""
+
+from __future__ import annotations
+
+import inspect
+import keyword
+import re
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+from .._dtype import float32, float64
+from .._tensor import Tensor, wrap
+from ..autograd.engine import sum_to_shape
+from ..ops import _opnode
+from .backward import DerivativeRunner
+from .graph import Graph, Node, Value
+from .helpers import cast, expand_like, identity, sum_to, sum_to_like
+from .interpreter import needed_nodes
+
+__all__ = ["NumpyFunction", "numpy_function", "default_names", "emitted_as"]
+
+_INFIX = {"add": "+", "sub": "-", "mul": "*"}
+_PLAIN_DTYPES = (float32, float64)
+
+
+class NumpyFunction:
+    """A generated function: ``fn(*input_arrays)`` returns the tuple of output arrays;
+    ``source`` is its code, ``namespace`` what the code reads besides its parameters."""
+
+    __slots__ = ("fn", "source", "namespace", "name")
+
+    def __init__(
+        self, fn: Callable[..., tuple], source: str, namespace: dict[str, Any], name: str
+    ) -> None:
+        self.fn = fn
+        self.source = source
+        self.namespace = namespace
+        self.name = name
+
+    def __call__(self, *arrays: Any) -> tuple:
+        return self.fn(*arrays)
+
+    def __repr__(self) -> str:
+        return f"<NumpyFunction {self.name}>"
+
+
+def _identifier(text: str) -> str:
+    name = re.sub(r"\W", "_", text).strip("_") or "v"
+    name = re.sub(r"_+", "_", name)
+    if name[0].isdigit() or keyword.iskeyword(name):
+        name = "v_" + name
+    return name
+
+
+def default_names(nodes: Sequence[Node]) -> dict[Value, str]:
+    """Readable identifiers for the nodes' outputs: the node name in snake case
+    (``gradients/Mul_grad/Mul`` -> ``gradients_mul_grad_mul``), made distinct."""
+    names: dict[Value, str] = {}
+    taken: set[str] = set()
+    for node in nodes:
+        for value in node.outputs:
+            base = _identifier(value.name).lower()
+            name, n = base, 1
+            while name in taken:
+                name = f"{base}_{n}"
+                n += 1
+            taken.add(name)
+            names[value] = name
+    return names
+
+
+def _plain(node: Node) -> bool:
+    """Whether the op's kernel sees the same arrays here as in eager mode: its tensor
+    operands share one float32/float64 dtype and its numbers are plain ints and floats."""
+    op = node.op
+    if op is None or op.multi_output:
+        return False
+    bound = op.bind(node.args, node.kwargs)
+    dtype = None
+    for p in op.input_pos:
+        arg = bound[p]
+        if isinstance(arg, Value):
+            if dtype is None:
+                dtype = arg.dtype
+            elif arg.dtype is not dtype:
+                return False
+        elif arg is not None and type(arg) not in (int, float):
+            return False
+    if dtype not in _PLAIN_DTYPES:
+        return False
+    return all(
+        v.dtype is dtype or not (v.dtype.is_floating_point or v.dtype.is_complex)
+        for v in node.inputs
+    )
+
+
+def emitted_as(node: Node) -> str:
+    """How :func:`numpy_function` writes ``node``: ``"operator"``, ``"kernel"``,
+    ``"helper"`` or ``"tensor call"`` (see the module's docstring)."""
+    if node.target in _HELPERS or isinstance(node.target, DerivativeRunner):
+        return "helper"
+    if _plain(node):
+        op = node.op
+        bound = op.bind(node.args, node.kwargs)
+        if op.name in _INFIX and len(bound) == 2 or op.name == "neg":
+            return "operator"
+        return "kernel"
+    return "tensor call"
+
+
+class _Writer:
+    """Builds the source and the namespace it reads."""
+
+    def __init__(self, names: dict[Value, str]) -> None:
+        self.names = names
+        self.kernels: dict[str, Callable[..., Any]] = {}
+        self.namespace: dict[str, Any] = {
+            "np": np,
+            "_asarray": np.asarray,
+            "_sum_to": _sum_to,
+            "_sum_to_like": _sum_to_like,
+            "_expand_like": _expand_like,
+            "_cast": _cast,
+        }
+        self.lines: list[str] = []
+        # Ids of 0-d values an operator computed: NumPy scalars, made 0-d arrays where a
+        # kernel or the caller reads them (the dispatch hands kernels arrays).
+        self.scalars: set[int] = set()
+
+    def global_name(self, base: str, obj: Any) -> str:
+        """A namespace name for ``obj`` (``base``, or ``base_2``... when taken by another)."""
+        name, n = _identifier(base), 2
+        while name in self.namespace and self.namespace[name] is not obj:
+            name = f"{_identifier(base)}_{n}"
+            n += 1
+        self.namespace[name] = obj
+        return name
+
+    def kernel(self, op: Any) -> str:
+        name, n = op.name, 2
+        while name in self.kernels and self.kernels[name] is not op.forward:
+            name = f"{op.name}_{n}"
+            n += 1
+        self.kernels[name] = op.forward
+        return f"kernels.{name}"
+
+    def argument(self, arg: Any, scalar_ok: bool = False) -> str:
+        if isinstance(arg, Value):
+            name = self.names[arg]
+            if not scalar_ok and id(arg) in self.scalars:
+                return f"_asarray({name})"
+            return name
+        if isinstance(arg, tuple | list):
+            inner = ", ".join(self.argument(a) for a in arg)
+            if isinstance(arg, tuple):
+                return f"({inner},)" if len(arg) == 1 else f"({inner})"
+            return f"[{inner}]"
+        if arg is None or type(arg) in (int, float, bool, str):
+            return repr(arg)
+        if isinstance(arg, float | int) and not isinstance(arg, np.generic):
+            return repr(arg)
+        return self.global_name(f"const_{type(arg).__name__.lower()}", arg)
+
+
+def _sum_to(grad: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    return np.asarray(sum_to_shape(np.asarray(grad), shape))
+
+
+def _sum_to_like(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
+    if grad.shape == like.shape:
+        return grad
+    return np.asarray(sum_to_shape(np.asarray(grad), like.shape))
+
+
+def _expand_like(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
+    return np.array(np.broadcast_to(grad, like.shape))
+
+
+def _cast(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if value.dtype.kind == "c" and dtype.kind != "c":
+        value = value.real
+    return np.asarray(value).astype(dtype)
+
+
+_HELPERS = {identity, sum_to, sum_to_like, expand_like, cast}
+
+
+def _tensor_call(target: Callable[..., Any]) -> Callable[..., Any]:
+    """``target`` (a function over tensors) as a function over arrays."""
+
+    def as_tensor(arg: Any) -> Any:
+        if isinstance(arg, np.ndarray | np.generic):
+            return wrap(np.asarray(arg))
+        if isinstance(arg, tuple | list):
+            return type(arg)(as_tensor(a) for a in arg)
+        return arg
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        out = target(*(as_tensor(a) for a in args), **{k: as_tensor(v) for k, v in kwargs.items()})
+        if isinstance(out, Tensor):
+            return out._data
+        return tuple(o._data if isinstance(o, Tensor) else o for o in out)
+
+    call.__name__ = getattr(target, "__name__", "call")
+    return call
+
+
+def _array_derivative(runner: DerivativeRunner) -> Callable[..., Any]:
+    """A derivative formula the graph could not trace, on arrays (the eager fast path's
+    namespace of helpers)."""
+    op = runner.forward_op
+    derivative = runner.derivative
+
+    def run(grad: Any, result: Any, *bound: Any) -> Any:
+        env = list(bound) + [result]
+        env += [tuple(getattr(bound[p], "shape", ())) for p in op.input_pos]
+        env += [None] * op.n_inputs
+        out = derivative.fn(_opnode.NUMPY_NS, grad, *(env[i] for i in derivative.arg_index))
+        return np.asarray(out)
+
+    return run
+
+
+def _keyword_only(forward: Callable[..., Any]) -> set[str]:
+    try:
+        parameters = inspect.signature(forward).parameters.values()
+    except (TypeError, ValueError):
+        return set()
+    return {p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def _call_text(writer: _Writer, node: Node) -> str:
+    """The expression computing ``node``'s output(s)."""
+    target = node.target
+    arg = writer.argument
+    if target is identity:
+        return arg(node.args[0])
+    if target is sum_to:
+        return f"_sum_to({arg(node.args[0])}, {tuple(node.args[1])!r})"
+    if target is sum_to_like:
+        return f"_sum_to_like({arg(node.args[0])}, {arg(node.args[1])})"
+    if target is expand_like:
+        return f"_expand_like({arg(node.args[0])}, {arg(node.args[1])})"
+    if target is cast:
+        dtype = np.dtype(node.args[1].np)
+        text = (
+            f"np.{dtype.name}" if hasattr(np, dtype.name) else writer.global_name(dtype.name, dtype)
+        )
+        return f"_cast({arg(node.args[0])}, {text})"
+    if isinstance(target, DerivativeRunner):
+        fn = writer.global_name(f"derivative_{target.__name__}", _array_derivative(target))
+        return f"{fn}({', '.join(arg(a) for a in node.args)})"
+    if _plain(node):
+        op = node.op
+        bound = list(op.bind(node.args, node.kwargs))
+        if op.name in _INFIX and len(bound) == 2:
+            left, right = writer.argument(bound[0], True), writer.argument(bound[1], True)
+            return f"{left} {_INFIX[op.name]} {right}"
+        if op.name == "neg":
+            return f"-{writer.argument(bound[0], True)}"
+        names = list(inspect.signature(op.forward).parameters)
+        keyword_only = _keyword_only(op.forward)
+        while bound and bound[-1] is op.defaults[len(bound) - 1]:
+            bound.pop()
+        texts = []
+        for i, value in enumerate(bound):
+            if i < len(names) and names[i] in keyword_only:
+                texts.append(f"{names[i]}={arg(value)}")
+            else:
+                texts.append(arg(value))
+        return f"{writer.kernel(op)}({', '.join(texts)})"
+    name = getattr(target, "__name__", "fn")
+    fn = writer.global_name(f"call_{name}", _tensor_call(target))
+    texts = [arg(a) for a in node.args] + [f"{k}={arg(v)}" for k, v in node.kwargs.items()]
+    return f"{fn}({', '.join(texts)})"
+
+
+def numpy_function(
+    graph: Graph,
+    inputs: Sequence[Value],
+    outputs: Sequence[Value],
+    name: str = "forward",
+    names: dict[Value, str] | None = None,
+    comments: dict[Value, str] | None = None,
+) -> NumpyFunction:
+    """Generate and compile ``name(*inputs) -> tuple(outputs)`` over NumPy arrays.
+
+    ``inputs`` may be any values of ``graph`` (nothing upstream of them runs); ``names``
+    gives identifiers for values (by default :func:`default_names`); ``comments`` a comment
+    for a value's line. Raises ``ValueError`` when an output needs a placeholder that is not
+    among ``inputs``."""
+    nodes = needed_nodes(graph, list(outputs), list(inputs))
+    all_names = default_names([v.node for v in inputs] + nodes)
+    if names:
+        all_names.update(names)
+    writer = _Writer(all_names)
+    given = {id(v) for v in inputs}
+    params = ", ".join(all_names[v] for v in inputs)
+    lines = [f"def {name}({params}):"]
+    for node in nodes:
+        if all(id(v) in given for v in node.outputs):
+            continue
+        if node.kind in ("placeholder", "variable"):
+            raise ValueError(f"{node.name!r} is needed but not among the inputs")
+        targets = ", ".join(all_names[v] for v in node.outputs)
+        if node.kind == "constant":
+            ref = writer.global_name(f"const_{all_names[node.outputs[0]]}", node.value)
+            lines.append(f"    {targets} = {ref}")
+            continue
+        if node.kind != "call":
+            raise ValueError(f"a {node.kind} node cannot be generated as NumPy code")
+        text = _call_text(writer, node)
+        if len(node.outputs) == 1 and node.outputs[0].shape == ():
+            if emitted_as(node) == "operator":
+                writer.scalars.add(id(node.outputs[0]))
+            elif node.target is not identity:
+                text = f"_asarray({text})"
+            elif id(node.args[0]) in writer.scalars:
+                writer.scalars.add(id(node.outputs[0]))
+        note = comments.get(node.outputs[0]) if comments and node.outputs else None
+        lines.append(f"    {targets} = {text}" + (f"  # {note}" if note else ""))
+    returned = ", ".join(writer.argument(v) for v in outputs)
+    lines.append(f"    return ({returned},)" if len(outputs) == 1 else f"    return ({returned})")
+    source = "\n".join(lines) + "\n"
+    writer.namespace["kernels"] = SimpleNamespace(**writer.kernels)
+    namespace = dict(writer.namespace)
+    exec(compile(source, f"<chainrule.ir generated {name}>", "exec"), namespace)
+    return NumpyFunction(namespace[name], source, writer.namespace, name)
