@@ -132,7 +132,7 @@ def lu_factor_arrays(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     rows = np.arange(count)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         for j in range(k):
-            p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+            p = j + np.argmax(_pivot_size(lu[:, j:, j]), axis=1)
             pivots[:, j] = p + 1
             row_j = lu[rows, j, :].copy()
             lu[rows, j, :] = lu[rows, p, :]
@@ -144,6 +144,14 @@ def lu_factor_arrays(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
             lu[:, j + 1:, j] = lu[:, j + 1:, j] / scale
             lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j:j + 1] * lu[:, j:j + 1, j + 1:]
     return (lu.reshape(*batch, m, n), pivots.reshape(*batch, k), info.reshape(batch))
+
+
+def _pivot_size(column: np.ndarray) -> np.ndarray:
+    """The size LAPACK's pivoting compares (``i?amax``): ``|re| + |im|`` for complex values,
+    not the modulus."""
+    if column.dtype.kind == "c":
+        return np.abs(column.real) + np.abs(column.imag)
+    return np.abs(column)
 
 
 def _inverse_and_info(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -317,7 +325,7 @@ def _mH(ops: Any, x: Any) -> Any:
 # ----------------------------------------------------------------------------------------------
 # Determinants
 
-@op("LinalgDetBackward0", inputs=("A",))
+@op("LinalgDetBackward0", inputs=("A",), complex_ok=True)
 def _linalg_det(A):
     if A.shape[-1] == 0:
         return np.ones(A.shape[:-2], dtype=A.dtype)
@@ -402,7 +410,7 @@ def _array_dtype(x: Any) -> np.dtype:
     return _data(x).dtype
 
 
-@op("LinalgSlogdetBackward0", inputs=("A",), num_outputs=2)
+@op("LinalgSlogdetBackward0", inputs=("A",), num_outputs=2, complex_ok=True)
 def _linalg_slogdet(A):
     if A.shape[-1] == 0:
         return np.ones(A.shape[:-2], dtype=A.dtype), np.zeros(A.shape[:-2], dtype=A.dtype)
@@ -415,9 +423,14 @@ def _linalg_slogdet(A):
 
 
 @_linalg_slogdet.derivative("A")
-def _(ops, grads, A):
-    # Real matrices: the sign has no gradient; d logabsdet = A^{-H}.
+def _(ops, grads, A, result):
+    # d logabsdet = A^{-H}. A real matrix's sign has no gradient; a complex one's, e^{i theta},
+    # adds i Im(g_sign conj(sign)) to the gradient of log det (PyTorch's slogdet_backward).
     g = grads[1]
+    if _array_dtype(A).kind == "c":
+        g_sign = grads[0]
+        if np.any(_data(g_sign)):
+            g = g + ops.imag(g_sign * ops.conj(result)) * 1j
     n = A.shape[-1]
     d = ops.unsqueeze(ops.unsqueeze(g, -1), -1) * _eye_for(ops, _data_like(A, g), n)
     return ops.solve(_mH(ops, A), d)
@@ -434,7 +447,7 @@ def _data_like(A: Any, g: Any) -> Any:
 # return the differentiable result and ``info`` is read from it (a NaN inverse or solution, a
 # non-positive diagonal of the Cholesky factor) and the input.
 
-@op("LinalgInvExBackward0", inputs=("A",))
+@op("LinalgInvExBackward0", inputs=("A",), complex_ok=True)
 def _linalg_inv_ex(A):
     return _column_major(_inverse_and_info(A)[0])
 
@@ -467,7 +480,7 @@ def _(ops, gI, result):
     return -ops.matmul(inv_h, ops.matmul(gI, inv_h))
 
 
-@op("LinalgSolveExBackward0", inputs=("A", "B"))
+@op("LinalgSolveExBackward0", inputs=("A", "B"), complex_ok=True)
 def _linalg_solve_ex(A, B, left=True):
     return _solve_arrays(A, B, left)[0]
 
@@ -490,7 +503,7 @@ def _(ops, g, A, left):
     return _solve_grad_B(ops, g, A, left)
 
 
-@op("LinalgSolveTriangularBackward0", inputs=("self", "B"))
+@op("LinalgSolveTriangularBackward0", inputs=("self", "B"), complex_ok=True)
 def _linalg_solve_triangular(self, B, upper, left=True, unitriangular=False):
     return _triangular_arrays(self, B, upper, left, unitriangular)
 
@@ -508,7 +521,7 @@ def _(ops, grad, self, upper, left, unitriangular):
     return ops.solve_triangular(_mH(ops, self), grad, not upper, left, unitriangular)
 
 
-@op("LinalgCholeskyExBackward0")
+@op("LinalgCholeskyExBackward0", complex_ok=True)
 def _linalg_cholesky_ex(self, upper=False):
     return _cholesky_arrays(self, upper)[0]
 
@@ -530,7 +543,7 @@ def _(ops, gL, upper, result):
 # ----------------------------------------------------------------------------------------------
 # Eigenvalues, SVD, QR
 
-@op("LinalgEighBackward0", inputs=("A",), num_outputs=2)
+@op("LinalgEighBackward0", inputs=("A",), num_outputs=2, complex_ok=True)
 def _linalg_eigh(A, UPLO="L"):
     if A.shape[-1] == 0:
         return (np.zeros(A.shape[:-1], dtype=np.real(A).dtype), np.array(A, copy=True))
@@ -549,6 +562,11 @@ def _(ops, grads, A, UPLO):
     if not np.any(_data(gV)):
         return ops.matmul(V * ops.unsqueeze(gL, -2), _mH(ops, V))
     VhgV = ops.matmul(_mH(ops, V), gV)
+    if _array_dtype(V).kind == "c" and not np.allclose(_imag_diagonal(VhgV), 0, 1e-2, 1e-2):
+        raise RuntimeError(
+            "linalg_eigh_backward: The eigenvectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this "
+            "quantity, so it is ill-defined.")
     VhgV = ops.mul(VhgV - _mH(ops, VhgV), 0.5)
     n = L.shape[-1]
     eye = _eye_for(ops, _data_like(V, L), n)
@@ -559,7 +577,7 @@ def _(ops, grads, A, UPLO):
     return ops.matmul(V, ops.matmul(gA, _mH(ops, V)))
 
 
-@op("LinalgSvdBackward0", inputs=("A",), num_outputs=3)
+@op("LinalgSvdBackward0", inputs=("A",), num_outputs=3, complex_ok=True)
 def _linalg_svd(A, full_matrices=True):
     m, n = A.shape[-2:]
     real = np.real(A).dtype
@@ -608,6 +626,10 @@ def _(ops, grads, A, full_matrices):
         else:
             gA = ops.unsqueeze(S, -1) * (VhgV / E)
         gA = gA + ops.diag_embed(gS)
+        if _array_dtype(A).kind == "c":
+            _check_svd_phase(UhgU if has_u else None, VhgV if has_v else None)
+            if has_u:  # (+ i Im(diag(U^H gU)) / S: the skew part's diagonal is 2i Im(...))
+                gA = gA + ops.diag_embed(ops.imag(ops.diagonal(UhgU, 0, -2, -1)) / (S * 2) * 1j)
         if m > n and has_u:
             gA = ops.matmul(U, gA)
             gUSinv = gU / ops.unsqueeze(S, -2)
@@ -623,7 +645,29 @@ def _(ops, grads, A, full_matrices):
     return ops.matmul(ops.matmul(U, gA), Vh)
 
 
-@op("LinalgQrBackward0", inputs=("A",), num_outputs=2)
+def _check_svd_phase(UhgU: Any, VhgV: Any) -> None:
+    """PyTorch's refusal of a loss that depends on the phases of complex singular vectors:
+    the imaginary parts of the diagonals of ``skew(U^H gU)`` and ``-skew(V^H gV)`` differ
+    (a missing gradient counts as zeros)."""
+    u_side = _imag_diagonal(UhgU)
+    v_side = _imag_diagonal(VhgV)
+    if u_side is None:
+        u_side = np.zeros_like(v_side)
+    v_side = np.zeros_like(u_side) if v_side is None else -v_side
+    if not np.allclose(u_side, v_side, rtol=1e-2, atol=1e-2):
+        raise RuntimeError(
+            "svd_backward: The singular vectors in the complex case are specified up to "
+            "multiplication by e^{i phi}. The specified loss function depends on this phase "
+            "term, making it ill-defined.")
+
+
+def _imag_diagonal(X: Any) -> np.ndarray | None:
+    if X is None:
+        return None
+    return np.imag(np.diagonal(_data(X), axis1=-2, axis2=-1))
+
+
+@op("LinalgQrBackward0", inputs=("A",), num_outputs=2, complex_ok=True)
 def _linalg_qr(A, mode="reduced"):
     m, n = A.shape[-2:]
     if A.size == 0:
@@ -671,7 +715,11 @@ def _(ops, grads, A, mode):
         if has_q:
             gA = gA + gQ
         return ops.solve_triangular(_mH(ops, R), gA, False, False, False)
-    skew = ops.tril(-gA - _mH(ops, -gA))
+    # The lower triangle of the skew-Hermitian -gA + gA^H, its diagonal (2i Im, zero for real
+    # matrices) halved.
+    skew = ops.tril(_mH(ops, gA) - gA)
+    eye = _eye_for(ops, _data_like(Q, skew), m)
+    skew = skew - ops.mul(skew * eye, 0.5)
     gA = ops.matmul(Q, skew)
     gA = ops.solve_triangular(_mH(ops, ops.narrow(R, -1, 0, m)), gA, False, False, False)
     zeros = ops.zeros_like(ops.narrow(R, -1, 0, n - m))
@@ -697,7 +745,7 @@ def _tolerances(A: np.ndarray, atol: Any, rtol: Any) -> tuple[np.ndarray, np.nda
     return atol_a, np.where(atol_a > 0, 0.0, default)
 
 
-@op("LinalgPinvBackward0", tensor_params=("atol", "rtol"))
+@op("LinalgPinvBackward0", tensor_params=("atol", "rtol"), complex_ok=True)
 def _linalg_pinv(self, atol=None, rtol=None, hermitian=False):
     m, n = self.shape[-2:]
     if self.size == 0:
@@ -740,7 +788,7 @@ def _pinv_backward(ops: Any, grad: Any, pinvA: Any, A: Any) -> Any:
             - ops.matmul(ops.matmul(pinvAhK, pinvA), A))
 
 
-@op("LinalgMatrixExpBackward0")
+@op("LinalgMatrixExpBackward0", complex_ok=True)
 def _linalg_matrix_exp(self):
     return _matrix_exp_arrays(self)
 
@@ -756,7 +804,7 @@ def _(ops, grad, self):
     return ops.narrow(ops.narrow(big, -2, 0, n), -1, n, n)
 
 
-@op("LinalgCrossBackward0", inputs=("self", "other"), half_native=True)
+@op("LinalgCrossBackward0", inputs=("self", "other"), half_native=True, complex_ok=True)
 def _linalg_cross(self, other, dim=-1):
     return np.ascontiguousarray(np.cross(self, other, axis=dim), dtype=np.result_type(self, other))
 
@@ -813,7 +861,7 @@ def _lstsq_arrays(A: np.ndarray, B: np.ndarray, rcond: Any, driver: str
     return X, residuals, rank_out, svals_out
 
 
-@op("LinalgLstsqBackward0", inputs=("self", "b"), num_outputs=2)
+@op("LinalgLstsqBackward0", inputs=("self", "b"), num_outputs=2, complex_ok=True)
 def _linalg_lstsq(self, b, rcond=None, driver="gelsy"):
     X, residuals, _, _ = _lstsq_arrays(self, b, rcond, driver)
     return X, residuals
@@ -928,15 +976,15 @@ def _householder_arrays(A: np.ndarray, tau: np.ndarray) -> np.ndarray:
 def _householder_grads(ops: Any, grad: Any, A: Any, tau: Any) -> tuple[Any, Any]:
     """Gradients of the product of reflectors in A and tau, through the chain
     ``Q = H_1 ... H_k``: ``gH_i = (H_1..H_{i-1})^H G (H_{i+1}..H_k)^H`` with G the gradient
-    padded to m columns, then ``H_i = I - tau_i v_i v_i^T``."""
+    padded to m columns, then through ``H_i = I - tau_i v_i v_i^H``: ``g_tau_i = -v_i^H gH_i v_i``
+    and ``g_v_i = -(conj(tau_i) gH_i + tau_i gH_i^H) v_i``."""
     m, n = A.shape[-2], A.shape[-1]
     k = tau.shape[-1]
     eye_m = _constant(A, np.eye(m, dtype=_array_dtype(A)))
     V = ops.tril(A, -1) + _constant(A, np.eye(m, n, dtype=_array_dtype(A)))
     vs = [ops.narrow(V, -1, i, 1) for i in range(k)]
     taus = [ops.unsqueeze(ops.narrow(tau, -1, i, 1), -1) for i in range(k)]
-    H = [eye_m - t * ops.matmul(v, ops.transpose(v, -2, -1)) for v, t in zip(vs, taus,
-                                                                               strict=True)]
+    H = [eye_m - t * ops.matmul(v, _mH(ops, v)) for v, t in zip(vs, taus, strict=True)]
     if m > n:
         pad = ops.zeros_like(ops.narrow(ops.narrow(H[0], -1, 0, m - n), -2, 0, m))
         G = ops.cat([grad, pad + ops.zeros_like(ops.narrow(grad, -1, 0, 1))], -1)
@@ -951,11 +999,10 @@ def _householder_grads(ops: Any, grad: Any, A: Any, tau: Any) -> tuple[Any, Any]
     suffix.reverse()
     v_grads, tau_grads = [], []
     for i in range(k):
-        gH = ops.matmul(ops.matmul(ops.transpose(prefix[i], -2, -1), G),
-                        ops.transpose(suffix[i], -2, -1))
+        gH = ops.matmul(ops.matmul(_mH(ops, prefix[i]), G), _mH(ops, suffix[i]))
         v = vs[i]
-        tau_grads.append(-ops.sum(v * ops.matmul(gH, v), (-2, -1), False))
-        v_grads.append(-taus[i] * ops.matmul(gH + ops.transpose(gH, -2, -1), v))
+        tau_grads.append(-ops.sum(ops.conj(v) * ops.matmul(gH, v), (-2, -1), False))
+        v_grads.append(-ops.matmul(ops.conj(taus[i]) * gH + taus[i] * _mH(ops, gH), v))
     if n > k:
         v_grads.append(ops.zeros_like(ops.narrow(A, -1, k, n - k)))
     A_grad = ops.tril(ops.cat(v_grads, -1), -1) if v_grads else ops.zeros_like(A)
@@ -963,7 +1010,7 @@ def _householder_grads(ops: Any, grad: Any, A: Any, tau: Any) -> tuple[Any, Any]
     return A_grad, tau_grad
 
 
-@op("LinalgHouseholderProductBackward0", inputs=("input", "tau"))
+@op("LinalgHouseholderProductBackward0", inputs=("input", "tau"), complex_ok=True)
 def _linalg_householder_product(input, tau):  # noqa: A002 - PyTorch's name
     return _householder_arrays(input, tau)
 
@@ -1234,7 +1281,7 @@ def _lu_backward(ops: Any, L_grad: Any, U_grad: Any, P: Any, L: Any, U: Any) -> 
     return ops.matmul(P, A_grad)
 
 
-@op("LinalgLuFactorExBackward0", inputs=("A",), tensor_params=("pivots",))
+@op("LinalgLuFactorExBackward0", inputs=("A",), tensor_params=("pivots",), complex_ok=True)
 def _linalg_lu_factor_ex(A, pivots):
     """The packed LU (the public function computed ``pivots`` from the same factorisation)."""
     return _column_major(lu_factor_arrays(A)[0])
@@ -1248,7 +1295,7 @@ def _(ops, grad, pivots, result):
     return _lu_backward(ops, ops.narrow(grad, -1, 0, k), ops.narrow(grad, -2, 0, k), P, L, U)
 
 
-@op("LinalgLuBackward0", inputs=("A",), num_outputs=2)
+@op("LinalgLuBackward0", inputs=("A",), num_outputs=2, complex_ok=True)
 def _linalg_lu(A, pivot=True):
     LU, pivots, _ = lu_factor_arrays(A)
     _, L, U = lu_unpack_arrays(LU, pivots)
@@ -1291,7 +1338,7 @@ def _lu_solve_left(P: np.ndarray, L: np.ndarray, U: np.ndarray, rhs: np.ndarray,
     return P @ y
 
 
-@op("LinalgLuSolveBackward0", inputs=("LU", "B"), tensor_params=("pivots",))
+@op("LinalgLuSolveBackward0", inputs=("LU", "B"), tensor_params=("pivots",), complex_ok=True)
 def _linalg_lu_solve(LU, pivots, B, left=True, adjoint=False):
     return _lu_solve_arrays(LU, pivots, B, left, adjoint)
 
@@ -2141,7 +2188,7 @@ def _cholesky_solve_arrays(B: np.ndarray, L: np.ndarray, upper: bool) -> np.ndar
     return _column_major(X)
 
 
-@op("CholeskySolveBackward0", inputs=("self", "input2"))
+@op("CholeskySolveBackward0", inputs=("self", "input2"), complex_ok=True)
 def _cholesky_solve(self, input2, upper=False):
     return _cholesky_solve_arrays(self, input2, upper)
 
@@ -2182,7 +2229,7 @@ def cholesky_solve(input: Tensor, input2: Tensor, upper: bool = False) -> Tensor
     return _cholesky_solve(input, input2, bool(upper))
 
 
-@op("CholeskyInverseBackward0")
+@op("CholeskyInverseBackward0", complex_ok=True)
 def _cholesky_inverse(self, upper=False):
     A = (np.conj(_mT(self)) @ self) if upper else (self @ np.conj(_mT(self)))
     return _column_major(np.linalg.inv(A))
@@ -2263,7 +2310,8 @@ def lu_solve(input: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:  # no
     return linalg_lu_solve(LU_data, LU_pivots, input)
 
 
-@op("LuUnpackBackward0", inputs=("LU_data",), num_outputs=2, tensor_params=("LU_pivots",))
+@op("LuUnpackBackward0", inputs=("LU_data",), num_outputs=2, tensor_params=("LU_pivots",),
+    complex_ok=True)
 def _lu_unpack(LU_data, LU_pivots):
     _, L, U = lu_unpack_arrays(LU_data, LU_pivots)
     return np.ascontiguousarray(L), np.ascontiguousarray(U)
@@ -2316,7 +2364,7 @@ def chain_matmul(*matrices: Tensor, out: Any = None) -> Tensor:
     return linalg_multi_dot(list(matrices))
 
 
-@op("TriangularSolveBackward0", inputs=("self", "A"), num_outputs=2)
+@op("TriangularSolveBackward0", inputs=("self", "A"), num_outputs=2, complex_ok=True)
 def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
     # (``transpose``: op(A) = A^T, whose other triangle is read)
     coefficient = _mT(A) if transpose else A
@@ -2328,7 +2376,8 @@ def _triangular_solve(self, A, upper=True, transpose=False, unitriangular=False)
 @_triangular_solve.derivative("self")
 def _(ops, grads, A, upper, transpose, unitriangular):
     grad_x = grads[0]
-    return ops.solve_triangular(A if transpose else _mH(ops, A), grad_x,
+    # (op(A)^H: conj(A) when op(A) is A^T)
+    return ops.solve_triangular(ops.conj(A) if transpose else _mH(ops, A), grad_x,
                                 upper if transpose else not upper, True, unitriangular)
 
 
@@ -2337,7 +2386,7 @@ def _(ops, grads, A, upper, transpose, unitriangular, result):
     # PyTorch's triangular_solve_backward: grad_b as above, grad_a = -grad_b X^H (transposed
     # for ``transpose``) on the triangle read, plus the cloned coefficient's gradient.
     grad_x, grad_m = grads
-    grad_b = ops.solve_triangular(A if transpose else _mH(ops, A), grad_x,
+    grad_b = ops.solve_triangular(ops.conj(A) if transpose else _mH(ops, A), grad_x,
                                   upper if transpose else not upper, True, unitriangular)
     if transpose:
         grad_a = -ops.matmul(ops.conj(result), ops.transpose(grad_b, -2, -1))
@@ -2434,7 +2483,7 @@ def _ormqr_arrays(input: np.ndarray, tau: np.ndarray, other: np.ndarray,  # noqa
     return _column_major(op_Q @ other) if left else _column_major(other @ op_Q)
 
 
-@op("OrmqrBackward0", inputs=("self", "input2", "input3"))
+@op("OrmqrBackward0", inputs=("self", "input2", "input3"), complex_ok=True)
 def _ormqr(self, input2, input3, left=True, transpose=False):
     return _ormqr_arrays(self, input2, input3, left, transpose)
 
