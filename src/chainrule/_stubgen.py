@@ -104,6 +104,10 @@ OVERRIDES: dict[str, str] = {
     "__matmul__": "def __matmul__(self, other: Tensor) -> Tensor: ...",
     "__rmatmul__": "def __rmatmul__(self, other: Tensor) -> Tensor: ...",
     "__iter__": "def __iter__(self) -> Iterator[Tensor]: ...",
+    # (their functions take ``out=``, which PyTorch's methods refuse)
+    "matmul": "def matmul(self, other: Tensor) -> Tensor: ...",
+    "outer": "def outer(self, vec2: Tensor) -> Tensor: ...",
+    "ger": "def ger(self, vec2: Tensor) -> Tensor: ...",
     "max": """\
 @overload
 def max(self) -> Tensor: ...

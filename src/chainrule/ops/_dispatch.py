@@ -46,6 +46,7 @@ from ._bfloat16 import BF16 as _BF16
 from ._bfloat16 import holds_bfloat16, narrow, widen
 from ._forward import propagate
 from ._recorder import recorder
+from .out_arguments import check_out, write_out
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -413,6 +414,24 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     return _wrap_outputs(op, args, out, record)
 
 
+def run_keywords(op: OpDef, args: tuple, kwargs: dict[str, Any], offset: int = 0) -> Any:
+    """Run ``op`` on ``args`` and ``kwargs`` (bound here), ``out=`` written by the op's rule
+    when its public function takes one (:mod:`.out_arguments`)."""
+    if "out" not in kwargs or op.out_rule is None or offset:
+        return run_general(op, op.bind(args, kwargs), offset)
+    given = kwargs
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    bound = op.bind(args, kwargs)
+    if out is None:
+        return run_general(op, bound, offset)
+    if not isinstance(out, Tensor) and op.signatures:
+        raise TypeError(op.invalid_arguments_message(args, given))
+    inputs = [bound[p] for p in op.input_pos]
+    check_out(op.name, out, inputs)
+    return write_out(op.name, out, run_general(op, bound, offset), op.out_rule, inputs)
+
+
 def _overridden(op: OpDef, args: tuple, offset: int) -> Any:
     """The call of ``op`` on ``args`` (bound) handed to the ``__torch_function__`` of the
     overriding types among them, with the op's public function (or Tensor method, ``offset``
@@ -482,7 +501,6 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     slow = len(op.promote_pos) > 1
     needs_float = op.promote is FLOAT
     n_params = len(op.defaults)
-    bind = op.bind
     recorders = op.recorders
 
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
@@ -490,7 +508,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
             x, Tensor
         ) or type(x) is not Tensor and x._tf_active or MODES_ENTERED[0] or DUAL[0]:
             args = (x, *rest) if x is not _MISSING else rest
-            return run_general(op, bind(args, kwargs), offset)
+            return run_keywords(op, args, kwargs, offset)
         if x._base is not None:
             refresh_view(x)
         a = x._data
@@ -533,7 +551,6 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
     differentiable = op.differentiable
     slow = len(op.promote_pos) > 2
     n_params = len(op.defaults)
-    bind = op.bind
     recorders = op.recorders
     # Numbers each input takes (none for an input PyTorch takes as a tensor only: the general
     # path raises its TypeError).
@@ -548,7 +565,7 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
     def public(x: Any = _MISSING, y: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or y is _MISSING or slow or len(rest) > max_rest:
             args = tuple(v for v in (x, y) if v is not _MISSING) + rest
-            return run_general(op, bind(args, kwargs), offset)
+            return run_keywords(op, args, kwargs, offset)
         if isinstance(x, Tensor):
             if type(x) is not Tensor and x._tf_active:
                 return run_general(op, _full_args(op, (x, y, *rest)), offset)
@@ -646,14 +663,13 @@ def make_public_function(op: OpDef, method: bool = False) -> Callable[..., Any]:
             return _unary_public(op, offset)
         if op.n_inputs == 2:
             return _binary_public(op, offset=offset)
-    bind = op.bind
     defaults = op.defaults
     n_params = len(defaults)
     required = sum(1 for d in defaults if d is _REQUIRED_MARK[0])
 
     def public(*args: Any, **kwargs: Any) -> Any:
         if kwargs or not required <= len(args) <= n_params:
-            return run_general(op, bind(args, kwargs), offset)
+            return run_keywords(op, args, kwargs, offset)
         if len(args) != n_params:
             args = args + defaults[len(args):]
         return run_general(op, args, offset)

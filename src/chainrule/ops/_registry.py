@@ -116,6 +116,8 @@ class OpDef:
     # float as ``other`` as with a number (in float32, the scalar not rounded to the half type
     # first); as ``self`` the 0-d tensor is rounded, as by every other op.
     half_takes_scalar_tensors = False
+    # How ``out=`` is checked and written (``out_arguments.SAME`` ...); None: no ``out=``.
+    out_rule: str | None = None
 
     def __init__(
         self,

@@ -17,6 +17,7 @@ import numpy as np
 from .._dtype import CPP_TYPE_NAMES, REDUCED_FLOATS, bfloat16, from_numpy_dtype, no_kernel
 from .._strides import empty_like_preserving
 from .._tensor import Tensor
+from . import out_arguments
 from ._dispatch import ARITH
 from ._registry import declare_methods, op
 from .indexing import _scalar_name
@@ -470,3 +471,8 @@ def _(ops, grad, batch2, alpha):
 def _(ops, grad, batch1, alpha):
     g = ops.bmm(ops.transpose(batch1, 1, 2), _batch_expanded(ops, grad, batch1.shape[0]))
     return g if alpha == 1 else ops.mul(g, alpha)
+
+
+out_arguments.allow_out(out_arguments.SAME, addmv, baddbmm)
+out_arguments.allow_out(out_arguments.CAST, addr)
+out_arguments.allow_out(out_arguments.ADDBMM, addbmm)

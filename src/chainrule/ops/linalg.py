@@ -6,11 +6,15 @@ mm/mv/bmm), so the graph a program builds has the same nodes as in PyTorch.
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._dtype import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, from_numpy_dtype
+from .._frames import user_stacklevel
 from .._tensor import LEGACY_TYPE_NAMES, Tensor
-from ._registry import op, tensor_method
+from . import out_arguments
+from ._registry import argument_position, op, tensor_method
 from .copying import contiguous
 from .shape import (
     _expand,
@@ -299,16 +303,42 @@ def _(ops, grad, mat1, mat2_strides, alpha):
 
 
 @tensor_method(aliases=("ger",))
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """Outer product of two vectors (as PyTorch: ``input.view(-1, 1) * vec2``)."""
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Outer product of two vectors (as PyTorch: ``input.view(-1, 1) * vec2``); ``out=``
+    as ``torch.mul``'s (which PyTorch's errors name)."""
+    if out is not None:
+        _refuse_method_out("outer")
+        out_arguments.check_out("mul", out, (input, vec2))
     if input._data.ndim != 1 or vec2._data.ndim != 1:
         raise RuntimeError(
             f"outer: Expected 1-D argument self, but got {input._data.ndim}-D"
         )
-    return reshape(input, (-1, 1)) * vec2
+    result = reshape(input, (-1, 1)) * vec2
+    if out is None:
+        return result
+    return out_arguments.write_out("mul", out, result, out_arguments.CAST, [input, vec2])
 
 
-ger = outer
+def _refuse_method_out(name: str) -> None:
+    """PyTorch's Tensor methods take no ``out=`` (``x.matmul(y, out=z)``): its TypeError, for
+    a plain function that is also the method (called while running it)."""
+    if argument_position(1) == 0:
+        raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
+
+
+def ger(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """:func:`outer` (deprecated name); with ``out=`` PyTorch warns that it is deprecated."""
+    if out is None:
+        return outer(input, vec2)
+    warnings.warn(_GER_DEPRECATED, UserWarning, stacklevel=user_stacklevel())
+    return outer(input, vec2, out=out)
+
+
+_GER_DEPRECATED = (
+    "torch.ger is deprecated and will be removed in a future PyTorch release. Use torch.outer "
+    "instead. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1270.)"
+)
 
 
 @tensor_method
@@ -379,8 +409,9 @@ def _tensordot(input1: Tensor, input2: Tensor, dims1: tuple[int, ...], dims2: tu
 
 
 @tensor_method
-def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """Matrix product with PyTorch's rules for every rank (1-D vectors, batches broadcast).
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """Matrix product with PyTorch's rules for every rank (1-D vectors, batches broadcast);
+    ``out=`` as PyTorch's (the function only, as PyTorch's: not ``Tensor.matmul``).
 
     Decomposed exactly as PyTorch's ``_matmul_impl``, so the graph has PyTorch's nodes: dot,
     mv and mm for 1-D/2-D operands; one mm or mv on the larger operand folded into a matrix
@@ -397,6 +428,23 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
                 f"matmul(): argument '{name}' (position {position}) must be Tensor, not "
                 f"{type(value).__name__}"
             )
+    if out is not None:
+        _refuse_method_out("matmul")
+        out_arguments.check_out("matmul", out, (input, other))
+        da, db = input._data.ndim, other._data.ndim
+        if da == 1 and db == 2:  # (PyTorch's out is the row product's, squeezed in place)
+            row = mm(unsqueeze(input, 0), other)
+            out_arguments.write_out("matmul", out, row, out_arguments.SAME, [input, other])
+            out_arguments.squeeze_row(out)
+            return out
+        result = matmul(input, other)
+        if da == 1 and db == 1:
+            rule = out_arguments.INPUT
+        elif db == 1:
+            rule = out_arguments.MV if da == 2 else out_arguments.ADDMV_FOLDED
+        else:
+            rule = out_arguments.SAME
+        return out_arguments.write_out("matmul", out, result, rule, [input, other])
     da, db = input._data.ndim, other._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(
@@ -536,3 +584,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
             return _view(result, lead + (result._data.shape[1],))
         return matmul(input, t(weight)) + bias
     return matmul(input, t(weight))
+
+
+out_arguments.allow_out(out_arguments.SAME, mm, bmm, addmm)
+out_arguments.allow_out(out_arguments.MV, mv)
+out_arguments.allow_out(out_arguments.INPUT, dot, vdot)

@@ -20,6 +20,7 @@ from .._strides import copy_preserving_layout, empty_preserving_layout, full_pre
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ..autograd.node import type_name
+from . import out_arguments
 from ._dispatch import broadcast_error
 from ._registry import (
     ARITH,
@@ -495,6 +496,7 @@ def _(ops, grad, self):
 
 
 multiply = mul
+out_arguments.allow_out(out_arguments.CAST, mul)
 
 
 @op("DivBackward0", inputs=("self", "other"), promote=FLOAT, name="div", complex_ok=True)
