@@ -179,14 +179,42 @@ class CompiledGraph:
                 if id(g) not in backward_ids and not any(g is s for s in saved):
                     saved.append(g)
             results = _fresh(graph, live, saved, grad_ys)
-            self.backward = numpy_function(graph, saved + grad_ys, results, "backward", names)
             self.grad_slots = tuple(
                 None if g is None else next(k for k, v in enumerate(live) if v is g) for g in grads
             )
             self.all_grads = all(s is not None for s in self.grad_slots)
+            if optimize:
+                saved, results = self._fuse(outputs, saved, results, grad_ys + inputs, names)
+            self.backward = numpy_function(graph, saved + grad_ys, results, "backward", names)
+        elif optimize:
+            self._fuse(outputs, [], [], inputs, names)
         self.n_outputs = len(outputs)
         self.forward = numpy_function(graph, inputs, outputs + saved, "forward", names, comments)
         self.graph = graph
+
+    def _fuse(
+        self,
+        outputs: list[Value],
+        saved: list[Value],
+        results: list[Value],
+        keep: list[Value],
+        names: dict[Value, str],
+    ) -> tuple[list[Value], list[Value]]:
+        """Fuse element-wise chains (``ir.passes.fuse_elementwise``), the fused values named
+        as the chains' last ones; the saved values and the backward's results after it."""
+        graph = self.lowered.graph
+        roots = outputs + saved + results
+        removed = passes.fuse_elementwise(graph, roots, keep)
+        self.pass_report["fuse_elementwise"] = removed
+        for node in graph.nodes:
+            target = node.target
+            if isinstance(target, passes.FusedElementwise) and node.outputs[0] not in names:
+                last = target.origins.get(target.output)
+                if last is not None and last in names:
+                    names[node.outputs[0]] = names[last]
+        n, m = len(outputs), len(saved)
+        outputs[:] = roots[:n]
+        return roots[n : n + m], roots[n + m :]
 
     @property
     def code(self) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import inspect
 import keyword
+import math
 import re
 from collections.abc import Callable, Sequence
 from types import SimpleNamespace
@@ -46,11 +47,24 @@ from .backward import DerivativeRunner
 from .graph import Graph, Node, Value
 from .helpers import cast, expand_like, identity, sum_to, sum_to_like
 from .interpreter import needed_nodes
+from .passes import FusedElementwise
 
-__all__ = ["NumpyFunction", "numpy_function", "default_names", "emitted_as"]
+__all__ = [
+    "NumpyFunction",
+    "numpy_function",
+    "default_names",
+    "emitted_as",
+    "REUSE_MIN_ELEMENTS",
+]
 
 _INFIX = {"add": "+", "sub": "-", "mul": "*"}
+_UFUNCS = {"add": "add", "sub": "subtract", "mul": "multiply"}
 _PLAIN_DTYPES = (float32, float64)
+
+#: The smallest result (in elements) written into a temporary operand instead of a new
+#: array: below it a new array costs less than NumPy's ``out=`` handling, and the plain
+#: operator reads better.
+REUSE_MIN_ELEMENTS = 4096
 
 
 class NumpyFunction:
@@ -153,9 +167,34 @@ class _Writer:
             "_cast": _cast,
         }
         self.lines: list[str] = []
+        self.helpers: list[str] = []  # (the sources of fused functions it calls)
         # Ids of 0-d values an operator computed: NumPy scalars, made 0-d arrays where a
         # kernel or the caller reads them (the dispatch hands kernels arrays).
         self.scalars: set[int] = set()
+        # Buffer reuse: ids of the temporaries operators made, each value's last reader.
+        self.reuse = False
+        self.temporaries: set[int] = set()
+        self.last_use: dict[int, Node] = {}
+
+    def reusable(self, node: Node, bound: Sequence[Any]) -> Value | None:
+        """An operand whose array the node may write its result into: a temporary this
+        function made with an operator (a new array of the result's shape and dtype, not
+        0-d), read for the last time here and not returned."""
+        if not self.reuse:
+            return None
+        out = node.outputs[0]
+        for operand in bound:
+            if (
+                isinstance(operand, Value)
+                and id(operand) in self.temporaries
+                and self.last_use.get(id(operand)) is node
+                and operand.shape == out.shape
+                and operand.dtype is out.dtype
+                and None not in out.shape
+                and math.prod(out.shape) >= REUSE_MIN_ELEMENTS
+            ):
+                return operand
+        return None
 
     def global_name(self, base: str, obj: Any) -> str:
         """A namespace name for ``obj`` (``base``, or ``base_2``... when taken by another)."""
@@ -277,16 +316,37 @@ def _call_text(writer: _Writer, node: Node) -> str:
             f"np.{dtype.name}" if hasattr(np, dtype.name) else writer.global_name(dtype.name, dtype)
         )
         return f"_cast({arg(node.args[0])}, {text})"
+    if isinstance(target, FusedElementwise):
+        names = {inner: writer.names.get(outer, "") for inner, outer in target.origins.items()}
+        inner = numpy_function(
+            target.graph,
+            target.inputs,
+            [target.output],
+            target.__name__,
+            {k: v for k, v in names.items() if v},
+            as_tuple=False,
+        )
+        fn = writer.global_name(target.__name__, inner.fn)
+        if inner.source not in writer.helpers:
+            writer.helpers.append(inner.source)
+        return f"{fn}({', '.join(arg(a) for a in node.args)})"
     if isinstance(target, DerivativeRunner):
         fn = writer.global_name(f"derivative_{target.__name__}", _array_derivative(target))
         return f"{fn}({', '.join(arg(a) for a in node.args)})"
     if _plain(node):
         op = node.op
         bound = list(op.bind(node.args, node.kwargs))
+        reusable = writer.reusable(node, bound)
         if op.name in _INFIX and len(bound) == 2:
             left, right = writer.argument(bound[0], True), writer.argument(bound[1], True)
+            if reusable is not None:
+                ufunc = _UFUNCS[op.name]
+                return f"np.{ufunc}({left}, {right}, out={writer.names[reusable]})"
             return f"{left} {_INFIX[op.name]} {right}"
         if op.name == "neg":
+            if reusable is not None:
+                name = writer.names[reusable]
+                return f"np.negative({name}, out={name})"
             return f"-{writer.argument(bound[0], True)}"
         names = list(inspect.signature(op.forward).parameters)
         keyword_only = _keyword_only(op.forward)
@@ -312,12 +372,16 @@ def numpy_function(
     name: str = "forward",
     names: dict[Value, str] | None = None,
     comments: dict[Value, str] | None = None,
+    reuse_buffers: bool = True,
+    as_tuple: bool = True,
 ) -> NumpyFunction:
     """Generate and compile ``name(*inputs) -> tuple(outputs)`` over NumPy arrays.
 
     ``inputs`` may be any values of ``graph`` (nothing upstream of them runs); ``names``
     gives identifiers for values (by default :func:`default_names`); ``comments`` a comment
-    for a value's line. Raises ``ValueError`` when an output needs a placeholder that is not
+    for a value's line; ``reuse_buffers``: an operator writes into a temporary operand it
+    reads last (``np.add(a, b, out=a)``), no new array; ``as_tuple`` False: a function of one
+    output returns it alone. Raises ``ValueError`` when an output needs a placeholder that is not
     among ``inputs``."""
     nodes = needed_nodes(graph, list(outputs), list(inputs))
     all_names = default_names([v.node for v in inputs] + nodes)
@@ -325,6 +389,17 @@ def numpy_function(
         all_names.update(names)
     writer = _Writer(all_names)
     given = {id(v) for v in inputs}
+    writer.reuse = reuse_buffers
+    # (a temporary that any other kind of node reads may live on in its result: a view, an
+    # alias; never reused)
+    shared: set[int] = set()
+    for node in nodes:
+        operator = reuse_buffers and emitted_as(node) == "operator"
+        for value in node.inputs:
+            writer.last_use[id(value)] = node
+            if not operator:
+                shared.add(id(value))
+    returned_ids = {id(v) for v in outputs} | shared
     params = ", ".join(all_names[v] for v in inputs)
     lines = [f"def {name}({params}):"]
     for node in nodes:
@@ -340,6 +415,12 @@ def numpy_function(
         if node.kind != "call":
             raise ValueError(f"a {node.kind} node cannot be generated as NumPy code")
         text = _call_text(writer, node)
+        if (
+            emitted_as(node) == "operator"
+            and node.outputs[0].shape
+            and id(node.outputs[0]) not in returned_ids
+        ):
+            writer.temporaries.add(id(node.outputs[0]))
         if len(node.outputs) == 1 and node.outputs[0].shape == ():
             if emitted_as(node) == "operator":
                 writer.scalars.add(id(node.outputs[0]))
@@ -350,9 +431,15 @@ def numpy_function(
         note = comments.get(node.outputs[0]) if comments and node.outputs else None
         lines.append(f"    {targets} = {text}" + (f"  # {note}" if note else ""))
     returned = ", ".join(writer.argument(v) for v in outputs)
-    lines.append(f"    return ({returned},)" if len(outputs) == 1 else f"    return ({returned})")
+    if not as_tuple and len(outputs) == 1:
+        lines.append(f"    return {returned}")
+    elif len(outputs) == 1:
+        lines.append(f"    return ({returned},)")
+    else:
+        lines.append(f"    return ({returned})")
     source = "\n".join(lines) + "\n"
+    helpers = "".join(h + "\n" for h in writer.helpers)
     writer.namespace["kernels"] = SimpleNamespace(**writer.kernels)
     namespace = dict(writer.namespace)
     exec(compile(source, f"<chainrule.ir generated {name}>", "exec"), namespace)
-    return NumpyFunction(namespace[name], source, writer.namespace, name)
+    return NumpyFunction(namespace[name], helpers + source, writer.namespace, name)

@@ -10,7 +10,11 @@ left alone.
   and the same Python arguments as an earlier one reads the earlier one's outputs instead;
 * :func:`fold_constants`: a call whose inputs are all constants becomes a constant (computed
   as the interpreter computes it);
-* :func:`optimize`: the three, until nothing changes.
+* :func:`optimize`: the three, until nothing changes;
+* :func:`fuse_elementwise`: a chain of element-wise calls, each intermediate read by the next
+  only, becomes one call of a :class:`FusedElementwise` function (a small graph of its own,
+  generated as one NumPy function whose intermediates reuse one buffer). Run it last: the
+  derivative formulas know the single ops, not the fused ones.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from .._tensor import Tensor, wrap
 from .graph import Graph, Node, Value, _values_in
 from .interpreter import IMPURE, needed_nodes, run
 
@@ -28,6 +33,9 @@ __all__ = [
     "fold_constants",
     "optimize",
     "replace_uses",
+    "fuse_elementwise",
+    "FusedElementwise",
+    "MIN_FUSED_CHAIN",
 ]
 
 
@@ -163,3 +171,142 @@ def optimize(graph: Graph, roots: list[Value]) -> dict[str, int]:
             changes += n
         if not changes:
             return report
+
+
+#: The shortest chain :func:`fuse_elementwise` fuses: in NumPy each op stays one call, so a
+#: fused pair saves one temporary only, and the generated code reads better unfused.
+MIN_FUSED_CHAIN = 3
+
+# Element-wise ops of other modules than ops.pointwise (by name).
+_ELEMENTWISE_ELSEWHERE = frozenset({"threshold_backward"})
+
+
+class FusedElementwise:
+    """A chain of element-wise calls as one function over tensors. ``graph`` holds the
+    chain: one placeholder per input (``inputs``), then the calls; ``output`` is the last
+    call's value. Calling it runs the chain (the interpreter); ``ir.numpy_codegen`` writes it
+    as a NumPy function of its own."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        inputs: list[Value],
+        output: Value,
+        name: str,
+        origins: dict[Value, Value] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.inputs = inputs
+        self.output = output
+        # the value of the fused graph each of this graph's values stands for (for names)
+        self.origins = origins or {}
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = __name__
+
+    def __call__(self, *tensors: Tensor) -> Tensor:
+        feeds = {v: t._data for v, t in zip(self.inputs, tensors, strict=True)}
+        (result,) = run(self.graph, [self.output], feeds)
+        return wrap(result)
+
+    def __repr__(self) -> str:
+        return f"<FusedElementwise {self.__name__}: {len(self.graph.nodes) - len(self.inputs)} ops>"
+
+
+def _elementwise(node: Node) -> bool:
+    op = node.op
+    if node.kind != "call" or op is None or op.multi_output or op.view or node.control:
+        return False
+    module = op.forward.__module__
+    if not (module.endswith("ops.pointwise") or op.name in _ELEMENTWISE_ELSEWHERE):
+        return False
+    shape = node.outputs[0].shape
+    if shape is None or None in shape or len(shape) == 0:
+        return False
+    dtype = node.outputs[0].dtype
+    if dtype.np.kind != "f" or dtype.itemsize < 4:
+        return False
+    return all(v.shape == shape and v.dtype is dtype for v in node.inputs)
+
+
+def _users(graph: Graph) -> dict[int, list[Node]]:
+    users: dict[int, list[Node]] = {}
+    for node in graph.nodes:
+        for value in node.inputs:
+            users.setdefault(id(value), []).append(node)
+    return users
+
+
+def fuse_elementwise(
+    graph: Graph, roots: list[Value], keep: Sequence[Value] = (), min_chain: int = MIN_FUSED_CHAIN
+) -> int:
+    """Fuse chains of at least ``min_chain`` element-wise calls of one shape and float dtype
+    whose intermediates only the next call reads (none a root or in ``keep``). Returns how many
+    nodes the graph lost."""
+    users = _users(graph)
+    kept = {id(v) for v in (*roots, *keep)}
+    chains: list[list[Node]] = []
+    in_chain: set[int] = set()
+    for node in graph.nodes:
+        if id(node) in in_chain or not _elementwise(node):
+            continue
+        chain = [node]
+        while True:
+            value = chain[-1].outputs[0]
+            readers = users.get(id(value), [])
+            if id(value) in kept or len(readers) != 1:
+                break
+            reader = readers[0]
+            if (
+                id(reader) in in_chain
+                or not _elementwise(reader)
+                or sum(v is value for v in reader.inputs) != 1
+            ):
+                break
+            chain.append(reader)
+        if len(chain) >= min_chain:
+            chains.append(chain)
+            in_chain.update(id(n) for n in chain)
+    removed = 0
+    for number, chain in enumerate(chains):
+        removed += _fuse(graph, chain, roots, number)
+    return removed
+
+
+def _fuse(graph: Graph, chain: list[Node], roots: list[Value], number: int) -> int:
+    inner = Graph()
+    outer_inputs: list[Value] = []
+    mapping: dict[int, Value] = {}
+    inputs: list[Value] = []
+    for node in chain:
+        for value in node.inputs:
+            if id(value) not in mapping:
+                placeholder = inner.placeholder(value.shape, value.dtype, name=f"in{len(inputs)}")
+                mapping[id(value)] = placeholder
+                inputs.append(placeholder)
+                outer_inputs.append(value)
+        args = tuple(_mapped(a, mapping) for a in node.args)
+        kwargs = {k: _mapped(v, mapping) for k, v in node.kwargs.items()}
+        copy = inner.call(node.target, args, kwargs, name=node.name)
+        mapping[id(node.outputs[0])] = copy.outputs[0]
+    last = chain[-1]
+    name = "fused_" + "_".join(n.op.name.strip("_") for n in chain)
+    origins = {}
+    for node in chain:
+        for value in node.inputs:
+            origins[mapping[id(value)]] = value
+        origins[mapping[id(node.outputs[0])]] = node.outputs[0]
+    fused = FusedElementwise(inner, inputs, mapping[id(last.outputs[0])], name, origins)
+    node = graph.call(fused, tuple(outer_inputs), name=graph.unique_name(f"{last.name}_fused"))
+    graph.nodes.pop()  # (appended last: it takes the chain's last node's place)
+    graph.nodes.insert(graph.nodes.index(last), node)
+    node.attrs.update(last.attrs)
+    replace_uses(graph, last.outputs[0], node.outputs[0], roots)
+    return _remove(graph, {id(n) for n in chain}) - 1
+
+
+def _mapped(arg: Any, mapping: dict[int, Value]) -> Any:
+    if isinstance(arg, Value):
+        return mapping[id(arg)]
+    if isinstance(arg, tuple | list):
+        return type(arg)(mapping[id(a)] if isinstance(a, Value) else a for a in arg)
+    return arg
