@@ -33,20 +33,48 @@ _ndarray = np.ndarray
 _CONJUGATES: dict[int, weakref.ref[np.ndarray]] = {}
 
 
-def _flag(t: Tensor) -> None:
+# The memory of results PyTorch returns as conjugate views of a buffer nobody else sees
+# (``linalg.solve(A, B, left=False)`` solves A^H X^H = B^H and returns the conjugate view of
+# the transposed solution): they have the bit, but writing into them is fine, as in PyTorch.
+_OWN_CONJUGATES: dict[int, weakref.ref[np.ndarray]] = {}
+
+
+def _flag(t: Tensor, registry: dict[int, weakref.ref[np.ndarray]] = _CONJUGATES) -> None:
     root = storage_root(t._data)
     key = id(root)
-    _CONJUGATES[key] = weakref.ref(root, lambda _ref: _CONJUGATES.pop(key, None))
+    registry[key] = weakref.ref(root, lambda _ref: registry.pop(key, None))
+
+
+def flag_conjugate_result(t: Tensor) -> Tensor:
+    """Give a complex result of its own memory PyTorch's conjugate bit (``is_conj()`` True,
+    ``numpy()`` refused, writes allowed); a real one is returned as it is."""
+    if t._data.dtype.kind == "c":
+        _flag(t, _OWN_CONJUGATES)
+    return t
+
+
+def _registered(registry: dict[int, weakref.ref[np.ndarray]], t: Any) -> bool:
+    root = storage_root(t._data)
+    ref = registry.get(id(root))
+    return ref is not None and ref() is root
 
 
 def is_conj_tensor(t: Any) -> bool:
-    """Whether ``t`` lies on the memory of a ``conj()`` of a complex tensor (PyTorch's
-    conjugate bit, which views and ``detach()`` keep)."""
+    """Whether ``t`` has PyTorch's conjugate bit, which views and ``detach()`` keep: it lies on
+    the memory of a ``conj()`` of a complex tensor, or of a result PyTorch returns conjugated."""
+    if not (_CONJUGATES or _OWN_CONJUGATES):
+        return False
+    if not isinstance(t, Tensor) or t._data.dtype.kind != "c":
+        return False
+    return _registered(_CONJUGATES, t) or _registered(_OWN_CONJUGATES, t)
+
+
+def is_conj_view(t: Any) -> bool:
+    """Whether ``t`` lies on the memory of a ``conj()`` (a copy here, PyTorch's lazy view of
+    its input): writing into it is refused."""
     if not _CONJUGATES or not isinstance(t, Tensor) or t._data.dtype.kind != "c":
         return False
-    root = storage_root(t._data)
-    ref = _CONJUGATES.get(id(root))
-    return ref is not None and ref() is root
+    return _registered(_CONJUGATES, t)
 
 
 HAS_CONJ_BIT[0] = is_conj_tensor  # (Tensor.numpy() refuses a tensor with the bit set)

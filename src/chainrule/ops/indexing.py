@@ -809,9 +809,10 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         _setitem_recorded(self, index, value)
         return
     if HAS_CONJ_BIT[0](self):
-        from .conjugate import CONJ_WRITE_MESSAGE
+        from .conjugate import CONJ_WRITE_MESSAGE, is_conj_view
 
-        raise RuntimeError(CONJ_WRITE_MESSAGE)
+        if is_conj_view(self):
+            raise RuntimeError(CONJ_WRITE_MESSAGE)
     target, entries, is_self = _locate(self._data, index)
     if entries:
         indices = _expand_indices(target.shape, entries)

@@ -50,7 +50,7 @@ from . import pointwise, shape
 from ._forward import write_tangent
 from ._opnode import OpNode, pack_saved
 from ._registry import KEEP, declare_methods, op, recorded_as, zero_derivative
-from .conjugate import CONJ_WRITE_MESSAGE, is_conj_tensor
+from .conjugate import CONJ_WRITE_MESSAGE, is_conj_view
 from .scalar_conversion import fill_value_for
 
 __all__ = [
@@ -151,7 +151,7 @@ def check_inplace(self: Tensor, *others: Any) -> None:
     mode, by a multi-view op or by a custom Function, a view of a leaf that requires grad, or
     such a leaf; and, in any mode, to modify an inference tensor outside inference mode."""
     check_inference_inplace(self)
-    if is_conj_tensor(self):
+    if is_conj_view(self):
         raise RuntimeError(CONJ_WRITE_MESSAGE)
     if not mode_get() & GRAD:
         return

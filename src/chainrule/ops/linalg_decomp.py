@@ -30,6 +30,7 @@ from .._strides import contiguous_format
 from .._tensor import Tensor, wrap, wrap_dim
 from . import copying, creation, linalg, pointwise, shape
 from ._registry import op, recorded_as, tensor_method
+from .conjugate import flag_conjugate_result
 from .pointwise import _not_implemented_node
 
 __all__ = [
@@ -1519,7 +1520,8 @@ def linalg_solve_ex(A: Tensor, B: Tensor, *, left: bool = True,
     info = wrap(_lu_info(A._data, X._data, _solve_batch(A, B)))
     if check_errors:
         _raise_solve(info)
-    return linalg_solve_ex_type((X, info))
+    # (PyTorch solves X A = B as A^H X^H = B^H: a complex X is the conjugate view of that)
+    return linalg_solve_ex_type((X if left else flag_conjugate_result(X), info))
 
 
 def _raise_solve(info: Tensor) -> None:
@@ -1544,7 +1546,7 @@ def linalg_solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
     info = _lu_info(A._data, X._data, _solve_batch(A, B))
     if info.any():  # (the recorded result is dropped: nothing the caller sees changed)
         _raise_solve(wrap(info))
-    return X
+    return X if left else flag_conjugate_result(X)
 
 
 _MISSING: Any = object()
@@ -1800,7 +1802,9 @@ def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True,
         raise RuntimeError(
             f"{fname}: Expected LU.shape[:-1] and pivots.shape to be the same, but got pivots "
             f"with shape [{', '.join(map(str, pivots._data.shape))}] instead")
-    return _linalg_lu_solve(LU, pivots, B, bool(left), bool(adjoint))
+    X = _linalg_lu_solve(LU, pivots, B, bool(left), bool(adjoint))
+    # (PyTorch solves X A = B as A^H X^H = B^H: a complex X is the conjugate view of that)
+    return X if left else flag_conjugate_result(X)
 
 
 def linalg_householder_product(A: Tensor, tau: Tensor) -> Tensor:
@@ -1986,6 +1990,8 @@ def _matrix_power(A: Tensor, n: int) -> Tensor:
     if n == 0:
         eye = creation.eye(A._data.shape[-1], dtype=A.dtype)
         return A.clone(memory_format=contiguous_format).copy_(eye.expand_as(A))
+    if n == -1:  # (the inverse itself, column-major as LAPACK's: no clone)
+        return linalg_inv(A)
     if n < 0:
         A = linalg_inv(A)
         n = -n
