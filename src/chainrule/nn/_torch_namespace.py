@@ -24,6 +24,7 @@ from .._tensor import Tensor
 from ..ops.nn_ops import _dropout as _dropout_ops  # (the modules: the package's names for
 from ..ops.nn_ops import _embedding as _embedding_ops  # dropout and embedding are functions)
 from ..ops.nn_ops.affine_grid import affine_grid_generator
+from ..ops.nn_ops.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
 from ..ops.nn_ops.margin_losses import triplet_margin_loss_any_margin
 from . import functional as F
 
@@ -58,6 +59,9 @@ __all__ = [
     "feature_alpha_dropout_",
     "feature_dropout",
     "feature_dropout_",
+    "grid_sampler",
+    "grid_sampler_2d",
+    "grid_sampler_3d",
     "group_norm",
     "hardshrink",
     "hinge_embedding_loss",

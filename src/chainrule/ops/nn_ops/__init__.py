@@ -21,6 +21,7 @@ from . import embedding as _embedding
 from . import embedding_bag as _embedding_bag
 from . import fold as _fold
 from . import fractional_pooling as _fractional_pooling
+from . import grid_sample as _grid_sample
 from . import local_norms as _local_norms
 from . import losses as _losses
 from . import margin_losses as _margin_losses
@@ -38,10 +39,10 @@ from . import unpooling as _unpooling
 from . import upsampling as _upsampling
 
 _MODULES = (_activation_backward, _activations, _affine_grid, _attention, _convolution, _dropout,
-            _embedding, _embedding_bag, _fold, _fractional_pooling, _local_norms, _losses,
-            _margin_losses, _misc, _multi_head_attention, _multi_margin_losses, _normalization,
-            _packing, _padding, _pdist, _pooling, _random_activations, _shuffle, _unpooling,
-            _upsampling)
+            _embedding, _embedding_bag, _fold, _fractional_pooling, _grid_sample, _local_norms,
+            _losses, _margin_losses, _misc, _multi_head_attention, _multi_margin_losses,
+            _normalization, _packing, _padding, _pdist, _pooling, _random_activations, _shuffle,
+            _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
@@ -53,6 +54,7 @@ from .embedding import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
 from .fold import *  # noqa: F403
 from .fractional_pooling import *  # noqa: F403
+from .grid_sample import *  # noqa: F403
 from .local_norms import *  # noqa: F403
 from .losses import *  # noqa: F403
 from .margin_losses import *  # noqa: F403
@@ -101,6 +103,9 @@ __all__ += [  # fold
 __all__ += [  # fractional_pooling
     "fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
     "fractional_max_pool3d_with_indices"
+]
+__all__ += [  # grid_sample
+    "grid_sample"
 ]
 __all__ += [  # local_norms
     "rms_norm", "local_response_norm", "lp_pool1d", "lp_pool2d", "lp_pool3d"
