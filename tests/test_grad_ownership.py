@@ -305,3 +305,26 @@ def test_gradient_a_hook_kept_on_a_view_is_not_the_base_grad() -> None:
     assert kept and not np.shares_memory(kept[0]._data, w.grad._data)
     kept[0].add_(1.0)
     assert w.grad.tolist() == [[6.0, 6.0]]
+
+
+def test_rows_of_one_gradient_buffer_accumulate_separately() -> None:
+    """Deliberately not PyTorch 2.13's answer: there, ``StackBackward0`` hands both leaves rows
+    of one (expanded) gradient, ``AccumulateGrad`` keeps both as ``.grad`` without a copy, and a
+    second backward adds each leaf's gradient into the shared memory twice (6 instead of 4).
+    chainrule keeps two arrays and gives the true sum (README: Differences, on purpose)."""
+    from .conftest import torch
+
+    results = []
+    for lib in (torch, chainrule):
+        a = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        b = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        out = (lib.stack([a, b]).sum(0) * 2).sum()
+        out.backward(retain_graph=True)
+        out.backward()
+        results.append((a.grad.tolist(), b.grad.tolist()))
+    assert results[0] == ([6.0] * 3, [6.0] * 3)  # PyTorch 2.13 (wrong: 2 + 2 is 4)
+    assert results[1] == ([4.0] * 3, [4.0] * 3)
+    a = chainrule.ones(3, requires_grad=True)
+    b = chainrule.ones(3, requires_grad=True)
+    (chainrule.stack([a, b]).sum(0) * 2).sum().backward()
+    assert not np.shares_memory(a.grad._data, b.grad._data)
