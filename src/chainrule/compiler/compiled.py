@@ -21,18 +21,21 @@ _DEFAULT_RECOMPILE_LIMIT = 8
 
 def _guard_key(args: tuple, kwargs: dict[str, Any]) -> tuple:
     """What a cached graph assumes about a call: tensors' shape, dtype, requires_grad;
-    other arguments by type and value; grad mode."""
+    other arguments by type and value; grad mode. (Read from the arrays: this runs on
+    every call.)"""
     parts: list[Any] = []
-    for a in list(args) + [kwargs[k] for k in sorted(kwargs)]:
+    append = parts.append
+    for a in args if not kwargs else (*args, *(kwargs[k] for k in sorted(kwargs))):
         if isinstance(a, Tensor):
-            parts.append(("tensor", tuple(a.shape), a.dtype, a.requires_grad))
+            data = a._data
+            append((data.shape, data.dtype, a._requires_grad))
         else:
             try:
                 hash(a)
-                parts.append(("value", type(a), a))
+                append(("value", type(a), a))
             except TypeError:
-                parts.append(("object", type(a), id(a)))
-    return (tuple(sorted(kwargs)), tuple(parts), is_grad_enabled())
+                append(("object", type(a), id(a)))
+    return (tuple(sorted(kwargs)) if kwargs else (), tuple(parts), is_grad_enabled())
 
 
 def _captured_guard(tensors: list[Tensor]) -> tuple:
