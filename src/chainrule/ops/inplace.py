@@ -540,10 +540,24 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
 # next function is ``self``'s old history; a view stays a view of its base.
 
 
+def _callable_names(fn: Any) -> tuple[str, ...]:
+    """The names the errors of ``fn`` itself give it: its function's, its op's."""
+    op_name = getattr(getattr(fn, "op", None), "name", "")
+    return (getattr(fn, "__name__", ""), getattr(fn, "__qualname__", ""), op_name)
+
+
 def _in_place_view_op(recorded: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
+    names = _callable_names(recorded)
+
     def method(self: Tensor, *args: Any) -> Tensor:
         check_inplace(self)
-        out = recorded(self, *args)  # (raises before anything changed)
+        try:
+            out = recorded(self, *args)  # (raises before anything changed)
+        except TypeError as error:
+            message = in_place_argument_error(str(error), name[:-1], False, names)
+            if message is None:
+                raise
+            raise TypeError(message) from None
         if MUTATION_WATCH:
             clone_saved_before_write(self)  # (allow_mutation_on_saved_tensors)
         self._data = out._data
@@ -694,19 +708,70 @@ _UFUNCS: dict[str, Any] = {
 
 
 def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
-    """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``."""
+    """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``; its
+    argument errors name the in-place method as PyTorch's (``add_(): argument 'other'
+    (position 1)``, not the function's ``add(): ... (position 2)``)."""
     fast = name in ("add_", "sub_", "mul_", "div_")
     doc = f"In-place version of ``{out_of_place.__name__}`` (returns ``self``)."
+    base = name[:-1]
+    # (a Tensor method's errors already count positions after ``self``)
+    method_form = getattr(Tensor, base, None) is out_of_place
+    names = _callable_names(out_of_place)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if fast and _direct(self, name, args, kwargs):
             return self
-        return inplace_call(self, out_of_place, *args, **kwargs)
+        try:
+            return inplace_call(self, out_of_place, *args, **kwargs)
+        except TypeError as error:
+            message = in_place_argument_error(str(error), base, method_form, names)
+            if message is None:
+                raise
+            raise TypeError(message) from None
 
     method.__name__ = name
     method.__qualname__ = f"Tensor.{name}"
     method.__doc__ = doc
     return method
+
+
+_POSITION = re.compile(r"\(position (\d+)\)")
+_ARITY = re.compile(
+    r"^([\w.<>]+)\(\) takes (?:from (\d+) to )?(\d+) positional arguments? but (\d+) were given$"
+)
+_SELF_PARAMETER = re.compile(r"^ \* \(Tensor input(, |\))", re.MULTILINE)
+
+
+def in_place_argument_error(message: str, base: str, method_form: bool,
+                            names: tuple[str, ...] = ()) -> str | None:
+    """The argument error ``message`` of the function ``base`` (an arity error also of one of
+    ``names``, those of the callable computing it) as PyTorch words it for ``<base>_``:
+    named so, positions counted after ``self`` (unless ``method_form``: they are already),
+    and in an "invalid combination" the given types and the signatures without ``self``,
+    ``out`` and the overloads taking a number as ``self``. None when the message is not one
+    of those argument errors."""
+    arity = _ARITY.match(message)
+    if arity and arity.group(1) in (base, *names):
+        least = None if arity.group(2) is None else int(arity.group(2)) - 1
+        takes, given = int(arity.group(3)) - 1, int(arity.group(4)) - 1
+        if takes == 0:  # (a method of self alone: CPython's message for PyTorch's C method)
+            return f"TensorBase.{base}_() takes no arguments ({given} given)"
+        plural = "" if takes == 1 and least is None else "s"
+        count = f"from {least} to {takes}" if least is not None else f"{takes}"
+        return f"{base}_() takes {count} positional argument{plural} but {given} were given"
+    named = next((n for n in (base, *names) if n and message.startswith(f"{n}(")), None)
+    if named is None:
+        return None
+    message = f"{base}_{message[len(named):]}"
+    if method_form:
+        return message
+    message = _POSITION.sub(lambda m: f"(position {int(m.group(1)) - 1})", message, count=1)
+    if "received an invalid combination of arguments - got (Tensor" in message:
+        message = message.replace("got (Tensor, ", "got (", 1).replace("got (Tensor)", "got ()", 1)
+        lines = [line for line in message.split("\n") if not line.startswith(" * (Number self")]
+        message = "\n".join(lines).replace(", *, Tensor out = None", "")
+        message = _SELF_PARAMETER.sub(lambda m: " * (" if m.group(1) == ", " else " * ()", message)
+    return message
 
 
 def augmented(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Any]:
@@ -875,6 +940,11 @@ def uniform_(self: Tensor, from_: float = 0.0, to: float = 1.0, *, generator: An
     """Fill with samples from ``U(from_, to)``."""
     check_inplace_draw()
     check_inplace(self)
+    _check_draw_kernel(self, "check_uniform_bounds")
+    if from_ > to:
+        raise RuntimeError(
+            f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}"
+        )
     return apply_inplace(self, _uniform, from_, to, generator)
 
 
@@ -882,7 +952,17 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any
     """Fill with samples from ``N(mean, std**2)``."""
     check_inplace_draw()
     check_inplace(self)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    _check_draw_kernel(self, "normal_kernel_cpu")
     return apply_inplace(self, _normal, mean, std, generator)
+
+
+def _check_draw_kernel(self: Tensor, kernel: str) -> None:
+    """PyTorch's refusal to draw floating-point samples into an integer or bool tensor."""
+    if self._data.dtype.kind not in "fcV":  # (V: bfloat16)
+        name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(self._data.dtype)]
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
 
 
 install_view_history(refresh_special_view, view_of_base)
