@@ -331,3 +331,40 @@ def test_random_programs_compiled_vs_eager_vs_torch(program):
     for c, e, t in zip(compiled[2], eager[2], theirs[2], strict=True):
         np.testing.assert_allclose(c, e, rtol=1e-13, atol=1e-14)
         np.testing.assert_allclose(c, t, rtol=1e-12, atol=1e-13)
+
+
+def _message(lib: Any, fn: Any, modify: str) -> str:
+    x = lib.ones(3, requires_grad=True)
+    w = lib.ones(3, requires_grad=True)
+    y = fn(x, w)
+    with lib.no_grad():
+        (w if modify == "input" else y).mul_(2)
+    with pytest.raises(RuntimeError) as error:
+        y.sum().backward()
+    return str(error.value).replace("torch.", "chainrule.")
+
+
+@pytest.mark.parametrize("modify", ["input", "output"])
+def test_a_saved_tensor_changed_in_place_is_refused_as_pytorch_refuses_it(modify):
+    def f(x, w):
+        return (x * w).exp()
+
+    ours = _message(chainrule, chainrule.compile(f), modify)
+    theirs = _message(torch, torch.compile(f, backend="aot_eager"), modify)
+    assert ours.split(" Hint:")[0] == theirs.split(" Hint:")[0]
+
+
+def test_inputs_with_history_and_outputs_used_eagerly_afterwards():
+    def f(a, b):
+        return a.tanh() * b, a - b
+
+    xs = np.linspace(-1, 1, 4)
+    results = []
+    for lib, wrap in ((torch, lambda fn: fn), (chainrule, chainrule.compile)):
+        x = lib.tensor(xs, requires_grad=True)
+        a, b = x * 3, x.exp()  # (inputs with a history: the node's edges lead to it)
+        p, q = wrap(f)(a, b)
+        p.register_hook(lambda g: g * 2)  # (hooks on the outputs run as in eager mode)
+        ((p * q).sum() + q.pow(2).sum()).backward()
+        results.append(x.grad.numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-14)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from chainrule._tensor import Tensor, grad_accumulator, wrap
+from chainrule.autograd.inplace import modified_error
 from chainrule.autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
 from chainrule.ir import Value, gradients, passes
 from chainrule.ir.numpy_codegen import NumpyFunction, numpy_function
@@ -50,7 +51,7 @@ class CompiledFunctionBackward(Node):
     """The one node of a compiled call's differentiable outputs: runs the generated
     backward on what the forward saved."""
 
-    __slots__ = ("_compiled", "_saved", "_n_out", "_out_meta")
+    __slots__ = ("_compiled", "_saved", "_n_out", "_out_meta", "_watched")
 
     _fresh_outputs = True  # (the generated backward returns new arrays: see _fresh_outputs)
 
@@ -58,6 +59,9 @@ class CompiledFunctionBackward(Node):
         saved = self._saved
         if saved is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        for tensor, counter, version in self._watched:
+            if counter[0] != version:
+                raise _modified(tensor, self, counter[0], version)
         if self._n_out == 1:
             grads = [grads]
         arrays = []
@@ -83,6 +87,14 @@ class CompiledFunctionBackward(Node):
         if release:
             self.release()
         return (None,) * len(self._next_fns)
+
+
+def _modified(tensor: Tensor, node: Node, now: int, expected: int) -> RuntimeError:
+    """PyTorch's error for a saved tensor changed in place before the backward: an input
+    named with its producer, an output of the compiled call without (as PyTorch's)."""
+    if tensor._grad_node is node:
+        tensor = wrap(tensor._data)
+    return modified_error(tensor, node, now, expected)
 
 
 def _non_differentiable(array: np.ndarray) -> Tensor:
@@ -190,6 +202,17 @@ class CompiledGraph:
             self._fuse(outputs, [], [], inputs, names)
         self.n_outputs = len(outputs)
         self.forward = numpy_function(graph, inputs, outputs + saved, "forward", names, comments)
+        # The saved values that are arguments or outputs (tensors a caller may change in
+        # place before the backward): (True for an input, its index).
+        self.watched = []
+        for value in saved:
+            index = next((i for i, v in enumerate(inputs) if v is value), None)
+            if index is not None:
+                self.watched.append((True, index))
+                continue
+            index = next((k for k, v in enumerate(outputs) if v is value), None)
+            if index is not None:
+                self.watched.append((False, index))
         self.graph = graph
 
     def _fuse(
@@ -251,6 +274,10 @@ class CompiledGraph:
             node._hooks = None
             node._compiled = self
             node._saved = results[n:]
+            node._watched = tuple(
+                (t, t._vc, t._vc[0])
+                for t in (tensors[i] if is_input else outs[i] for is_input, i in self.watched)
+            )
             node._n_out = len(self.diff_output_slots)
             node._out_meta = self.out_meta
             for nr, slot in enumerate(self.diff_output_slots):
