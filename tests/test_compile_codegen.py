@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import chainrule
 from chainrule.compiler.compiled_graph import DOUBLE_BACKWARD_MESSAGE
+from chainrule.compiler.lowering import Unsupported, lower
 
 
 @pytest.fixture(autouse=True)
@@ -368,3 +369,41 @@ def test_inputs_with_history_and_outputs_used_eagerly_afterwards():
         ((p * q).sum() + q.pow(2).sum()).backward()
         results.append(x.grad.numpy())
     np.testing.assert_allclose(results[1], results[0], rtol=1e-14)
+
+
+def test_cross_entropy_computes_its_total_weight_and_checks_targets_at_each_call():
+    F = chainrule.nn.functional
+    c = chainrule.compile(lambda x, t: F.cross_entropy(x, t))
+    rng = np.random.default_rng(3)
+    logits = rng.standard_normal((5, 4))
+    for targets in ([0, 1, 2, 3, 1], [0, -100, 2, -100, 1], [-100, -100, 3, 0, 0]):
+        x = chainrule.tensor(logits, requires_grad=True)
+        tx = torch.tensor(logits, requires_grad=True)
+        out = c(x, chainrule.tensor(targets))
+        tout = torch.nn.functional.cross_entropy(tx, torch.tensor(targets))
+        out.backward()
+        tout.backward()
+        np.testing.assert_allclose(out.item(), tout.item(), rtol=1e-14)
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert c.compile_count == 1 and not c.fallback_reasons
+    with pytest.raises(IndexError) as ours:
+        c(chainrule.tensor(logits), chainrule.tensor([0, 1, 2, 7, 1]))
+    with pytest.raises(IndexError) as theirs:
+        torch.nn.functional.cross_entropy(torch.tensor(logits), torch.tensor([0, 1, 2, 7, 1]))
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_tensors_made_from_python_values_are_constants_others_run_eagerly():
+    def scaled(x):
+        return x * chainrule.ones(3) * 2
+
+    c = chainrule.compile(scaled)
+    x = chainrule.ones(2, 3, requires_grad=True)
+    c(x).sum().backward()
+    assert not c.fallback_reasons and x.grad.tolist() == [[2.0] * 3] * 2
+
+    def hidden(x):  # (a tensor made from x's values by code that is no op)
+        return x * chainrule.tensor(x.detach()._data.sum())
+
+    with pytest.raises(Unsupported, match="a tensor made outside the op table"):
+        lower(hidden, (chainrule.ones(2),), {}, ["x"], {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -85,11 +86,26 @@ class CompiledFunction:
         self._last: _Entry | None = None
 
     def _param_names(self) -> dict[int, str]:
+        """Names for the tensors the program reads besides its arguments: a module's
+        parameters and buffers by their paths; for a function, the modules and tensors it
+        reads from its closure or globals, by variable name (``model.0.weight``)."""
         root = self._orig_mod
-        if not isinstance(root, Module):
-            return {}
-        names = {id(b): n for n, b in root.named_buffers()}
-        names.update({id(p): n for n, p in root.named_parameters()})
+        if isinstance(root, Module):
+            owners: dict[str, Any] = {"": root}
+        else:
+            try:
+                found = inspect.getclosurevars(root)
+            except (TypeError, ValueError):
+                return {}
+            owners = {**found.globals, **found.nonlocals}
+        names: dict[int, str] = {}
+        for prefix, obj in owners.items():
+            dot = f"{prefix}." if prefix else ""
+            if isinstance(obj, Module):
+                names.update({id(b): dot + n for n, b in obj.named_buffers()})
+                names.update({id(p): dot + n for n, p in obj.named_parameters()})
+            elif isinstance(obj, Tensor):
+                names[id(obj)] = prefix
         return names
 
     def _compile(self, key: tuple, args: tuple, kwargs: dict[str, Any]) -> _Entry | None:

@@ -25,8 +25,11 @@ from collections.abc import Callable
 from typing import Any
 
 from chainrule._overrides import TorchFunctionMode
-from chainrule._tensor import Tensor
+from chainrule._tensor import Tensor, wrap
 from chainrule.ir import Graph, Value
+from chainrule.ir.backward import not_differentiable
+from chainrule.ops.nn_ops.losses import _nll_check_targets as check_targets
+from chainrule.ops.nn_ops.losses import _nll_total_weight as total_weight
 
 __all__ = ["Unsupported", "Lowered", "lower"]
 
@@ -98,12 +101,14 @@ def _function_name(func: Callable[..., Any]) -> str:
 class _Recorder(TorchFunctionMode):
     """Records each op-table call on tensors into ``lowered.graph``."""
 
-    def __init__(self, lowered: Lowered, names: dict[int, str]) -> None:
+    def __init__(self, lowered: Lowered, names: dict[int, str], known: set[int]) -> None:
         super().__init__()
         self.lowered = lowered
         self.values: dict[int, Value] = {}
         self.keep: list[Any] = []  # (the tensors seen, so that their ids stay theirs)
         self.param_names = names
+        self.known = known  # ids of the tensors that existed before the call
+        self.outer: list[str] = []  # the functions (no ops) being run, innermost last
 
     def bind(self, tensor: Tensor, value: Value) -> None:
         self.values[id(tensor)] = value
@@ -115,6 +120,11 @@ class _Recorder(TorchFunctionMode):
             return value
         if tensor.grad_fn is not None:
             raise Unsupported("a tensor computed outside the traced program's ops")
+        if id(tensor) not in self.known:
+            # (made during the call by code that is no op, maybe from the arguments' values:
+            # replaying the first call's tensor could be wrong)
+            where = f" inside '{self.outer[-1]}'" if self.outer else ""
+            raise Unsupported(f"a tensor made outside the op table{where}")
         lowered = self.lowered
         name = lowered.unique(self.param_names.get(id(tensor), "constant"))
         value = lowered.graph.placeholder(tensor.shape, tensor.dtype, name=name)
@@ -157,8 +167,21 @@ class _Recorder(TorchFunctionMode):
             raise Unsupported("'__setitem__' writes into a tensor")
         op = getattr(func, "op", None)
         if op is None:
-            with self:
-                return getattr(func, "__wrapped__", func)(*args, **kwargs)
+            self.outer.append(name)
+            try:
+                with self:
+                    result = getattr(func, "__wrapped__", func)(*args, **kwargs)
+            finally:
+                self.outer.pop()
+            if not any(isinstance(a, Tensor) for a in _flat((args, kwargs))):
+                # (made from Python values only, which are baked in or guarded: the same
+                # tensor at each call, read as a constant)
+                self.known.update(id(t) for t in _flat(result) if isinstance(t, Tensor))
+                self.keep.append(result)
+            return result
+        derive = DERIVED_ARGUMENTS.get(name)
+        if derive is not None:
+            derive(self, op.bind(args, kwargs))
         result = func(*args, **kwargs)
         if not any(isinstance(a, Tensor) for a in _flat((args, kwargs))):
             raise Unsupported(f"'{name}' makes a tensor from Python values only")
@@ -237,6 +260,41 @@ def _aliases_input(value: Value) -> bool:
     return node.kind == "placeholder" and node is not value.node
 
 
+@not_differentiable
+def nll_total_weight(
+    input: Tensor, target: Tensor, weight: Tensor | None, reduction: str, ignore_index: int
+) -> Tensor:
+    """The ``total_weight`` argument ``nll_loss`` computes from the targets (the count or
+    summed weight of the kept ones) before its op runs, with its check of the targets: a
+    graph node, so that each call computes it from its own targets."""
+    check_targets(input._data, target._data, ignore_index)
+    w = None if weight is None else weight._data
+    return wrap(total_weight(target._data, w, ignore_index, reduction, input._data.dtype))
+
+
+def _nll_total_weight_node(recorder: _Recorder, bound: tuple) -> None:
+    input, target, weight, reduction, ignore_index, total = bound
+    if not isinstance(total, Tensor) or id(total) in recorder.values:
+        return
+    args = (input, target, weight, reduction, ignore_index)
+    node = recorder.lowered.graph.call(
+        nll_total_weight,
+        tuple(recorder.convert(a) for a in args),
+        name=recorder.lowered.unique("total_weight"),
+    )
+    recorder.bind(total, node.outputs[0])
+    recorder.lowered.names[node.outputs[0]] = node.name
+
+
+#: Ops whose public functions compute a tensor argument outside the op table, from other
+#: arguments: how to compute it as a node instead (op name -> function of the recorder and
+#: the op's bound arguments, binding that tensor to a value).
+DERIVED_ARGUMENTS: dict[str, Callable[[_Recorder, tuple], None]] = {
+    "nll_loss_forward": _nll_total_weight_node,
+    "nll_loss2d_forward": _nll_total_weight_node,
+}
+
+
 def lower(
     program: Callable[..., Any],
     args: tuple,
@@ -245,10 +303,15 @@ def lower(
     param_names: dict[int, str],
 ) -> tuple[Lowered, Any]:
     """Run ``program`` once on the arguments, recording its ops: the IR and the result.
-    ``arg_names`` names the positional parameters, ``param_names`` captured tensors (by id).
-    Raises :class:`Unsupported` for what the IR cannot express."""
+    ``arg_names`` names the positional parameters, ``param_names`` the tensors the program
+    may read besides its arguments (by id: parameters, buffers, tensors it closes over);
+    any other tensor not made by an op is refused. Raises :class:`Unsupported` for what the
+    IR cannot express."""
     lowered = Lowered()
-    recorder = _Recorder(lowered, param_names)
+    known = set(param_names)
+    known.update(id(t) for t in _flat((args, kwargs)) if isinstance(t, Tensor))
+    known.update(id(t) for t in vars(program).values() if isinstance(t, Tensor))
+    recorder = _Recorder(lowered, param_names, known)
     positions: list[Any] = list(range(len(args))) + sorted(kwargs)
     for position in positions:
         arg = args[position] if isinstance(position, int) else kwargs[position]
