@@ -24,6 +24,7 @@ from .._tensor import Tensor
 from ..ops.nn_ops import _dropout as _dropout_ops  # (the modules: the package's names for
 from ..ops.nn_ops import _embedding as _embedding_ops  # dropout and embedding are functions)
 from ..ops.nn_ops.affine_grid import affine_grid_generator
+from ..ops.nn_ops.ctc import torch_ctc_loss as ctc_loss
 from ..ops.nn_ops.grid_sample import grid_sampler, grid_sampler_2d, grid_sampler_3d
 from ..ops.nn_ops.margin_losses import triplet_margin_loss_any_margin
 from . import functional as F
@@ -51,6 +52,7 @@ __all__ = [
     "convolution",
     "cosine_embedding_loss",
     "cosine_similarity",
+    "ctc_loss",
     "dropout",
     "dropout_",
     "embedding",

@@ -103,7 +103,7 @@ __all__ += [  # margin_losses
     "MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "SoftMarginLoss",
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss", "TripletMarginLoss",
     "TripletMarginWithDistanceLoss",
-    "PoissonNLLLoss", "GaussianNLLLoss"
+    "PoissonNLLLoss", "GaussianNLLLoss", "CTCLoss"
 ]
 __all__ += [  # normalization
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..._tensor import Tensor
+from ...ops.nn_ops import ctc, multi_margin_losses
 from ...ops.nn_ops import margin_losses as ops
-from ...ops.nn_ops import multi_margin_losses
 from .distance import PairwiseDistance
 from .loss import _Loss, _WeightedLoss
 
@@ -23,6 +23,7 @@ __all__ = [
     "TripletMarginWithDistanceLoss",
     "PoissonNLLLoss",
     "GaussianNLLLoss",
+    "CTCLoss",
 ]
 
 
@@ -240,4 +241,34 @@ class GaussianNLLLoss(_Loss):
     def forward(self, input: Tensor, target: Tensor, var: Tensor | float) -> Tensor:
         return ops.gaussian_nll_loss(
             input, target, var, full=self.full, eps=self.eps, reduction=self.reduction
+        )
+
+
+class CTCLoss(_Loss):
+    """Connectionist temporal classification loss (:func:`~nn.functional.ctc_loss`): the
+    negative log likelihood of each target over all its alignments to the input frames.
+
+    Example:
+        >>> import chainrule as torch
+        >>> loss = torch.nn.CTCLoss()
+        >>> loss(torch.zeros(2, 1, 2).log_softmax(2), torch.tensor([[1]]), [2], [1])
+        tensor(0.2877)
+    """
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(
+        self, log_probs: Tensor, targets: Tensor, input_lengths: Tensor, target_lengths: Tensor
+    ) -> Tensor:
+        return ctc.ctc_loss(
+            log_probs,
+            targets,
+            input_lengths,
+            target_lengths,
+            self.blank,
+            self.reduction,
+            self.zero_infinity,
         )

@@ -16,6 +16,7 @@ from . import activations as _activations
 from . import affine_grid as _affine_grid
 from . import attention as _attention
 from . import convolution as _convolution
+from . import ctc as _ctc
 from . import dropout as _dropout
 from . import embedding as _embedding
 from . import embedding_bag as _embedding_bag
@@ -38,17 +39,18 @@ from . import shuffle as _shuffle
 from . import unpooling as _unpooling
 from . import upsampling as _upsampling
 
-_MODULES = (_activation_backward, _activations, _affine_grid, _attention, _convolution, _dropout,
-            _embedding, _embedding_bag, _fold, _fractional_pooling, _grid_sample, _local_norms,
-            _losses, _margin_losses, _misc, _multi_head_attention, _multi_margin_losses,
-            _normalization, _packing, _padding, _pdist, _pooling, _random_activations, _shuffle,
-            _unpooling, _upsampling)
+_MODULES = (_activation_backward, _activations, _affine_grid, _attention, _convolution, _ctc,
+            _dropout, _embedding, _embedding_bag, _fold, _fractional_pooling, _grid_sample,
+            _local_norms, _losses, _margin_losses, _misc, _multi_head_attention,
+            _multi_margin_losses, _normalization, _packing, _padding, _pdist, _pooling,
+            _random_activations, _shuffle, _unpooling, _upsampling)
 
 # Star imports last: ``dropout`` and ``embedding`` are functions here, not the modules.
 from .activations import *  # noqa: F403
 from .affine_grid import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .convolution import *  # noqa: F403
+from .ctc import *  # noqa: F403
 from .dropout import *  # noqa: F403
 from .embedding import *  # noqa: F403
 from .embedding_bag import *  # noqa: F403
@@ -87,6 +89,9 @@ __all__ += [  # attention
 __all__ += [  # convolution
     "convolution", "convolution_backward_input", "convolution_backward_weight", "conv1d", "conv2d",
     "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"
+]
+__all__ += [  # ctc
+    "ctc_loss"
 ]
 __all__ += [  # dropout
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout"
