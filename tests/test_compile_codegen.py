@@ -407,3 +407,25 @@ def test_tensors_made_from_python_values_are_constants_others_run_eagerly():
 
     with pytest.raises(Unsupported, match="a tensor made outside the op table"):
         lower(hidden, (chainrule.ones(2),), {}, ["x"], {})
+
+
+def test_layers_that_write_their_buffers_run_eagerly():
+    nn = chainrule.nn
+    mean, var = chainrule.zeros(3), chainrule.ones(3)
+
+    def norm(x):
+        return nn.functional.batch_norm(x, mean, var, training=True)
+
+    c = chainrule.compile(norm)
+    c(chainrule.randn(4, 3))
+    assert c.fallback_reasons == ["a tensor made outside the op table inside 'batch_norm'"]
+    assert mean.abs().sum().item() > 0  # (the running statistics were updated, eagerly)
+    weight = chainrule.randn(5, 3) * 4
+
+    def embed(idx):
+        return nn.functional.embedding(idx, weight, max_norm=0.5)
+
+    ce = chainrule.compile(embed)
+    ce(chainrule.tensor([0, 2]))
+    assert ce.fallback_reasons == ["'embedding' with max_norm writes into its weight"]
+    assert weight[0].norm().item() <= 0.5 + 1e-6

@@ -165,6 +165,11 @@ class _Recorder(TorchFunctionMode):
             raise Unsupported(f"'{name}' writes into a tensor (out= or inplace=True)")
         if name == "__setitem__":
             raise Unsupported("'__setitem__' writes into a tensor")
+        if name == "embedding" and (
+            kwargs.get("max_norm") is not None or len(args) > 3 and args[3] is not None
+        ):
+            # (its rows are renormalised by writing into the weight, not through an op)
+            raise Unsupported("'embedding' with max_norm writes into its weight")
         op = getattr(func, "op", None)
         if op is None:
             self.outer.append(name)
