@@ -312,9 +312,11 @@ def _index_arguments(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple:
     return tuple(out)
 
 
-def _check_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple[tuple, bool]:
+def _check_indices(shape: tuple[int, ...], entries: dict[int, Any],
+                   bounds: bool = True) -> tuple[tuple, bool]:
     """``_expand_indices``, and whether the result is empty so that in-range zeros stand in
-    for the indices."""
+    for the indices (``bounds=False``: the indices' values are not checked, for writes, which
+    check them last: :func:`_check_index_bounds`)."""
     out: list[np.ndarray | None] = []
     for dim in sorted(entries):
         a = entries[dim]
@@ -368,8 +370,17 @@ def _check_indices(shape: tuple[int, ...], entries: dict[int, Any]) -> tuple[tup
         # PyTorch checks bounds while copying elements: with none to copy, any index goes.
         # Zeros of the same shapes give NumPy the same (empty) result without its own check.
         return tuple(None if a is None else np.zeros_like(a) for a in indices), True
-    _check_advanced_bounds(defined)
+    if bounds:
+        _check_advanced_bounds(defined)
     return indices, False
+
+
+def _check_index_bounds(shape: tuple[int, ...], indices: tuple) -> None:
+    """The bounds check :func:`_check_indices` left out (``bounds=False``; its in-range zeros
+    when nothing is written)."""
+    defined = [(a, shape[d]) for d, a in enumerate(indices) if a is not None]
+    if all(a.size for a, _ in defined):
+        _check_advanced_bounds(defined)
 
 
 def _check_advanced_bounds(indices: list[tuple[np.ndarray, int]]) -> None:
@@ -700,6 +711,37 @@ def _value_array(self: Tensor, value: Any) -> np.ndarray:
     raise TypeError(f"can't assign a {_type_label(value)} to a {_type_name(self._data.dtype)}")
 
 
+def _check_mask_fill(self: Tensor, entries: dict[int, Any], value: Any) -> bool:
+    """Whether ``self[index] = value`` with tensor indices is PyTorch's ``masked_fill_``: one
+    index tensor, a bool or uint8 mask, and one value element (a number, or a tensor of any
+    dtype, cast); a uint8 mask is refused there."""
+    if len(entries) != 1:
+        return False
+    (mask,) = entries.values()
+    kind = (mask._data if isinstance(mask, Tensor) else mask).dtype
+    if kind != _BOOL and kind != _UINT8:
+        return False
+    if isinstance(value, Tensor) and value._data.size != 1:
+        return False
+    if kind == _UINT8:
+        raise RuntimeError(
+            "masked_fill_ only supports boolean masks, but got mask with dtype unsigned char"
+        )
+    if isinstance(value, Tensor) and value._data.dtype.kind == "c":  # (its single element)
+        check_scalar_fits(complex(value._data.reshape(-1)[0]), self._data.dtype, numel=1)
+    return True
+
+
+def _check_put_dtype(self: Tensor, value: Any) -> None:
+    """index_put_'s refusal of a value tensor of another dtype than ``self``'s."""
+    if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_scalar_name(self._data.dtype)} for the destination and "
+            f"{_scalar_name(value._data.dtype)} for the source."
+        )
+
+
 def _strip_leading_ones(shape: tuple[int, ...]) -> tuple[int, ...]:
     k = 0
     while k < len(shape) and shape[k] == 1:
@@ -757,11 +799,17 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
             value = wrap(np.asarray(value, dtype=self._data.dtype))
         target.copy_(value)
         return
+    mask_fill = _check_mask_fill(self, entries, value)
+    if not mask_fill:
+        indices, _ = _check_indices(target._data.shape, entries, bounds=False)
+        if indices and isinstance(value, Tensor):
+            _check_values_fit(_strip_leading_ones(value._data.shape), target._data.shape, indices)
+        _check_put_dtype(self, value)
     indices = _index_arguments(target._data.shape, entries)
     if not isinstance(value, Tensor):
         value = wrap(np.asarray(value, dtype=self._data.dtype))
     elif value._data.dtype != self._data.dtype:
-        value = value.to(self.dtype)
+        value = value.to(self.dtype)  # (a one-element value under one mask: masked_fill_'s)
     check_inplace(target, value)
     apply_inplace(target, _index_put, indices, value, False)
 
@@ -815,11 +863,17 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             raise RuntimeError(CONJ_WRITE_MESSAGE)
     target, entries, is_self = _locate(self._data, index)
     if entries:
-        indices = _expand_indices(target.shape, entries)
+        # PyTorch's order: the indices, the value's shape, its dtype, the indices' bounds
+        mask_fill = _check_mask_fill(self, entries, value)
+        indices, _ = _check_indices(target.shape, entries, bounds=False)
         _check_writable(self, is_self)
         values = values.reshape(_strip_leading_ones(values.shape))
         if indices:
             _check_values_fit(values.shape, target.shape, indices)
+        if not mask_fill:
+            _check_put_dtype(self, value)
+        if indices:
+            _check_index_bounds(target.shape, indices)
         if MUTATION_WATCH:
             clone_saved_before_write(self, target)  # (the region written: PyTorch's view)
         if not target.flags.writeable:
@@ -1213,6 +1267,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
                 "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                 f"{value._data.ndim} dimension(s)."
             )
+        if value._data.dtype.kind == "c" and input._data.dtype.kind != "c":
+            check_scalar_fits(complex(value._data), input._data.dtype, numel=1)
         return _masked_fill_tensor(input, mask, value)
     if not isinstance(value, bool | int | float | complex):
         raise TypeError(
@@ -1460,8 +1516,8 @@ def _index_list(indices: Any) -> dict[int, np.ndarray]:
     """A tuple of index tensors as ``_expand_indices`` entries (a mask spans its dims)."""
     if isinstance(indices, Tensor) or not isinstance(indices, Sequence):
         raise TypeError(
-            "index_put(): argument 'indices' (position 1) must be tuple of Tensors, not "
-            f"{type(indices).__name__}"
+            f"index_put(): argument 'indices' (position {argument_position(2)}) must be tuple "
+            f"of Tensors, not {type(indices).__name__}"
         )
     entries: dict[int, Any] = {}
     dim = 0
@@ -1489,15 +1545,17 @@ def index_put(input: Tensor, indices: Sequence[Tensor], values: Tensor,
     values = _tensor_arg("index_put", "values", 3, values)
     shape = input._data.shape
     entries = _index_list(indices)
-    prepared = _expand_indices(shape, entries)
-    if values._data.dtype != input._data.dtype:
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{_scalar_name(input._data.dtype)} for the destination and "
-            f"{_scalar_name(values._data.dtype)} for the source."
+    if len(indices) > len(shape):
+        raise IndexError(
+            f"too many indices for tensor of dimension {len(shape)} (got {len(indices)})"
         )
+    # PyTorch's order: the indices, the values' shape, their dtype, the indices' bounds
+    prepared, _ = _check_indices(shape, entries, bounds=False)
     if prepared:
         _check_values_fit(values._data.shape, shape, prepared)
+    _check_put_dtype(input, values)
+    if prepared:
+        _check_index_bounds(shape, prepared)
         return _index_put(input, _index_arguments(shape, entries), values, bool(accumulate))
     return _index_put(input, prepared, values, bool(accumulate))
 
