@@ -22,6 +22,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+from .static_demo import compare_static_and_dynamic
+
 __all__ = ["main", "SEED_EXAMPLE"]
 
 SEED_EXAMPLE = textwrap.dedent(
@@ -156,7 +158,7 @@ def train_and_explore(out: Path, epochs: int | None, model: str) -> list[Path]:
 
     from .train import build_model, load_digits_tensors, missing_extras, run
 
-    _heading(f"5. Training a small {model.upper()} on scikit-learn's handwritten digits")
+    _heading(f"6. Training a small {model.upper()} on scikit-learn's handwritten digits")
     problem = missing_extras()
     if problem is not None:
         print(f"skipped: {problem}")
@@ -206,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     run_seed_example()
     written = draw_seed_graph(out)
     explain_seed_gradients()
+    _heading("5. Static versus dynamic: the seed example defined then run, and compiled")
+    written += compare_static_and_dynamic(out)
     if not args.no_train:
         written += train_and_explore(out, args.epochs, args.model)
 
