@@ -328,3 +328,28 @@ def test_rows_of_one_gradient_buffer_accumulate_separately() -> None:
     b = chainrule.ones(3, requires_grad=True)
     (chainrule.stack([a, b]).sum(0) * 2).sum().backward()
     assert not np.shares_memory(a.grad._data, b.grad._data)
+
+
+@pytest.mark.parametrize("hook", ["tensor", "node_pre"])
+def test_gradient_a_hook_replaced_is_not_aliased_by_two_leaves(hook: str) -> None:
+    """A hook on ``a + c`` returns a new gradient, which AddBackward0 sends to both leaves: it
+    may become one ``.grad`` uncopied, not both (they once shared it, so a second backward
+    added each leaf's gradient twice: 3x a single pass where PyTorch gives 2x)."""
+    from .conftest import torch
+
+    results = []
+    for lib in (torch, chainrule):
+        a = lib.tensor([[0.1, 0.2], [0.3, 0.4]], dtype=lib.float64, requires_grad=True)
+        c = lib.tensor([[0.5, 0.6], [0.7, 0.8]], dtype=lib.float64, requires_grad=True)
+        s = a + c
+        if hook == "tensor":
+            s.register_hook(lambda g: g * 2.0)
+        else:
+            s.grad_fn.register_prehook(lambda grads: (grads[0] * 2.0,))
+        out = s.exp().sum()
+        out.backward(retain_graph=True)
+        out.backward()
+        results.append((a.grad.tolist(), c.grad.tolist()))
+        if lib is chainrule:
+            assert not np.shares_memory(a.grad._data, c.grad._data)
+    assert results[1] == results[0]

@@ -516,10 +516,14 @@ class GraphTask:
                     yield StepRecord(node, _as_tuple(grads, node), (), index) if record else None
                     continue
                 hooks = node._hooks
-                fresh = node._fresh_outputs and not record and not (hooks and hooks.post)
+                # A node with hooks: not fresh. A pre-hook may have replaced the incoming
+                # gradient, so ``grads`` is not what the node ran on and _route could not tell
+                # the gradient it returned for two inputs (AddBackward0's) from a new array;
+                # a post hook's results may be held by the user.
+                fresh = node._fresh_outputs and not record and hooks is None
                 if fresh and node._passes_grad_view and node in owned:
                     owned.discard(node)
-                    if hooks is None and not self.anomaly and not self._captures_node(node):
+                    if not self.anomaly and not self._captures_node(node):
                         fresh = _TOOK  # (no hook, capture or anomaly check saw its gradient)
             sent = route(node, grads, outputs, fresh, record)
             yield StepRecord(node, _as_tuple(grads, node), sent, index) if record else None

@@ -451,7 +451,10 @@ class CopySlices(Node):
             filler = filler.expand(self.view_shape).reshape(-1)
             base_grad = put(grads, index, filler, False)
             return [base_grad, *sent[1:]]
-        base_grad = np.array(grads, copy=True)
+        # Row-major, so that ``flat`` is a view of it (``positions`` index the base row-major):
+        # a copy keeping a transposed gradient's layout would make ``reshape`` copy, and the
+        # writes below would be lost.
+        base_grad = np.array(grads, copy=True, order="C")
         flat = base_grad.reshape(-1)
         region = flat[positions]
         sent = fn.apply(region, False)
