@@ -429,3 +429,23 @@ def test_layers_that_write_their_buffers_run_eagerly():
     ce(chainrule.tensor([0, 2]))
     assert ce.fallback_reasons == ["'embedding' with max_norm writes into its weight"]
     assert weight[0].norm().item() <= 0.5 + 1e-6
+
+
+def test_a_module_switched_to_eval_recompiles():
+    nn = chainrule.nn
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5))
+    c = chainrule.compile(model)
+    x = chainrule.ones(2, 3)
+    model.eval()  # (dropout is the identity: compiled)
+    out = c(x)
+    assert not c.fallback_reasons and out.grad_fn.name() == "CompiledFunctionBackward"
+    np.testing.assert_array_equal(out.detach().numpy(), model(x).detach().numpy())
+    model.train()  # (dropout draws: eager)
+    chainrule.manual_seed(0)
+    drawn = c(x)
+    chainrule.manual_seed(0)
+    np.testing.assert_array_equal(drawn.detach().numpy(), model(x).detach().numpy())
+    assert c.fallback_reasons == ["a tensor made outside the op table"]  # (its mask)
+    assert c.compile_count == 2
+    model.eval()
+    assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 3

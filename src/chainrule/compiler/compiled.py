@@ -11,6 +11,7 @@ from chainrule._tensor import Tensor
 from chainrule.autograd.grad_mode import is_grad_enabled
 from chainrule.fx import GraphModule, TraceError, symbolic_trace
 from chainrule.nn.modules.module import Module
+from chainrule.ops.creation import get_rng_state, set_rng_state
 
 from .compiled_graph import CompiledGraph
 from .lowering import Unsupported, lower
@@ -62,7 +63,7 @@ class _Entry:
     """What one set of guards compiled to: a generated graph, or the traced module run
     eagerly (``reason`` says why), or nothing (a graph break: the original runs)."""
 
-    __slots__ = ("module", "compiled", "reason", "captured_guard", "owners")
+    __slots__ = ("module", "compiled", "reason", "captured_guard", "owners", "modules", "modes")
 
     def __init__(self, module: GraphModule | None) -> None:
         self.module = module
@@ -70,6 +71,24 @@ class _Entry:
         self.reason = ""
         self.captured_guard: tuple = ()
         self.owners: list[tuple[dict, str, Tensor]] = []
+        # The modules the program reads and their training flags when it was compiled
+        # (torch.compile guards on them too: eval() changes what dropout or batch_norm do).
+        self.modules: list[Module] = []
+        self.modes: tuple = ()
+
+    def holds(self) -> bool:
+        """Whether the captured tensors and the modules' modes are still those compiled for."""
+        compiled = self.compiled
+        if (
+            compiled is not None
+            and compiled.captured
+            and (
+                _captured_guard(compiled.captured) != self.captured_guard
+                or not all(store.get(key) is t for store, key, t in self.owners)
+            )
+        ):
+            return False
+        return not self.modules or tuple(m.training for m in self.modules) == self.modes
 
 
 class CompiledFunction:
@@ -85,21 +104,31 @@ class CompiledFunction:
         self.fallback_reasons: list[str] = []
         self._last: _Entry | None = None
 
+    def _readable(self) -> dict[str, Any]:
+        """What the program reads besides its arguments, by name: the module itself, or a
+        function's closure variables and globals."""
+        root = self._orig_mod
+        if isinstance(root, Module):
+            return {"": root}
+        try:
+            found = inspect.getclosurevars(root)
+        except (TypeError, ValueError):
+            return {}
+        return {**found.globals, **found.nonlocals}
+
+    def _modules(self) -> list[Module]:
+        found: dict[int, Module] = {}
+        for obj in self._readable().values():
+            if isinstance(obj, Module):
+                found.update((id(m), m) for m in obj.modules())
+        return list(found.values())
+
     def _param_names(self) -> dict[int, str]:
         """Names for the tensors the program reads besides its arguments: a module's
         parameters and buffers by their paths; for a function, the modules and tensors it
         reads from its closure or globals, by variable name (``model.0.weight``)."""
-        root = self._orig_mod
-        if isinstance(root, Module):
-            owners: dict[str, Any] = {"": root}
-        else:
-            try:
-                found = inspect.getclosurevars(root)
-            except (TypeError, ValueError):
-                return {}
-            owners = {**found.globals, **found.nonlocals}
         names: dict[int, str] = {}
-        for prefix, obj in owners.items():
+        for prefix, obj in self._readable().items():
             dot = f"{prefix}." if prefix else ""
             if isinstance(obj, Module):
                 names.update({id(b): dot + n for n, b in obj.named_buffers()})
@@ -121,12 +150,20 @@ class CompiledFunction:
             gm = None
         entry = _Entry(gm)
         self._cache[key] = entry
+        entry.modules = self._modules()
+        entry.modes = tuple(m.training for m in entry.modules)
         if gm is None:
             return entry
         self._last = entry
         arg_names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
+        # (a program that draws is refused, maybe after drawing: the eager run then draws the
+        # same numbers as without compile)
+        rng_state = get_rng_state()
         try:
-            lowered, _ = lower(gm, args, kwargs, arg_names, self._param_names())
+            try:
+                lowered, _ = lower(gm, args, kwargs, arg_names, self._param_names())
+            finally:
+                set_rng_state(rng_state)
             requires_grad = [
                 is_grad_enabled() and t.requires_grad
                 for t in [args[p] if type(p) is int else kwargs[p] for p in lowered.arg_positions]
@@ -150,15 +187,13 @@ class CompiledFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = _guard_key(args, kwargs)
         entry = self._cache.get(key)
-        if entry is not None and entry.compiled is not None:
-            compiled = entry.compiled
-            if not compiled.captured or (
-                _captured_guard(compiled.captured) == entry.captured_guard
-                and all(store.get(key) is t for store, key, t in entry.owners)
-            ):
-                return compiled(args, kwargs)
-            del self._cache[key]  # (a parameter changed shape, dtype or requires_grad)
-            entry = None
+        if entry is not None:
+            if entry.holds():
+                if entry.compiled is not None:
+                    return entry.compiled(args, kwargs)
+            else:
+                del self._cache[key]  # (a parameter or a module's mode changed)
+                entry = None
         if entry is None:
             entry = self._compile(key, args, kwargs)
             if entry is not None and entry.compiled is not None:

@@ -157,7 +157,7 @@ class _Recorder(TorchFunctionMode):
             raise Unsupported(f"'{name}' reads a tensor's values into Python")
         if name in _DATA_DEPENDENT_SHAPE or _bool_index(name, args):
             raise Unsupported(f"'{name}' gives a result whose shape depends on the values")
-        if _RANDOM.search(name):
+        if _RANDOM.search(name) and not _dropout_off(name, args, kwargs):
             raise Unsupported(f"'{name}' draws random numbers")
         if (name.endswith("_") and not name.endswith("__")) or name.startswith("__i"):
             raise Unsupported(f"'{name}' writes into a tensor")
@@ -205,6 +205,14 @@ class _Recorder(TorchFunctionMode):
             self.bind(tensor, value)
             self.lowered.names[value] = node.name
         return result
+
+
+def _dropout_off(name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Whether a dropout function is called with ``training=False`` (the identity)."""
+    if "dropout" not in name:
+        return False
+    training = kwargs.get("training", args[2] if len(args) > 2 else True)
+    return training is False
 
 
 def _bool_index(name: str, args: tuple) -> bool:
