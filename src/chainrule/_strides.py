@@ -51,18 +51,33 @@ def empty_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) ->
     """An uninitialised array of ``array``'s shape (and dtype, unless given), laid out as
     PyTorch lays out a copy of it."""
     dtype = array.dtype if dtype is None else dtype
-    if array.ndim < 2 or array.flags.c_contiguous or any(s < 0 for s in array.strides):
+    if array.ndim < 2 or any(s < 0 for s in array.strides):
         return np.empty(array.shape, dtype)  # (negative strides: PyTorch has none)
+    if array.flags.c_contiguous:
+        out = np.empty(array.shape, dtype)
+        if 1 not in array.shape or _row_major_strides(array):
+            return out
+        # PyTorch's empty_like(preserve_format) copies the strides of a non-overlapping and
+        # dense tensor exactly, those of its size-1 dimensions too (which NumPy's row-major
+        # flag ignores): (3, 1, 4) with strides (4, 100, 1) stays so
+        return np.lib.stride_tricks.as_strided(
+            out, array.shape, tuple(stride * out.itemsize for stride in element_strides(array)))
     inner_to_outer = layout_order(array.shape, array.strides)
     outer_to_inner = inner_to_outer[::-1]
     block = np.empty([array.shape[d] for d in outer_to_inner], dtype)
     return block.transpose(np.argsort(outer_to_inner))
 
 
+def _row_major_strides(array: np.ndarray) -> bool:
+    """Whether a row-major (by NumPy's flag) array has the row-major strides PyTorch gives
+    a new tensor also in its size-1 dimensions (or is empty)."""
+    return array.size == 0 or element_strides(array) == contiguous_strides(array.shape)
+
+
 def copy_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
     """A copy of ``array`` (cast to ``dtype`` if given) in the layout PyTorch's ``clone()`` and
     ``to()`` give it."""
-    if array.flags.c_contiguous:
+    if array.flags.c_contiguous and (1 not in array.shape or _row_major_strides(array)):
         return array.astype(array.dtype if dtype is None else dtype)
     out = empty_preserving_layout(array, dtype)
     np.copyto(out, array, casting="unsafe")

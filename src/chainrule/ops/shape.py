@@ -22,6 +22,7 @@ from .._strides import (
     c_contiguous,
     contiguous_format,
     contiguous_strides,
+    copy_in_memory_format,
     element_strides,
     empty_in_memory_format,
     empty_like_preserving,
@@ -962,10 +963,28 @@ def flipud(input: Tensor) -> Tensor:
 
 @op("RollBackward0")
 def _roll(self, shifts, dims):
-    # PyTorch's result is contiguous (np.roll keeps the input's memory order).
     if not dims:
         return c_contiguous(np.roll(self, shifts[0]))  # flattened, then the shape restored
-    return c_contiguous(np.roll(self, shifts, dims))
+    # As PyTorch's roll_cpu: one dimension after the other, each result laid out anew
+    out = self
+    for shift, dim in zip(shifts, dims, strict=True):
+        out = _roll_one(out, shift, dim)
+    return out
+
+
+def _roll_one(a: np.ndarray, shift: int, dim: int) -> np.ndarray:
+    """``a`` rolled along ``dim`` as PyTorch lays the result out: an empty one cloned as it is,
+    a whole turn a row-major copy, otherwise in ``a``'s suggested memory format (channels-last
+    for an NHWC or NDHWC layout, else row-major)."""
+    if a.size == 0:
+        return empty_like_preserving(a)
+    if shift % a.shape[dim] == 0:
+        return np.array(a, order="C")
+    rolled = np.roll(a, shift, dim)
+    memory_format = suggest_memory_format(a) if a.ndim in (4, 5) else contiguous_format
+    if memory_format == contiguous_format:
+        return c_contiguous(rolled)
+    return copy_in_memory_format(rolled, memory_format)
 
 
 @_roll.derivative("self")
