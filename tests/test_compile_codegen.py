@@ -449,3 +449,23 @@ def test_a_module_switched_to_eval_recompiles():
     assert c.compile_count == 2
     model.eval()
     assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 3
+
+
+def test_keyword_tensors_and_non_contiguous_or_expanded_inputs():
+    def f(x, scale, shift):
+        return (x * scale).sin() + shift
+
+    rng = np.random.default_rng(5)
+    xs, ss = rng.standard_normal((4, 3)), rng.standard_normal(3)
+    results = []
+    for lib, wrap in ((torch, lambda fn: fn), (chainrule, chainrule.compile)):
+        x = lib.tensor(xs, requires_grad=True)
+        s = lib.tensor(ss, requires_grad=True)
+        fn = wrap(f)
+        xt = x.t()  # (non-contiguous)
+        shift = lib.tensor(0.5).expand(3, 4)  # (expanded: stride 0)
+        out = fn(xt, scale=s[:, None].expand(3, 4), shift=shift)
+        out.sum().backward()
+        results.append((out.detach().numpy(), x.grad.numpy(), s.grad.numpy()))
+    for ours, theirs in zip(results[1], results[0], strict=True):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-15)
