@@ -469,3 +469,20 @@ def test_keyword_tensors_and_non_contiguous_or_expanded_inputs():
         results.append((out.detach().numpy(), x.grad.numpy(), s.grad.numpy()))
     for ours, theirs in zip(results[1], results[0], strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-15)
+
+
+def test_module_hooks_run_eagerly_at_every_call():
+    lin = chainrule.nn.Linear(2, 2)
+    c = chainrule.compile(lin)
+    x = chainrule.ones(1, 2)
+    assert c(x).grad_fn.name() == "CompiledFunctionBackward"
+    seen = []
+    handle = lin.register_forward_hook(lambda module, inputs, output: seen.append(output))
+    c(x)
+    c(x)
+    assert len(seen) == 2 and c.compile_count == 2
+    assert c.fallback_reasons == [
+        "module hooks (they would run once, when the program is captured)"
+    ]
+    handle.remove()
+    assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 3

@@ -10,7 +10,11 @@ from typing import Any
 from chainrule._tensor import Tensor
 from chainrule.autograd.grad_mode import is_grad_enabled
 from chainrule.fx import GraphModule, TraceError, symbolic_trace
-from chainrule.nn.modules.module import Module
+from chainrule.nn.modules.module import (
+    Module,
+    _global_backward_hooks,
+    _global_backward_pre_hooks,
+)
 from chainrule.ops.creation import get_rng_state, set_rng_state
 
 from .compiled_graph import CompiledGraph
@@ -59,6 +63,25 @@ def _owners(root: Any, tensors: list[Tensor]) -> list[tuple[dict, str, Tensor]]:
     return found
 
 
+def _modes(modules: list[Module]) -> tuple:
+    """Per module: its training flag and whether a hook (its own or a global one) would run
+    around its forward or backward."""
+    global_hooks = bool(_global_backward_hooks or _global_backward_pre_hooks)
+    return tuple(
+        (
+            m.training,
+            global_hooks
+            or bool(
+                m._forward_hooks
+                or m._forward_pre_hooks
+                or m._backward_hooks
+                or m._backward_pre_hooks
+            ),
+        )
+        for m in modules
+    )
+
+
 class _Entry:
     """What one set of guards compiled to: a generated graph, or the traced module run
     eagerly (``reason`` says why), or nothing (a graph break: the original runs)."""
@@ -71,8 +94,9 @@ class _Entry:
         self.reason = ""
         self.captured_guard: tuple = ()
         self.owners: list[tuple[dict, str, Tensor]] = []
-        # The modules the program reads and their training flags when it was compiled
-        # (torch.compile guards on them too: eval() changes what dropout or batch_norm do).
+        # The modules the program reads, their training flags and whether they had hooks
+        # when it was compiled (torch.compile guards on them too: eval() changes what
+        # dropout or batch_norm do).
         self.modules: list[Module] = []
         self.modes: tuple = ()
 
@@ -88,7 +112,7 @@ class _Entry:
             )
         ):
             return False
-        return not self.modules or tuple(m.training for m in self.modules) == self.modes
+        return not self.modules or _modes(self.modules) == self.modes
 
 
 class CompiledFunction:
@@ -151,8 +175,13 @@ class CompiledFunction:
         entry = _Entry(gm)
         self._cache[key] = entry
         entry.modules = self._modules()
-        entry.modes = tuple(m.training for m in entry.modules)
+        entry.modes = _modes(entry.modules)
         if gm is None:
+            return entry
+        if any(hooks for _, hooks in entry.modes):
+            entry.reason = "module hooks (they would run once, when the program is captured)"
+            self.fallback_reasons.append(entry.reason)
+            entry.module = None  # (the module itself runs, with its hooks)
             return entry
         self._last = entry
         arg_names = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
