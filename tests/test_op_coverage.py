@@ -81,7 +81,7 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "Tensor.element_size", "Tensor.get_device", "Tensor.is_complex",
         "Tensor.is_contiguous", "Tensor.is_floating_point", "Tensor.is_inference",
         "Tensor.ndimension", "Tensor.nelement", "Tensor.numpy",
-        "Tensor.stride", "Tensor.tolist",
+        "Tensor.tolist",
         "Tensor.untyped_storage", "Tensor.storage", "torch.is_complex", "torch.is_floating_point",
         "torch.is_tensor", "torch.numel", "torch.can_cast", "torch.promote_types",
         "torch.result_type",

@@ -420,6 +420,18 @@ class TensorMethods:
     def isneginf(self) -> Tensor: ...
     def isposinf(self) -> Tensor: ...
     def isreal(self) -> Tensor: ...
+    def istft(
+        self,
+        n_fft: _int,
+        hop_length: _int | None = ...,
+        win_length: _int | None = ...,
+        window: Tensor | None = ...,
+        center: _bool = ...,
+        normalized: _bool = ...,
+        onesided: _bool | None = ...,
+        length: _int | None = ...,
+        return_complex: _bool = ...,
+    ) -> Tensor: ...
     def kron(self, other: Tensor) -> Tensor: ...
     def kthvalue(self, k: _int, dim: _int = ..., keepdim: _bool = ...) -> Any: ...
     def lcm(self, other: Any) -> Tensor: ...
@@ -778,6 +790,19 @@ class TensorMethods:
         keepdim: _bool = ...,
         *,
         correction: Any = ...,
+    ) -> Tensor: ...
+    def stft(
+        self,
+        n_fft: _int,
+        hop_length: _int | None = ...,
+        win_length: _int | None = ...,
+        window: Tensor | None = ...,
+        center: _bool = ...,
+        pad_mode: str = ...,
+        normalized: _bool = ...,
+        onesided: _bool | None = ...,
+        return_complex: _bool | None = ...,
+        align_to_window: _bool | None = ...,
     ) -> Tensor: ...
     def sub(self, other: Any, *, alpha: Any = ...) -> Tensor: ...
     def sub_(self, other: Any, *, alpha: Any = ...) -> Self: ...

@@ -63,6 +63,7 @@ from . import (
     scatter_views,
     shape,
     special_ops,
+    stft,  # noqa: F401 (stft, istft)
     unsafe_splits,  # noqa: F401 (unsafe_split, unsafe_chunk ...)
     view_copies,  # noqa: F401 (t_copy, transpose_copy ...)
     windows,  # noqa: F401 (hann_window ...)

@@ -44,6 +44,7 @@ from .indexing import (
     _take,
     _take_backward,
 )
+from .rearranging import _unfold, _unfold_backward
 from .reduction import _cumsum, _mean_all, _mean_dim, _sum_all, _sum_dim
 from .shape import (
     _as_strided,
@@ -329,7 +330,7 @@ allow_complex(
     # more views and reshapes, and their backward ops
     _alias, _reshape_alias, _as_strided, _slice, _slice_backward, _select_backward, diagonal,
     _diagonal_backward, _split_one, _split_many, _split_with_sizes_one, _split_with_sizes_many,
-    _unbind_one, _unbind_many,
+    _unbind_one, _unbind_many, _unfold, _unfold_backward,
     # copies that move, repeat or mask elements
     _flip, _roll, _repeat, tril, triu, diag_embed, _diag_copy, trace, _cumsum,
     # indexing, gathering and scattering (and their backward ops)
