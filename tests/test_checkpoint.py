@@ -747,9 +747,7 @@ def test_module_layout_matches_torch() -> None:
     assert chainrule.utils.checkpoint.checkpoint is checkpoint
     assert set(ours.__all__) <= set(theirs.__all__)
     missing = set(theirs.__all__) - set(ours.__all__)
-    # SAC_IGNORED_OPS is a set of PyTorch's aten ops (chainrule has no torch.ops); selective
-    # checkpointing's API exists, its caching not yet (tests/test_selective_checkpoint.py)
-    assert missing == {"SAC_IGNORED_OPS"}
+    assert missing == set()
     for name in ours.__all__:
         assert hasattr(ours, name), name
     assert ours.get_device_states(chainrule.ones(2)) == theirs.get_device_states(torch.ones(2))

@@ -69,7 +69,7 @@ def compare_static_and_dynamic(out: Path, number: int = 2000) -> list[Path]:
     print("Defined, then run (TensorFlow 1 style, chainrule.static):\n")
     print(textwrap.indent(SEED_TF1, "    "))
     printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
+    with tf.Graph().as_default(), contextlib.redirect_stdout(printed):  # (a fresh graph)
         exec(compile(SEED_TF1, "<seed TF1 cell>", "exec"), {})
     print("Output:\n")
     print(textwrap.indent(printed.getvalue(), "    "))

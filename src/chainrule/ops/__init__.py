@@ -69,10 +69,11 @@ from . import (
     windows,  # noqa: F401 (hann_window ...)
 )
 from ._dispatch import make_operator
+from ._dispatch_modes import aten  # torch.ops.aten: operators as dispatch modes see them
 from ._registry import as_method, bind_namespaces, declared_methods
 
 __all__ = [
-    "activation", "complex_ops", "conjugate", "copying", "creation", "indexing", "linalg",
+    "aten", "activation", "complex_ops", "conjugate", "copying", "creation", "indexing", "linalg",
     "pointwise", "reduction", "shape",
 ]
 

@@ -44,6 +44,7 @@ from ..autograd.grad_mode import GRAD, INFERENCE, mode_get
 from ..autograd.node import type_name
 from ._bfloat16 import BF16 as _BF16
 from ._bfloat16 import holds_bfloat16, narrow, widen
+from ._dispatch_modes import dispatches, run_dispatched
 from ._forward import propagate
 from ._recorder import recorder
 from .out_arguments import check_out, write_out
@@ -338,8 +339,11 @@ def _given(op: OpDef, args: tuple) -> tuple:
 def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
     """Run ``op`` on positional ``args`` (already bound), recording a node when needed
     (``offset``: 1 when called as a Tensor method, for the positions errors name)."""
-    if MODES_ENTERED[0] and modes_active():
-        return _overridden(op, args, offset)  # a TorchFunctionMode takes every call
+    if MODES_ENTERED[0]:
+        if modes_active():
+            return _overridden(op, args, offset)  # a TorchFunctionMode takes every call
+        if dispatches(op):  # a dispatch mode computes it, below autograd
+            return run_dispatched(op, args, offset, run_general)
     values = list(args)
     requires_grad = False
     bfloat16 = _dtype._state.default is _dtype.bfloat16

@@ -47,6 +47,13 @@ from ..autograd.graph import (
     saved_tensors_hooks,
 )
 from ..autograd.inplace import modified_error
+from ..ops._dispatch_modes import (
+    OpOverload,
+    OpOverloadPacket,
+    TorchDispatchModeBase,
+    aten,
+    dispatch_modes_active,
+)
 from ..ops.creation import get_rng_state, set_rng_state
 
 __all__ = [
@@ -66,6 +73,7 @@ __all__ = [
     "CheckpointPolicy",
     "SelectiveCheckpointContext",
     "create_selective_checkpoint_contexts",
+    "SAC_IGNORED_OPS",
 ]
 
 _DEFAULT_DETERMINISM_MODE = "default"
@@ -593,7 +601,9 @@ class _recomputation_hook(saved_tensors_hooks):  # noqa: N801 - PyTorch's name
     def __init__(self, target_frame_ref: weakref.ReferenceType[_CheckpointFrame],
                  gid: Any) -> None:
         def pack_hook(x: Tensor) -> Tensor:
-            x = x.detach() if x.requires_grad else x
+            if x.requires_grad:
+                # (a detach that dispatch modes entered by the recomputation see, as PyTorch's)
+                x = aten.detach.default(x) if dispatch_modes_active() else x.detach()
             target_frame = target_frame_ref()
             if target_frame is None:
                 raise AssertionError("Internal error: target_frame reference is None")
@@ -784,18 +794,12 @@ class GraphExecGroup:
 
 
 # ----------------------------------------------------------------------------------------------
-# Selective activation checkpointing: the API, not yet the caching. PyTorch's contexts are
-# dispatch modes that see every operator the forward runs (to call the policy and keep the
-# outputs it says to save) and the recomputation runs (to hand those outputs back instead of
-# running the operator again). chainrule's ops have no such interception point yet (it belongs
-# in ops/_dispatch.py), so the contexts refuse to run rather than silently recompute everything.
-
-SAC_NOT_IMPLEMENTED_MESSAGE = (
-    "selective activation checkpointing (create_selective_checkpoint_contexts) is not "
-    "implemented in chainrule yet: its operators cannot be intercepted to cache their outputs. "
-    "Use checkpoint without context_fn (everything is recomputed) instead."
-)
-
+# Selective activation checkpointing. The two contexts are dispatch modes (ops/_dispatch_modes):
+# in forward the caching mode sees every op of the op table, asks the policy and keeps a
+# detached output of the ops to save; in the recomputation the cached mode hands those outputs
+# back (once: a second backward through the region is refused) and runs the others again.
+# What is seen is chainrule's op table (see ops/_dispatch_modes): composite ops are one op, and
+# in-place methods are always recomputed.
 
 class CheckpointPolicy(enum.Enum):
     """Whether selective checkpointing saves an op's output in forward or recomputes it.
@@ -823,22 +827,118 @@ class SelectiveCheckpointContext:
         self.op_output = op_output
 
 
-class _SelectiveCheckpointMode:
-    """The forward (caching) or recomputation (cached) context of selective checkpointing.
-    Entered only when checkpoint records a graph (grad mode on); it refuses, see above."""
+# Ops the caching never keeps (checkpoint runs a different number of detaches in forward and
+# in the recomputation).
+SAC_IGNORED_OPS: set[Any] = {aten.detach.default}
+_RECOMPUTE = object()
+_CONSUMED = object()
+_SAC_MISMATCH_MSG = (
+    "This can happen if the operations in the checkpointed region are nondeterministic or "
+    "depend on global state that changed between forward and backward."
+)
 
-    def __init__(self, policy_fn: Callable[..., CheckpointPolicy] | None,
-                 storage: dict[Any, dict[int, Any]],
-                 allow_cache_entry_mutation: bool = False) -> None:
+
+class _VersionWrapper:
+    """A cached output and its version when cached: handing back a mutated one is an error."""
+
+    def __init__(self, val: Any) -> None:
+        self.val = val
+        self.version: int | None = val._version if isinstance(val, Tensor) else None
+
+    def get_val(self, allow_cache_entry_mutation: bool) -> Any:
+        if self.version is not None and not allow_cache_entry_mutation:
+            if self.val._version != self.version:
+                raise RuntimeError(
+                    "Tensor cached during selective activation checkpoint has been mutated"
+                )
+        return self.val
+
+
+def _tree_map(fn: Callable[[Any], Any], out: Any) -> Any:
+    if isinstance(out, tuple | list):
+        return type(out)(_tree_map(fn, o) for o in out)
+    return fn(out)
+
+
+def _detach_helper(x: Any) -> Any:
+    return x.detach() if isinstance(x, Tensor) else x
+
+
+class _CachingTorchDispatchMode(TorchDispatchModeBase):
+    """The forward context of selective checkpointing: asks the policy about each op (after
+    running it) and caches the outputs it says to save, by op and call index."""
+
+    def __init__(self, policy_fn: Callable[..., Any], storage: dict[Any, dict[int, Any]],
+                 ac_graph_id: Any = None) -> None:
         self.policy_fn = policy_fn
         self.storage = storage
+        self.ac_graph_id = ac_graph_id
+        self.func_counter: dict[Any, int] = defaultdict(int)
+
+    def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = {} if kwargs is None else kwargs
+        if func in SAC_IGNORED_OPS:
+            return func(*args, **kwargs)
+        out = func(*args, **kwargs)
+        idx = self.func_counter[func]
+        self.func_counter[func] += 1
+        policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=False, op_output=out),
+                                func, *args, **kwargs)
+        if isinstance(policy, bool):
+            policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
+        if policy in (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE):
+            self.storage[func][idx] = _tree_map(
+                lambda x: _VersionWrapper(_detach_helper(x)), out
+            )
+        else:
+            self.storage[func][idx] = _RECOMPUTE
+        return out
+
+
+class _CachedTorchDispatchMode(TorchDispatchModeBase):
+    """The recomputation context of selective checkpointing: hands back the cached outputs
+    (by op and call index, each once) and runs the other ops again."""
+
+    def __init__(self, policy_fn: Any, storage: dict[Any, dict[int, Any]],
+                 allow_cache_entry_mutation: bool = False) -> None:
+        self.storage = storage
         self.allow_cache_entry_mutation = allow_cache_entry_mutation
+        self.func_counter: dict[Any, int] = defaultdict(int)
 
-    def __enter__(self) -> _SelectiveCheckpointMode:
-        raise NotImplementedError(SAC_NOT_IMPLEMENTED_MESSAGE)
+    def __enter__(self) -> _CachedTorchDispatchMode:
+        # (counted afresh: a second backward finds consumed entries, PyTorch's error)
+        self.func_counter.clear()
+        return super().__enter__()
 
-    def __exit__(self, *exc: object) -> None:
-        return None
+    def __torch_dispatch__(self, func: Any, types: tuple, args: tuple = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = {} if kwargs is None else kwargs
+        if func in SAC_IGNORED_OPS:
+            return func(*args, **kwargs)
+        idx = self.func_counter[func]
+        self.func_counter[func] += 1
+        func_storage = self.storage.get(func)
+        if func_storage is None:
+            raise RuntimeError(
+                f"{func} encountered during backward but not found in storage. "
+                f"{_SAC_MISMATCH_MSG}"
+            )
+        entry = func_storage.get(idx)
+        if entry is None:
+            raise RuntimeError(
+                f"{func} invocation index {idx} encountered during backward but not found in "
+                f"storage. {_SAC_MISMATCH_MSG}"
+            )
+        if entry is _CONSUMED:
+            raise RuntimeError(
+                "Trying to backward an extra time. You are only allowed to backward once on "
+                "any region computed under selective activation checkpoint."
+            )
+        if entry is _RECOMPUTE:
+            return func(*args, **kwargs)
+        func_storage[idx] = _CONSUMED
+        return _tree_map(lambda x: x.get_val(self.allow_cache_entry_mutation), entry)
 
 
 def create_selective_checkpoint_contexts(
@@ -847,15 +947,22 @@ def create_selective_checkpoint_contexts(
 ) -> tuple[AbstractContextManager[Any], AbstractContextManager[Any]]:
     """The two contexts of selective activation checkpointing, for ``checkpoint(fn, *args,
     use_reentrant=False, context_fn=functools.partial(create_selective_checkpoint_contexts,
-    policy))``: ``policy`` is a function ``(ctx, op, *args, **kwargs) -> CheckpointPolicy`` or a
-    list of ops to save (the others recomputed).
-
-    Not implemented yet beyond the arguments: checked as PyTorch checks them, but a checkpoint
-    that would use the contexts with grad mode on raises NotImplementedError (its ops cannot be
-    intercepted to cache their outputs); with grad mode off checkpoint does not use them, as in
-    PyTorch.
+    policy))``: ``policy`` is a function ``(ctx, op, *args, **kwargs) -> CheckpointPolicy`` (or
+    a bool: True saves) called in forward with each op (``torch.ops.aten.sin.default``), or a
+    list of such ops to save (the others recomputed). ``allow_cache_entry_mutation``: hand back
+    a cached output even if it was modified in place since (an error otherwise).
     """
     if isinstance(policy_fn_or_list, list):
+        for op in policy_fn_or_list:
+            if not isinstance(op, OpOverload):
+                extra = (
+                    "Please update the OpOverloadPacket to a specific OpOverload.For example, "
+                    "if you have `torch.ops.aten.mm`, change it to `torch.ops.aten.mm.default`."
+                ) if isinstance(op, OpOverloadPacket) else ""
+                raise ValueError(
+                    f"Expected op in `op_list` to be an OpOverload but got: {op} of type "
+                    f"{type(op)}. {extra}"
+                )
         ops = list(policy_fn_or_list)
 
         def policy_fn(ctx: SelectiveCheckpointContext, op: Any, *args: Any,
@@ -869,6 +976,6 @@ def create_selective_checkpoint_contexts(
         raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
     storage: dict[Any, dict[int, Any]] = defaultdict(dict)
     return (
-        _SelectiveCheckpointMode(policy_fn, storage),
-        _SelectiveCheckpointMode(None, storage, allow_cache_entry_mutation),
+        _CachingTorchDispatchMode(policy_fn, storage),
+        _CachedTorchDispatchMode(None, storage, allow_cache_entry_mutation),
     )
