@@ -408,10 +408,14 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         result = wrap(out)
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
-        if record and out.dtype.kind in "fcV":
-            if not op.complex_ok and (out.dtype.kind == "c" or _complex_among(values, op)):
-                refuse_complex_gradient(op)
-            _record(op, args, out, result)
+        if record:
+            if out.dtype.kind in "fcV":
+                if not op.complex_ok and (out.dtype.kind == "c" or _complex_among(values, op)):
+                    refuse_complex_gradient(op)
+                _record(op, args, out, result)
+            elif op.refuses_integral_result:
+                name = _dtype.SCALAR_TYPE_NAMES[result.dtype]
+                raise RuntimeError(f"Autograd not support dtype: {name}")
         if DUAL[0]:
             propagate(op, args, result)  # (forward mode: a dual level is entered)
         return result

@@ -195,6 +195,12 @@ class OpDef:
         self.half_native = half_native
         self.half_rounds_numbers = half_rounds_numbers
         self.dtype_pos = self.index_of.get("dtype")
+        # A differentiable op whose ``dtype=`` can make its result an integer type (sum, cumsum,
+        # prod ...): recording it then is PyTorch's "Autograd not support dtype" error. A
+        # conversion (``x.to(torch.long)``) just records nothing.
+        self.refuses_integral_result = (
+            self.dtype_pos is not None and differentiable and node_name != "ToCopyBackward0"
+        )
         # An element-wise op of several tensors (PyTorch's TensorIterator): its result is laid
         # out as TensorIterator lays it out over them, in parameter order.
         self.iterates = elementwise and len(self.tensor_positions) >= 2

@@ -36,19 +36,22 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
 # Float16 is computed in float32 and rounded once, forward and backward (PyTorch's kernels).
 
 
-def _no_complex_kernel(name: str, a: np.ndarray, dim: int) -> NotImplementedError:
-    """PyTorch's error for (log_)softmax of complex values: its kernel along the last dim,
-    or along another, has no complex version."""
-    kernel = f"{name}_lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim == 0 else (
-        f"{name}_kernel_impl")
+def _no_kernel_for(name: str, a: np.ndarray, dim: int) -> NotImplementedError:
+    """PyTorch's error for (log_)softmax of complex, integer or bool values: its kernel along
+    the last dim, or along another, has no version for them."""
+    kernel = (
+        f"{name}_lastdim_kernel_impl"
+        if dim == a.ndim - 1 or a.ndim == 0
+        else f"{name}_kernel_impl"
+    )
     return no_kernel(kernel, a.dtype)
 
 
 @op("SoftmaxBackward0")
 @half_in_float32
 def _softmax(self, dim):
-    if self.dtype.kind == "c":
-        raise _no_complex_kernel("softmax", self, dim)
+    if self.dtype.kind not in "fV":
+        raise _no_kernel_for("softmax", self, dim)
     if self.ndim == 0:
         return np.ones_like(self)
     # PyTorch's softmax allocates its result contiguous, whatever the input's layout.
@@ -68,8 +71,8 @@ def _(ops, grad, result, dim):
 
 @op("LogSoftmaxBackward0", half_native=True)  # bfloat16 as float16
 def _log_softmax(self, dim):
-    if self.dtype.kind == "c":
-        raise _no_complex_kernel("log_softmax", self, dim)
+    if self.dtype.kind not in "fV":
+        raise _no_kernel_for("log_softmax", self, dim)
     if self.ndim == 0:
         return np.zeros_like(self)
     half = self.dtype if self.dtype in REDUCED_FLOATS else None
@@ -94,19 +97,8 @@ def _(ops, grad, result, dim):
 
 
 def _cast_input(input: Tensor, dtype: Any) -> Tensor:
-    if dtype is None:
-        if input._data.dtype.kind not in "fcV":
-            raise NotImplementedError(
-                f'"softmax_lastdim_kernel_impl" not implemented for \'{_type(input)}\''
-            )
-        return input
-    return input.to(to_dtype(dtype))
-
-
-def _type(t: Tensor) -> str:
-    from .reduction import _SCALAR_TYPE_NAMES
-
-    return _SCALAR_TYPE_NAMES.get(t.dtype.name, t.dtype.name)
+    """``input`` in ``dtype`` (an integer type too: the kernel then refuses it, as PyTorch's)."""
+    return input if dtype is None else input.to(to_dtype(dtype))
 
 
 @tensor_method
@@ -217,4 +209,3 @@ def binary_cross_entropy_with_logits(
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return _bce_with_logits(input, target, weight, pos_weight, reduction)
-

@@ -330,13 +330,20 @@ def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
     if input._data.dtype.kind not in "fcV":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {_type_name(input._data)}")
+    _mean_check(input._data, dtype, "nanmean")
     count = sum(logical_not(isnan(input)), dim, keepdim)
     return div(nansum(input, dim, keepdim, dtype=dtype), count)
 
 
-def _mean_check(array: np.ndarray, dtype: Any) -> Any:
+def _mean_check(array: np.ndarray, dtype: Any, name: str = "mean") -> Any:
     if dtype is not None:
-        return to_dtype(dtype).np
+        wanted = to_dtype(dtype).np
+        if wanted.kind not in "fcV":
+            raise RuntimeError(
+                f"{name}(): could not infer output dtype. Optional dtype must be either a "
+                f"floating point or complex dtype. Got: {_type_name(np.empty(0, wanted))}"
+            )
+        return wanted
     if array.dtype.kind not in "fcV":
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point "
