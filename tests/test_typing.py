@@ -203,7 +203,7 @@ def test_package_all_lists_match_their_modules() -> None:
     from chainrule.ops import nn_ops
 
     layers = ["Module"]
-    for name in ("activation", "attention", "container", "conv", "distance", "dropout",
+    for name in ("activation", "adaptive", "attention", "container", "conv", "distance", "dropout",
                  "flatten", "fold", "lazy", "linear", "local_norms", "loss", "margin_losses",
                  "normalization", "padding", "pooling", "random_activations", "rnn",
                  "shuffle", "sparse", "transformer", "unpooling", "upsampling"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from . import (
     activation,
+    adaptive,
     attention,
     container,
     conv,
@@ -29,6 +30,7 @@ from . import (
     upsampling,
 )
 from .activation import *  # noqa: F403
+from .adaptive import *  # noqa: F403
 from .attention import *  # noqa: F403
 from .container import *  # noqa: F403
 from .conv import *  # noqa: F403
@@ -62,6 +64,9 @@ __all__ += [  # activation
     "Softplus", "Softmax", "LogSoftmax", "Softmin", "Softmax2d", "Hardtanh", "Hardswish",
     "Hardsigmoid", "LogSigmoid", "Softsign", "Tanhshrink", "Threshold", "GLU", "PReLU",
     "Hardshrink", "Softshrink"
+]
+__all__ += [  # adaptive
+    "AdaptiveLogSoftmaxWithLoss"
 ]
 __all__ += [  # attention
     "MultiheadAttention"
