@@ -747,7 +747,7 @@ def full_like(
     (``memory_format``)."""
     shape, d, requires_grad = _like("full_like", input, dtype, requires_grad)
     out = _empty_like_array(input._data, d.np, memory_format)
-    out[...] = np.full(shape, fill_value, dtype=d.np)
+    out[...] = np.full(shape, fill_value_for(fill_value, d.np, math.prod(shape)), dtype=d.np)
     return make_tensor(out, requires_grad)
 
 

@@ -15,6 +15,7 @@ from .._strides import empty_like_preserving
 from .._tensor import Tensor, wrap, wrap_dim
 from ._registry import op, tensor_method
 from .indexing import _scalar_name
+from .scalar_conversion import check_value_tensor, fill_value_for
 
 __all__ = ["index_copy", "index_fill"]
 
@@ -170,7 +171,10 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
                 "index_fill_ only supports a 0-dimensional value tensor, but got "
                 f"tensor with {value._data.ndim} dimension(s)."
             )
+        check_value_tensor(value, input._data.dtype)  # (read as a Scalar of input's type)
         return _index_fill_tensor(input, dim, index, value)
+    if isinstance(value, bool | int | float | complex):
+        value = fill_value_for(value, input._data.dtype)  # (uint8 takes -1 as 255)
     return _index_fill_number(input, dim, index, value)
 
 

@@ -52,7 +52,12 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._forward import tangent_to_write
 from ._registry import argument_position, op, tensor_method
-from .scalar_conversion import check_scalar_fits
+from .scalar_conversion import (
+    check_long_long,
+    check_scalar_fits,
+    check_value_tensor,
+    fill_value_for,
+)
 from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
 
 __all__ = [
@@ -704,6 +709,7 @@ def _value_array(self: Tensor, value: Any) -> np.ndarray:
             data = data.real
         return data
     if isinstance(value, bool | int | float | complex):
+        check_long_long(value)
         check_scalar_fits(value, self._data.dtype, numel=1)  # (float16: not checked)
         if isinstance(value, complex) and self._data.dtype.kind != "c":
             value = value.real
@@ -1185,7 +1191,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
         raise TypeError(
             f"scatter(): argument 'value' must be Number, not {type(number).__name__}"
         )
-    check_scalar_fits(number, input._data.dtype)
+    number = fill_value_for(number, input._data.dtype)  # (uint8 takes -1 as 255)
     d = _check_scatter("scatter", input, dim, index, None)
     return _scatter_value(input, d, index, number)
 
@@ -1269,13 +1275,13 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
             )
         if value._data.dtype.kind == "c" and input._data.dtype.kind != "c":
             check_scalar_fits(complex(value._data), input._data.dtype, numel=1)
+        check_value_tensor(value, input._data.dtype)
         return _masked_fill_tensor(input, mask, value)
     if not isinstance(value, bool | int | float | complex):
         raise TypeError(
             f"masked_fill(): argument 'value' must be Number, not {type(value).__name__}"
         )
-    check_scalar_fits(value, input._data.dtype)
-    return _masked_fill(input, mask, value)
+    return _masked_fill(input, mask, fill_value_for(value, input._data.dtype))
 
 
 @op("MaskedSelectBackward0", tensor_params=("mask",))

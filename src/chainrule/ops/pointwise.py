@@ -10,6 +10,7 @@ import cmath
 import functools
 import inspect
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from ._registry import (
     zero_derivative,
 )
 from ._registry import op as table_op
+from .scalar_conversion import check_number_argument, number_operand_dtype
 
 #: Every op of this module is element-wise (a TensorIterator op in PyTorch): declared with
 #: ``elementwise=True``, so a result of several tensors is laid out as PyTorch lays it out.
@@ -75,6 +77,8 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF = np.dtype(np.float16)
 _BFLOAT16 = _dtype.BFLOAT16
 _SINGLE = np.dtype(np.float32)
+_INT64 = np.dtype(np.int64)
+_DOUBLE = np.dtype(np.float64)
 _REDUCED = _dtype.REDUCED_FLOATS  # float16 and bfloat16
 
 
@@ -295,6 +299,19 @@ def _is_unit(alpha: Any) -> bool:
     return type(alpha) is int and alpha == 1
 
 
+def _negated(alpha: Any) -> Any:
+    """``-alpha`` as PyTorch's Scalar negation (sub is add of ``-alpha``): an int wraps in 64
+    bits, so ``-(-2**63)`` is ``-2**63``."""
+    if type(alpha) is int:
+        if not -_INT64_WRAP <= alpha < _INT64_WRAP:
+            _dtype.is_uint64_number(alpha)  # (its OverflowError beyond 64 bits)
+        return (_INT64_WRAP - alpha) % (2 * _INT64_WRAP) - _INT64_WRAP
+    return -alpha
+
+
+_INT64_WRAP = 1 << 63
+
+
 def _fused_multiply_add(self, other, alpha, sign=1):
     """``self + sign * alpha * other`` as PyTorch's add (``sign=1``) and sub (``sign=-1``)
     kernels compute it.
@@ -312,7 +329,9 @@ def _fused_multiply_add(self, other, alpha, sign=1):
     dtype = (self if type(self) is _ndarray else np.asarray(other)).dtype
     _check_alpha(dtype, alpha)
     if sign < 0:
-        alpha = -alpha
+        alpha = _negated(alpha)
+    if type(alpha) is not bool:  # (read as a Scalar of the result's type: uint8 refuses 1000;
+        check_number_argument(alpha, dtype)  # sub negates first, so int32 takes 2**31)
     if dtype is _SINGLE:
         return multiply_add_single(self, other, alpha)
     if dtype in _REDUCED:  # float16, bfloat16 (numbers among the operands rounded to it)
@@ -988,7 +1007,21 @@ def pow(input, exponent):  # noqa: A001 - torch-style name
         and input._data.dtype.kind in "iu"
     ):  # (checked before promotion, which wraps -2 to 254 for uint8)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    if isinstance(input, Tensor) and (input._data.dtype.kind in "iub"
+                                      or input._data.dtype.itemsize == 2):
+        _check_exponent(input._data.dtype, exponent)
     return _pow_scalar(input, exponent)
+
+
+def _check_exponent(dtype: np.dtype, exponent: Any) -> None:
+    """PyTorch's kernels read a number exponent as a Scalar of an integer or half-precision
+    result's type (``uint8 ** 1000``, ``float16 ** 1e6`` raise; float32 takes it as a
+    double); an integer tensor's int exponent is first read as an int64 (its sign checked)."""
+    target = number_operand_dtype(dtype, exponent)
+    if target.kind in "iu" and type(exponent) is int:
+        check_number_argument(exponent, _INT64)
+    if target.kind in "iub" or target in _REDUCED:
+        check_number_argument(exponent, target)
 
 
 @tensor_method(inplace=True)
@@ -1840,8 +1873,46 @@ def _bind_bounds(name: str, args: tuple, kwargs: dict[str, Any], names: tuple[st
 
 _MISSING_ARG: Any = object()
 
+# The C++ names PyTorch's clamp_ gives an integer tensor it cannot write a promoted result into.
+_CPP_INTEGER_NAMES = {
+    "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+    "int64": "long int", "bool": "bool",
+}
 
-@tensor_method(inplace=True)
+
+def _in_place_of(name: str) -> Callable[..., Tensor]:
+    """``Tensor.<name>_``'s source: the clamp-like function ``name`` (defined below), after
+    PyTorch's checks of number bounds an integer tensor cannot take in place: an int of 2**63
+    or more (promotion error), then a bound of a higher category ("result type Float can't be
+    cast to the desired output type unsigned char"), before any overflow check."""
+
+    def in_place(*args: Any, **kwargs: Any) -> Tensor:
+        input = args[0] if args else None
+        if isinstance(input, Tensor) and input._data.dtype.kind in "biu":
+            _check_in_place_bounds(input, [*args[1:], kwargs.get("min"), kwargs.get("max")])
+        return _CLAMP_LIKE[name](*args, **kwargs)
+
+    in_place.__name__ = in_place.__qualname__ = name
+    return in_place
+
+
+def _check_in_place_bounds(input: Tensor, given: list[Any]) -> None:
+    bounds = [b for b in given if b is not None]
+    if not bounds or not all(type(b) in _NUMBER_OR_NONE for b in bounds):
+        return
+    if any(type(b) is int and b >= _UINT64_START and _dtype.is_uint64_number(b) for b in bounds):
+        _refuse_uint64_promotion(input, *(bounds + [None])[:2])
+    dtype = input._data.dtype
+    target = number_operand_dtype(dtype, *(b for b in bounds if type(b) is not bool))
+    if target != dtype:
+        have = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(target)]
+        raise RuntimeError(
+            f"result type {have} can't be cast to the desired output type "
+            f"{_CPP_INTEGER_NAMES[dtype.name]}"
+        )
+
+
+@tensor_method(inplace=_in_place_of("clamp"))
 def clamp(*args: Any, **kwargs: Any) -> Tensor:
     """Limit every element to ``[min, max]``: ``clamp(input, min=None, max=None)``.
 
@@ -1851,7 +1922,7 @@ def clamp(*args: Any, **kwargs: Any) -> Tensor:
     return _clamp_public("clamp", args, kwargs)
 
 
-@tensor_method(inplace=True)
+@tensor_method(inplace=_in_place_of("clip"))
 def clip(*args: Any, **kwargs: Any) -> Tensor:
     """Alias of :func:`clamp`."""
     return _clamp_public("clip", args, kwargs)
@@ -1872,17 +1943,71 @@ def _clamp_public(name: str, args: tuple, kwargs: dict[str, Any]) -> Tensor:
     if not isinstance(input, Tensor):
         raise _no_overload(name, args, kwargs, _CLAMP_SIGNATURES)
     if type(low) in _NUMBER_OR_NONE and type(high) in _NUMBER_OR_NONE:  # the common case
+        _check_number_bounds(input, low, high)
         return _clamp_scalar(input, low, high)
     kinds = (_bound_kind(low), _bound_kind(high))
     if 1 in kinds:
         if 2 not in kinds and 3 not in kinds:
             return _clamp_tensor(input, low, high)
     elif 3 not in kinds:
+        _check_number_bounds(input, low, high)
         return _clamp_scalar(input, low, high)
     raise _no_overload(name, args, kwargs, _CLAMP_SIGNATURES)
 
 
 _NUMBER_OR_NONE = frozenset((int, float, bool, type(None)))
+_UINT64_START = 1 << 63
+
+
+def _check_number_bounds(input: Tensor, low: Any, high: Any = None) -> None:
+    """PyTorch's checks of clamp's number bounds, read as Scalars of the result's dtype:
+    ``clamp(uint8, max=1000)`` and ``clamp(float16, max=1e6)`` raise "value cannot be
+    converted to type ... without overflow" (no check when a bound is NaN: the result is all
+    NaN); two bounds, one an int from 2**63 (a uint64), raise PyTorch's promotion error."""
+    dtype = input._data.dtype
+    if (dtype is _SINGLE or dtype is _DOUBLE) and _fits_single(low) and _fits_single(high):
+        return  # (the common case: float32 and float64 take these at once)
+    if (type(low) is float and low != low) or (type(high) is float and high != high):
+        return  # (a NaN bound: the result is all NaN)
+    if dtype.kind in "biu":
+        for b in (low, high):
+            if type(b) is int and b >= _UINT64_START and _dtype.is_uint64_number(b):
+                _refuse_uint64_promotion(input, low, high)
+    target = number_operand_dtype(dtype, low, high)
+    if low is not None and type(low) is not bool:
+        check_number_argument(low, target)
+    if high is not None and type(high) is not bool:
+        check_number_argument(high, target)
+
+
+def _fits_single(bound: Any) -> bool:
+    """Whether a bound is None or a number float32 holds (an int of 64 bits, a finite float
+    within float32's range)."""
+    kind = type(bound)
+    if kind is float:
+        return -_SINGLE_MAX <= bound <= _SINGLE_MAX
+    if kind is int:
+        return -_INT64_WRAP <= bound < _INT64_WRAP
+    return bound is None or kind is bool
+
+
+_SINGLE_MAX = float(np.finfo(np.float32).max)
+
+
+def _refuse_uint64_promotion(input: Tensor, low: Any, high: Any) -> None:
+    """PyTorch's error for an int of 2**63 or more (a uint64 number) promoted with another
+    integer: the other bound, or a bool tensor."""
+    ints = [b for b in (low, high) if type(b) is int]
+    pair = None
+    if len(ints) == 2 and (ints[0] >= _UINT64_START) != (ints[1] >= _UINT64_START):
+        pair = ["UInt64" if b >= _UINT64_START else "Long" for b in ints]
+    elif input._data.dtype == np.bool_:
+        pair = ["Bool", "UInt64"]
+    if pair is not None:
+        raise RuntimeError(
+            "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+            f"{pair[0]} and {pair[1]}"
+        )
 
 
 @op("ClampMinBackward0", promote=ARITH, promote_with=("min",))
@@ -1939,7 +2064,7 @@ def _(ops, grad, self, max):  # noqa: A002
     return ops.where(self > max, grad, 0)
 
 
-@tensor_method(inplace=True)
+@tensor_method(inplace=_in_place_of("clamp_min"))
 def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
     """``max(input, min)`` element-wise: ``clamp_min(input, min)``, ``min`` a number
     (ClampMinBackward0) or a tensor (ClampMinBackward1)."""
@@ -1951,11 +2076,12 @@ def clamp_min(*args: Any, **kwargs: Any) -> Tensor:
     if kind == 1:
         return _clamp_min_tensor(input, low)
     if kind == 2:
+        _check_number_bounds(input, low)
         return _clamp_min_scalar(input, low)
     raise _no_overload("clamp_min", args, kwargs, _CLAMP_MIN_SIGNATURES)
 
 
-@tensor_method(inplace=True)
+@tensor_method(inplace=_in_place_of("clamp_max"))
 def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
     """``min(input, max)`` element-wise: ``clamp_max(input, max)``, ``max`` a number
     (ClampMaxBackward0) or a tensor (ClampMaxBackward1)."""
@@ -1967,8 +2093,12 @@ def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
     if kind == 1:
         return _clamp_max_tensor(input, high)
     if kind == 2:
+        _check_number_bounds(input, high)
         return _clamp_max_scalar(input, high)
     raise _no_overload("clamp_max", args, kwargs, _CLAMP_MAX_SIGNATURES)
+
+
+_CLAMP_LIKE = {"clamp": clamp, "clip": clip, "clamp_min": clamp_min, "clamp_max": clamp_max}
 
 
 @op("MaximumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
@@ -2092,7 +2222,26 @@ def where(condition, input=None, other=None):
 
         return nonzero(condition, as_tuple=True)
     _check_condition(condition)
+    if not isinstance(other, Tensor) or not isinstance(input, Tensor):
+        _check_where_numbers(input, other)
     return _where(condition, input, other)
+
+
+def _check_where_numbers(input: Any, other: Any) -> None:
+    """PyTorch fills a one-element tensor of the result's type with a number ``input`` or
+    ``other`` (``where(c, uint8, 1000)`` raises, ``where(c, float16, 1e6)`` is inf there)."""
+    for value, tensor in ((input, other), (other, input)):
+        if type(value) in _CHECKED_NUMBERS or isinstance(value, np.number):
+            if isinstance(tensor, Tensor) and _fits_single(value):
+                if tensor._data.dtype.kind == "f":
+                    continue  # (float32 and float64 hold it; float16's fill rounds to inf)
+                target = number_operand_dtype(tensor._data.dtype, value)
+            else:  # (two numbers, or one beyond float32: PyTorch's promotion and its errors)
+                target = _dtype.result_type(input, other).np
+            check_number_argument(value, target, numel=1)
+
+
+_CHECKED_NUMBERS = frozenset((int, float, complex))
 
 
 def _check_condition(condition):
@@ -2241,6 +2390,7 @@ def _addcmul(self, tensor1, tensor2, value):
     bfloat16), each rounded once. The fused multiply-add is exact through float64 for float32
     and narrower; float64 rounds the product, then the sum (an ulp from PyTorch's at most)."""
     dtype = self.dtype
+    _check_value(value, dtype)
     if dtype.kind in "iu":  # the value cast to the type: 2.5 is 2
         return self + np.array(value).astype(dtype) * tensor1 * tensor2
     if dtype is _SINGLE or dtype is _HALF:
@@ -2283,7 +2433,14 @@ def _check_addcdiv(self, tensor1, tensor2, *_options):
     complex_ok=True)
 @half_in_float32
 def _addcdiv(self, tensor1, tensor2, value):
+    _check_value(value, self.dtype)
     return self + value * tensor1 / tensor2
+
+
+def _check_value(value: Any, dtype: np.dtype) -> None:
+    """addcmul's and addcdiv's ``value`` read as a Scalar of the result's type (of float32 for
+    float16 and bfloat16, which the kernels compute in: no overflow at 1e6 there)."""
+    check_number_argument(value, _SINGLE if dtype in _REDUCED else dtype)
 
 
 @_addcdiv.derivative("self")

@@ -15,10 +15,25 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["check_integral_elements", "check_scalar_fits", "fill_value_for"]
+from .. import _dtype
+
+__all__ = [
+    "check_integral_elements",
+    "check_long_long",
+    "check_number_argument",
+    "check_scalar_fits",
+    "check_value_tensor",
+    "fill_value_for",
+    "number_operand_dtype",
+]
 
 _INT_TYPES = frozenset({int, bool})
+_INT64_LOW = -(1 << 63)
+_INT64_END = 1 << 63
 _FLOAT32_MAX = float(np.finfo(np.float32).max)
+_HALF = np.dtype(np.float16)
+_SINGLE = np.dtype(np.float32)
+_COMPLEX64 = np.dtype(np.complex64)
 # The C++ types PyTorch's Scalar conversion names (``fill_``, ``full``, ``x[i] = v``).
 _SCALAR_TYPE_NAMES = {
     "float16": "c10::Half",
@@ -33,6 +48,18 @@ _SCALAR_TYPE_NAMES = {
     "uint8": "uint8_t",
     "bool": "bool",
 }
+
+
+_INTEGER_RANGES: dict[np.dtype, tuple[int, int]] = {}
+
+
+def _integer_range(np_dtype: np.dtype) -> tuple[int, int]:
+    """An integer type's smallest and largest values (``np.iinfo`` is slow to build)."""
+    found = _INTEGER_RANGES.get(np_dtype)
+    if found is None:
+        info = np.iinfo(np_dtype)
+        found = _INTEGER_RANGES[np_dtype] = (int(info.min), int(info.max))
+    return found
 
 
 def _overflow(name: str) -> RuntimeError:
@@ -54,11 +81,32 @@ def check_integral_elements(values: list[Any], np_dtype: np.dtype) -> None:
                     raise _overflow(name)
             elif isinstance(v, complex | np.complexfloating):
                 raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
-    if np_dtype == np.int64 or not integers:
-        return  # (larger integers fail earlier: "Overflow when unpacking long long")
+            else:
+                check_long_long(v)  # (the elements are read in order)
+    if not integers:
+        return
+    smallest, largest = min(integers), max(integers)
+    if smallest < _INT64_LOW or largest >= _INT64_END:
+        _refuse_beyond_int64(values)
+    if np_dtype == np.int64:
+        return
     low = -info.max if info.min == 0 else info.min
-    if integers and not (low <= min(integers) and max(integers) <= info.max):
+    if not (low <= smallest and largest <= info.max):
         raise _overflow(name)
+
+
+def _refuse_beyond_int64(values: list[Any]) -> None:
+    """PyTorch's errors for ``torch.tensor`` of an integer type given an int beyond int64: it
+    reads the elements in order, so a float out of range before that int raises first."""
+    for v in values:
+        check_long_long(v)
+
+
+def check_long_long(value: Any) -> None:
+    """PyTorch's ValueError for a Python int its parser reads as a C ``long long`` (an element
+    of ``torch.tensor(data, dtype=<integer type>)``, ``x[i] = v``) beyond int64."""
+    if type(value) is int and not _INT64_LOW <= value < _INT64_END:
+        raise ValueError("Overflow when unpacking long long")
 
 
 def check_scalar_fits(value: Any, np_dtype: np.dtype, numel: int = 2) -> None:
@@ -78,15 +126,15 @@ def check_scalar_fits(value: Any, np_dtype: np.dtype, numel: int = 2) -> None:
     if bad:
         pass
     elif kind in "iu":
-        info = np.iinfo(np_dtype)
+        smallest, largest = _integer_range(np_dtype)
         if isinstance(value, float):
-            bad = not info.min <= value <= info.max  # (NaN compares false)
+            bad = not smallest <= value <= largest  # (NaN compares false)
         else:
-            low = -info.max if kind == "u" else info.min
-            bad = not low <= value <= info.max
-    elif np_dtype == np.float16:
+            low = -largest if kind == "u" else smallest
+            bad = not low <= value <= largest
+    elif np_dtype == _HALF:
         bad = numel != 1 and math.isfinite(value) and abs(value) > 65504
-    elif np_dtype == np.float32 or np_dtype == np.complex64:
+    elif np_dtype == _SINGLE or np_dtype == _COMPLEX64:
         bad = math.isfinite(value) and abs(value) > _FLOAT32_MAX
     if bad:
         raise _overflow(_SCALAR_TYPE_NAMES.get(np_dtype.name, np_dtype.name))
@@ -96,7 +144,67 @@ def fill_value_for(value: Any, np_dtype: np.dtype, numel: int = 2) -> Any:
     """``value`` checked as PyTorch converts a Scalar to ``np_dtype`` for a fill of ``numel``
     elements (``check_scalar_fits``), as a number NumPy stores there: a negative integer for an
     unsigned type wrapped as PyTorch's cast wraps it (NumPy refuses it)."""
-    check_scalar_fits(value, np_dtype, numel)
-    if np_dtype.kind == "u" and type(value) is int and value < 0:
+    value = check_number_argument(value, np_dtype, numel)
+    kind = np_dtype.kind
+    if kind == "b":
+        return bool(value)  # (NumPy refuses an int beyond int64 there: 2**63 is True)
+    if kind == "u" and type(value) is int and value < 0:
         return value + (int(np.iinfo(np_dtype).max) + 1)
     return value
+
+
+def number_operand_dtype(np_dtype: np.dtype, *numbers: Any) -> np.dtype:
+    """The dtype an op on a tensor of ``np_dtype`` and these Python numbers computes in, by
+    PyTorch's promotion (a number of a higher category than the tensor's stands for that
+    category's default dtype: ``uint8`` with ``2.5`` is float32, ``bool`` with ``2`` int64)."""
+    kind = np_dtype.kind
+    if kind == "c":
+        return np_dtype
+    category = 0
+    for n in numbers:
+        t = type(n)
+        if t is int:
+            category = max(category, 1)
+        elif t is float:
+            category = max(category, 2)
+        elif t is complex or isinstance(n, np.complexfloating):
+            category = 3
+        elif isinstance(n, np.floating):
+            category = max(category, 2)
+        elif isinstance(n, np.integer):
+            category = max(category, 1)
+    if category == 3:
+        return _dtype.default_for_category(3).np
+    if kind in "fV":
+        return np_dtype
+    if category == 2:
+        return _dtype.get_default_dtype().np
+    if category == 1 and kind == "b":
+        return np.dtype(np.int64)
+    return np_dtype
+
+
+def check_number_argument(value: Any, np_dtype: np.dtype, numel: int = 2) -> Any:
+    """``value``, a Python number an op reads as a Scalar of ``np_dtype`` (the type it computes
+    in: ``alpha`` of ``add``, ``clamp``'s bounds, ``pow``'s exponent, ``threshold``'s value ...),
+    checked as PyTorch checks it: OverflowError for an int beyond 64 bits (its argument parser
+    reads ints as int64 or uint64), then c10's ``overflows`` (:func:`check_scalar_fits`).
+    Returns the number as a Python number (a NumPy scalar's ``item()``)."""
+    kind = type(value)
+    if kind is int:
+        if not _INT64_LOW <= value < _INT64_END:
+            _dtype.is_uint64_number(value)  # (its OverflowError beyond 64 bits)
+    elif kind is not float and isinstance(value, np.generic):
+        value = value.item()
+    if np_dtype.kind != "f" or np_dtype.itemsize < 8:
+        check_scalar_fits(value, np_dtype, numel)
+    return value
+
+
+def check_value_tensor(value: Any, np_dtype: np.dtype) -> None:
+    """PyTorch's check of a 0-d tensor ``value`` an op reads as a Scalar (``masked_fill``,
+    ``index_fill``): its element must fit ``np_dtype`` as a number would (``tensor(1000)``
+    into uint8 raises; ``tensor(-1)`` wraps to 255)."""
+    data = value._data
+    if data.dtype.kind != "c" and (np_dtype.kind in "iu" or np_dtype.itemsize < 8):
+        check_scalar_fits(data.item(), np_dtype)

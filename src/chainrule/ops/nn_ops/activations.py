@@ -19,6 +19,7 @@ from ..activation import softmax
 from ..inplace import inplace_call
 from ..pointwise import abs as abs_
 from ..pointwise import fast_path_in_float32, half_in_float32, neg, tanh
+from ..scalar_conversion import check_number_argument, fill_value_for
 from ..shape import reshape
 
 __all__ = [
@@ -275,6 +276,12 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0,
     """``x`` clipped to ``[min_val, max_val]``."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    dtype = input._data.dtype
+    if dtype.kind == "u" and (min_val < 0 or max_val < 0):
+        raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    if dtype != np.float64:  # (the limits are read as Scalars of the input's type)
+        check_number_argument(min_val, dtype)
+        check_number_argument(max_val, dtype)
     return _maybe_inplace(input, inplace, _hardtanh, min_val, max_val)
 
 
@@ -345,8 +352,26 @@ def _(ops, grad, self, threshold):
     return ops.threshold_backward(grad, self, threshold)
 
 
+def _threshold_numbers(input: Tensor, threshold: Any, value: Any) -> tuple[Any, Any]:
+    """``threshold`` and ``value`` read as Scalars of the input's type, as PyTorch's kernel
+    reads them: checked (uint8 with 1000 raises "value cannot be converted to type uint8_t
+    without overflow"), a negative int wrapped for an unsigned type (-1 is 255); float16
+    compares with the threshold in float32 (no check there)."""
+    dtype = input._data.dtype if isinstance(input, Tensor) else None
+    if dtype is None or dtype == np.float64:
+        return threshold, value
+    if dtype.kind == "b":
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
+    if dtype.itemsize == 2 and dtype.kind not in "iu":
+        check_number_argument(threshold, np.dtype(np.float32))
+    else:
+        threshold = fill_value_for(check_number_argument(threshold, dtype), dtype)
+    return threshold, fill_value_for(check_number_argument(value, dtype), dtype)
+
+
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """``x`` where ``x > threshold``, else ``value``."""
+    threshold, value = _threshold_numbers(input, threshold, value)
     if inplace:
         return _maybe_inplace(input, True, _threshold_inplace, threshold, value)
     return _threshold(input, threshold, value)
