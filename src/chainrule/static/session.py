@@ -53,7 +53,7 @@ class Session:
         self._graph = graph if graph is not None else get_default_graph()
         self._closed = False
         self._state: dict[ir.Node, np.ndarray] = {}
-        self._runner = ir.Runner(self._graph.ir)
+        self._runner = ir.GeneratedRunner(self._graph.ir)
         self._contexts: list[Any] = []
 
     @property
