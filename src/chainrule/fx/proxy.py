@@ -67,10 +67,16 @@ class Proxy:
         cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
     ) -> Proxy:
         tracer = None
-        for a in list(args) + list((kwargs or {}).values()):
+        stack = list(args) + list((kwargs or {}).values())
+        while stack:  # (also inside lists and tuples: torch.cat([x, y]))
+            a = stack.pop()
             if isinstance(a, Proxy):
                 tracer = a.tracer
                 break
+            if isinstance(a, tuple | list):
+                stack.extend(a)
+            elif isinstance(a, dict):
+                stack.extend(a.values())
         if tracer is None:
             raise TraceError(f"no Proxy among the arguments of {func}")
         return tracer.create_proxy("call_function", func, args, kwargs or {})
