@@ -252,24 +252,25 @@ def test_tangent_is_reverse_mode_jvp(name: str) -> None:
 
 def test_reverse_mode_through_tangents() -> None:
     """The tangent's ops are recorded: its gradient in the primal is J·v's derivative. Inside
-    the dual level PyTorch's gradient has a tangent of its own (the graph saved the dual
-    tensor), which chainrule does not compute: autograd.grad refuses there (it returned the
-    gradient without it); after the level is exited the same gradient is PyTorch's."""
+    the dual level the gradient has a tangent of its own (the graph saved the dual tensor:
+    forward mode runs through the backward pass), as PyTorch's; after the level is exited the
+    same gradient has none."""
     out = []
     for lib, fwad in LIBS:
         x = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
         with fwad.dual_level():
             d = fwad.make_dual(x, lib.ones(3, dtype=lib.float64))
             t = fwad.unpack_dual((d.sin() * d).sum()).tangent
-            if lib is chainrule:
-                with pytest.raises(NotImplementedError, match="forward-over-reverse"):
-                    lib.autograd.grad(t, x, retain_graph=True)
-            else:
-                (inside,) = lib.autograd.grad(t, x, retain_graph=True)
-                assert fwad.unpack_dual(inside).tangent is not None
+            (inside,) = lib.autograd.grad(t, x, retain_graph=True)
+            primal, tangent = fwad.unpack_dual(inside)
+            out.append((_np(primal), _np(tangent)))
         (g,) = lib.autograd.grad(t, x)
-        out.append(_np(g))
-    np.testing.assert_allclose(out[0], out[1], rtol=1e-12)
+        out.append((_np(g), None))
+    (cr_inside, cr_after), (pt_inside, pt_after) = out[:2], out[2:]
+    for ours, theirs in ((cr_inside, pt_inside), (cr_after, pt_after)):
+        np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-14)
+        if theirs[1] is not None:
+            np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-14)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -592,26 +593,61 @@ def test_custom_function_refuses() -> None:
                 Double.apply(d)
 
 
+def _dual_pair(lib: Any, fwad: Any, g: Any) -> tuple[Any, Any, bool]:
+    primal, tangent = fwad.unpack_dual(g)
+    return _np(primal), None if tangent is None else _np(tangent), g.requires_grad
+
+
+def _assert_same_dual(ours: tuple, theirs: tuple) -> None:
+    """Primal, tangent (or None) and requires_grad of two :func:`_dual_pair` results."""
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12, atol=1e-14)
+    assert (ours[1] is None) == (theirs[1] is None)
+    if theirs[1] is not None:
+        np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12, atol=1e-14)
+    assert ours[2] == theirs[2]
+
+
 @pytest.mark.parametrize("create_graph", [False, True])
-def test_backward_from_a_dual_output_refuses(create_graph: bool) -> None:
-    """Forward-over-reverse (a backward pass from outputs with tangents) is refused: the
-    gradients would come back without (or with incomplete) tangents, where PyTorch computes
-    them. Nothing runs: the leaf gets no gradient."""
+def test_backward_from_a_dual_output(create_graph: bool) -> None:
+    """Forward mode through a backward pass (forward-over-reverse) from outputs with tangents:
+    the gradient's primal, tangent and requires_grad are PyTorch's; backward() fills ``.grad``
+    without a tangent, as PyTorch's AccumulateGrad, but for create_graph (a recorded copy)."""
+    found = []
     for lib, fwad in LIBS:
         x = lib.tensor([0.5, 1.0, 2.0], dtype=lib.float64, requires_grad=True)
         with fwad.dual_level():
             d = fwad.make_dual(x, lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
-            y = lib.softmax(d, 0)
+            y = lib.softmax(d, 0) * d.exp()
             v = lib.tensor([1.0, -1.0, 0.5], dtype=lib.float64)
-            if lib is torch:
-                (g,) = torch.autograd.grad(y, d, v, create_graph=create_graph)
-                assert fwad.unpack_dual(g).tangent is not None
-                continue
-            with pytest.raises(NotImplementedError, match="forward-over-reverse"):
-                lib.autograd.grad(y, d, v, create_graph=create_graph)
-            with pytest.raises(NotImplementedError, match="forward-over-reverse"):
-                y.sum().backward()
-            assert x.grad is None
+            (g,) = lib.autograd.grad(y, d, v, create_graph=create_graph, retain_graph=True)
+            (gx,) = lib.autograd.grad(y, x, v, create_graph=create_graph, retain_graph=True)
+            y.sum().backward(create_graph=create_graph)
+            found.append(
+                (_dual_pair(lib, fwad, g), _dual_pair(lib, fwad, gx), _dual_pair(lib, fwad, x.grad))
+            )
+    assert (found[0][2][1] is None) == (found[1][2][1] is None) == (not create_graph)
+    for ours, theirs in zip(found[0], found[1], strict=True):
+        _assert_same_dual(ours, theirs)
+
+
+def test_tangent_of_a_saved_output_and_a_dual_cotangent() -> None:
+    """A node re-wraps its saved output (exp, tanh, sigmoid save their result) with the tangent
+    the output had, also once the output tensor is gone; a cotangent with a tangent carries it
+    through the (linear) backward formulas."""
+    found = []
+    for lib, fwad in LIBS:
+        x = lib.tensor([0.5, -1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with fwad.dual_level():
+            d = fwad.make_dual(x, lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+            y = (d.exp().tanh().sigmoid() * 2).sum()
+            (g,) = lib.autograd.grad(y, x, retain_graph=True)
+            u = fwad.make_dual(
+                lib.ones(3, dtype=lib.float64), lib.tensor([5.0, -7.0, 0.25], dtype=lib.float64)
+            )
+            (h,) = lib.autograd.grad(d.sin() * 3, x, u)
+            found.append([_dual_pair(lib, fwad, g), _dual_pair(lib, fwad, h)])
+    for ours, theirs in zip(found[0], found[1], strict=True):
+        _assert_same_dual(ours, theirs)
 
 
 def test_no_level_no_tangents() -> None:
@@ -634,10 +670,10 @@ def test_qr_modes_without_forward_derivative(mode: str) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# Reverse mode inside a dual level, from outputs without tangents: autograd.grad over a graph
-# that saved a tensor with a tangent is refused (PyTorch's gradient then has a tangent, which
-# chainrule's engine does not compute: it returned the gradient without it); backward() into
-# .grad runs (PyTorch's .grad has no tangent either), as does a graph that saved no tangent.
+# Reverse mode inside a dual level, from outputs without tangents: a gradient through a graph
+# that saved a tensor with a tangent has a tangent, as PyTorch's (the backward formulas run on
+# the dual tensors); backward() into .grad gives none (PyTorch's .grad has no tangent either),
+# nor does a graph that saved no tangent.
 
 
 def _saved_dual_graph(lib: Any, x: Any) -> Any:
@@ -646,19 +682,16 @@ def _saved_dual_graph(lib: Any, x: Any) -> Any:
     return fw.unpack_dual((x * w).sin()).primal.sum()
 
 
-def test_grad_through_saved_tangents_is_refused_where_pytorch_gives_tangents() -> None:
-    x = chainrule.tensor([1.0, 2.0], requires_grad=True)
-    with chainrule.autograd.forward_ad.dual_level():
-        for create_graph in (False, True):
-            with pytest.raises(NotImplementedError, match="forward-over-reverse"):
-                chainrule.autograd.grad(
-                    _saved_dual_graph(chainrule, x), x, create_graph=create_graph
-                )
-    assert x.grad is None
-    xt = torch.tensor([1.0, 2.0], requires_grad=True)
-    with torch.autograd.forward_ad.dual_level():
-        (g,) = torch.autograd.grad(_saved_dual_graph(torch, xt), xt)
-        assert torch.autograd.forward_ad.unpack_dual(g).tangent is not None
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_through_saved_tangents_has_pytorchs_tangent(create_graph: bool) -> None:
+    found = []
+    for lib, fwad in LIBS:
+        x = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        with fwad.dual_level():
+            (g,) = lib.autograd.grad(_saved_dual_graph(lib, x), x, create_graph=create_graph)
+            found.append(_dual_pair(lib, fwad, g))
+        assert x.grad is None
+    _assert_same_dual(found[0], found[1])
 
 
 def test_backward_through_saved_tangents_fills_grad_as_pytorch() -> None:

@@ -60,11 +60,13 @@ CASES = [
     ("to_complex", "r", lambda lib, d: d.to(lib.complex128)),
     ("real_times_complex", "r", lambda lib, d: d * lib.tensor(Z, dtype=lib.complex128)),
     ("composite", "c", lambda lib, d: (d.exp() * d.conj()).abs().sum()),
+    ("sgn", "c", lambda lib, d: d.sgn()),
+    ("sgn_at_zero", "c", lambda lib, d: (d * lib.tensor([0, 1, 1j, 0])).sgn()),
+    ("sgn_real", "r", lambda lib, d: d.sgn()),
 ]
 
 # Complex JVPs PyTorch computes that chainrule still refuses (never a wrong tangent).
 REFUSED = [
-    ("sgn", lambda lib, d: d.sgn()),
     ("prod", lambda lib, d: d.prod()),
     ("var", lambda lib, d: d.var()),
     ("vector_norm", lambda lib, d: lib.linalg.vector_norm(d)),

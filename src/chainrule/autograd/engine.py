@@ -30,7 +30,7 @@ from .._dtype import from_numpy_dtype
 from .._size import Size
 from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
 from .._tensor import Tensor, gradient_edge, wrap
-from .forward_grad import DUAL, refuse_forward_over_reverse, refuse_saved_tangents
+from .forward_grad import tangents_alive
 from .grad_mode import ANOMALY_STATE, GRAD, MODE, mode_get
 from .grad_mode import state as _state
 from .graph import (
@@ -306,7 +306,7 @@ class GraphTask:
         "keep_graph", "create_graph", "deps", "buffers", "heap", "ready", "captures",
         "captured", "captured_owned", "executes", "accumulate_into", "_loop", "anomaly", "plain",
         "owned",
-        "callbacks", "id", "checkpoint_valid", "root_edges", "_in_graph",
+        "callbacks", "id", "checkpoint_valid", "root_edges", "_in_graph", "record_graph",
     )
 
     def __init__(
@@ -317,8 +317,12 @@ class GraphTask:
         create_graph: bool,
         captures: dict[tuple[Node, int], list[int]] | None = None,
         accumulate_into: dict[tuple[Node, int], Tensor | None] | None = None,
+        record_graph: bool | None = None,
     ) -> None:
         self.id = next(_TASK_IDS)
+        # Whether the pass is recorded (grad mode on while it runs): ``create_graph`` unless a
+        # pass runs on Tensors only to carry tangents (forward-over-reverse, see grad()).
+        self.record_graph = create_graph if record_graph is None else record_graph
         self.checkpoint_valid = True
         self.root_edges = roots
         self._in_graph: set[Node] | None = None
@@ -344,10 +348,6 @@ class GraphTask:
         self.callbacks: list[Callable[[], Any]] = []
         root_nodes = [roots[0][0]] if len(roots) == 1 else [node for node, _ in roots]
         self.deps = _count_dependencies(root_nodes)
-        if DUAL[0] and captures is not None:
-            # (forward mode: autograd.grad over a graph that saved tangents is refused, see
-            # there; PyTorch's .grad from backward() carries no tangent, as chainrule's)
-            refuse_saved_tangents([*root_nodes, *self.deps])
         self.executes: set[Node] | None = None
         if captures is not None or accumulate_into is not None:
             targets = {node for node, _ in (captures or {})}
@@ -411,7 +411,7 @@ class GraphTask:
         token = self._enter()
         hooks = saved_tensors_hooks_stack()
         prev = mode_get()
-        wanted = prev | GRAD if self.create_graph else prev & ~GRAD
+        wanted = prev | GRAD if self.record_graph else prev & ~GRAD
         if wanted != prev:
             MODE.set(wanted)
         try:
@@ -625,7 +625,7 @@ class GraphTask:
             if grads is not before:  # a hook's result: owned unless the user kept it
                 is_owned = not self.create_graph and _sole_owner(grads)
         if grads is not None:  # (a pre-hook may have dropped it)
-            accumulate_grad(variable, grads, self.create_graph, is_owned)
+            accumulate_grad(variable, self._leaf_grad(grads), self.record_graph, is_owned)
         if hooks is not None and hooks.post:
             _call_post_hooks(node, (), (grads,), self.create_graph)
 
@@ -641,7 +641,7 @@ class GraphTask:
         if not runs:
             return
         if grads is not None:  # (no hook can replace None: they raise)
-            accumulate_grad(variable, grads, self.create_graph)
+            accumulate_grad(variable, self._leaf_grad(grads), self.record_graph)
         elif variable._hooks is not None and variable._hooks.post_accumulate:
             _call_post_accumulate_hooks(variable, tuple(variable._hooks.post_accumulate.values()))
         if hooks is not None and hooks.post:
@@ -665,6 +665,13 @@ class GraphTask:
             self._reach(node, grads)
             return None
         if self.captures is not None:
+    def _leaf_grad(self, grads: Any) -> Any:
+        """What goes into a leaf's ``.grad``: the array of a Tensor gradient that flows only
+        to carry tangents (PyTorch's ``.grad`` has no tangent, and is summed in place)."""
+        if self.create_graph and not self.record_graph and isinstance(grads, Tensor):
+            return grads._data
+        return grads
+
             # A node that also runs is captured before its hooks, as in PyTorch.
             self._capture(node, grads)
         if hooks is not None:
@@ -1183,7 +1190,6 @@ def _make_root_grads(
 ) -> list[Any]:
     """Check each given output gradient (or make the implicit one) like PyTorch does. An output
     may be a GradientEdge: its gradient has the shape and dtype of the tensor it stands for."""
-    refuse_forward_over_reverse(*outputs, *grad_outputs)  # (forward mode: see there)
     result: list[Any] = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs, strict=True)):
         if isinstance(out, GradientEdge):
@@ -1295,7 +1301,9 @@ def tensor_backward(
 
 def backward_scalar(tensor: Tensor) -> None:
     """``tensor.backward()`` with no arguments: the common case, without argument handling."""
-    refuse_forward_over_reverse(tensor)  # (forward mode: see there)
+    if tangents_alive():  # (forward mode: the pass carries tangents, see backward())
+        backward(tensor)
+        return
     if not tensor._requires_grad:
         raise RuntimeError(
             "element 0 of tensors does not require grad and does not have a grad_fn"
@@ -1336,7 +1344,11 @@ def backward(
         retain_graph = create_graph
     if create_graph:
         warnings.warn(CREATE_GRAPH_WARNING, UserWarning, stacklevel=3)
-    root_grads = _make_root_grads(outputs, grads_given, create_graph)
+    # In a dual level with tangents about, the pass runs its formulas on Tensors (recorded only
+    # with create_graph), so that the gradients carry tangents as PyTorch's (forward mode through
+    # the backward pass): hooks see them; ``.grad`` gets none, as PyTorch's.
+    on_tensors = create_graph or tangents_alive()
+    root_grads = _make_root_grads(outputs, grads_given, on_tensors)
     roots = _root_edges(outputs)
     accumulate_into = None
     if input_tensors:
@@ -1361,7 +1373,8 @@ def backward(
             if t._grad_node is not None:
                 # As PyTorch: a non-leaf input keeps its gradient by retain_grad (for good).
                 t.retain_grad()
-    GraphTask(roots, root_grads, retain_graph, create_graph, accumulate_into=accumulate_into).run()
+    GraphTask(roots, root_grads, retain_graph, on_tensors, accumulate_into=accumulate_into,
+              record_graph=create_graph).run()
 
 
 def grad(
@@ -1403,7 +1416,10 @@ def grad(
     if is_grads_batched:
         return _batched_grad(outs, ins, grads_given, retain_graph, create_graph, allow_unused,
                              materialize_grads)
-    root_grads = _make_root_grads(outs, grads_given, create_graph)
+    # (in a dual level with tangents about: on Tensors, so that the gradients carry tangents,
+    # forward-over-reverse; recorded only with create_graph)
+    on_tensors = create_graph or tangents_alive()
+    root_grads = _make_root_grads(outs, grads_given, on_tensors)
     roots = _root_edges(outs)
     captures: dict[tuple[Node, int], list[int]] = {}
     for i, t in enumerate(ins):
@@ -1420,7 +1436,8 @@ def grad(
                 f"all inputs have to be Tensors or GradientEdges, but got {type_name(t)}"
             )
         captures.setdefault(edge, []).append(i)
-    task = GraphTask(roots, root_grads, retain_graph, create_graph, captures=captures)
+    task = GraphTask(roots, root_grads, retain_graph, on_tensors, captures=captures,
+                     record_graph=create_graph)
     task.run()
     captured = task.captured + [None] * (len(ins) - len(task.captured))
     if not allow_unused:
@@ -1443,7 +1460,7 @@ def grad(
             else:
                 result.append(None)
             continue
-        if create_graph:
+        if on_tensors:
             result.append(g)
         else:
             result.append(wrap(g if i in task.captured_owned else np.array(g)))

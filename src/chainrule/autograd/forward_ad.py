@@ -8,11 +8,11 @@
     ...     fwAD.unpack_dual(y).tangent
     tensor([ 0.5403, -0.4161])
 
-A first piece: tangents are carried through the ops on the forward-mode allowlist
-(``ops/_jvp_rules.py``: arithmetic, exp/log/trigonometric/activation functions, sums and means,
-matrix products, views and reshapes, clone); any other differentiable op, a custom
-``autograd.Function`` and any in-place write involving a tangent raise NotImplementedError
-rather than drop a tangent. One level at a time, as PyTorch.
+Tangents are carried through the ops with a JVP rule (``ops/_jvp_rules.py``: PyTorch's
+forward formulas), views and in-place writes, and custom ``autograd.Function``'s ``jvp``; an op
+without a rule raises PyTorch's NotImplementedError rather than drop a tangent. A backward pass
+run in a dual level carries tangents too (forward-over-reverse: the backward formulas run on the
+dual tensors, as PyTorch's). One level at a time, as PyTorch.
 """
 
 from __future__ import annotations
@@ -36,7 +36,11 @@ from .forward_grad import (
 from .grad_mode import INFERENCE, _DecoratorContextManager, mode_get
 
 __all__ = [
-    "UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+    "UnpackedDualTensor",
+    "enter_dual_level",
+    "exit_dual_level",
+    "make_dual",
+    "unpack_dual",
     "dual_level",
 ]
 
@@ -80,10 +84,12 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         )
     if not _floating(tensor):
         raise ValueError(
-            f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+            f"Expected primal to be floating point or complex, but got: {tensor.dtype}"
+        )
     if not _floating(tangent):
         raise ValueError(
-            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+            f"Expected tangent to be floating point or complex, but got: {tangent.dtype}"
+        )
     if level != current_level():
         raise RuntimeError("Invalid level given to _make_dual")
     if get_tangent(tensor) is not None:
@@ -108,12 +114,18 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         # PyTorch's metadata check for a primal whose elements have memory of their own; an
         # expanded primal (func's transforms make them: PyTorch's own make_dual refuses to
         # write into one) gets the primal's strides only, with memory for every element.
-        plain = type(tangent) is Tensor and type(tensor) is Tensor and not any(
-            st == 0 and n > 1 for st, n in zip(tensor._data.strides, tensor._data.shape,
-                                                strict=True))
+        plain = (
+            type(tangent) is Tensor
+            and type(tensor) is Tensor
+            and not any(
+                st == 0 and n > 1
+                for st, n in zip(tensor._data.strides, tensor._data.shape, strict=True)
+            )
+        )
         if not plain and tangent._data.strides != tensor._data.strides:
             laid_out = creation.empty_strided(
-                tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype)
+                tuple(tensor._data.shape), tensor.stride(), dtype=tangent.dtype
+            )
             laid_out.copy_(tangent)
             tangent = laid_out
         elif plain and not _same_layout(tangent, tensor):
@@ -125,8 +137,7 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
                 laid_out = creation.empty_strided(size, tensor.stride(), dtype=tangent.dtype)
             else:
                 storage = creation.zeros(_storage_numel(tensor), dtype=tangent.dtype)
-                laid_out = shape.as_strided(
-                    storage, size, tensor.stride(), tensor.storage_offset())
+                laid_out = shape.as_strided(storage, size, tensor.stride(), tensor.storage_offset())
             laid_out.copy_(tangent)
             tangent = laid_out
     if not mode_get() & INFERENCE:  # (inference mode: no tangent, as PyTorch)
@@ -146,8 +157,9 @@ def _same_layout(tangent: Tensor, primal: Tensor) -> bool:
         return False
     if primal._data.size == 0:
         return True
-    return (tangent.storage_offset() == primal.storage_offset()
-            and _storage_numel(tangent) == _storage_numel(primal))
+    return tangent.storage_offset() == primal.storage_offset() and _storage_numel(
+        tangent
+    ) == _storage_numel(primal)
 
 
 def _is_fwd_grad_enabled() -> bool:
@@ -169,7 +181,6 @@ class _set_fwd_grad_enabled(_DecoratorContextManager):  # noqa: N801 (PyTorch's 
 
     def __exit__(self, *exc: object) -> None:
         set_fwd_grad_enabled(self.prev)
-
 
 
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:

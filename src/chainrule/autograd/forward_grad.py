@@ -18,12 +18,24 @@ if TYPE_CHECKING:
     from .._tensor import Tensor
 
 __all__ = [
-    "DUAL", "FWD_GRAD_ENABLED", "set_fwd_grad_enabled", "is_fwd_grad_enabled",
-    "current_level", "enter_level", "exit_level", "get_tangent", "set_tangent",
+    "DUAL",
+    "FWD_GRAD_ENABLED",
+    "set_fwd_grad_enabled",
+    "is_fwd_grad_enabled",
+    "current_level",
+    "enter_level",
+    "exit_level",
+    "get_tangent",
+    "set_tangent",
     "clear_tangent",
-    "has_tangent", "suspended", "refuse_in_place", "NOT_IMPLEMENTED_MESSAGE",
-    "VIEW_TANGENT", "FORWARD_OVER_REVERSE_MESSAGE", "refuse_forward_over_reverse",
-    "refuse_saved_tangents",
+    "has_tangent",
+    "suspended",
+    "refuse_in_place",
+    "NOT_IMPLEMENTED_MESSAGE",
+    "VIEW_TANGENT",
+    "tangents_alive",
+    "set_output_tangents",
+    "output_tangent",
 ]
 
 #: How many dual levels are entered (read by the ops' fast paths; 0 while a rule runs).
@@ -34,6 +46,11 @@ FWD_GRAD_ENABLED = [True]
 #: The current level (-1: none), as ``torch.autograd.forward_ad._current_level``.
 _LEVEL = [-1]
 _TANGENTS: dict[int, tuple[weakref.ref, Any]] = {}
+#: The tangents of a node's outputs when they were made (``id(node)`` -> (weak reference to the
+#: node, tangents by output number)): a node keeps its saved output as an array, and the output
+#: Tensor (which holds the tangent) may be gone by the time a backward pass re-wraps the array;
+#: forward mode through that backward pass (forward-over-reverse) reads the tangent here.
+_OUTPUT_TANGENTS: dict[int, tuple[weakref.ref, tuple[Any, ...]]] = {}
 #: How a view without a tangent of its own gets one from its base's (installed by
 #: ops/_forward.py, which makes Tensors): ``VIEW_TANGENT[0](view)`` -> Tensor or None.
 VIEW_TANGENT: list[Callable[[Any], Any] | None] = [None]
@@ -82,6 +99,7 @@ def exit_level(level: int) -> None:
             "This is not supported."
         )
     _TANGENTS.clear()
+    _OUTPUT_TANGENTS.clear()
     _LEVEL[0] = -1
     DUAL[0] = 0
 
@@ -118,6 +136,33 @@ def set_tangent(x: Tensor, tangent: Any) -> None:
     _TANGENTS[key] = (weakref.ref(x, forget), tangent)
 
 
+def tangents_alive() -> bool:
+    """Whether a dual level is entered (forward grad mode on) and some tensor has a tangent:
+    then a backward pass runs its formulas on Tensors, so that the gradients carry tangents
+    (forward-over-reverse), as PyTorch's."""
+    return bool(DUAL[0] and _TANGENTS)
+
+
+def set_output_tangents(node: Any, tangents: tuple[Any, ...]) -> None:
+    """Remember the tangents of ``node``'s outputs (by output number; None for none)."""
+    key = id(node)
+
+    def forget(ref: weakref.ref, key: int = key) -> None:
+        entry = _OUTPUT_TANGENTS.get(key)
+        if entry is not None and entry[0] is ref:
+            del _OUTPUT_TANGENTS[key]
+
+    _OUTPUT_TANGENTS[key] = (weakref.ref(node, forget), tangents)
+
+
+def output_tangent(node: Any, output_nr: int) -> Any:
+    """The tangent output ``output_nr`` of ``node`` had when it was made, or None."""
+    entry = _OUTPUT_TANGENTS.get(id(node))
+    if entry is None or entry[0]() is not node or output_nr >= len(entry[1]):
+        return None
+    return entry[1][output_nr]
+
+
 def clear_tangent(x: Tensor) -> None:
     """Drop tensor ``x``'s own tangent at the current level (``x.detach_()``)."""
     _TANGENTS.pop(id(x), None)
@@ -142,45 +187,3 @@ def refuse_in_place(name: str, *tensors: Any) -> None:
     silently stale."""
     if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
         raise NotImplementedError(NOT_IMPLEMENTED_MESSAGE.format(name=name))
-
-
-#: chainrule's refusal of tangents through a backward pass (PyTorch computes them).
-FORWARD_OVER_REVERSE_MESSAGE = (
-    "chainrule does not support forward-mode AD through a backward pass (forward-over-reverse) "
-    "yet: the backward formulas would see tensors whose saved values lost their tangents, so "
-    "the gradients' tangents would be incomplete"
-)
-
-
-def refuse_saved_tangents(nodes: Any) -> None:
-    """``autograd.grad`` over ``nodes`` (the graph it runs) while a dual level is entered:
-    refused (NotImplementedError) when a node saved a tensor that has a tangent, or saved its
-    output while that output has one, since the gradients would come back without the tangents
-    PyTorch gives them; a graph that saved no tangent runs (its gradients have none in PyTorch
-    either), as does ``backward()`` (PyTorch's ``.grad`` then has no tangent)."""
-    if not (DUAL[0] and _TANGENTS):
-        return
-    dual_arrays = set()
-    for ref, _ in list(_TANGENTS.values()):
-        tensor = ref()
-        if tensor is not None:
-            dual_arrays.add(id(tensor._data))
-    for node in nodes:
-        saved = getattr(node, "_saved", None)
-        if type(saved) is tuple and any(
-            has_tangent(value) for value in saved if getattr(value, "_data", None) is not None
-        ):
-            raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
-        result = getattr(node, "_result", None)
-        if type(result) is tuple and result and id(result[0]) in dual_arrays:
-            raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
-
-
-def refuse_forward_over_reverse(*tensors: Any) -> None:
-    """A backward pass from outputs (or with output gradients) that have tangents: refused
-    (NotImplementedError), as the gradients would come back without their tangents (the
-    engine's nodes re-wrap what they saved, without tangents). A backward pass from outputs
-    without tangent over a graph that saved tensors with tangents is refused by
-    :func:`refuse_saved_tangents`."""
-    if DUAL[0] and _TANGENTS and any(get_tangent(t) is not None for t in tensors):
-        raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)

@@ -36,8 +36,8 @@ What differs from PyTorch (chainrule has no vmap, no sparse tensors):
 * ``check_forward_ad=True`` is PyTorch's: the forward-mode Jacobian, column by column (fast mode:
   one tangent per input, PyTorch's random vectors), against the numerical one, and the
   undefined-tangent check; ``check_backward_ad=False`` skips every backward check.
-  ``gradgradcheck(check_fwd_over_rev=True)`` raises ``NotImplementedError``: forward mode
-  through a backward pass is refused (``autograd.forward_grad.refuse_forward_over_reverse``).
+  ``gradgradcheck(check_fwd_over_rev=True)`` is PyTorch's too: forward mode through the
+  backward pass (the backward formulas run on the dual tensors).
   ``check_batched_forward_grad=True`` raises ``NotImplementedError`` (batched tangents need
   vmap), so it never passes silently.
 * complex inputs and outputs are checked in slow mode as PyTorch does (Wirtinger derivatives,

@@ -8,10 +8,12 @@ runs them as one ``vmap``; the values are the same) and lays the columns out as 
 
 Inside ``vmap`` the dual tensors are made of the values under the batched tensors.
 
-chainrule's forward mode has one dual level, as ``torch.autograd.forward_ad``, and does not
-run through a backward pass: where ``func`` holds another forward transform
-(``jacfwd(jacfwd(f))``, a ``jvp`` of a ``jvp``) or a reverse one (``jacfwd(jacrev(f))``), the
-product is computed by reverse mode twice instead (``_jvp_by_double_vjp``: the same values).
+Forward mode runs through reverse transforms inside ``func`` (``jacfwd(jacrev(f))``,
+``hessian``): their backward passes run the derivative formulas on the dual tensors, so the
+gradients carry tangents, as PyTorch's. chainrule's forward mode has one dual level, as
+``torch.autograd.forward_ad``: where ``func`` holds another forward transform
+(``jacfwd(jacfwd(f))``, a ``jvp`` of a ``jvp``) the product is computed by reverse mode twice
+instead (``_jvp_by_double_vjp``: the same values).
 """
 
 from __future__ import annotations
@@ -22,11 +24,17 @@ from typing import Any
 
 from .._tensor import Tensor
 from ..autograd import engine, forward_ad
-from ..autograd.forward_grad import FORWARD_OVER_REVERSE_MESSAGE, current_level
+from ..autograd.forward_grad import current_level
 from ..autograd.grad_mode import enable_grad
 from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
-from ._batched import active_levels, ensure_batched, levels_of, physical, rebatch
+from ._batched import (
+    active_levels,
+    ensure_batched,
+    levels_of,
+    physical,
+    rebatch,
+)
 from ._pytree import _Spec, _tree_flatten, _tree_unflatten
 from ._randomness import random_guard
 from ._transforms import (
@@ -35,14 +43,10 @@ from ._transforms import (
     _replace_args,
     _slice_argnums,
     _vjp,
+    jacrev,
 )
 
-__all__ = ["jacfwd", "jvp", "linearize"]
-
-NESTED_MESSAGE = (
-    "chainrule's forward mode has one dual level: jvp, linearize and jacfwd cannot run inside "
-    "another forward-mode transform or dual_level() (PyTorch nests them)"
-)
+__all__ = ["hessian", "jacfwd", "jvp", "linearize"]
 
 
 def treespec_repr(spec: _Spec, indent: int = 0) -> str:
@@ -85,17 +89,12 @@ def _jvp(
     func: Callable[..., Any], primals: tuple, tangents: Any, has_aux: bool, api: str
 ) -> tuple[Any, Any, Any]:
     """``(output, output tangents, aux)`` of ``func`` at ``primals`` along ``tangents``: by
-    forward mode, or, where chainrule's forward mode cannot go (inside another dual level, or
-    through a reverse transform inside ``func``), by reverse mode twice (below)."""
+    forward mode, or, where chainrule's forward mode cannot go (inside another dual level),
+    by reverse mode twice (below)."""
     flat_primals, flat_tangents, spec = _check_primals(primals, tangents, api)
     if current_level() >= 0:
         return _jvp_by_double_vjp(func, primals, flat_tangents, has_aux, api)
-    try:
-        return _jvp_forward(func, flat_primals, flat_tangents, spec, has_aux, api)
-    except NotImplementedError as error:
-        if str(error) not in (NESTED_MESSAGE, FORWARD_OVER_REVERSE_MESSAGE):
-            raise
-    return _jvp_by_double_vjp(func, primals, flat_tangents, has_aux, api)
+    return _jvp_forward(func, flat_primals, flat_tangents, spec, has_aux, api)
 
 
 def _jvp_by_double_vjp(
@@ -103,8 +102,7 @@ def _jvp_by_double_vjp(
 ) -> tuple[Any, Any, Any]:
     """The Jacobian-vector product by reverse mode twice: ``g(u) = J^T u`` is linear in the
     cotangent ``u``, so ``J v`` is the vector-Jacobian product of ``g`` with ``v``. Used
-    where forward mode cannot run (nested ``jvp``/``jacfwd``, ``jacfwd(jacrev(f))``); the
-    values are the same."""
+    where forward mode cannot run (nested ``jvp``/``jacfwd``); the values are the same."""
     output, vjp_fn, aux, call = _vjp(func, primals, None, has_aux)
     flat_output, out_spec = _tree_flatten(output)
     recorded_outputs, recorded_primals = vjp_fn._recorded  # type: ignore[attr-defined]
@@ -294,19 +292,21 @@ def jacfwd(
             chosen = diff[0] if isinstance(argnums, int) else diff
             return func(*_replace_args(args, chosen, normalised))
 
-        with random_guard(randomness) as guard:
-            columns, output, aux = _columns(restricted, primals, flat_primals, has_aux, guard)
-        flat_output, out_spec = _tree_flatten(output)
+        found = None
+        if sum(p.numel() for p in flat_primals):
+            try:
+                found = _vectorized_blocks(restricted, primals, flat_primals, has_aux, randomness)
+            except Exception as error:  # noqa: BLE001 - the column loop raises what is real
+                # Not every op's batching rule takes batched tangents yet (a rule reaching a
+                # batched tensor's values, a backward formula under vmap in a nested
+                # transform): one forward pass per column instead, which raises again any error
+                # of the function itself.
+                VECTORIZED_FALLBACKS.append(type(error).__name__)
+        if found is None:
+            found = _blocks_by_columns(restricted, primals, flat_primals, has_aux, randomness)
+        blocks, out_spec, aux = found
         by_output = []
-        for o, out in enumerate(flat_output):
-            per_primal = []
-            for p, primal in enumerate(flat_primals):
-                cols = [c[o] for c in columns[p]]
-                if cols:
-                    block = stack(cols, -1)
-                else:
-                    block = zeros((*out.shape, 0), dtype=out.dtype)
-                per_primal.append(block.reshape(*out.shape, *primal.shape))
+        for per_primal in blocks:
             tree = _tree_unflatten(per_primal, primals_spec)
             by_output.append(tree[0] if isinstance(argnums, int) else tree)
         result = _tree_unflatten(by_output, out_spec)
@@ -315,6 +315,93 @@ def jacfwd(
         return result
 
     return wrapper
+
+
+#: The errors that sent a ``jacfwd`` from its vectorized pass to its column loop (for tests).
+VECTORIZED_FALLBACKS: list[str] = []
+
+
+def _vectorized_blocks(
+    func: Callable[..., Any],
+    primals: tuple,
+    flat_primals: list[Tensor],
+    has_aux: bool,
+    randomness: str,
+) -> tuple[list[list[Tensor]], _Spec, Any]:
+    """``blocks[o][p]``, the Jacobian of output ``o`` with respect to primal ``p`` (shaped
+    ``output shape + primal shape``), the outputs' structure and the aux output: every column
+    in one forward pass, the identity's columns a batch of tangents under ``vmap``, as
+    PyTorch's ``jacfwd``."""
+    from ..ops.creation import eye
+    from ._vmap import vmap
+
+    _, spec = _tree_flatten(primals)
+    numels = [p.numel() for p in flat_primals]
+    total = sum(numels)
+    identity = eye(total, dtype=flat_primals[0].dtype)
+    basis = []
+    start = 0
+    for numel, primal in zip(numels, flat_primals, strict=True):
+        block = identity[:, start : start + numel].to(primal.dtype)
+        basis.append(block.reshape(total, *primal.shape))
+        start += numel
+    structure: list[Any] = []
+
+    def push(*tangents: Tensor) -> tuple[Any, ...]:
+        _, direction, aux = _jvp(
+            func,
+            primals,
+            _tree_unflatten(list(tangents), spec),
+            has_aux,
+            "jvp(f, primals, tangents)",
+        )
+        flat_direction, out_spec = _tree_flatten(direction)
+        flat_aux, aux_spec = _tree_flatten(aux) if has_aux else ([], None)
+        structure[:] = [out_spec, len(flat_direction), aux_spec]
+        return (*flat_direction, *flat_aux)
+
+    results = vmap(push, randomness=randomness)(*basis)
+    out_spec, n_out, aux_spec = structure
+    aux = None
+    if has_aux:  # (the same for every column: the first)
+        aux = _tree_unflatten([a[0] for a in results[n_out:]], aux_spec)
+    blocks = []
+    for jac in results[:n_out]:
+        columns = jac.movedim(0, -1)
+        out_shape = tuple(jac.shape[1:])
+        blocks.append(
+            [
+                part.reshape(*out_shape, *primal.shape)
+                for part, primal in zip(columns.split(numels, -1), flat_primals, strict=True)
+            ]
+        )
+    return blocks, out_spec, aux
+
+
+def _blocks_by_columns(
+    func: Callable[..., Any],
+    primals: tuple,
+    flat_primals: list[Tensor],
+    has_aux: bool,
+    randomness: str,
+) -> tuple[list[list[Tensor]], _Spec, Any]:
+    """:func:`_vectorized_blocks` by one forward pass per column (an argument without elements,
+    or where a batching rule cannot run)."""
+    with random_guard(randomness) as guard:
+        columns, output, aux = _columns(func, primals, flat_primals, has_aux, guard)
+    flat_output, out_spec = _tree_flatten(output)
+    blocks = []
+    for o, out in enumerate(flat_output):
+        per_primal = []
+        for p, primal in enumerate(flat_primals):
+            cols = [c[o] for c in columns[p]]
+            if cols:
+                block = stack(cols, -1)
+            else:
+                block = zeros((*out.shape, 0), dtype=out.dtype)
+            per_primal.append(block.reshape(*out.shape, *primal.shape))
+        blocks.append(per_primal)
+    return blocks, out_spec, aux
 
 
 def _columns(
@@ -354,3 +441,19 @@ def _one_hot(like: Tensor, index: int) -> Tensor:
     hot = zeros(like.shape, dtype=like.dtype)
     hot.view(-1)[index] = 1
     return hot
+
+
+def hessian(func: Callable[..., Any], argnums: ArgNums = 0) -> Callable[..., Any]:
+    """The Hessian of ``func`` with respect to the argument(s) at ``argnums``:
+    ``jacfwd(jacrev(func, argnums), argnums)``, forward mode over reverse mode as PyTorch's
+    (the backward formulas run on dual tensors, so each gradient carries a Hessian column as
+    its tangent).
+
+    Example:
+        >>> import chainrule as torch
+        >>> from chainrule.func import hessian
+        >>> hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
+        tensor([[ 6.,  0.],
+                [ 0., 12.]])
+    """
+    return jacfwd(jacrev(func, argnums), argnums)

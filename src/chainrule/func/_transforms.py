@@ -1,5 +1,5 @@
-"""``chainrule.func``: function transforms (``grad``, ``grad_and_value``, ``vjp``, ``jacrev``,
-``hessian``) with ``torch.func``'s signatures, built on the tape-based engine.
+"""``chainrule.func``: the reverse-mode function transforms (``grad``, ``grad_and_value``,
+``vjp``, ``jacrev``) with ``torch.func``'s signatures, built on the tape-based engine.
 
 ``grad(f)`` returns a function computing the gradient of a scalar ``f`` with respect to the
 argument(s) at ``argnums``; transforms compose (``grad(grad(f))``, ``jacrev(jacrev(f))``) and
@@ -33,7 +33,7 @@ from typing import Any
 
 from .._tensor import Tensor, grad_accumulator, gradient_edge
 from ..autograd import engine
-from ..autograd.forward_grad import FORWARD_OVER_REVERSE_MESSAGE, has_tangent
+from ..autograd.forward_grad import get_tangent, set_tangent, tangents_alive
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import preorder
 from ..autograd.node import AccumulateGrad, Node
@@ -47,7 +47,7 @@ from ._batched import (
 )
 from ._pytree import _Spec, _tree_flatten, _tree_map, _tree_unflatten
 
-__all__ = ["grad", "grad_and_value", "vjp", "jacrev", "hessian"]
+__all__ = ["grad", "grad_and_value", "vjp", "jacrev"]
 
 ArgNums = int | tuple[int, ...]
 
@@ -128,15 +128,11 @@ class _Call:
         x = ensure_batched(x)
         levels = levels_of(x)
         value = physical(x)
-        if has_tangent(value):
-            # (a fresh leaf would drop the tangent: the gradient would silently lack its
-            # tangent part, e.g. jacfwd(jacrev(f)) would give a wrong Hessian)
-            raise NotImplementedError(FORWARD_OVER_REVERSE_MESSAGE)
         if value.requires_grad:
             self.connected = True
             # differentiable with respect to x, but a new graph input
             return rebatch(value.view_as(value), levels)
-        fresh = value.detach().requires_grad_()
+        fresh = detach(value).requires_grad_()
         accumulator = grad_accumulator(fresh)
         for call in _ACTIVE.get():  # this call and the ones enclosing it
             call.own_leaves.add(accumulator)
@@ -172,12 +168,28 @@ class _Call:
 
     def _detach_if_inside(self, x: Any) -> Any:
         if isinstance(x, Tensor) and not self._walk_reaches_outside([x]):
-            return x.detach()
+            return detach(x)
         return x
 
 
 def _detach_leaf(x: Any) -> Any:
-    return x.detach() if isinstance(x, Tensor) else x
+    return detach(x) if isinstance(x, Tensor) else x
+
+
+def detach(x: Tensor) -> Tensor:
+    """``x.detach()``, keeping the tangent of ``x`` (detached too) in a dual level: a transform
+    cuts its results from the graph it recorded, not from an enclosing forward-mode transform
+    (``jacfwd(jacrev(f))``: the gradient's tangent is the Hessian's column). PyTorch's levels
+    keep them apart the same way; its ``Tensor.detach`` drops the tangent."""
+    if not tangents_alive():
+        return x.detach()
+    levels = levels_of(x)
+    value = physical(x)
+    tangent = get_tangent(value)
+    out = value.detach()
+    if tangent is not None:
+        set_tangent(out, tangent.detach())
+    return rebatch(out, levels) if levels else out
 
 
 def _check_aux(aux: Any) -> None:
@@ -242,7 +254,7 @@ def _grads(
                 allow_unused=True,
             )
         if not create_graph:
-            result = [None if g is None else g.detach() for g in result]
+            result = [None if g is None else detach(g) for g in result]
     else:
         result = engine.grad(
             [o for o, _ in pairs],
@@ -637,20 +649,3 @@ def _error_if_complex(flat: list[Any], is_input: bool) -> None:
                 f"jacrev: Expected all {what} to be real but received complex tensor at "
                 f"flattened input idx: {idx}"
             )
-
-
-def hessian(func: Callable[..., Any], argnums: ArgNums = 0) -> Callable[..., Any]:
-    """The Hessian of ``func`` with respect to the argument(s) at ``argnums``.
-
-    PyTorch computes ``jacfwd(jacrev(func))``; chainrule's forward mode does not run through a
-    backward pass (forward-over-reverse raises NotImplementedError), so this is
-    ``jacrev(jacrev(func))``, which gives the same values.
-
-    Example:
-        >>> import chainrule as torch
-        >>> from chainrule.func import hessian
-        >>> hessian(lambda x: (x ** 3).sum())(torch.tensor([1.0, 2.0]))
-        tensor([[ 6.,  0.],
-                [ 0., 12.]])
-    """
-    return jacrev(jacrev(func, argnums), argnums)

@@ -34,16 +34,29 @@ from ..autograd.forward_grad import (
     NOT_IMPLEMENTED_MESSAGE,
     VIEW_TANGENT,
     get_tangent,
+    set_output_tangents,
     set_tangent,
     suspended,
 )
+from ..autograd.grad_mode import GRAD, mode_get
 
 if TYPE_CHECKING:
     from ._registry import OpDef
 
-__all__ = ["propagate", "allow_jvp", "allow_jvp_nodes", "jvp_rule", "linear_rule",
-           "derived_rule", "bilinear_rule", "joint_linear_rule", "JvpRule", "refuse",
-           "tangent_to_write", "write_tangent"]
+__all__ = [
+    "propagate",
+    "allow_jvp",
+    "allow_jvp_nodes",
+    "jvp_rule",
+    "linear_rule",
+    "derived_rule",
+    "bilinear_rule",
+    "joint_linear_rule",
+    "JvpRule",
+    "refuse",
+    "tangent_to_write",
+    "write_tangent",
+]
 
 JvpRule = Callable[["OpDef", tuple, list[Any], Any], Any]
 
@@ -60,23 +73,23 @@ def jvp_rule(op: OpDef) -> JvpRule | None:
 def _tangents_of(op: OpDef, args: tuple) -> tuple[list[Any], bool]:
     """The tangents of the differentiable inputs, and whether any other tensor argument
     (indices, masks, tensor lists) has one."""
-    tangents = [get_tangent(args[p]) if isinstance(args[p], Tensor) else None
-                for p in op.input_pos]
+    tangents = [get_tangent(args[p]) if isinstance(args[p], Tensor) else None for p in op.input_pos]
     other = False
     for p in op.tensor_param_pos:
         x = args[p]
         if isinstance(x, Tensor):
             other = other or get_tangent(x) is not None
         elif type(x) is tuple or type(x) is list:
-            other = other or any(isinstance(e, Tensor) and get_tangent(e) is not None
-                                 for e in x)
+            other = other or any(isinstance(e, Tensor) and get_tangent(e) is not None for e in x)
     return tangents, other
 
 
 #: PyTorch's name for ops it records under another node than chainrule's op name suggests,
 #: where PyTorch itself refuses forward mode (its message names them).
 _PYTORCH_NAMES = {
-    "CholeskyBackward0": "cholesky", "OrmqrBackward0": "ormqr", "IgammaBackward0": "igamma",
+    "CholeskyBackward0": "cholesky",
+    "OrmqrBackward0": "ormqr",
+    "IgammaBackward0": "igamma",
     "IgammacBackward0": "igammac",
 }
 
@@ -105,14 +118,43 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
     if _complex_involved(op, args, tangents, outputs):
         rule = _complex_rule(op, rule)
     with suspended():
+        if mode_get() & GRAD and (
+            any(isinstance(a, Tensor) and a._requires_grad for a in args)
+            or any(t is not None and t._requires_grad for t in tangents)
+        ):
+            # The rule's ops are recorded: they see the primals as views without tangents, as
+            # PyTorch's formulas see ``self_p``, so that a backward pass through the tangent's
+            # graph in the dual level (forward-over-reverse) finds no tangent there either.
+            args = tuple(_primal_view(a) for a in args)
+            result = tuple(_primal_view(o) for o in outputs) if several else _primal_view(result)
         tangent = rule(op, args, tangents, result)
         # (a multi-output op's rule gives one tangent per output, None for its indices)
         found = tuple(tangent) if several else (tangent,)
-        laid = [None if t is None or o._data.dtype.kind not in "fcV" else _laid_out_like(t, o)
-                for t, o in zip(found, outputs, strict=False)]
+        laid = [
+            None if t is None or o._data.dtype.kind not in "fcV" else _laid_out_like(t, o)
+            for t, o in zip(found, outputs, strict=False)
+        ]
     for o, t in zip(outputs, laid, strict=False):
         if t is not None:
             set_tangent(o, t)
+    node = outputs[0]._grad_node
+    if node is not None:
+        # (a node re-wraps its saved outputs in a backward pass: their tangents, for forward
+        # mode through that pass, forward-over-reverse)
+        set_output_tangents(node, tuple(laid))
+
+
+def _primal_view(x: Any) -> Any:
+    """A tensor argument as a view without tangent (a tensor list element by element)."""
+    if type(x) is tuple or type(x) is list:
+        return type(x)(_primal_view(e) for e in x)
+    if not isinstance(x, Tensor) or not _TANGENTS:
+        return x
+    from .indexing import _alias  # (ops layer: bound at call time, after ops/__init__)
+
+    view = _alias(x)
+    set_tangent(view, None)  # (a view of a tensor with a tangent, without one itself)
+    return view
 
 
 def _complex_involved(op: OpDef, args: tuple, tangents: list[Any], outputs: tuple) -> bool:
@@ -224,6 +266,13 @@ def linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> 
     p = op.input_pos[0]
     call = list(args)
     call[p] = tangents[0]
+    if op.view and not tangents[0].is_contiguous():
+        # (a reshaping view the primal's layout allows: the tangent, laid out otherwise, e.g.
+        # batched along another dimension under vmap, may not take it without a copy)
+        try:
+            return op.publics[False](*call)
+        except ValueError:
+            call[p] = tangents[0].contiguous()
     return op.publics[False](*call)
 
 
@@ -291,8 +340,9 @@ class _Strided:
         self.__array_interface__ = interface
 
 
-def _strided_view(array: np.ndarray, offset: int, shape: tuple[int, ...],
-                  strides: tuple[int, ...]) -> np.ndarray:
+def _strided_view(
+    array: np.ndarray, offset: int, shape: tuple[int, ...], strides: tuple[int, ...]
+) -> np.ndarray:
     """The view of ``array``'s memory at ``offset`` bytes from its start, with ``shape`` and
     ``strides`` (bytes), writable when ``array`` is."""
     interface = dict(array.__array_interface__)

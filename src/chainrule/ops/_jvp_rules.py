@@ -82,6 +82,7 @@ def _linear_zeroing(**constants: Any) -> Rule:
             return op.publics[False](*call)
         return joint_linear_rule(op, tuple(call), tangents, result)
 
+    rule.holds_for_complex = True  # type: ignore[attr-defined] (linear over the reals)
     return rule
 
 
@@ -738,7 +739,7 @@ allow_jvp_nodes(
     "TanBackward0", "Deg2RadBackward0", "Rad2DegBackward0", "DigammaBackward0", "ErfBackward0",
     "ErfcBackward0", "ErfinvBackward0", "Exp2Backward0", "Expm1Backward0", "Log10Backward0",
     "Log1PBackward0", "Log2Backward0", "LgammaBackward0", "ReciprocalBackward0",
-    "RsqrtBackward0", "SignBackward0", "DivBackward2", "SgnBackward0", "CeilBackward0",
+    "RsqrtBackward0", "SignBackward0", "DivBackward2", "CeilBackward0",
     "FloorBackward0",
     "TruncBackward0", "RoundBackward0", "RoundBackward1", "FracBackward0", "FmodBackward0",
     "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "HypotBackward0",
@@ -817,6 +818,49 @@ allow_jvp_nodes(
     "ScatterAddBackward0", "BlockDiagBackward0",
 )
 allow_jvp_nodes(bilinear_rule, "VdotBackward0", "LinalgCrossBackward0", "TrilinearBackward0")
+
+
+def _sgn_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """``sgn``: 0 for real values; for complex ``z`` the tangent of ``z / |z|``,
+    ``(t - sgn(z) Re(conj(sgn(z)) t)) / |z|``, and 0 where ``z`` is 0 (PyTorch's
+    ``sgn_backward``)."""
+    z, t = args[0], tangents[0]
+    if z._data.dtype.kind != "c":
+        return zeros_for(result)
+    magnitude = z.abs()
+    along = result * (result.conj() * t).real
+    tangent = (t - along) / magnitude
+    return tangent.masked_fill(magnitude == 0, 0)
+
+
+_sgn_rule.holds_for_complex = True  # type: ignore[attr-defined]
+allow_jvp_nodes(_sgn_rule, "SgnBackward0")
+
+
+def _gradient_op_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
+    """A backward op ``g(grad, x, ...)``, the gradient of ``<grad, f(x, ...)>`` in ``x`` for an
+    ``f`` acting element by element on the other inputs (or whose Jacobian in them is the
+    symmetric Hessian of that scalar): linear in ``grad`` (the op applied to its tangent), and
+    for the other inputs its double-backward formulas applied to their tangents (PyTorch's
+    forward formulas for these ops call the same double-backward functions)."""
+    total = None
+    if tangents[0] is not None:
+        call = list(args)
+        call[op.input_pos[0]] = tangents[0]
+        total = op.publics[False](*call)
+    if any(t is not None for t in tangents[1:]):
+        term = derived_rule(op, args, [None, *tangents[1:]], result)
+        total = term if total is None else total + term
+    return zeros_for(result) if total is None else total
+
+
+allow_jvp_nodes(
+    _gradient_op_rule,
+    # (nll_loss's backward: zero in self; bce's: element-wise in self and target; glu's: the
+    # Hessian of <grad, glu(x)>, symmetric)
+    "NllLossBackwardBackward0", "NllLoss2DBackwardBackward0",
+    "BinaryCrossEntropyBackwardBackward0", "GluBackwardBackward0",
+)
 
 
 def _conv_adjoint_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:

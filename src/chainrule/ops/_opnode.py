@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._tensor import DETACHED_IN_PLACE, Tensor, check_not_detached_in_place, wrap
+from ..autograd.forward_grad import DUAL, output_tangent, set_tangent
 from ..autograd.grad_mode import GRAD, MODE
 from ..autograd.node import (
     RELEASED,
@@ -600,6 +601,10 @@ def _saved_output(data: np.ndarray, node: OpNode, counter: list[Any] | None = No
     t._requires_grad = True
     t._grad_node = node
     t._output_nr = output_nr
+    if DUAL[0]:  # (forward mode through a backward pass: the output's tangent)
+        tangent = output_tangent(node, output_nr)
+        if tangent is not None:
+            set_tangent(t, tangent)
     return t
 
 
