@@ -93,7 +93,40 @@ def _double_view_dtype(lib: Any) -> list[Any]:
     return [v.requires_grad, y.requires_grad, y.dtype == lib.float64, x.grad is None]
 
 
+def _outcome(fn: Callable[[], Any]) -> Any:
+    try:
+        return fn()
+    except RuntimeError as error:
+        return str(error)
+
+
+def _multi_views_later_base(lib: Any) -> list[Any]:
+    """unbind/split outputs (views PyTorch forbids modifying) of a base that starts to
+    require grad: they require grad too."""
+    x = lib.ones(2, 3)
+    u, s, p = x.unbind(0)[0], x.split(1)[0], x[0]
+    x.requires_grad_()
+    return [u.requires_grad, s.requires_grad, p.requires_grad, _outcome(lambda: u.grad_fn)]
+
+
+def _multi_views_base_written(lib: Any) -> list[Any]:
+    """The same, when the base (a detached tensor) comes to require grad by an in-place op
+    with an operand that requires it: requires_grad True, grad_fn PyTorch's error."""
+    out = []
+    for make in (lambda d: d[1], lambda d: d.unbind(0)[-1], lambda d: d.split(1, 0)[1]):
+        x = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        y = lib.ones(2, 3, dtype=lib.float64, requires_grad=True)
+        d = (x * 1.0).detach()
+        view = make(d)
+        d.add_(y * 1.0, alpha=-0.5)
+        fn = _outcome(lambda view=view: view.grad_fn)
+        out += [view.requires_grad, fn if isinstance(fn, str) else type(fn).__name__]
+    return out
+
+
 SCENARIOS: dict[str, Callable[[Any], list[Any]]] = {
+    "multi_views_later_base": _multi_views_later_base,
+    "multi_views_base_written": _multi_views_base_written,
     "later_base": _later_base,
     "in_place_refused": _in_place_refused,
     "base_turned_off": _base_turned_off,

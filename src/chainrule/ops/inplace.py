@@ -135,12 +135,10 @@ def refresh_special_view(view: Tensor, base: Tensor, check: bool | None) -> None
             return  # no history to be wrong about
         if check or (check is None and mode_get() & GRAD):
             raise view_inplace_error(view, indirect=True)
-        return
-    kind = view._view_meta
-    if (kind is NO_GRAD_VIEW or kind is INFERENCE_VIEW) and view._grad_node is None and (
-        base._requires_grad and not view._requires_grad
-    ):
-        # The base started to require grad (requires_grad_()): so does the view, as in PyTorch.
+    if view._grad_node is None and base._requires_grad and not view._requires_grad:
+        # The base started to require grad (requires_grad_(), or an in-place op with an
+        # operand that requires it): so does the view, as PyTorch reads it through its base
+        # (any kind: made in no_grad mode, by unbind/split, ...; its grad_fn stays refused).
         view._requires_grad = True
         view._acc = NO_ACCUMULATOR
 
