@@ -109,6 +109,7 @@ class _Recorder(TorchFunctionMode):
         self.param_names = names
         self.known = known  # ids of the tensors that existed before the call
         self.outer: list[str] = []  # the functions (no ops) being run, innermost last
+        self.reader = ""  # the op being recorded
 
     def bind(self, tensor: Tensor, value: Value) -> None:
         self.values[id(tensor)] = value
@@ -124,7 +125,7 @@ class _Recorder(TorchFunctionMode):
             # (made during the call by code that is no op, maybe from the arguments' values:
             # replaying the first call's tensor could be wrong)
             where = f" inside '{self.outer[-1]}'" if self.outer else ""
-            raise Unsupported(f"a tensor made outside the op table{where}")
+            raise Unsupported(f"a tensor made outside the op table{where}, read by '{self.reader}'")
         lowered = self.lowered
         name = lowered.unique(self.param_names.get(id(tensor), "constant"))
         value = lowered.graph.placeholder(tensor.shape, tensor.dtype, name=name)
@@ -184,6 +185,7 @@ class _Recorder(TorchFunctionMode):
                 self.known.update(id(t) for t in _flat(result) if isinstance(t, Tensor))
                 self.keep.append(result)
             return result
+        self.reader = name
         derive = DERIVED_ARGUMENTS.get(name)
         if derive is not None:
             derive(self, op.bind(args, kwargs))
