@@ -629,6 +629,13 @@ class GraphTask:
         if hooks is not None and hooks.post:
             _call_post_hooks(node, (), (grads,), self.create_graph)
 
+    def _leaf_grad(self, grads: Any) -> Any:
+        """What goes into a leaf's ``.grad``: the array of a Tensor gradient that flows only
+        to carry tangents (PyTorch's ``.grad`` has no tangent, and is summed in place)."""
+        if self.create_graph and not self.record_graph and isinstance(grads, Tensor):
+            return grads._data
+        return grads
+
     def _accumulate_nothing(self, node: AccumulateGrad) -> None:
         """A leaf's AccumulateGrad reached without a gradient (a node returned None for it):
         as in PyTorch it still runs: its hooks see None, ``.grad`` stays as it is, and its
@@ -665,13 +672,6 @@ class GraphTask:
             self._reach(node, grads)
             return None
         if self.captures is not None:
-    def _leaf_grad(self, grads: Any) -> Any:
-        """What goes into a leaf's ``.grad``: the array of a Tensor gradient that flows only
-        to carry tangents (PyTorch's ``.grad`` has no tangent, and is summed in place)."""
-        if self.create_graph and not self.record_graph and isinstance(grads, Tensor):
-            return grads._data
-        return grads
-
             # A node that also runs is captured before its hooks, as in PyTorch.
             self._capture(node, grads)
         if hooks is not None:
