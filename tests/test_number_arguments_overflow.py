@@ -76,6 +76,14 @@ OPS = {
     "sub_": lambda L, a, v: a.clone().sub_(v),
     "isin": lambda L, a, v: L.isin(a, v),
     "zeros_add_": lambda L, a, v: L.zeros(2, dtype=a.dtype).add_(v),
+    "linspace": lambda L, a, v: L.linspace(0, v, 3, dtype=a.dtype),
+    "linspace_from": lambda L, a, v: L.linspace(v, 0, 5, dtype=a.dtype),
+    "logspace": lambda L, a, v: L.logspace(0, v, 3, dtype=a.dtype),
+    "arange_halves": lambda L, a, v: L.arange(0, v, v / 2 if v == v else 1, dtype=a.dtype),
+    "bucketize": lambda L, a, v: L.bucketize(v, a),
+    "searchsorted": lambda L, a, v: L.searchsorted(a, v),
+    "searchsorted_right": lambda L, a, v: L.searchsorted(a, v, right=True),
+    "histc": lambda L, a, v: L.histc(a.float(), 3, 0, v),
     "tensor": lambda L, a, v: L.tensor([v], dtype=a.dtype),
     "as_tensor": lambda L, a, v: L.as_tensor([v], dtype=a.dtype),
 }
@@ -94,10 +102,17 @@ def _outcome(lib, fn, *args):
     return ("ok", str(result.dtype).split(".")[-1], repr(result.tolist()))
 
 
-def _differences(fn, dtypes=DTYPES, values=VALUES):
+# PyTorch's int64 arange from 0 to -2**63 by -2**62 raises "invalid size, possible overflow?"
+# (its size computation); chainrule gives the two values.
+NOT_COMPARED = {("arange_halves", "int64", -(2**63))}
+
+
+def _differences(fn, dtypes=DTYPES, values=VALUES, name=None):
     found = []
     for dtype_name in dtypes:
         for value in values:
+            if (name, dtype_name, value) in NOT_COMPARED:
+                continue
 
             def call(L, fn=fn, dtype_name=dtype_name, value=value):
                 return fn(L, L.tensor([1, 2, 3], dtype=getattr(L, dtype_name)), value)
@@ -112,7 +127,7 @@ def _differences(fn, dtypes=DTYPES, values=VALUES):
 @pytest.mark.parametrize("name", sorted(OPS))
 def test_number_argument_as_pytorch(name):
     """Every dtype and out-of-range number: PyTorch's result or exception, exactly."""
-    assert _differences(OPS[name]) == []
+    assert _differences(OPS[name], name=name) == []
 
 
 # Further calls, each an expression in ``L`` (the library) and the tensors below.
@@ -270,6 +285,70 @@ EXPRESSIONS = [
     "u.scatter(0, L.tensor([0]), 2**64)",
     "u.index_fill(0, L.tensor([0]), -1)",
     "b.index_fill(0, L.tensor([0]), 2**63)",
+    # index_add's alpha, the fused products' alpha and beta: read in the result's type
+    "L.index_add(u, 0, L.tensor([0]), u[:1], alpha=1000)",
+    "L.index_add(u, 0, L.tensor([0]), u[:1], alpha=-1)",
+    "L.index_add(h, 0, L.tensor([0]), h[:1], alpha=70000)",
+    "L.index_add(f, 0, L.tensor([0]), f[:1], alpha=1e39)",
+    "L.addmv(i32, i32.reshape(3, 1).expand(3, 3), i32, alpha=2**40)",
+    "L.addmv(u, u.reshape(3, 1).expand(3, 3), u, alpha=-1)",
+    "L.addr(i32.reshape(3, 1).expand(3, 3), i32, i32, alpha=2**40)",
+    "L.addr(u.reshape(3, 1).expand(3, 3), u, u, beta=1000)",
+    "L.addr(u.reshape(3, 1).expand(3, 3), u, u, beta=-1)",
+    "L.addmm(i32.reshape(3, 1), i32.reshape(3, 1), i32.reshape(1, 1), beta=2**40)",
+    "L.baddbmm(i32.reshape(1, 3, 1), i32.reshape(1, 3, 1), i32.reshape(1, 1, 1), alpha=2**40)",
+    "L.addmm(h.reshape(3, 1), h.reshape(3, 1), h.reshape(1, 1), beta=70000)",
+    "L.addmv(f, f.reshape(3, 1).expand(3, 3), f, beta=1 + 1j)",
+    # 0-d tensor values of masked_fill / index_fill are read as Scalars of the input's type
+    "L.masked_fill(u, b, L.tensor(1000))",
+    "L.masked_fill(u, b, L.tensor(-1))",
+    "L.masked_fill(u, b, L.tensor(2.5))",
+    "L.masked_fill(u, b, L.tensor(-300))",
+    "L.masked_fill(u, b, L.tensor(float('nan')))",
+    "L.masked_fill(h, b, L.tensor(70000.0))",
+    "L.masked_fill(f, b, L.tensor(1e39, dtype=L.float64))",
+    "L.masked_fill(u, b, L.tensor(1000, dtype=L.int16))",
+    "L.index_fill(u, 0, L.tensor([0]), L.tensor(1000))",
+    "L.index_fill(u, 0, L.tensor([0]), L.tensor(-1))",
+    "L.index_fill(h, 0, L.tensor([0]), L.tensor(70000.0))",
+    # ranges: linspace's ends read in its type (a negative int wrapped into an unsigned one)
+    "L.linspace(0, -1, 3, dtype=L.uint8)",
+    "L.linspace(0, -255, 3, dtype=L.uint8)",
+    "L.linspace(-1, 0, 3, dtype=L.uint8)",
+    "L.linspace(0, -1, 5, dtype=L.uint8)",
+    "L.linspace(0, 255.5, 3, dtype=L.uint8)",
+    "L.linspace(0, 1e39, 3)",
+    "L.linspace(0, 1e39, 1)",
+    "L.linspace(0, 1000, 1, dtype=L.uint8)",
+    "L.linspace(0, 70000, 1, dtype=L.float16)",
+    "L.linspace(0, 1, 0, dtype=L.bool)",
+    "L.linspace(L.tensor(1000), 0, 3, dtype=L.uint8)",
+    "L.linspace(0, 2**63, 3)",
+    "L.linspace(0, 2**64, 3)",
+    "L.logspace(0, 2.5, 3, dtype=L.int64)",
+    "L.logspace(0, 3, 3, base=1000, dtype=L.uint8)",
+    "L.logspace(0, 1000, 1, dtype=L.uint8)",
+    "L.arange(0, float('nan'), 1)",
+    "L.arange(float('nan'), 3)",
+    "L.arange(0, float('inf'), 1, dtype=L.int32)",
+    "L.arange(0, 3, dtype=L.bool)",
+    "L.arange(0, 2**63, 2**62)",
+    "L.arange(0, 2**63, 2**62, dtype=L.int8)",
+    "L.arange(2**63, 2**63 + 1, dtype=L.int8)",
+    "L.arange(0, 1e19, 5e18, dtype=L.int32)",
+    "L.arange(0, 1e19, 5e18, dtype=L.int64)",
+    "L.arange(0, 1e30, 5e29, dtype=L.int8)",
+    "L.arange(0, 1000, 300, dtype=L.int8)",
+    "L.arange(-1, 300, 100, dtype=L.uint8)",
+    # bucketize / searchsorted: a number promoted with the boundaries as `boundaries + number`
+    "L.bucketize(2**63, b)",
+    "L.bucketize(2, b)",
+    "L.bucketize(True, u)",
+    "L.bucketize(1e10, h)",
+    # histc prints a NaN bound with its sign, and -nan for its data's
+    "L.histc(f, 3, float('nan'), 0)",
+    "L.histc(f, 3, 0, -float('nan'))",
+    "L.histc(L.tensor([float('nan'), 1.0]), 3)",
     # torch.tensor: elements read in order, ints beyond int64 refused by the parser
     "L.tensor([2**63])",
     "L.tensor([2**63], dtype=L.int64)",

@@ -15,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import SCALAR_TYPE_NAMES, float32, from_numpy_dtype
+from .._dtype import SCALAR_TYPE_NAMES, float32, from_numpy_dtype, result_type
 from .._tensor import Tensor, wrap, wrap_dim
+from ._dispatch import wrapped_int
 from ._registry import op, tensor_method
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 
@@ -241,18 +242,24 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     low, high = float(min), float(max)
     if low > high:
         raise RuntimeError("torch.histc: max must be larger than min")
-    if low == high and a.size:
+    from_data = low == high and a.size
+    if from_data:
         low, high = float(np.min(a)), float(np.max(a))
     if low == high:
         low, high = low - 1, high + 1
     if not (math.isfinite(low) and math.isfinite(high)):
-        raise RuntimeError(f"torch.histc: range of [{_fmt(low)}, {_fmt(high)}] is not finite")
+        raise RuntimeError(
+            f"torch.histc: range of [{_fmt(low, from_data)}, {_fmt(high, from_data)}] is not "
+            "finite"
+        )
     return _histc(input, bins, low, high)
 
 
-def _fmt(x: float) -> str:
+def _fmt(x: float, from_data: Any = False) -> str:
+    """A bound as PyTorch's message prints it (C's ``%g``): a NaN with its sign bit (a NaN
+    PyTorch's min/max of the data found prints as ``-nan``)."""
     if math.isnan(x):
-        return "-nan"
+        return "-nan" if from_data or math.copysign(1.0, x) < 0 else "nan"
     if math.isinf(x):
         return "inf" if x > 0 else "-inf"
     return f"{x:g}"
@@ -286,7 +293,7 @@ def _searchsorted_values(sequence: Tensor, values: Any, right: bool, out_int32: 
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data.astype(np.int64), axis=-1)
     scalar = not isinstance(values, Tensor)
-    vals = np.asarray(values, dtype=seq.dtype) if scalar else values._data
+    vals = _number_values(values, sequence) if scalar else values._data
     if seq.ndim > 1 and vals.ndim == 0:
         raise RuntimeError("torch.searchsorted(): input value can be a scalar only when "
                            "boundaries tensor dimension is 1, but we got boundaries tensor "
@@ -295,6 +302,18 @@ def _searchsorted_values(sequence: Tensor, values: Any, right: bool, out_int32: 
     flat = vals.reshape(-1) if seq.ndim == 1 else vals
     out = _bounds(seq.astype(common), flat.astype(common), right).reshape(vals.shape)
     return wrap(out.astype(np.int32 if out_int32 else np.int64))
+
+
+def _number_values(value: Any, sequence: Tensor) -> np.ndarray:
+    """A number ``input`` of searchsorted/bucketize as PyTorch reads it: a wrapped number,
+    converted to the type it promotes to with the boundaries, as ``boundaries + value`` would
+    (an int wraps into an integer type: -1 into uint8 is 255; a float with integer boundaries
+    is float32; 70000 into float16 is inf)."""
+    target = result_type(sequence, value).np
+    if type(value) is int and target.kind in "iu":
+        return wrapped_int(value, target)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(value).astype(target)
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,

@@ -21,7 +21,7 @@ from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import KEEP, op, tensor_method
-from .scalar_conversion import check_integral_elements, fill_value_for
+from .scalar_conversion import check_integral_elements, check_number_argument, fill_value_for
 
 __all__ = [
     "tensor",
@@ -869,6 +869,7 @@ def arange(
     if d is None:
         any_float = any(isinstance(v, float) for v in (start, end, step))
         d = _dtype.get_default_dtype() if any_float else _dtype.int64
+    _check_arange_numbers(start, end, step, d)
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if d.is_floating_point or d.is_complex:
@@ -882,6 +883,23 @@ def arange(
     else:
         values = _integer_arange(start, end, step, d)
     return make_tensor(values, requires_grad)
+
+
+def _check_arange_numbers(start: Any, end: Any, step: Any, d: DType) -> None:
+    """PyTorch's checks before an integer range: no bool kernel, finite ends, start and step
+    read as int64 (the type its integer kernels count in; the values then wrap into the dtype:
+    ``arange(0, 1000, 300, dtype=int8)`` ends with -124), the end too for int64."""
+    if d.is_floating_point or d.is_complex:
+        return
+    if d is _dtype.bool:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
+    if any(type(v) is float and not math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {_format_scalar(start)} -> {_format_scalar(end)}")
+    for v in (start, step, end) if d is _dtype.int64 else (start, step):
+        check_number_argument(v, _INT64)
+
+
+_INT64 = np.dtype(np.int64)
 
 
 def _check_step_sign(start: Any, end: Any, step: Any) -> None:
@@ -988,7 +1006,27 @@ def linspace(
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    start, end = _range_ends("linspace_cpu", start, end, steps, d.np, wrap=True)
     return make_tensor(_linspace_values(start, end, steps, d), requires_grad)
+
+
+def _range_ends(kernel: str, start: Any, end: Any, steps: int, np_dtype: np.dtype,
+                wrap: bool) -> tuple[Any, Any]:
+    """linspace's and logspace's ends read as Scalars of the result's type when there are two
+    steps or more, as PyTorch's kernels read them: refused when the type cannot hold them
+    ("value cannot be converted to type uint8_t without overflow"), a negative int into an
+    unsigned type wrapped for linspace (``linspace(0, -1, 3, dtype=uint8)`` runs to 255); no
+    bool kernel."""
+    if np_dtype.kind == "b" and steps > 0:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+    if steps < 2 or np_dtype.kind == "c" or isinstance(start, complex) or isinstance(end, complex):
+        return start, end
+    if wrap:
+        return fill_value_for(start, np_dtype), fill_value_for(end, np_dtype)
+    start, end = check_number_argument(start, np_dtype), check_number_argument(end, np_dtype)
+    if np_dtype.kind in "iu":  # (logspace(0, 2.5, 3, dtype=int64) is [1, 10, 100])
+        return int(start), int(end)
+    return start, end
 
 
 def _linspace_values(start: Any, end: Any, steps: int, d: DType) -> np.ndarray:
@@ -1045,6 +1083,7 @@ def logspace(
 ) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+    start, end = _range_ends("logspace_cpu", start, end, steps, d.np, wrap=False)
     exponents = _linspace_values(float(start), float(end), steps, _dtype.float64)
     return make_tensor(np.power(base, exponents).astype(d.np), requires_grad)
 

@@ -22,6 +22,7 @@ from ._dispatch import ARITH
 from ._registry import declare_methods, op
 from .indexing import _scalar_name
 from .linalg import _check_expandable
+from .scalar_conversion import check_scalar_fits, fill_value_for
 
 __all__ = ["addmv", "addr", "baddbmm", "addbmm"]
 
@@ -36,8 +37,8 @@ def _combine(
 ) -> np.ndarray:
     """``beta * self + alpha * product`` in ``dtype`` (``self`` ignored when ``beta`` is 0;
     integer results take the numbers truncated to integers, as PyTorch's kernels)."""
-    if dtype.kind in "iu":
-        beta, alpha = int(beta), int(alpha)
+    if dtype.kind in "iu":  # (read as Scalars of the type: uint8 refuses 1000, wraps -1)
+        beta, alpha = int(fill_value_for(beta, dtype)), int(fill_value_for(alpha, dtype))
     if alpha != 1:
         product = product * alpha
     if beta == 0:
@@ -57,23 +58,13 @@ def _in_single_if_half(
     return wide.astype(_HALF)
 
 
-# The element types as PyTorch's Scalar conversion names them (``value cannot be converted to
-# type int64_t``): the fixed-width names for integers, CPP_TYPE_NAMES' for floating types.
-_CONVERSION_NAMES = {
-    np.dtype(np.int8): "int8_t",
-    np.dtype(np.int16): "int16_t",
-    np.dtype(np.int32): "int",
-    np.dtype(np.int64): "int64_t",
-    np.dtype(np.uint8): "uint8_t",
-}
-
-
 def _check_real_scalars(dtype: np.dtype, beta: Any, alpha: Any) -> None:
     """PyTorch's error for a complex ``beta`` or ``alpha`` converted to a real ``dtype``."""
-    if dtype.kind == "c" or not any(isinstance(s, complex) and s.imag for s in (beta, alpha)):
-        return  # (a complex number with no imaginary part converts)
-    name = _CONVERSION_NAMES.get(dtype) or CPP_TYPE_NAMES[from_numpy_dtype(dtype)]
-    raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    if dtype.kind == "c":
+        return
+    for scalar in (beta, alpha):
+        if isinstance(scalar, complex) and scalar.imag:  # (no imaginary part: it converts)
+            check_scalar_fits(scalar, dtype)
 
 
 def _as_real(dtype: np.dtype, scalar: Any) -> Any:
@@ -351,8 +342,6 @@ def _check_batches(name: str, self: np.ndarray, batch1: np.ndarray, batch2: np.n
 
 def _c_name(a: np.ndarray) -> str:
     """A dtype as PyTorch's C++ type name (``float``, ``double``)."""
-    from .._dtype import CPP_TYPE_NAMES
-
     return CPP_TYPE_NAMES[from_numpy_dtype(a.dtype)]
 
 

@@ -1495,6 +1495,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
                 f"index {idx[idx < 0].flat[0]} is out of bounds for dimension {d} with size "
                 f"{_size_1d(shape, d)}"
             )
+    dtype = input._data.dtype
+    if type(alpha) is not bool and dtype.kind in "iuf" and dtype != np.float64:
+        alpha = fill_value_for(alpha, dtype)  # (read as a Scalar: uint8 refuses 1000)
     return _index_add(input, d, index, source, alpha)
 
 

@@ -37,6 +37,7 @@ _COMPLEX64 = np.dtype(np.complex64)
 # The C++ types PyTorch's Scalar conversion names (``fill_``, ``full``, ``x[i] = v``).
 _SCALAR_TYPE_NAMES = {
     "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
     "float32": "float",
     "float64": "double",
     "complex64": "c10::complex<float>",
