@@ -20,9 +20,12 @@ an argument or a view of one, and non-tensor results other than plain Python val
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from chainrule._overrides import TorchFunctionMode
 from chainrule._tensor import Tensor, wrap
@@ -30,6 +33,9 @@ from chainrule.ir import Graph, Value
 from chainrule.ir.backward import not_differentiable
 from chainrule.ops.nn_ops.losses import _nll_check_targets as check_targets
 from chainrule.ops.nn_ops.losses import _nll_total_weight as total_weight
+from chainrule.ops.nn_ops.normalization import _in_single as in_single
+from chainrule.ops.nn_ops.normalization import _layer_norm_dims as layer_norm_dims
+from chainrule.ops.nn_ops.normalization import _row_moments as row_moments
 
 __all__ = ["Unsupported", "Lowered", "lower"]
 
@@ -301,12 +307,40 @@ def _nll_total_weight_node(recorder: _Recorder, bound: tuple) -> None:
     recorder.lowered.names[node.outputs[0]] = node.name
 
 
+@not_differentiable
+def layer_norm_moments(input: Tensor, normalized_shape: tuple, eps: float) -> tuple:
+    """The mean and reciprocal standard deviation ``layer_norm`` computes of each row before
+    its op runs (float32 and float64 inputs): a graph node, computed from each call's input,
+    which passes no gradient (as the eager constants it stands for)."""
+    x = input._data
+    dims = layer_norm_dims(x.ndim, normalized_shape)
+    mean, rstd = row_moments(in_single(x), dims, math.prod(normalized_shape), eps)
+    return wrap(np.asarray(mean)), wrap(np.asarray(rstd))
+
+
+def _layer_norm_moments_node(recorder: _Recorder, bound: tuple) -> None:
+    input, shape, mean, rstd, _, _, eps, precise = bound
+    if not isinstance(mean, Tensor) or id(mean) in recorder.values:
+        return
+    if precise is not None:
+        raise Unsupported("'layer_norm' of a half-precision input")
+    node = recorder.lowered.graph.call(
+        layer_norm_moments,
+        (recorder.convert(input), tuple(shape), eps),
+        name=recorder.lowered.unique("moments"),
+    )
+    for tensor, value, name in zip((mean, rstd), node.outputs, ("mean", "rstd"), strict=True):
+        recorder.bind(tensor, value)
+        recorder.lowered.names[value] = recorder.lowered.unique(name)
+
+
 #: Ops whose public functions compute a tensor argument outside the op table, from other
 #: arguments: how to compute it as a node instead (op name -> function of the recorder and
 #: the op's bound arguments, binding that tensor to a value).
 DERIVED_ARGUMENTS: dict[str, Callable[[_Recorder, tuple], None]] = {
     "nll_loss_forward": _nll_total_weight_node,
     "nll_loss2d_forward": _nll_total_weight_node,
+    "native_layer_norm": _layer_norm_moments_node,
 }
 
 
