@@ -11,6 +11,8 @@ from ._overrides import (
            _len_torch_function_stack,
 )
 from ._overrides import disabled_torch_function_impl as _disabled_torch_function_impl
+from .autograd.graph import _current_graph_task_execution_order
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass",
-           "_disabled_torch_function_impl", "_len_torch_function_stack"]
+           "_current_graph_task_execution_order", "_disabled_torch_function_impl",
+           "_len_torch_function_stack"]

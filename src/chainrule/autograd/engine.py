@@ -383,6 +383,42 @@ class GraphTask:
         else:
             heapq.heappush(self.heap, (-node._seq, node))
 
+    def execution_order(self) -> list[Node]:
+        """The nodes this pass will run, in the order it runs them, predicted from its start
+        (``torch._C._current_graph_task_execution_order``): AccumulateGrad nodes first, the one
+        ready first first, then the other nodes most recently created first."""
+        targets = {node for node, _ in (self.captures or {})}
+        targets.update(node for node, _ in (self.accumulate_into or {}))
+        executes = self.executes
+        deps = dict(self.deps)
+        ready: deque[Node] = deque()
+        heap: list[tuple[int, Node]] = []
+
+        def push(node: Node) -> None:
+            if type(node) is AccumulateGrad:
+                ready.append(node)
+            else:
+                heapq.heappush(heap, (-node._seq, node))
+
+        for node in dict.fromkeys(node for node, _ in self.root_edges):
+            push(node)
+        order: list[Node] = []
+        while ready or heap:
+            node = ready.popleft() if ready else heapq.heappop(heap)[1]
+            order.append(node)
+            for child in node._next_fns:
+                if child is None:
+                    continue
+                if executes is not None and child not in executes and child not in targets:
+                    continue
+                left = deps.get(child, 0) - 1
+                if left <= 0:
+                    deps.pop(child, None)
+                    push(child)
+                else:
+                    deps[child] = left
+        return order
+
     def pending(self) -> bool:
         """Whether a node is ready to run."""
         return bool(self.ready or self.heap)

@@ -58,6 +58,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, wrap
+from ..ops.complex_ops import view_as_complex
+from ..ops.shape import stack
 from . import engine, forward_ad
 from .graph import preorder
 from .node import AccumulateGrad, Node
@@ -659,6 +661,43 @@ def _real_and_imag_output(fn: Callable[..., Any]) -> tuple[Callable[..., Any], .
     return part("real"), part("imag")
 
 
+def _real_and_imag_input(fn: Callable[..., Any], positions: list[int],
+                         inputs: tuple) -> tuple[Callable[..., Any], ...]:
+    """``fn`` of real inputs in place of the complex ones at ``positions``: ``x -> fn(x + i
+    imag)`` and ``y -> fn(real + i y)``, the other part taken from ``inputs`` (PyTorch's)."""
+    def apply(make: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+        def wrapped(*given: Any) -> tuple:
+            new_inputs = list(given)
+            for p in positions:
+                new_inputs[p] = make(new_inputs[p], inputs[p])
+            return _as_tuple(fn(*new_inputs))
+
+        return wrapped
+
+    # (PyTorch computes ``x + orig.imag * 1j``; the same values are built here as a complex
+    # view of the pair, whose tangent forward mode carries from a real input)
+    def join(real: Any, imag: Any) -> Any:
+        return view_as_complex(stack((real, imag), -1))
+
+    return (apply(lambda x, orig: join(x, orig.imag)),
+            apply(lambda y, orig: join(orig.real, y)))
+
+
+def _complex_part_error(error: GradcheckError, positions: list[int],
+                        part: str) -> GradcheckError:
+    """PyTorch's message names the part of a complex input a forward-mode mismatch is in."""
+    message = str(error)
+    head = "Jacobian computed with forward mode mismatch for output "
+    if message.startswith(head):
+        input_idx = int(message[len(head):].split("input ", 1)[1].split(",", 1)[0])
+        if input_idx in positions:
+            which = "imaginary" if part == "imag" else "real"
+            return GradcheckError(
+                f"While considering the {which} part of complex inputs only, {message}"
+            )
+    return error
+
+
 def _is_complex(x: Any) -> bool:
     return isinstance(x, Tensor) and x._data.dtype.kind == "c"
 
@@ -954,9 +993,34 @@ def _gradcheck(
         check(func, func_out, tupled_inputs, outputs, *args)
     if check_forward_ad:
         forward_check = _fast_gradcheck_forward if fast_mode else _slow_gradcheck_forward
-        forward_check(func, func_out, tupled_inputs, outputs, eps, rtol, atol, check_grad_dtypes)
-        if check_undefined_grad:
-            _test_undefined_forward_mode(func, tupled_inputs)
+        complex_positions = [i for i, t in enumerate(tupled_inputs) if _is_complex(t)]
+        if complex_positions:
+            # As PyTorch: forward mode takes real inputs; each complex input is checked through
+            # its imaginary part, then its real part, the other part held constant.
+            parts = _real_and_imag_input(func, complex_positions, tupled_inputs)
+            for part_fn, part in ((parts[1], "imag"), (parts[0], "real")):
+                part_inputs = tuple(
+                    getattr(t, part) if i in complex_positions else t
+                    for i, t in enumerate(tupled_inputs)
+                )
+                part_out = part_fn(*part_inputs)
+                try:
+                    forward_check(part_fn, part_out, part_inputs,
+                                  _differentiable_outputs(part_out), eps, rtol, atol,
+                                  check_grad_dtypes)
+                except GradcheckError as error:
+                    raise _complex_part_error(error, complex_positions, part) from None
+            if check_undefined_grad:
+                for part_fn, part in ((parts[1], "imag"), (parts[0], "real")):
+                    _test_undefined_forward_mode(part_fn, tuple(
+                        getattr(t, part) if i in complex_positions else t
+                        for i, t in enumerate(tupled_inputs)
+                    ))
+        else:
+            forward_check(func, func_out, tupled_inputs, outputs, eps, rtol, atol,
+                          check_grad_dtypes)
+            if check_undefined_grad:
+                _test_undefined_forward_mode(func, tupled_inputs)
     if not check_backward_ad:
         return True  # (the remaining checks need backward mode, as PyTorch's)
     if check_batched_grad:

@@ -29,7 +29,7 @@ from typing import Any, Literal, NamedTuple, Protocol, cast
 import numpy as np
 
 from .._tensor import Tensor, grad_accumulator, is_inference_tensor, wrap
-from .grad_mode import GRAD, MODE, SAVED_HOOKS, enable_grad
+from .grad_mode import GRAD, MODE, SAVED_HOOKS, enable_grad, is_multithreading_enabled
 from .inplace import bump_version
 from .node import OUTPUT_META, AccumulateGrad, RemovableHandle, remember_output, type_name
 from .node import Node as _NodeImpl
@@ -460,6 +460,10 @@ class GraphTaskView(Protocol):
         """PyTorch's ``_will_engine_execute_node``."""
         ...
 
+    def execution_order(self) -> list[_NodeImpl]:
+        """The nodes the pass will run, in order, predicted from its start."""
+        ...
+
 
 #: The graph task whose nodes the engine is running in this thread (set by the engine: its
 #: GraphTask, a :class:`GraphTaskView`).
@@ -473,6 +477,27 @@ def _current_graph_task_id() -> int:
     ``torch._C._current_graph_task_id``)."""
     task = CURRENT_GRAPH_TASK.get()
     return -1 if task is None else task.id
+
+
+_EXECUTION_ORDER_THREADS_MESSAGE = (
+    "get_current_graph_task_execution_order expects the current backward to be executed with "
+    "multithreading disabled, e.g. by running:\n\n>>> with "
+    "torch.autograd.set_multithreading_enabled(False):\n...     torch.autograd.grad(...)\n"
+)
+
+
+def _current_graph_task_execution_order() -> list[_NodeImpl]:
+    """The nodes the running backward pass will execute, in order (PyTorch's
+    ``torch._C._current_graph_task_execution_order``; to be called at the start of the pass,
+    e.g. from a hook on the output, with multithreading disabled)."""
+    task: GraphTaskView | None = CURRENT_GRAPH_TASK.get()
+    if task is None:
+        raise RuntimeError(
+            "_current_graph_task_execution_order should only be called during the backward pass"
+        )
+    if is_multithreading_enabled():
+        raise RuntimeError(_EXECUTION_ORDER_THREADS_MESSAGE)
+    return task.execution_order()
 
 
 def _will_engine_execute_node(node: _NodeImpl) -> bool:
