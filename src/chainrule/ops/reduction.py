@@ -32,6 +32,7 @@ from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import ARITH, op, recorded_as, tensor_method
 from .pointwise import div, isnan, logical_not
+from .selection import kth_smallest_indices
 
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
@@ -1764,7 +1765,7 @@ _kth_along = _make_dim_extreme("kthvalue", "KthvalueBackward0")
 @tensor_method
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest element along ``dim`` (1-based) and its index (NaN counts as the
-    largest; among equal elements the first)."""
+    largest; among equal elements the one PyTorch's quickselect picks)."""
     a = input._data
     if a.dtype.kind in "bc":
         raise _dtype.no_kernel("kthvalue_cpu", a.dtype)
@@ -1773,11 +1774,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     if not 1 <= k <= size:
         raise RuntimeError(
             f"kthvalue(): selected number k out of range for dimension {d}")
-    order = _sort_order(a, d, False)
     if a.ndim == 0:
         index = np.zeros((), np.int64)
     else:
-        index = np.take(order, k - 1, axis=d)
+        index = kth_smallest_indices(a, d, k)
         if keepdim:
             index = np.expand_dims(index, d)
     index_tensor = wrap(np.asarray(index, np.int64))

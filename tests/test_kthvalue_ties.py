@@ -1,0 +1,79 @@
+"""kthvalue picks PyTorch's element among equal values, so its gradient goes where PyTorch's
+goes.
+
+chainrule returned the first of the tied elements (a stable sort's); PyTorch's CPU kernel
+returns the element its quickselect (median-of-three pivot, Hoare partition, NaN the largest)
+leaves at position k. chainrule runs the same swaps on slices whose k-th value is tied
+(ops/selection.py). Checked on thousands of random tied inputs; topk, mode and the default
+(unstable) sort still pick among ties differently (README, Known gaps).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import chainrule
+
+from .conftest import torch
+
+
+def _tied(rng: np.random.Generator, shape: tuple[int, ...], nan: bool) -> np.ndarray:
+    n = shape[-1]
+    values = rng.integers(0, max(2, n // int(rng.integers(1, 8))), size=shape).astype(np.float32)
+    if nan and rng.random() < 0.5:
+        values.reshape(-1)[rng.integers(0, values.size, size=3)] = np.nan
+    return values
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_indices_of_ties_as_pytorch_on_random_inputs(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    for _ in range(150):
+        n = int(rng.integers(1, 120))
+        values = _tied(rng, (n,), nan=seed % 2 == 1)
+        k = int(rng.integers(1, n + 1))
+        ours = chainrule.tensor(values).kthvalue(k)
+        theirs = torch.tensor(values).kthvalue(k)
+        assert int(ours.indices) == int(theirs.indices), (values.tolist(), k)
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "int8"])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_batched_dims_and_dtypes(dtype: str, dim: int, keepdim: bool) -> None:
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 4, size=(5, 9, 7)).astype(np.float32)
+    k = 3
+    results = []
+    for lib in (chainrule, torch):
+        out = lib.tensor(values).to(getattr(lib, dtype)).kthvalue(k, dim, keepdim)
+        results.append((out.indices.numpy(), out.values.float().numpy(), tuple(out.indices.shape)))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    assert results[0][2] == results[1][2]
+
+
+def test_the_gradient_goes_to_pytorchs_element() -> None:
+    values = np.array(
+        [[2.0, 1.0, 2.0, 2.0, 0.0, 2.0, 1.0, 2.0], [3.0, 3.0, 3.0, 1.0, 3.0, 3.0, 0.0, 3.0]]
+    )
+    grads = []
+    for lib in (chainrule, torch):
+        x = lib.tensor(values, requires_grad=True)
+        out = x.kthvalue(5, 1)
+        (out.values * lib.tensor([1.0, 2.0], dtype=lib.float64)).sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+def test_unique_values_and_nan_slices() -> None:
+    rng = np.random.default_rng(3)
+    values = rng.standard_normal((4, 50)).astype(np.float32)
+    values[1, [3, 17, 40]] = np.nan
+    for k in (1, 25, 48, 50):
+        ours = chainrule.tensor(values).kthvalue(k)
+        theirs = torch.tensor(values).kthvalue(k)
+        np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
