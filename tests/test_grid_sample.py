@@ -133,6 +133,20 @@ def test_non_finite_grid_points(value: float, mode: str, padding: str) -> None:
         np.testing.assert_allclose(a, b, equal_nan=True)
 
 
+# (3-D: PyTorch's kernel skips the taps outside the input, so a non-finite point reads 0; with
+# nearest border or reflection padding its forward reads the last pixel for NaN while its
+# backward drops the gradient: those are left out)
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize(("mode", "padding"), [("bilinear", "zeros"), ("nearest", "zeros")])
+def test_non_finite_grid_points_3d(value: float, mode: str, padding: str) -> None:
+    x = np.arange(24.0).reshape(1, 1, 2, 3, 4)
+    g = np.array([[[[[value, 0.2, 0.1], [0.3, value, -0.2], [0.1, 0.1, value]]]]])
+    ours = _first_order(chainrule, x, g, mode, padding, False, "float64")
+    theirs = _first_order(torch, x, g, mode, padding, False, "float64")
+    for a, b in zip(ours, theirs, strict=True):
+        np.testing.assert_allclose(a, b, equal_nan=True)
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_non_finite_input_values(mode: str) -> None:
     x = np.arange(12.0).reshape(1, 1, 3, 4)
@@ -158,6 +172,20 @@ def test_half_precision_2d_rounds_as_pytorch(mode: str, padding: str, dtype: str
     theirs = _first_order(torch, x, g, mode, padding, False, dtype)
     np.testing.assert_array_equal(ours[0], theirs[0])
     # (the gradients: a few ulps, as PyTorch adds the scattered gradient in another order)
+    ulp = 2.0**-10 if dtype == "float16" else 2.0**-7
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=4 * ulp, atol=4 * ulp)
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=8 * ulp, atol=8 * ulp)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("padding", PADDINGS)
+def test_half_precision_3d_rounds_as_pytorch(padding: str, dtype: str) -> None:
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 3, 4, 5))
+    g = rng.uniform(-1.3, 1.3, (2, 2, 3, 2, 3))
+    ours = _first_order(chainrule, x, g, "bilinear", padding, True, dtype)
+    theirs = _first_order(torch, x, g, "bilinear", padding, True, dtype)
+    np.testing.assert_array_equal(ours[0], theirs[0])
     ulp = 2.0**-10 if dtype == "float16" else 2.0**-7
     np.testing.assert_allclose(ours[1], theirs[1], rtol=4 * ulp, atol=4 * ulp)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=8 * ulp, atol=8 * ulp)

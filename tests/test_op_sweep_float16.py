@@ -35,14 +35,14 @@ TINY = {"float16": (2.0 ** -14, 10), "bfloat16": (2.0 ** -126, 7),
 
 
 #: Samples that do not match PyTorch yet (strict xfails: a fixed one fails until taken off).
-#: grid_sample: PyTorch's half kernels for bicubic and 3-D sampling round every step of their
-#: own arrangement of the sums (chainrule follows it for 2-D bilinear and nearest only).
+#: grid_sample: PyTorch's half kernel for bicubic sampling rounds every step of its own
+#: arrangement of the gradients' sums (chainrule follows bilinear's and nearest's).
 _GRID_SAMPLE_HALF = frozenset({
     "F.grid_sample_bicubic_zeros-0", "F.grid_sample_bicubic_border_align-0",
     "F.grid_sample_bicubic_reflection-0", "F.grid_sample_bicubic_reflection_align-0",
-    "F.grid_sample_3d_bilinear_reflection_align-0",
+    "torch.grid_sampler_2d-0",
 })
-KNOWN_DIFFERENCES: frozenset[str] = _GRID_SAMPLE_HALF | {"F.grid_sample_3d_bilinear_border-0"}
+KNOWN_DIFFERENCES: frozenset[str] = _GRID_SAMPLE_HALF
 #: bfloat16 samples more than a few ulps from PyTorch, and why (strict xfails). Kernels that
 #: PyTorch runs in bfloat16 steps (pooling and padding backward adding output after output,
 #: logsumexp, nll_loss's cascade sum, cumprod's gradient) are computed so by chainrule too

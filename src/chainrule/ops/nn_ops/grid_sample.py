@@ -243,7 +243,9 @@ class _Taps:
                 factor = d[..., a][..., None]
                 term = factor if term is None else term * factor
             product: Any = None
-            for a in reversed(range(self.nd)):  # (PyTorch: y weight times x weight)
+            # (in PyTorch's order, which rounds differently in half precision: its 2-D kernel
+            # multiplies the y weight by the x weight, its 3-D kernel x by y, then by z)
+            for a in reversed(range(self.nd)) if self.nd == 2 else range(self.nd):
                 count = axes.count(a) + fixed.count(a)
                 factor = self.along(self.axis_weights[a][count], a)
                 product = factor if product is None else product * factor
@@ -253,6 +255,10 @@ class _Taps:
                 contribution = term * contribution
             total = contribution if total is None else total + contribution
         assert total is not None
+        if self.nd == 3:
+            # (PyTorch's 3-D kernel skips the taps outside the input, where its 2-D kernel
+            # multiplies their (NaN, for a coordinate that is not finite) weights by 0)
+            total = np.where(self.inside, total, total.dtype.type(0))
         return total
 
 
@@ -354,6 +360,8 @@ def _reduce(grad, values, grid, directions, mode, padding_mode, align_corners):
     g = grad.reshape(grad.shape[0], grad.shape[1], -1)
     if mode == _BILINEAR and nd == 2 and not directions:
         return _bilinear_grid_gradient(read, g, taps).reshape(grid.shape)
+    if mode == _BILINEAR and nd == 3 and not directions:
+        return _trilinear_grid_gradient(read, g, taps).reshape(grid.shape)
     correlation = (read * g[..., None]).sum(1)  # (N, P, T)
     dirs = _flat_directions(directions, n, dtype)
     out = np.empty(taps.index.shape[:2] + (nd,), dtype)
@@ -379,6 +387,27 @@ def _bilinear_grid_gradient(read: np.ndarray, grad: np.ndarray, taps: _Taps) -> 
         gy = gy + ((sw[:, ch] - nw[:, ch]) * east + (se[:, ch] - ne[:, ch]) * west) * g
     # (the slopes: d(x)/d(coordinate), the x1 tap's first derivative)
     return np.stack([gx * wx[1][..., 1], gy * wy[1][..., 1]], axis=-1)
+
+
+def _trilinear_grid_gradient(read: np.ndarray, grad: np.ndarray, taps: _Taps) -> np.ndarray:
+    """The 3-D bilinear gradient in the grid as PyTorch's kernel computes it: for each channel,
+    each corner's value times the other two axes' weights times the gradient, added to or
+    subtracted from each coordinate's sum, then times the slopes (rounded as PyTorch's in half
+    precision)."""
+    weights = [taps.axis_weights[a][0] for a in range(3)]  # (N, P, 2) each: x, y, z
+    slopes = [taps.axis_weights[a][1][..., 1] for a in range(3)]
+    sums = [np.zeros(read.shape[::2][:2], read.dtype) for _ in range(3)]
+    for ch in range(read.shape[1]):
+        g = grad[:, ch]
+        for k, j, i in itertools.product(range(2), repeat=3):  # (x fastest, as the taps)
+            value = read[:, ch, :, 4 * k + 2 * j + i]
+            corner = (i, j, k)
+            for axis in range(3):
+                others = [weights[b][..., corner[b]] for b in range(3) if b != axis]
+                term = value * others[0] * others[1] * g
+                term = np.where(taps.inside[..., 4 * k + 2 * j + i], term, term.dtype.type(0))
+                sums[axis] = sums[axis] + term if corner[axis] else sums[axis] - term
+    return np.stack([slopes[a] * sums[a] for a in range(3)], axis=-1)
 
 
 # --- the ops ----------------------------------------------------------------------------------
