@@ -245,6 +245,7 @@ _BAD_CALLS = {
     "float_in_tuple": _call(il=(5, 4.0), tl=(3, 2)),
     "float_tensor_lengths": _call(il=np.array([5.0, 4.0]), tl=np.array([3, 2])),
     "float_target_lengths": _call(il=np.array([5, 4]), tl=np.array([3.0, 2.0])),
+    "bool_input_lengths": _call(il=np.array([True, True]), tl=np.array([1, 1])),
     "ints": _call(lp_shape=(5, 4), targets=(1, 2), il=5, tl=2),
     "log_probs_4d": _call(lp_shape=(1, 5, 2, 4), il=[5, 4], tl=[3, 2]),
     "log_probs_1d": _call(lp_shape=(4,), targets=(1,), il=[1], tl=[1]),

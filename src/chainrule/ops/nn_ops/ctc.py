@@ -260,7 +260,7 @@ def _no_overload(args: tuple) -> TypeError:
 
 def _lengths(value: Any, name: str) -> tuple[int, ...]:
     if isinstance(value, Tensor):
-        if value._data.dtype.kind not in "iub":
+        if value._data.dtype.kind not in "iu":  # (bool is not integral here)
             raise RuntimeError(f"{name} must be integral")
         return tuple(int(v) for v in value._data.reshape(-1))
     for v in value:
