@@ -3200,22 +3200,52 @@ def _refuse_integral(kernel: str, *values: Any) -> None:
 
 
 @op("LogaddexpBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-    method=True)
+    method=True, complex_ok=True)
 @half_in_float32
 def logaddexp(self, other):
-    """``log(exp(self) + exp(other))``, without overflow."""
+    """``log(exp(self) + exp(other))``, without overflow (complex values too)."""
     _refuse_integral("logaddexp_cpu", self, other)
+    if np.result_type(self, other).kind == "c":
+        return _complex_logaddexp(*np.broadcast_arrays(self, other))
     return np.logaddexp(self, other)
+
+
+def _complex_logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """PyTorch's complex ``logaddexp``: ``max + log1p(exp(min - max))`` with ``min``/``max``
+    ordered by real part (``x`` the larger on ties); a NaN in either part of either operand
+    gives NaN + NaN j; both real parts -inf gives the smaller operand, both +inf
+    ``log(exp(min) + exp(max))``."""
+    dtype = np.result_type(x, y)
+    x, y = x.astype(dtype, copy=False), y.astype(dtype, copy=False)
+    x_smaller = x.real < y.real
+    low, high = np.where(x_smaller, x, y), np.where(x_smaller, y, x)
+    with np.errstate(all="ignore"):
+        out = np.log1p(np.exp(low - high)) + high
+        both_infinite = ~np.isfinite(low.real) & (low.real == high.real)
+        if both_infinite.any():
+            plus = np.log(np.exp(low) + np.exp(high))
+            out = np.where(both_infinite, np.where(low.real < 0, low, plus), out)
+    nan = np.isnan(x) | np.isnan(y)  # (either part of either operand)
+    if nan.any():
+        out = np.where(nan, np.array(complex(np.nan, np.nan), dtype), out)
+    return out.astype(dtype, copy=False)
 
 
 @logaddexp.derivative("self")
 def _(ops, grad, self, other):
-    return grad / (1 + ops.exp(other - self))
+    return grad / _conj_if_complex(ops, 1 + ops.exp(other - self))
 
 
 @logaddexp.derivative("other")
 def _(ops, grad, self, other):
-    return grad / (1 + ops.exp(self - other))
+    return grad / _conj_if_complex(ops, 1 + ops.exp(self - other))
+
+
+def _conj_if_complex(ops: Any, x: Any) -> Any:
+    """``x.conj()`` for a complex ``x`` (the conjugate of a holomorphic derivative, PyTorch's
+    convention), ``x`` itself otherwise."""
+    complex_ = x.is_complex() if isinstance(x, Tensor) else x.dtype.kind == "c"
+    return ops.conj(x) if complex_ else x
 
 
 @op("Logaddexp2Backward0", inputs=("self", "other"), promote=ARITH,
