@@ -395,7 +395,12 @@ def _slogdet_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> A
     """PyTorch's ``slogdet_jvp`` for real matrices: the sign's tangent is zero, the log of the
     absolute value's is ``trace(A^{-1} A_t)``."""
     sign, _ = result
-    return _zeros(sign), _trace_of_solve(args[0], tangents[0])
+    trace = _trace_of_solve(args[0], tangents[0])
+    if not sign.is_complex():
+        return _zeros(sign), trace
+    # (complex: d log det = trace(A^{-1} A_t); its real part is logabsdet's tangent, and the
+    # sign e^{i theta} turns by i Im of it)
+    return sign * (trace.imag * 1j), trace.real
 
 
 def _solve_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
@@ -441,13 +446,13 @@ def _cholesky_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> 
     from .linalg_decomp import _linalg_solve_triangular
 
     upper = args[1]
-    L = result.mT if upper else result
-    A_t = tangents[0].mT if upper else tangents[0]
+    L = result.mH if upper else result
+    A_t = tangents[0].mH if upper else tangents[0]
     inner = _linalg_solve_triangular(L, A_t, False, True, False)
-    inner = _linalg_solve_triangular(L.mT, inner, True, False, False)
+    inner = _linalg_solve_triangular(L.mH, inner, True, False, False)
     phi = inner.tril() - (inner.diagonal(0, -2, -1) * 0.5).diag_embed()
     L_t = L @ phi
-    return L_t.mT if upper else L_t
+    return L_t.mH if upper else L_t
 
 
 def _eigh_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
@@ -517,13 +522,13 @@ def _pinv_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     (dA,) = tangents
     pinv = result
     m, n = A.shape[-2], A.shape[-1]
-    dAh, pinvh = dA.mT, pinv.mT
+    dAh, pinvh = dA.mH, pinv.mH
     if m <= n:
         K = pinvh @ dAh
-        return (pinv @ (K - K.mT - K @ (A @ pinv))
+        return (pinv @ (K - K.mH - K @ (A @ pinv))
                 + (dAh - pinv @ (A @ dAh)) @ (pinvh @ pinv))
     K = pinv @ dA
-    Kh = K.mT
+    Kh = K.mH
     return ((Kh - K - (pinv @ A) @ Kh) @ pinv
             + (pinv @ pinvh) @ (dAh - (dAh @ A) @ pinv))
 
@@ -631,7 +636,7 @@ def _lstsq_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
         residuals_t = residuals.clone()
     else:
         r = B_m - A @ X_m
-        residuals_t = 2 * (r * (B_t_m - A_t @ X_m)).sum(-2)
+        residuals_t = 2 * (r.conj() * (B_t_m - A_t @ X_m)).real.sum(-2)
         if vector:
             residuals_t = residuals_t.squeeze(-1)
     return (X_t.squeeze(-1) if vector else X_t), residuals_t
@@ -1106,5 +1111,10 @@ def _polar_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
 
 
 _polar_rule.holds_for_complex = True  # type: ignore[attr-defined]
+# The linalg rules written with conjugate transposes, or for holomorphic functions of the
+# matrix (inv, det, solves, matrix_exp), hold for complex values as PyTorch's do.
+for _rule in (_inv_rule, _det_rule, _slogdet_rule, _solve_rule, _solve_triangular_rule,
+              _matrix_exp_rule, _cholesky_rule, _pinv_rule, _lstsq_rule):
+    _rule.holds_for_complex = True  # type: ignore[attr-defined]
 allow_jvp_nodes(_polar_rule, "PolarBackward0")
 _div_rule.holds_for_complex = True  # type: ignore[attr-defined]  # (the quotient rule)
