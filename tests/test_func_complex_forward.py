@@ -153,3 +153,24 @@ def test_unwritten_complex_jvps_refuse(name, f) -> None:
     assert theirs_t is not None  # (PyTorch computes it: a gap of chainrule's, listed here)
     with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
         _dual_run(chainrule, "c", f)
+
+
+def _conj_bits(lib):
+    fwAD = lib.autograd.forward_ad
+    x, t = _inputs(lib, "c")
+    found = []
+    with fwAD.dual_level():
+        for p, tg in ((x, t), (x, t.conj()), (x.conj(), t), (x.conj(), t.conj())):
+            u = fwAD.unpack_dual(fwAD.make_dual(p, tg)).tangent
+            found.append((u.is_conj(), u.resolve_conj().tolist()))
+        d = fwAD.make_dual(x, t)
+        for y in (d.conj(), d.conj().conj(), d.conj()[1:], d.conj() * 1, d.conj_physical()):
+            u = fwAD.unpack_dual(y).tangent
+            found.append((u.is_conj(), u.resolve_conj().tolist()))
+    return found
+
+
+def test_conjugate_bit_of_tangents() -> None:
+    """A tangent has its primal's conjugate bit, as PyTorch's: make_dual gives the tangent the
+    primal's bit (same values), and conj() of a dual tensor has a conjugate tangent."""
+    assert _conj_bits(chainrule) == _conj_bits(torch)

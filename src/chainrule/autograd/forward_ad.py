@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 from .._strides import storage_root
 from .._tensor import Tensor
 from ..ops import creation, indexing, shape
+from ..ops.conjugate import flag_conjugate_result, is_conj_tensor
 from .forward_grad import (
     DUAL,
     current_level,
@@ -140,6 +141,13 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
                 laid_out = shape.as_strided(storage, size, tensor.stride(), tensor.storage_offset())
             laid_out.copy_(tangent)
             tangent = laid_out
+    if is_conj_tensor(tangent) != is_conj_tensor(tensor):
+        # PyTorch's tangent has the primal's conjugate bit: the same values, with or without it
+        tangent = (
+            tangent.resolve_conj()
+            if is_conj_tensor(tangent)
+            else flag_conjugate_result(tangent.clone())
+        )
     if not mode_get() & INFERENCE:  # (inference mode: no tangent, as PyTorch)
         set_tangent(dual, tangent)  # (also with forward grad mode off: seen once it is on)
     return dual

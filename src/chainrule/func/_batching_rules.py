@@ -221,11 +221,21 @@ RANDOM = (
 ).split()
 
 
+# Random ops whose draws depend on a tensor argument: PyTorch's vmap refuses "same" randomness
+# when that argument is batched.
+SAME_REFUSED = frozenset({"bernoulli", "multinomial", "poisson"})
+
+
 def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
     """Random ops: "different" draws for the whole batch at once (the op on the values, like an
     element-wise op); "same" gives every example the same draws (one call per example from the
     same generator state); "error" never gets here with a draw (the generator refuses)."""
     randomness = next(r for lvl, _, r in active_levels() if lvl == level)
+    if randomness == "same" and getattr(func, "__name__", "") in SAME_REFUSED:
+        raise RuntimeError(
+            "Vmap does not currently support same randomness with a batched tensor input. "
+            "Please file an issue with functorch"
+        )
     RANDOM_RULE_RUNNING[0] += 1  # (its draws are per example already)
     try:
         if randomness == "same":

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..ops import creation, inplace
 from ..ops.creation import default_generator
+from ..ops.nn_ops import random_activations
 from ..ops.shape import stack
 from ._batched import active_levels, rebatch
 
@@ -115,8 +116,19 @@ def per_example_draws(factory: Callable[..., Any], args: tuple, kwargs: dict) ->
 
 @contextlib.contextmanager
 def random_guard(randomness: str) -> Iterator[_Guard]:
-    """Within: random draws follow ``randomness`` (see the module's docstring)."""
+    """Within: random draws follow ``randomness`` (see the module's docstring); ops PyTorch's
+    vmap refuses whatever their inputs (``rrelu``) refuse."""
     check_randomness(randomness)
+    random_activations.UNDER_VMAP.append(randomness)
+    try:
+        with _draws(randomness) as guard:
+            yield guard
+    finally:
+        random_activations.UNDER_VMAP.pop()
+
+
+@contextlib.contextmanager
+def _draws(randomness: str) -> Iterator[_Guard]:
     if randomness == "different":
         creation.PER_EXAMPLE_DRAWS.append(per_example_draws)
         inplace.INPLACE_DRAW_CHECKS.append(refuse_unbatched_inplace_draw)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._strides import storage_root
 from .._tensor import HAS_CONJ_BIT, Tensor
+from ..autograd.forward_grad import DUAL, get_tangent
 from ..autograd.node import type_name
 from ._registry import declare_methods, op, recorded_as, tensor_method
 from .copying import clone
@@ -120,6 +121,10 @@ def conj(input: Tensor) -> Tensor:
     out = _conj(t)
     if not is_conj_tensor(t):  # (the conjugate of a conjugate view has the bit cleared)
         _flag(out)
+        if DUAL[0]:  # (forward mode: the tangent is the conjugate view of the input's, too)
+            tangent = get_tangent(out)
+            if tangent is not None and tangent._data.dtype.kind == "c":
+                _flag(tangent)
     return out
 
 

@@ -57,6 +57,11 @@ def _(ops, grad, result, noise, lower, upper, training):
     return ops.where(result > 0, grad, ops.mul(grad, slope))
 
 
+#: Non-empty while ``chainrule.func.vmap`` (or a transform built on it) runs a function
+#: (installed by func/_randomness.py, a higher layer).
+UNDER_VMAP: list[Any] = []
+
+
 def _noise(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     x = input._data
     if not training:
@@ -80,6 +85,9 @@ def rrelu(
         >>> torch.nn.functional.rrelu(torch.tensor([-2.0, 3.0]))
         tensor([-0.4583,  3.0000])
     """
+    if UNDER_VMAP:  # (PyTorch's vmap has no rule for it: refused for any input, any mode)
+        name = "rrelu_" if inplace else "rrelu"
+        raise RuntimeError(f"vmap: we do not yet support aten::{name}. Please file an issue")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
     noise = _noise(input, lower, upper, training)
