@@ -340,6 +340,9 @@ EXPRESSIONS = [
     "L.arange(0, 1e30, 5e29, dtype=L.int8)",
     "L.arange(0, 1000, 300, dtype=L.int8)",
     "L.arange(-1, 300, 100, dtype=L.uint8)",
+    "L.arange(0, 70000, 300, dtype=L.float16)",
+    "L.arange(0, 1e6, 300, dtype=L.float16)",
+    "L.arange(-1e6, 0, 300, dtype=L.float16)",
     # bucketize / searchsorted: a number promoted with the boundaries as `boundaries + number`
     "L.bucketize(2**63, b)",
     "L.bucketize(2, b)",

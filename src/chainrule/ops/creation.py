@@ -801,7 +801,11 @@ def _fma(a: Any, b: Any, c: Any) -> np.ndarray:
         & (np.sign(tail) == np.sign(error))
     )
     result = np.where(tie, result + 2 * error, result)
-    # Adding a zero would turn -0.0 into +0.0.
+    # Adding a zero would turn -0.0 into +0.0; an infinite operand or sum has no error terms
+    # (they would be inf - inf, NaN): float16's arange past 65504 is inf, as PyTorch's.
+    with np.errstate(invalid="ignore", over="ignore"):
+        plain = a * b + c
+    result = np.where(np.isfinite(plain), result, plain)
     return np.where(middle == 0, total, result)
 
 
