@@ -62,3 +62,27 @@ def _swallow(fn: Callable[[], Any]) -> None:
 def test_as_pytorch(name: str) -> None:
     assert torch is not None
     same_outcome(CASES[name])
+
+
+def test_poisson_of_unbatched_rates_draws_per_example() -> None:
+    """poisson of rates that are not batched, under randomness="different", draws for each
+    example (as PyTorch's: it drew once for all before); "same" draws once."""
+    import chainrule
+
+    chainrule.manual_seed(0)
+    rates = chainrule.tensor([50.0, 200.0])
+    different = chainrule.func.vmap(lambda x: chainrule.poisson(rates) + x, randomness="different")(
+        chainrule.zeros(400, 2)
+    )
+    rows = {tuple(r) for r in different.tolist()}
+    assert len(rows) > 300
+    means = different.mean(0).tolist()
+    assert abs(means[0] - 50.0) < 2.0 and abs(means[1] - 200.0) < 4.0
+    same = chainrule.func.vmap(lambda x: chainrule.poisson(rates) + x, randomness="same")(
+        chainrule.zeros(5, 2)
+    )
+    assert len({tuple(r) for r in same.tolist()}) == 1
+    batched = chainrule.func.vmap(chainrule.poisson, randomness="different")(
+        chainrule.full((6, 3), 50.0)
+    )
+    assert tuple(batched.shape) == (6, 3)

@@ -23,7 +23,7 @@ from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 from .._finfo import finfo
 from .._tensor import Tensor
 from ._registry import KEEP, op, tensor_method, zero_derivative
-from .creation import Generator, _format_scalar, _gen
+from .creation import PER_EXAMPLE_DRAWS, Generator, _format_scalar, _gen
 from .inplace import apply_inplace, check_inplace, check_inplace_draw
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 
@@ -408,6 +408,22 @@ def poisson(input, generator: Generator | None = None):
 
 
 poisson.derivative("input")(zero_derivative)
+_poisson_op = poisson
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Poisson counts of rate ``input``, in ``input``'s dtype (derivative zero).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.poisson(torch.tensor([0.0]))
+        tensor([0.])
+    """
+    if PER_EXAMPLE_DRAWS and type(input) is Tensor:
+        # (vmap with "different" randomness, rates not batched: a draw per example; batched
+        # rates reach the batching rule through the op)
+        return PER_EXAMPLE_DRAWS[-1](_poisson_op, (input,), {"generator": generator})
+    return _poisson_op(input, generator)
 
 
 @op("NotImplemented", inputs=("count", "prob"), promote=KEEP)
