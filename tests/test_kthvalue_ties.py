@@ -77,3 +77,36 @@ def test_unique_values_and_nan_slices() -> None:
         theirs = torch.tensor(values).kthvalue(k)
         np.testing.assert_array_equal(ours.indices.numpy(), theirs.indices.numpy())
         np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mode_indices_of_ties_as_pytorch(seed: int) -> None:
+    """PyTorch's mode sorts (value, index) pairs with std::sort: from 17 elements on, equal
+    values end up in another order than a stable sort's, and the mode's index is the last of
+    its run in that order (reproduced by selection.introsort_order)."""
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(150):
+        n = int(rng.integers(1, 300))
+        values = rng.integers(0, max(2, n // int(rng.integers(1, 10))), size=n).astype(np.float32)
+        ours = chainrule.tensor(values).mode(0)
+        theirs = torch.tensor(values).mode(0)
+        assert int(ours.indices) == int(theirs.indices), values.tolist()
+        assert float(ours.values) == float(theirs.values)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int64", "int16"])
+def test_mode_batched_and_its_gradient(dtype: str) -> None:
+    values = np.random.default_rng(9).integers(0, 6, size=(4, 40, 3)).astype(np.float32)
+    results = []
+    for lib in (chainrule, torch):
+        out = lib.tensor(values).to(getattr(lib, dtype)).mode(1, keepdim=True)
+        results.append((out.indices.numpy(), out.values.float().numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    if dtype == "float64":
+        grads = []
+        for lib in (chainrule, torch):
+            x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+            x.mode(1).values.sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_array_equal(grads[0], grads[1])

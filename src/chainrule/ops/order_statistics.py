@@ -24,6 +24,7 @@ from .reduction import (
     _take_along,
     _value_selecting_backward,
 )
+from .selection import DepthLimitReached, introsort_order
 
 __all__ = ["nanmedian", "mode"]
 
@@ -130,13 +131,26 @@ def _(ops, grad, self_shape, dim, keepdim, indices):
 
 def _mode_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     """Index of the most frequent value along ``dim`` (among equally frequent ones the
-    smallest), at its last occurrence, as PyTorch's CPU kernel picks it. (Each NaN counts
-    alone; PyTorch's sort of NaNs is not defined, so its picks among NaNs may differ.)"""
+    smallest), at the last place PyTorch's CPU kernel's ``std::sort`` puts it (first come
+    first for 16 elements or fewer). (Each NaN counts alone; PyTorch's sort of NaNs is not
+    defined, so its picks among NaNs may differ.)"""
     rows = _rows(a, dim)
     out = np.zeros(rows.shape[0], np.int64)
     for r, row in enumerate(rows):
         order = np.argsort(row, kind="stable")
         ordered = row[order]
+        if (
+            row.size > 16
+            and np.any(ordered[1:] == ordered[:-1])
+            and not (row.dtype.kind in "fV" and np.isnan(row.astype(np.float32)).any())
+        ):
+            # PyTorch's std::sort orders equal values otherwise than a stable sort
+            keys = row.astype(np.float32) if row.dtype.kind == "V" else row
+            try:
+                order = np.asarray(introsort_order(keys.tolist()), np.int64)
+                ordered = row[order]
+            except DepthLimitReached:
+                pass  # (heapsort's order is not reproduced: the stable one stands in)
         # A run of equal values starts where the value differs from the one before.
         starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
         lengths = np.diff(np.append(starts, row.size))
