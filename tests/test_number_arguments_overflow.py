@@ -264,6 +264,37 @@ EXPRESSIONS = [
     "L.nn.functional.hardtanh(h, 0, float('inf'))",
     "L.nn.functional.relu6(h)",
     "L.nn.functional.relu6(u)",
+    # activations' numbers: leaky_relu's slope (float32; half computes in float32), hardshrink's
+    # lambd; no integer kernels
+    "L.nn.functional.leaky_relu(f, 1e39)",
+    "L.nn.functional.leaky_relu(h, 70000)",
+    "L.nn.functional.leaky_relu(d, 1e300)",
+    "L.nn.functional.leaky_relu(u, 0.1)",
+    "L.nn.functional.leaky_relu(b, 0.1)",
+    "L.nn.functional.leaky_relu_(i.clone(), 0.1)",
+    "L.nn.functional.hardshrink(h, 70000)",
+    "L.nn.functional.hardshrink(f, 1e39)",
+    "L.nn.functional.hardshrink(u, 1000)",
+    "L.nn.functional.hardshrink(i, 1)",
+    # F.pad's value is a double: -1 into uint8 is refused, 2.5 truncated
+    "L.nn.functional.pad(u, (1, 1), value=1000)",
+    "L.nn.functional.pad(u, (1, 1), value=-1)",
+    "L.nn.functional.pad(u, (1, 1), value=2.5)",
+    "L.nn.functional.pad(h, (1, 1), value=70000)",
+    "L.nn.functional.pad(f, (1, 1), value=1e39)",
+    "L.nn.functional.pad(d, (1, 1), value=1e300)",
+    # scalar_tensor: a one-element fill
+    "L.scalar_tensor(1000, dtype=L.uint8)",
+    "L.scalar_tensor(-1, dtype=L.uint8)",
+    "L.scalar_tensor(70000, dtype=L.float16)",
+    "L.scalar_tensor(2**63, dtype=L.int64)",
+    "L.scalar_tensor(2**63)",
+    # setitem reads a NumPy number as its Python number
+    "u.clone().__setitem__(0, np.int64(1000))",
+    "u.clone().__setitem__(0, np.int64(-1))",
+    "u.clone().__setitem__(b, 1000)",
+    "u.clone().__setitem__(b, -1)",
+    "f.clone().__setitem__(b, 1e39)",
     # fills: a one-element float16 fill rounds to inf; bool takes any int of 64 bits
     "L.full((2,), 2**63, dtype=L.bool)",
     "L.full((2,), 2**64, dtype=L.bool)",

@@ -385,6 +385,8 @@ def scalar_tensor(
 ) -> Tensor:
     """A zero-dimensional tensor (default float dtype unless ``dtype`` is given)."""
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+    if isinstance(s, builtins.int | builtins.float):  # (a one-element fill: float16 takes 1e6)
+        s = fill_value_for(s, d.np, numel=1)
     return make_tensor(np.array(s, dtype=d.np), requires_grad)
 
 

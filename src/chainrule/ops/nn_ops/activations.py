@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _dtype
 from ..._backend import special
 from ..._tensor import Tensor, wrap, wrap_dim
 from ...autograd.grad_mode import GRAD, mode_get
@@ -255,6 +256,12 @@ def _(ops, grad, result, negative_slope):
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` for ``x > 0``, else ``negative_slope * x``."""
+    dtype = input._data.dtype
+    if dtype.kind in "iub":
+        name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
+        raise NotImplementedError(f"\"leaky_relu_cpu\" not implemented for '{name}'")
+    if dtype == np.float32:  # (read as a float; the half types compute in float32)
+        check_number_argument(negative_slope, dtype)
     if inplace:
         return _maybe_inplace(input, True, _leaky_relu_inplace, negative_slope)
     return _leaky_relu(input, negative_slope)
@@ -391,6 +398,12 @@ def _(ops, grad, self, lambd):
 @tensor_method
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` where ``|x| > lambd``, else 0."""
+    dtype = input._data.dtype
+    if dtype.kind in "iub":
+        name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(dtype)]
+        raise NotImplementedError(f"\"hardshrink_cpu\" not implemented for '{name}'")
+    if dtype.kind == "f" and dtype.itemsize <= 4:
+        check_number_argument(lambd, dtype)  # (read as a Scalar of the input's type)
     return _hardshrink(input, lambd)
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from .._registry import op, zero_derivative
+from ..scalar_conversion import check_scalar_fits
 from ..shape import cat, narrow
 from ._common import size_list
 
@@ -40,6 +41,8 @@ def constant_pad_nd(self, pad, value=0):
             f"{pairs[-1][1]} resulted in a negative output size, which is invalid. Check "
             f"dimension {self.ndim - 1} of your input."
         )
+    if isinstance(value, int | float):  # (PyTorch's value is a double: -1 into uint8 refused)
+        check_scalar_fits(float(value), self.dtype)
     out = np.full(shape, value, dtype=self.dtype)
     src = []
     dst = []
