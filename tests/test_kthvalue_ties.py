@@ -4,8 +4,10 @@ goes.
 chainrule returned the first of the tied elements (a stable sort's); PyTorch's CPU kernel
 returns the element its quickselect (median-of-three pivot, Hoare partition, NaN the largest)
 leaves at position k. chainrule runs the same swaps on slices whose k-th value is tied
-(ops/selection.py). Checked on thousands of random tied inputs; topk, mode and the default
-(unstable) sort still pick among ties differently (README, Known gaps).
+(ops/selection.py). Likewise mode (libstdc++'s std::sort of (value, index) pairs) and topk
+(std::partial_sort, or std::nth_element then std::sort; also the order of sorted=False).
+Checked on thousands of random tied inputs; the default (unstable) sort still orders ties
+otherwise (README, Known gaps).
 """
 
 from __future__ import annotations
@@ -110,3 +112,41 @@ def test_mode_batched_and_its_gradient(dtype: str) -> None:
             x.mode(1).values.sum().backward()
             grads.append(x.grad.numpy())
         np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_topk_indices_as_pytorch(seed: int) -> None:
+    rng = np.random.default_rng(200 + seed)
+    for _ in range(150):
+        n = int(rng.integers(1, 300))
+        values = _tied(rng, (n,), nan=seed % 2 == 1)
+        if rng.random() < 0.2:
+            values = rng.standard_normal(n).astype(np.float32)  # (sorted=False still differs)
+        k = int(rng.integers(1, n + 1)) if rng.random() < 0.6 else max(1, n // 64)
+        largest, ordered = bool(rng.random() < 0.5), bool(rng.random() < 0.7)
+        ours = chainrule.tensor(values).topk(k, largest=largest, sorted=ordered)
+        theirs = torch.tensor(values).topk(k, largest=largest, sorted=ordered)
+        assert ours.indices.tolist() == theirs.indices.tolist(), (values.tolist(), k)
+        np.testing.assert_array_equal(ours.values.numpy(), theirs.values.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int64", "uint8"])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_topk_batched_and_its_gradient(dtype: str, dim: int) -> None:
+    values = np.random.default_rng(4).integers(0, 5, size=(70, 9)).astype(np.float32)
+    results = []
+    for lib in (chainrule, torch):
+        x = lib.tensor(values).to(getattr(lib, dtype))
+        for k, ordered in ((1, True), (3, False), (5, True)):
+            out = x.topk(k, dim, sorted=ordered)
+            results.append((out.indices.numpy(), tuple(out.indices.stride())))
+    half = len(results) // 2
+    for (a, sa), (b, sb) in zip(results[:half], results[half:], strict=True):
+        np.testing.assert_array_equal(a, b)
+        assert sa == sb
+    grads = []
+    for lib in (chainrule, torch):
+        x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+        x.topk(4, dim).values.sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])

@@ -32,7 +32,7 @@ from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import ARITH, op, recorded_as, tensor_method
 from .pointwise import div, isnan, logical_not
-from .selection import kth_smallest_indices
+from .selection import kth_smallest_indices, topk_order
 
 __all__ = [
     "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
@@ -1742,8 +1742,8 @@ _top_values.derivative("self")(_through_indices)
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
          sorted: bool = True) -> Any:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, in order
-    (NaN counts as the largest; ties in their original order). ``sorted=False`` returns them
-    in order too."""
+    (NaN counts as the largest; among equal elements, and in the order of ``sorted=False``,
+    as PyTorch's CPU kernel's libstdc++ selection leaves them)."""
     a = input._data
     if a.dtype.kind == "c":
         raise RuntimeError(" topk does not support complex dtypes on CPU")  # (sic)
@@ -1755,8 +1755,34 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
         raise RuntimeError("selected index k out of range")
     order = _sort_order(a, d, bool(largest))
     chosen = order if a.ndim == 0 else c_contiguous(np.take(order, np.arange(k), axis=d))
+    if a.ndim and k:
+        chosen = _topk_as_pytorch(a, d, k, bool(largest), bool(sorted), chosen)
     indices = wrap(chosen)
     return return_types.topk((_top_values(input, d, indices), indices))
+
+
+def _topk_as_pytorch(a: np.ndarray, dim: int, k: int, largest: bool, sorted: bool,  # noqa: A002
+                     chosen: np.ndarray) -> np.ndarray:
+    """``chosen`` (the first k of a stable sort) with the slices where PyTorch's libstdc++
+    selection picks or orders otherwise redone as it does: those with equal values, and all
+    of them for ``sorted=False`` unless k * 64 <= n (then PyTorch sorts them too)."""
+    n = a.shape[dim]
+    moved = np.moveaxis(a, dim, -1)
+    rows = moved.reshape(-1, n)
+    if rows.dtype.kind == "V":  # (bfloat16, compared as float32: the same order)
+        rows = rows.astype(np.float32)
+    picked = np.moveaxis(chosen, dim, -1).reshape(-1, k).copy()
+    always = not sorted and k * 64 > n
+    ordered = np.sort(rows, axis=-1)
+    with np.errstate(invalid="ignore"):
+        tied = (ordered[:, 1:] == ordered[:, :-1]).any(axis=-1)
+        if rows.dtype.kind == "f":
+            tied |= np.isnan(rows).sum(axis=-1) > 1
+    for r in range(rows.shape[0]):
+        if always or tied[r]:
+            picked[r] = topk_order(rows[r].tolist(), k, largest, sorted)
+    shape = moved.shape[:-1] + (k,)
+    return c_contiguous(np.moveaxis(picked.reshape(shape), -1, dim))
 
 
 _kth_along = _make_dim_extreme("kthvalue", "KthvalueBackward0")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["kth_smallest_indices", "introsort_order", "DepthLimitReached"]
+__all__ = ["kth_smallest_indices", "introsort_order", "DepthLimitReached", "topk_order"]
 
 
 def _greater_or_nan(x: float, y: float) -> bool:
@@ -147,3 +147,165 @@ def introsort_order(values: list) -> list[int]:
         for i in range(16, n):
             linear_insert(i)
     return [i for _, i in keys]
+
+
+def _greater_nan_first(a: tuple, b: tuple) -> bool:
+    """topk's comparator for the largest: NaN first, then larger values."""
+    return (a[0] != a[0] and b[0] == b[0]) or a[0] > b[0]
+
+
+def _less_nan_last(a: tuple, b: tuple) -> bool:
+    """topk's comparator for the smallest: smaller values first, NaN last."""
+    return (a[0] == a[0] and b[0] != b[0]) or a[0] < b[0]
+
+
+class _Libstdcxx:
+    """libstdc++'s ``std::sort``, ``std::nth_element`` and ``std::partial_sort`` on a list of
+    ``(value, position)`` pairs, with the same comparisons and moves (so equal values end up
+    where PyTorch's CPU topk leaves them)."""
+
+    def __init__(self, keys: list, comp: object) -> None:
+        self.keys = keys
+        self.comp = comp
+
+    def _partition_pivot(self, first: int, last: int) -> int:
+        keys, comp = self.keys, self.comp
+        a, b, c = first + 1, first + (last - first) // 2, last - 1
+        if comp(keys[a], keys[b]):
+            median = b if comp(keys[b], keys[c]) else (c if comp(keys[a], keys[c]) else a)
+        else:
+            median = a if comp(keys[a], keys[c]) else (c if comp(keys[b], keys[c]) else b)
+        keys[first], keys[median] = keys[median], keys[first]
+        low, high, pivot = first + 1, last, keys[first]
+        while True:
+            while comp(keys[low], pivot):
+                low += 1
+            high -= 1
+            while comp(pivot, keys[high]):
+                high -= 1
+            if not low < high:
+                return low
+            keys[low], keys[high] = keys[high], keys[low]
+            low += 1
+
+    def _adjust_heap(self, first: int, hole: int, length: int, value: tuple) -> None:
+        keys, comp = self.keys, self.comp
+        top = second = hole
+        while second < (length - 1) // 2:
+            second = 2 * (second + 1)
+            if comp(keys[first + second], keys[first + second - 1]):
+                second -= 1
+            keys[first + hole] = keys[first + second]
+            hole = second
+        if length % 2 == 0 and second == (length - 2) // 2:
+            second = 2 * (second + 1)
+            keys[first + hole] = keys[first + second - 1]
+            hole = second - 1
+        parent = (hole - 1) // 2
+        while hole > top and comp(keys[first + parent], value):
+            keys[first + hole] = keys[first + parent]
+            hole = parent
+            parent = (hole - 1) // 2
+        keys[first + hole] = value
+
+    def _heap_select(self, first: int, middle: int, last: int) -> None:
+        keys = self.keys
+        length = middle - first
+        if length >= 2:  # make_heap
+            parent = (length - 2) // 2
+            while True:
+                self._adjust_heap(first, parent, length, keys[first + parent])
+                if parent == 0:
+                    break
+                parent -= 1
+        for i in range(middle, last):
+            if self.comp(keys[i], keys[first]):
+                self._pop_heap(first, middle, i)
+
+    def _pop_heap(self, first: int, last: int, result: int) -> None:
+        keys = self.keys
+        value = keys[result]
+        keys[result] = keys[first]
+        self._adjust_heap(first, 0, last - first, value)
+
+    def _sort_heap(self, first: int, last: int) -> None:
+        while last - first > 1:
+            last -= 1
+            self._pop_heap(first, last, last)
+
+    def _linear_insert(self, i: int) -> None:
+        keys, comp = self.keys, self.comp
+        item = keys[i]
+        j = i - 1
+        while comp(item, keys[j]):
+            keys[j + 1] = keys[j]
+            j -= 1
+        keys[j + 1] = item
+
+    def _insertion_sort(self, first: int, last: int) -> None:
+        keys = self.keys
+        for i in range(first + 1, last):
+            if self.comp(keys[i], keys[first]):
+                keys[first : i + 1] = [keys[i]] + keys[first:i]
+            else:
+                self._linear_insert(i)
+
+    def sort(self, first: int, last: int) -> None:
+        n = last - first
+        if n < 2:
+            return
+        stack = [(first, last, 2 * (n.bit_length() - 1))]
+        while stack:  # (introsort: the right part first, as libstdc++ recurses into it)
+            low, high, depth = stack.pop()
+            while high - low > 16:
+                if depth == 0:
+                    self._heap_select(low, high, high)
+                    self._sort_heap(low, high)
+                    break
+                depth -= 1
+                cut = self._partition_pivot(low, high)
+                stack.append((low, cut, depth))
+                low = cut
+        if n > 16:
+            self._insertion_sort(first, first + 16)
+            for i in range(first + 16, last):
+                self._linear_insert(i)
+        else:
+            self._insertion_sort(first, last)
+
+    def nth_element(self, first: int, nth: int, last: int) -> None:
+        if first == last or nth == last:
+            return
+        depth = 2 * ((last - first).bit_length() - 1)
+        while last - first > 3:
+            if depth == 0:
+                self._heap_select(first, nth + 1, last)
+                self.keys[first], self.keys[nth] = self.keys[nth], self.keys[first]
+                return
+            depth -= 1
+            cut = self._partition_pivot(first, last)
+            if cut <= nth:
+                first = cut
+            else:
+                last = cut
+        self._insertion_sort(first, last)
+
+    def partial_sort(self, first: int, middle: int, last: int) -> None:
+        self._heap_select(first, middle, last)
+        self._sort_heap(first, middle)
+
+
+def topk_order(values: list, k: int, largest: bool, sorted: bool) -> list[int]:  # noqa: A002
+    """The positions PyTorch's CPU topk returns for one slice: ``std::partial_sort`` of the
+    first k when ``k * 64 <= n``, else ``std::nth_element`` at k - 1 (and ``std::sort`` of
+    the first k - 1 when ``sorted``), NaN counting as the largest."""
+    keys = [(v, i) for i, v in enumerate(values)]
+    algorithms = _Libstdcxx(keys, _greater_nan_first if largest else _less_nan_last)
+    n = len(keys)
+    if k * 64 <= n:
+        algorithms.partial_sort(0, k, n)
+    else:
+        algorithms.nth_element(0, k - 1, n)
+        if sorted:
+            algorithms.sort(0, k - 1)
+    return [i for _, i in keys[:k]]
