@@ -34,6 +34,7 @@ LAYERS: list[tuple[int, tuple[str, ...]]] = [
             "_return_types",
             "_finfo",
             "_dlpack",
+            "_meta",
         ),
     ),
     # Tensor, nodes, grad mode, saved-tensor hooks and the version-check messages: what every

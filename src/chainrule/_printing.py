@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from ._dtype import REPR_NAMESPACE
+from ._meta import MetaArray
 
 __all__ = ["format_tensor", "get_printoptions", "printoptions", "set_printoptions"]
 
@@ -325,9 +326,14 @@ def format_tensor(
     Returns:
         The full repr; ``str()`` of a tensor is the same text.
     """
-    data = np.asarray(data)
     indent = len(prefix) - (prefix.rfind("\n") + 1)
     dtype_suffix = f"dtype={REPR_NAMESPACE[0]}.{dtype_name}"
+    if type(data) is MetaArray:  # no values: the device, the size and any dtype but the default
+        extra = ["device='meta'", f"size={tuple(data.shape)}"]
+        if dtype_name != default_dtype_name:
+            extra.append(dtype_suffix)
+        return _append_suffixes(prefix + "...", [*extra, *suffixes], indent)
+    data = np.asarray(data)
     extra: list[str] = []
     if data.size == 0:
         # Nothing shows the shape or the dtype, so both are spelled out (1-d shape excepted).

@@ -17,7 +17,8 @@ from typing import Any
 
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from ._size import CPU, check_available, device
+from ._size import CPU, DEFAULT_DEVICE, check_available, device
+from ._size import device as _device
 
 __all__ = [
     "are_deterministic_algorithms_enabled", "get_default_device", "get_deterministic_debug_mode",
@@ -115,11 +116,14 @@ def get_deterministic_debug_mode() -> int:
 
 
 def get_default_device() -> device:
-    """The device new tensors are made on: always the CPU."""
-    return CPU
+    """The device new tensors are made on: the CPU unless ``set_default_device`` or
+    ``with torch.device(...)`` chose the meta device."""
+    return DEFAULT_DEVICE[0] or CPU
 
 
 def set_default_device(device: Any) -> None:  # noqa: A002 - PyTorch's parameter name
-    """Set the default device: only the CPU (or None) exists (PyTorch's CUDA error for
-    ``"cuda"``, raised here rather than at the next tensor)."""
+    """Set the default device: the CPU (or None) or the meta device (PyTorch's CUDA error
+    for ``"cuda"``, raised here rather than at the next tensor)."""
     check_available(device)
+    chosen = None if device is None else _device(device)
+    DEFAULT_DEVICE[0] = None if chosen is None or chosen.type == "cpu" else chosen

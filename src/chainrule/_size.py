@@ -7,7 +7,9 @@ from typing import Any, SupportsIndex, overload
 
 from ._dtype import REPR_NAMESPACE
 
-__all__ = ["Size", "device", "CPU", "check_available"]
+__all__ = [
+    "Size", "device", "CPU", "META_DEVICE", "check_available", "DEFAULT_DEVICE", "targets_meta",
+]
 
 
 class Size(tuple[int, ...]):
@@ -117,16 +119,49 @@ class device:  # noqa: N801 - PyTorch's public name
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> device:
+        """``with torch.device("meta"):`` makes it the default device of the factories inside
+        (``torch.ones(2)``, a module's parameters), as PyTorch's device context."""
+        check_available(self)
+        _ENTERED.append(DEFAULT_DEVICE[0])
+        DEFAULT_DEVICE[0] = self
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        DEFAULT_DEVICE[0] = _ENTERED.pop() if _ENTERED else None
+
 
 CPU = device("cpu")
+META_DEVICE = device("meta")
+
+#: The device factories make tensors on when given none (None: the CPU), set by
+#: ``set_default_device`` and ``with torch.device(...)``.
+DEFAULT_DEVICE: list[device | None] = [None]
+_ENTERED: list[device | None] = []
+
+
+def targets_meta(where: Any) -> bool:
+    """Whether a factory given ``device=where`` makes a meta tensor (``where`` None: the
+    default device's); raises PyTorch's errors for a device that is not available."""
+    if where is None:
+        where = DEFAULT_DEVICE[0]
+        if where is None:
+            return False
+    if where is CPU or where == "cpu":
+        return False
+    if where is META_DEVICE or where == "meta":
+        return True
+    check_available(where)
+    return device(where).type == "meta"
 
 
 def check_available(where: Any) -> None:
-    """Raise unless ``where`` (a device or its name) is the CPU, with PyTorch's error for CUDA."""
+    """Raise unless ``where`` (a device or its name) is the CPU or the meta device, with
+    PyTorch's error for CUDA."""
     if where is None or where is CPU:
         return
     kind = device(where).type
-    if kind == "cpu":
+    if kind == "cpu" or kind == "meta":
         return
     if kind == "cuda":
         raise AssertionError("Torch not compiled with CUDA enabled")

@@ -18,7 +18,8 @@ import numpy as np
 from . import _dtype
 from ._dtype import dtype as DType
 from ._frames import user_stacklevel
-from ._size import CPU, Size, device
+from ._meta import ITEM_MESSAGE, NO_DATA_MESSAGE, NUMPY_MESSAGE, MetaArray, logical_strides
+from ._size import CPU, META_DEVICE, Size, device
 from ._strides import (
     MEMORY_FORMATS,
     TypedStorage,
@@ -470,6 +471,8 @@ class Tensor(TensorMethods):
         if memory_format is not None and memory_format not in MEMORY_FORMATS:
             raise TypeError("is_contiguous(): argument 'memory_format' must be "
                             f"torch.memory_format, not {type(memory_format).__name__}")
+        if type(self._data) is MetaArray:
+            return _meta_contiguous(self._data, memory_format)
         return is_contiguous_as(self._data, memory_format)
 
     # ------------------------------------------------------------------------------------------
@@ -533,8 +536,8 @@ class Tensor(TensorMethods):
 
     @property
     def device(self) -> device:
-        """Always ``device(type='cpu')``."""
-        return CPU
+        """``device(type='cpu')``, or ``device(type='meta')`` for a tensor without data."""
+        return META_DEVICE if type(self._data) is MetaArray else CPU
 
     @property
     def is_cuda(self) -> bool:
@@ -543,8 +546,8 @@ class Tensor(TensorMethods):
 
     @property
     def is_cpu(self) -> bool:
-        """Always True: chainrule runs on the CPU."""
-        return True
+        """True but for meta tensors: chainrule runs on the CPU."""
+        return type(self._data) is not MetaArray
 
     @property
     def is_sparse(self) -> bool:
@@ -558,8 +561,8 @@ class Tensor(TensorMethods):
 
     @property
     def is_meta(self) -> bool:
-        """Always False."""
-        return False
+        """Whether this is a meta tensor (a shape, a dtype and strides, no data)."""
+        return type(self._data) is MetaArray
 
     @property
     def layout(self) -> str:
@@ -596,7 +599,8 @@ class Tensor(TensorMethods):
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         """Steps in elements between neighbours in each dimension."""
         # (An empty array: contiguous strides, unless a view gave it PyTorch's.)
-        strides = element_strides(self._data)
+        data = self._data
+        strides = logical_strides(data) if type(data) is MetaArray else element_strides(data)
         if dim is None:
             return strides
         return strides[wrap_dim(dim, self._data.ndim)]
@@ -638,6 +642,8 @@ class Tensor(TensorMethods):
             )
         if self._data.dtype is _dtype.BFLOAT16:
             raise TypeError("Got unsupported ScalarType BFloat16")  # NumPy has none
+        if type(self._data) is MetaArray:
+            raise TypeError(NUMPY_MESSAGE)
         return self._data
 
     # NumPy's protocol, spoken as PyTorch's Tensor speaks it: ``np.asarray(t)`` is ``t.numpy()``
@@ -695,6 +701,8 @@ class Tensor(TensorMethods):
 
     def item(self) -> Any:
         """The single element as a Python number."""
+        if type(self._data) is MetaArray:
+            raise RuntimeError(ITEM_MESSAGE)
         if self._data.size != 1:
             raise RuntimeError(
                 f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
@@ -703,6 +711,8 @@ class Tensor(TensorMethods):
 
     def tolist(self) -> Any:
         """The elements as (nested) Python lists of numbers."""
+        if type(self._data) is MetaArray:
+            raise NotImplementedError(NO_DATA_MESSAGE)
         return self._data.tolist()
 
     def __len__(self) -> int:
@@ -711,6 +721,8 @@ class Tensor(TensorMethods):
         return self._data.shape[0]
 
     def __bool__(self) -> bool:
+        if type(self._data) is MetaArray:
+            raise RuntimeError(ITEM_MESSAGE)
         if self._data.size != 1:
             raise RuntimeError(
                 "Boolean value of Tensor with more than one value is ambiguous"
@@ -718,6 +730,8 @@ class Tensor(TensorMethods):
         return bool(self._data.reshape(()))
 
     def _scalar(self) -> Any:
+        if type(self._data) is MetaArray:
+            raise RuntimeError(ITEM_MESSAGE)
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self._data.item()
@@ -1113,3 +1127,19 @@ LEGACY_TYPE_NAMES: dict[DType, str] = {
 }
 LEGACY_NAME_TO_DTYPE: dict[str, DType] = {v: k for k, v in LEGACY_TYPE_NAMES.items()}
 
+
+def _meta_contiguous(data: MetaArray, memory_format: object) -> bool:
+    """``is_contiguous`` of a meta tensor, from the strides it has as a tensor."""
+    strides = logical_strides(data)
+    itemsize = data.itemsize
+    shaped = np.lib.stride_tricks.as_strided(
+        np.zeros(1, data.dtype), data.shape, tuple(s * itemsize for s in strides)
+    ) if data.ndim else np.zeros((), data.dtype)
+    if memory_format is None or data.size <= 1:
+        expected = 1
+        for size, stride in zip(reversed(data.shape), reversed(strides), strict=True):
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+    return is_contiguous_as(shaped, memory_format)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from .. import _dtype
+from .._meta import DATA_DEPENDENT, META, MetaArray, meta_like, no_meta_kernel, stand_in
 from .._overrides import (
     MODES_ENTERED,
     handle_torch_function,
@@ -388,12 +389,15 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
                 return _overridden(op, args, offset)
             values[p] = x = tuple(e._data if isinstance(e, Tensor) else e for e in x)
             bfloat16 = bfloat16 or holds_bfloat16(x)
+    meta = META[0] and _meta_stand_ins(op, args, values)
     if op.check is not None:
         op.check(*values)
     if op.promote is not KEEP:
         promote(op, values)
     try:
-        if bfloat16 and _computes_in_bfloat16(op, values):
+        if meta:
+            out = _meta_forward(op, values)
+        elif bfloat16 and _computes_in_bfloat16(op, values):
             out = forward_in_float32(op, values)
         else:
             out = op.forward(*values)
@@ -405,6 +409,8 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
             out = _asarray(out)
         if op.iterates and out.ndim > 1:
             out = _iterator_layout(out, [values[p] for p in op.iterated_pos])
+        if meta:
+            out = meta_like(out)
         result = wrap(out)
         if op.view:
             _share_with_base(result, args[op.input_pos[0]], op.multi_view)
@@ -419,7 +425,58 @@ def run_general(op: OpDef, args: tuple, offset: int = 0) -> Any:
         if DUAL[0]:
             propagate(op, args, result)  # (forward mode: a dual level is entered)
         return result
+    if meta:
+        out = [meta_like(_asarray(o)) for o in out]
     return _wrap_outputs(op, args, out, record)
+
+
+# ----------------------------------------------------------------------------------------------
+# Meta tensors (see .._meta): an op with a meta argument computes its result's shape, dtype and
+# strides on stand-in arrays, and the result is a meta tensor.
+
+
+def _meta_stand_ins(op: OpDef, args: tuple, values: list[Any]) -> bool:
+    """Replace the meta arrays among ``values`` (unwrapped ``args``) by stand-ins; whether
+    there was one. A CPU tensor among the differentiable inputs is PyTorch's error (a 0-d CPU
+    tensor is taken as a number, as PyTorch takes it); CPU index tensors are taken (chainrule's
+    composite ops compute some on the CPU, where PyTorch would refuse a user's)."""
+    found = False
+    expected = None
+    for p, v in enumerate(values):
+        if type(v) is MetaArray:
+            found = True
+            values[p] = stand_in(v)
+            expected = expected or "meta"
+        elif type(v) is tuple and p in op.tensor_list_pos:
+            if any(type(e) is MetaArray for e in v):
+                found = True
+                values[p] = tuple(stand_in(e) if type(e) is MetaArray else e for e in v)
+                expected = expected or "meta"
+        elif type(v) is _ndarray and isinstance(args[p], Tensor) and v.ndim and (
+            p in op.input_pos  # (indices a composite op computed on the CPU are taken)
+        ):
+            if found and expected == "meta":
+                raise RuntimeError("Tensor on device cpu is not on the expected device meta!")
+            expected = expected or "cpu"
+    if found and expected == "cpu":
+        raise RuntimeError("Tensor on device meta is not on the expected device cpu!")
+    return found
+
+
+def _meta_forward(op: OpDef, values: list[Any]) -> Any:
+    """The op's forward on stand-ins (or its ``meta_forward``, for ops whose result can be
+    sized without computing it: convolution on inputs too large to compute on)."""
+    if op.name in DATA_DEPENDENT:
+        raise no_meta_kernel(DATA_DEPENDENT[op.name])
+    forward = op.meta_forward or op.forward
+    try:
+        with np.errstate(all="ignore"):
+            return forward(*values)
+    except MemoryError:
+        raise NotImplementedError(
+            f"{op.name}: chainrule computes the result of this op on meta tensors by running "
+            "it on stand-in arrays, and this one is too large for that"
+        ) from None
 
 
 def run_keywords(op: OpDef, args: tuple, kwargs: dict[str, Any], offset: int = 0) -> Any:
@@ -514,7 +571,7 @@ def _unary_public(op: OpDef, offset: int = 0) -> Callable[..., Any]:
     def public(x: Any = _MISSING, *rest: Any, **kwargs: Any) -> Any:
         if kwargs or x is _MISSING or slow or len(rest) >= n_params or not isinstance(
             x, Tensor
-        ) or type(x) is not Tensor and x._tf_active or MODES_ENTERED[0] or DUAL[0]:
+        ) or type(x) is not Tensor and x._tf_active or MODES_ENTERED[0] or DUAL[0] or META[0]:
             args = (x, *rest) if x is not _MISSING else rest
             return run_keywords(op, args, kwargs, offset)
         if x._base is not None:
@@ -604,7 +661,7 @@ def _binary_public(op: OpDef, operator: bool = False, offset: int = 0) -> Callab
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if (type(a) is _ndarray and a.dtype is _BF16) or (
             type(b) is _ndarray and b.dtype is _BF16
-        ) or MODES_ENTERED[0] or DUAL[0]:
+        ) or MODES_ENTERED[0] or DUAL[0] or META[0]:
             return run_general(op, _full_args(op, (x, y, *rest)), offset)
         if check is not None:
             check(a, b, *rest)

@@ -118,6 +118,9 @@ class OpDef:
     half_takes_scalar_tensors = False
     # How ``out=`` is checked and written (``out_arguments.SAME`` ...); None: no ``out=``.
     out_rule: str | None = None
+    # On meta tensors: a forward that returns an array of the result's shape and dtype without
+    # computing it (zero-strided), for ops whose inputs may be too large to compute on.
+    meta_forward: Callable[..., Any] | None = None
 
     def __init__(
         self,

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import _dtype
 from .._dtype import to_dtype
-from .._size import check_available
+from .._meta import NO_DATA_MESSAGE, MetaArray, meta_like
+from .._size import check_available, targets_meta
 from .._size import device as Device
 from .._strides import (
     contiguous_format,
@@ -97,7 +98,7 @@ def copy_for_grad(grad: Tensor, variable: np.ndarray) -> Tensor:
     return copy_(wrap(target), grad)
 
 
-def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool, Any]:
+def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool, Any, Any]:
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` -> (dtype, copy,
     memory_format)."""
     dtype = kwargs.pop("dtype", None)
@@ -123,15 +124,25 @@ def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool, Any]:
                 f"to() received an invalid combination of arguments - got ({type(arg).__name__})"
             )
     check_available(device)
-    return dtype, copy, memory_format
+    return dtype, copy, memory_format, device
 
 
 @tensor_method
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """Convert dtype (or device: only the CPU exists) or memory format; returns ``self`` if
-    nothing changes. As PyTorch, a memory format changes nothing when it is the one ``self``
-    suggests (``suggest_memory_format``), even where ``self`` is not dense in it."""
-    dtype, copy, memory_format = _parse_to(args, dict(kwargs))
+    """Convert dtype, device (the CPU, or the meta device: shape and dtype only) or memory
+    format; returns ``self`` if nothing changes. As PyTorch, a memory format changes nothing
+    when it is the one ``self`` suggests (``suggest_memory_format``), even where ``self`` is
+    not dense in it."""
+    dtype, copy, memory_format, device = _parse_to(args, dict(kwargs))
+    if device is not None:
+        to_meta = targets_meta(device)
+        if to_meta != (type(self._data) is MetaArray):
+            if not to_meta:
+                raise NotImplementedError(NO_DATA_MESSAGE)
+            # (to the meta device: a copy, recorded as PyTorch's ToCopyBackward0, of no data)
+            result = _to_copy(self, dtype or self.dtype, memory_format)
+            result._data = meta_like(result._data)
+            return result
     if dtype is None or self._data.dtype == dtype.np:
         keeps_format = memory_format is None or memory_format == preserve_format or (
             suggest_memory_format(self._data) == memory_format)
@@ -165,7 +176,9 @@ bool_ = _cast(_dtype.bool, "bool")
 
 @tensor_method
 def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
-    """``self`` (chainrule tensors always live on the CPU)."""
+    """``self`` (chainrule tensors live on the CPU; a meta tensor has no data to copy)."""
+    if type(self._data) is MetaArray:
+        raise NotImplementedError(NO_DATA_MESSAGE)
     return self
 
 

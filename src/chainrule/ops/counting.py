@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import SCALAR_TYPE_NAMES, float32, from_numpy_dtype, result_type
+from .._meta import refuse_data_dependent
 from .._tensor import Tensor, wrap, wrap_dim
 from ._dispatch import wrapped_int
 from ._registry import op, tensor_method
@@ -203,6 +204,7 @@ _not_implemented_node(_bincount, "bincount")
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ... occurs in the 1-D non-negative integer ``input`` (or
     the sum of the ``weights`` at its positions)."""
+    refuse_data_dependent("bincount", input, weights)
     a = input._data
     if a.dtype.kind not in "iu" and a.dtype != np.bool_:
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_type(a)}'")

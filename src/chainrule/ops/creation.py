@@ -16,7 +16,8 @@ from .. import _dtype, _strides
 from .._dtype import dtype as DType
 from .._dtype import to_dtype
 from .._frames import user_stacklevel
-from .._size import Size, check_available
+from .._meta import MetaArray, logical_strides, meta_array
+from .._size import DEFAULT_DEVICE, Size, targets_meta
 from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
@@ -255,8 +256,38 @@ def _resolve_dtype(dtype: Any) -> DType | None:
     return None if dtype is None else to_dtype(dtype)
 
 
-def _check_device(device: Any) -> None:
-    check_available(device)
+def _check_device(device: Any) -> bool:
+    """PyTorch's errors for an unavailable device; whether the factory makes a meta tensor
+    (``device="meta"``, or none given under ``with torch.device("meta")``)."""
+    return targets_meta(device)
+
+
+def _as_meta(t: Tensor) -> Tensor:
+    """``t`` (just made, nobody else holds it) made a meta tensor of its shape and dtype."""
+    t._data = meta_array(t._data.shape, t._data.dtype)
+    return t
+
+
+def _meta_like(name: str, input: Tensor, dtype: Any, requires_grad: Any,
+               memory_format: Any) -> Tensor:
+    """A ``*_like`` factory's meta result: ``input``'s shape, the dtype, and ``input``'s
+    strides (as PyTorch's preserve_format keeps them for a dense layout) or the format's."""
+    shape, d, grad = _like(name, input, dtype, requires_grad)
+    strides = None
+    if memory_format is None or memory_format == _strides.preserve_format:
+        if type(input._data) is MetaArray:
+            strides = logical_strides(input._data)
+        else:  # (a CPU tensor's layout, as empty_like would give it)
+            strides = _strides.element_strides(_empty_like_array(input._data, d.np, None))
+    elif memory_format != _strides.contiguous_format:
+        strides = _strides.memory_format_strides(shape, memory_format)
+    return make_tensor(meta_array(shape, d.np, strides), grad)
+
+
+def _like_is_meta(input: Any, device: Any) -> bool:
+    if device is not None:
+        return targets_meta(device)
+    return isinstance(input, Tensor) and type(input._data) is MetaArray
 
 
 def tensor(
@@ -280,6 +311,7 @@ def tensor(
     if (
         type(data) is list
         and device is None
+        and DEFAULT_DEVICE[0] is None
         and data
         and (dtype is None or dtype is _dtype.float32 or dtype is _dtype.float64)
         and (type(data[0]) is float if len(data) == 1 else all(type(v) is float for v in data))
@@ -290,7 +322,7 @@ def tensor(
         t = wrap(np.array(data, dtype=np_dtype))
         t._requires_grad = requires_grad
         return t
-    _check_device(device)
+    meta = _check_device(device)
     if isinstance(data, Tensor):
         warnings.warn(
             "To copy construct from a tensor, it is recommended to use sourceTensor.detach()."
@@ -300,6 +332,8 @@ def tensor(
             stacklevel=user_stacklevel(),
         )
     array = _array_from_data(data, _resolve_dtype(dtype))
+    if meta:
+        return make_tensor(meta_array(array.shape, array.dtype), requires_grad)
     return make_tensor(array, requires_grad)
 
 
@@ -530,11 +564,14 @@ def _size_args(name: str, size: tuple, position: int = 1) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool) -> Tensor:
+def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool,
+            meta: bool = False) -> Tensor:
     requires_grad = _check_requires_grad(name, requires_grad)
     shape = _size_args(name, size)
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
-    if fill is None:
+    if meta:
+        array = meta_array(shape, d.np)
+    elif fill is None:
         array = np.empty(shape, dtype=d.np)
     elif fill == 0:
         array = np.zeros(shape, dtype=d.np)
@@ -554,8 +591,8 @@ def zeros(
     **kwargs: Any,
 ) -> Tensor:
     """A tensor of zeros, e.g. ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
-    _check_device(device)
-    return _filled("zeros", 0, _size_keyword(size, kwargs), dtype, requires_grad)
+    meta = _check_device(device)
+    return _filled("zeros", 0, _size_keyword(size, kwargs), dtype, requires_grad, meta)
 
 
 def ones(
@@ -569,8 +606,8 @@ def ones(
     **kwargs: Any,
 ) -> Tensor:
     """A tensor of ones."""
-    _check_device(device)
-    return _filled("ones", 1, _size_keyword(size, kwargs), dtype, requires_grad)
+    meta = _check_device(device)
+    return _filled("ones", 1, _size_keyword(size, kwargs), dtype, requires_grad, meta)
 
 
 def empty(
@@ -585,8 +622,8 @@ def empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor."""
-    _check_device(device)
-    return _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad)
+    meta = _check_device(device)
+    return _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad, meta)
 
 
 def _size_keyword(size: tuple, kwargs: dict[str, Any]) -> tuple:
@@ -609,6 +646,11 @@ def empty_strided(
     requires_grad: bool = False,
 ) -> Tensor:
     """An uninitialised tensor (strides are chosen by NumPy)."""
+    if _check_device(device):
+        shape = _size_args("empty_strided", (tuple(size),))
+        d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+        requires_grad = _check_requires_grad("empty_strided", requires_grad)
+        return make_tensor(meta_array(shape, d.np, tuple(stride)), requires_grad)
     return _filled("empty_strided", None, (tuple(size),), dtype, requires_grad)
 
 
@@ -642,7 +684,7 @@ def full(
         >>> torch.full((2,), 7)
         tensor([7, 7])
     """
-    _check_device(device)
+    meta = _check_device(device)
     if not isinstance(size, list | tuple):
         raise TypeError(
             f"full(): argument 'size' (position 1) must be tuple of ints, not {_type_name(size)}"
@@ -650,7 +692,7 @@ def full(
     d = _resolve_dtype(dtype) or _fill_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _filled("full", fill_value, (tuple(size),), d, requires_grad)
+    return _filled("full", fill_value, (tuple(size),), d, requires_grad, meta)
 
 
 def _like(name: str, x: Tensor, dtype: Any, requires_grad: Any) -> tuple[Any, DType, bool]:
@@ -666,6 +708,8 @@ def _empty_like_array(x: np.ndarray, dtype: np.dtype, memory_format: Any) -> np.
     """An uninitialised array of ``x``'s shape in ``memory_format``: by default (PyTorch's
     ``preserve_format``) laid out as ``x`` (a transposed or channels-last tensor gives a
     transposed or channels-last result, as its ``clone()`` does)."""
+    if type(x) is MetaArray:  # (to another device: contiguous memory of the meta's shape)
+        x = np.empty(x.shape, x.dtype)
     if memory_format is None or memory_format == _strides.preserve_format:
         return _strides.empty_preserving_layout(x, dtype)
     _strides.memory_format_strides(x.shape, memory_format)  # (PyTorch's error for the rank)
@@ -698,6 +742,8 @@ def zeros_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    if _like_is_meta(input, device):
+        return _meta_like("zeros_like", input, dtype, requires_grad, memory_format)
     _, d, requires_grad = _like("zeros_like", input, dtype, requires_grad)
     out = _empty_like_array(input._data, d.np, memory_format)
     out.fill(0)
@@ -714,6 +760,8 @@ def ones_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Ones with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    if _like_is_meta(input, device):
+        return _meta_like("ones_like", input, dtype, requires_grad, memory_format)
     _, d, requires_grad = _like("ones_like", input, dtype, requires_grad)
     out = _empty_like_array(input._data, d.np, memory_format)
     out.fill(1)
@@ -731,6 +779,8 @@ def empty_like(
 ) -> Tensor:
     """Uninitialised, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    if _like_is_meta(input, device):
+        return _meta_like("empty_like", input, dtype, requires_grad, memory_format)
     _, d, requires_grad = _like("empty_like", input, dtype, requires_grad)
     return make_tensor(_empty_like_array(input._data, d.np, memory_format), requires_grad)
 
@@ -747,6 +797,8 @@ def full_like(
 ) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    if _like_is_meta(input, device):
+        return _meta_like("full_like", input, dtype, requires_grad, memory_format)
     shape, d, requires_grad = _like("full_like", input, dtype, requires_grad)
     out = _empty_like_array(input._data, d.np, memory_format)
     out[...] = np.full(shape, fill_value_for(fill_value, d.np, math.prod(shape)), dtype=d.np)
@@ -865,7 +917,7 @@ def arange(
         >>> torch.arange(1, 2.5, 0.5)
         tensor([1.0000, 1.5000, 2.0000])
     """
-    _check_device(device)
+    meta = _check_device(device)
     if end is None:
         start, end = 0, start
     start = _range_number(start, "start")
@@ -888,6 +940,8 @@ def arange(
         values = _arange_values(float(start), float(step), count, d)
     else:
         values = _integer_arange(start, end, step, d)
+    if meta:
+        values = meta_array(values.shape, values.dtype)
     return make_tensor(values, requires_grad)
 
 
@@ -1243,10 +1297,12 @@ def rand(*args: Any, **kwargs: Any) -> Tensor:
     if PER_EXAMPLE_DRAWS:
         return PER_EXAMPLE_DRAWS[-1](rand, args, kwargs)
     bound = _parse_overloads("rand", _sized_signatures("rand"), args, kwargs)
-    _check_device(bound["device"])
+    meta = _check_device(bound["device"])
     shape = _size_args("rand", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
     _floating_or_raise(d, "check_uniform_bounds")
+    if meta:  # (no draws: the generator's state is left as it was, as PyTorch's)
+        return make_tensor(meta_array(shape, d.np), builtins.bool(bound["requires_grad"]))
     return make_tensor(
         _gen(bound.get("generator")).random(shape).astype(d.np),
         builtins.bool(bound["requires_grad"]),
@@ -1258,10 +1314,12 @@ def randn(*args: Any, **kwargs: Any) -> Tensor:
     if PER_EXAMPLE_DRAWS:
         return PER_EXAMPLE_DRAWS[-1](randn, args, kwargs)
     bound = _parse_overloads("randn", _sized_signatures("randn"), args, kwargs)
-    _check_device(bound["device"])
+    meta = _check_device(bound["device"])
     shape = _size_args("randn", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
     _floating_or_raise(d, "normal_kernel_cpu")
+    if meta:
+        return make_tensor(meta_array(shape, d.np), builtins.bool(bound["requires_grad"]))
     return make_tensor(
         _gen(bound.get("generator")).standard_normal(shape).astype(d.np),
         builtins.bool(bound["requires_grad"]),
@@ -1591,12 +1649,14 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
     if PER_EXAMPLE_DRAWS:
         return PER_EXAMPLE_DRAWS[-1](randint, args, kwargs)
     bound = _parse_overloads("randint", _RANDINT, args, kwargs)
-    _check_device(bound["device"])
+    meta = _check_device(bound["device"])
     requires_grad = builtins.bool(bound["requires_grad"])
     low, high = builtins.int(bound.get("low") or 0), builtins.int(bound["high"])
     shape = _size_args("randint", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.int64
     _check_random_bounds(low, high, d)
+    if meta:
+        return make_tensor(meta_array(shape, d.np), requires_grad)
     values = _gen(bound.get("generator")).integers(low, high, shape)
     return make_tensor(values.astype(d.np), requires_grad)
 
@@ -1610,6 +1670,8 @@ def rand_like(
     **_: Any,
 ) -> Tensor:
     """Uniform samples with the shape (and dtype) of ``input``, laid out as it is."""
+    if _like_is_meta(input, _.get("device")):
+        return _meta_like("rand_like", input, dtype, requires_grad, _.get("memory_format"))
     return _drawn_like(rand, input, _.get("memory_format"), dtype=dtype or input.dtype,
                        requires_grad=requires_grad, generator=generator)
 
@@ -1623,6 +1685,8 @@ def randn_like(
     **_: Any,
 ) -> Tensor:
     """Normal samples with the shape (and dtype) of ``input``, laid out as it is."""
+    if _like_is_meta(input, _.get("device")):
+        return _meta_like("randn_like", input, dtype, requires_grad, _.get("memory_format"))
     return _drawn_like(randn, input, _.get("memory_format"), dtype=dtype or input.dtype,
                        requires_grad=requires_grad, generator=generator)
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .._frames import user_stacklevel
+from .._meta import refuse_data_dependent
 from .._overrides import DisableTorchFunction
 from .._strides import (
     OVERLAP_MESSAGE,
@@ -1319,6 +1320,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if m.dtype != _BOOL:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     _broadcast_shape(m.shape, input._data.shape)
+    refuse_data_dependent("masked_select", input, mask)
     return _masked_select(input, mask)
 
 
@@ -1586,6 +1588,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
         tensor([[0, 1],
                 [1, 0]])
     """
+    refuse_data_dependent("nonzero", input)
     a = input._data
     if as_tuple:
         return tuple(wrap(np.array(i, dtype=np.int64)) for i in np.nonzero(np.atleast_1d(a)))

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype, _strides
+from .._meta import NO_DATA_MESSAGE, MetaArray, meta_like
 from .._tensor import (
     _C_TYPE_NAMES,
     COMPLEX_GRAD_MESSAGE,
@@ -922,6 +923,10 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
         raise TypeError(
             f"copy_(): argument 'other' (position 1) must be Tensor, not {type(src).__name__}"
         )
+    if (type(src._data) is MetaArray) != (type(self._data) is MetaArray):
+        if type(src._data) is MetaArray:
+            raise NotImplementedError(NO_DATA_MESSAGE)
+        src = wrap(meta_like(src._data))  # (into a meta tensor: only the shapes matter)
     return apply_inplace(self, _copy, src)
 
 

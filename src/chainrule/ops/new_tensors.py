@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from .._frames import user_stacklevel
+from .._meta import MetaArray
 from .._tensor import Tensor, make_tensor, wrap
 from . import creation
 from ._registry import tensor_method
@@ -45,6 +46,14 @@ def _sizes(name: str, size: tuple, kwargs: dict[str, Any]) -> tuple:
     return creation._size_keyword(size, kwargs)
 
 
+def _makes_meta(self: Tensor, device: Any) -> bool:
+    """Whether a ``new_*`` result is a meta tensor: on ``device`` when given, else on
+    ``self``'s device (not the default device), as PyTorch's."""
+    if device is not None:
+        return creation._check_device(device)
+    return type(self._data) is MetaArray
+
+
 @tensor_method
 def new_zeros(
     self: Tensor,
@@ -63,9 +72,9 @@ def new_zeros(
         >>> torch.tensor([1, 2]).new_zeros(3)
         tensor([0, 0, 0])
     """
-    creation._check_device(device)
+    meta = _makes_meta(self, device)
     size = _sizes("new_zeros", size, kwargs)
-    return creation._filled("new_zeros", 0, size, _dtype_of(self, dtype), requires_grad)
+    return creation._filled("new_zeros", 0, size, _dtype_of(self, dtype), requires_grad, meta)
 
 
 @tensor_method
@@ -80,9 +89,9 @@ def new_ones(
     **kwargs: Any,
 ) -> Tensor:
     """Ones of ``size``, in ``self``'s dtype unless ``dtype`` is given."""
-    creation._check_device(device)
+    meta = _makes_meta(self, device)
     size = _sizes("new_ones", size, kwargs)
-    return creation._filled("new_ones", 1, size, _dtype_of(self, dtype), requires_grad)
+    return creation._filled("new_ones", 1, size, _dtype_of(self, dtype), requires_grad, meta)
 
 
 @tensor_method
@@ -97,9 +106,9 @@ def new_empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor of ``size``, in ``self``'s dtype unless ``dtype`` is given."""
-    creation._check_device(device)
+    meta = _makes_meta(self, device)
     size = _sizes("new_empty", size, kwargs)
-    return creation._filled("new_empty", None, size, _dtype_of(self, dtype), requires_grad)
+    return creation._filled("new_empty", None, size, _dtype_of(self, dtype), requires_grad, meta)
 
 
 @tensor_method
@@ -118,7 +127,7 @@ def new_full(
     not choose the dtype, as it does for ``torch.full``)."""
     _require("new_full", "size", size)
     _require("new_full", "fill_value", fill_value)
-    creation._check_device(device)
+    meta = _makes_meta(self, device)
     if not isinstance(size, list | tuple):
         raise TypeError(
             f"new_full(): argument 'size' (position 1) must be tuple of ints, not "
@@ -127,7 +136,7 @@ def new_full(
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     return creation._filled(
-        "new_full", fill_value, (tuple(size),), _dtype_of(self, dtype), requires_grad
+        "new_full", fill_value, (tuple(size),), _dtype_of(self, dtype), requires_grad, meta
     )
 
 

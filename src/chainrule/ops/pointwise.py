@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import _dtype
 from .._backend import special
+from .._meta import ITEM_MESSAGE, MetaArray, refuse_data_dependent
 from .._strides import copy_preserving_layout, empty_preserving_layout, full_preserving_layout
 from .._tensor import Tensor, wrap
 from ..autograd.grad_mode import GRAD, mode_get
@@ -3173,6 +3174,8 @@ def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e
     """Whether every element of ``input`` is close to ``other``'s (see :func:`isclose`)."""
     _tensor_operand("allclose", 1, input)
     _tensor_operand("allclose", 2, other)
+    if type(input._data) is MetaArray or type(other._data) is MetaArray:
+        raise RuntimeError(ITEM_MESSAGE)  # (PyTorch's reads its result with item())
     return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
 
 
@@ -3180,6 +3183,7 @@ def equal(input: Tensor, other: Tensor) -> bool:
     """Whether both tensors have the same size and elements (NaN is not equal to itself)."""
     a = _tensor_operand("equal", 1, input)._data
     b = _tensor_operand("equal", 2, other)._data
+    refuse_data_dependent("equal", input, other)
     return a.shape == b.shape and bool(np.all(a == b))
 
 

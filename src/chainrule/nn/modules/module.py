@@ -25,10 +25,12 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ... import _dtype
+from ..._size import device as _device
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
-from ...autograd.node import HookDict, Node, RemovableHandle
+from ...autograd.node import Node, RemovableHandle
+from ...ops.creation import empty_like
 from ...ops.inplace import bump_version
 from ...utils.hooks import BackwardHook
 from ..parameter import Buffer, Parameter
@@ -81,8 +83,8 @@ _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 
 # Backward hooks every module runs (for debugging and profiling, as PyTorch's): pre-hooks, and
 # hooks that are all full or all legacy (``_global_is_full_backward_hook``, None while unset).
-_global_backward_pre_hooks: HookDict = HookDict()
-_global_backward_hooks: HookDict = HookDict()
+_global_backward_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+_global_backward_hooks: OrderedDict[int, Any] = OrderedDict()
 _global_is_full_backward_hook: bool | None = None
 
 _MIXED_GLOBAL_HOOKS_MESSAGE = (
@@ -174,6 +176,7 @@ class _WrappedHook:
 
 
 # What ``Module.__init__`` creates; ``__setstate__`` adds the ones an older pickle lacks.
+# OrderedDicts, as PyTorch's (they print as ``OrderedDict()``; handles hold them weakly).
 _HOOK_DICTS = (
     "_backward_pre_hooks", "_backward_hooks", "_forward_pre_hooks",
     "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
@@ -181,7 +184,9 @@ _HOOK_DICTS = (
 )
 
 
-def _insert_hook(hooks: HookDict, handle: RemovableHandle, hook: Any, prepend: bool) -> None:
+def _insert_hook(
+    hooks: OrderedDict[int, Any], handle: RemovableHandle, hook: Any, prepend: bool
+) -> None:
     if not prepend:
         hooks[handle.id] = hook
         return
@@ -217,6 +222,15 @@ class Module:
     _is_full_backward_hook: bool | None
     dump_patches: bool = False
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        code = getattr(init, "__code__", None)
+        if code is not None and cls.__module__.startswith("chainrule.nn.") and (
+            "device" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        ):
+            cls.__init__ = _on_device(init)  # type: ignore[method-assign]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         name = type(self).__name__
         if kwargs:
@@ -234,7 +248,7 @@ class Module:
         setattr_(self, "_non_persistent_buffers_set", set())
         setattr_(self, "_modules", {})
         for name in _HOOK_DICTS:
-            setattr_(self, name, HookDict())
+            setattr_(self, name, OrderedDict())
         setattr_(self, "_is_full_backward_hook", None)
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
@@ -627,7 +641,7 @@ class Module:
         self.__dict__.update(state)
         for name in _HOOK_DICTS:
             if name not in self.__dict__:
-                object.__setattr__(self, name, HookDict())
+                object.__setattr__(self, name, OrderedDict())
         if "_is_full_backward_hook" not in self.__dict__:
             object.__setattr__(self, "_is_full_backward_hook", None)
 
@@ -935,6 +949,14 @@ class Module:
         """Cast every parameter and buffer to ``dst_type``."""
         return self._apply(lambda t: t.type(dst_type))
 
+    def to_empty(self: T, *, device: Any, recurse: bool = True) -> T:
+        """Move parameters and buffers to ``device`` without copying their values (new
+        uninitialised memory of the same shapes and dtypes): how a module made on the meta
+        device gets real tensors, to be initialised or loaded afterwards."""
+        if not recurse:
+            raise NotImplementedError("chainrule's to_empty moves the whole module (recurse=True)")
+        return self._apply(lambda t: empty_like(t, device=device))
+
     def cpu(self: T) -> T:
         """A no-op: chainrule runs on the CPU."""
         return self
@@ -1192,6 +1214,22 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
+
+
+def _on_device(init: Callable[..., None]) -> Callable[..., None]:
+    """A built-in module's ``__init__`` that makes its parameters and buffers on ``device=``
+    (``nn.Linear(2, 3, device="meta")``), as PyTorch's factory keyword arguments do."""
+
+    @functools.wraps(init)
+    def __init__(self: Module, *args: Any, **kwargs: Any) -> None:
+        where = kwargs.get("device")
+        if where is None:
+            init(self, *args, **kwargs)
+            return
+        with where if isinstance(where, _device) else _device(where):
+            init(self, *args, **kwargs)
+
+    return __init__
 
 
 def _post_order(root: Module) -> list[Module]:

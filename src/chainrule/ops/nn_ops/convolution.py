@@ -208,6 +208,30 @@ def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1
     return out.astype(dtype, copy=False)
 
 
+def _convolution_meta(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,),
+                      transposed=False, output_padding=(0,), groups=1):
+    """The convolution's result on meta tensors: its shape and dtype only (zero-strided, no
+    memory), so a meta input of any size can be convolved, as PyTorch's meta kernel does."""
+    d = weight.ndim - 2
+    stride, padding, dilation = ntuple(stride, d), ntuple(padding, d), ntuple(dilation, d)
+    if transposed:
+        size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding, dilation,
+                                ntuple(output_padding, d))
+        channels = weight.shape[1] * groups
+    else:
+        size = tuple(
+            (n + 2 * p - q * (k - 1) - 1) // s + 1
+            for n, k, s, p, q in zip(input.shape[2:], weight.shape[2:], stride, padding,
+                                     dilation, strict=True)
+        )
+        channels = weight.shape[0]
+    shape = (input.shape[0], channels, *size)
+    return np.broadcast_to(np.zeros((), input.dtype), shape)
+
+
+convolution.op.meta_forward = _convolution_meta
+
+
 def _crop(ops: Any, g: Any, shape: Sequence[int]) -> Any:
     """``g`` cut to ``shape`` in its spatial dims.
 

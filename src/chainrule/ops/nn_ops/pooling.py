@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._meta import MetaArray, meta_like
 from ..._tensor import Tensor, wrap
 from .._registry import op, zero_derivative
 from ..reduction import mean
@@ -470,7 +471,8 @@ def _max_pool_with_indices(input: Tensor, nd: int, kernel_size: Any, stride: Any
     spans = [d * (k - 1) + 1 for k, d in zip(kernel, dil, strict=True)]
     unique = all(s >= span for s, span in zip(stride_t, spans, strict=True))
     plan = _ScatterPlan(unique, outside)
-    result1 = wrap(indices)
+    # (of a meta input: the indices are a meta tensor too, computed on its stand-in zeros)
+    result1 = wrap(meta_like(indices) if type(x) is MetaArray else indices)
     return _MAX_GATHER[nd](input, result1, plan, _lowest(x.dtype)), result1
 
 
