@@ -14,6 +14,7 @@ written out here.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -430,6 +431,18 @@ def writable(array: np.ndarray) -> np.ndarray:
 def flat_storage(array: np.ndarray) -> np.ndarray:
     """The memory ``array`` lies in (its storage root) as a 1-D view, in memory order."""
     return storage_root(array).ravel(order="K")  # (a view: the root owns contiguous memory)
+
+
+def on_storage(flat: np.ndarray, shape: Sequence[int], strides: Sequence[int],
+               offset: int, writeable: bool = True) -> np.ndarray:
+    """The array of ``shape``/``strides``/``offset`` (in elements) on the 1-D storage ``flat``
+    (an ``as_strided`` of it); read-only when ``flat`` is or ``writeable`` is False."""
+    itemsize = flat.itemsize
+    out = np.ndarray(tuple(shape), flat.dtype, buffer=flat, offset=offset * itemsize,
+                     strides=tuple(s * itemsize for s in strides))
+    if not (writeable and flat.flags.writeable):
+        out.flags.writeable = False
+    return out
 
 
 def with_strides(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]

@@ -985,17 +985,6 @@ def _byte_offset(a: np.ndarray, root: np.ndarray) -> int:
     return int(a.__array_interface__["data"][0] - root.__array_interface__["data"][0])
 
 
-def _on_storage(flat: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...],
-                offset: int, writeable: bool = True) -> np.ndarray:
-    """The array of ``shape``/``strides``/``offset`` (elements) on the 1-D storage ``flat``."""
-    itemsize = flat.itemsize
-    out = np.ndarray(shape, flat.dtype, buffer=flat, offset=offset * itemsize,
-                     strides=tuple(s * itemsize for s in strides))
-    if not (writeable and flat.flags.writeable):
-        out.flags.writeable = False
-    return out
-
-
 def _grow_storage(root: np.ndarray, elements: int) -> np.ndarray:
     """Replace the storage ``root`` by one of ``elements`` elements (its old ones first, zeros
     after) and move every tensor on ``root`` there; return the new 1-D storage.
@@ -1022,7 +1011,7 @@ def _grow_storage(root: np.ndarray, elements: int) -> np.ndarray:
         if isinstance(data, np.ndarray) and _strides.storage_root(data) is root:
             strides = tuple(s // data.itemsize for s in data.strides)
             offset = _byte_offset(data, root) // data.itemsize
-            moved = _on_storage(new, data.shape, strides, offset, data.flags.writeable)
+            moved = _strides.on_storage(new, data.shape, strides, offset, data.flags.writeable)
             _DATA_SLOT.__set__(obj, moved)
     return new
 
@@ -1039,7 +1028,7 @@ def _place(self: Tensor, root: np.ndarray, shape: tuple[int, ...], strides: tupl
     flat = _strides.flat_storage(root)
     if needed > flat.size:
         flat = _grow_storage(root, needed)
-    return _on_storage(flat, shape, strides, offset)
+    return _strides.on_storage(flat, shape, strides, offset)
 
 
 def _size_arguments(name: str, sizes: tuple[Any, ...]) -> tuple[int, ...]:

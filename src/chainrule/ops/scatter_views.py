@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._frames import user_stacklevel
-from .._strides import element_strides, empty_like_preserving, flat_storage
+from .._strides import element_strides, empty_like_preserving, flat_storage, on_storage
 from .._tensor import Tensor, wrap, wrap_dim
 from . import shape
 from ._registry import op, tensor_method
@@ -167,14 +167,7 @@ def _clone_in(a: np.ndarray, geometry: tuple) -> np.ndarray:
         storage = np.empty(numel, a.dtype)
     else:
         storage = flat_storage(a).copy()
-    itemsize = a.itemsize
-    out = np.ndarray(
-        shape_,
-        a.dtype,
-        buffer=storage,
-        offset=offset * itemsize,
-        strides=tuple(s * itemsize for s in strides),
-    )
+    out = on_storage(storage, shape_, strides, offset)
     out[...] = a
     return out
 
@@ -186,16 +179,7 @@ def _as_strided_scatter(self, src, size, stride, storage_offset, geometry):
         return out
     if src.dtype.kind == "c" and out.dtype.kind != "c":
         src = src.real  # (the public function warned, as PyTorch's copy_)
-    storage = flat_storage(out)
-    itemsize = out.itemsize
-    view = np.ndarray(
-        size,
-        out.dtype,
-        buffer=storage,
-        offset=storage_offset * itemsize,
-        strides=tuple(s * itemsize for s in stride),
-    )
-    view[...] = src
+    on_storage(flat_storage(out), size, stride, storage_offset)[...] = src
     return out
 
 

@@ -28,6 +28,7 @@ from .._strides import (
     empty_like_preserving,
     flat_storage,
     is_row_major,
+    on_storage,
     suggest_memory_format,
     view_strides,
     with_strides,
@@ -1621,15 +1622,9 @@ def _flat_positions(size: Sequence[int], stride: Sequence[int], offset: int) -> 
 
 @op("AsStridedBackward0", view=True)
 def _as_strided(self, size, stride, storage_offset, geometry):
-    storage = flat_storage(self)
-    itemsize = self.itemsize
-    # (np.ndarray on the storage keeps the chain of bases: storage_offset() and a further
+    # (a view on the storage keeps the chain of bases: storage_offset() and a further
     # as_strided find the same storage)
-    view = np.ndarray(size, self.dtype, buffer=storage, offset=storage_offset * itemsize,
-                      strides=tuple(s * itemsize for s in stride))
-    if not storage.flags.writeable:
-        view.flags.writeable = False
-    return view
+    return on_storage(flat_storage(self), size, stride, storage_offset)
 
 
 @_as_strided.derivative("self")
