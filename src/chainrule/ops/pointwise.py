@@ -3237,19 +3237,12 @@ def _complex_logaddexp(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 @logaddexp.derivative("self")
 def _(ops, grad, self, other):
-    return grad / _conj_if_complex(ops, 1 + ops.exp(other - self))
+    return grad / ops.conj(1 + ops.exp(other - self))  # (conj: a real value as it is)
 
 
 @logaddexp.derivative("other")
 def _(ops, grad, self, other):
-    return grad / _conj_if_complex(ops, 1 + ops.exp(self - other))
-
-
-def _conj_if_complex(ops: Any, x: Any) -> Any:
-    """``x.conj()`` for a complex ``x`` (the conjugate of a holomorphic derivative, PyTorch's
-    convention), ``x`` itself otherwise."""
-    complex_ = x.is_complex() if isinstance(x, Tensor) else x.dtype.kind == "c"
-    return ops.conj(x) if complex_ else x
+    return grad / ops.conj(1 + ops.exp(self - other))
 
 
 @op("Logaddexp2Backward0", inputs=("self", "other"), promote=ARITH,
