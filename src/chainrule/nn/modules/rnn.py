@@ -303,6 +303,28 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return output, states
 
+    def _forward_one_state(self, input: Any, hx: Tensor | None) -> Any:
+        """RNN's and GRU's forward (one state tensor per layer and direction): ``output,
+        h_n`` for a padded sequence, or a packed one."""
+        packed = input if isinstance(input, PackedSequence) else None
+        sizes = None
+        if packed is not None:
+            x, hx, sizes = self._unpack(packed, hx)
+            batched = True
+        else:
+            x, hx, batched = self._prepare(input, hx)
+        self._check_input(x)
+        directions = 2 if self.bidirectional else 1
+        batch = x.size(1)
+        if hx is None:
+            hx = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
+        self._check_hidden(hx, batch, self.hidden_size)
+        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)], sizes)
+        h_n = stack([f[0] for f in finals], 0)
+        if packed is not None:
+            return self._repack(packed, output, h_n, sizes)
+        return self._finish(output, h_n, batched)
+
     def _run(
         self, input: Tensor, initial: list[tuple[Tensor, ...]], batch_sizes: list[int] | None = None
     ) -> tuple[Tensor, list[tuple[Tensor, ...]]]:
@@ -424,24 +446,7 @@ class RNN(RNNBase):
         return (_rnn_step(xw, state[0], w_hh, b_hh, self.nonlinearity),)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        packed = input if isinstance(input, PackedSequence) else None
-        sizes = None
-        if packed is not None:
-            x, hx, sizes = self._unpack(packed, hx)
-            batched = True
-        else:
-            x, hx, batched = self._prepare(input, hx)
-        self._check_input(x)
-        directions = 2 if self.bidirectional else 1
-        batch = x.size(1)
-        if hx is None:
-            hx = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
-        self._check_hidden(hx, batch, self.hidden_size)
-        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)], sizes)
-        h_n = stack([f[0] for f in finals], 0)
-        if packed is not None:
-            return self._repack(packed, output, h_n, sizes)
-        return self._finish(output, h_n, batched)
+        return self._forward_one_state(input, hx)
 
 
 class LSTM(RNNBase):
@@ -554,24 +559,7 @@ class GRU(RNNBase):
         return (_gru_step(xw, state[0], w_hh, b_hh),)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        packed = input if isinstance(input, PackedSequence) else None
-        sizes = None
-        if packed is not None:
-            x, hx, sizes = self._unpack(packed, hx)
-            batched = True
-        else:
-            x, hx, batched = self._prepare(input, hx)
-        self._check_input(x)
-        directions = 2 if self.bidirectional else 1
-        batch = x.size(1)
-        if hx is None:
-            hx = zeros(self.num_layers * directions, batch, self.hidden_size, dtype=x.dtype)
-        self._check_hidden(hx, batch, self.hidden_size)
-        output, finals = self._run(x, [(h,) for h in unbind(hx, 0)], sizes)
-        h_n = stack([f[0] for f in finals], 0)
-        if packed is not None:
-            return self._repack(packed, output, h_n, sizes)
-        return self._finish(output, h_n, batched)
+        return self._forward_one_state(input, hx)
 
 
 # ----------------------------------------------------------------------------------------------
