@@ -27,7 +27,8 @@ Kinds of rule:
   convolution, the losses (their element-wise JVP, then their reduction), layer/batch/group
   norm and the linear-algebra functions (inverse, det, slogdet, solve, triangular solves,
   Cholesky and its solve and inverse, eigh, QR, SVD, pinv, lstsq, matrix_exp: PyTorch's
-  formulas; LU, eig and the other decompositions refuse for now).
+  formulas; eig, the LU family and householder_product in ops/_jvp_factorizations.py; ldl
+  and the other decompositions PyTorch does not differentiate forward refuse).
 """
 
 from __future__ import annotations
@@ -216,8 +217,9 @@ def _where(condition: Any, a: Any, b: Any) -> Any:
 
 def _filled(tangents: list[Any], args: Any) -> list[Any]:
     """The tangents, zeros for the tensor inputs without one."""
-    return [t if t is not None or a is None else _zeros(a)
-            for t, a in zip(tangents, args, strict=False)]
+    return [
+        t if t is not None or a is None else _zeros(a) for t, a in zip(tangents, args, strict=False)
+    ]
 
 
 def _clamp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
@@ -273,8 +275,15 @@ def _normalized_jvp(x: Any, t: Any, dims: tuple[int, ...], eps: float) -> tuple[
     return centred * rstd, t_centred * rstd + centred * rstd_t
 
 
-def _affine_jvp(x_hat: Any, x_hat_t: Any, weight: Any, bias: Any, weight_t: Any, bias_t: Any,
-                view: tuple[int, ...]) -> Any:
+def _affine_jvp(
+    x_hat: Any,
+    x_hat_t: Any,
+    weight: Any,
+    bias: Any,
+    weight_t: Any,
+    bias_t: Any,
+    view: tuple[int, ...],
+) -> Any:
     """The tangent of ``x_hat * weight + bias`` (weight and bias reshaped to ``view``)."""
     total = x_hat_t if weight is None else x_hat_t * weight.reshape(view)
     if weight_t is not None:
@@ -319,8 +328,9 @@ def _group_norm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -
     x_hat, x_hat_t = _normalized_jvp(x.reshape(grouped), x_t.reshape(grouped), (2,), eps)
     shape = tuple(x.shape)
     view = (1, shape[1]) + (1,) * (len(shape) - 2)
-    return _affine_jvp(x_hat.reshape(shape), x_hat_t.reshape(shape), weight, bias, weight_t,
-                       bias_t, view)
+    return _affine_jvp(
+        x_hat.reshape(shape), x_hat_t.reshape(shape), weight, bias, weight_t, bias_t, view
+    )
 
 
 def _cumprod_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
@@ -525,12 +535,10 @@ def _pinv_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     dAh, pinvh = dA.mH, pinv.mH
     if m <= n:
         K = pinvh @ dAh
-        return (pinv @ (K - K.mH - K @ (A @ pinv))
-                + (dAh - pinv @ (A @ dAh)) @ (pinvh @ pinv))
+        return pinv @ (K - K.mH - K @ (A @ pinv)) + (dAh - pinv @ (A @ dAh)) @ (pinvh @ pinv)
     K = pinv @ dA
     Kh = K.mH
-    return ((Kh - K - (pinv @ A) @ Kh) @ pinv
-            + (pinv @ pinvh) @ (dAh - (dAh @ A) @ pinv))
+    return (Kh - K - (pinv @ A) @ Kh) @ pinv + (pinv @ pinvh) @ (dAh - (dAh @ A) @ pinv)
 
 
 def _qr_square_or_tall(A_t: Any, Q: Any, R: Any) -> tuple[Any, Any]:
@@ -627,8 +635,9 @@ def _lstsq_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
     A_t, B_t = _filled(list(tangents), [A, B])
     X, residuals = result
     vector = _as_matrix_rhs(A._data, B._data)
-    B_m, B_t_m, X_m = ((B.unsqueeze(-1), B_t.unsqueeze(-1), X.unsqueeze(-1)) if vector
-                       else (B, B_t, X))
+    B_m, B_t_m, X_m = (
+        (B.unsqueeze(-1), B_t.unsqueeze(-1), X.unsqueeze(-1)) if vector else (B, B_t, X)
+    )
     pinv = _linalg_pinv(A)
     pinv_t = _pinv_rule(_linalg_pinv.op, (A,), [A_t], pinv)
     X_t = pinv_t @ B_m + pinv @ B_t_m
@@ -649,7 +658,7 @@ def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     dim = args[1]
     if result._data.dtype.itemsize == 2:
         half = "Half" if result._data.dtype == np.float16 else "BFloat16"
-        raise NotImplementedError(f'"glu_jvp_cpu" not implemented for \'{half}\'')
+        raise NotImplementedError(f"\"glu_jvp_cpu\" not implemented for '{half}'")
     a, b = args[0].chunk(2, dim)
     a_t, b_t = t.chunk(2, dim)
     s = b.sigmoid()
@@ -711,9 +720,21 @@ def _loss_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
 
 allow_jvp(
     derived_rule,
-    pointwise._add, pointwise._add_alpha, misc._add_scalar, pointwise._sub, pointwise._sub_alpha,
-    pointwise.mul, pointwise.exp, pointwise.log, pointwise.sin, pointwise.cos, pointwise.tanh,
-    pointwise.sigmoid, pointwise.relu, pointwise.sqrt, pointwise._pow_scalar,
+    pointwise._add,
+    pointwise._add_alpha,
+    misc._add_scalar,
+    pointwise._sub,
+    pointwise._sub_alpha,
+    pointwise.mul,
+    pointwise.exp,
+    pointwise.log,
+    pointwise.sin,
+    pointwise.cos,
+    pointwise.tanh,
+    pointwise.sigmoid,
+    pointwise.relu,
+    pointwise.sqrt,
+    pointwise._pow_scalar,
 )
 allow_jvp(_div_rule, pointwise._div)
 allow_jvp(bilinear_rule, linalg.mm, linalg.bmm, linalg.mv, linalg.dot)
@@ -724,103 +745,270 @@ def _no_tangent(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
     """No tangent: comparisons written in place into a floating tensor (``gt_``), whose
     results PyTorch leaves without one."""
     return None
+
+
 allow_jvp(
     linear_rule,
     # (linear in their one differentiable input: the op applied to the tangent; for views, the
     # view of the tangent, as PyTorch's)
-    pointwise.neg, pointwise.negative, losses._mul_scalar, losses._div_scalar,
-    reduction._sum_all, reduction._sum_dim, reduction._mean_all, reduction._mean_dim,
-    copying.clone, indexing._alias,
-    shape._view, shape._reshape_alias, shape._unsafe_view, shape.transpose, shape.t,
-    shape._permute, shape.unsqueeze, shape._squeeze_all, shape._squeeze_dim, shape._squeeze_dims,
-    shape._expand, shape._select, shape._slice,
+    pointwise.neg,
+    pointwise.negative,
+    losses._mul_scalar,
+    losses._div_scalar,
+    reduction._sum_all,
+    reduction._sum_dim,
+    reduction._mean_all,
+    reduction._mean_dim,
+    copying.clone,
+    indexing._alias,
+    shape._view,
+    shape._reshape_alias,
+    shape._unsafe_view,
+    shape.transpose,
+    shape.t,
+    shape._permute,
+    shape.unsqueeze,
+    shape._squeeze_all,
+    shape._squeeze_dim,
+    shape._squeeze_dims,
+    shape._expand,
+    shape._select,
+    shape._slice,
 )
 
 allow_jvp_nodes(
     derived_rule,
     # element-wise, PyTorch's auto_element_wise or the same formula
-    "AbsBackward0", "AcosBackward0", "AcoshBackward0", "AsinBackward0", "AsinhBackward0",
-    "AtanBackward0", "AtanhBackward0", "Atan2Backward0", "CoshBackward0", "SinhBackward0",
-    "TanBackward0", "Deg2RadBackward0", "Rad2DegBackward0", "DigammaBackward0", "ErfBackward0",
-    "ErfcBackward0", "ErfinvBackward0", "Exp2Backward0", "Expm1Backward0", "Log10Backward0",
-    "Log1PBackward0", "Log2Backward0", "LgammaBackward0", "ReciprocalBackward0",
-    "RsqrtBackward0", "SignBackward0", "DivBackward2", "CeilBackward0",
+    "AbsBackward0",
+    "AcosBackward0",
+    "AcoshBackward0",
+    "AsinBackward0",
+    "AsinhBackward0",
+    "AtanBackward0",
+    "AtanhBackward0",
+    "Atan2Backward0",
+    "CoshBackward0",
+    "SinhBackward0",
+    "TanBackward0",
+    "Deg2RadBackward0",
+    "Rad2DegBackward0",
+    "DigammaBackward0",
+    "ErfBackward0",
+    "ErfcBackward0",
+    "ErfinvBackward0",
+    "Exp2Backward0",
+    "Expm1Backward0",
+    "Log10Backward0",
+    "Log1PBackward0",
+    "Log2Backward0",
+    "LgammaBackward0",
+    "ReciprocalBackward0",
+    "RsqrtBackward0",
+    "SignBackward0",
+    "DivBackward2",
+    "CeilBackward0",
     "FloorBackward0",
-    "TruncBackward0", "RoundBackward0", "RoundBackward1", "FracBackward0", "FmodBackward0",
-    "FmodBackward1", "RemainderBackward0", "RemainderBackward1", "HypotBackward0",
-    "MaximumBackward0", "MinimumBackward0", "I0Backward0", "CopysignBackward0",
-    "CopysignBackward1", "LogaddexpBackward0", "Logaddexp2Backward0",
-    "SpecialI0EBackward0", "SpecialI1Backward0", "SpecialI1EBackward0", "SpecialErfcxBackward0",
-    "SpecialLogNdtrBackward0", "SpecialNdtriBackward0", "SpecialEntrBackward0", "SincBackward0",
-    "MvlgammaBackward0", "PolygammaBackward0", "XlogyBackward0",
-    "XlogyBackward1", "XlogyBackward2", "SpecialXlog1PyBackward0", "SpecialXlog1PyBackward1",
-    "SpecialXlog1PyBackward2", "NanToNumBackward0",
-    "ClampBackward1", "ClampMaxBackward0",
+    "TruncBackward0",
+    "RoundBackward0",
+    "RoundBackward1",
+    "FracBackward0",
+    "FmodBackward0",
+    "FmodBackward1",
+    "RemainderBackward0",
+    "RemainderBackward1",
+    "HypotBackward0",
+    "MaximumBackward0",
+    "MinimumBackward0",
+    "I0Backward0",
+    "CopysignBackward0",
+    "CopysignBackward1",
+    "LogaddexpBackward0",
+    "Logaddexp2Backward0",
+    "SpecialI0EBackward0",
+    "SpecialI1Backward0",
+    "SpecialI1EBackward0",
+    "SpecialErfcxBackward0",
+    "SpecialLogNdtrBackward0",
+    "SpecialNdtriBackward0",
+    "SpecialEntrBackward0",
+    "SincBackward0",
+    "MvlgammaBackward0",
+    "PolygammaBackward0",
+    "XlogyBackward0",
+    "XlogyBackward1",
+    "XlogyBackward2",
+    "SpecialXlog1PyBackward0",
+    "SpecialXlog1PyBackward1",
+    "SpecialXlog1PyBackward2",
+    "NanToNumBackward0",
+    "ClampBackward1",
+    "ClampMaxBackward0",
     "ClampMinBackward0",
-    "AddcmulBackward0", "AddcdivBackward0", "PowBackward1", "PowBackward2", "RsubBackward0",
-    "RsubBackward1", "AddBackward1", "MulBackward1", "AngleBackward0",
+    "AddcmulBackward0",
+    "AddcdivBackward0",
+    "PowBackward1",
+    "PowBackward2",
+    "RsubBackward0",
+    "RsubBackward1",
+    "AddBackward1",
+    "MulBackward1",
+    "AngleBackward0",
     # random draws: a zero tangent (PyTorch's zero derivatives, auto_element_wise)
-    "NormalBackward1", "NormalBackward2", "NormalBackward3", "BernoulliBackward0",
-    "BernoulliBackward2", "NormalBackward0", "UniformBackward0", "BernoulliBackward1",
-    "PoissonBackward0", "ExponentialBackward0", "CauchyBackward0", "GeometricBackward0",
-    "LogNormalBackward0", "RandomBackward0", "RandomBackward1", "RandomBackward2",
+    "NormalBackward1",
+    "NormalBackward2",
+    "NormalBackward3",
+    "BernoulliBackward0",
+    "BernoulliBackward2",
+    "NormalBackward0",
+    "UniformBackward0",
+    "BernoulliBackward1",
+    "PoissonBackward0",
+    "ExponentialBackward0",
+    "CauchyBackward0",
+    "GeometricBackward0",
+    "LogNormalBackward0",
+    "RandomBackward0",
+    "RandomBackward1",
+    "RandomBackward2",
     # in-place forms whose derivative reads the result or the original self (written in place
     # by ops/inplace.commit: the tangent is computed before)
-    "PolygammaBackward1", "EluBackward1", "CeluBackward1", "LeakyReluBackward1",
+    "PolygammaBackward1",
+    "EluBackward1",
+    "CeluBackward1",
+    "LeakyReluBackward1",
     "ThresholdBackward1",
     # activations
-    "CeluBackward0", "EluBackward0", "GeluBackward0", "HardshrinkBackward0",
-    "HardsigmoidBackward0", "HardswishBackward0", "HardtanhBackward0", "LeakyReluBackward0",
-    "MishBackward0", "SiluBackward0", "SoftplusBackward0",
-    "SoftshrinkBackward0", "ThresholdBackward0", "PreluKernelBackward0",
+    "CeluBackward0",
+    "EluBackward0",
+    "GeluBackward0",
+    "HardshrinkBackward0",
+    "HardsigmoidBackward0",
+    "HardswishBackward0",
+    "HardtanhBackward0",
+    "LeakyReluBackward0",
+    "MishBackward0",
+    "SiluBackward0",
+    "SoftplusBackward0",
+    "SoftshrinkBackward0",
+    "ThresholdBackward0",
+    "PreluKernelBackward0",
     # the activations' backward ops (forward-over-reverse)
-    "EluBackwardBackward0", "GeluBackwardBackward0", "HardshrinkBackwardBackward0",
-    "HardsigmoidBackwardBackward0", "HardswishBackwardBackward0", "HardtanhBackwardBackward0",
-    "LeakyReluBackwardBackward0", "LogSigmoidBackwardBackward0", "SigmoidBackwardBackward0",
-    "SoftplusBackwardBackward0", "SoftshrinkBackwardBackward0", "TanhBackwardBackward0",
+    "EluBackwardBackward0",
+    "GeluBackwardBackward0",
+    "HardshrinkBackwardBackward0",
+    "HardsigmoidBackwardBackward0",
+    "HardswishBackwardBackward0",
+    "HardtanhBackwardBackward0",
+    "LeakyReluBackwardBackward0",
+    "LogSigmoidBackwardBackward0",
+    "SigmoidBackwardBackward0",
+    "SoftplusBackwardBackward0",
+    "SoftshrinkBackwardBackward0",
+    "TanhBackwardBackward0",
     "ThresholdBackwardBackward0",
 )
 allow_jvp_nodes(
     linear_rule,
-    "AdaptiveAvgPool2DBackward0", "AdaptiveAvgPool3DBackward0", "AvgPool2DBackward0",
-    "AvgPool3DBackward0", "AdaptiveAvgPool2DBackwardBackward0",
-    "AdaptiveAvgPool3DBackwardBackward0", "AvgPool2DBackwardBackward0",
-    "AvgPool3DBackwardBackward0", "AsStridedBackward0",
-    "CumsumBackward0", "DiagEmbedBackward0", "DiagonalBackward0", "DiagonalBackward0_copy",
-    "DiagonalBackwardBackward0", "FlipBackward0", "GatherBackward0", "IndexBackward0",
-    "IndexSelectBackward0", "MaskedSelectBackward0", "RepeatBackward0", "RollBackward0",
-    "TakeBackward0", "TraceBackward0", "TrilBackward0", "TriuBackward0",
+    "AdaptiveAvgPool2DBackward0",
+    "AdaptiveAvgPool3DBackward0",
+    "AvgPool2DBackward0",
+    "AvgPool3DBackward0",
+    "AdaptiveAvgPool2DBackwardBackward0",
+    "AdaptiveAvgPool3DBackwardBackward0",
+    "AvgPool2DBackwardBackward0",
+    "AvgPool3DBackwardBackward0",
+    "AsStridedBackward0",
+    "CumsumBackward0",
+    "DiagEmbedBackward0",
+    "DiagonalBackward0",
+    "DiagonalBackward0_copy",
+    "DiagonalBackwardBackward0",
+    "FlipBackward0",
+    "GatherBackward0",
+    "IndexBackward0",
+    "IndexSelectBackward0",
+    "MaskedSelectBackward0",
+    "RepeatBackward0",
+    "RollBackward0",
+    "TakeBackward0",
+    "TraceBackward0",
+    "TrilBackward0",
+    "TriuBackward0",
     # the in-place view ops' nodes (t_, transpose_, unsqueeze_, squeeze_, as_strided_: self
     # takes the view of its tangent, ops/inplace.py)
-    "TBackward1", "TransposeBackward1", "UnsqueezeBackward1", "SqueezeBackward3",
-    "SqueezeBackward4", "SqueezeBackward5", "AsStridedBackward1",
-    "ToCopyBackward0", "EmbeddingBackward0",
-    "EmbeddingDenseBackwardBackward0", "ReflectionPad1DBackward0", "ReflectionPad2DBackward0",
-    "ReflectionPad3DBackward0", "ReplicationPad1DBackward0", "ReplicationPad2DBackward0",
-    "ReplicationPad3DBackward0", "ReflectionPad1DBackwardBackward0",
-    "ReflectionPad2DBackwardBackward0", "ReflectionPad3DBackwardBackward0",
-    "ReplicationPad1DBackwardBackward0", "ReplicationPad2DBackwardBackward0",
-    "ReplicationPad3DBackwardBackward0", "SelectBackwardBackward0", "SliceBackwardBackward0",
-    "MaxPool2DWithIndicesBackwardBackward0", "MaxPool3DWithIndicesBackwardBackward0",
-    "AdaptiveMaxPool2DBackwardBackward0", "AdaptiveMaxPool3DBackwardBackward0",
-    "FractionalMaxPool2DBackwardBackward0", "FractionalMaxPool3DBackwardBackward0",
-    "NllLossBackward0", "NllLoss2DBackward0", "MaxUnpool2DBackward0", "MaxUnpool3DBackward0",
+    "TBackward1",
+    "TransposeBackward1",
+    "UnsqueezeBackward1",
+    "SqueezeBackward3",
+    "SqueezeBackward4",
+    "SqueezeBackward5",
+    "AsStridedBackward1",
+    "ToCopyBackward0",
+    "EmbeddingBackward0",
+    "EmbeddingDenseBackwardBackward0",
+    "ReflectionPad1DBackward0",
+    "ReflectionPad2DBackward0",
+    "ReflectionPad3DBackward0",
+    "ReplicationPad1DBackward0",
+    "ReplicationPad2DBackward0",
+    "ReplicationPad3DBackward0",
+    "ReflectionPad1DBackwardBackward0",
+    "ReflectionPad2DBackwardBackward0",
+    "ReflectionPad3DBackwardBackward0",
+    "ReplicationPad1DBackwardBackward0",
+    "ReplicationPad2DBackwardBackward0",
+    "ReplicationPad3DBackwardBackward0",
+    "SelectBackwardBackward0",
+    "SliceBackwardBackward0",
+    "MaxPool2DWithIndicesBackwardBackward0",
+    "MaxPool3DWithIndicesBackwardBackward0",
+    "AdaptiveMaxPool2DBackwardBackward0",
+    "AdaptiveMaxPool3DBackwardBackward0",
+    "FractionalMaxPool2DBackwardBackward0",
+    "FractionalMaxPool3DBackwardBackward0",
+    "NllLossBackward0",
+    "NllLoss2DBackward0",
+    "MaxUnpool2DBackward0",
+    "MaxUnpool3DBackward0",
     "AffineGridGeneratorBackward0",
     # several outputs: the op applied to the tangent gives one tangent per output
-    "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
+    "SplitBackward0",
+    "SplitWithSizesBackward0",
+    "UnbindBackward0",
 )
-allow_jvp_nodes(_linear_zeroing(value=0), "ConstantPadNdBackward0", "MaskedFillBackward0",
-                "ScatterBackward1", "FillBackward2")
-allow_jvp_nodes(_linear_zeroing(fill=0), "MaxPool2DWithIndicesBackward0",
-                "MaxPool3DWithIndicesBackward0", "AdaptiveMaxPool2DBackward0",
-                "AdaptiveMaxPool3DBackward0", "FractionalMaxPool2DBackward0",
-                "FractionalMaxPool3DBackward0")
+allow_jvp_nodes(
+    _linear_zeroing(value=0),
+    "ConstantPadNdBackward0",
+    "MaskedFillBackward0",
+    "ScatterBackward1",
+    "FillBackward2",
+)
+allow_jvp_nodes(
+    _linear_zeroing(fill=0),
+    "MaxPool2DWithIndicesBackward0",
+    "MaxPool3DWithIndicesBackward0",
+    "AdaptiveMaxPool2DBackward0",
+    "AdaptiveMaxPool3DBackward0",
+    "FractionalMaxPool2DBackward0",
+    "FractionalMaxPool3DBackward0",
+)
 allow_jvp_nodes(
     joint_linear_rule,
-    "CatBackward0", "StackBackward0", "WhereBackward0", "MaskedFillBackward1",
-    "IndexPutBackward0", "ScatterBackward0", "FillBackward3", "ZeroBackward0", "CopyBackwards",
-    "IndexAddBackward0", "IndexPutImplBackward0", "MaskedScatterBackward0", "PutBackward0",
-    "ScatterAddBackward0", "BlockDiagBackward0",
+    "CatBackward0",
+    "StackBackward0",
+    "WhereBackward0",
+    "MaskedFillBackward1",
+    "IndexPutBackward0",
+    "ScatterBackward0",
+    "FillBackward3",
+    "ZeroBackward0",
+    "CopyBackwards",
+    "IndexAddBackward0",
+    "IndexPutImplBackward0",
+    "MaskedScatterBackward0",
+    "PutBackward0",
+    "ScatterAddBackward0",
+    "BlockDiagBackward0",
 )
 allow_jvp_nodes(bilinear_rule, "VdotBackward0", "LinalgCrossBackward0", "TrilinearBackward0")
 
@@ -863,8 +1051,10 @@ allow_jvp_nodes(
     _gradient_op_rule,
     # (nll_loss's backward: zero in self; bce's: element-wise in self and target; glu's: the
     # Hessian of <grad, glu(x)>, symmetric)
-    "NllLossBackwardBackward0", "NllLoss2DBackwardBackward0",
-    "BinaryCrossEntropyBackwardBackward0", "GluBackwardBackward0",
+    "NllLossBackwardBackward0",
+    "NllLoss2DBackwardBackward0",
+    "BinaryCrossEntropyBackwardBackward0",
+    "GluBackwardBackward0",
 )
 
 
@@ -880,10 +1070,20 @@ def _conv_adjoint_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any)
 allow_jvp_nodes(_conv_adjoint_rule, "ConvolutionBackwardBackward0")
 allow_jvp_nodes(
     _reduction_rule,
-    "ProdBackward0", "ProdBackward1", "VarBackward0", "StdBackward0", "VarMeanBackward0",
-    "StdMeanBackward0", "LinalgVectorNormBackward0", "NormBackward1", "DistBackward0",
-    "MaxBackward0", "MinBackward0",
-    "KthvalueBackward0", "MedianBackward1", "NansumBackward0",
+    "ProdBackward0",
+    "ProdBackward1",
+    "VarBackward0",
+    "StdBackward0",
+    "VarMeanBackward0",
+    "StdMeanBackward0",
+    "LinalgVectorNormBackward0",
+    "NormBackward1",
+    "DistBackward0",
+    "MaxBackward0",
+    "MinBackward0",
+    "KthvalueBackward0",
+    "MedianBackward1",
+    "NansumBackward0",
 )
 allow_jvp_nodes(_gather_rule, "SortBackward0", "SortBackward1", "TopkBackward0")
 allow_jvp_nodes(_softmax_rule, "SoftmaxBackward0", "SafeSoftmaxBackward0")
@@ -896,8 +1096,10 @@ allow_jvp_nodes(_clamp_max_rule, "ClampMaxBackward1")
 allow_jvp_nodes(_fmax_rule, "FmaxBackward0", "FminBackward0")
 allow_jvp_nodes(_log_softmax_rule, "LogSoftmaxBackward0")
 allow_jvp_nodes(_glu_rule, "GluBackward0")
-allow_jvp_nodes(_no_tangent, *(f"{name}Backward{k}" for name in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge")
-                               for k in (0, 1)))
+allow_jvp_nodes(
+    _no_tangent,
+    *(f"{name}Backward{k}" for name in ("Eq", "Ne", "Lt", "Le", "Gt", "Ge") for k in (0, 1)),
+)
 allow_jvp_nodes(_inv_rule, "LinalgInvExBackward0")
 allow_jvp_nodes(_det_rule, "LinalgDetBackward0")
 allow_jvp_nodes(_slogdet_rule, "LinalgSlogdetBackward0")
@@ -922,21 +1124,46 @@ allow_jvp_nodes(_cumprod_rule, "CumprodBackward0")
 allow_jvp_nodes(_logsigmoid_rule, "LogSigmoidBackward0")
 allow_jvp_nodes(_addmm_rule, "AddmmBackward0")
 allow_jvp_nodes(_convolution_rule, "ConvolutionBackward0")
-allow_jvp_nodes(_loss_rule, "MseLossBackward0", "HuberLossBackward0", "SmoothL1LossBackward0",
-                "BinaryCrossEntropyBackward0", "BinaryCrossEntropyWithLogitsBackward0")
+allow_jvp_nodes(
+    _loss_rule,
+    "MseLossBackward0",
+    "HuberLossBackward0",
+    "SmoothL1LossBackward0",
+    "BinaryCrossEntropyBackward0",
+    "BinaryCrossEntropyWithLogitsBackward0",
+)
 # rearranging (ops/rearranging.py): linear in the input
 allow_jvp_nodes(linear_rule, "Rot90Backward0", "UnfoldBackward0", "UnfoldBackwardBackward0")
-allow_jvp_nodes(linear_rule, "PixelShuffleBackward0", "PixelUnshuffleBackward0",
-                "ChannelShuffleBackward0", "Im2ColBackward0", "Col2ImBackward0")
+allow_jvp_nodes(
+    linear_rule,
+    "PixelShuffleBackward0",
+    "PixelUnshuffleBackward0",
+    "ChannelShuffleBackward0",
+    "Im2ColBackward0",
+    "Col2ImBackward0",
+)
 allow_jvp_nodes(_loss_rule, "SoftMarginLossBackward0")
 allow_jvp_nodes(derived_rule, "SubBackward1")  # tensor - number (the margin losses)
 allow_jvp_nodes(derived_rule, "RreluWithNoiseBackward0")
-allow_jvp_nodes(linear_rule, *(
-    f"Upsample{kind}Backward{suffix}0"
-    for kind in ("Nearest1D", "Nearest2D", "Nearest3D", "NearestExact1D", "NearestExact2D",
-                 "NearestExact3D", "Linear1D", "Bilinear2D", "Bicubic2D", "Trilinear3D")
-    for suffix in ("", "Backward")
-))
+allow_jvp_nodes(
+    linear_rule,
+    *(
+        f"Upsample{kind}Backward{suffix}0"
+        for kind in (
+            "Nearest1D",
+            "Nearest2D",
+            "Nearest3D",
+            "NearestExact1D",
+            "NearestExact2D",
+            "NearestExact3D",
+            "Linear1D",
+            "Bilinear2D",
+            "Bicubic2D",
+            "Trilinear3D",
+        )
+        for suffix in ("", "Backward")
+    ),
+)
 
 
 def _fused_product_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
@@ -960,8 +1187,9 @@ def _fused_product_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any
     return total
 
 
-allow_jvp_nodes(_fused_product_rule, "AddmvBackward0", "AddrBackward0", "BaddbmmBackward0",
-                "AddbmmBackward0")
+allow_jvp_nodes(
+    _fused_product_rule, "AddmvBackward0", "AddrBackward0", "BaddbmmBackward0", "AddbmmBackward0"
+)
 
 
 def _running_extreme_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
@@ -987,8 +1215,9 @@ allow_jvp_nodes(_running_extreme_rule, "CummaxBackward0", "CumminBackward0")
 allow_jvp_nodes(_logcumsumexp_rule, "LogcumsumexpBackward0")
 allow_jvp_nodes(_reduction_rule, "AminmaxBackward0")
 allow_jvp_nodes(derived_rule, "DivBackward1")  # (a division by a number: ops/differences.py)
-allow_jvp_nodes(joint_linear_rule, "SelectScatterBackward0", "SliceScatterBackward0",
-                "DiagonalScatterBackward0")  # (ops/scatter_views.py)
+allow_jvp_nodes(
+    joint_linear_rule, "SelectScatterBackward0", "SliceScatterBackward0", "DiagonalScatterBackward0"
+)  # (ops/scatter_views.py)
 allow_jvp_nodes(joint_linear_rule, "IndexCopyBackward0", "IndexFillBackward1")
 allow_jvp_nodes(joint_linear_rule, "AsStridedScatterBackward0")  # (ops/scatter_views.py)
 allow_jvp_nodes(_linear_zeroing(value=0), "IndexFillBackward0")  # (ops/index_writes.py)
@@ -1113,8 +1342,20 @@ def _polar_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any
 _polar_rule.holds_for_complex = True  # type: ignore[attr-defined]
 # The linalg rules written with conjugate transposes, or for holomorphic functions of the
 # matrix (inv, det, solves, matrix_exp), hold for complex values as PyTorch's do.
-for _rule in (_inv_rule, _det_rule, _slogdet_rule, _solve_rule, _solve_triangular_rule,
-              _matrix_exp_rule, _cholesky_rule, _pinv_rule, _lstsq_rule):
+for _rule in (
+    _inv_rule,
+    _det_rule,
+    _slogdet_rule,
+    _solve_rule,
+    _solve_triangular_rule,
+    _matrix_exp_rule,
+    _cholesky_rule,
+    _pinv_rule,
+    _lstsq_rule,
+):
     _rule.holds_for_complex = True  # type: ignore[attr-defined]
 allow_jvp_nodes(_polar_rule, "PolarBackward0")
 _div_rule.holds_for_complex = True  # type: ignore[attr-defined]  # (the quotient rule)
+
+# (the general eigendecomposition, the LU family and householder_product: their own module)
+from . import _jvp_factorizations  # noqa: E402, F401
