@@ -377,11 +377,19 @@ def check_cast(data: np.ndarray, dtype: np.dtype) -> None:
 
 
 def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
-    """For each element of ``view`` (which shares ``base``'s memory), its index in
-    ``base.reshape(-1)`` (row-major order of ``base``)."""
+    """For each element of ``view``, its index in ``base.reshape(-1)`` (row-major order of
+    ``base``); -1 for an element that is not one of the base's.
+
+    As PyTorch's ``AsStridedBackward0`` and ``CopySlices``, the view's place is its offset and
+    strides in its own storage, read against the base's offset and strides in the base's
+    storage: the same memory while the view shares the base's (every element is found), and
+    still PyTorch's positions after the base's data was replaced (``base.data = other``), where
+    the addresses of the two no longer relate and an element may fall outside the base.
+    """
     itemsize = base.itemsize
-    start = view.__array_interface__["data"][0] - base.__array_interface__["data"][0]
-    if base.flags.c_contiguous:
+    start = relative_offset(base, view) * itemsize
+    shared = _strides.storage_root(view) is _strides.storage_root(base)
+    if shared and base.flags.c_contiguous:
         flat = np.arange(base.size, dtype=np.int64)
         steps = tuple(s // itemsize * flat.itemsize for s in view.strides)
         return np.lib.stride_tricks.as_strided(
@@ -391,8 +399,34 @@ def view_positions(base: np.ndarray, view: np.ndarray) -> np.ndarray:
     base_offsets = _byte_offsets(base)
     view_offsets = _byte_offsets(view) + start
     order = np.argsort(base_offsets, kind="stable")
-    found = np.searchsorted(base_offsets[order], view_offsets)
-    return order[found].reshape(view.shape)
+    ordered = base_offsets[order]
+    found = np.minimum(np.searchsorted(ordered, view_offsets), max(base.size - 1, 0))
+    if shared:
+        return order[found].reshape(view.shape)
+    inside = ordered[found] == view_offsets if base.size else np.zeros(view.size, bool)
+    return np.where(inside, order[found] if base.size else -1, -1).reshape(view.shape)
+
+
+def _outside(base: np.ndarray, view: np.ndarray, positions: np.ndarray) -> int | None:
+    """None when every element of ``view`` is one of ``base``'s (always, unless the base's
+    data was replaced); else the view's offset relative to the base (see CopySlices)."""
+    if _strides.storage_root(view) is _strides.storage_root(base):
+        return None
+    offset = relative_offset(base, view)
+    return offset if offset < 0 or (positions < 0).any() else None
+
+
+def relative_offset(base: np.ndarray, view: np.ndarray) -> int:
+    """The view's storage offset less the base's, in elements (PyTorch's ``as_strided``
+    offset of the view on the base's gradient)."""
+    return _storage_offset(view) - _storage_offset(base)
+
+
+def _storage_offset(array: np.ndarray) -> int:
+    """The offset of ``array``'s first element from the start of its storage, in elements."""
+    root = _strides.storage_root(array)
+    address = array.__array_interface__["data"][0]
+    return (address - root.__array_interface__["data"][0]) // array.itemsize
 
 
 def _overlaps(view: np.ndarray) -> bool:
@@ -426,7 +460,7 @@ class CopySlices(Node):
     what the op sends to the view's old values.
     """
 
-    __slots__ = ("fn", "positions", "view_shape", "overlapping")
+    __slots__ = ("fn", "positions", "view_shape", "overlapping", "outside")
 
     def name(self) -> str:
         """``'chainrule::autograd::CopySlices'`` (PyTorch's C++ name, this package's)."""
@@ -437,6 +471,8 @@ class CopySlices(Node):
         if fn is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         positions = self.positions
+        if self.outside is not None:
+            return self._apply_outside(grads, create_graph)
         if create_graph:
             from .creation import zeros_like
             from .indexing import put, take
@@ -462,6 +498,39 @@ class CopySlices(Node):
         flat[positions] = 0 if old is None else np.broadcast_to(old, region.shape)
         return [base_grad, *sent[1:]]
 
+    def _apply_outside(self, grads: Any, create_graph: bool) -> list[Any]:
+        """The view lies partly outside its base (the base's data was replaced after the view
+        was made): as PyTorch, a view starting before the base is an error, and the elements
+        outside send the op nothing and receive nothing (PyTorch reads memory it never
+        initialised there)."""
+        if self.outside < 0:
+            raise RuntimeError(f"Tensor: invalid storage offset {self.outside}")
+        positions = self.positions
+        inside = positions >= 0
+        if create_graph:
+            from .creation import zeros_like
+            from .indexing import put
+
+            region = zeros_like(grads.reshape(-1)[:1]).expand(self.view_shape).clone()
+            index = wrap(positions[inside])
+            region[wrap(inside)] = grads.reshape(-1)[index]
+            sent = self.fn.apply(region, True)
+            old = sent[0]
+            self._check_overlap(old)
+            filler = old if old is not None else zeros_like(region)
+            filler = filler.expand(self.view_shape)[wrap(inside)]
+            return [put(grads, index, filler, False), *sent[1:]]
+        base_grad = np.array(grads, copy=True, order="C")
+        flat = base_grad.reshape(-1)
+        region = np.zeros(self.view_shape, base_grad.dtype)
+        region[inside] = flat[positions[inside]]
+        sent = self.fn.apply(region, False)
+        old = sent[0]
+        self._check_overlap(old)
+        new = 0 if old is None else np.broadcast_to(old, region.shape)[inside]
+        flat[positions[inside]] = new
+        return [base_grad, *sent[1:]]
+
     def _check_overlap(self, old: Any) -> None:
         # PyTorch copies the op's gradient into the view's region of the base's gradient: a
         # view whose elements share memory (an expanded one, written by fill_ or zero_) makes
@@ -480,21 +549,32 @@ class AsStridedBackward0(Node):
     region of a zero gradient of the base. Where the view sees one element of the base more
     than once (an ``expand``), the gradients of its copies add up."""
 
-    __slots__ = ("positions", "base_shape", "base_dtype", "overlapping")
+    __slots__ = ("positions", "base_shape", "base_dtype", "overlapping", "outside")
 
     def apply(self, grads: Any, create_graph: bool) -> list[Any]:
+        positions = self.positions.reshape(-1)
+        inside = None
+        if self.outside is not None:  # (the base's data was replaced: see CopySlices)
+            inside = positions >= 0
+            positions = positions[inside]
         if create_graph:
             from .creation import zeros
             from .indexing import put
 
-            index = wrap(self.positions.reshape(-1))
             zero = zeros(self.base_shape, dtype=_dtype.from_numpy_dtype(self.base_dtype))
-            return [put(zero, index, grads.reshape(-1), self.overlapping)]
+            values = grads.reshape(-1)
+            if inside is not None:
+                values = values[wrap(inside)]
+            overlapping = self.overlapping or inside is not None
+            return [put(zero, wrap(positions), values, overlapping)]
         out = np.zeros(self.base_shape, self.base_dtype)
-        if self.overlapping:
-            np.add.at(out.reshape(-1), self.positions.reshape(-1), np.reshape(grads, -1))
+        values = np.reshape(grads, -1)
+        if inside is not None:
+            values = values[inside]
+        if self.overlapping or inside is not None:
+            np.add.at(out.reshape(-1), positions, values)
         else:
-            out.reshape(-1)[self.positions] = grads
+            out.reshape(-1)[positions] = values.reshape(positions.shape)
         return [out]
 
 
@@ -512,6 +592,7 @@ def _rebase_view(view: Tensor, base: Tensor, fn: Node) -> None:
     copy_slices.positions = positions
     copy_slices.view_shape = view._data.shape
     copy_slices.overlapping = _strides.has_internal_overlap(view._data)
+    copy_slices.outside = _outside(base._data, view._data, positions)
     set_history(base, copy_slices)
     view_of_base(view, base, positions)
 
@@ -529,6 +610,7 @@ def view_of_base(view: Tensor, base: Tensor, positions: np.ndarray | None = None
     node.base_shape = base._data.shape
     node.base_dtype = base._data.dtype
     node.overlapping = _overlaps(view._data)
+    node.outside = _outside(base._data, view._data, positions)
     set_history(view, node)
     view._view_src_fn = base._grad_node
     view._view_version = view._vc[0]
