@@ -32,13 +32,39 @@ from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
 from ._registry import ARITH, op, recorded_as, tensor_method
 from .pointwise import div, isnan, logical_not
-from .selection import kth_smallest_indices, topk_order
+from .selection import kth_smallest_indices, topk_order, unstable_sort_indices
 
 __all__ = [
-    "sum", "mean", "sum_to_size", "prod", "max", "min", "amax", "amin", "argmax", "argmin",
-    "var", "std", "var_mean", "std_mean", "norm", "logsumexp", "cumsum", "cumprod", "all", "any",
-    "median", "count_nonzero", "dist", "sort", "argsort", "msort", "topk", "kthvalue",
-    "nansum", "nanmean",
+    "sum",
+    "mean",
+    "sum_to_size",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "var",
+    "std",
+    "var_mean",
+    "std_mean",
+    "norm",
+    "logsumexp",
+    "cumsum",
+    "cumprod",
+    "all",
+    "any",
+    "median",
+    "count_nonzero",
+    "dist",
+    "sort",
+    "argsort",
+    "msort",
+    "topk",
+    "kthvalue",
+    "nansum",
+    "nanmean",
 ]
 
 _UNSET: Any = object()  # marks an argument that was not passed
@@ -73,8 +99,9 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
     return tuple(sorted(out))
 
 
-def expand_reduced(ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...],
-                   keepdim: bool) -> Any:
+def expand_reduced(
+    ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...], keepdim: bool
+) -> Any:
     """Undo a reduction over ``dims``: re-insert them (if dropped) and broadcast to ``shape``."""
     return ops.expand(unsqueeze_reduced(ops, grad, dims, keepdim), shape)
 
@@ -119,8 +146,15 @@ def _type_name(array: np.ndarray) -> str:
 
 
 _SCALAR_TYPE_NAMES = {
-    "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-    "bool": "Bool", "float32": "Float", "float64": "Double", "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
 }
 
 
@@ -166,9 +200,7 @@ def _int_dim(name: str, dim: Any) -> int:
     """A ``dim`` that must be one int (argmax, cumsum, median ...), with PyTorch's TypeError."""
     if isinstance(dim, int | np.integer) and not isinstance(dim, bool):
         return int(dim)
-    raise TypeError(
-        f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}"
-    )
+    raise TypeError(f"{name}(): argument 'dim' (position 2) must be int, not {type(dim).__name__}")
 
 
 def _dims_arg(name: str, dim: Any, allow_none: bool = True) -> Any:
@@ -184,8 +216,9 @@ def _dims_arg(name: str, dim: Any, allow_none: bool = True) -> Any:
     )
 
 
-def _check_not_empty(name: str, a: np.ndarray, error: type[Exception] = RuntimeError,
-                     hint: bool = True) -> None:
+def _check_not_empty(
+    name: str, a: np.ndarray, error: type[Exception] = RuntimeError, hint: bool = True
+) -> None:
     """PyTorch's error for a full reduction without identity over no elements."""
     if a.size == 0:
         message = f"{name}(): Expected reduction dim to be specified for input.numel() == 0."
@@ -258,7 +291,6 @@ def _in_single(a: np.ndarray) -> np.ndarray:
     return a.astype(_SINGLE) if a.dtype == _HALF else a
 
 
-
 # ----------------------------------------------------------------------------------------------
 # sum, mean
 
@@ -316,8 +348,7 @@ def _(ops, grad, self, dim, keepdim):
 
 
 @tensor_method
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
-           dtype: Any = None) -> Tensor:
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Sum treating NaN as zero (of all elements, or over ``dim``)."""
     if isinstance(dim, list | tuple) and not dim:
         dim = None
@@ -325,12 +356,13 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *,
 
 
 @tensor_method
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *,
-            dtype: Any = None) -> Tensor:
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """Mean of the non-NaN elements: ``nansum / count of non-NaN`` (NaN where all are NaN)."""
     if input._data.dtype.kind not in "fcV":
-        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
-                           f"but got {_type_name(input._data)}")
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype "
+            f"but got {_type_name(input._data)}"
+        )
     _mean_check(input._data, dtype, "nanmean")
     count = sum(logical_not(isnan(input)), dim, keepdim)
     return div(nansum(input, dim, keepdim, dtype=dtype), count)
@@ -372,8 +404,9 @@ def _(ops, grad, self_shape):
 def _mean_dim(self, dim, keepdim=False, *, dtype=None):
     d = _mean_check(self, dtype)
     dims = normalize_dims(dim, self.ndim)
-    return _accumulate(np.mean, self if d is None else self.astype(d), None, axis=dims,
-                       keepdims=keepdim)
+    return _accumulate(
+        np.mean, self if d is None else self.astype(d), None, axis=dims, keepdims=keepdim
+    )
 
 
 @_mean_dim.derivative("self")
@@ -403,9 +436,7 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     shape = size_args(size)
     have = input._data.shape
     lead = len(have) - len(shape)
-    if lead < 0 or builtins.any(
-        s != 1 and s != h for s, h in zip(shape, have[lead:], strict=True)
-    ):
+    if lead < 0 or builtins.any(s != 1 and s != h for s, h in zip(shape, have[lead:], strict=True)):
         raise RuntimeError(f"size {{{list(shape)}}} is not expandable to size {{{list(have)}}}.")
     dims = tuple(range(lead)) + tuple(
         lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1
@@ -561,8 +592,7 @@ def _cumprod_backward_with_zeros(ops: Any, grad: Any, x: Any, dim: int, result: 
         first = (x == 0) & one
         between = ops.cumprod(ops.where(one & ~first, x, 1), dim)
         after_first = ops.sum(between * ops.where(one, grad, 0), dim, keepdim=True)
-        previous = ops.where(_first_position(tuple(x.shape), dim), 1,
-                             _shift(ops, result, dim, 1))
+        previous = ops.where(_first_position(tuple(x.shape), dim), 1, _shift(ops, result, dim, 1))
         return ops.where(first, after_first * previous, out)
 
 
@@ -678,8 +708,9 @@ def _take_along(a: np.ndarray, dim: int, keepdim: bool, indices: np.ndarray) -> 
     return c_contiguous(out if keepdim else np.squeeze(out, axis=dim))
 
 
-def _value_selecting_backward(ops: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
-                              keepdim: bool, indices: Any) -> Any:
+def _value_selecting_backward(
+    ops: Any, grad: Any, self_shape: tuple[int, ...], dim: int, keepdim: bool, indices: Any
+) -> Any:
     """Gradient of picking one element per slice: ``grad`` placed at ``indices``, zeros
     elsewhere (so among equal values the one whose index was returned gets it all)."""
     if not self_shape:
@@ -953,8 +984,9 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _median_all(self):
     flat = self.reshape(-1)
     if flat.size == 0:
-        return np.asarray(np.nan if self.dtype.kind in "fV" else np.iinfo(self.dtype).min,
-                          self.dtype)
+        return np.asarray(
+            np.nan if self.dtype.kind in "fV" else np.iinfo(self.dtype).min, self.dtype
+        )
     if self.dtype.kind in "fV" and np.isnan(flat).any():
         return np.asarray(np.nan, self.dtype)
     return np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
@@ -1036,8 +1068,14 @@ def _correction(name: str, dim: Any, unbiased: Any, correction: Any) -> tuple[An
     return dim, correction
 
 
-def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, keepdim: bool,
-             one_pass: bool = True, take_sqrt: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def _moments(
+    a: np.ndarray,
+    dims: tuple[int, ...] | None,
+    correction: float,
+    keepdim: bool,
+    one_pass: bool = True,
+    take_sqrt: bool = False,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(var, mean)`` over ``dims`` (all when None) with ``max(0, n - correction)`` degrees of
     freedom (inf or NaN when that is 0, as PyTorch), the variance's square root if
     ``take_sqrt``, both in ``a``'s dtype.
@@ -1093,8 +1131,10 @@ def _moments(a: np.ndarray, dims: tuple[int, ...] | None, correction: float, kee
         if take_sqrt:
             var = np.sqrt(var)
     # In C order, as PyTorch allocates a reduction's result.
-    return (var.astype(a.dtype, order="C"),
-            _squeeze_dims(mean, axes, keepdim).astype(a.dtype, order="C"))
+    return (
+        var.astype(a.dtype, order="C"),
+        _squeeze_dims(mean, axes, keepdim).astype(a.dtype, order="C"),
+    )
 
 
 def _infinite_last_alone(a: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
@@ -1135,8 +1175,9 @@ def _one_number(a: np.ndarray, dims: tuple[int, ...] | None) -> bool:
     return a.size == _count(a.shape, axes)
 
 
-def _var_backward(ops: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, correction: float,
-                  keepdim: bool) -> Any:
+def _var_backward(
+    ops: Any, grad: Any, self: Any, dims: tuple[int, ...] | None, correction: float, keepdim: bool
+) -> Any:
     """Gradient of the variance: ``2 / (n - correction) * grad * (x - mean)``.
 
     Over all elements with no degrees of freedom left, PyTorch returns ``grad * inf`` (NaN where
@@ -1159,8 +1200,9 @@ def _std_to_var_grad(ops: Any, grad: Any, result: Any) -> Any:
     return ops.where(result == 0, 0, grad / (result * 2))
 
 
-def _mean_backward(ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None,
-                   keepdim: bool) -> Any:
+def _mean_backward(
+    ops: Any, grad: Any, shape: tuple[int, ...], dims: tuple[int, ...] | None, keepdim: bool
+) -> Any:
     axes = tuple(range(len(shape))) if dims is None else dims
     n = _count(shape, axes)
     return expand_reduced(ops, ops.div(grad, builtins.max(n, 1)), shape, axes, keepdim)
@@ -1230,8 +1272,9 @@ _VAR_SIGNATURES = (
 )
 
 
-def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
-                 correction: Any) -> Any:
+def _moment_call(
+    name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
+) -> Any:
     dim, correction = _correction(name, dim, unbiased, correction)
     a = input._data
     if a.dtype.kind not in "fcV":
@@ -1258,8 +1301,14 @@ def _moment_call(name: str, fn: Any, input: Tensor, dim: Any, unbiased: Any, kee
 
 @tensor_method
 @_overloads(*_VAR_SIGNATURES)
-def var(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
-        correction: Any = _UNSET) -> Tensor:
+def var(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = _UNSET,
+    keepdim: bool = False,
+    *,
+    correction: Any = _UNSET,
+) -> Tensor:
     """Variance over ``dim`` (all dims by default) with ``n - correction`` degrees of freedom.
 
     ``correction`` defaults to 1 (Bessel's correction); ``unbiased=False`` means 0. With no
@@ -1275,22 +1324,40 @@ def var(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = 
 
 @tensor_method
 @_overloads(*_VAR_SIGNATURES)
-def std(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
-        correction: Any = _UNSET) -> Tensor:
+def std(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = _UNSET,
+    keepdim: bool = False,
+    *,
+    correction: Any = _UNSET,
+) -> Tensor:
     """Standard deviation: the square root of :func:`var` (same arguments)."""
     return _moment_call("std", _std, input, dim, unbiased, keepdim, correction)
 
 
 @_overloads(*_VAR_SIGNATURES)
-def var_mean(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
-             correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
+def var_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = _UNSET,
+    keepdim: bool = False,
+    *,
+    correction: Any = _UNSET,
+) -> tuple[Tensor, Tensor]:
     """``(var, mean)`` over ``dim`` in one pass, one node (``VarMeanBackward0``)."""
     return _moment_call("var_mean", _var_mean, input, dim, unbiased, keepdim, correction)
 
 
 @_overloads(*_VAR_SIGNATURES)
-def std_mean(input: Tensor, dim: Any = None, unbiased: Any = _UNSET, keepdim: bool = False, *,
-             correction: Any = _UNSET) -> tuple[Tensor, Tensor]:
+def std_mean(
+    input: Tensor,
+    dim: Any = None,
+    unbiased: Any = _UNSET,
+    keepdim: bool = False,
+    *,
+    correction: Any = _UNSET,
+) -> tuple[Tensor, Tensor]:
     """``(std, mean)`` over ``dim`` in one pass, one node (``StdMeanBackward0``)."""
     return _moment_call("std_mean", _std_mean, input, dim, unbiased, keepdim, correction)
 
@@ -1313,14 +1380,22 @@ def _vector_norm(self, ord, dim, keepdim, dtype=None):  # noqa: A002 - PyTorch's
     return _norm_values(a, ord, dim, keepdim)
 
 
-def _norm_values(a: np.ndarray, ord: float, dim: tuple[int, ...] | None,  # noqa: A002
-                 keepdim: bool) -> np.ndarray:
+def _norm_values(
+    a: np.ndarray,
+    ord: float,
+    dim: tuple[int, ...] | None,  # noqa: A002
+    keepdim: bool,
+) -> np.ndarray:
     """The vector ``ord``-norm of ``a`` over ``dim`` (all dims if None), in C order."""
     return c_contiguous(_norm_any_order(a, ord, dim, keepdim))
 
 
-def _norm_any_order(a: np.ndarray, ord: float, dim: tuple[int, ...] | None,  # noqa: A002
-                    keepdim: bool) -> np.ndarray:
+def _norm_any_order(
+    a: np.ndarray,
+    ord: float,
+    dim: tuple[int, ...] | None,  # noqa: A002
+    keepdim: bool,
+) -> np.ndarray:
     axes = tuple(range(a.ndim)) if dim is None else dim
     if ord != 0 and _count(a.shape, axes) == 1:
         # One element per slice: its absolute value (no overflow in squaring, as PyTorch).
@@ -1384,8 +1459,9 @@ def _norm_backward(ops: Any, grad: Any, x: Any, p: float, axes: tuple[int, ...],
 
 
 @tensor_method
-def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False,
-         dtype: Any = None) -> Tensor:
+def norm(
+    input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Tensor:
     """The vector ``p``-norm over ``dim`` (all elements by default): ``(sum |x|^p)^(1/p)``.
 
     ``p`` may be ``'fro'`` (the 2-norm), a number, ``inf`` (max ``|x|``), ``-inf`` (min
@@ -1645,17 +1721,27 @@ def _sort_order(a: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     everything ascending and before everything descending, -0.0 equal to 0.0."""
     if a.ndim == 0:
         return np.zeros((), np.int64)
+    if a.dtype.kind == "V":  # (bfloat16: NumPy's sort misplaces its NaNs; float32 is exact)
+        a = a.astype(np.float32)
     if not descending:
         return np.argsort(a, axis=dim, kind="stable").astype(np.int64, copy=False)
-    if a.dtype.kind in "fV":
-        values = a.astype(np.float64) if a.dtype.kind == "V" else a
+    if a.dtype.kind == "f":
         with np.errstate(invalid="ignore"):
-            nan_last = ~np.isnan(values)  # (False first: NaNs lead)
-        keys = np.where(nan_last, -values, 0)
+            nan_last = ~np.isnan(a)  # (False first: NaNs lead)
+        keys = np.where(nan_last, -a, 0)
         order = np.lexsort((np.moveaxis(keys, dim, -1), np.moveaxis(nan_last, dim, -1)))
         return np.moveaxis(order, -1, dim).astype(np.int64, copy=False)
     reversed_keys = ~a  # (order-reversing for integers and booleans, without overflow)
     return np.argsort(reversed_keys, axis=dim, kind="stable").astype(np.int64, copy=False)
+
+
+def _sort_order_as_pytorch(a: np.ndarray, dim: int, descending: bool, stable: bool) -> np.ndarray:
+    """The indices PyTorch's CPU sort returns: a stable sort, then, unless ``stable``, the
+    slices with equal values in the order of PyTorch's ``std::sort`` (``ops/selection.py``)."""
+    order = _sort_order(a, dim, descending)
+    if stable or a.ndim == 0:
+        return order
+    return unstable_sort_indices(a, dim, descending, order)
 
 
 def _laid_out_as(out: np.ndarray, self: np.ndarray) -> np.ndarray:
@@ -1676,8 +1762,9 @@ def _sorted_values(self, dim, indices):
     return _laid_out_as(np.take_along_axis(self, indices, axis=dim), self)
 
 
-def _through_indices(ops: Any, grad: Any, self_shape: tuple[int, ...], dim: int,
-                     indices: Any) -> Any:
+def _through_indices(
+    ops: Any, grad: Any, self_shape: tuple[int, ...], dim: int, indices: Any
+) -> Any:
     """The gradient of elements taken at ``indices`` along ``dim`` (sort's, topk's): each
     sent back to the element it came from."""
     if not self_shape:
@@ -1694,30 +1781,30 @@ _NOT_GIVEN: Any = object()
 
 
 @tensor_method
-def sort(input: Tensor, dim: int = -1, descending: bool = False,
-         stable: Any = _NOT_GIVEN) -> Any:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = _NOT_GIVEN) -> Any:
     """The elements of ``input`` sorted along ``dim`` and the indices they came from
-    (``values``, ``indices``). Ties keep their order (chainrule always sorts stably; PyTorch's
-    default sort may order ties differently on long inputs)."""
+    (``values``, ``indices``). With ``stable=True`` ties keep their order; by default, equal
+    elements are ordered as PyTorch's CPU sort (libstdc++'s ``std::sort``) orders them."""
     a = input._data
     if a.dtype.kind == "c":
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
-    indices = wrap(_laid_out_as(_sort_order(a, d, bool(descending)), a))
-    values = (_sorted_values if stable is _NOT_GIVEN else _sorted_values_stable)(input, d,
-                                                                                 indices)
+    order = _sort_order_as_pytorch(
+        a, d, bool(descending), bool(stable) and stable is not _NOT_GIVEN
+    )
+    indices = wrap(_laid_out_as(order, a))
+    values = (_sorted_values if stable is _NOT_GIVEN else _sorted_values_stable)(input, d, indices)
     return return_types.sort((values, indices))
 
 
 @tensor_method
-def argsort(input: Tensor, dim: int = -1, descending: bool = False,
-            stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
     a = input._data
     if a.dtype.kind == "c":
         raise RuntimeError(" Sort does not support complex dtypes on CPU")
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
-    return wrap(_laid_out_as(_sort_order(a, d, bool(descending)), a))
+    return wrap(_laid_out_as(_sort_order_as_pytorch(a, d, bool(descending), bool(stable)), a))
 
 
 @tensor_method
@@ -1739,8 +1826,7 @@ _top_values.derivative("self")(_through_indices)
 
 
 @tensor_method
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
-         sorted: bool = True) -> Any:
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """The ``k`` largest (or smallest) elements along ``dim`` and their indices, in order
     (NaN counts as the largest; among equal elements, and in the order of ``sorted=False``,
     as PyTorch's CPU kernel's libstdc++ selection leaves them)."""
@@ -1761,8 +1847,14 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True,
     return return_types.topk((_top_values(input, d, indices), indices))
 
 
-def _topk_as_pytorch(a: np.ndarray, dim: int, k: int, largest: bool, sorted: bool,  # noqa: A002
-                     chosen: np.ndarray) -> np.ndarray:
+def _topk_as_pytorch(
+    a: np.ndarray,
+    dim: int,
+    k: int,
+    largest: bool,
+    sorted: bool,  # noqa: A002
+    chosen: np.ndarray,
+) -> np.ndarray:
     """``chosen`` (the first k of a stable sort) with the slices where PyTorch's libstdc++
     selection picks or orders otherwise redone as it does: those with equal values, and all
     of them for ``sorted=False`` unless k * 64 <= n (then PyTorch sorts them too)."""
@@ -1798,8 +1890,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
     size = a.shape[d] if a.ndim else 1
     if not 1 <= k <= size:
-        raise RuntimeError(
-            f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     if a.ndim == 0:
         index = np.zeros((), np.int64)
     else:

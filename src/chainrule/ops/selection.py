@@ -7,14 +7,24 @@ ATen's SortingUtils.h: median-of-three pivot, Hoare partition, NaN the largest) 
 elements. A slice whose k-th smallest value is unique needs no simulation: its index is that
 element's; a slice where it is tied runs the same swaps as PyTorch's, on the slice's values.
 ``mode`` sorts (value, index) pairs with ``std::sort`` (libstdc++'s introsort), whose order of
-equal values :func:`introsort_order` reproduces.
+equal values :func:`introsort_order` reproduces; so does the default (unstable) ``sort``, whose
+tied slices :func:`unstable_sort_indices` sorts again with :func:`std_sort_order`.
 """
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["kth_smallest_indices", "introsort_order", "DepthLimitReached", "topk_order"]
+__all__ = [
+    "kth_smallest_indices",
+    "introsort_order",
+    "DepthLimitReached",
+    "topk_order",
+    "std_sort_order",
+    "unstable_sort_indices",
+]
 
 
 def _greater_or_nan(x: float, y: float) -> bool:
@@ -309,3 +319,176 @@ def topk_order(values: list, k: int, largest: bool, sorted: bool) -> list[int]: 
         if sorted:
             algorithms.sort(0, k - 1)
     return [i for _, i in keys[:k]]
+
+
+# ----------------------------------------------------------------------------------------------
+# The default (unstable) sort: libstdc++'s std::sort on the slices that have ties
+
+# PyTorch's CPU sort radix-sorts (stably) a 1-D integer tensor ascending from this many elements
+# (at::internal::GRAIN_SIZE) when fbgemm's radix sort runs with OpenMP, as in its CPU wheels.
+_RADIX_SORT_MIN = 32768
+# Segments longer than this are partitioned with array operations, shorter ones in Python.
+_ARRAY_PARTITION_MIN = 256
+
+
+def _median_of_three(a: int, b: int, c: int, ka: object, kb: object, kc: object) -> int:
+    """libstdc++'s ``__move_median_to_first``: the position of the median of the keys at
+    ``a``, ``b``, ``c`` (``ka < kb`` etc. compare ranks)."""
+    if ka < kb:
+        return b if kb < kc else (c if ka < kc else a)
+    return a if ka < kc else (c if kb < kc else b)
+
+
+def _partition_arrays(ranks: np.ndarray, carried: tuple, first: int, last: int) -> int:
+    """One ``__unguarded_partition_pivot`` of ``[first, last)``, done with array operations;
+    returns the cut.
+
+    The left scan stops at the elements not below the pivot, the right scan at those not
+    above it, both in the order of the original values (the scans never pass each other's
+    swapped positions before the last swap), so the k-th stops pair up while the left one is
+    before the right one. The arrays in ``carried`` move with ``ranks``."""
+    a, b, c = first + 1, first + (last - first) // 2, last - 1
+    median = _median_of_three(a, b, c, ranks[a], ranks[b], ranks[c])
+    for array in (ranks, *carried):
+        array[first], array[median] = array[median], array[first]
+    pivot = ranks[first]
+    segment = ranks[first + 1 : last]
+    left = np.flatnonzero(segment >= pivot) + (first + 1)
+    right = np.flatnonzero(segment <= pivot)[::-1] + (first + 1)
+    pairs = min(left.size, right.size)
+    swaps = int(np.count_nonzero(left[:pairs] < right[:pairs]))
+    if swaps:
+        low, high = left[:swaps], right[:swaps]
+        for array in (ranks, *carried):
+            array[low], array[high] = array[high], array[low]
+    cut = last
+    if swaps < left.size:
+        cut = int(left[swaps])
+    if swaps:
+        cut = min(cut, int(right[swaps - 1]))
+    return cut
+
+
+def _rank_below(n: int, x: int, y: int) -> bool:
+    """Whether key ``x`` (``rank * n + position``) ranks below key ``y``."""
+    return x // n < y // n
+
+
+def _introsort_in_python(keys: list, first: int, last: int, depth: int, n: int) -> None:
+    """libstdc++'s ``__introsort_loop`` on ``keys[first:last]``, each key ``rank * n +
+    position`` (keys compare by rank: ``x`` is below ``y`` when ``x < y - y % n``)."""
+    stack = [(first, last, depth)]
+    while stack:
+        first, last, depth = stack.pop()
+        while last - first > 16:
+            if depth == 0:  # (heapsort: std::partial_sort(first, last, last))
+                heap = _Libstdcxx(keys, functools.partial(_rank_below, n))
+                heap._heap_select(first, last, last)
+                heap._sort_heap(first, last)
+                break
+            depth -= 1
+            a, b, c = first + 1, first + (last - first) // 2, last - 1
+            median = _median_of_three(a, b, c, keys[a] // n, keys[b] // n, keys[c] // n)
+            keys[first], keys[median] = keys[median], keys[first]
+            pivot = keys[first]
+            below = pivot - pivot % n  # (x < below: x's rank is below the pivot's)
+            above = below + n  # (x >= above: x's rank is above the pivot's)
+            low, high = first + 1, last
+            while True:
+                while keys[low] < below:
+                    low += 1
+                high -= 1
+                while keys[high] >= above:
+                    high -= 1
+                if not low < high:
+                    break
+                keys[low], keys[high] = keys[high], keys[low]
+                low += 1
+            stack.append((first, low, depth))
+            first = low
+
+
+def _has_equal_ranks(ranks: np.ndarray, tied: np.ndarray, first: int, last: int) -> bool:
+    """Whether two elements of ``ranks[first:last]`` are equal (``tied`` marks the elements
+    whose rank occurs more than once in the whole slice)."""
+    candidates = ranks[first:last][tied[first:last]]
+    return candidates.size > 1 and np.unique(candidates).size < candidates.size
+
+
+def std_sort_order(ranks: np.ndarray) -> np.ndarray:
+    """The positions of a slice in the order libstdc++'s ``std::sort`` leaves it, its elements
+    comparing as ``ranks`` (integers from 0; equal ranks are tied): introsort with a
+    median-of-three pivot and unguarded partitions down to 16 elements (heapsort past
+    2 log2(n) levels), then an insertion sort, which is stable, so a stable sort by rank here.
+
+    A segment without two equal ranks is not partitioned further: whatever its partitions
+    do, it ends sorted in the one order its distinct ranks allow."""
+    n = ranks.shape[0]
+    positions = np.arange(n, dtype=np.int64)
+    if n <= 16:  # (only the insertion sort runs)
+        return positions
+    ranks = ranks.astype(np.int64)
+    tied = np.bincount(ranks)[ranks] > 1
+    in_python = []
+    stack = [(0, n, 2 * (n.bit_length() - 1))]
+    while stack:
+        first, last, depth = stack.pop()
+        while last - first > 16 and _has_equal_ranks(ranks, tied, first, last):
+            if depth == 0 or last - first < _ARRAY_PARTITION_MIN:
+                in_python.append((first, last, depth))
+                break
+            depth -= 1
+            cut = _partition_arrays(ranks, (positions, tied), first, last)
+            stack.append((first, cut, depth))
+            first = cut
+    for first, last, depth in in_python:
+        keys = (ranks[first:last] * n + positions[first:last]).tolist()
+        _introsort_in_python(keys, 0, last - first, depth, n)
+        done = np.asarray(keys, np.int64)
+        ranks[first:last], positions[first:last] = np.divmod(done, n)
+    return positions[np.argsort(ranks, kind="stable")]
+
+
+def unstable_sort_indices(
+    a: np.ndarray, dim: int, descending: bool, order: np.ndarray
+) -> np.ndarray:
+    """``order`` (a stable sort of ``a`` along ``dim``, NaN largest) changed to the order
+    PyTorch's default CPU sort gives: ``std::sort`` of (value, index) pairs, which orders equal
+    values otherwise than a stable sort from 17 elements on. Only slices with equal values
+    are sorted again (detected by comparing neighbours in the stable order); ``order`` is
+    changed in place and returned."""
+    n = a.shape[dim] if a.ndim else 1
+    if n <= 16 or a.strides[dim] == 0:  # (a zero stride: PyTorch returns 0, 1, 2 ...)
+        return order
+    if a.ndim == 1 and not descending and a.dtype.kind in "iu" and n >= _RADIX_SORT_MIN:
+        return order  # (radix sort: stable)
+    values = a.astype(np.float32) if a.dtype.kind == "V" else a  # (bfloat16)
+    if values.ndim == 1:
+        ordered = values[order]
+    else:
+        ordered = np.moveaxis(np.take_along_axis(values, order, axis=dim), dim, -1)
+    equal = ordered[..., 1:] == ordered[..., :-1]
+    floating = values.dtype.kind == "f"
+    any_tie = np.count_nonzero(equal) > 0  # (faster than .any() on short slices)
+    if floating:  # (two NaNs are tied too: NaN leads when descending, else trails)
+        second = ordered[..., 1 if descending else -2]
+        nan_pair = second != second  # (NaN is the only value unequal to itself)
+        any_tie = any_tie or np.count_nonzero(nan_pair) > 0
+    if not any_tie:
+        return order
+    tied = equal.any(axis=-1)
+    if floating:
+        tied = tied | nan_pair
+    rows_order = np.moveaxis(order, dim, -1)
+    rows = [()] if tied.ndim == 0 else [tuple(row) for row in np.argwhere(tied)]
+    for row in rows:
+        row_values = ordered[row]
+        row_equal = equal[row]
+        if floating:
+            nan = np.isnan(row_values)
+            row_equal = row_equal | (nan[1:] & nan[:-1])
+        sorted_ranks = np.concatenate(([0], np.cumsum(~row_equal)))
+        ranks = np.empty(n, np.int64)
+        ranks[rows_order[row]] = sorted_ranks
+        rows_order[row] = std_sort_order(ranks)
+    return order
