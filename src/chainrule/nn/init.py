@@ -23,6 +23,7 @@ import numpy as np
 from .._overrides import handle_torch_function, has_torch_function_variadic
 from .._tensor import Tensor
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
+from ..ops import random_streams
 from ..ops.creation import Generator, default_generator
 from ..ops.inplace import bump_version
 from ..ops.nn_ops._common import scalar_name
@@ -98,7 +99,8 @@ def _uniform_values(tensor: Tensor, a: float, b: float, rng: np.random.Generator
             f"uniform_ expects to return a [from, to) range, but found from={_number(a)} > "
             f"to={_number(b)}"
         )
-    return rng.uniform(a, b, tensor._data.shape)
+    data = tensor._data
+    return random_streams.uniform(rng, data.shape, data.dtype, a, b, data.strides)
 
 
 def _normal_values(
@@ -111,7 +113,9 @@ def _normal_values(
     _sampled(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
-    return rng.normal(mean, std, tensor._data.shape if shape is None else shape)
+    shape = tensor._data.shape if shape is None else shape
+    strides = tensor._data.strides if shape == tensor._data.shape else None
+    return random_streams.normal(rng, shape, tensor._data.dtype, mean, std, strides)
 
 
 def calculate_gain(nonlinearity: str, param: float | None = None) -> float:

@@ -21,6 +21,7 @@ from .._size import DEFAULT_DEVICE, Size, targets_meta
 from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
+from . import random_streams
 from ._registry import KEEP, op, tensor_method
 from .scalar_conversion import check_integral_elements, check_number_argument, fill_value_for
 
@@ -1195,16 +1196,17 @@ def triu_indices(
 
 
 class Generator:
-    """A seeded source of random numbers (NumPy's PCG64 underneath).
-
-    chainrule's random streams are reproducible with ``manual_seed`` but are not PyTorch's
-    streams: the same seed gives different numbers than in PyTorch.
+    """A seeded source of random numbers: PyTorch's CPU generator (its mt19937 stream, seeded
+    from the seed's low 32 bits), so ``manual_seed(s)`` gives PyTorch's numbers for ``rand``,
+    ``randn``, ``randint``, ``randperm``, ``normal_``, ``uniform_``, ``bernoulli`` and dropout
+    (``ops/random_streams.py``); other distributions draw from the same stream by NumPy's
+    algorithms.
     """
 
     def __init__(self, device: Any = "cpu") -> None:
         self.device = Device(device)
         self._seed = 67280421310721
-        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        self._rng = np.random.Generator(random_streams.TorchMT19937(self._seed))
 
     def __repr__(self) -> str:
         return f"<chainrule._C.Generator object at {hex(id(self))}>"
@@ -1213,7 +1215,7 @@ class Generator:
         """Reseed and return self."""
         seed = int(seed)
         self._seed = seed
-        self._rng = np.random.Generator(np.random.PCG64(seed & ((1 << 128) - 1)))
+        self._rng = np.random.Generator(random_streams.TorchMT19937(seed))
         return self
 
     def seed(self) -> int:
@@ -1228,14 +1230,20 @@ class Generator:
 
     def get_state(self) -> Tensor:
         """The generator's state as a uint8 tensor (restorable with ``set_state``)."""
-        state = json.dumps({"seed": self._seed, "state": self._rng.bit_generator.state})
-        return wrap(np.frombuffer(state.encode(), dtype=np.uint8).copy())
+        state = dict(self._rng.bit_generator.state)
+        inner = dict(state["state"])
+        inner["key"] = [int(k) for k in inner["key"]]
+        state["state"] = inner
+        payload = json.dumps({"seed": self._seed, "state": state})
+        return wrap(np.frombuffer(payload.encode(), dtype=np.uint8).copy())
 
     def set_state(self, new_state: Tensor) -> Generator:
         """Restore a state returned by ``get_state``."""
         payload = json.loads(bytes(new_state._data.astype(np.uint8)).decode())
         self._seed = payload["seed"]
-        self._rng.bit_generator.state = payload["state"]
+        state = payload["state"]
+        state["state"]["key"] = np.array(state["state"]["key"], dtype=np.uint32)
+        self._rng.bit_generator.state = state
         return self
 
     @property
@@ -1304,7 +1312,7 @@ def rand(*args: Any, **kwargs: Any) -> Tensor:
     if meta:  # (no draws: the generator's state is left as it was, as PyTorch's)
         return make_tensor(meta_array(shape, d.np), builtins.bool(bound["requires_grad"]))
     return make_tensor(
-        _gen(bound.get("generator")).random(shape).astype(d.np),
+        random_streams.uniform(_gen(bound.get("generator")), shape, d.np, 0.0, 1.0),
         builtins.bool(bound["requires_grad"]),
     )
 
@@ -1321,7 +1329,7 @@ def randn(*args: Any, **kwargs: Any) -> Tensor:
     if meta:
         return make_tensor(meta_array(shape, d.np), builtins.bool(bound["requires_grad"]))
     return make_tensor(
-        _gen(bound.get("generator")).standard_normal(shape).astype(d.np),
+        random_streams.normal(_gen(bound.get("generator")), shape, d.np),
         builtins.bool(bound["requires_grad"]),
     )
 
@@ -1657,8 +1665,8 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
     _check_random_bounds(low, high, d)
     if meta:
         return make_tensor(meta_array(shape, d.np), requires_grad)
-    values = _gen(bound.get("generator")).integers(low, high, shape)
-    return make_tensor(values.astype(d.np), requires_grad)
+    values = random_streams.integers(_gen(bound.get("generator")), shape, low, high, d.np)
+    return make_tensor(values, requires_grad)
 
 
 def rand_like(
@@ -1727,7 +1735,7 @@ def randperm(
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     d = _resolve_dtype(dtype) or _dtype.int64
-    return make_tensor(_gen(generator).permutation(n).astype(d.np), requires_grad)
+    return make_tensor(random_streams.permutation(_gen(generator), n).astype(d.np), requires_grad)
 
 
 _NORMAL_SIGNATURES = (
@@ -1819,15 +1827,22 @@ def normal(
         if tensor_mean:
             return _normal_tensor_mean(mean, std, generator)
         return _normal_tensor_std(mean, std, generator)
-    values = m + s * _gen(generator).standard_normal(shape)
-    return make_tensor(np.asarray(values).astype(d.np), requires_grad)
+    values = random_streams.normal(_gen(generator), shape, d.np, m, s)
+    return make_tensor(values, requires_grad)
 
 
 def _samples(mean: Any, std: Any, like: np.ndarray, generator: Generator | None) -> np.ndarray:
     """``mean + std * N(0, 1)`` at the broadcast shape, in ``like``'s dtype."""
     shape = np.broadcast_shapes(np.shape(mean), np.shape(std))
-    values = mean + std * _gen(generator).standard_normal(shape)
-    return np.asarray(values).astype(like.dtype)
+    # As PyTorch: standard draws (scaled by a number std in the kernel), then times a tensor
+    # std, then plus the mean, each step in the result's dtype.
+    number_std = not isinstance(std, np.ndarray)
+    draws = random_streams.normal(
+        _gen(generator), shape, like.dtype, 0.0, std if number_std else 1.0
+    )
+    if not number_std:
+        draws = draws * std.astype(like.dtype)
+    return np.asarray(draws + mean).astype(like.dtype)
 
 
 # The gradient of a sample with respect to its mean and std is zero, as PyTorch defines it

@@ -961,9 +961,11 @@ def _(ops, grad):
 
 @op("UniformBackward0", promote=KEEP)
 def _uniform(self, low, high, generator):
+    from . import random_streams
     from .creation import _gen
 
-    return _gen(generator).uniform(low, high, self.shape).astype(self.dtype)
+    rng = _gen(generator)
+    return random_streams.uniform(rng, self.shape, self.dtype, low, high, self.strides)
 
 
 _uniform.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
@@ -971,9 +973,11 @@ _uniform.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN 
 
 @op("NormalBackward0", promote=KEEP)
 def _normal(self, mean, std, generator):
+    from . import random_streams
     from .creation import _gen
 
-    return (mean + std * _gen(generator).standard_normal(self.shape)).astype(self.dtype)
+    rng = _gen(generator)
+    return random_streams.normal(rng, self.shape, self.dtype, mean, std, self.strides)
 
 
 _normal.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)

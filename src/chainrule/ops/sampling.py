@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor
-from . import inplace
+from . import inplace, random_streams
 from ._registry import KEEP, op, recorded_as, tensor_method, zero_derivative
 from .creation import PER_EXAMPLE_DRAWS, Generator, _format_scalar, _gen
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
@@ -29,7 +29,7 @@ _PROBABILITY_MESSAGE = (
 
 def _draw(shape: tuple[int, ...], probability: Any, generator: Any, dtype: np.dtype) -> np.ndarray:
     """1 where a uniform draw falls below ``probability``, else 0, in ``dtype``."""
-    return (_gen(generator).random(shape) < probability).astype(dtype)
+    return random_streams.bernoulli(_gen(generator), probability, shape).astype(dtype)
 
 
 def _check_probabilities(p: np.ndarray, kernel: str) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._strides import empty_preserving_layout
 from ..._tensor import Tensor, wrap
+from .. import random_streams
 from ..creation import PER_EXAMPLE_DRAWS, default_generator
 from ..inplace import inplace_call
 from ..pointwise import mul
@@ -22,8 +23,9 @@ def _check_p(p: float) -> None:
 def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
     if p == 1:
         return np.zeros(shape, dtype)
-    keep = default_generator.rng.random(shape) >= p
-    return (keep / (1 - p)).astype(dtype)
+    # As PyTorch: a Bernoulli(1 - p) mask of the input's dtype, divided by 1 - p.
+    keep = random_streams.bernoulli(default_generator.rng, 1 - p, shape).astype(dtype)
+    return keep / np.asarray(1 - p, dtype)
 
 
 def _laid_out_like(x: np.ndarray, values: np.ndarray) -> np.ndarray:
