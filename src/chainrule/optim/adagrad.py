@@ -33,10 +33,20 @@ class Adagrad(Optimizer):
     ``lr`` may be a tensor; with ``differentiable=True`` the step is recorded by autograd.
     """
 
-    def __init__(self, params: Any, lr: float | Tensor = 1e-2, lr_decay: float = 0,
-                 weight_decay: float = 0, initial_accumulator_value: float = 0,
-                 eps: float = 1e-10, foreach: bool | None = None, *, maximize: bool = False,
-                 differentiable: bool = False, fused: bool | None = None) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-2,
+        lr_decay: float = 0,
+        weight_decay: float = 0,
+        initial_accumulator_value: float = 0,
+        eps: float = 1e-10,
+        foreach: bool | None = None,
+        *,
+        maximize: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
         check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -51,9 +61,15 @@ class Adagrad(Optimizer):
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         defaults = {
-            "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,
-            "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
-            "maximize": maximize, "differentiable": differentiable, "fused": fused,
+            "lr": lr,
+            "lr_decay": lr_decay,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "initial_accumulator_value": initial_accumulator_value,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+            "fused": fused,
         }
         super().__init__(params, defaults)
         check_fused(fused, differentiable, foreach)
@@ -62,6 +78,17 @@ class Adagrad(Optimizer):
                 state = self.state[p]
                 state["step"] = scalar_tensor(0.0)
                 state["sum"] = wrap(np.full_like(p._data, group["initial_accumulator_value"]))
+
+    def _state_of(self, p: Tensor) -> dict[str, Any]:
+        """The state of ``p``, made on its first step when ``p`` came with a group added after
+        construction; as PyTorch, its accumulator starts at the optimizer's default
+        ``initial_accumulator_value``, not the group's."""
+        state = self.state[p]
+        if not state:
+            state["step"] = scalar_tensor(0.0)
+            initial = self.defaults["initial_accumulator_value"]
+            state["sum"] = wrap(np.full_like(p._data, initial))
+        return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         super().__setstate__(state)
@@ -92,7 +119,7 @@ class Adagrad(Optimizer):
         lr, lr_decay, eps = array_hyper(to_scalar(group["lr"])), group["lr_decay"], group["eps"]
         weight_decay = group["weight_decay"]
         for p, grad in grads_of(group, self.state):
-            state = self.state[p]
+            state = self._state_of(p)
             state["step"]._data += 1
             step = float(state["step"]._data)
             g = -grad if group["maximize"] else grad
@@ -114,7 +141,7 @@ class Adagrad(Optimizer):
         for p in group["params"]:
             if p.grad is None:
                 continue
-            state = self.state[p]
+            state = self._state_of(p)
             state_sum, step_t = state["sum"], state["step"]
             step_t += 1
             step = step_t.item()

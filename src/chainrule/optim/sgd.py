@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from .._tensor import Tensor, wrap
 from ..ops.inplace import bump_version
 from .optimizer import (
@@ -39,11 +41,20 @@ class SGD(Optimizer):
         tensor([0.8000], requires_grad=True)
     """
 
-    def __init__(self, params: Any, lr: float | Tensor = 1e-3, momentum: float = 0,
-                 dampening: float = 0, weight_decay: float | Tensor = 0,
-                 nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None, differentiable: bool = False,
-                 fused: bool | None = None) -> None:
+    def __init__(
+        self,
+        params: Any,
+        lr: float | Tensor = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float | Tensor = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: bool | None = None,
+        differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
         check_tensor_lr(lr)
         if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
@@ -52,9 +63,15 @@ class SGD(Optimizer):
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         defaults = {
-            "lr": lr, "momentum": momentum, "dampening": dampening,
-            "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
-            "foreach": foreach, "differentiable": differentiable, "fused": fused,
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
         }
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
@@ -93,7 +110,9 @@ class SGD(Optimizer):
                 state = self.state[p]
                 buf = state.get("momentum_buffer")
                 if buf is None:
-                    buf = wrap(g.copy())
+                    # np.array, not g.copy(): for a 0-dim parameter g is a NumPy scalar,
+                    # whose copy could not be updated in place on the next steps.
+                    buf = wrap(np.array(g))
                     state["momentum_buffer"] = buf
                 else:
                     b = buf._data
