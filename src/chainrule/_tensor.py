@@ -384,8 +384,9 @@ class Tensor(TensorMethods):
         return t
 
     def detach_(self) -> Tensor:
-        """Detach this tensor from the graph in place (it becomes a leaf)."""
-        if self._base is not None and self._base._requires_grad:
+        """Detach this tensor from the graph in place (it becomes a leaf). A view refuses, as
+        in PyTorch (also one of a tensor that does not require grad)."""
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set "

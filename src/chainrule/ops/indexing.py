@@ -770,14 +770,16 @@ def _check_writable(self: Tensor, is_self: bool) -> None:
     check_inference_inplace(self)
     if not _grad_state.grad_enabled:
         return
-    if self._requires_grad:
-        base = self._base
-        if base is not None and self._view_meta is not None:
-            return  # a view PyTorch forbids writing to: the write's own check says so
-        if self._grad_node is None:
+    base = self._base
+    # (a view made before its base required grad requires grad through it, as PyTorch's)
+    if self._requires_grad or base is not None and base._requires_grad:
+        if base is not None:
+            if self._view_meta is not None:
+                return  # a view PyTorch forbids writing to: the write's own check says so
+            if base._grad_node is None:  # a view of a leaf (even one that stopped requiring grad)
+                raise RuntimeError(_VIEW_OF_LEAF_MESSAGE)
+        elif self._grad_node is None:
             raise RuntimeError(_LEAF_MESSAGE if is_self else _VIEW_OF_LEAF_MESSAGE)
-        if base is not None and base._grad_node is None and base._requires_grad:
-            raise RuntimeError(_VIEW_OF_LEAF_MESSAGE)
 
 
 def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:

@@ -164,7 +164,9 @@ def check_inplace(self: Tensor, *others: Any) -> None:
     if base is not None:
         if self._view_meta is not None:
             raise view_inplace_error(self, indirect=False)
-        if base._grad_node is None and base._requires_grad:
+        if base._grad_node is None and (self._requires_grad or base._requires_grad):
+            # (PyTorch: the view requires grad and its base is a leaf; also when the base
+            # stopped requiring grad after the view was made)
             raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
         if base._data.dtype != self._data.dtype:
             raise RuntimeError(DTYPE_VIEW_MESSAGE)
