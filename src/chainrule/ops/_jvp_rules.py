@@ -171,16 +171,16 @@ def _logsumexp_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) ->
 def _softmax_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """PyTorch's ``result * (self_t - logsumexp_jvp(self_p, self_t, {dim}, true))``."""
     (t,) = tangents
-    if result.ndim == 0:
-        return t * 0
+    if result.ndim == 0:  # (0, or NaN where the result is NaN)
+        return result * (t - t * result)
     return result * (t - _logsumexp_jvp(args[0], t, args[1], True))
 
 
 def _log_softmax_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """PyTorch's ``self_t - logsumexp_jvp(self_p, self_t, {dim}, true)``."""
     (t,) = tangents
-    if result.ndim == 0:
-        return t * 0
+    if result.ndim == 0:  # (0, or NaN where the result is NaN)
+        return t - t * result.exp()
     return t - _logsumexp_jvp(args[0], t, args[1], True)
 
 

@@ -30,7 +30,10 @@ def _softmax_dim(ndim: int, dim: int | None, name: str) -> int:
             stacklevel=user_stacklevel(),
         )
         dim = 0 if ndim in (0, 1, 3) else 1
-    return wrap_dim(dim, max(ndim, 1)) if ndim else 0
+    if ndim == 0:
+        wrap_dim(dim, 1)  # (-1 and 0 only: PyTorch's IndexError for others)
+        return 0
+    return wrap_dim(dim, ndim)
 
 
 # Float16 is computed in float32 and rounded once, forward and backward (PyTorch's kernels).
@@ -40,9 +43,7 @@ def _no_kernel_for(name: str, a: np.ndarray, dim: int) -> NotImplementedError:
     """PyTorch's error for (log_)softmax of complex, integer or bool values: its kernel along
     the last dim, or along another, has no version for them."""
     kernel = (
-        f"{name}_lastdim_kernel_impl"
-        if dim == a.ndim - 1 or a.ndim == 0
-        else f"{name}_kernel_impl"
+        f"{name}_lastdim_kernel_impl" if dim == a.ndim - 1 or a.ndim == 0 else f"{name}_kernel_impl"
     )
     return no_kernel(kernel, a.dtype)
 
@@ -50,10 +51,13 @@ def _no_kernel_for(name: str, a: np.ndarray, dim: int) -> NotImplementedError:
 @op("SoftmaxBackward0")
 @half_in_float32
 def _softmax(self, dim):
+    if self.size == 0:  # (no kernel runs: any dtype, as PyTorch's)
+        return np.empty(self.shape, self.dtype)
     if self.dtype.kind not in "fV":
         raise _no_kernel_for("softmax", self, dim)
     if self.ndim == 0:
-        return np.ones_like(self)
+        with np.errstate(invalid="ignore"):
+            return np.exp(self - self)  # 1, or NaN for NaN and infinities
     # PyTorch's softmax allocates its result contiguous, whatever the input's layout.
     shifted = np.subtract(self, self.max(axis=dim, keepdims=True), order="C")
     e = np.exp(shifted, out=shifted)
@@ -64,17 +68,20 @@ def _softmax(self, dim):
 @_softmax.derivative("self")
 @derivative_in_float32
 def _(ops, grad, result, dim):
-    if len(result.shape) == 0:
-        return grad * 0
+    if len(result.shape) == 0:  # (0, or NaN where the result is NaN)
+        return result * (grad - grad * result)
     return result * (grad - ops.sum(grad * result, dim, True))
 
 
 @op("LogSoftmaxBackward0", half_native=True)  # bfloat16 as float16
 def _log_softmax(self, dim):
+    if self.size == 0:  # (no kernel runs: any dtype, as PyTorch's)
+        return np.empty(self.shape, self.dtype)
     if self.dtype.kind not in "fV":
         raise _no_kernel_for("log_softmax", self, dim)
     if self.ndim == 0:
-        return np.zeros_like(self)
+        with np.errstate(invalid="ignore"):
+            return self - self  # 0, or NaN for NaN and infinities
     half = self.dtype if self.dtype in REDUCED_FLOATS else None
     x = self.astype(np.float32) if half else self  # float16/bfloat16 computed in float32
     # Contiguous whatever the input's layout, as PyTorch's log_softmax.
@@ -91,8 +98,8 @@ def _log_softmax(self, dim):
 @_log_softmax.derivative("self")
 @derivative_in_float32
 def _(ops, grad, result, dim):
-    if len(result.shape) == 0:
-        return grad * 0
+    if len(result.shape) == 0:  # (0, or NaN where the result is NaN)
+        return grad - ops.exp(result) * grad
     return grad - ops.exp(result) * ops.sum(grad, dim, True)
 
 

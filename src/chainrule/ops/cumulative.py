@@ -60,10 +60,17 @@ def _make_running(name: str, node: str, largest: bool) -> Any:
 
     def running(input: Tensor, dim: int) -> Any:
         a = input._data
+        if a.size == 0:
+            # PyTorch returns empty results at once: any dim (0 stands in for one out of
+            # range), any dtype
+            d = wrap_dim(dim, a.ndim) if -a.ndim <= dim < a.ndim else 0
+            index_tensor = wrap(np.zeros(a.shape, np.int64))
+            result_type = getattr(return_types, name)
+            return result_type((values(input, d, index_tensor), index_tensor))
         if a.ndim == 0 and dim not in (0, -1):
             raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         d = wrap_dim(dim, a.ndim)
-        if a.dtype.kind == "c":
+        if a.dtype.kind == "c" and a.ndim:  # (a 0-d tensor is its own result, any dtype)
             raise _dtype.no_kernel(f"{name}_cpu", a.dtype)
         indices = np.zeros((), np.int64) if a.ndim == 0 else _running_indices(a, d, largest)
         index_tensor = wrap(indices)
@@ -105,7 +112,7 @@ def cummin(input: Tensor, dim: int) -> Any:
 def _logcumsumexp(self, dim):
     if self.dtype.kind in "iub":
         raise _dtype.no_kernel("logcumsumexp_out_cpu", self.dtype)
-    if self.ndim == 0:
+    if self.ndim == 0 or self.size == 0:  # (complex too)
         return self.copy()
     if self.dtype == _HALF:  # (accumulated in float32, rounded once)
         out = np.logaddexp.accumulate(self.astype(_SINGLE), axis=dim).astype(_HALF)

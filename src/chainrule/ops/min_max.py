@@ -72,8 +72,6 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
         max=tensor(3.))
     """
     a = input._data
-    if a.dtype.kind == "c":
-        raise _dtype.no_kernel("aminmax_cpu", a.dtype)
     if dim is None:
         if a.size == 0:
             raise RuntimeError(
@@ -83,6 +81,11 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> 
     else:
         d = wrap_dim(dim, a.ndim)
         if a.ndim and a.shape[d] == 0:
-            raise IndexError(f"aminmax: Expected reduction dim {dim} to have non-zero size.")
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        if a.ndim == 0 and a.dtype.kind == "c":  # (PyTorch's 0-d path has its own words)
+            name = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(a.dtype)]
+            raise RuntimeError(f"aminmax not implemented for {name}")
+    if a.dtype.kind == "c":
+        raise _dtype.no_kernel("aminmax_cpu", a.dtype)
     low, high = _aminmax(input, dim, keepdim)
     return return_types.aminmax((low, high))

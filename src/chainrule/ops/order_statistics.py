@@ -51,7 +51,7 @@ def _nanmedian_all(self):
     if self.dtype.kind in "fV":
         flat = flat[~np.isnan(flat)]
     if flat.size == 0:
-        if self.dtype.kind in "fV":
+        if self.dtype.kind in "fVcb":  # (NaN in the input's type, True for bool)
             return np.asarray(np.nan, self.dtype)
         return np.asarray(np.iinfo(self.dtype).min, self.dtype)
     return np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2]
@@ -77,6 +77,8 @@ def _nanmedian_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     position of a stable sort (NaN last), so among equal values by position. (A slice of NaN
     only gets its first index; PyTorch's depends on its selection algorithm there.)"""
     rows = _rows(a, dim)
+    if rows.dtype.kind == "V":  # (NumPy's sort of bfloat16 does not put NaN last)
+        rows = rows.astype(np.float32)
     order = np.argsort(rows, axis=-1, kind="stable")
     count = (
         (~np.isnan(rows)).sum(axis=-1)
@@ -100,15 +102,18 @@ def nanmedian(input: Tensor, dim: Any = _UNSET, keepdim: bool = False) -> Any:
         tensor(2.)
     """
     a = input._data
-    if a.dtype == np.bool_ or a.dtype.kind == "c":
-        raise _dtype.no_kernel("median_cpu" if dim is _UNSET else "median_out", a.dtype)
     if dim is _UNSET:
-        return _nanmedian_all(input)
+        if a.size and (a.dtype == np.bool_ or a.dtype.kind == "c"):
+            raise _dtype.no_kernel("median_cpu", a.dtype)
+        return _nanmedian_all(input)  # (NaN in the input's type when empty, any type)
     d = wrap_dim(_int_dim("nanmedian", dim), a.ndim)
+    if a.ndim:
+        _check_dims_not_empty("median", a, (d,))
+    if a.dtype == np.bool_ or a.dtype.kind == "c":
+        raise _dtype.no_kernel("median_out", a.dtype)
     if a.ndim == 0:
         indices = np.zeros((), np.int64)
     else:
-        _check_dims_not_empty("median", a, (d,))
         indices = _nanmedian_indices(a, d, keepdim)
     index_tensor = wrap(np.asarray(indices, np.int64))
     values = _nanmedian_dim(input, d, keepdim, index_tensor)
@@ -132,25 +137,30 @@ def _(ops, grad, self_shape, dim, keepdim, indices):
 def _mode_indices(a: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
     """Index of the most frequent value along ``dim`` (among equally frequent ones the
     smallest), at the last place PyTorch's CPU kernel's ``std::sort`` puts it (first come
-    first for 16 elements or fewer). (Each NaN counts alone; PyTorch's sort of NaNs is not
-    defined, so its picks among NaNs may differ.)"""
+    first for 16 elements or fewer). Each NaN counts alone, and a slice with NaN is ordered
+    as that sort leaves it: ``a < b`` is false either way with a NaN, so NaNs are not last
+    but stop the insertions (the smallest value may come before them, others not)."""
     rows = _rows(a, dim)
+    with_nan = (
+        np.isnan(rows.astype(np.float32) if rows.dtype.kind == "V" else rows).any(axis=-1)
+        if rows.dtype.kind in "fV"
+        else np.zeros(rows.shape[0], bool)
+    )
     out = np.zeros(rows.shape[0], np.int64)
     for r, row in enumerate(rows):
         order = np.argsort(row, kind="stable")
         ordered = row[order]
-        if (
-            row.size > 16
-            and np.any(ordered[1:] == ordered[:-1])
-            and not (row.dtype.kind in "fV" and np.isnan(row.astype(np.float32)).any())
-        ):
-            # PyTorch's std::sort orders equal values otherwise than a stable sort
+        if with_nan[r] or (row.size > 16 and np.any(ordered[1:] == ordered[:-1])):
+            # PyTorch's std::sort orders equal values otherwise than a stable sort, and NaNs
+            # otherwise than last
             keys = row.astype(np.float32) if row.dtype.kind == "V" else row
             try:
                 order = np.asarray(introsort_order(keys.tolist()), np.int64)
                 ordered = row[order]
-            except DepthLimitReached:
-                pass  # (heapsort's order is not reproduced: the stable one stands in)
+            except (DepthLimitReached, IndexError):
+                # (heapsort's order is not reproduced, nor an unguarded partition running
+                # past the end among NaNs: the stable order stands in)
+                pass
         # A run of equal values starts where the value differs from the one before.
         starts = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
         lengths = np.diff(np.append(starts, row.size))
@@ -172,14 +182,12 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
         indices=tensor(3))
     """
     a = input._data
-    if a.dtype.kind == "c":
-        raise _dtype.no_kernel("mode_cpu", a.dtype)
     d = wrap_dim(_int_dim("mode", dim), a.ndim)
-    if a.ndim == 0:
+    if a.ndim == 0:  # (no kernel runs: any dtype, as PyTorch's)
         indices = np.zeros((), np.int64)
     else:
         _check_dims_not_empty("mode", a, (d,))
-        if a.size == 0:
+        if a.size == 0:  # (no kernel runs either)
             shape = list(a.shape)
             if keepdim:
                 shape[d] = 1
@@ -187,6 +195,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
                 del shape[d]
             indices = np.zeros(shape, np.int64)
         else:
+            if a.dtype.kind == "c":
+                raise _dtype.no_kernel("mode_cpu", a.dtype)
             indices = _mode_indices(a, d, keepdim)
     index_tensor = wrap(np.asarray(indices, np.int64))
     return return_types.mode((_mode_values(input, d, keepdim, index_tensor), index_tensor))

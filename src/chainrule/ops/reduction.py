@@ -90,7 +90,7 @@ def normalize_dims(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...
             return tuple(range(ndim))
     out = set()
     for d in dims:
-        w = wrap_dim(d, ndim)
+        w = wrap_dim(d, ndim or 1)  # (a 0-d tensor's dims 0 and -1 are the same one)
         if w in out:
             raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
         out.add(w)
@@ -231,7 +231,8 @@ def _check_dims_not_empty(name: str, a: np.ndarray, dims: Any) -> None:
     """PyTorch's error for a reduction without identity over an empty dimension (``dims`` as
     the caller gave them: PyTorch quotes them unwrapped)."""
     for d in (dims,) if isinstance(dims, int | np.integer) else dims:
-        if a.ndim and a.shape[d] == 0:
+        # (each wrapped in turn: an empty dim before a later one out of range is reported)
+        if a.ndim and a.shape[wrap_dim(d, a.ndim)] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
@@ -334,9 +335,11 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
 
 @op("NansumBackward0")
 def _nansum(self, dim, keepdim=False, *, dtype=None):
+    dims = tuple(range(self.ndim)) if dim is None else normalize_dims(dim, self.ndim)
     if self.dtype.kind == "c":
         raise RuntimeError("nansum on CPU does not support complex inputs")
-    dims = tuple(range(self.ndim)) if dim is None else normalize_dims(dim, self.ndim)
+    if dtype is not None and self.size and self.dtype.kind in "fV" and to_dtype(dtype).is_complex:
+        raise _dtype.no_kernel("nansum_cpu", to_dtype(dtype).np)  # (integers are summed)
     return _accumulate(np.nansum, self, dtype, axis=dims, keepdims=keepdim)
 
 
@@ -828,12 +831,13 @@ def _extreme(name: str, input: Any, args: tuple, kwargs: dict[str, Any]) -> Any:
 
 def _extreme_along(name: str, input: Tensor, dim: int, keepdim: bool) -> Any:
     a = input._data
-    _refuse_complex(name, a)
     d = wrap_dim(dim, a.ndim)
+    if a.ndim:
+        _check_dims_not_empty(name, a, (d,))
+    _refuse_complex(name, a)
     if a.ndim == 0:
         indices = np.zeros((), np.int64)
     else:
-        _check_dims_not_empty(name, a, (d,))
         pick = np.argmax if name == "max" else np.argmin  # first occurrence; NaN wins
         indices = pick(a, axis=d, keepdims=keepdim)
     index_tensor = wrap(np.asarray(indices, np.int64))
@@ -894,12 +898,12 @@ _amin = _make_amax("amin", "AminBackward0", np.min)
 def _amax_amin(name: str, input: Tensor, dim: Any, keepdim: bool) -> Tensor:
     a = input._data
     given = _dims_arg(name, dim)
-    dims = normalize_dims(given, a.ndim)
     if given is None or given == ():
         _check_not_empty(name, a)
     else:
-        _check_dims_not_empty(name, a, given)
-    if a.dtype.kind == "c":
+        _check_dims_not_empty(name, a, given)  # (before repeated dims, as PyTorch)
+    dims = normalize_dims(given, a.ndim)
+    if a.dtype.kind == "c" and a.size:  # (an empty result needs no kernel)
         raise _dtype.no_kernel(f"{name[1:]}_values_cpu", a.dtype)  # max_values_cpu ...
     return (_amax if name == "amax" else _amin)(input, dims, keepdim)
 
@@ -984,8 +988,9 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 def _median_all(self):
     flat = self.reshape(-1)
     if flat.size == 0:
+        # (PyTorch's fill: NaN in the input's type, True for bool; integers their lowest)
         return np.asarray(
-            np.nan if self.dtype.kind in "fV" else np.iinfo(self.dtype).min, self.dtype
+            np.nan if self.dtype.kind in "fVcb" else np.iinfo(self.dtype).min, self.dtype
         )
     if self.dtype.kind in "fV" and np.isnan(flat).any():
         return np.asarray(np.nan, self.dtype)
@@ -1034,15 +1039,18 @@ def median(input: Tensor, dim: Any = _UNSET, keepdim: bool = False) -> Any:
         tensor(2.)
     """
     a = input._data
-    if a.dtype == np.bool_ or a.dtype.kind == "c":
-        raise _dtype.no_kernel("median_cpu" if dim is _UNSET else "median_out", a.dtype)
     if dim is _UNSET:
-        return _median_all(input)
+        if a.size and (a.dtype == np.bool_ or a.dtype.kind == "c"):
+            raise _dtype.no_kernel("median_cpu", a.dtype)
+        return _median_all(input)  # (NaN in the input's type when empty, any type)
     d = wrap_dim(_int_dim("median", dim), a.ndim)
+    if a.ndim:
+        _check_dims_not_empty("median", a, (d,))
+    if a.dtype == np.bool_ or a.dtype.kind == "c":
+        raise _dtype.no_kernel("median_out", a.dtype)
     if a.ndim == 0:
         indices = np.zeros((), np.int64)
     else:
-        _check_dims_not_empty("median", a, (d,))
         indices = _median_indices(a, d, keepdim)
     index_tensor = wrap(np.asarray(indices, np.int64))
     return return_types.median((_median_dim(input, d, keepdim, index_tensor), index_tensor))
@@ -1489,7 +1497,6 @@ def norm(
             f"{_type_name(a)}"
         )
     dims = _dims_arg("norm", dim)
-    axes = normalize_dims(dims, a.ndim)
     if math.isinf(ord):
         if dims is None or dims == () or dims == []:
             if a.size == 0:
@@ -1498,13 +1505,15 @@ def norm(
                     "tensor because the operation does not have an identity"
                 )
         else:
+            # (each dim wrapped and checked in turn, before repeated dims are looked for)
             for d in (dims,) if isinstance(dims, int | np.integer) else dims:
-                if a.ndim and a.shape[d] == 0:
+                if a.ndim and a.shape[wrap_dim(d, a.ndim)] == 0:
                     raise RuntimeError(
                         f"linalg.vector_norm cannot compute the {_p_name(ord)} norm on the "
                         f"dimension {d}because this dimension is empty and the operation does "
                         "not have an identity"
                     )
+    axes = normalize_dims(dims, a.ndim)
     full = dims is None or dims == () or dims == [] or a.ndim == 0
     np_dtype = None if dtype is None else to_dtype(dtype).np
     return _vector_norm(input, ord, None if full else axes, keepdim, np_dtype)
@@ -1885,12 +1894,14 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     """The ``k``-th smallest element along ``dim`` (1-based) and its index (NaN counts as the
     largest; among equal elements the one PyTorch's quickselect picks)."""
     a = input._data
-    if a.dtype.kind in "bc":
-        raise _dtype.no_kernel("kthvalue_cpu", a.dtype)
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    if a.ndim:
+        _check_dims_not_empty("kthvalue", a, (d,))
     size = a.shape[d] if a.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if a.ndim and a.dtype.kind in "bc":  # (a 0-d tensor of any type is its own k-th value)
+        raise _dtype.no_kernel("kthvalue_cpu", a.dtype)
     if a.ndim == 0:
         index = np.zeros((), np.int64)
     else:
