@@ -29,7 +29,7 @@ __all__ = [
     "iterator_order", "broadcast_strides", "empty_in_order", "iterator_output",
     "in_iterator_layout", "MEMORY_FORMATS", "is_contiguous_as", "copy_in_memory_format",
     "memory_format_strides", "storage_root", "flat_storage", "has_internal_overlap", "writable",
-    "OVERLAP_MESSAGE", "warn_expanded_write",
+    "OVERLAP_MESSAGE", "warn_expanded_write", "PARTIAL_OVERLAP_MESSAGE", "overlap_status",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving",
@@ -390,6 +390,31 @@ OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single "
     "memory location. Please clone() the tensor before performing the operation."
 )
+
+PARTIAL_OVERLAP_MESSAGE = (
+    "unsupported operation: some elements of the input tensor and the written-to tensor refer "
+    "to a single memory location. Please clone() the tensor before performing the operation."
+)
+
+
+def overlap_status(a: np.ndarray, b: np.ndarray) -> str:
+    """PyTorch's ``get_overlap_status`` of two arrays: ``"no"`` (no memory in common, or an
+    empty one), ``"too hard"`` (one of them is not non-overlapping and dense: PyTorch does not
+    look further), ``"full"`` (the same memory block with the same strides) or ``"partial"``
+    (overlapping blocks otherwise)."""
+    if a.size == 0 or b.size == 0 or not np.may_share_memory(a, b):
+        return "no"
+    if not (is_non_overlapping_and_dense(a) and is_non_overlapping_and_dense(b)):
+        return "too hard"
+    a_begin = a.__array_interface__["data"][0]
+    b_begin = b.__array_interface__["data"][0]
+    a_end = a_begin + a.size * a.itemsize
+    b_end = b_begin + b.size * b.itemsize
+    if a_begin == b_begin and a_end == b_end:
+        same = a.itemsize == b.itemsize and a.strides == b.strides
+        return "full" if same else "partial"
+    return "partial" if a_begin < b_end and b_begin < a_end else "no"
+
 
 def warn_expanded_write(op_name: str, example: str) -> None:
     """PyTorch's deprecation warning for ``op_name`` writing into an expanded tensor."""

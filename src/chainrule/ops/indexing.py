@@ -28,6 +28,7 @@ from .._meta import refuse_data_dependent
 from .._overrides import DisableTorchFunction
 from .._strides import (
     OVERLAP_MESSAGE,
+    PARTIAL_OVERLAP_MESSAGE,
     c_contiguous,
     copy_preserving_layout,
     empty_in_order,
@@ -35,6 +36,7 @@ from .._strides import (
     is_row_major,
     iterator_order,
     layout_order,
+    overlap_status,
     view_strides,
     warn_expanded_write,
     writable,
@@ -873,6 +875,8 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         if is_conj_view(self):
             raise RuntimeError(CONJ_WRITE_MESSAGE)
     target, entries, is_self = _locate(self._data, index)
+    if isinstance(value, Tensor) and value._data.ndim:  # (a 0-d value is a fill: no check)
+        values = _apart_from(target, value._data, values, refuse_full=bool(entries))
     if entries:
         # PyTorch's order: the indices, the value's shape, its dtype, the indices' bounds
         mask_fill = _check_mask_fill(self, entries, value)
@@ -906,6 +910,22 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
             clone_saved_before_write(self, target)  # (the region written: PyTorch's view)
         target[...] = values
     self._vc[0] += 1
+
+
+def _apart_from(
+    target: np.ndarray, source: np.ndarray, values: np.ndarray, refuse_full: bool
+) -> np.ndarray:
+    """``values`` (read from ``source``) safe to write into ``target``: PyTorch's refusal of a
+    source sharing part of the target's memory (``copy_``), or any of it (``index_put_``:
+    ``refuse_full``), where both are non-overlapping and dense; a copy where they share memory
+    otherwise (NumPy's assignment between overlapping arrays of other strides can read
+    elements it already wrote)."""
+    status = overlap_status(target, source)
+    if status == "partial" or (refuse_full and status == "full"):
+        raise RuntimeError(PARTIAL_OVERLAP_MESSAGE)
+    if status != "no" and np.shares_memory(target, values):
+        return values.copy()
+    return values
 
 
 @tensor_method(name="__iter__")

@@ -244,6 +244,7 @@ def apply_inplace(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
     if DUAL[0]:
         out_of_place = _refusing_as_in_place(out_of_place)
     overlap_ok = _check_overlap(self, out_of_place)
+    check_operand_overlap(self, out_of_place, args, kwargs)
     if not mode & SAVED_HOOKS:
         return commit(self, out_of_place(self, *args, **kwargs), overlap_ok)
     token = MODE.set(mode & ~SAVED_HOOKS)
@@ -288,6 +289,39 @@ def _check_overlap(self: Tensor, out_of_place: Callable[..., Any]) -> bool:
     if warning is not None:
         _strides.warn_expanded_write(*warning)
     return True
+
+
+# Ops PyTorch does not check for inputs overlapping the written tensor (they are no
+# TensorIterator ops), and ops that refuse an input on the written tensor's memory even when it
+# is the same block (``assert_no_overlap``: the indexed writes), by out-of-place function name.
+# (ldexp_: PyTorch's multiplies self by a new tensor, 2 ** other.)
+_OPERAND_OVERLAP_UNCHECKED = frozenset(
+    "addmm addmv addr baddbmm addbmm masked_scatter masked_fill index_fill _fill_tensor "
+    "_fill_scalar set_ _masked_scatter_in_place ldexp".split()
+)
+_OPERAND_OVERLAP_REFUSED = frozenset(
+    "index_add index_copy scatter scatter_add scatter_reduce index_reduce put index_put "
+    "_index_put".split()
+)
+
+
+def check_operand_overlap(
+    self: Tensor, out_of_place: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
+) -> None:
+    """PyTorch's refusal of an in-place op whose tensor input shares part of the written
+    tensor's memory (``assert_no_partial_overlap``; for the indexed writes any of it): both
+    non-overlapping and dense, their blocks overlapping otherwise than as the same block with
+    the same strides. Inputs PyTorch cannot judge (an expanded or strided view) pass."""
+    name = getattr(out_of_place, "__name__", "")
+    if name in _OPERAND_OVERLAP_UNCHECKED:
+        return
+    refused = ("partial", "full") if name in _OPERAND_OVERLAP_REFUSED else ("partial",)
+    data = self._data
+    for arg in (*args, *kwargs.values()):
+        if isinstance(arg, Tensor):
+            status = "full" if arg is self else _strides.overlap_status(data, arg._data)
+            if status in refused:
+                raise RuntimeError(_strides.PARTIAL_OVERLAP_MESSAGE)
 
 
 def inplace_call(self: Tensor, out_of_place: Callable[..., Tensor], *args: Any,
@@ -757,6 +791,8 @@ def _direct(self: Tensor, name: str, args: tuple, kwargs: dict[str, Any]) -> boo
         value = other._data
         if value.dtype != data.dtype:
             return False  # promotion (and PyTorch's errors for a result it cannot cast)
+        if value is not data and np.may_share_memory(data, value):
+            return False  # (the general path refuses a partial overlap)
     elif type(other) is float or type(other) is int:
         value = other  # a number never promotes a floating tensor
     else:
