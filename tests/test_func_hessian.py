@@ -269,9 +269,9 @@ def test_hessian_of_losses(name: str) -> None:
 
 
 # Where jacfwd's vectorized pass (vmap over tangents) does not run yet and the column loop
-# gives the values (a batching rule that does not take batched tangents through the backward
-# formulas): kept short, checked by the fixture below.
-FALLS_BACK = {"prod", "bce_mean", "bce_sum_weight", "bce_target"}
+# gives the values: kept short (empty now: prod's batching rule took its dim sentinel for a
+# dim, binary_cross_entropy's compared physical sizes), checked by the fixture below.
+FALLS_BACK: set[str] = set()
 
 
 @pytest.fixture(autouse=True)

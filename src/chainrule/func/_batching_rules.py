@@ -27,6 +27,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn import functional as F
@@ -385,7 +387,8 @@ def _dim_rule(
         ndim = _value_ndim(value) + extra_rank
         arguments = dict(bound.arguments)
         arguments[first] = value
-        present = [n for n in dim_names if arguments.get(n) is not None]
+        # (an argument left at a sentinel default, ``prod``'s ``dim``, was not given either)
+        present = [n for n in dim_names if _given(arguments.get(n))]
         if not present and full not in ("flatten", "keep"):
             return loop_fallback(func, args, kwargs, level)
         if not present and full == "flatten" and arguments.get("keepdim"):
@@ -409,6 +412,12 @@ def _dim_rule(
         return _wrap_result(_call_bound(func, bound, arguments), level)
 
     return rule
+
+
+def _given(value: Any) -> bool:
+    """Whether an argument was given: neither None nor a bare ``object()`` sentinel (the
+    default of an argument whose absence means something else than None)."""
+    return value is not None and type(value) is not object
 
 
 def _squeeze_scalar(result: Any) -> Any:
@@ -1202,11 +1211,54 @@ def _pointwise_loss(func: Callable[..., Any], args: tuple, kwargs: dict, level: 
         return loop_fallback(func, args, kwargs, level)
     arguments["reduction"] = "none"
     new_args, new_kwargs = _split_bound(func, bound, arguments)
-    per_element = elementwise(func, new_args, new_kwargs, level)
+    # (the values at one shape: the losses compare their input's and target's sizes, which a
+    # batched operand beside an unbatched one would fail, or warn about, with broadcast shapes)
+    aligned_args, aligned_kwargs, _ = _align(new_args, new_kwargs, level)
+    per_element = wrap_batched(
+        call(
+            func,
+            *_expanded(aligned_args),
+            **dict(zip(aligned_kwargs, _expanded(tuple(aligned_kwargs.values())), strict=True)),
+        ),
+        level,
+    )
     if reduction == "batchmean":
         count = per_element.shape[0] if per_element.dim() else 1
         return per_element.sum() / count
     return _reduce(per_element, reduction)
+
+
+def _expanded(values: tuple) -> tuple:
+    """The tensors of ``values`` expanded to their common (broadcast) shape."""
+    shapes = [tuple(v.shape) for v in values if isinstance(v, Tensor)]
+    common = tuple(np.broadcast_shapes(*shapes)) if shapes else ()
+    return tuple(
+        v.expand(common) if isinstance(v, Tensor) and tuple(v.shape) != common else v
+        for v in values
+    )
+
+
+def _bce_backward(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``binary_cross_entropy_backward(grad, self, target, weight, reduction)`` (the loss's
+    backward, under vmap in a Hessian or per-example gradients): element-wise, but 'mean'
+    divides by the number of elements of one example, not of the batch: computed as 'sum'
+    then divided."""
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    reduction = arguments["reduction"]
+    if reduction not in ("none", "mean", "sum"):
+        return loop_fallback(func, args, kwargs, level)
+    arguments["reduction"] = "sum" if reduction == "mean" else reduction
+    new_args, new_kwargs = _split_bound(func, bound, arguments)
+    result = elementwise(func, new_args, new_kwargs, level)
+    if reduction == "mean":
+        count = 1
+        for size in arguments["self"]._data.shape:  # (the logical shape)
+            count *= size
+        result = result / count
+    return result
 
 
 def _split_bound(
@@ -1234,6 +1286,7 @@ _register(
     "binary_cross_entropy_with_logits soft_margin_loss kl_div poisson_nll_loss".split(),
     _pointwise_loss,
 )
+_register(["binary_cross_entropy_backward"], _bce_backward)
 
 
 def _class_loss(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:

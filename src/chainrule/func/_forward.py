@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._tensor import Tensor
-from ..autograd import engine, forward_ad
+from ..autograd import forward_ad
 from ..autograd.forward_grad import current_level
 from ..autograd.grad_mode import enable_grad
 from ..ops.creation import zeros, zeros_like
@@ -40,6 +40,7 @@ from ._randomness import random_guard
 from ._transforms import (
     ArgNums,
     _check_aux,
+    _grads,
     _replace_args,
     _slice_argnums,
     _vjp,
@@ -107,18 +108,19 @@ def _jvp_by_double_vjp(
     flat_output, out_spec = _tree_flatten(output)
     recorded_outputs, recorded_primals = vjp_fn._recorded  # type: ignore[attr-defined]
     with enable_grad():
-        cotangents = [zeros_like(o).requires_grad_() for o in recorded_outputs]
+        cotangents = [_zero_leaf(o) for o in recorded_outputs]
         pulled = vjp_fn(_tree_unflatten(cotangents, out_spec), create_graph=True)
         flat_pulled = _tree_flatten(pulled)[0]
         pairs = [(g, v) for g, v in zip(flat_pulled, flat_tangents, strict=True) if g.requires_grad]
         if pairs:
-            pushed = engine.grad(
+            # (through _grads: inside vmap, a jacfwd of a jacfwd vectorized, the gradients and
+            # cotangents are batched tensors, taken at the levels their graph was recorded at)
+            pushed = _grads(
                 [g for g, _ in pairs],
                 cotangents,
                 [v for _, v in pairs],
-                retain_graph=True,
                 create_graph=True,
-                allow_unused=True,
+                retain_graph=True,
             )
         else:
             pushed = (None,) * len(cotangents)
@@ -126,6 +128,17 @@ def _jvp_by_double_vjp(
         zeros_like(o) if d is None else d for d, o in zip(pushed, flat_output, strict=True)
     ]
     return output, call.finish(_tree_unflatten(directions, out_spec)), aux
+
+
+def _zero_leaf(like: Tensor) -> Tensor:
+    """Zeros like ``like`` requiring grad, batched at every running vmap level (its values a
+    leaf of their own): the gradient with respect to it is then per example, not summed over
+    the batches of the tangents pushed through (a jacfwd of a jacfwd, vectorized)."""
+    zero = ensure_batched(zeros_like(like))
+    levels = levels_of(zero)
+    if not levels:
+        return zero.requires_grad_()
+    return rebatch(physical(zero).clone().requires_grad_(), levels)
 
 
 def _jvp_forward(
