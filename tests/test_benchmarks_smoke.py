@@ -143,3 +143,18 @@ def test_chainrule_bench_runs_the_suite_as_a_script(monkeypatch: pytest.MonkeyPa
     sources = Path(chainrule.__file__).parent.rglob("*.py")
     assert not [p for p in sources if "import benchmarks" in p.read_text()
                 or "from benchmarks" in p.read_text()]
+
+
+def test_bare_engine_computes_the_seed_gradients(capsys: pytest.CaptureFixture[str]) -> None:
+    # The bare-engine reference (benchmarks/bare_engine.py) must compute what the tiny
+    # workload's libraries compute, or its time would mean nothing.
+    from benchmarks.bare_engine import main as bare_main
+    from benchmarks.bare_engine import make_bare_step
+    from benchmarks.tiny import EXPECTED_GRADS
+
+    w, x = make_bare_step()()
+    assert (float(w.grad[0]), float(x.grad[0])) == EXPECTED_GRADS
+    assert bare_main(["--repeat", "1", "--iters", "2"]) == 0
+    out = capsys.readouterr().out
+    for name in ("bare engine", "NumPy floor", "chainrule", "PyTorch"):
+        assert name in out
