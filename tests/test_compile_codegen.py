@@ -449,8 +449,8 @@ def test_a_module_switched_to_eval_recompiles():
     np.testing.assert_array_equal(drawn.detach().numpy(), model(x).detach().numpy())
     assert c.fallback_reasons == ["a tensor made outside the op table, read by 'mul'"]  # (mask)
     assert c.compile_count == 2
-    model.eval()
-    assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 3
+    model.eval()  # (the eval graph is still cached: no recompile, as torch.compile)
+    assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 2
 
 
 def test_keyword_tensors_and_non_contiguous_or_expanded_inputs():
@@ -486,8 +486,8 @@ def test_module_hooks_run_eagerly_at_every_call():
     assert c.fallback_reasons == [
         "module hooks (they would run once, when the program is captured)"
     ]
-    handle.remove()
-    assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 3
+    handle.remove()  # (the graph compiled without hooks is still cached: it runs again)
+    assert c(x).grad_fn.name() == "CompiledFunctionBackward" and c.compile_count == 2
 
 
 def _programs_of(lib: Any) -> dict[str, Any]:

@@ -1351,7 +1351,46 @@ def backward_scalar(tensor: Tensor) -> None:
         raise RuntimeError(
             "element 0 of tensors does not require grad and does not have a grad_fn"
         )
+    node = edge[0]
+    if node._runs_alone and _run_alone(node, edge[1], _ones(data.shape, data.dtype)):
+        return
     GraphTask([edge], [_ones(data.shape, data.dtype)], False, False).run()
+
+
+def _run_alone(node: Node, nr: int, grad: np.ndarray) -> bool:
+    """``backward()`` from a node whose edges all lead to leaves (a compiled call's one
+    node, ``Node._runs_alone``), without a GraphTask: the node runs, then each leaf
+    accumulates, in the order the engine would run them. Only when nothing could observe the
+    difference: no hooks on the node or the leaves, no anomaly mode, no enclosing pass, no
+    leaf reached twice; returns False (nothing done) otherwise. (The seed example's
+    ``loss.backward()`` costs a few microseconds this way instead of the engine's ~20.)"""
+    if node._hooks is not None or ANOMALY_STATE.enabled or _CURRENT_TASK.get() is not None:
+        return False
+    children = node._next_fns
+    for child in children:
+        if child is not None and (
+            type(child) is not AccumulateGrad
+            or child._hooks is not None
+            or child.variable._hooks is not None
+        ):
+            return False
+    if len(children) > 1 and len(set(children)) != len(children):
+        return False
+    if node._n_out != 1:  # (the gradient of output ``nr``; None for the others)
+        grads: Any = [None] * node._n_out
+        grads[nr] = grad
+        grad = grads
+    outputs = node.run_backward(grad, False, True)
+    in_meta = node._in_meta
+    for i, child in enumerate(children):
+        g = outputs[i]
+        if child is None or g is None:
+            continue
+        meta = in_meta[i]
+        if meta is not None and (g.dtype is not meta[1] or g.shape != meta[0]):
+            g = _fix_grad(node, i, g, meta, False)
+        accumulate_grad(child.variable, g, False, True)  # (the node's results are fresh)
+    return True
 
 
 def backward(

@@ -172,6 +172,10 @@ class Node:
     # gradient is typically a view of its incoming one: the engine then tracks whether it owns
     # that incoming gradient, so a weight's gradient through ``w.t()`` needs no copy.
     _passes_grad_view = False
+    # Whether ``backward()`` from this node may run it without a GraphTask when every edge
+    # leads to a leaf without hooks (engine._run_alone): its results must be fresh
+    # (``_fresh_outputs``) and no array for two inputs (a compiled call's node).
+    _runs_alone = False
 
     def name(self) -> str:
         """The node's name, e.g. ``'MulBackward0'``."""

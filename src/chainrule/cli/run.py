@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+from types import TracebackType
 
 from .. import install_as_torch
 
@@ -47,6 +48,22 @@ def main(argv: list[str]) -> int:
     sys.argv = [script, *argv[1:]]
     # The script's folder replaces the working directory that ``python -m`` put first, as
     # ``python script.py`` has it (chainrule, already imported, finds its own modules anyway).
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
-    runpy.run_path(script, run_name="__main__")
+    path = os.path.abspath(script)
+    sys.path[0] = os.path.dirname(path)
+    # The script's __file__ (in warnings and tracebacks) is absolute, as Python gives it.
+    try:
+        runpy.run_path(path, run_name="__main__")
+    except Exception as error:  # (SystemExit and KeyboardInterrupt go up as they are)
+        trimmed = _from_script(error.__traceback__, path)
+        sys.excepthook(type(error), error.with_traceback(trimmed), trimmed)
+        return 1
     return 0
+
+
+def _from_script(tb: TracebackType | None, path: str) -> TracebackType | None:
+    """The traceback from the script's first frame on: without this module's and runpy's
+    frames, as ``python script.py`` prints it."""
+    start = tb
+    while start is not None and start.tb_frame.f_code.co_filename != path:
+        start = start.tb_next
+    return start if start is not None else tb

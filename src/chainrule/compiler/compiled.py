@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -48,19 +49,93 @@ def _captured_guard(tensors: list[Tensor]) -> tuple:
     return tuple((t._data.shape, t._data.dtype, t._requires_grad) for t in tensors)
 
 
-def _owners(root: Any, tensors: list[Tensor]) -> list[tuple[dict, str, Tensor]]:
-    """Where a module keeps each captured tensor (its ``_parameters``/``_buffers`` dict and
-    key): a call checks that the module still holds the same tensor there."""
-    if not isinstance(root, Module):
-        return []
-    wanted = {id(t) for t in tensors}
-    found = []
-    for module in root.modules():
-        for store in (module._parameters, module._buffers):
-            for key, t in store.items():
-                if t is not None and id(t) in wanted:
-                    found.append((store, key, t))
+def _sources(
+    readable: dict[str, tuple[Any, Callable[[], Any]]],
+    modules: list[Module],
+    tensors: list[Tensor],
+) -> list[tuple[int, Callable[[], Any]]]:
+    """Where the program reads each captured tensor from, as a function giving what is
+    there now: a global or closure variable by name, else a module's ``_parameters`` or
+    ``_buffers`` entry. A call reads them again, as torch.compile's guards do: a tensor
+    rebound there with the same shape, dtype and requires_grad is used without a recompile
+    (a different one recompiles)."""
+    found: list[tuple[int, Callable[[], Any]]] = []
+    for index, tensor in enumerate(tensors):
+        read = next((r for v, r in readable.values() if v is tensor), None)
+        if read is None:
+            for module in modules:
+                for store in (module._parameters, module._buffers):
+                    key = next((k for k, t in store.items() if t is tensor), None)
+                    if key is not None:
+                        read = functools.partial(store.get, key)
+                        break
+                if read is not None:
+                    break
+        if read is not None:
+            found.append((index, read))
     return found
+
+
+#: Global and closure values guarded by value (a change recompiles, as torch.compile's
+#: guards on constants); any other object the program reads is guarded by identity.
+_CONSTANT_TYPES = (int, float, bool, complex, str, bytes, type(None))
+
+
+def _value_guards(
+    readable: dict[str, tuple[Any, Callable[[], Any]]],
+) -> list[tuple[Callable[[], Any], Any, bool]]:
+    """Per global or closure variable the program reads (tensors aside: see
+    :func:`_sources`): how to read it now, its value when compiled, and whether it is
+    compared by value (Python constants) or by identity."""
+    guards = []
+    for value, read in readable.values():
+        if isinstance(value, Tensor):
+            continue
+        guards.append((read, value, type(value) in _CONSTANT_TYPES))
+    return guards
+
+
+def _value_guards_hold(guards: list[tuple[Callable[[], Any], Any, bool]]) -> bool:
+    for read, expected, by_value in guards:
+        now = read()
+        if now is expected:
+            continue
+        if not by_value or type(now) is not type(expected) or now != expected:
+            return False
+    return True
+
+
+_UNBOUND = object()
+
+
+def _cell_reader(cell: Any) -> Callable[[], Any]:
+    def read() -> Any:
+        try:
+            return cell.cell_contents
+        except ValueError:  # (an empty cell)
+            return _UNBOUND
+
+    return read
+
+
+def _globals_and_cells(fn: Any) -> dict[str, tuple[Any, Callable[[], Any]]]:
+    """The global and closure variables a function reads (``inspect.getclosurevars``: the
+    names its own code uses), each with its value now and a function reading it again."""
+    try:
+        found = inspect.getclosurevars(fn)
+    except (TypeError, ValueError):
+        return {}
+    readable: dict[str, tuple[Any, Callable[[], Any]]] = {}
+    namespace = getattr(fn, "__globals__", {})
+    for name, value in found.globals.items():
+        readable[name] = (value, functools.partial(namespace.get, name, _UNBOUND))
+    code = getattr(fn, "__code__", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    if code is not None:
+        for name, cell in zip(code.co_freevars, cells, strict=False):
+            if name in found.nonlocals:
+                readable[name] = (found.nonlocals[name], _cell_reader(cell))
+    return readable
 
 
 def _modes(modules: list[Module]) -> tuple:
@@ -86,14 +161,19 @@ class _Entry:
     """What one set of guards compiled to: a generated graph, or the traced module run
     eagerly (``reason`` says why), or nothing (a graph break: the original runs)."""
 
-    __slots__ = ("module", "compiled", "reason", "captured_guard", "owners", "modules", "modes")
+    __slots__ = (
+        "module", "compiled", "reason", "captured_guard", "sources", "values", "modules", "modes"
+    )  # fmt: skip
 
     def __init__(self, module: GraphModule | None) -> None:
         self.module = module
         self.compiled: CompiledGraph | None = None
         self.reason = ""
         self.captured_guard: tuple = ()
-        self.owners: list[tuple[dict, str, Tensor]] = []
+        # Where each captured tensor is read from (see _sources), and the other globals and
+        # closure variables the program reads, guarded (see _value_guards).
+        self.sources: list[tuple[int, Callable[[], Any]]] = []
+        self.values: list[tuple[Callable[[], Any], Any, bool]] = []
         # The modules the program reads, their training flags and whether they had hooks
         # when it was compiled (torch.compile guards on them too: eval() changes what
         # dropout or batch_norm do).
@@ -101,17 +181,22 @@ class _Entry:
         self.modes: tuple = ()
 
     def holds(self) -> bool:
-        """Whether the captured tensors and the modules' modes are still those compiled for."""
-        compiled = self.compiled
-        if (
-            compiled is not None
-            and compiled.captured
-            and (
-                _captured_guard(compiled.captured) != self.captured_guard
-                or not all(store.get(key) is t for store, key, t in self.owners)
-            )
-        ):
+        """Whether the globals read and the modules' modes are still those compiled for, and
+        the captured tensors (read again where the program reads them) of the same shapes,
+        dtypes and requires_grad."""
+        if self.values and not _value_guards_hold(self.values):
             return False
+        compiled = self.compiled
+        if compiled is not None and compiled.captured:
+            captured = compiled.captured
+            for index, read in self.sources:
+                now = read()
+                if now is not captured[index]:
+                    if not isinstance(now, Tensor):
+                        return False
+                    captured[index] = now  # (checked below)
+            if _captured_guard(captured) != self.captured_guard:
+                return False
         return not self.modules or _modes(self.modules) == self.modes
 
 
@@ -122,7 +207,7 @@ class CompiledFunction:
         self._orig_mod = fn
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
-        self._cache: dict[tuple, _Entry] = {}
+        self._cache: dict[tuple, list[_Entry]] = {}
         self.compile_count = 0
         self.graph_breaks = 0
         self.fallback_reasons: list[str] = []
@@ -134,11 +219,7 @@ class CompiledFunction:
         root = self._orig_mod
         if isinstance(root, Module):
             return {"": root}
-        try:
-            found = inspect.getclosurevars(root)
-        except (TypeError, ValueError):
-            return {}
-        return {**found.globals, **found.nonlocals}
+        return {name: value for name, (value, _) in _globals_and_cells(root).items()}
 
     def _modules(self) -> list[Module]:
         found: dict[int, Module] = {}
@@ -173,9 +254,12 @@ class CompiledFunction:
             self.graph_breaks += 1
             gm = None
         entry = _Entry(gm)
-        self._cache[key] = entry
+        self._cache.setdefault(key, []).insert(0, entry)
         entry.modules = self._modules()
         entry.modes = _modes(entry.modules)
+        root = self._orig_mod
+        readable = {} if isinstance(root, Module) else _globals_and_cells(root)
+        entry.values = _value_guards(readable)
         if gm is None:
             return entry
         if any(hooks for _, hooks in entry.modes):
@@ -200,7 +284,7 @@ class CompiledFunction:
             ]
             entry.compiled = CompiledGraph(lowered, requires_grad)
             entry.captured_guard = _captured_guard(lowered.captured)
-            entry.owners = _owners(self._orig_mod, lowered.captured)
+            entry.sources = _sources(readable, entry.modules, lowered.captured)
         except Unsupported as error:
             entry.reason = str(error)
             self.fallback_reasons.append(entry.reason)
@@ -215,18 +299,17 @@ class CompiledFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         key = _guard_key(args, kwargs)
-        entry = self._cache.get(key)
-        if entry is not None:
-            if entry.holds():
-                if entry.compiled is not None:
-                    return entry.compiled(args, kwargs)
-            else:
-                del self._cache[key]  # (a parameter or a module's mode changed)
-                entry = None
+        entry = None
+        # (the graphs compiled for these arguments, newest first: the first whose guards on
+        # globals, captured tensors and modules' modes hold runs, as torch.compile's cache)
+        for cached in self._cache.get(key, ()):
+            if cached.holds():
+                entry = cached
+                break
         if entry is None:
             entry = self._compile(key, args, kwargs)
-            if entry is not None and entry.compiled is not None:
-                return entry.compiled(args, kwargs)
+        if entry is not None and entry.compiled is not None:
+            return entry.compiled(args, kwargs)
         if entry is None or entry.module is None:
             return self._orig_mod(*args, **kwargs)
         return entry.module(*args, **kwargs)

@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from chainrule._tensor import Tensor, grad_accumulator, wrap
+from chainrule._tensor import Tensor, grad_accumulator, mark_if_inference, wrap
+from chainrule.autograd.grad_mode import INFERENCE_BLOCKS
 from chainrule.autograd.inplace import modified_error
 from chainrule.autograd.node import SECOND_BACKWARD_MESSAGE, Node, next_sequence_nr
 from chainrule.ir import Value, gradients, passes
@@ -54,6 +55,7 @@ class CompiledFunctionBackward(Node):
     __slots__ = ("_compiled", "_saved", "_n_out", "_out_meta", "_watched")
 
     _fresh_outputs = True  # (the generated backward returns new arrays: see _fresh_outputs)
+    _runs_alone = True  # (and never one array for two inputs: see _fresh)
 
     def apply(self, grads: Any, create_graph: bool) -> tuple[Any, ...]:
         saved = self._saved
@@ -62,18 +64,21 @@ class CompiledFunctionBackward(Node):
         for tensor, counter, version in self._watched:
             if counter[0] != version:
                 raise _modified(tensor, self, counter[0], version)
-        if self._n_out == 1:
-            grads = [grads]
-        arrays = []
-        for g, (shape, dtype) in zip(grads, self._out_meta, strict=True):
-            if g is None:
-                arrays.append(np.zeros(shape, dtype))
-            elif isinstance(g, Tensor):
-                arrays.append(g._data)
-            else:
-                arrays.append(g)
         compiled = self._compiled
-        results = compiled.backward.fn(*saved, *arrays)
+        if self._n_out == 1 and type(grads) is np.ndarray:  # (backward() of one output)
+            results = compiled.backward.fn(*saved, grads)
+        else:
+            if self._n_out == 1:
+                grads = [grads]
+            arrays = []
+            for g, (shape, dtype) in zip(grads, self._out_meta, strict=True):
+                if g is None:
+                    arrays.append(np.zeros(shape, dtype))
+                elif isinstance(g, Tensor):
+                    arrays.append(g._data)
+                else:
+                    arrays.append(g)
+            results = compiled.backward.fn(*saved, *arrays)
         if not compiled.all_grads:
             results = tuple(None if s is None else results[s] for s in compiled.grad_slots)
         if not create_graph:
@@ -214,6 +219,13 @@ class CompiledGraph:
             if index is not None:
                 self.watched.append((False, index))
         self.graph = graph
+        # The inputs' metadata the node records (their shapes and dtypes are guarded).
+        self.in_meta = tuple(
+            (tuple(inputs[i].shape), inputs[i].dtype.np) for i in self.diff_input_index
+        )
+        self.call: Any = None
+        self._call_source = ""
+        self._write_call()
 
     def _fuse(
         self,
@@ -247,49 +259,150 @@ class CompiledGraph:
         return self.forward.source + "\n" + self.backward.source
 
     def __call__(self, args: tuple, kwargs: dict[str, Any]) -> Any:
-        tensors = [args[p] if type(p) is int else kwargs[p] for p in self.arg_positions]
-        tensors += self.captured
-        results = self.forward.fn(*[t._data for t in tensors])
-        n = self.n_outputs
-        outs = [wrap(r) for r in results[:n]]
+        """Run the generated forward on the arguments' (and captured tensors') arrays: the
+        result's structure with new tensors, the differentiable ones sharing one
+        ``CompiledFunctionBackward`` node."""
+        return self.call(args, kwargs)
+
+    @property
+    def call_source(self) -> str:
+        """The source of :attr:`call`, the glue around the generated forward."""
+        return self._call_source
+
+    def _write_call(self) -> None:
+        """Generate :attr:`call`: the glue is straight-line code written for this graph
+        (which arguments are tensors, which outputs are differentiable, the inputs' shapes
+        and dtypes, fixed by the guards), so a call costs little more than the forward."""
+        lines = ["def call(args, kwargs):"]
+        tensors = []
+        for p in self.arg_positions:
+            name = f"a{len(tensors)}"
+            where = f"args[{p}]" if type(p) is int else f"kwargs[{p!r}]"
+            lines.append(f"    {name} = {where}")
+            tensors.append(name)
+        for k in range(len(self.captured)):
+            name = f"a{len(tensors)}"
+            lines.append(f"    {name} = captured[{k}]")
+            tensors.append(name)
+        arrays = ", ".join(f"{t}._data" for t in tensors)
+        lines.append(f"    r = forward({arrays})")
+        outs = []
+        for k in range(self.n_outputs):
+            o = f"o{k}"
+            lines += [
+                f"    {o} = _new(Tensor)",
+                f"    {o}._data = r[{k}]",
+                f"    {o}._requires_grad = False",
+                f"    {o}._grad_node = None",
+                f"    {o}._output_nr = 0",
+                f"    {o}._grad = None",
+                f"    {o}._vc = [0]",
+                f"    {o}._base = None",
+                f"    {o}._acc = None",
+                f"    {o}._hooks = None",
+                f"    {o}._retains_grad = False",
+            ]
+            outs.append(o)
+        if self.n_outputs:
+            lines += ["    if INFERENCE_BLOCKS[0]:"]
+            lines += [f"        mark_if_inference({o})" for o in outs]
+        namespace: dict[str, Any] = {
+            "forward": self.forward.fn,
+            "captured": self.captured,
+            "_new": object.__new__,
+            "Tensor": Tensor,
+            "INFERENCE_BLOCKS": INFERENCE_BLOCKS,
+            "mark_if_inference": mark_if_inference,
+        }
         if self.needs_grad:
-            node = object.__new__(CompiledFunctionBackward)
-            fns = []
-            nrs = []
-            metas = []
+            fns, nrs = [], []
             for i in self.diff_input_index:
                 t = tensors[i]
-                fn = t._grad_node
-                if fn is None:
-                    fns.append(grad_accumulator(t))
-                    nrs.append(0)
-                else:
-                    fns.append(fn)
-                    nrs.append(t._output_nr)
-                metas.append((t._data.shape, t._data.dtype))
-            node._next_fns = tuple(fns)
-            node._next_nrs = tuple(nrs)
-            node._in_meta = tuple(metas)
-            node._seq = next_sequence_nr()
-            node._hooks = None
-            node._compiled = self
-            node._saved = results[n:]
-            node._watched = tuple(
-                (t, t._vc, t._vc[0])
-                for t in (tensors[i] if is_input else outs[i] for is_input, i in self.watched)
+                lines += [
+                    f"    f{i} = {t}._grad_node",
+                    f"    if f{i} is None:",
+                    f"        f{i} = grad_accumulator({t})",
+                    f"        n{i} = 0",
+                    "    else:",
+                    f"        n{i} = {t}._output_nr",
+                ]
+                fns.append(f"f{i}")
+                nrs.append(f"n{i}")
+            watched = [tensors[i] if is_input else outs[i] for is_input, i in self.watched]
+            # (the inputs' shapes and dtypes are guarded: one metadata tuple for every call)
+            namespace.update(
+                Node=CompiledFunctionBackward,
+                grad_accumulator=grad_accumulator,
+                next_sequence_nr=next_sequence_nr,
+                graph=self,
+                in_meta=self.in_meta,
+                out_meta=self.out_meta,
             )
-            node._n_out = len(self.diff_output_slots)
-            node._out_meta = self.out_meta
+            lines += [
+                "    node = _new(Node)",
+                f"    node._next_fns = {_tuple_text(fns)}",
+                f"    node._next_nrs = {_tuple_text(nrs)}",
+                "    node._in_meta = in_meta",
+                "    node._seq = next_sequence_nr()",
+                "    node._hooks = None",
+                "    node._compiled = graph",
+                f"    node._saved = r[{self.n_outputs}:]",
+                "    node._watched = "
+                + _tuple_text([f"({t}, {t}._vc, {t}._vc[0])" for t in watched]),
+                f"    node._n_out = {len(self.diff_output_slots)}",
+                "    node._out_meta = out_meta",
+            ]
             for nr, slot in enumerate(self.diff_output_slots):
-                t = outs[slot]
-                t._requires_grad = True
-                t._grad_node = node
-                t._output_nr = nr
-        leaves = [
-            outs[s] if s >= 0 else leaf
-            for s, leaf in zip(self.leaf_slots, self.leaves, strict=True)
-        ]
-        return _rebuild(self.structure, leaves)
+                o = outs[slot]
+                lines += [
+                    f"    {o}._requires_grad = True",
+                    f"    {o}._grad_node = node",
+                    f"    {o}._output_nr = {nr}",
+                ]
+        leaves = []
+        for k, (slot, leaf) in enumerate(zip(self.leaf_slots, self.leaves, strict=True)):
+            if slot >= 0:
+                leaves.append(outs[slot])
+            else:
+                namespace[f"leaf{k}"] = leaf
+                leaves.append(f"leaf{k}")
+        lines.append(f"    return {_structure_text(self.structure, leaves, namespace)}")
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, "<chainrule.compile call>", "exec"), namespace)
+        self.call = namespace["call"]
+        self._call_source = source
+
+
+def _tuple_text(items: list[str]) -> str:
+    if not items:
+        return "()"
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def _structure_text(structure: Any, leaves: list[str], namespace: dict[str, Any]) -> str:
+    """The expression rebuilding the result: tuples and lists written out, any other
+    sequence type called on a tuple of its items (an explicit stack, no recursion)."""
+    texts: dict[int, str] = {}
+    stack: list[tuple[Any, bool]] = [(structure, False)]
+    while stack:
+        item, done = stack.pop()
+        if type(item) is int:
+            texts[id(item)] = leaves[item]
+            continue
+        if not done:
+            stack.append((item, True))
+            stack.extend((s, False) for s in item if type(s) is not int)
+            continue
+        parts = [leaves[s] if type(s) is int else texts[id(s)] for s in item]
+        if type(item) is list:
+            texts[id(item)] = f"[{', '.join(parts)}]"
+        elif type(item) is tuple:
+            texts[id(item)] = _tuple_text(parts)
+        else:
+            name = f"type{len(namespace)}"
+            namespace[name] = type(item)
+            texts[id(item)] = f"{name}({_tuple_text(parts)})"
+    return texts[id(structure)]
 
 
 def _view_source(value: Value) -> Value:
@@ -334,9 +447,3 @@ def _name_backward(nodes: Sequence[Any], names: dict[Value, str], lowered: Lower
                 scope = parts[1] if len(parts) > 2 else parts[-1]
                 base = scope.removesuffix("_grad").lower() + "_" + parts[-1].lower()
             names[value] = lowered.unique(base)
-
-
-def _rebuild(structure: Any, leaves: list[Any]) -> Any:
-    if type(structure) is int:
-        return leaves[structure]
-    return type(structure)(_rebuild(s, leaves) for s in structure)

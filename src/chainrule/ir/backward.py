@@ -232,7 +232,7 @@ class DerivativeRunner:
         op = self.forward_op
         env = list(bound) + [result]
         env += [tuple(getattr(bound[p], "shape", ())) for p in op.input_pos]
-        env += [None] * op.n_inputs  # (strides: None, as in the traced formulas)
+        env += [getattr(bound[p], "strides", None) for p in op.input_pos]
         derivative = self.derivative
         return derivative.fn(_opnode.TENSOR_NS, grad, *(env[i] for i in derivative.arg_index))
 
@@ -250,9 +250,19 @@ def _environment(op: Any, bound: tuple, result: Value) -> list[Any]:
             env.append(value.shape)
         else:
             env.append(())
-    # Strides: None, as for a row-major input (the interpreter's arrays are new ones).
-    env.extend(None for _ in op.input_pos)
+    # Strides: those of the value's example (a view node's example is laid out as the view
+    # of a row-major input: ``t(weight)`` column-major, so that mm's and addmm's formulas
+    # compute a weight's gradient in its layout as eagerly); None when the shape is unknown.
+    env.extend(_strides(bound[p]) for p in op.input_pos)
     return env
+
+
+def _strides(value: Any) -> tuple[int, ...] | None:
+    """The byte strides of a value's example array, as an eager node records its input's
+    (None for a non-Value or a value of unknown shape)."""
+    if isinstance(value, Value) and value.known_shape:
+        return value.example.strides
+    return None
 
 
 class _UnknownShape:

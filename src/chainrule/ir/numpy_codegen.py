@@ -283,7 +283,7 @@ def _array_derivative(runner: DerivativeRunner) -> Callable[..., Any]:
     def run(grad: Any, result: Any, *bound: Any) -> Any:
         env = list(bound) + [result]
         env += [tuple(getattr(bound[p], "shape", ())) for p in op.input_pos]
-        env += [None] * op.n_inputs
+        env += [getattr(bound[p], "strides", None) for p in op.input_pos]
         out = derivative.fn(_opnode.NUMPY_NS, grad, *(env[i] for i in derivative.arg_index))
         return np.asarray(out)
 
