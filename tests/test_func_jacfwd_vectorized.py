@@ -5,6 +5,7 @@
   products fell back;
 * ``binary_cross_entropy`` under vmap beside an unbatched target compared the physical sizes
   (an error), and its backward's 'mean' divided by the batch's number of elements;
+* ``_where`` (the op under ``where``, in prod's backward with zeros) ran once per example;
 * ``jacfwd(jacfwd(f))``: the inner JVP (reverse mode twice) took gradients of batched tensors
   through the engine directly, and with respect to unbatched cotangents (summed over the batch).
 """
@@ -72,6 +73,9 @@ def test_vmap_of_prod_over_all_elements(dtype: str) -> None:
 HESSIANS: dict[str, Callable[[Any], Any]] = {
     "prod": lambda lib: lib.func.hessian(lambda v: v.prod())(_t(lib, X)),
     "prod_with_zero": lambda lib: lib.func.hessian(lambda v: v.prod())(_t(lib, X_ZERO)),
+    "jacrev_of_jacrev_prod_with_zero": lambda lib: lib.func.jacrev(
+        lib.func.jacrev(lambda v: v.prod())
+    )(_t(lib, X_ZERO)),
     "prod_dim": lambda lib: lib.func.hessian(lambda v: v.reshape(2, 2).prod(1).sum())(_t(lib, X)),
     "bce": lambda lib: lib.func.hessian(
         lambda v: lib.nn.functional.binary_cross_entropy(v, _t(lib, Y))

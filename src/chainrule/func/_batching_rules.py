@@ -149,7 +149,15 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
         # (as torch.func: computed as batched, the result cast to the logical dtype; its
         # ``where`` keeps the batched promotion)
         expected = _logical_result_dtype(func, args, kwargs)
-        if expected is not None and expected != result.dtype and func.__name__ != "where":
+        if (
+            expected is not None
+            and expected != result.dtype
+            and func.__name__
+            not in (
+                "where",
+                "_where",
+            )
+        ):
             result = result.to(expected)
     return _wrap_result(result, level)
 
@@ -212,6 +220,7 @@ ELEMENTWISE = (
     "softplus_backward tanh_backward threshold_backward"
 ).split()
 _register(ELEMENTWISE, elementwise)
+_register(["_where"], elementwise)  # (the op under where, which derivative formulas call)
 _register(
     [n + "_" for n in ELEMENTWISE if not n.endswith("_") and not n.startswith("_")], elementwise
 )
