@@ -232,7 +232,7 @@ class DerivativeRunner:
         op = self.forward_op
         env = list(bound) + [result]
         env += [tuple(getattr(bound[p], "shape", ())) for p in op.input_pos]
-        env += [getattr(bound[p], "strides", None) for p in op.input_pos]
+        env += [_array_strides(bound[p]) for p in op.input_pos]
         derivative = self.derivative
         return derivative.fn(_opnode.TENSOR_NS, grad, *(env[i] for i in derivative.arg_index))
 
@@ -263,6 +263,13 @@ def _strides(value: Any) -> tuple[int, ...] | None:
     if isinstance(value, Value) and value.known_shape:
         return value.example.strides
     return None
+
+
+def _array_strides(arg: Any) -> tuple[int, ...] | None:
+    """The byte strides of a tensor's or an array's data (None for anything else)."""
+    if isinstance(arg, Tensor):
+        return arg._data.strides
+    return getattr(arg, "strides", None)
 
 
 class _UnknownShape:
