@@ -116,6 +116,8 @@ class _Recorder(TorchFunctionMode):
         self.known = known  # ids of the tensors that existed before the call
         self.outer: list[str] = []  # the functions (no ops) being run, innermost last
         self.reader = ""  # the op being recorded
+        # Array arguments computed as graph values (by id): the tensors bound to them.
+        self.precise: dict[int, list[Tensor]] = {}
 
     def bind(self, tensor: Tensor, value: Value) -> None:
         self.values[id(tensor)] = value
@@ -145,6 +147,9 @@ class _Recorder(TorchFunctionMode):
         if isinstance(arg, Tensor):
             return self.value_of(arg)
         if isinstance(arg, tuple | list):
+            bound = self.precise.get(id(arg))
+            if bound is not None:
+                return type(arg)(self.value_of(t) for t in bound)
             return type(arg)(self.convert(a) for a in arg)
         if isinstance(arg, dict | set | slice):
             if any(isinstance(a, Tensor) for a in _flat(arg)):
@@ -310,26 +315,36 @@ def _nll_total_weight_node(recorder: _Recorder, bound: tuple) -> None:
 @not_differentiable
 def layer_norm_moments(input: Tensor, normalized_shape: tuple, eps: float) -> tuple:
     """The mean and reciprocal standard deviation ``layer_norm`` computes of each row before
-    its op runs (float32 and float64 inputs): a graph node, computed from each call's input,
-    which passes no gradient (as the eager constants it stands for)."""
+    its op runs: a graph node, computed from each call's input, which passes no gradient (as
+    the eager constants it stands for). A float16/bfloat16 input gives four: the statistics
+    rounded to its dtype (saved) and in float32 (what the op normalises with), as eagerly."""
     x = input._data
     dims = layer_norm_dims(x.ndim, normalized_shape)
     mean, rstd = row_moments(in_single(x), dims, math.prod(normalized_shape), eps)
-    return wrap(np.asarray(mean)), wrap(np.asarray(rstd))
+    mean, rstd = np.asarray(mean), np.asarray(rstd)
+    if x.dtype == mean.dtype:
+        return wrap(mean), wrap(rstd)
+    with np.errstate(over="ignore"):
+        rounded = mean.astype(x.dtype), rstd.astype(x.dtype)
+    return wrap(rounded[0]), wrap(rounded[1]), wrap(mean), wrap(rstd)
 
 
 def _layer_norm_moments_node(recorder: _Recorder, bound: tuple) -> None:
     input, shape, mean, rstd, _, _, eps, precise = bound
     if not isinstance(mean, Tensor) or id(mean) in recorder.values:
         return
-    if precise is not None:
-        raise Unsupported("'layer_norm' of a half-precision input")
     node = recorder.lowered.graph.call(
         layer_norm_moments,
         (recorder.convert(input), tuple(shape), eps),
         name=recorder.lowered.unique("moments"),
     )
-    for tensor, value, name in zip((mean, rstd), node.outputs, ("mean", "rstd"), strict=True):
+    tensors = [mean, rstd]
+    if precise is not None:
+        # (float32 arrays: the op's argument is rebuilt with these values' tensors)
+        recorder.precise[id(precise)] = [wrap(np.asarray(p)) for p in precise]
+        tensors += recorder.precise[id(precise)]
+    names = ("mean", "rstd", "mean_float32", "rstd_float32")
+    for tensor, value, name in zip(tensors, node.outputs, names[: len(tensors)], strict=True):
         recorder.bind(tensor, value)
         recorder.lowered.names[value] = recorder.lowered.unique(name)
 

@@ -43,6 +43,10 @@ from .pooling import _channels_last, _laid_out
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm"]
 
 
+def _array(x: Any) -> Any:
+    return x._data if isinstance(x, Tensor) else x
+
+
 def _in_single(x: np.ndarray) -> np.ndarray:
     return x.astype(np.float32) if x.dtype in _REDUCED_FLOATS else x
 
@@ -620,8 +624,9 @@ def native_layer_norm(input, normalized_shape, result1, result2, weight=None, bi
     """``(x - mean) * rstd * weight + bias`` over the last ``len(normalized_shape)``
     dimensions, with the statistics ``result1``, ``result2`` computed by :func:`layer_norm`
     (``precise``: their float32 values for a float16 input, which PyTorch normalises with
-    before it rounds the saved ones). The result is row-major whatever the input's layout."""
-    mean, rstd = (result1, result2) if precise is None else precise
+    before it rounds the saved ones; arrays, or tensors when a compiled graph passes them).
+    The result is row-major whatever the input's layout."""
+    mean, rstd = (result1, result2) if precise is None else (_array(p) for p in precise)
     work = mean.dtype
     x = np.ascontiguousarray(input).astype(work, copy=False)
     with np.errstate(invalid="ignore", over="ignore"):
