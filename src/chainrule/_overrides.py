@@ -38,25 +38,40 @@ import numpy as np
 from ._tensor import Tensor
 
 __all__ = [
-    "BaseTorchFunctionMode", "MODES_ENTERED", "TorchFunctionMode", "modes_active",
-    "DisableTorchFunction", "DisableTorchFunctionSubclass", "disabled_torch_function_impl",
-    "get_default_nowrap_functions", "handle_torch_function", "has_torch_function",
-    "has_torch_function_unary", "has_torch_function_variadic", "is_tensor_like",
-    "make_namespace_overridable", "operator_torch_function", "overridable",
-    "overrides_enabled", "resolve_name",
+    "BaseTorchFunctionMode",
+    "MODES_ENTERED",
+    "TorchFunctionMode",
+    "modes_active",
+    "DisableTorchFunction",
+    "DisableTorchFunctionSubclass",
+    "disabled_torch_function_impl",
+    "get_default_nowrap_functions",
+    "handle_torch_function",
+    "has_torch_function",
+    "has_torch_function_unary",
+    "has_torch_function_variadic",
+    "is_tensor_like",
+    "make_namespace_overridable",
+    "operator_torch_function",
+    "overridable",
+    "overrides_enabled",
+    "resolve_name",
 ]
 
 # Subclass dispatch switched off (inside Tensor.__torch_function__, DisableTorchFunctionSubclass)
 # and all dispatch switched off (DisableTorchFunction), per thread and task as PyTorch's.
 _SUBCLASS_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "chainrule_torch_function_subclass_off", default=False)
+    "chainrule_torch_function_subclass_off", default=False
+)
 _ALL_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "chainrule_torch_function_off", default=False)
+    "chainrule_torch_function_off", default=False
+)
 # The TorchFunctionModes entered in this thread (innermost last), and how many are entered in
 # any thread: the ops' fast paths read only the count (``MODES_ENTERED[0]``), which is 0 unless a
 # program uses modes.
 _MODE_STACK: contextvars.ContextVar[tuple[TorchFunctionMode, ...]] = contextvars.ContextVar(
-    "chainrule_torch_function_modes", default=())
+    "chainrule_torch_function_modes", default=()
+)
 MODES_ENTERED = [0]
 
 
@@ -115,8 +130,13 @@ class TorchFunctionMode:
     def __init__(self) -> None:
         self._tokens: list[contextvars.Token[tuple[TorchFunctionMode, ...]]] = []
 
-    def __torch_function__(self, func: Callable[..., Any], types: tuple, args: tuple = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: tuple,
+        args: tuple = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
         raise NotImplementedError
 
     def __enter__(self) -> TorchFunctionMode:
@@ -139,8 +159,13 @@ class BaseTorchFunctionMode(TorchFunctionMode):
     """A mode whose handler just calls ``func`` (``torch.overrides.BaseTorchFunctionMode``):
     subclass it to handle some functions and leave the rest to it."""
 
-    def __torch_function__(self, func: Callable[..., Any], types: tuple, args: tuple = (),
-                           kwargs: dict[str, Any] | None = None) -> Any:
+    def __torch_function__(
+        self,
+        func: Callable[..., Any],
+        types: tuple,
+        args: tuple = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
         return func(*args, **(kwargs or {}))
 
 
@@ -261,8 +286,9 @@ def resolve_name(f: Any) -> str | None:
     return f"{module}.{name}"
 
 
-def handle_torch_function(public_api: Callable[..., Any], relevant_args: Iterable[Any],
-                          *args: Any, **kwargs: Any) -> Any:
+def handle_torch_function(
+    public_api: Callable[..., Any], relevant_args: Iterable[Any], *args: Any, **kwargs: Any
+) -> Any:
     """Call the ``__torch_function__`` of the overriding types among ``relevant_args`` (subclasses
     first), with ``public_api`` as ``func``, until one does not return ``NotImplemented``; that
     result is the call's. PyTorch's TypeError when all of them return ``NotImplemented``."""
@@ -290,8 +316,12 @@ def operator_torch_function(public_api: Callable[..., Any], left: Any, right: An
 _NONE_TOOK_IT: Any = object()
 
 
-def _call_overrides(public_api: Callable[..., Any], relevant_args: Iterable[Any], args: tuple,
-                    kwargs: dict[str, Any]) -> Any:
+def _call_overrides(
+    public_api: Callable[..., Any],
+    relevant_args: Iterable[Any],
+    args: tuple,
+    kwargs: dict[str, Any],
+) -> Any:
     overloaded = _overloaded_args(relevant_args) if overrides_enabled() else []
     types = tuple(type(arg) for arg in overloaded)
     stack = _MODE_STACK.get()
@@ -342,8 +372,13 @@ def _convert(ret: Any, cls: type) -> Any:
     return ret
 
 
-def _tensor_torch_function(cls: type, func: Callable[..., Any], types: tuple,
-                           args: tuple = (), kwargs: dict[str, Any] | None = None) -> Any:
+def _tensor_torch_function(
+    cls: type,
+    func: Callable[..., Any],
+    types: tuple,
+    args: tuple = (),
+    kwargs: dict[str, Any] | None = None,
+) -> Any:
     """Tensor's ``__torch_function__``: run ``func`` with subclass dispatch off, and give
     tensor results the subclass's type (``cls``). ``NotImplemented`` when a type in ``types``
     is not a base of ``cls`` (that type's method is tried instead)."""
@@ -365,16 +400,38 @@ _NOWRAP = get_default_nowrap_functions()  # (built once, not per dispatched call
 # Subclasses' methods
 
 # Tensor's methods that never dispatch: object plumbing.
-_NOT_DISPATCHED = frozenset({
-    "__init__", "__new__", "__init_subclass__", "__torch_function__", "__getattribute__",
-    "__getattr__", "__setattr__", "__delattr__", "__class__", "__reduce__", "__reduce_ex__",
-    "__sizeof__", "__subclasshook__", "__dir__", "__getstate__", "__setstate__",
-    "_make_subclass", "as_subclass",
-})
+_NOT_DISPATCHED = frozenset(
+    {
+        "__init__",
+        "__new__",
+        "__init_subclass__",
+        "__torch_function__",
+        "__getattribute__",
+        "__getattr__",
+        "__setattr__",
+        "__delattr__",
+        "__class__",
+        "__reduce__",
+        "__reduce_ex__",
+        "__sizeof__",
+        "__subclasshook__",
+        "__dir__",
+        "__getstate__",
+        "__setstate__",
+        "_make_subclass",
+        "as_subclass",
+    }
+)
 # An operator's dispatch names the method PyTorch names (``m + 1`` is ``Tensor.add(m, 1)``).
 _OPERATOR_METHODS = {
-    "__add__": "add", "__radd__": "add", "__sub__": "sub", "__mul__": "mul",
-    "__rmul__": "mul", "__truediv__": "div", "__matmul__": "matmul", "__neg__": "neg",
+    "__add__": "add",
+    "__radd__": "add",
+    "__sub__": "sub",
+    "__mul__": "mul",
+    "__rmul__": "mul",
+    "__truediv__": "div",
+    "__matmul__": "matmul",
+    "__neg__": "neg",
 }
 _NUMBERS = (int, float, bool, complex)
 # name -> Tensor's own method, as it was when the first subclass asked for it.
@@ -416,16 +473,21 @@ def _dispatching_method(name: str) -> Callable[..., Any]:
             # Plain tensors while the mode that swapped the methods in is not asked (its
             # handler is running, or it is another thread's): nobody to dispatch to.
             return original(self, *args, **kwargs)
-        if operator and args and not (
-            isinstance(args[0], Tensor) or type(args[0]) in _NUMBERS
-            or hasattr(type(args[0]), "__torch_function__") or _is_numpy_scalar(args[0])
+        if (
+            operator
+            and args
+            and not (
+                isinstance(args[0], Tensor)
+                or type(args[0]) in _NUMBERS
+                or hasattr(type(args[0]), "__torch_function__")
+                or _is_numpy_scalar(args[0])
+            )
         ):
             return NotImplemented
         if operator:  # all handlers declining: NotImplemented, so Python raises its error
             result = _call_overrides(func, (self, *args), (self, *args), kwargs)
             return NotImplemented if result is _NONE_TOOK_IT else result
-        return handle_torch_function(func, (self, *args, *kwargs.values()), self, *args,
-                                     **kwargs)
+        return handle_torch_function(func, (self, *args, *kwargs.values()), self, *args, **kwargs)
 
     functools.update_wrapper(method, original)
     _DISPATCHING[name] = method
@@ -504,8 +566,9 @@ def _may_override(arg: Any) -> bool:
     return _overriding(cls)
 
 
-def _handle_if_enabled(public: Callable[..., Any], function: Callable[..., Any], args: tuple,
-                       kwargs: dict[str, Any]) -> Any:
+def _handle_if_enabled(
+    public: Callable[..., Any], function: Callable[..., Any], args: tuple, kwargs: dict[str, Any]
+) -> Any:
     if not overrides_enabled():
         return function(*args, **kwargs)
     return handle_torch_function(public, (*args, *kwargs.values()), *args, **kwargs)
@@ -522,9 +585,18 @@ def make_namespace_overridable(namespace: dict[str, Any], names: Iterable[str]) 
             ("chainrule.ops", "chainrule.nn.functional")
         ):
             continue
-        if module == "chainrule.ops.creation" and not name.endswith("_like"):
+        if (
+            module == "chainrule.ops.creation"
+            and not name.endswith("_like")
+            and name not in _CREATION_TAKING_TENSORS
+        ):
             continue
         namespace[name] = overridable(function)
+
+
+#: The random functions of ``chainrule.ops.creation`` that take tensors (probabilities, means,
+#: standard deviations): a tensor subclass or ``vmap``'s batched tensors see them.
+_CREATION_TAKING_TENSORS = frozenset({"multinomial", "normal"})
 
 
 def install() -> None:

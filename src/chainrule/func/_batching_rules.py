@@ -234,19 +234,26 @@ RANDOM = (
 
 # Random ops whose draws depend on a tensor argument: PyTorch's vmap refuses "same" randomness
 # when that argument is batched.
-SAME_REFUSED = frozenset({"bernoulli", "multinomial", "poisson"})
+SAME_REFUSED = frozenset({"bernoulli", "multinomial", "poisson", "normal"})
 
 
-def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
-    """Random ops: "different" draws for the whole batch at once (the op on the values, like an
-    element-wise op); "same" gives every example the same draws (one call per example from the
-    same generator state); "error" never gets here with a draw (the generator refuses)."""
+def _randomness_at(func: Callable[..., Any], level: int) -> str:
+    """The randomness of the vmap at ``level``; PyTorch's refusal of "same" for the ops whose
+    draws read a tensor argument (a batched one brought the op here)."""
     randomness = next(r for lvl, _, r in active_levels() if lvl == level)
     if randomness == "same" and getattr(func, "__name__", "") in SAME_REFUSED:
         raise RuntimeError(
             "Vmap does not currently support same randomness with a batched tensor input. "
             "Please file an issue with functorch"
         )
+    return randomness
+
+
+def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """Random ops: "different" draws for the whole batch at once (the op on the values, like an
+    element-wise op); "same" gives every example the same draws (one call per example from the
+    same generator state); "error" never gets here with a draw (the generator refuses)."""
+    randomness = _randomness_at(func, level)
     RANDOM_RULE_RUNNING[0] += 1  # (its draws are per example already)
     try:
         if randomness == "same":
@@ -256,7 +263,50 @@ def random_op(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -
         RANDOM_RULE_RUNNING[0] -= 1
 
 
+def _normal(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``normal(mean, std)`` with a batched tensor mean or std: one draw per element of the
+    batch's values ("different"; a tensor mean and std at one shape, as the examples pair
+    them); "same" is refused as PyTorch's."""
+    _randomness_at(func, level)
+    bound = _bind(func, args, kwargs)
+    if bound is None or bound.arguments.get("size") is not None:
+        return random_op(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    aligned, _, _ = _align((arguments["mean"], arguments["std"]), {}, level)
+    arguments["mean"], arguments["std"] = _expanded(aligned)
+    RANDOM_RULE_RUNNING[0] += 1
+    try:
+        return wrap_batched(_call_bound(func, bound, arguments), level)
+    finally:
+        RANDOM_RULE_RUNNING[0] -= 1
+
+
+def _multinomial(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
+    """``multinomial`` of batched probabilities ("different"): the batch folded into the rows
+    of one draw, as each example's rows are drawn independently; "same" is refused as
+    PyTorch's."""
+    _randomness_at(func, level)
+    bound = _bind(func, args, kwargs)
+    if bound is None:
+        return loop_fallback(func, args, kwargs, level)
+    arguments = dict(bound.arguments)
+    probs, batched = unwrap(arguments["input"], level)
+    if not batched or any(type(v) is BatchedTensor for n, v in arguments.items() if n != "input"):
+        return loop_fallback(func, args, kwargs, level)
+    if _value_ndim(probs) not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    arguments["input"] = probs.reshape(-1, probs.shape[-1])
+    RANDOM_RULE_RUNNING[0] += 1
+    try:
+        drawn = _call_bound(func, bound, arguments)
+    finally:
+        RANDOM_RULE_RUNNING[0] -= 1
+    return wrap_batched(drawn.reshape(*probs.shape[:-1], drawn.shape[-1]), level)
+
+
 _register(RANDOM, random_op)
+_register(["normal"], _normal)
+_register(["multinomial"], _multinomial)
 
 
 def _unsupported_rrelu(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
