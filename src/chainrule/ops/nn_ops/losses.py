@@ -11,9 +11,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import result_type
 from ..._frames import user_stacklevel
 from ..._tensor import Tensor, wrap
-from .._registry import op, refuses_complex
+from .._registry import ARITH, op, refuses_complex
 from ..activation import binary_cross_entropy_with_logits as _bce_with_logits
 from ..activation import log_softmax
 from ..indexing import masked_fill
@@ -441,7 +442,7 @@ def _warn_size(input: Tensor, target: Tensor) -> None:
         )
 
 
-@op("MseLossBackward0", inputs=("self", "target"))
+@op("MseLossBackward0", inputs=("self", "target"), promote=ARITH)  # (float32 - int64: float32)
 @refuses_complex("mse_cpu")
 def _mse_loss(self, target, reduction):
     diff = self - target
@@ -495,6 +496,11 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     a, b = _broadcast_pair(input, target)
     if weight is not None:
         return _weighted((a - b) ** 2, weight, input, reduction, True)
+    common = result_type(a, b)
+    if b.dtype != common and not b.requires_grad:
+        # (an integer or narrower target enters PyTorch's kernels as the common dtype, in
+        # the backward too: float16 - int64 is a float16 difference)
+        b = b.to(common)
     return _mse_loss(a, b, _get_enum(reduction))
 
 
