@@ -256,3 +256,61 @@ def test_empty_cummax_with_any_dim_records_and_backpropagates() -> None:
     assert out.values.grad_fn.name() == "CummaxBackward0"
     (grad,) = chainrule.autograd.grad(out.values.sum(), x)
     assert tuple(grad.shape) == (0, 3)
+
+
+@pytest.mark.parametrize("value", [NAN, 1.0, INF, -INF])
+@pytest.mark.parametrize("dim", [None, 0, -1])
+def test_aminmax_of_0d_gradients(value: float, dim: int | None) -> None:
+    # (a 0-d NaN shares its gradient among no equal element: NaN, as PyTorch's)
+    grads = []
+    for lib in (chainrule, torch):
+        x = lib.tensor(value, dtype=lib.float64, requires_grad=True)
+        out = lib.aminmax(x) if dim is None else lib.aminmax(x, dim=dim)
+        (grad,) = lib.autograd.grad(out.min * 2 + out.max * 3, x)
+        grads.append(grad.item())
+    np.testing.assert_array_equal(grads[0], grads[1])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("zero", [False, True])
+def test_cumprod_with_dtype_backward_in_the_inputs_dtype(dtype: str, zero: bool) -> None:
+    # PyTorch casts the gradient to the input's dtype before cumprod's backward (a float64
+    # input with dtype=float16 gets a float64 computation, not a float16 one).
+    rng = np.random.default_rng(5)
+    values = rng.standard_normal((3, 6))
+    if zero:
+        values[1, 2] = 0.0
+    weights = rng.standard_normal((3, 6))
+    grads = []
+    for lib in (chainrule, torch):
+        x = lib.tensor(values, requires_grad=True)
+        out = lib.cumprod(x, 1, dtype=getattr(lib, dtype))
+        (grad,) = lib.autograd.grad((out * lib.tensor(weights, dtype=out.dtype)).sum(), x)
+        assert grad.dtype == lib.float64
+        grads.append(grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize(
+    "keywords",
+    [
+        {},
+        {"nan": None},
+        {"nan": None, "posinf": 7.0},
+        {"nan": 0.3, "neginf": -3.3},
+        {"posinf": 1e39},
+    ],
+)
+def test_nan_to_num_as_pytorch(dtype: str, keywords: dict) -> None:
+    # (nan=None is 0; bfloat16's infinities become its largest numbers, not infinity)
+    results = []
+    for lib in (chainrule, torch):
+        x = lib.tensor([[1.0, NAN, INF, -INF, -0.0]]).to(getattr(lib, dtype))
+        out = lib.nan_to_num(x.expand(2, 5), **keywords)
+        results.append((out.float().numpy(), out.stride(), str(out.dtype).split(".")[-1]))
+        x.nan_to_num_(**keywords)
+        results.append((x.float().numpy(), x.stride(), str(x.dtype).split(".")[-1]))
+    np.testing.assert_array_equal(results[0][0], results[2][0])
+    np.testing.assert_array_equal(results[1][0], results[3][0])
+    assert results[0][1:] == results[2][1:] and results[1][1:] == results[3][1:]

@@ -50,9 +50,7 @@ def _shared(
 def _(ops, grads, self, dim, keepdim):
     grad_min, grad_max = grads
     data = getattr(self, "_data", self)
-    dims = _dims(data.ndim, dim)
-    if not dims:
-        return grad_min + grad_max
+    dims = _dims(data.ndim, dim)  # (() for a 0-d tensor: its NaN gets a NaN, as PyTorch's)
     low = np.min(data, axis=dims, keepdims=True)
     high = np.max(data, axis=dims, keepdims=True)
     return _shared(ops, grad_min, self, low, dims, keepdim) + _shared(

@@ -44,26 +44,126 @@ op = functools.partial(table_op, elementwise=True)
 
 # PyTorch's complex errors worded otherwise than "<kernel>" not implemented for '<type>'.
 _CLAMP_COMPLEX = "clamp is not supported for complex types"  # clamp, relu, hardtanh
-_SIGN_COMPLEX = ("Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
-                 "use torch.sgn instead.")
+_SIGN_COMPLEX = (
+    "Unlike NumPy, torch.sign is not intended to support complex numbers. Please "
+    "use torch.sgn instead."
+)
 
 __all__ = [
-    "addcmul", "addcdiv", "logaddexp", "logaddexp2", "copysign",
-    "add", "sub", "subtract", "rsub", "mul", "div", "true_divide", "floor_divide", "remainder",
+    "addcmul",
+    "addcdiv",
+    "logaddexp",
+    "logaddexp2",
+    "copysign",
+    "add",
+    "sub",
+    "subtract",
+    "rsub",
+    "mul",
+    "div",
+    "true_divide",
+    "floor_divide",
+    "remainder",
     "fmod",
-    "pow", "neg", "negative", "abs", "absolute", "sign", "sgn", "reciprocal", "exp", "exp2",
-    "expm1", "log", "log1p", "log2", "log10", "sqrt", "rsqrt", "square", "sin", "cos", "tan",
-    "asin", "acos", "atan", "arcsin", "arccos", "arctan", "atan2", "arctan2", "sinh", "cosh",
-    "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "multiply", "sigmoid",
-    "relu", "erf", "erfc", "clamp", "clip",
-    "clamp_min", "clamp_max", "minimum", "maximum", "fmin", "fmax", "where", "lerp",
-    "floor", "ceil", "round", "trunc", "frac", "eq", "ne", "lt", "le", "gt", "ge", "greater",
-    "less", "greater_equal", "less_equal", "not_equal", "logical_and", "logical_or",
-    "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
-    "bitwise_left_shift", "bitwise_right_shift", "isnan", "isinf", "isfinite", "nan_to_num",
-    "hypot", "xlogy", "heaviside", "divide", "fix", "float_power",
-    "isclose", "allclose", "equal", "deg2rad", "rad2deg", "signbit", "isposinf", "isneginf",
-    "isreal", "positive",
+    "pow",
+    "neg",
+    "negative",
+    "abs",
+    "absolute",
+    "sign",
+    "sgn",
+    "reciprocal",
+    "exp",
+    "exp2",
+    "expm1",
+    "log",
+    "log1p",
+    "log2",
+    "log10",
+    "sqrt",
+    "rsqrt",
+    "square",
+    "sin",
+    "cos",
+    "tan",
+    "asin",
+    "acos",
+    "atan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "atan2",
+    "arctan2",
+    "sinh",
+    "cosh",
+    "tanh",
+    "asinh",
+    "acosh",
+    "atanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "multiply",
+    "sigmoid",
+    "relu",
+    "erf",
+    "erfc",
+    "clamp",
+    "clip",
+    "clamp_min",
+    "clamp_max",
+    "minimum",
+    "maximum",
+    "fmin",
+    "fmax",
+    "where",
+    "lerp",
+    "floor",
+    "ceil",
+    "round",
+    "trunc",
+    "frac",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "greater",
+    "less",
+    "greater_equal",
+    "less_equal",
+    "not_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "logical_not",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "bitwise_not",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "isnan",
+    "isinf",
+    "isfinite",
+    "nan_to_num",
+    "hypot",
+    "xlogy",
+    "heaviside",
+    "divide",
+    "fix",
+    "float_power",
+    "isclose",
+    "allclose",
+    "equal",
+    "deg2rad",
+    "rad2deg",
+    "signbit",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "positive",
 ]
 
 _LN2 = math.log(2.0)
@@ -165,8 +265,10 @@ def fast_path_in_float32(derivative: Any) -> Any:
             if grad.dtype == _HALF:
                 out = derivative(ops, grad.astype(_SINGLE), *[_to_single(a) for a in args])
                 return _to_half(out)
-        elif isinstance(grad, Tensor) and grad._data.dtype is _dtype.BFLOAT16 and not (
-            mode_get() & GRAD
+        elif (
+            isinstance(grad, Tensor)
+            and grad._data.dtype is _dtype.BFLOAT16
+            and not (mode_get() & GRAD)
         ):
             out = derivative(ops, _to_single(grad), *[_to_single(a) for a in args])
             return _to_half(out, _dtype.BFLOAT16)
@@ -255,8 +357,15 @@ def _in_single(ufunc: Any, a: Any, b: Any) -> np.ndarray:
     return ufunc(a, b).astype(_HALF)
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add",
-    saved_constants={"alpha": 1}, half_rounds_numbers=True, complex_ok=True)
+@op(
+    "AddBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    name="add",
+    saved_constants={"alpha": 1},
+    half_rounds_numbers=True,
+    complex_ok=True,
+)
 def _add(self, other):
     return self + other
 
@@ -336,8 +445,9 @@ def _fused_multiply_add(self, other, alpha, sign=1):
     if dtype is _SINGLE:
         return multiply_add_single(self, other, alpha)
     if dtype in _REDUCED:  # float16, bfloat16 (numbers among the operands rounded to it)
-        scale, other, self = (np.asarray(v).astype(dtype).astype(_SINGLE)
-                              for v in (alpha, other, self))
+        scale, other, self = (
+            np.asarray(v).astype(dtype).astype(_SINGLE) for v in (alpha, other, self)
+        )
         return (self + (other * scale).astype(dtype).astype(_SINGLE)).astype(dtype)
     if dtype.kind == "b":
         return np.logical_or(self, np.logical_and(other, bool(alpha)))
@@ -368,8 +478,14 @@ def multiply_add_single(self: Any, other: Any, alpha: Any, out: Any = None) -> A
     return out
 
 
-@op("AddBackward0", inputs=("self", "other"), promote=ARITH, name="add", half_native=True,
-    complex_ok=True)
+@op(
+    "AddBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    name="add",
+    half_native=True,
+    complex_ok=True,
+)
 def _add_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha)
 
@@ -398,8 +514,16 @@ def add(input, other, *, alpha=1):
     return _add_alpha(input, other, alpha)
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
-    saved_constants={"alpha": 1}, half_rounds_numbers=True, complex_ok=True)
+@op(
+    "SubBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    check=_check_bool_sub,
+    name="sub",
+    saved_constants={"alpha": 1},
+    half_rounds_numbers=True,
+    complex_ok=True,
+)
 def _sub(self, other):
     return self - other
 
@@ -414,8 +538,15 @@ def _(ops, grad):
     return -grad
 
 
-@op("SubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub, name="sub",
-    half_native=True, complex_ok=True)
+@op(
+    "SubBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    check=_check_bool_sub,
+    name="sub",
+    half_native=True,
+    complex_ok=True,
+)
 def _sub_alpha(self, other, alpha):
     return _fused_multiply_add(self, other, alpha, -1)
 
@@ -449,8 +580,14 @@ def _rsub(self, other, alpha):
     return _fused_multiply_add(other, self, alpha, -1)
 
 
-@op("RsubBackward0", inputs=("self", "other"), promote=ARITH, check=_check_bool_sub,
-    half_native=True, complex_ok=True)
+@op(
+    "RsubBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    check=_check_bool_sub,
+    half_native=True,
+    complex_ok=True,
+)
 def _rsub_tensor(self, other, *, alpha=1):
     return _rsub(self, other, alpha)
 
@@ -466,8 +603,15 @@ def _(ops, grad):
     return grad
 
 
-@op("RsubBackward1", inputs=("self",), promote=ARITH, promote_with=("other",),
-    check=_check_bool_sub, half_native=True, complex_ok=True)
+@op(
+    "RsubBackward1",
+    inputs=("self",),
+    promote=ARITH,
+    promote_with=("other",),
+    check=_check_bool_sub,
+    half_native=True,
+    complex_ok=True,
+)
 def _rsub_scalar(self, other, alpha=1):
     return _rsub(self, other, alpha)
 
@@ -486,15 +630,23 @@ _RSUB_SIGNATURES = (
 def rsub(input, other, *, alpha=1):
     """``other - alpha * input``."""
     if not isinstance(input, Tensor):
-        raise _no_overload("rsub", (input, other), {"alpha": alpha} if alpha != 1 else {},
-                           _RSUB_SIGNATURES)
+        raise _no_overload(
+            "rsub", (input, other), {"alpha": alpha} if alpha != 1 else {}, _RSUB_SIGNATURES
+        )
     if isinstance(other, Tensor):
         return _rsub_tensor(input, other, alpha=alpha)
     return _rsub_scalar(input, other, alpha)
 
 
-@op("MulBackward0", inputs=("self", "other"), promote=ARITH, method=True, inplace=True,
-    complex_ok=True, aliases=("multiply",))
+@op(
+    "MulBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    method=True,
+    inplace=True,
+    complex_ok=True,
+    aliases=("multiply",),
+)
 def mul(self, other):
     """Element-wise product, broadcasting."""
     if type(self) is not _ndarray or type(other) is not _ndarray:
@@ -558,9 +710,7 @@ def _check_integer_division(kernel, out, self, other):
 
 @op("DivBackward2", inputs=("self", "other"), promote=ARITH, name="div")
 def _div_rounding(self, other, rounding_mode):
-    if rounding_mode in ("trunc", "floor") and (
-        np.iscomplexobj(self) or np.iscomplexobj(other)
-    ):
+    if rounding_mode in ("trunc", "floor") and (np.iscomplexobj(self) or np.iscomplexobj(other)):
         raise _no_kernel(f"div_{rounding_mode}_cpu", np.result_type(self, other))
     if rounding_mode == "trunc":
         if np.asarray(self).dtype.kind in "iub" and np.asarray(other).dtype.kind in "iub":
@@ -630,8 +780,7 @@ def div(input, other, *, rounding_mode=_NO_ROUNDING_MODE):
     if rounding_mode is None:
         return _div_mode_none(input, other, None)
     if type(rounding_mode) is not str:
-        raise _no_overload("div", (input, other), {"rounding_mode": rounding_mode},
-                           _DIV_SIGNATURES)
+        raise _no_overload("div", (input, other), {"rounding_mode": rounding_mode}, _DIV_SIGNATURES)
     return _div_rounding(input, other, rounding_mode)
 
 
@@ -786,8 +935,14 @@ def _fmod_array(self, other):
     return out
 
 
-@op("FmodBackward1", inputs=("self", "other"), promote=ARITH, name="fmod",
-    tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER)
+@op(
+    "FmodBackward1",
+    inputs=("self", "other"),
+    promote=ARITH,
+    name="fmod",
+    tensor_only=("self",),
+    signatures=_TENSOR_OR_NUMBER_OTHER,
+)
 @refuses_complex("fmod_cpu", operands=2)
 def _fmod_tensor(self, other):
     return _fmod_array(self, other)
@@ -803,8 +958,15 @@ def _(ops, grad, self, other):
     return -grad * ops.div_rounding(self, other, "trunc")
 
 
-@op("FmodBackward0", inputs=("self",), promote=ARITH, promote_with=("other",), name="fmod",
-    tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER)
+@op(
+    "FmodBackward0",
+    inputs=("self",),
+    promote=ARITH,
+    promote_with=("other",),
+    name="fmod",
+    tensor_only=("self",),
+    signatures=_TENSOR_OR_NUMBER_OTHER,
+)
 @refuses_complex("fmod_cpu", operands=2)
 def _fmod_scalar(self, other):
     return _fmod_array(self, other)
@@ -830,7 +992,8 @@ def fmod(input, other):
 
 def _check_int_pow(base, exponent):
     if (
-        isinstance(base, np.ndarray) and base.dtype.kind in "iu"
+        isinstance(base, np.ndarray)
+        and base.dtype.kind in "iu"
         and np.any(np.asarray(exponent) < 0)
         and np.asarray(exponent).dtype.kind in "iu"
     ):
@@ -902,8 +1065,14 @@ def _log_of_number(value):
     return -math.inf if value == 0 else math.nan
 
 
-@op("PowBackward0", inputs=("self",), promote=ARITH, promote_with=("exponent",),
-    half_native=True, complex_ok=True)  # bfloat16 as float16 (_pow_array)
+@op(
+    "PowBackward0",
+    inputs=("self",),
+    promote=ARITH,
+    promote_with=("exponent",),
+    half_native=True,
+    complex_ok=True,
+)  # bfloat16 as float16 (_pow_array)
 def _pow_scalar(self, exponent):
     _check_int_pow(self, exponent)
     return _pow_array(self, exponent)
@@ -947,8 +1116,11 @@ def _pow_tensor(self, exponent):
 def _(ops, grad, self, exponent, result):
     # Where the exponent is 0 the derivative is 0, even at a zero or infinite base. (Complex
     # values: the conjugate of the local derivative, as everywhere.)
-    power = (self ** (exponent - 1) if isinstance(self, Tensor)
-             else _pow_tensor.op.forward(self, exponent - 1))  # (complex: PyTorch's at 0)
+    power = (
+        self ** (exponent - 1)
+        if isinstance(self, Tensor)
+        else _pow_tensor.op.forward(self, exponent - 1)
+    )  # (complex: PyTorch's at 0)
     return ops.where(exponent == 0, 0, grad * ops.conj(exponent * power))
 
 
@@ -965,12 +1137,12 @@ def _(ops, grad, self, exponent, result):
     # of a complex power takes the complex logarithm (PyTorch promotes it first).
     if _is_complex(result) and not _is_complex(self):
         self = self + 0j
-    return grad * ops.where((self == 0) & _nonnegative_real(ops, exponent), 0,
-                            ops.conj(result * ops.log(self)))
+    return grad * ops.where(
+        (self == 0) & _nonnegative_real(ops, exponent), 0, ops.conj(result * ops.log(self))
+    )
 
 
-@op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",),
-    complex_ok=True)
+@op("PowBackward2", inputs=("exponent",), promote=ARITH, promote_with=("self",), complex_ok=True)
 def _pow_scalar_base(self, exponent):
     # PyTorch's pow(Scalar, Tensor) allocates its result contiguous, whatever the exponent's
     # layout (not TensorIterator's rule).
@@ -1008,8 +1180,9 @@ def pow(input, exponent):  # noqa: A001 - torch-style name
         and input._data.dtype.kind in "iu"
     ):  # (checked before promotion, which wraps -2 to 254 for uint8)
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    if isinstance(input, Tensor) and (input._data.dtype.kind in "iub"
-                                      or input._data.dtype.itemsize == 2):
+    if isinstance(input, Tensor) and (
+        input._data.dtype.kind in "iub" or input._data.dtype.itemsize == 2
+    ):
         _check_exponent(input._data.dtype, exponent)
     return _pow_scalar(input, exponent)
 
@@ -1051,8 +1224,13 @@ def float_power(input, exponent):
 @tensor_method(name="float_power_")
 def _float_power_(self, exponent):
     """In-place ``float_power``: ``self`` must already be float64 (or complex128)."""
-    wanted = np.complex128 if self._data.dtype.kind == "c" or isinstance(exponent, complex) or (
-        isinstance(exponent, Tensor) and exponent._data.dtype.kind == "c") else np.float64
+    wanted = (
+        np.complex128
+        if self._data.dtype.kind == "c"
+        or isinstance(exponent, complex)
+        or (isinstance(exponent, Tensor) and exponent._data.dtype.kind == "c")
+        else np.float64
+    )
     if self._data.dtype != wanted:
         have = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(self._data.dtype)]
         need = _dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(np.dtype(wanted))]
@@ -1067,8 +1245,7 @@ def _float_power_(self, exponent):
 # sign-like
 
 
-@op("NegBackward0", promote=KEEP, method=True, inplace=True, aliases=("negative",),
-    complex_ok=True)
+@op("NegBackward0", promote=KEEP, method=True, inplace=True, aliases=("negative",), complex_ok=True)
 def neg(self):
     """``-self``."""
     if self.dtype == np.bool_:
@@ -1094,8 +1271,14 @@ def _abs_in_place(self: Tensor) -> Tensor:
     return abs(self)
 
 
-@op("AbsBackward0", promote=KEEP, method=True, inplace=_abs_in_place, aliases=("absolute",),
-    complex_ok=True)
+@op(
+    "AbsBackward0",
+    promote=KEEP,
+    method=True,
+    inplace=_abs_in_place,
+    aliases=("absolute",),
+    complex_ok=True,
+)
 def abs(self):  # noqa: A001 - torch-style name
     """Absolute value."""
     return np.abs(self)
@@ -1232,8 +1415,7 @@ def _complex_log1p(z: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         small = 0.5 * np.log1p(x * (2 + x) + y * y)
         large = np.log(np.abs(z + 1))
-        real = np.where((y == 0) & (x >= -1), np.log1p(x),
-                        np.where(np.abs(z) < 0.5, small, large))
+        real = np.where((y == 0) & (x >= -1), np.log1p(x), np.where(np.abs(z) < 0.5, small, large))
     out = np.empty_like(z)
     out.real = real
     out.imag = np.arctan2(y, x + 1)
@@ -1278,8 +1460,7 @@ def _(ops, grad, result):
     return grad / (2 * ops.conj(result))
 
 
-@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True, half_native=True,
-    complex_ok=True)
+@op("RsqrtBackward0", promote=FLOAT, method=True, inplace=True, half_native=True, complex_ok=True)
 def rsqrt(self):
     """``1 / sqrt(self)`` (in a half type the root rounded first, as PyTorch's element loop)."""
     return 1 / np.sqrt(self)
@@ -1327,8 +1508,7 @@ def _(ops, grad, result):
     return grad * ops.conj(1 + ops.pow(result, 2))
 
 
-@op("AsinBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arcsin",),
-    complex_ok=True)
+@op("AsinBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arcsin",), complex_ok=True)
 def asin(self):
     """Inverse sine."""
     return np.arcsin(self)
@@ -1344,8 +1524,7 @@ def _(ops, grad, self):
     return grad * ops.conj(ops.rsqrt(-self * self + 1))
 
 
-@op("AcosBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arccos",),
-    complex_ok=True)
+@op("AcosBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arccos",), complex_ok=True)
 def acos(self):
     """Inverse cosine."""
     return np.arccos(self)
@@ -1356,8 +1535,7 @@ def _(ops, grad, self):
     return grad * -ops.conj(ops.rsqrt(-self * self + 1))
 
 
-@op("AtanBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arctan",),
-    complex_ok=True)
+@op("AtanBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arctan",), complex_ok=True)
 def atan(self):
     """Inverse tangent."""
     return np.arctan(self)
@@ -1371,8 +1549,15 @@ def _(ops, grad, self):
 arcsin, arccos, arctan = asin, acos, atan
 
 
-@op("Atan2Backward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
-    method=True, inplace=True, aliases=("arctan2",))
+@op(
+    "Atan2Backward0",
+    inputs=("self", "other"),
+    promote=FLOAT,
+    tensor_only=("self", "other"),
+    method=True,
+    inplace=True,
+    aliases=("arctan2",),
+)
 @refuses_complex("atan2_cpu", operands=2)
 def atan2(self, other):
     """Angle of the point ``(other, self)``: ``atan(self / other)`` in the right quadrant."""
@@ -1497,8 +1682,11 @@ def _not_differentiable_in_place(out_of_place: Any, node_name: str) -> Any:
     return declared
 
 
-for _inverse, _node in ((asinh, "AsinhBackward1"), (acosh, "AcoshBackward1"),
-                        (atanh, "AtanhBackward1")):
+for _inverse, _node in (
+    (asinh, "AsinhBackward1"),
+    (acosh, "AcoshBackward1"),
+    (atanh, "AtanhBackward1"),
+):
     _in_place = _not_differentiable_in_place(_inverse, _node)
     for _name in (_inverse.__name__, "arc" + _inverse.__name__[1:]):  # (asinh_, arcsinh_)
         declare_methods(_name, inplace=_in_place)
@@ -1529,7 +1717,7 @@ def _(ops, grad, result):
 def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
-        raise RuntimeError('"clamp_min_scalar_cpu" not implemented for \'Bool\'')
+        raise RuntimeError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
     # relu(-0.) is -0., as PyTorch's: the input wins ties (see _max_first).
     return np.maximum(0, self) if self.dtype in _MAX_SWAPS else np.maximum(self, 0)
 
@@ -1593,8 +1781,15 @@ def _check_hypot(self: Any, other: Any) -> None:
         raise _no_kernel("hypot_cpu", dtype)
 
 
-@op("HypotBackward0", inputs=("self", "other"), promote=FLOAT, tensor_only=("self", "other"),
-    method=True, inplace=True, check=_check_hypot)
+@op(
+    "HypotBackward0",
+    inputs=("self", "other"),
+    promote=FLOAT,
+    tensor_only=("self", "other"),
+    method=True,
+    inplace=True,
+    check=_check_hypot,
+)
 @refuses_complex("hypot_cpu", operands=2)
 def hypot(self, other):
     """``sqrt(self**2 + other**2)``."""
@@ -1615,8 +1810,9 @@ def _(ops, grad, other, result):
 # PyTorch's kernel does: computing in float32 and rounding once differs from it by an ulp. A
 # number (or 0-d) operand is rounded to the half type first, as PyTorch wraps it.
 def _xlogy_values(self, other):
-    half = next((v.dtype for v in (self, other)
-                 if type(v) is _ndarray and v.dtype in _REDUCED), None)
+    half = next(
+        (v.dtype for v in (self, other) if type(v) is _ndarray and v.dtype in _REDUCED), None
+    )
     if half is not None:
         self, other = np.asarray(self, half), np.asarray(other, half)
     out = np.where(self == 0, 0, self * np.log(other))
@@ -1639,8 +1835,14 @@ _XLOGY_SIGNATURES = (
 )
 
 
-@op("XlogyBackward0", inputs=("self", "other"), promote=FLOAT, signatures=_XLOGY_SIGNATURES,
-    name="xlogy", half_native=True)  # bfloat16 in steps as float16 (_xlogy_values)
+@op(
+    "XlogyBackward0",
+    inputs=("self", "other"),
+    promote=FLOAT,
+    signatures=_XLOGY_SIGNATURES,
+    name="xlogy",
+    half_native=True,
+)  # bfloat16 in steps as float16 (_xlogy_values)
 @refuses_complex("xlogy_cpu", operands=2)
 def _xlogy(self, other):
     """``self * log(other)``, 0 where ``self == 0`` (NaN where ``other`` is NaN)."""
@@ -1652,8 +1854,14 @@ _xlogy.derivative("other")(_xlogy_other_derivative)
 
 
 # A number operand: PyTorch's Scalar overloads, whose nodes have one edge and save the number.
-@op("XlogyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",), name="xlogy",
-    half_native=True)
+@op(
+    "XlogyBackward1",
+    inputs=("other",),
+    promote=FLOAT,
+    promote_with=("self",),
+    name="xlogy",
+    half_native=True,
+)
 @refuses_complex("xlogy_cpu", operands=2)
 def _xlogy_number_self(self, other):
     return _xlogy_values(self, other)
@@ -1662,8 +1870,14 @@ def _xlogy_number_self(self, other):
 _xlogy_number_self.derivative("other")(_xlogy_other_derivative)
 
 
-@op("XlogyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",), name="xlogy",
-    half_native=True)
+@op(
+    "XlogyBackward2",
+    inputs=("self",),
+    promote=FLOAT,
+    promote_with=("other",),
+    name="xlogy",
+    half_native=True,
+)
 @refuses_complex("xlogy_cpu", operands=2)
 def _xlogy_number_other(self, other):
     return _xlogy_values(self, other)
@@ -1758,8 +1972,10 @@ def _check_clamp_tensor(self: Any, min: Any = None, max: Any = None) -> None:  #
         raise NotImplementedError(_CLAMP_COMPLEX)
     bounds = [b for b in (min, max) if b is not None]
     if any(b.dtype.kind == "c" for b in bounds):
-        kernel = "clamp_cpu" if len(bounds) == 2 else (
-            "maximum_cpu" if min is not None else "minimum_cpu"
+        kernel = (
+            "clamp_cpu"
+            if len(bounds) == 2
+            else ("maximum_cpu" if min is not None else "minimum_cpu")
         )
         raise _no_kernel(kernel, np.result_type(self, *bounds))
 
@@ -1842,7 +2058,8 @@ def _bound_kind(value: Any) -> int:
 def _bounds_signatures(names: tuple[str, ...], optional: bool) -> tuple[str, ...]:
     default = " = None" if optional else ""
     return tuple(
-        "(Tensor input, " + ", ".join(f"{kind} {n}{default}" for n in names)
+        "(Tensor input, "
+        + ", ".join(f"{kind} {n}{default}" for n in names)
         + ", *, Tensor out = None)"
         for kind in ("Tensor", "Number")
     )
@@ -1853,8 +2070,13 @@ _CLAMP_MIN_SIGNATURES = _bounds_signatures(("min",), False)
 _CLAMP_MAX_SIGNATURES = _bounds_signatures(("max",), False)
 
 
-def _bind_bounds(name: str, args: tuple, kwargs: dict[str, Any], names: tuple[str, ...],
-                 signatures: tuple[str, ...]) -> list[Any]:
+def _bind_bounds(
+    name: str,
+    args: tuple,
+    kwargs: dict[str, Any],
+    names: tuple[str, ...],
+    signatures: tuple[str, ...],
+) -> list[Any]:
     """``[input, *bounds]`` of a clamp-like call given with keywords or too few or many
     arguments (missing bounds None); PyTorch's TypeError if it matches no overload."""
     params = ("input", *names)
@@ -1876,8 +2098,12 @@ _MISSING_ARG: Any = object()
 
 # The C++ names PyTorch's clamp_ gives an integer tensor it cannot write a promoted result into.
 _CPP_INTEGER_NAMES = {
-    "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-    "int64": "long int", "bool": "bool",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "bool": "bool",
 }
 
 
@@ -2102,10 +2328,16 @@ def clamp_max(*args: Any, **kwargs: Any) -> Tensor:
 _CLAMP_LIKE = {"clamp": clamp, "clip": clip, "clamp_min": clamp_min, "clamp_max": clamp_max}
 
 
-@op("MaximumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-    method=True)
-@refuses_complex(message="maximum not implemented for complex tensors.", error=RuntimeError,
-                 operands=2)
+@op(
+    "MaximumBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    method=True,
+)
+@refuses_complex(
+    message="maximum not implemented for complex tensors.", error=RuntimeError, operands=2
+)
 def maximum(self, other):
     """Element-wise maximum (NaN propagates; ``self`` where they are equal)."""
     return _max_first(self, other)
@@ -2127,10 +2359,16 @@ def _(ops, grad, self, other):
     return _split_ties(ops, grad, self, other, self > other)
 
 
-@op("MinimumBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-    method=True)
-@refuses_complex(message="minimum not implemented for complex tensors.", error=RuntimeError,
-                 operands=2)
+@op(
+    "MinimumBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    method=True,
+)
+@refuses_complex(
+    message="minimum not implemented for complex tensors.", error=RuntimeError, operands=2
+)
 def minimum(self, other):
     """Element-wise minimum (NaN propagates; ``self`` where they are equal)."""
     return _min_first(self, other)
@@ -2156,10 +2394,16 @@ def _zero_ties_keep_self(out: Any, self: Any) -> np.ndarray:
     return out
 
 
-@op("FmaxBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-    method=True)
-@refuses_complex(message="fmax not implemented for complex tensors.", error=RuntimeError,
-                 operands=2)
+@op(
+    "FmaxBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    method=True,
+)
+@refuses_complex(
+    message="fmax not implemented for complex tensors.", error=RuntimeError, operands=2
+)
 def fmax(self, other):
     """Element-wise maximum ignoring NaN."""
     return _zero_ties_keep_self(np.fmax(self, other), self)
@@ -2175,10 +2419,16 @@ def _(ops, grad, self, other):
     return ops.where((self >= other) | ops.isnan(other), 0, grad)
 
 
-@op("FminBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-    method=True)
-@refuses_complex(message="fmin not implemented for complex tensors.", error=RuntimeError,
-                 operands=2)
+@op(
+    "FminBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    method=True,
+)
+@refuses_complex(
+    message="fmin not implemented for complex tensors.", error=RuntimeError, operands=2
+)
 def fmin(self, other):
     """Element-wise minimum ignoring NaN."""
     return _zero_ties_keep_self(np.fmin(self, other), self)
@@ -2194,8 +2444,13 @@ def _(ops, grad, self, other):
     return ops.where((self <= other) | ops.isnan(other), 0, grad)
 
 
-@op("WhereBackward0", inputs=("input", "other"), tensor_params=("condition",), promote=ARITH,
-    complex_ok=True)
+@op(
+    "WhereBackward0",
+    inputs=("input", "other"),
+    tensor_params=("condition",),
+    promote=ARITH,
+    complex_ok=True,
+)
 def _where(condition, input, other):
     return np.where(condition, input, other)
 
@@ -2271,8 +2526,13 @@ def lerp_values(self: Any, end: Any, weight: Any) -> Any:
     return np.where(small, self + weight * (end - self), end - (end - self) * (1 - weight))
 
 
-@op("LerpBackward0", inputs=("self", "end"), promote=FLOAT, promote_with=("weight",),
-    complex_ok=True)
+@op(
+    "LerpBackward0",
+    inputs=("self", "end"),
+    promote=FLOAT,
+    promote_with=("weight",),
+    complex_ok=True,
+)
 @half_in_float32
 def _lerp_scalar(self, end, weight):
     return lerp_values(self, end, weight).astype(np.result_type(self, end), copy=False)
@@ -2380,12 +2640,18 @@ def lerp(input, end, weight):
 def _check_addcmul(self, tensor1, tensor2, *_options):
     """PyTorch's kernel has no bool version (the op's ``check``, before promotion)."""
     if all(np.asarray(t).dtype.kind == "b" for t in (self, tensor1, tensor2)):
-        raise NotImplementedError('"addcmul_cpu_out" not implemented for \'Bool\'')
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
 
 
-@op("AddcmulBackward0", inputs=("self", "tensor1", "tensor2"), promote=ARITH,
-    tensor_only=("self", "tensor1", "tensor2"), name="addcmul", check=_check_addcmul,
-    complex_ok=True)
+@op(
+    "AddcmulBackward0",
+    inputs=("self", "tensor1", "tensor2"),
+    promote=ARITH,
+    tensor_only=("self", "tensor1", "tensor2"),
+    name="addcmul",
+    check=_check_addcmul,
+    complex_ok=True,
+)
 def _addcmul(self, tensor1, tensor2, value):
     """PyTorch's kernel: ``fma(value * tensor1, tensor2, self)``, in float32 for float16 (and
     bfloat16), each rounded once. The fused multiply-add is exact through float64 for float32
@@ -2429,9 +2695,15 @@ def _check_addcdiv(self, tensor1, tensor2, *_options):
         )
 
 
-@op("AddcdivBackward0", inputs=("self", "tensor1", "tensor2"), promote=ARITH,
-    tensor_only=("self", "tensor1", "tensor2"), name="addcdiv", check=_check_addcdiv,
-    complex_ok=True)
+@op(
+    "AddcdivBackward0",
+    inputs=("self", "tensor1", "tensor2"),
+    promote=ARITH,
+    tensor_only=("self", "tensor1", "tensor2"),
+    name="addcdiv",
+    check=_check_addcdiv,
+    complex_ok=True,
+)
 @half_in_float32
 def _addcdiv(self, tensor1, tensor2, value):
     _check_value(value, self.dtype)
@@ -2520,8 +2792,9 @@ def _rounding(name: str, node_name: str, fn, doc: str, aliases: tuple[str, ...] 
     return tensor_method(name=name, inplace=True, aliases=aliases)(rounding)
 
 
-floor = _rounding("floor", "FloorBackward0", np.floor,
-                  "Largest integer not greater than each element.")
+floor = _rounding(
+    "floor", "FloorBackward0", np.floor, "Largest integer not greater than each element."
+)
 ceil = _rounding("ceil", "CeilBackward0", np.ceil, "Smallest integer not less than each element.")
 trunc = _rounding("trunc", "TruncBackward0", np.trunc, "Round toward zero.", aliases=("fix",))
 fix = trunc
@@ -2581,8 +2854,9 @@ def _check_heaviside(input, values):
 
 
 @op("NotImplemented", inputs=("input", "values"), promote=KEEP, check=_check_heaviside)
-@refuses_complex(message="heaviside is not yet implemented for complex tensors.",
-                 error=RuntimeError, operands=2)
+@refuses_complex(
+    message="heaviside is not yet implemented for complex tensors.", error=RuntimeError, operands=2
+)
 def _heaviside(input, values):
     if input.dtype.kind not in "fV":
         return np.where(input == 0, values, input > 0).astype(input.dtype)
@@ -2639,12 +2913,22 @@ def _heaviside_inplace_edges(input, values):
     return _edges_of_inputs_needing_grad(_heaviside_inplace(input, values))
 
 
-@op("NanToNumBackward0", promote=KEEP, method=True, inplace=True)
+@op("NanToNumBackward0", promote=KEEP, method=True, inplace=True, half_native=True)
 def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
     """Replace NaN and infinities by finite numbers."""
     # In a copy laid out as PyTorch lays out an element-wise result (np.nan_to_num's own copy
     # would put an expanded dimension innermost).
     out = copy_preserving_layout(self) if type(self) is _ndarray else np.array(self)
+    nan = 0.0 if nan is None else nan  # (None is 0, as PyTorch's)
+    if out.dtype == _BFLOAT16:
+        # In float32 (NumPy's nan_to_num does not know bfloat16), infinities becoming
+        # bfloat16's largest numbers (float32's would round to infinity), rounded once.
+        big = float(_dtype.finfo(_BFLOAT16).max)
+        work = out.astype(np.float32)
+        posinf = big if posinf is None else posinf
+        neginf = -big if neginf is None else neginf
+        np.nan_to_num(work, copy=False, nan=nan, posinf=posinf, neginf=neginf)
+        return work.astype(_BFLOAT16)
     return np.nan_to_num(out, copy=False, nan=nan, posinf=posinf, neginf=neginf)
 
 
@@ -2658,8 +2942,11 @@ def _(ops, grad, self):
 
 
 def _is_complex_operand(value: Any) -> bool:
-    return type(value) is complex or isinstance(value, np.complexfloating) or (
-        type(value) is np.ndarray and value.dtype.kind == "c")
+    return (
+        type(value) is complex
+        or isinstance(value, np.complexfloating)
+        or (type(value) is np.ndarray and value.dtype.kind == "c")
+    )
 
 
 def _ordering(name: str, fn):
@@ -2704,13 +2991,21 @@ def _comparison_in_place(name: str, fn, out_of_place):
     return compare_in_place
 
 
-def _comparison(name: str, fn, doc: str, in_place_node: bool = False,
-                aliases: tuple[str, ...] = ()):
+def _comparison(
+    name: str, fn, doc: str, in_place_node: bool = False, aliases: tuple[str, ...] = ()
+):
     """The comparison ``name`` and its Tensor methods; ``in_place_node``: in place it records
     a node of its own (:func:`_comparison_in_place`)."""
 
-    @op(name, inputs=("self", "other"), promote=COMPARE, differentiable=False,
-        tensor_only=("self",), signatures=_TENSOR_OR_NUMBER_OTHER, name=name)
+    @op(
+        name,
+        inputs=("self", "other"),
+        promote=COMPARE,
+        differentiable=False,
+        tensor_only=("self",),
+        signatures=_TENSOR_OR_NUMBER_OTHER,
+        name=name,
+    )
     def compare(self, other):
         return fn(self, other)
 
@@ -2721,17 +3016,41 @@ def _comparison(name: str, fn, doc: str, in_place_node: bool = False,
 
 
 eq = _comparison("eq", np.equal, "Element-wise ``==`` (a bool tensor).", in_place_node=True)
-ne = _comparison("ne", np.not_equal, "Element-wise ``!=`` (a bool tensor).", in_place_node=True,
-                 aliases=("not_equal",))
-lt = _comparison("lt", _ordering("lt", np.less), "Element-wise ``<`` (a bool tensor).",
-                 in_place_node=True, aliases=("less",))
-le = _comparison("le", _ordering("le", np.less_equal), "Element-wise ``<=`` (a bool tensor).",
-                 in_place_node=True, aliases=("less_equal",))
-gt = _comparison("gt", _ordering("gt", np.greater), "Element-wise ``>`` (a bool tensor).",
-                 in_place_node=True, aliases=("greater",))
-ge = _comparison("ge", _ordering("ge", np.greater_equal),
-                 "Element-wise ``>=`` (a bool tensor).", in_place_node=True,
-                 aliases=("greater_equal",))
+ne = _comparison(
+    "ne",
+    np.not_equal,
+    "Element-wise ``!=`` (a bool tensor).",
+    in_place_node=True,
+    aliases=("not_equal",),
+)
+lt = _comparison(
+    "lt",
+    _ordering("lt", np.less),
+    "Element-wise ``<`` (a bool tensor).",
+    in_place_node=True,
+    aliases=("less",),
+)
+le = _comparison(
+    "le",
+    _ordering("le", np.less_equal),
+    "Element-wise ``<=`` (a bool tensor).",
+    in_place_node=True,
+    aliases=("less_equal",),
+)
+gt = _comparison(
+    "gt",
+    _ordering("gt", np.greater),
+    "Element-wise ``>`` (a bool tensor).",
+    in_place_node=True,
+    aliases=("greater",),
+)
+ge = _comparison(
+    "ge",
+    _ordering("ge", np.greater_equal),
+    "Element-wise ``>=`` (a bool tensor).",
+    in_place_node=True,
+    aliases=("greater_equal",),
+)
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 logical_and = _comparison("logical_and", np.logical_and, "Element-wise logical and.")
@@ -2769,8 +3088,9 @@ bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "Bitwise (logical, for bool) 
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "Bitwise (logical, for bool) xor.")
 
 
-@op("bitwise_not", promote=KEEP, differentiable=False, method=True, inplace=True,
-    half_native=True)  # (bfloat16 refused as 'BFloat16')
+@op(
+    "bitwise_not", promote=KEEP, differentiable=False, method=True, inplace=True, half_native=True
+)  # (bfloat16 refused as 'BFloat16')
 def bitwise_not(self):
     """Bitwise not (logical not for bool)."""
     _refuse_non_integral("bitwise_not_cpu", self.dtype)
@@ -2811,15 +3131,25 @@ def _shift_op(name: str, kernel: str, ufunc: Any, left: bool) -> Any:
         return out
 
     forward.__name__ = forward.__qualname__ = name
-    return op(name, inputs=("self", "other"), promote=ARITH, differentiable=False,
-              check=_check_broadcast, half_native=True)(forward)  # (bfloat16: 'BFloat16')
+    return op(
+        name,
+        inputs=("self", "other"),
+        promote=ARITH,
+        differentiable=False,
+        check=_check_broadcast,
+        half_native=True,
+    )(forward)  # (bfloat16: 'BFloat16')
 
 
 def _check_broadcast(self: Any, other: Any) -> None:
     """PyTorch's error for shapes that do not broadcast, which comes before its refusal to
     promote uint16, uint32 or uint64 with another type (checked before promotion)."""
-    if type(self) is np.ndarray and type(other) is np.ndarray and self.dtype != other.dtype and (
-            self.shape != other.shape):
+    if (
+        type(self) is np.ndarray
+        and type(other) is np.ndarray
+        and self.dtype != other.dtype
+        and (self.shape != other.shape)
+    ):
         error = broadcast_error(self, other)
         if error is not None:
             raise error
@@ -2848,13 +3178,14 @@ def _takes(kind: str, value: Any) -> bool:
     return isinstance(value, _NUMBERS)
 
 
-def _bind_overload(names: tuple[str, ...], kinds: str, args: tuple,
-                   kwargs: dict[str, Any]) -> tuple | None:
+def _bind_overload(
+    names: tuple[str, ...], kinds: str, args: tuple, kwargs: dict[str, Any]
+) -> tuple | None:
     """The arguments in ``names``' order if the call matches this overload, else None."""
     if len(args) + len(kwargs) != len(names):
         return None
     values = list(args)
-    for name in names[len(args):]:
+    for name in names[len(args) :]:
         if name not in kwargs:
             return None
         values.append(kwargs[name])
@@ -2880,8 +3211,7 @@ def _listed(items: list[str], positional: bool) -> str:
     return f"({text[:-2] if positional else text})"
 
 
-def _overload_error(name: str, overloads: tuple, args: tuple,
-                    kwargs: dict[str, Any]) -> TypeError:
+def _overload_error(name: str, overloads: tuple, args: tuple, kwargs: dict[str, Any]) -> TypeError:
     """PyTorch's TypeError for a call that matches none of ``overloads``.
 
     Keyword arguments are listed in the reverse of the order given (as PyTorch's map of them
@@ -2890,17 +3220,21 @@ def _overload_error(name: str, overloads: tuple, args: tuple,
     """
     keywords = list(reversed(kwargs.items()))
     got = [type_name(a) for a in args] + [f"{k}={type_name(v)}" for k, v in keywords]
-    lines = [f"{name}() received an invalid combination of arguments - got "
-             f"{_listed(got, bool(args))}, but expected one of:"]
+    lines = [
+        f"{name}() received an invalid combination of arguments - got "
+        f"{_listed(got, bool(args))}, but expected one of:"
+    ]
     count = len(args) + len(kwargs)
     for signature, names, kinds in overloads:
         lines.append(f" * {signature}")
         if "out" in signature or count != len(names):
             continue
-        wrong = [k for k, _ in keywords if k not in names[len(names) - len(kwargs):]]
+        wrong = [k for k, _ in keywords if k not in names[len(names) - len(kwargs) :]]
         if wrong:
-            lines.append("      didn't match because some of the keywords were incorrect: "
-                         + ", ".join(wrong))
+            lines.append(
+                "      didn't match because some of the keywords were incorrect: "
+                + ", ".join(wrong)
+            )
             continue
         items = []
         for i, (param, kind) in enumerate(zip(names, kinds, strict=True)):
@@ -2908,8 +3242,10 @@ def _overload_error(name: str, overloads: tuple, args: tuple,
             item = _described(value) if i < len(args) else f"{param}={_described(value)}"
             marked = not _takes(kind, value) or param == "self"
             items.append(f"!{item}!" if marked else item)
-        lines.append("      didn't match because some of the arguments have invalid types: "
-                     + _listed(items, bool(args)))
+        lines.append(
+            "      didn't match because some of the arguments have invalid types: "
+            + _listed(items, bool(args))
+        )
     return TypeError("\n".join(lines) + "\n")
 
 
@@ -2927,8 +3263,12 @@ def _plain(value: Any) -> Any:
 def shift_function(name: str, shift: Any, args: tuple, kwargs: dict[str, Any]) -> Tensor:
     """``torch.<name>(*args, **kwargs)``: ``shift`` of the arguments of PyTorch's overload
     they match (a tensor and a tensor or a number, or a number and a tensor)."""
-    if len(args) == 2 and not kwargs and isinstance(args[0], Tensor) and isinstance(
-            args[1], Tensor):
+    if (
+        len(args) == 2
+        and not kwargs
+        and isinstance(args[0], Tensor)
+        and isinstance(args[1], Tensor)
+    ):
         return shift(*args)
     if "out" in kwargs:  # (no op here writes into an ``out`` tensor)
         raise TypeError(f"{name}() got an unexpected keyword argument 'out'")
@@ -2954,8 +3294,9 @@ def shift_argument(name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
 def _signature(*names: str) -> inspect.Signature:
     """``(names) -> Tensor``, the signature ``help()`` and the Tensor stub show."""
     kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    return inspect.Signature([inspect.Parameter(n, kind, annotation=Any) for n in names],
-                             return_annotation=Tensor)
+    return inspect.Signature(
+        [inspect.Parameter(n, kind, annotation=Any) for n in names], return_annotation=Tensor
+    )
 
 
 def _shift_method(name: str, shift: Any) -> Any:
@@ -3134,8 +3475,9 @@ def _closeness_method(fn: Any) -> Any:
     return method
 
 
-def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-            equal_nan: bool = False) -> Tensor:
+def isclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
     """Where ``|input - other| <= atol + rtol * |other|`` (equal infinities and, with
     ``equal_nan``, NaNs count as close), broadcasting, as PyTorch's."""
     a = _tensor_operand("isclose", 1, input)._data
@@ -3169,8 +3511,9 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
     return wrap(np.asarray(close))
 
 
-def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08,
-             equal_nan: bool = False) -> bool:
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
     """Whether every element of ``input`` is close to ``other``'s (see :func:`isclose`)."""
     _tensor_operand("allclose", 1, input)
     _tensor_operand("allclose", 2, other)
@@ -3203,8 +3546,14 @@ def _refuse_integral(kernel: str, *values: Any) -> None:
         raise _no_kernel(kernel, dtype)
 
 
-@op("LogaddexpBackward0", inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-    method=True, complex_ok=True)
+@op(
+    "LogaddexpBackward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    method=True,
+    complex_ok=True,
+)
 @half_in_float32
 def logaddexp(self, other):
     """``log(exp(self) + exp(other))``, without overflow (complex values too)."""
@@ -3245,8 +3594,13 @@ def _(ops, grad, self, other):
     return grad / ops.conj(1 + ops.exp(self - other))
 
 
-@op("Logaddexp2Backward0", inputs=("self", "other"), promote=ARITH,
-    tensor_only=("self", "other"), method=True)
+@op(
+    "Logaddexp2Backward0",
+    inputs=("self", "other"),
+    promote=ARITH,
+    tensor_only=("self", "other"),
+    method=True,
+)
 @half_in_float32
 def logaddexp2(self, other):
     """``log2(2**self + 2**other)``, without overflow."""

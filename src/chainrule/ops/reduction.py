@@ -558,6 +558,7 @@ def _(ops, grad, self, dim, result):
     shape = tuple(self.shape)
     if not shape or shape[dim] <= 1:
         return grad
+    grad = _in_dtype_of(grad, self)  # (PyTorch's grad.to(self.scalar_type()) with dtype=)
     # Complex values: the formulas below are linear in ``grad``; PyTorch's gradient is theirs
     # with the input and output conjugated (the conjugate of each partial derivative).
     self, result = _conjugated(ops, self, result)
@@ -571,6 +572,15 @@ def _(ops, grad, self, dim, result):
     # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
     # polynomial in x, so its own derivative (create_graph) is right too.
     return _exclusive_cumprod(ops, self, dim) * _suffix_sums(ops, grad, self, dim)
+
+
+def _in_dtype_of(grad: Any, like: Any) -> Any:
+    """``grad`` in ``like``'s dtype (an array or a recorded Tensor), as it is if already."""
+    if grad.dtype == like.dtype:
+        return grad
+    if type(grad) is np.ndarray:
+        return grad.astype(like.dtype)
+    return grad.to(like.dtype)
 
 
 def _conjugated(ops: Any, self: Any, result: Any) -> tuple[Any, Any]:
