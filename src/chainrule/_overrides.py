@@ -206,8 +206,8 @@ def _implementation(cls: type) -> Any:
 def _overriding(cls: type) -> bool:
     """Whether ``cls``'s instances dispatch: a ``__torch_function__`` that is not the opt-out,
     on a type other than Tensor itself."""
-    if cls is Tensor:
-        return False
+    if cls is Tensor or cls in _NUMBERS or cls is str:
+        return False  # (numbers: vmap's rules pass sizes and dims through here, many a call)
     if issubclass(cls, Tensor):
         return cls._tf_active  # type: ignore[attr-defined]
     impl = _implementation(cls)
