@@ -288,3 +288,52 @@ def test_layer_norm_compiles_in_half_precision(dtype):
         np.testing.assert_array_equal(ours, eager)
         tol = 1e-5 if dtype == "float32" else 2e-2
         np.testing.assert_allclose(ours, theirs, rtol=tol, atol=tol * np.abs(theirs).max())
+
+
+def _dropout_program(lib):
+    F = lib.nn.functional
+
+    def f(x, w):
+        h = F.dropout(x * w, 0.3)
+        return (F.dropout(h.tanh(), p=0.5) * h).sum()
+
+    return f
+
+
+def test_dropout_draws_the_numbers_eager_draws():
+    """Each dropout is a mask node run at every call in the program's order: compiled
+    values, gradients and the generator's state after equal eager chainrule's bit for bit
+    (and PyTorch's masks: the same generator state after, values to rounding)."""
+    results = []
+    for lib, compiled in ((chainrule, True), (chainrule, False), (torch, False)):
+        f = _dropout_program(lib)
+        run = chainrule.compile(f) if compiled else f
+        lib.manual_seed(5)
+        x = lib.ones(4, 6, requires_grad=True)
+        w = lib.full((6,), 2.0, requires_grad=True)
+        seen = []
+        for _ in range(3):
+            y = run(x, w)
+            y.backward()
+            seen.append([y.detach().numpy().copy(), x.grad.numpy().copy(), w.grad.numpy().copy()])
+        if compiled:
+            assert run.fallback_reasons == [] and run.compile_count == 1
+            assert run.code.count("call_dropout_mask(") == 2
+        results.append((seen, lib.rand(3).tolist()))
+    (ours, ours_after), (eager, eager_after), (theirs, theirs_after) = results
+    assert ours_after == eager_after == theirs_after
+    for a, b, c in zip(ours, eager, theirs, strict=True):
+        for u, v, t in zip(a, b, c, strict=True):
+            np.testing.assert_array_equal(u, v)
+            np.testing.assert_allclose(u, t, rtol=1e-6)
+
+
+def test_dropout_in_place_or_in_vmap_still_runs_eagerly():
+    cf = chainrule.compile(lambda x: chainrule.nn.functional.dropout(x * 2, 0.5, inplace=True))
+    chainrule.manual_seed(1)
+    out = cf(chainrule.ones(5))
+    chainrule.manual_seed(1)
+    np.testing.assert_array_equal(
+        out.numpy(), chainrule.nn.functional.dropout(chainrule.ones(5) * 2, 0.5).numpy()
+    )
+    assert cf.fallback_reasons == ["'dropout' draws random numbers"]

@@ -20,6 +20,7 @@ an argument or a view of one, and non-tensor results other than plain Python val
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from collections.abc import Callable
@@ -31,6 +32,11 @@ from chainrule._overrides import TorchFunctionMode
 from chainrule._tensor import Tensor, wrap
 from chainrule.ir import Graph, Value
 from chainrule.ir.backward import not_differentiable
+from chainrule.ir.interpreter import impure
+from chainrule.ops.creation import PER_EXAMPLE_DRAWS
+from chainrule.ops.nn_ops.dropout import _laid_out_like as laid_out_like
+from chainrule.ops.nn_ops.dropout import _mask as dropout_draw
+from chainrule.ops.nn_ops.dropout import dropout as dropout_function
 from chainrule.ops.nn_ops.losses import _nll_check_targets as check_targets
 from chainrule.ops.nn_ops.losses import _nll_total_weight as total_weight
 from chainrule.ops.nn_ops.normalization import _in_single as in_single
@@ -156,6 +162,18 @@ class _Recorder(TorchFunctionMode):
                 raise Unsupported("tensors inside a dict, set or slice argument")
         return arg
 
+    def record_dropout(self, args: tuple, kwargs: dict[str, Any]) -> Tensor:
+        """``dropout`` as eagerly: the input times a mask, the mask a node of its own."""
+        input, p = _dropout_arguments(args, kwargs)[:2]
+        mask = dropout_mask(input, p)
+        node = self.lowered.graph.call(
+            dropout_mask, (self.convert(input), p), name=self.lowered.unique("dropout_mask")
+        )
+        self.bind(mask, node.outputs[0])
+        self.lowered.names[node.outputs[0]] = node.name
+        with self:
+            return input * mask
+
     def __torch_function__(
         self,
         func: Callable[..., Any],
@@ -169,6 +187,8 @@ class _Recorder(TorchFunctionMode):
             raise Unsupported(f"'{name}' reads a tensor's values into Python")
         if name in _DATA_DEPENDENT_SHAPE or _bool_index(name, args):
             raise Unsupported(f"'{name}' gives a result whose shape depends on the values")
+        if name == "dropout" and _dropout_drawn(args, kwargs):
+            return self.record_dropout(args, kwargs)
         if _RANDOM.search(name) and not _dropout_off(name, args, kwargs):
             raise Unsupported(f"'{name}' draws random numbers")
         if (name.endswith("_") and not name.endswith("__")) or name.startswith("__i"):
@@ -218,6 +238,39 @@ class _Recorder(TorchFunctionMode):
             self.bind(tensor, value)
             self.lowered.names[value] = node.name
         return result
+
+
+def _dropout_arguments(args: tuple, kwargs: dict[str, Any]) -> tuple:
+    bound = inspect.signature(dropout_function).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(bound.arguments.values())
+
+
+def _dropout_drawn(args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Whether ``dropout`` draws a mask the graph can draw too: training, not in place,
+    ``0 < p <= 1``, outside vmap's per-example draws."""
+    try:
+        input, p, training, inplace = _dropout_arguments(args, kwargs)
+    except TypeError:
+        return False
+    return (
+        isinstance(input, Tensor)
+        and training is True
+        and not inplace
+        and type(p) in (int, float)
+        and 0 < p <= 1
+        and not PER_EXAMPLE_DRAWS
+    )
+
+
+@impure
+@not_differentiable
+def dropout_mask(input: Tensor, p: float) -> Tensor:
+    """Dropout's scaled Bernoulli(1 - p) mask for ``input``, drawn from the default generator
+    as eager ``dropout`` draws it (a graph node run at each call, in the program's order:
+    the compiled program draws the numbers the eager one would)."""
+    x = input._data
+    return wrap(laid_out_like(x, dropout_draw(x.shape, p, x.dtype)))
 
 
 def _dropout_off(name: str, args: tuple, kwargs: dict[str, Any]) -> bool:

@@ -158,6 +158,8 @@ class _Writer:
     def __init__(self, names: dict[Value, str]) -> None:
         self.names = names
         self.kernels: dict[str, Callable[..., Any]] = {}
+        # (one array version per function called on tensors: one name in the code)
+        self.tensor_calls: dict[int, Callable[..., Any]] = {}
         self.namespace: dict[str, Any] = {
             "np": np,
             "_asarray": np.asarray,
@@ -360,7 +362,10 @@ def _call_text(writer: _Writer, node: Node) -> str:
                 texts.append(arg(value))
         return f"{writer.kernel(op)}({', '.join(texts)})"
     name = getattr(target, "__name__", "fn")
-    fn = writer.global_name(f"call_{name}", _tensor_call(target))
+    call = writer.tensor_calls.get(id(target))
+    if call is None:
+        call = writer.tensor_calls[id(target)] = _tensor_call(target)
+    fn = writer.global_name(f"call_{name}", call)
     texts = [arg(a) for a in node.args] + [f"{k}={arg(v)}" for k, v in node.kwargs.items()]
     return f"{fn}({', '.join(texts)})"
 

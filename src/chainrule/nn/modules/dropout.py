@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..._tensor import Tensor
-from ...ops.nn_ops.dropout import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d
+from ..functional import alpha_dropout, dropout, dropout1d, dropout2d, dropout3d  # (dispatching)
 from .module import Module
 
 __all__ = ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout"]
