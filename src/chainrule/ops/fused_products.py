@@ -153,6 +153,8 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         tensor([3., 4.])
     """
     _check_addmv_arrays(self, mat, vec)
+    if self.dtype == np.bool_:
+        raise no_kernel("addmv_impl_cpu", self.dtype)
     beta, alpha = _as_real(self.dtype, beta), _as_real(self.dtype, alpha)
     if self.dtype == _HALF:
         return _addmv_half(self, mat, vec, beta, alpha)
@@ -357,6 +359,8 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     _check_batches("baddbmm", self, batch1, batch2)
     target = (batch1.shape[0], batch1.shape[1], batch2.shape[2])
     _check_expandable(self.shape, target, self.dtype)
+    if self.dtype == np.bool_:
+        raise no_kernel("baddbmm", self.dtype)
     half = _in_single_if_half(baddbmm.op.forward, self, batch1, batch2, beta, alpha)
     if half is not None:
         return half
@@ -398,6 +402,8 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
         tensor([[6.]])
     """
     _check_batches("addbmm", self, batch1, batch2)
+    if self.dtype == np.bool_:
+        raise no_kernel("addmm_impl_cpu_", self.dtype)
     if self.dtype in _REDUCED:
         return _addbmm_half(self, batch1, batch2, beta, alpha)
     n, m = batch1.shape[0], batch1.shape[2]

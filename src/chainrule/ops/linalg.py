@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .. import _dtype
 from .._dtype import CPP_TYPE_NAMES, SCALAR_TYPE_NAMES, from_numpy_dtype
 from .._frames import user_stacklevel
 from .._tensor import LEGACY_TYPE_NAMES, Tensor
@@ -71,6 +72,12 @@ def _check_expandable(shape: tuple[int, ...], target: tuple[int, ...], dtype: np
             )
 
 
+def _refuse_bool(kernel: str, array: np.ndarray) -> None:
+    """PyTorch's error for a product of bool tensors (its CPU kernels have no bool version)."""
+    if array.dtype == np.bool_:
+        raise _dtype.no_kernel(kernel, array.dtype)
+
+
 @op(
     "MmBackward0",
     inputs=("self", "mat2"),
@@ -96,6 +103,7 @@ def mm(self, mat2):
             "expected m1 and m2 to have the same dtype, but got: "
             f"{_cpp_name(self)} != {_cpp_name(mat2)}"
         )
+    _refuse_bool("addmm_impl_cpu_", self)
     return self @ mat2
 
 
@@ -137,6 +145,7 @@ def mv(self, vec):
             "addmv input tensors must have the same dtype, but got "
             f"{_name(vec)}, {_name(self)}, and {_name(vec)}"
         )
+    _refuse_bool("addmv_impl_cpu", self)
     return self @ vec
 
 
@@ -173,6 +182,7 @@ def _check_vectors(self: np.ndarray, other: np.ndarray) -> None:
 def dot(self, tensor):
     """Inner product of two 1-D tensors."""
     _check_vectors(self, tensor)
+    _refuse_bool("dot", self)
     return np.dot(self, tensor)
 
 
@@ -190,6 +200,7 @@ def _(ops, grad, self):
 def vdot(self, other):
     """``sum(conj(self) * other)`` of two 1-D tensors (real tensors: :func:`dot`)."""
     _check_vectors(self, other)
+    _refuse_bool("dot", self)
     return np.asarray(np.vdot(self, other))
 
 
@@ -217,6 +228,7 @@ def bmm(self, mat2):
         )
     if self.dtype != mat2.dtype:
         raise RuntimeError(f"expected scalar type {_name(self)} but found {_name(mat2)}")
+    _refuse_bool("bmm", self)
     if self.shape[2] == 1 and self.dtype.kind == "f" and self.dtype.itemsize >= 4:
         # Outer products (a weight's per-example gradient under vmap, g x^T): one product per
         # element, the same values as matmul's, several times faster than its stacked loop.
@@ -264,6 +276,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_dims(mat1)} and {_dims(mat2)})"
         )
+    _refuse_bool("addmm_impl_cpu_", self)
     if self.dtype == _HALF:
         # As PyTorch's CPU kernel: the product and the sum in float32, rounded once (rounding
         # the product to float16 before adding would lose digits where they cancel).

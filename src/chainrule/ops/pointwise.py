@@ -1281,6 +1281,8 @@ def _abs_in_place(self: Tensor) -> Tensor:
 )
 def abs(self):  # noqa: A001 - torch-style name
     """Absolute value."""
+    if getattr(self, "dtype", None) == np.bool_:  # (derivatives may pass a number)
+        raise _dtype.no_kernel("abs_cpu", self.dtype)
     return np.abs(self)
 
 
@@ -1717,7 +1719,7 @@ def _(ops, grad, result):
 def relu(self):
     """``max(self, 0)``."""
     if self.dtype == np.bool_:
-        raise RuntimeError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Boolean inputs not supported for relu")
     # relu(-0.) is -0., as PyTorch's: the input wins ties (see _max_first).
     return np.maximum(0, self) if self.dtype in _MAX_SWAPS else np.maximum(self, 0)
 
@@ -2779,7 +2781,9 @@ def _rounding(name: str, node_name: str, fn, doc: str, aliases: tuple[str, ...] 
     def rounding(self):
         if self.dtype.kind == "c":
             raise NotImplementedError(f"{name} is not supported for complex inputs")
-        if self.dtype.kind in "iub":
+        if self.dtype == np.bool_:
+            raise _dtype.no_kernel(f"{name}_vml_cpu", self.dtype)
+        if self.dtype.kind in "iu":
             return self.copy()
         return fn(self)
 
@@ -2840,6 +2844,8 @@ def round(input, *, decimals=_NO_DECIMALS):  # noqa: A001 - torch-style name
 @refuses_complex("frac_cpu")
 def frac(self):
     """``self - trunc(self)``."""
+    if self.dtype.kind in "biu":
+        raise _dtype.no_kernel("frac_cpu", self.dtype)
     return self - np.trunc(self)
 
 

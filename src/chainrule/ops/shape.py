@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._frames import user_stacklevel
 from .._strides import (
     c_contiguous,
@@ -898,7 +899,9 @@ def trace(self):
     """The sum of the main diagonal of a matrix (integers sum as int64)."""
     if self.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.ndim}")
-    dtype = np.int64 if self.dtype.kind in "biu" else self.dtype
+    if self.dtype == np.bool_:
+        raise _dtype.no_kernel("trace", self.dtype)
+    dtype = np.int64 if self.dtype.kind in "iu" else self.dtype
     return np.trace(self, dtype=dtype)
 
 

@@ -6,6 +6,7 @@ Derivatives are written with ``ops`` so they are differentiable again.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -43,11 +44,29 @@ def _like(value: Any, x: np.ndarray) -> np.ndarray:
     return np.asarray(value, dtype=x.dtype)
 
 
+def _floating_kernel(kernel: str) -> Any:
+    """Decorate an op's forward (right below ``@op``) whose PyTorch CPU kernel exists for
+    floating and complex types only: an integer or bool ``self`` gets PyTorch's
+    ``"<kernel>" not implemented for '<type>'`` before NumPy computes something."""
+
+    def decorate(forward: Any) -> Any:
+        @functools.wraps(forward)
+        def run(self: Any, *args: Any) -> Any:
+            if self.dtype.kind in "biu":
+                raise _dtype.no_kernel(kernel, self.dtype)
+            return forward(self, *args)
+
+        return run
+
+    return decorate
+
+
 # ----------------------------------------------------------------------------------------------
 # gelu / silu / mish
 
 
 @op("GeluBackward0")
+@_floating_kernel("GeluKernelImpl")
 @half_in_float32
 @refuses_complex("GeluKernelImpl")
 def _gelu(self, approximate="none"):
@@ -72,6 +91,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 
 
 @op("SiluBackward0")
+@_floating_kernel("silu_cpu")
 @half_in_float32
 def _silu(self):
     return self / (1 + np.exp(-self))
@@ -92,6 +112,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("MishBackward0")
+@_floating_kernel("mish_cpu")
 @half_in_float32
 @refuses_complex("mish_cpu")
 def _mish(self):
@@ -124,6 +145,7 @@ def _elu_array(self: np.ndarray, alpha: float, scale: float, input_scale: float)
 
 
 @op("EluBackward0")
+@_floating_kernel("elu_cpu")
 @refuses_complex("elu_cpu")
 def _elu(self, alpha=1.0, scale=1.0, input_scale=1.0):
     return _elu_array(self, alpha, scale, input_scale)
@@ -142,6 +164,7 @@ _NEGATIVE_SLOPE_ELU = (
 
 
 @op("EluBackward1")
+@_floating_kernel("elu_cpu")
 @refuses_complex("elu_cpu")
 def _elu_inplace(self, alpha=1.0, scale=1.0, input_scale=1.0):
     return _elu_array(self, alpha, scale, input_scale)
@@ -174,6 +197,7 @@ def selu(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("CeluBackward0")
+@_floating_kernel("elu_cpu")
 @refuses_complex("elu_cpu")
 def _celu(self, alpha=1.0):
     return _elu_array(self, alpha, 1.0, 1.0 / alpha)
@@ -191,6 +215,7 @@ def _(ops, grad, self, alpha):
 
 
 @op("CeluBackward1")
+@_floating_kernel("elu_cpu")
 @refuses_complex("elu_cpu")
 def _celu_inplace(self, alpha=1.0):
     return _elu_array(self, alpha, 1.0, 1.0 / alpha)
@@ -270,6 +295,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
 @op("HardtanhBackward0")
 @refuses_complex("clamp", _CLAMP_COMPLEX)
 def _hardtanh(self, min_val=-1.0, max_val=1.0):
+    if self.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     return np.clip(self, _like(min_val, self), _like(max_val, self))
 
 
@@ -298,6 +325,7 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("HardsigmoidBackward0")
+@_floating_kernel("hardsigmoid_cpu")
 @half_in_float32
 @refuses_complex("hardsigmoid_cpu")
 def _hardsigmoid(self):
@@ -315,6 +343,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 @op("HardswishBackward0")
+@_floating_kernel("hardswish_cpu")
 @half_in_float32
 @refuses_complex("hardswish_cpu")
 def _hardswish(self):
@@ -408,6 +437,7 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 @op("SoftshrinkBackward0")
+@_floating_kernel("softshrink_check")
 @half_in_float32
 @refuses_complex("softshrink_check")
 def _softshrink(self, lambd=0.5):
@@ -435,6 +465,7 @@ def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 @op("SoftplusBackward0")
+@_floating_kernel("softplus_cpu")
 @half_in_float32
 @refuses_complex("softplus_cpu")
 def _softplus(self, beta=1.0, threshold=20.0):
@@ -477,6 +508,8 @@ def _log_sigmoid_buffer(x: np.ndarray) -> np.ndarray:
 
 def logsigmoid(input: Tensor) -> Tensor:
     """``log(sigmoid(x))``, computed stably."""
+    if isinstance(input, Tensor) and input._data.dtype.kind in "biu":
+        raise _dtype.no_kernel("log_sigmoid_cpu", input._data.dtype)
     buffer = None
     if isinstance(input, Tensor) and input.requires_grad and mode_get() & GRAD:
         buffer = wrap(_log_sigmoid_buffer(input._data))  # only a recorded node reads it
@@ -504,6 +537,7 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3,
 
 
 @op("GluBackward0")
+@_floating_kernel("glu_cpu")
 @half_in_float32
 @refuses_complex("glu_cpu")
 def _glu(self, dim=-1):
@@ -530,6 +564,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 
 @op("PreluKernelBackward0", inputs=("self", "weight"))
+@_floating_kernel("prelu_cpu")
 @refuses_complex("prelu_cpu")
 def _prelu_kernel(self, weight):
     return np.where(self > 0, self, weight * self).astype(self.dtype, copy=False)
