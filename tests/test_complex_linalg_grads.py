@@ -219,11 +219,20 @@ def _grads(lib: Any, fn: Fn, arrays: tuple[np.ndarray, ...], dtype: str) -> list
 
 @pytest.mark.parametrize("dtype", ["complex128", "complex64"])
 @pytest.mark.parametrize("name", list(CASES))
-def test_complex_gradients_match_pytorch(name: str, dtype: str) -> None:
+def test_complex_gradients_match_pytorch(
+    name: str, dtype: str, request: pytest.FixtureRequest
+) -> None:
     if name == "det_singular" and dtype == "complex64":
-        # PyTorch's (MKL's) LU rounds this determinant to exactly 0 in complex64, and its
-        # gradient is then 0: a rounding chainrule's LAPACK does not share (see the report)
-        pytest.skip("the determinant's rounding differs")
+        # A documented difference (README, Known gaps): the comparison runs, and must fail.
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                raises=AssertionError,
+                reason="documented difference: PyTorch's (MKL's) LU rounds this singular "
+                "determinant to exactly 0 in complex64, and its gradient is then 0; NumPy's "
+                "LAPACK leaves a rounding error of about 1e-7",
+            )
+        )
     fn, arrays = CASES[name]
     ours = _grads(chainrule, fn, arrays, dtype)
     theirs = _grads(torch, fn, arrays, dtype)
