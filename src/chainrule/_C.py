@@ -11,8 +11,15 @@ from ._overrides import (
            _len_torch_function_stack,
 )
 from ._overrides import disabled_torch_function_impl as _disabled_torch_function_impl
+from .autograd.grad_mode import (
+    is_grad_layout_enforcement_enabled as _is_grad_layout_enforcement_enabled,
+)
+from .autograd.grad_mode import (
+    set_grad_layout_enforcement_enabled as _set_grad_layout_enforcement_enabled,
+)
 from .autograd.graph import _current_graph_task_execution_order
 
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass",
            "_current_graph_task_execution_order", "_disabled_torch_function_impl",
-           "_len_torch_function_stack"]
+           "_len_torch_function_stack", "_is_grad_layout_enforcement_enabled",
+           "_set_grad_layout_enforcement_enabled"]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .grad_mode import (
     detect_anomaly,
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
@@ -30,7 +31,7 @@ __all__ = [
     "set_grad_enabled", "inference_mode", "is_grad_enabled", "detect_anomaly",
     "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "Function", "gradcheck", "gradgradcheck", "check_graph", "backward_steps",
-    "is_multithreading_enabled", "set_multithreading_enabled",
+    "is_multithreading_enabled", "set_multithreading_enabled", "enforce_grad_layout_policy",
 ]
 
 

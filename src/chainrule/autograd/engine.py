@@ -31,7 +31,7 @@ from .._size import Size
 from .._strides import contiguous_format, copy_obeying_contract, obeys_layout_contract
 from .._tensor import Tensor, gradient_edge, wrap
 from .forward_grad import tangents_alive
-from .grad_mode import ANOMALY_STATE, GRAD, MODE, mode_get
+from .grad_mode import ANOMALY_STATE, GRAD, GRAD_LAYOUT_ENFORCED, MODE, mode_get
 from .grad_mode import state as _state
 from .graph import (
     CURRENT_GRAPH_TASK,
@@ -203,7 +203,11 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
             owned = True
         if old is None:
             data = var._data
-            if owned and g.flags.writeable and obeys_layout_contract(g, data):
+            if (
+                owned
+                and g.flags.writeable
+                and (obeys_layout_contract(g, data) or not GRAD_LAYOUT_ENFORCED.get())
+            ):
                 var._grad = wrap(g)
             else:
                 var._grad = wrap(copy_obeying_contract(g, data))
@@ -217,7 +221,8 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
                 np.add(data, g, out=data, casting="unsafe")
                 old._vc[0] += 1
                 if not _LAYOUT_WARNED[0] and data.strides != var._data.strides:
-                    _check_layout(data, var._data, 0)
+                    if GRAD_LAYOUT_ENFORCED.get():
+                        _check_layout(data, var._data, 0)
             else:
                 _check_grad_sum_shape(data, g)
                 var._grad = wrap(data + g)
@@ -228,7 +233,7 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
             var._grad = copy_for_grad(g, var._data)
         else:
             total = old + g
-            if not _LAYOUT_WARNED[1]:
+            if not _LAYOUT_WARNED[1] and GRAD_LAYOUT_ENFORCED.get():
                 _check_layout(total._data, var._data, 1)
             var._grad = total
     hooks = var._hooks

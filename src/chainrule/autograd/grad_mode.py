@@ -30,6 +30,9 @@ __all__ = [
     "is_anomaly_check_nan_enabled",
     "is_multithreading_enabled",
     "set_multithreading_enabled",
+    "enforce_grad_layout_policy",
+    "is_grad_layout_enforcement_enabled",
+    "set_grad_layout_enforcement_enabled",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -396,4 +399,65 @@ class set_multithreading_enabled(_DecoratorContextManager):  # noqa: N801 - PyTo
 
     def clone(self) -> set_multithreading_enabled:
         """A copy of this context manager (for decorating)."""
+        return self.__class__(self.mode)
+
+
+# The gradient layout contract (a first .grad laid out as its leaf): enforced unless turned off
+# in this thread by ``enforce_grad_layout_policy(False)``; the engine reads it when it
+# accumulates into a leaf (autograd/engine.py).
+GRAD_LAYOUT_ENFORCED: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "chainrule_grad_layout_enforced", default=True
+)
+
+
+def is_grad_layout_enforcement_enabled() -> bool:
+    """Whether this thread enforces the gradient layout contract
+    (``torch._C._is_grad_layout_enforcement_enabled``)."""
+    return GRAD_LAYOUT_ENFORCED.get()
+
+
+def set_grad_layout_enforcement_enabled(enabled: bool) -> None:
+    """Turn the gradient layout contract on or off in this thread
+    (``torch._C._set_grad_layout_enforcement_enabled``)."""
+    if not isinstance(enabled, bool):
+        raise TypeError(
+            "set_grad_layout_enforcement_enabled(): argument 'enabled' (position 1) must be "
+            f"bool, not {type(enabled).__name__}"
+        )
+    GRAD_LAYOUT_ENFORCED.set(enabled)
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):  # noqa: N801 - PyTorch's name
+    """Enforce the gradient layout contract (``True``, the default) or relax it (``False``):
+    relaxed, a gradient the engine owns becomes a leaf's first ``.grad`` as it is laid out
+    (no copy into the leaf's strides) and the "grad and param do not obey the gradient layout
+    contract" warning is not given. Takes effect at once (thread-local); as a context manager
+    or decorator it restores the previous setting.
+
+    Example:
+        >>> import chainrule as torch
+        >>> p = torch.empty(2, 3, 4).permute(2, 0, 1).requires_grad_()
+        >>> with torch.autograd.enforce_grad_layout_policy(False):
+        ...     (p * 2).sum().backward()
+        >>> p.grad.stride()
+        (6, 3, 1)
+    """
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = GRAD_LAYOUT_ENFORCED.get()
+        set_grad_layout_enforcement_enabled(enable)
+        self.mode = enable
+
+    def __call__(self, func: F) -> F:
+        # Used as a decorator: undo the immediate effect of construction.
+        GRAD_LAYOUT_ENFORCED.set(self.prev)
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        GRAD_LAYOUT_ENFORCED.set(self.prev)
+
+    def clone(self) -> enforce_grad_layout_policy:
         return self.__class__(self.mode)
