@@ -49,17 +49,22 @@ def _taps(
     scale: float | None,
     align_corners: bool,
     dtype: np.dtype,
+    exact_shortcuts: bool = False,
 ) -> tuple[np.ndarray, np.ndarray | None]:
-    """For one axis: the input index of each (output, tap) and its weight (None: weight 1)."""
+    """For one axis: the input index of each (output, tap) and its weight (None: weight 1);
+    ``exact_shortcuts``: the axis is one of a 2-d resampling's (see "nearest")."""
     dst = np.arange(out_size)
     if mode in ("nearest", "nearest-exact"):
         # PyTorch computes nearest indices in float32 whatever the dtype.
         f32 = np.float32
         s = _scale_value(scale, in_size, out_size, f32)
         if mode == "nearest":
-            if out_size == in_size:
+            # PyTorch's 2-d kernel (upsample_nearest2d) maps out_size == in_size and
+            # out_size == 2 * in_size exactly (i, i >> 1) even when a scale factor was given
+            # (1.05, 2.05 ...); its 1-d and 3-d kernels use 1 / scale there too.
+            if exact_shortcuts and out_size == in_size:
                 index = dst
-            elif out_size == 2 * in_size:
+            elif exact_shortcuts and out_size == 2 * in_size:
                 index = dst >> 1
             else:
                 index = np.floor(dst.astype(f32) * s).astype(np.int64)
@@ -73,6 +78,12 @@ def _taps(
     else:
         s = _scale_value(scale, in_size, out_size, t)
         src = s * (dst.astype(dtype) + t(0.5)) - t(0.5)
+    if mode == "linear" and out_size == in_size:
+        # PyTorch's compute_source_index_and_lambda copies an axis whose size is kept,
+        # whatever the scale factor (1.05: the same size, but not scale 1)
+        return np.stack([dst, dst], 1), np.stack(
+            [np.ones(out_size, dtype), np.zeros(out_size, dtype)], 1
+        )
     if mode == "linear":
         if not align_corners:
             src = np.maximum(src, t(0))
@@ -107,7 +118,7 @@ def _axis_taps(
 ) -> list[tuple[np.ndarray, np.ndarray | None]]:
     spatial = in_shape[2:]
     return [
-        _taps(mode, spatial[d], output_size[d], scales[d], align_corners, dtype)
+        _taps(mode, spatial[d], output_size[d], scales[d], align_corners, dtype, len(spatial) == 2)
         for d in range(len(spatial))
     ]
 
