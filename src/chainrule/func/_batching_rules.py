@@ -1008,9 +1008,11 @@ def _linear(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> 
     if not weight_batched and not bias_batched:
         value, _ = unwrap(x, level)
         return wrap_batched(F.linear(value, weight, bias), level)
-    if weight.dim() == 2 and x.dim() == 1:
+    # (logical ranks read directly: ``dim()`` of a batched tensor dispatches to a rule)
+    weight_ndim = _logical_ndim(weight)
+    if weight_ndim == 2 and _logical_ndim(x) == 1:
         out = call(matmul, weight, x)
-    elif weight.dim() == 2:
+    elif weight_ndim == 2:
         # (W @ x^T)^T rather than x @ W^T: the weight's gradient, g^T @ x, comes out in the
         # weight's own layout (no transposed copy of a per-example weight gradient)
         out = call(matmul, weight, x.transpose(-1, -2)).transpose(-1, -2)
