@@ -12,6 +12,9 @@ PyTorch's rules, in the order it applies them:
    one whose shape already fits keeps its own strides.
 5. The result is written into ``out`` (cast to its dtype), counted as one in-place write, and
    ``out`` itself is returned.
+6. Within a forward-AD dual level, when an input or ``out`` has a tangent, the call raises
+   NotImplementedError after the write (``Trying to use forward AD with add_out ...``): out=
+   functions carry no tangent.
 
 An op declares its rule with :func:`allow_out` (op-table ops, whose public function then takes
 ``out=`` as a keyword; their Tensor methods do not, as PyTorch's do not) or calls
@@ -32,6 +35,7 @@ import numpy as np
 from .. import _dtype
 from .._frames import user_stacklevel
 from .._tensor import Tensor, check_inference_inplace, refresh_view
+from ..autograd.forward_grad import DUAL, has_tangent
 from ..autograd.grad_mode import GRAD, mode_get
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..autograd.inplace import bump_version
@@ -147,11 +151,16 @@ def write_out(name: str, out: Tensor, result: Tensor, rule: str, inputs: list[An
         clone_saved_before_write(out)  # (allow_mutation_on_saved_tensors)
     if data.shape != value.shape:
         if data.size != 0 and rule != ADDBMM:  # (addbmm resizes without the warning)
-            warnings.warn(
-                _RESIZE_WARNING.format(had=list(data.shape), want=list(value.shape)),
-                UserWarning,
-                stacklevel=user_stacklevel(),
-            )
+            # An element-wise op writing into another dtype resizes twice in PyTorch (its
+            # TensorIterator resizes ``out``, then again when it copies the result in): two
+            # warnings.
+            times = 2 if rule == CAST and data.dtype != value.dtype else 1
+            for _ in range(times):
+                warnings.warn(
+                    _RESIZE_WARNING.format(had=list(data.shape), want=list(value.shape)),
+                    UserWarning,
+                    stacklevel=user_stacklevel(),
+                )
         if data.flags.c_contiguous and value.flags.c_contiguous and data.size >= value.size:
             # PyTorch's resize keeps a storage that is large enough (views of out see it).
             data = data.reshape(-1)[: value.size].reshape(value.shape)
@@ -162,6 +171,12 @@ def write_out(name: str, out: Tensor, result: Tensor, rule: str, inputs: list[An
         out._data = data
     np.copyto(data, value, casting="unsafe")
     bump_version(out)
+    if DUAL[0] and (has_tangent(out) or any(has_tangent(x) for x in inputs)):
+        # (PyTorch checks after the kernel wrote ``out``)
+        raise NotImplementedError(
+            f"Trying to use forward AD with {name}_out that does not support it because it is "
+            "an out= function"
+        )
     return out
 
 

@@ -29,6 +29,7 @@ from ._registry import (
     COMPARE,
     FLOAT,
     KEEP,
+    argument_position,
     declare_methods,
     recorded_as,
     refuses_complex,
@@ -501,17 +502,29 @@ def _(ops, grad, alpha):
 
 
 @tensor_method(inplace=True)
-def add(input, other, *, alpha=1):
-    """``input + alpha * other``, broadcasting.
+def add(input, other, *, alpha=1, out=None):
+    """``input + alpha * other``, broadcasting; ``out=``: written into that tensor (the
+    function only: ``Tensor.add`` refuses it, as PyTorch's).
 
     Example:
         >>> import chainrule as torch
         >>> torch.add(torch.tensor([1., 2.]), 1)
         tensor([2., 3.])
     """
+    if out is not None:
+        return _add_out(input, other, alpha, out)
     if _is_unit(alpha):
         return _add(input, other)
     return _add_alpha(input, other, alpha)
+
+
+def _add_out(input: Any, other: Any, alpha: Any, out: Any) -> Tensor:
+    """``torch.add(input, other, alpha=alpha, out=out)`` (:mod:`.out_arguments`' rules)."""
+    if argument_position(1) == 0:  # called as ``x.add(y, out=z)``
+        raise TypeError("add() got an unexpected keyword argument 'out'")
+    out_arguments.check_out("add", out, (input, other))
+    result = add(input, other, alpha=alpha)
+    return out_arguments.write_out("add", out, result, out_arguments.CAST, [input, other])
 
 
 @op(
@@ -3663,3 +3676,31 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     if isinstance(other, Tensor):
         return _copysign(input, other)
     return _copysign_number(input, other)
+
+
+# Element-wise functions whose ``out=`` PyTorch takes (TensorIterator: any dtype the result casts
+# to); their Tensor methods refuse it.
+out_arguments.allow_out(
+    out_arguments.CAST,
+    sin,
+    cos,
+    tan,
+    asin,
+    acos,
+    atan,
+    sinh,
+    cosh,
+    tanh,
+    exp,
+    expm1,
+    exp2,
+    log,
+    log1p,
+    log2,
+    log10,
+    sqrt,
+    rsqrt,
+    sigmoid,
+    reciprocal,
+    erf,
+)
