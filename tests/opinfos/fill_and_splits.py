@@ -33,4 +33,14 @@ OPS = [
     OpInfo("Tensor.conj_physical", lambda lib, x: x.conj_physical() * 2, [((3,),)]),
     OpInfo("Tensor.conj_physical_", lambda lib, x: (x * 1).conj_physical_(), [((3,),)]),
     OpInfo("conj_physical_", lambda lib, x: lib.conj_physical_(x * 1), [((3,),)]),
+    OpInfo(
+        "Tensor.fill_diagonal_",
+        lambda lib, x: (x * 2).fill_diagonal_(1.5) * x,
+        [((4, 4),), ((5, 3),), ((3, 3, 3),)],
+    ),
+    OpInfo(
+        "Tensor.fill_diagonal_ wrap",
+        lambda lib, x: (x * 2).fill_diagonal_(-0.5, wrap=True) * x,
+        [((7, 3),), ((2, 5),)],
+    ),
 ]
