@@ -157,16 +157,20 @@ def _mean_of(g: Any, shape: tuple[int, ...], reduction: str) -> Any:
 )
 @refuses_complex("log_sigmoid_cpu")
 def _bce_with_logits(self, target, weight, pos_weight, reduction):
+    # PyTorch builds the loss in place on ``1 - target``: it has the target's dtype (a float32
+    # input with a float64 target gives a float64 loss, and the reverse a float32 one), each
+    # step rounded to it; the pos_weight factor is applied in place on log_sigmoid(input).
     x = self
+    out = target.dtype
     softplus_neg = np.logaddexp(0, -x).astype(x.dtype, copy=False)  # log(1 + exp(-x))
     if pos_weight is not None:
         log_weight = (pos_weight - 1) * target + 1
-        loss = (1 - target) * x + log_weight * softplus_neg
-    else:
-        loss = (1 - target) * x + softplus_neg
+        softplus_neg = np.asarray(log_weight * softplus_neg).astype(x.dtype, copy=False)
+    loss = np.asarray((1 - target) * x).astype(out, copy=False)
+    loss = np.asarray(loss + softplus_neg).astype(out, copy=False)
     if weight is not None:
-        loss = loss * weight
-    return apply_reduction(np.asarray(loss, dtype=x.dtype), reduction)  # (float32 for halves)
+        loss = np.asarray(loss * weight).astype(out, copy=False)
+    return apply_reduction(loss, reduction)  # (float32 for halves)
 
 
 # PyTorch's binary_cross_entropy_with_logits_backward and its target backward, step for step

@@ -520,7 +520,9 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None,
     return mean(loss) if reduction == "mean" else sum(loss)
 
 
-@op("SmoothL1LossBackward0", inputs=("self", "target"))
+# (PyTorch's kernel promotes input and target to one dtype: a float32 input and a float64
+# target give a float64 loss; each gradient is cast back to its input's dtype.)
+@op("SmoothL1LossBackward0", inputs=("self", "target"), promote=ARITH)
 @refuses_complex("smooth_l1_cpu")
 def _smooth_l1_loss(self, target, reduction, beta):
     z = np.abs(self - target)
@@ -592,13 +594,26 @@ def _huber_grad(ops: Any, grad: Any, diff: Any, shape: Any, reduction: str, delt
     return _filled(_norm(shape, reduction), grad) * ops.clamp(diff, -delta, delta) * grad
 
 
+def _check_same_dtype(found: Any, expected: Any) -> None:
+    """PyTorch's binary_cross_entropy takes input and target in one dtype; so does
+    huber_loss's backward kernel (its forward accepts a target of another dtype)."""
+    found_dtype = found._data.dtype if isinstance(found, Tensor) else found.dtype
+    expected_dtype = expected._data.dtype if isinstance(expected, Tensor) else expected.dtype
+    if found_dtype != expected_dtype:
+        raise RuntimeError(
+            f"Found dtype {scalar_name(found_dtype)} but expected {scalar_name(expected_dtype)}"
+        )
+
+
 @_huber_loss.derivative("self")
 def _(ops, grad, self, target, reduction, delta):
+    _check_same_dtype(target, self)
     return _huber_grad(ops, grad, self - target, self.shape, reduction, delta)
 
 
 @_huber_loss.derivative("target")
 def _(ops, grad, self, target, reduction, delta):
+    _check_same_dtype(self, target)
     return _huber_grad(ops, grad, target - self, self.shape, reduction, delta)
 
 
@@ -634,6 +649,7 @@ _EPSILON = float(np.float32(1e-12))
     half_native=True, not_differentiable=("weight",), name="binary_cross_entropy")
 @refuses_complex("binary_cross_entropy")
 def _binary_cross_entropy(self, target, weight, reduction):
+    _check_same_dtype(target, self)  # (the weight may have another dtype)
     _check_probabilities(self, target)
     with np.errstate(divide="ignore"):
         log_x = np.maximum(np.log(self), -100)
