@@ -1,17 +1,22 @@
 """chainrule.compile against eager chainrule, PyTorch eager and the NumPy floor.
 
-Run: ``.venv/bin/python -m benchmarks.compiled``. Prints per-iteration times and ratios
-from one run, each case measured in turn in five rounds (medians: the machine may be
-shared); no assertions (the issue's targets are printed next to the ratios). The compiled
-MLP step compiles the loss (model and cross entropy): its forward and backward are one
-generated NumPy function each.
+Run: ``.venv/bin/python -m benchmarks.compiled`` (``--cpu``: CPU time, see :func:`main`).
+Prints per-iteration times and ratios from one run, each case measured in turn in five
+rounds (medians: the machine may be shared); no assertions (the issue's targets are printed
+next to the ratios). The compiled MLP step compiles the loss (model and cross entropy): its
+forward and backward are one generated NumPy function each. The seed's "NumPy by hand" row
+is its arithmetic alone on one-element arrays: the floor of any generated NumPy code.
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
+import time
 import timeit
 from collections.abc import Callable
+
+import numpy as np
 
 import chainrule
 from benchmarks.mlp import LAYERS, LR, NumpyMLP, init_arrays, make_data
@@ -27,6 +32,23 @@ def _seed_step(lib: object, run: Callable[..., object]) -> Callable[[], object]:
         y = run(w, x)
         y.backward()
         return w.grad
+
+    return step
+
+
+def _seed_floor() -> Callable[[], object]:
+    """The seed example's arithmetic by hand in NumPy on one-element float32 arrays (the
+    forward, the gradient seeded with ones, the chain rule): the floor of any NumPy code."""
+    w = np.array([1.0], np.float32)
+    x = np.array([2.0], np.float32)
+
+    def step() -> object:
+        a = w + x
+        b = w + 1
+        y = a * b
+        g = np.ones_like(y)
+        grad_a = g * b
+        return grad_a + g * a, grad_a
 
     return step
 
@@ -75,7 +97,9 @@ def build_mlp() -> chainrule.nn.Module:
     return model
 
 
-def _rounds(cases: dict[str, Callable[[], object]], number: int, rounds: int) -> dict[str, list]:
+def _rounds(
+    cases: dict[str, Callable[[], object]], number: int, rounds: int, timer: Callable[[], float]
+) -> dict[str, list]:
     """Per-call times of each case, measured in turn in each round (the cases see the same
     machine load; the machine may be shared)."""
     times: dict[str, list[float]] = {name: [] for name in cases}
@@ -83,14 +107,21 @@ def _rounds(cases: dict[str, Callable[[], object]], number: int, rounds: int) ->
         fn()
     for _ in range(rounds):
         for name, fn in cases.items():
-            times[name].append(min(timeit.repeat(fn, number=number, repeat=3)) / number)
+            runs = timeit.repeat(fn, number=number, repeat=3, timer=timer)
+            times[name].append(min(runs) / number)
     return times
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     """Measure and print: per case the median per-call time over the rounds and the median
-    of the per-round ratios to the reference (PyTorch eager, the NumPy floor)."""
+    of the per-round ratios to the reference (PyTorch eager, the NumPy floor). ``--cpu``
+    times this process's CPU time instead of the wall clock (less sensitive to other jobs on
+    a shared machine; run it with ``OPENBLAS_NUM_THREADS=1``, as BLAS threads' time adds
+    up)."""
     import torch
+
+    cpu = "--cpu" in (sys.argv[1:] if argv is None else argv)
+    timer = time.process_time if cpu else time.perf_counter
 
     seed_cases = {
         "seed fwd+bwd: PyTorch eager": _seed_step(torch, seed),
@@ -98,6 +129,7 @@ def main() -> None:
         "seed fwd+bwd: chainrule.compile (target <= 0.1x PyTorch)": _seed_step(
             chainrule, chainrule.compile(seed)
         ),
+        "seed fwd+bwd: NumPy by hand (the arithmetic alone)": _seed_floor(),
     }
     x, labels = make_data(128)
     floor = NumpyMLP(init_arrays(LAYERS), x, labels)
@@ -108,12 +140,13 @@ def main() -> None:
     }
     rows = []
     for cases, number in ((seed_cases, 2000), (mlp_cases, 10)):
-        times = _rounds(cases, number, rounds=5)
+        times = _rounds(cases, number, rounds=5, timer=timer)
         reference = times[next(iter(cases))]
         for name, ts in times.items():
             ratios = [t / r for t, r in zip(ts, reference, strict=True)]
             rows.append((name, statistics.median(ts), statistics.median(ratios)))
     width = max(len(r[0]) for r in rows)
+    print(f"({'CPU time of this process' if cpu else 'wall clock'})")
     for name, t, ratio in rows:
         print(f"{name:<{width}}  {t * 1e6:10.1f} us  {ratio:6.2f}x")
     c = chainrule.compile(seed)
