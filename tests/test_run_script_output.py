@@ -6,6 +6,7 @@ PyTorch's CPU build."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -113,3 +114,47 @@ def test_accelerator_set_device_index_and_deprecated_names():
         with pytest.warns(FutureWarning, match="Use `set_device_index` instead."):
             with pytest.raises(RuntimeError):
                 lib.accelerator.set_device_idx(0)
+
+
+PRUNING = textwrap.dedent(
+    """\
+    import torch
+    from torch import nn
+    import torch.nn.utils.prune as prune
+
+    class Custom(prune.BasePruningMethod):
+        PRUNING_TYPE = "unstructured"
+
+        def compute_mask(self, t, default_mask):
+            return default_mask
+
+    torch.manual_seed(0)
+    conv = nn.Conv2d(1, 2, 3)
+    prune.random_unstructured(conv, name="weight", amount=0.3)
+    prune.l1_unstructured(conv, name="weight", amount=2)
+    prune.l1_unstructured(conv, name="bias", amount=1)
+    print(conv._forward_pre_hooks)
+    print(list(conv._forward_pre_hooks.values())[0]._pruning_methods)
+    print(Custom())
+    print(conv.weight_mask)
+    """
+)
+
+
+def test_pruning_hooks_print_as_pytorch(tmp_path):
+    script = tmp_path / "script_under_test.py"
+    script.write_text(PRUNING)
+    expected = _run([script.name], str(tmp_path))
+    got = _run(["-m", "chainrule", "run", script.name], str(tmp_path))
+    assert expected.returncode == got.returncode == 0, got.stderr
+
+    def normalised(text):
+        return re.sub(r"0x[0-9a-f]+", "0xADDR", text)
+
+    assert normalised(got.stdout) == normalised(expected.stdout)
+    assert "torch.nn.utils.prune.RandomUnstructured object at" in got.stdout
+
+
+def test_pruning_method_repr_names_chainrule_when_not_run_as_torch():
+    method = chainrule.nn.utils.prune.L1Unstructured(0.5)
+    assert repr(method) == f"<chainrule.nn.utils.prune.L1Unstructured object at {hex(id(method))}>"

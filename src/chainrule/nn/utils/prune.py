@@ -15,6 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..._dtype import REPR_NAMESPACE
 from ..._tensor import Tensor
 from ...ops.creation import ones_like, rand, rand_like, zeros_like
 from ..modules.module import Module
@@ -49,6 +50,15 @@ class BasePruningMethod(ABC):
 
     def __call__(self, module: Module, inputs: Any) -> None:
         setattr(module, self._tensor_name, self.apply_mask(module))
+
+    def __repr__(self) -> str:
+        # object's own repr, with the package named as the other reprs name it: programs
+        # print pruning hooks (module._forward_pre_hooks), and under install_as_torch() they
+        # read <torch.nn.utils.prune.L1Unstructured object at 0x...> as in PyTorch.
+        module = type(self).__module__
+        if module.startswith("chainrule."):
+            module = REPR_NAMESPACE[0] + module[len("chainrule") :]
+        return f"<{module}.{type(self).__qualname__} object at {hex(id(self))}>"
 
     @abstractmethod
     def compute_mask(self, t: Tensor, default_mask: Tensor) -> Tensor:
