@@ -314,3 +314,83 @@ def test_nan_to_num_as_pytorch(dtype: str, keywords: dict) -> None:
     np.testing.assert_array_equal(results[0][0], results[2][0])
     np.testing.assert_array_equal(results[1][0], results[3][0])
     assert results[0][1:] == results[2][1:] and results[1][1:] == results[3][1:]
+
+
+_MORE_TENSORS = [
+    "tensor(1 + 1j)",
+    "tensor([1 + 1j, 1 + 1j])",
+    "zeros(0, dtype=L.complex64)",
+    "tensor(2.0)",
+    "tensor(True)",
+    "tensor([True, False, True])",
+    "zeros(0, dtype=L.bool)",
+    "zeros(0, 0)",
+    "zeros(2, 0, dtype=L.int32)",
+    "zeros(0, 3, dtype=L.uint8)",
+    "tensor([1, 2, 4])",
+    "zeros(0, dtype=L.int64)",
+]
+_MORE_CALLS = [
+    "L.unique({x})",
+    "L.unique({x}, dim=0)",
+    "L.unique({x}, dim=-1)",
+    "L.unique({x}, dim=5)",
+    "L.unique({x}, return_inverse=True, return_counts=True, dim=0)",
+    "L.unique_consecutive({x})",
+    "L.unique_consecutive({x}, dim=0)",
+    "L.unique_consecutive({x}, dim=-1)",
+    "L.topk({x}, 1)",
+    "L.topk({x}, 3)",
+    "L.topk({x}, 1, 5)",
+    "L.topk({x}, 0, 0)",
+    "L.sort({x}, 5)",
+    "L.argsort({x}, 1)",
+    "L.histc({x}, bins=3, min=0, max=3)",
+    "L.histc({x}, bins=3, min=2, max=0)",
+    "L.histc({x}, bins=3, min=-1, max=300)",
+    "L.histc({x}, bins=0)",
+    "L.histc({x}, bins=3)",
+    "L.bincount({x})",
+    "L.trapezoid({x})",
+    "L.trapezoid({x}, dim=5)",
+    "L.trapezoid({x}, dx=0.5)",
+    "L.cumulative_trapezoid({x})",
+    "L.cumulative_trapezoid({x}, dim=0)",
+    "L.cumulative_trapezoid({x}, dim=5)",
+    "L.cumulative_trapezoid({x}, dx=2)",
+    "L.diff({x}, n=0, dim=5)",
+    "L.diff({x}, n=1, dim=5)",
+]
+
+
+@pytest.mark.parametrize("call", _MORE_CALLS)
+@pytest.mark.parametrize("x", _MORE_TENSORS)
+def test_sorting_counting_and_integrals_as_pytorch(call: str, x: str) -> None:
+    _assert_same(call.format(x=f"L.{x}"))
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "L.histc(L.tensor([1, 2], dtype=L.int8), bins=3, min=0, max=300)",
+        "L.histc(L.tensor([1, 2], dtype=L.int16), bins=3, min=0, max=70000)",
+        "L.histc(L.tensor([1, 2], dtype=L.int32), bins=3, min=0, max=2**40)",
+        "L.histc(L.tensor([1, 2], dtype=L.int64), bins=3, min=0, max=2**40)",
+        "L.trapezoid(L.tensor([True, False]), L.tensor([1.0, 2.0]))",
+        "L.trapezoid(L.tensor([1.0, 0.0]), L.tensor([True, False]))",
+        "L.cumulative_trapezoid(L.tensor([True, False]), L.tensor([1.0, 2.0]))",
+        "L.cumulative_trapezoid(L.zeros(0, dtype=L.int64), L.zeros(0, dtype=L.int64))",
+        "L.unique_consecutive(L.zeros(0, 2, 0), dim=1)",
+    ],
+)
+def test_more_counting_arguments_as_pytorch(expression: str) -> None:
+    _assert_same(expression)
+
+
+def test_cumulative_trapezoid_of_no_samples_is_recorded() -> None:
+    for lib in (chainrule, torch):
+        x = lib.zeros(0, 3, requires_grad=True)
+        out = lib.cumulative_trapezoid(x, dim=0)
+        assert type(out.grad_fn).__name__.endswith("CumsumBackward0")
+        (grad,) = lib.autograd.grad(out.sum(), x)
+        assert tuple(grad.shape) == (0, 3)

@@ -21,6 +21,7 @@ from .._tensor import Tensor, wrap, wrap_dim
 from ._dispatch import wrapped_int
 from ._registry import op, tensor_method
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
+from .scalar_conversion import check_scalar_fits
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc", "bucketize", "searchsorted"]
 
@@ -117,17 +118,33 @@ def _(ops, grads):
     raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
 
 
+def _refuse_complex(input: Tensor, kernel: str) -> None:
+    """PyTorch's error for unique of complex values (its kernels sort them): ``"unique"``
+    over all elements, ``"unique_dim"`` along a dim, before the dim is looked at."""
+    if input._data.dtype.kind == "c":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type(input._data)}'")
+
+
 def _check_unique_dim(input: Tensor, dim: int) -> int:
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = wrap_dim(dim, input.dim())
     shape = tuple(input.shape)
-    if any(s == 0 for i, s in enumerate(shape) if i != d):
+    empty = sum(s == 0 for s in shape)
+    if shape[d] == 0 and empty > 1:
         raise RuntimeError(
-            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+            "Number of zero sized dimensions is more than one, so unique cannot be applied "
+        )
+    if shape[d] != 0 and empty:
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+        )
     return d
 
 
-def _returned(values: Tensor, inverse: Tensor, counts: Tensor, return_inverse: bool,
-              return_counts: bool) -> Any:
+def _returned(
+    values: Tensor, inverse: Tensor, counts: Tensor, return_inverse: bool, return_counts: bool
+) -> Any:
     if return_inverse and return_counts:
         return values, inverse, counts
     if return_inverse:
@@ -138,11 +155,17 @@ def _returned(values: Tensor, inverse: Tensor, counts: Tensor, return_inverse: b
 
 
 @tensor_method
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
-           return_counts: bool = False, dim: int | None = None) -> Any:
+def unique(
+    input: Tensor,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Any:
     """The distinct elements (or, with ``dim``, slices) of ``input`` in ascending order; with
     ``return_inverse`` where each element went, with ``return_counts`` how often each occurs.
     Each NaN is distinct."""
+    _refuse_complex(input, "unique" if dim is None else "unique_dim")
     if dim is None:
         values, inverse, counts = _unique2(input)
     else:
@@ -162,28 +185,42 @@ def _unique(input: Tensor, sorted: bool = True, return_inverse: bool = False) ->
     return values, inverse if return_inverse else _no_indices()
 
 
-def unique_all(input: Tensor, sorted: bool = True, return_inverse: bool = False,
-               return_counts: bool = False) -> Any:
+def unique_all(
+    input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False
+) -> Any:
     """``torch._unique2``: ``(values, inverse, counts)``, an empty int64 tensor for each of
     inverse and counts not asked for (node ``Unique2Backward0``)."""
     values, inverse, counts = _unique2(input)
-    return (values, inverse if return_inverse else _no_indices(),
-            counts if return_counts else _no_indices())
+    return (
+        values,
+        inverse if return_inverse else _no_indices(),
+        counts if return_counts else _no_indices(),
+    )
 
 
-def unique_dim(input: Tensor, dim: int, sorted: bool = True, return_inverse: bool = False,
-               return_counts: bool = False) -> Any:
+def unique_dim(
+    input: Tensor,
+    dim: int,
+    sorted: bool = True,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+) -> Any:
     """``torch._VF.unique_dim``: ``(values, inverse, counts)`` of the slices along ``dim``,
     all three computed whatever is asked, as PyTorch's CPU kernel (node
     ``UniqueDimBackward0``)."""
+    _refuse_complex(input, "unique_dim")
     return _unique_dim(input, _check_unique_dim(input, dim))
 
 
 @tensor_method
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
-                       dim: int | None = None) -> Any:
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None
+) -> Any:
     """``input`` with each run of equal consecutive elements (or slices along ``dim``)
     collapsed to one."""
+    # (PyTorch runs its kernel for all elements on a 1-D tensor with dim=0: its error names it)
+    flat = dim is None or (dim == 0 and input.dim() == 1)
+    _refuse_complex(input, "unique" if flat else "unique_dim")
     if dim is not None:
         dim = _check_unique_dim(input, dim)
     values, inverse, counts = _unique_consecutive(input, dim)
@@ -206,7 +243,7 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     the sum of the ``weights`` at its positions)."""
     refuse_data_dependent("bincount", input, weights)
     a = input._data
-    if a.dtype.kind not in "iu" and a.dtype != np.bool_:
+    if a.dtype.kind not in "iu":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{_type(a)}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
@@ -236,14 +273,26 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     """A histogram of ``input`` in ``bins`` equal bins from ``min`` to ``max`` (the data's
     range when both are 0); elements outside are ignored."""
     a = input._data
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{_type(a)}'")
     if bins <= 0:
-        raise RuntimeError(
-            f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     low, high = float(min), float(max)
     if low > high:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if not input.dtype.is_floating_point:
+        # PyTorch's order: the data's range taken when the bounds are equal (complex values
+        # have none), equal bounds widened by 1, the bin edges made in the input's type (a
+        # bound it cannot hold, or bool, refused), then the kernel
+        if a.dtype.kind == "c" and low == high and a.size:
+            raise NotImplementedError(f"\"aminmax_cpu\" not implemented for '{_type(a)}'")
+        if a.dtype.kind in "iu":
+            if low == high and a.size:
+                low, high = float(np.min(a)), float(np.max(a))
+            if low == high:
+                low, high = low - 1, high + 1
+            check_scalar_fits(low, a.dtype)
+            check_scalar_fits(high, a.dtype)
+        kernel = "linspace_cpu" if a.dtype == np.bool_ else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_type(a)}'")
     from_data = low == high and a.size
     if from_data:
         low, high = float(np.min(a)), float(np.max(a))
@@ -251,8 +300,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         low, high = low - 1, high + 1
     if not (math.isfinite(low) and math.isfinite(high)):
         raise RuntimeError(
-            f"torch.histc: range of [{_fmt(low, from_data)}, {_fmt(high, from_data)}] is not "
-            "finite"
+            f"torch.histc: range of [{_fmt(low, from_data)}, {_fmt(high, from_data)}] is not finite"
         )
     return _histc(input, bins, low, high)
 
@@ -289,17 +337,20 @@ def _bounds(sequence: np.ndarray, values: np.ndarray, right: bool) -> np.ndarray
         high = np.where(active & ~go_right, mid, high)
 
 
-def _searchsorted_values(sequence: Tensor, values: Any, right: bool, out_int32: bool,
-                         sorter: Tensor | None) -> Tensor:
+def _searchsorted_values(
+    sequence: Tensor, values: Any, right: bool, out_int32: bool, sorter: Tensor | None
+) -> Tensor:
     seq = sequence._data
     if sorter is not None:
         seq = np.take_along_axis(seq, sorter._data.astype(np.int64), axis=-1)
     scalar = not isinstance(values, Tensor)
     vals = _number_values(values, sequence) if scalar else values._data
     if seq.ndim > 1 and vals.ndim == 0:
-        raise RuntimeError("torch.searchsorted(): input value can be a scalar only when "
-                           "boundaries tensor dimension is 1, but we got boundaries tensor "
-                           f"dim({seq.ndim}) and input value's dim(0) numel(1)")
+        raise RuntimeError(
+            "torch.searchsorted(): input value can be a scalar only when "
+            "boundaries tensor dimension is 1, but we got boundaries tensor "
+            f"dim({seq.ndim}) and input value's dim(0) numel(1)"
+        )
     common = np.result_type(seq, vals)
     flat = vals.reshape(-1) if seq.ndim == 1 else vals
     out = _bounds(seq.astype(common), flat.astype(common), right).reshape(vals.shape)
@@ -318,34 +369,49 @@ def _number_values(value: Any, sequence: Tensor) -> np.ndarray:
         return np.asarray(value).astype(target)
 
 
-def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False,
-              right: bool = False) -> Tensor:
+def bucketize(
+    input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+) -> Tensor:
     """The bucket of each element of ``input`` among the sorted 1-D ``boundaries``:
     ``boundaries[i-1] < x <= boundaries[i]`` (``right=True``: ``<= x <``)."""
     if boundaries.dim() != 1:
-        raise RuntimeError("boundaries tensor must be 1 dimension, but got dim("
-                           f"{boundaries.dim()})")
+        raise RuntimeError(
+            f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})"
+        )
     return _searchsorted_values(boundaries, input, right, out_int32, None)
 
 
-def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False,
-                 right: bool = False, side: str | None = None,
-                 sorter: Tensor | None = None) -> Tensor:
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
     """Where each element of ``input`` would be inserted into the last dimension of
     ``sorted_sequence`` to keep it sorted (``right``/``side="right"``: after equal ones)."""
     if side is not None:
         if side not in ("left", "right"):
             raise RuntimeError(
-                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
         if right and side == "left":
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites,"
-                               " got side of left while right was True")
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites,"
+                " got side of left while right was True"
+            )
         right = side == "right"
     seq = sorted_sequence
-    if seq.dim() > 1 and isinstance(input, Tensor) and (
-            input.dim() != seq.dim() or tuple(input.shape[:-1]) != tuple(seq.shape[:-1])):
+    if (
+        seq.dim() > 1
+        and isinstance(input, Tensor)
+        and (input.dim() != seq.dim() or tuple(input.shape[:-1]) != tuple(seq.shape[:-1]))
+    ):
         raise RuntimeError(
             "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
             "dimensions of boundaries tensor and input value tensor must match, but we got "
-            f"boundaries tensor {list(seq.shape)} and input value tensor {list(input.shape)}")
+            f"boundaries tensor {list(seq.shape)} and input value tensor {list(input.shape)}"
+        )
     return _searchsorted_values(seq, input, right, out_int32, sorter)

@@ -72,6 +72,8 @@ def diff(
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    if n == 0 and prepend is None and append is None:
+        return _zeroth_difference(input)  # (dim unread, even out of range, as PyTorch's)
     d = wrap_dim(dim, input._data.ndim)
     if prepend is not None or append is not None:
         parts = []
@@ -85,12 +87,7 @@ def diff(
             parts.append(append)
         input = shape.cat(parts, d)
     if n == 0:
-        # (PyTorch's zeros_like keeps the input's memory layout)
-        zeros = empty_like_preserving(input._data)
-        zeros[...] = 0
-        result = wrap(zeros)
-        result.copy_(input)
-        return result
+        return _zeroth_difference(input)
     size = input._data.shape[d]
     length = size - 1
     result = input
@@ -103,8 +100,28 @@ def diff(
     return result
 
 
+def _zeroth_difference(input: Tensor) -> Tensor:
+    """``input`` copied into zeros laid out as it is (PyTorch's ``zeros_like`` then ``copy_``:
+    the gradient goes through ``CopyBackwards``)."""
+    zeros = empty_like_preserving(input._data)
+    zeros[...] = 0
+    result = wrap(zeros)
+    result.copy_(input)
+    return result
+
+
 # ----------------------------------------------------------------------------------------------
 # trapezoid, trapz, cumulative_trapezoid
+
+
+def _refuse_bool(name: str, y: Tensor, x: Tensor | None) -> None:
+    """PyTorch's error for bool samples or sample points."""
+    if x is None and y._data.dtype == np.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if x is not None and np.bool_ in (y._data.dtype, x._data.dtype):
+        raise RuntimeError(
+            f"{name}: received a bool input for `x` or `y`, but bool is not supported"
+        )
 
 
 def _trapezoid_dim(name: str, y: Tensor, dim: int) -> int:
@@ -127,7 +144,8 @@ def _spacings(name: str, y: Tensor, x: Tensor, dim: int) -> Tensor:
         if x._data.shape[dim] != y._data.shape[dim]:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
     length = x._data.shape[dim]
-    return shape.narrow(x, dim, 1, max(length - 1, 0)) - shape.narrow(x, dim, 0, max(length - 1, 0))
+    pairs = max(length - 1, 0)
+    return shape.narrow(x, dim, min(1, length), pairs) - shape.narrow(x, dim, 0, pairs)
 
 
 def _check_overload(name: str, x: Any, dx: Any) -> None:
@@ -157,11 +175,13 @@ def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: Any = None, dim: int = 
             raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
         if size == 0:
             return _without(y, d)
+        _refuse_bool("trapezoid", y, x)
         spacing = _spacings("trapezoid", y, x, d)
         pairs = shape.narrow(y, d, 1, size - 1) + shape.narrow(y, d, 0, size - 1)
         return _div_scalar(reduction.sum(pairs * spacing, d), 2.0)
     if size == 0:
         return _without(y, d)
+    _refuse_bool("trapezoid", y, None)
     step = 1 if dx is None else dx
     ends = shape.select(y, d, 0) + shape.select(y, d, -1)
     return _mul_scalar(reduction.sum(y, d) - _mul_scalar(ends, 0.5), step)
@@ -185,6 +205,7 @@ def cumulative_trapezoid(
         tensor([1.5000, 4.0000])
     """
     _check_overload("cumulative_trapezoid", x, dx)
+    _refuse_bool("cumulative_trapezoid", y, x)
     if y._data.ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     d = _trapezoid_dim("cumulative_trapezoid", y, dim)
@@ -193,9 +214,9 @@ def cumulative_trapezoid(
         raise RuntimeError(
             "cumulative_trapezoid: There must be one `x` value for each sample point"
         )
-    if size == 0:
-        return creation.zeros_like(y)
-    pairs = shape.narrow(y, d, 0, size - 1) + shape.narrow(y, d, 1, size - 1)
+    # (no samples: the same formula on empty slices, as PyTorch's: a float result, recorded)
+    length = max(size - 1, 0)
+    pairs = shape.narrow(y, d, 0, length) + shape.narrow(y, d, min(1, size), length)
     if x is not None:
         spacing = _spacings("cumulative_trapezoid", y, x, d)
         return _div_scalar(reduction.cumsum(pairs * spacing, d), 2.0)

@@ -1805,9 +1805,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = _
     (``values``, ``indices``). With ``stable=True`` ties keep their order; by default, equal
     elements are ordered as PyTorch's CPU sort (libstdc++'s ``std::sort``) orders them."""
     a = input._data
-    if a.dtype.kind == "c":
-        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    if a.dtype.kind == "c":  # (after the dim's range, as PyTorch)
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     order = _sort_order_as_pytorch(
         a, d, bool(descending), bool(stable) and stable is not _NOT_GIVEN
     )
@@ -1820,9 +1820,9 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: Any = _
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim`` (``sort(...).indices``)."""
     a = input._data
-    if a.dtype.kind == "c":
-        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
+    if a.dtype.kind == "c":  # (after the dim's range, as PyTorch)
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     return wrap(_laid_out_as(_sort_order_as_pytorch(a, d, bool(descending), bool(stable)), a))
 
 
@@ -1850,14 +1850,15 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     (NaN counts as the largest; among equal elements, and in the order of ``sorted=False``,
     as PyTorch's CPU kernel's libstdc++ selection leaves them)."""
     a = input._data
-    if a.dtype.kind == "c":
-        raise RuntimeError(" topk does not support complex dtypes on CPU")  # (sic)
-    if a.dtype.kind == "b":
-        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = wrap_dim(dim, builtins.max(a.ndim, 1))
     size = a.shape[d] if a.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
+    # (the dtype after the dim and k, as PyTorch)
+    if a.dtype.kind == "c":
+        raise RuntimeError(" topk does not support complex dtypes on CPU")  # (sic)
+    if a.dtype.kind == "b":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     order = _sort_order(a, d, bool(largest))
     chosen = order if a.ndim == 0 else c_contiguous(np.take(order, np.arange(k), axis=d))
     if a.ndim and k:
