@@ -55,6 +55,7 @@ from ..autograd.grad_mode import state as _grad_state
 from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ._forward import tangent_to_write
 from ._registry import argument_position, op, tensor_method
+from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 from .scalar_conversion import (
     check_long_long,
     check_scalar_fits,
@@ -1194,11 +1195,79 @@ def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor |
     return d
 
 
+def _reduced_into(out: np.ndarray, dim: int, index: np.ndarray, values: Any, reduce: str) -> None:
+    """``values`` added into (``reduce="add"``) or multiplied into ``out`` at ``index`` along
+    ``dim``, repeated indices accumulating (bool: or / and)."""
+    idx = _as_1d(index)
+    if isinstance(values, np.ndarray):
+        values = _leading_part(_as_1d(values), idx.shape)
+    ufunc = np.add if reduce == "add" else np.multiply
+    if out.dtype == np.bool_:
+        ufunc = np.logical_or if reduce == "add" else np.logical_and
+    ufunc.at(_as_1d(out), _grid(idx, dim), values)
+
+
+# PyTorch's scatter with ``reduce=`` has no derivative: its autograd fallback records a
+# NotImplemented node, whose backward raises.
+@op("NotImplemented", inputs=("self", "src"), tensor_params=("index",))
+def _scatter_reduce_src(self, dim, index, src, reduce):
+    out = self.copy()
+    _reduced_into(out, dim, index, src, reduce)
+    return out
+
+
+@op("NotImplemented", tensor_params=("index",))
+def _scatter_reduce_value(self, dim, index, value, reduce):
+    out = self.copy()
+    _reduced_into(out, dim, index, value, reduce)
+    return out
+
+
+_NO_REDUCE: Any = object()
+_SCATTER_REDUCE_WARNED = [False]
+_SCATTER_OVERLOADS = (
+    " * (int dim, Tensor index, Tensor src)\n"
+    " * (int dim, Tensor index, Tensor src, *, str reduce)\n"
+    " * (int dim, Tensor index, Number value)\n"
+    " * (int dim, Tensor index, Number value, *, str reduce)\n"
+)
+
+
+def _check_reduce(reduce: Any, src: Any) -> None:
+    """PyTorch's checks of scatter's ``reduce``, and its deprecation warning (once) for a
+    tensor ``src``."""
+    if not isinstance(reduce, str):
+        raise TypeError(
+            "scatter() received an invalid combination of arguments - got (int, Tensor, "
+            f"{type(src).__name__}, reduce={type(reduce).__name__}), but expected one of:\n"
+            + _SCATTER_OVERLOADS
+        )
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    if isinstance(src, Tensor) and not _SCATTER_REDUCE_WARNED[0]:
+        _SCATTER_REDUCE_WARNED[0] = True
+        warnings.warn(
+            "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+            "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+            "reduction options.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
 @tensor_method(inplace=True)
-def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
-            value: Any = None) -> Tensor:
+def scatter(
+    input: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Any = None,
+    *,
+    value: Any = None,
+    reduce: Any = _NO_REDUCE,
+) -> Tensor:
     """A copy of ``input`` with ``src`` (a tensor, or a number ``value``) written at ``index``
-    along ``dim`` (the reverse of :func:`gather`).
+    along ``dim`` (the reverse of :func:`gather`); with ``reduce="add"`` or ``"multiply"``,
+    added or multiplied in instead (not differentiable, as in PyTorch).
 
     Example:
         >>> import chainrule as torch
@@ -1208,8 +1277,13 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
     """
     if src is None and value is None:
         raise TypeError("scatter() missing required argument 'src' or 'value'")
+    reduced = reduce is not _NO_REDUCE
+    if reduced:
+        _check_reduce(reduce, value if src is None else src)
     if isinstance(src, Tensor):
         d = _check_scatter("scatter", input, dim, index, src)
+        if reduced:
+            return _edges_of_inputs_needing_grad(_scatter_reduce_src(input, d, index, src, reduce))
         return _scatter(input, d, index, src)
     number = value if src is None else src
     if not isinstance(number, bool | int | float | complex):
@@ -1218,7 +1292,13 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *,
         )
     number = fill_value_for(number, input._data.dtype)  # (uint8 takes -1 as 255)
     d = _check_scatter("scatter", input, dim, index, None)
+    if reduced:
+        return _edges_of_inputs_needing_grad(_scatter_reduce_value(input, d, index, number, reduce))
     return _scatter_value(input, d, index, number)
+
+
+_not_implemented_node(_scatter_reduce_src, "scatter")
+_not_implemented_node(_scatter_reduce_value, "scatter")
 
 
 @tensor_method(inplace=True)
