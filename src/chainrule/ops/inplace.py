@@ -48,6 +48,7 @@ from ..autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ..autograd.inplace import bump_version
 from ..autograd.node import SECOND_BACKWARD_MESSAGE, Node, is_released, new_node
 from . import pointwise, shape
+from ._dispatch import broadcast_error
 from ._forward import write_tangent
 from ._opnode import OpNode, pack_saved
 from ._registry import KEEP, declare_methods, op, recorded_as, zero_derivative
@@ -980,11 +981,12 @@ def _copy(self, src):
         try:
             src = np.broadcast_to(src, self.shape)
         except ValueError:
-            raise RuntimeError(
-                f"The size of tensor a ({self.shape[-1] if self.ndim else 1}) must match the size "
-                f"of tensor b ({np.shape(src)[-1]}) at non-singleton dimension "
-                f"{self.ndim - 1}"
-            ) from None
+            # PyTorch's errors: shapes that do not broadcast, else a source that broadcasts to
+            # another shape than the destination's
+            error = broadcast_error(self, src)
+            if error is None:
+                check_shape(self, np.broadcast_shapes(self.shape, np.shape(src)))
+            raise error from None
     return np.array(src, dtype=self.dtype, copy=True)
 
 
