@@ -18,8 +18,18 @@ from .._tensor import Tensor
 from ._registry import ARITH, FLOAT, op, recorded_as, tensor_method
 from .pointwise import _no_kernel, erf, half_in_float32, laid_out_like
 
-__all__ = ["erfinv", "lgamma", "digamma", "polygamma", "i0", "sinc", "logit", "mvlgamma",
-           "igamma", "igammac"]
+__all__ = [
+    "erfinv",
+    "lgamma",
+    "digamma",
+    "polygamma",
+    "i0",
+    "sinc",
+    "logit",
+    "mvlgamma",
+    "igamma",
+    "igammac",
+]
 
 _HALF_SQRT_PI = 0.5 * math.sqrt(math.pi)
 
@@ -350,7 +360,7 @@ def _(ops, grad, self):
     return ops.where(squared_pi == 0.0, 0.0, out)
 
 
-@op("LogitBackward0", promote=FLOAT, method=True, inplace=True)
+@op("LogitBackward0", promote=FLOAT, method=True, inplace=True, half_native=True)
 def logit(self, eps=None):
     """The log-odds ``log(x / (1 - x))``; with ``eps``, ``x`` is first clamped to
     ``[eps, 1 - eps]``.
@@ -365,10 +375,27 @@ def logit(self, eps=None):
     work = np.float32 if self.dtype in _REDUCED else self.dtype.type
     x = self.astype(work, copy=False)
     if eps is not None and eps >= 0:
-        x = np.clip(x, work(eps), work(1 - eps))
+        x = np.clip(x, *_logit_bounds(eps, self.dtype))
     with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.log(x / (work(1) - x))
+        if self.dtype in _REDUCED:
+            # PyTorch's kernel rounds 1 - x and the ratio to the half type, then the log
+            one_minus = (work(1) - x).astype(self.dtype).astype(work)
+            out = np.log((x / one_minus).astype(self.dtype).astype(work))
+        else:
+            out = np.log(x / (work(1) - x))
     return laid_out_like(np.asarray(out).astype(self.dtype, copy=False), self)
+
+
+def _logit_bounds(eps: float, dtype: Any) -> tuple[float, float]:
+    """PyTorch's clamp bounds ``eps`` and ``1 - eps`` in the tensor's dtype (its kernel's
+    ``scalar_t``): eps rounded to it, then 1 - eps computed (in float32 for float16/bfloat16)
+    and rounded, so a float16 eps=1e-6 leaves 1 unclamped (logit 1 = inf) and a float32
+    eps=0.3 clamps at float32's 0.7."""
+    name = str(dtype).rsplit(".", 1)[-1]
+    store = _dtype.BFLOAT16.type if name == "bfloat16" else np.dtype(name).type
+    work = np.float64 if name == "float64" else np.float32
+    lo = store(eps)
+    return float(lo), float(store(work(1) - work(lo)))
 
 
 @logit.derivative("self")
@@ -376,7 +403,8 @@ def _(ops, grad, self, eps):
     if eps is None or eps < 0:
         outside, fill = (self < 0.0) | (self > 1.0), math.nan
     else:
-        outside, fill = (self < eps) | (self > 1.0 - eps), 0.0
+        lo, hi = _logit_bounds(eps, self.dtype)
+        outside, fill = (self < lo) | (self > hi), 0.0
     # (at 0 and 1 PyTorch's kernel gives grad * inf, whatever the sign of the zero: grad / +0)
     denominator = ops.where((self == 0.0) | (self == 1.0), 0.0, self * (1.0 - self))
     return ops.where(outside, fill, grad / denominator)
@@ -406,8 +434,14 @@ _BINARY_SIGNATURES = (
 )
 
 
-@op("SpecialXlog1PyBackward0", inputs=("self", "other"), promote=FLOAT, name="special_xlog1py",
-    signatures=_BINARY_SIGNATURES, elementwise=True)
+@op(
+    "SpecialXlog1PyBackward0",
+    inputs=("self", "other"),
+    promote=FLOAT,
+    name="special_xlog1py",
+    signatures=_BINARY_SIGNATURES,
+    elementwise=True,
+)
 def _xlog1py(self, other):
     return _xlog1py_values(self, other)
 
@@ -416,8 +450,13 @@ _xlog1py.derivative("self")(_xlog1py_self_derivative)
 _xlog1py.derivative("other")(_xlog1py_other_derivative)
 
 
-@op("SpecialXlog1PyBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",),
-    name="special_xlog1py")
+@op(
+    "SpecialXlog1PyBackward1",
+    inputs=("other",),
+    promote=FLOAT,
+    promote_with=("self",),
+    name="special_xlog1py",
+)
 def _xlog1py_number_self(self, other):
     return _xlog1py_values(self, other)
 
@@ -425,8 +464,13 @@ def _xlog1py_number_self(self, other):
 _xlog1py_number_self.derivative("other")(_xlog1py_other_derivative)
 
 
-@op("SpecialXlog1PyBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",),
-    name="special_xlog1py")
+@op(
+    "SpecialXlog1PyBackward2",
+    inputs=("self",),
+    promote=FLOAT,
+    promote_with=("other",),
+    name="special_xlog1py",
+)
 def _xlog1py_number_other(self, other):
     return _xlog1py_values(self, other)
 
@@ -485,8 +529,15 @@ def _zeta_q_derivative(ops, grad, self, other):
     return grad * -self * ops.special_zeta(self + 1.0, other)
 
 
-@op("SpecialZetaBackward0", inputs=("self", "other"), promote=FLOAT, name="special_zeta",
-    signatures=_BINARY_SIGNATURES, half_native=True, elementwise=True)
+@op(
+    "SpecialZetaBackward0",
+    inputs=("self", "other"),
+    promote=FLOAT,
+    name="special_zeta",
+    signatures=_BINARY_SIGNATURES,
+    half_native=True,
+    elementwise=True,
+)
 def _zeta(self, other):
     return _zeta_values(self, other)
 
@@ -495,8 +546,14 @@ _zeta.derivative("self")(_zeta_x_derivative)
 _zeta.derivative("other")(_zeta_q_derivative)
 
 
-@op("SpecialZetaBackward1", inputs=("other",), promote=FLOAT, promote_with=("self",),
-    name="special_zeta", half_native=True)
+@op(
+    "SpecialZetaBackward1",
+    inputs=("other",),
+    promote=FLOAT,
+    promote_with=("self",),
+    name="special_zeta",
+    half_native=True,
+)
 def _zeta_number_self(self, other):
     return _zeta_values(self, other)
 
@@ -504,8 +561,14 @@ def _zeta_number_self(self, other):
 _zeta_number_self.derivative("other")(_zeta_q_derivative)
 
 
-@op("SpecialZetaBackward2", inputs=("self",), promote=FLOAT, promote_with=("other",),
-    name="special_zeta", half_native=True)
+@op(
+    "SpecialZetaBackward2",
+    inputs=("self",),
+    promote=FLOAT,
+    promote_with=("other",),
+    name="special_zeta",
+    half_native=True,
+)
 def _zeta_number_other(self, other):
     return _zeta_values(self, other)
 
@@ -525,8 +588,7 @@ def zeta(input: Any, other: Any) -> Tensor:
     return _binary(_zeta, _zeta_number_self, _zeta_number_other, input, other)
 
 
-def _incomplete_gamma(name: str, node: str, lower: bool, public_name: str,
-                      method: bool) -> Any:
+def _incomplete_gamma(name: str, node: str, lower: bool, public_name: str, method: bool) -> Any:
     """An op of the regularised incomplete gamma function (``lower``: P, else Q) under PyTorch's
     ``name`` (its argument errors say ``igamma()`` or ``special_gammainc()``), both arguments
     tensors."""
@@ -541,9 +603,17 @@ def _incomplete_gamma(name: str, node: str, lower: bool, public_name: str,
         return compute(self, other).astype(dtype, copy=False)
 
     forward.__name__ = name
-    public = op(node, inputs=("self", "other"), promote=ARITH, tensor_only=("self", "other"),
-                name=name, elementwise=True, half_native=True, method=method,
-                inplace=method)(forward)
+    public = op(
+        node,
+        inputs=("self", "other"),
+        promote=ARITH,
+        tensor_only=("self", "other"),
+        name=name,
+        elementwise=True,
+        half_native=True,
+        method=method,
+        inplace=method,
+    )(forward)
     message = f"the derivative for '{'igamma' if lower else 'igammac'}: input' is not implemented."
 
     @public.derivative("self")
@@ -562,15 +632,17 @@ def _incomplete_gamma(name: str, node: str, lower: bool, public_name: str,
 
 igamma = _incomplete_gamma("igamma", "IgammaBackward0", True, "igamma", method=True)
 igammac = _incomplete_gamma("igammac", "IgammacBackward0", False, "igammac", method=True)
-gammainc = _incomplete_gamma("special_gammainc", "IgammaBackward0", True, "gammainc",
-                             method=False)
-gammaincc = _incomplete_gamma("special_gammaincc", "IgammacBackward0", False, "gammaincc",
-                              method=False)
+gammainc = _incomplete_gamma("special_gammainc", "IgammaBackward0", True, "gammainc", method=False)
+gammaincc = _incomplete_gamma(
+    "special_gammaincc", "IgammacBackward0", False, "gammaincc", method=False
+)
 igamma.__doc__ = gammainc.__doc__ = (
     "The regularised lower incomplete gamma function ``P(input, other)`` (its derivative in "
-    "``input`` is not implemented, as in PyTorch).")
+    "``input`` is not implemented, as in PyTorch)."
+)
 igammac.__doc__ = gammaincc.__doc__ = (
-    "The regularised upper incomplete gamma function ``Q(input, other) = 1 - P``.")
+    "The regularised upper incomplete gamma function ``Q(input, other) = 1 - P``."
+)
 
 _LOG_PI = math.log(math.pi)
 
@@ -582,8 +654,7 @@ def _mvlgamma(self, p):
     terms = lgamma.op.forward(self.astype(work, copy=False)[..., None] + offsets.astype(work))
     out = terms.sum(-1) + work(p * (p - 1) / 4 * _LOG_PI)
     # (C order whatever the input's layout: PyTorch's is a sum over a new last dim)
-    return np.ascontiguousarray(np.asarray(out).astype(self.dtype, copy=False)).reshape(
-        self.shape)
+    return np.ascontiguousarray(np.asarray(out).astype(self.dtype, copy=False)).reshape(self.shape)
 
 
 @_mvlgamma.derivative("self")
@@ -676,8 +747,7 @@ def _not_differentiable(name: str, compute: Any) -> Any:
 
     forward.__name__ = f"special_{name}"
     forward.__doc__ = compute.__doc__
-    public = op(f"special_{name}", promote=FLOAT, differentiable=False, half_native=True)(
-        forward)
+    public = op(f"special_{name}", promote=FLOAT, differentiable=False, half_native=True)(forward)
     public.__name__ = public.__qualname__ = name
     return public
 
@@ -690,10 +760,12 @@ modified_bessel_i0 = _not_differentiable("modified_bessel_i0", _cephes.i0)
 modified_bessel_i1 = _not_differentiable("modified_bessel_i1", _cephes.i1)
 modified_bessel_k0 = _not_differentiable("modified_bessel_k0", _cephes.modified_bessel_k0)
 modified_bessel_k1 = _not_differentiable("modified_bessel_k1", _cephes.modified_bessel_k1)
-scaled_modified_bessel_k0 = _not_differentiable("scaled_modified_bessel_k0",
-                                                _cephes.scaled_modified_bessel_k0)
-scaled_modified_bessel_k1 = _not_differentiable("scaled_modified_bessel_k1",
-                                                _cephes.scaled_modified_bessel_k1)
+scaled_modified_bessel_k0 = _not_differentiable(
+    "scaled_modified_bessel_k0", _cephes.scaled_modified_bessel_k0
+)
+scaled_modified_bessel_k1 = _not_differentiable(
+    "scaled_modified_bessel_k1", _cephes.scaled_modified_bessel_k1
+)
 spherical_bessel_j0 = _not_differentiable("spherical_bessel_j0", _cephes.spherical_bessel_j0)
 airy_ai = _not_differentiable("airy_ai", _cephes.airy_ai)
 
@@ -714,8 +786,15 @@ def _polynomial(name: str) -> Any:
         return _like_the_tensor(_cephes.orthogonal_polynomial(name, x, n, dtype), x, n)
 
     forward.__name__ = f"special_{name}"
-    public = op(f"special_{name}", inputs=("x", "n"), promote=FLOAT, differentiable=False,
-                half_native=True, signatures=_POLYNOMIAL_SIGNATURES, elementwise=True)(forward)
+    public = op(
+        f"special_{name}",
+        inputs=("x", "n"),
+        promote=FLOAT,
+        differentiable=False,
+        half_native=True,
+        signatures=_POLYNOMIAL_SIGNATURES,
+        elementwise=True,
+    )(forward)
     op_function = public
 
     def polynomial(x: Any, n: Any) -> Tensor:
@@ -724,9 +803,11 @@ def _polynomial(name: str) -> Any:
         return op_function(x, n)
 
     polynomial.__name__ = polynomial.__qualname__ = name
-    polynomial.__doc__ = (f"PyTorch's ``special.{name}(x, n)``: the polynomial of degree ``n`` "
-                          "(a tensor or a number, truncated to an integer) at ``x``; no "
-                          "derivative, as in PyTorch.")
+    polynomial.__doc__ = (
+        f"PyTorch's ``special.{name}(x, n)``: the polynomial of degree ``n`` "
+        "(a tensor or a number, truncated to an integer) at ``x``; no "
+        "derivative, as in PyTorch."
+    )
     return polynomial
 
 
@@ -743,6 +824,14 @@ hermite_polynomial_he = _polynomial("hermite_polynomial_he")
 laguerre_polynomial_l = _polynomial("laguerre_polynomial_l")
 legendre_polynomial_p = _polynomial("legendre_polynomial_p")
 
-PRIMITIVES.update({"special_i1": i1, "special_i1e": i1e, "special_i0e": i0e, "i0": i0,
-                   "lgamma": lgamma,
-                   "special_xlog1py": _xlog1py, "special_zeta": _zeta})
+PRIMITIVES.update(
+    {
+        "special_i1": i1,
+        "special_i1e": i1e,
+        "special_i0e": i0e,
+        "i0": i0,
+        "lgamma": lgamma,
+        "special_xlog1py": _xlog1py,
+        "special_zeta": _zeta,
+    }
+)
