@@ -32,12 +32,14 @@ one gradient per tensor input back. Broadcast gradients are reduced by the engin
 
 Forward mode (inside ``forward_ad.dual_level()``, when an argument has a tangent): ``forward``
 runs on the primals (tangents suspended: its ops neither read nor make tangents), then the
-user's ``jvp(ctx, *tangents)`` gets one tangent per argument (zeros for a tensor without one,
-None for other arguments) with ``ctx.saved_tensors`` returning what ``save_for_forward`` got, and
-its results become the outputs' tangents, checked as PyTorch checks them (count, size, None for
-non-differentiable outputs, a view for an output that is an input with a tangent or a view of
-one). Without ``jvp``, PyTorch's NotImplementedError before ``forward`` runs. Inputs modified in
-place (``mark_dirty``) take the tangent ``jvp`` returns; views of them are not updated (in-place
+user's ``jvp(ctx, *tangents)`` gets one tangent per argument (zeros for a floating tensor
+without one, None for other arguments) with ``ctx.saved_tensors`` returning what
+``save_for_forward`` got, and its results become the outputs' tangents, checked as PyTorch
+checks them (count, size, None for non-differentiable outputs, a view of the input's tangent
+for an output that is an input with a tangent or a view of one, the input's own tangent
+modified in place for an input modified in place). Without ``jvp``, PyTorch's
+NotImplementedError before ``forward`` runs. Inputs modified in place (``mark_dirty``) keep
+their tangent, which ``jvp`` modified in place; views of them are not updated (in-place
 forward mode is still to come).
 
 A node never holds its own outputs (that would be a reference cycle): a saved output is kept as
@@ -71,7 +73,11 @@ from .grad_mode import ANOMALY_STATE, GRAD, MODE, SAVED_HOOKS, mode_get
 from .node import RELEASED, SECOND_BACKWARD_MESSAGE, Node, new_node, set_edges
 
 __all__ = [
-    "Function", "FunctionCtx", "BackwardCFunction", "FunctionMeta", "once_differentiable",
+    "Function",
+    "FunctionCtx",
+    "BackwardCFunction",
+    "FunctionMeta",
+    "once_differentiable",
     "InplaceFunction",
 ]
 
@@ -298,8 +304,16 @@ class BackwardCFunction(Node, FunctionCtx):
     """
 
     __slots__ = (
-        "_n_out", "_out_meta", "_saved", "_tensor_args", "needs_input_grad", "to_save",
-        "dirty_tensors", "non_differentiable", "materialize_grads", "saved_for_forward",
+        "_n_out",
+        "_out_meta",
+        "_saved",
+        "_tensor_args",
+        "needs_input_grad",
+        "to_save",
+        "dirty_tensors",
+        "non_differentiable",
+        "materialize_grads",
+        "saved_for_forward",
         "__dict__",
     )
 
@@ -613,8 +627,14 @@ class Function(FunctionCtx, metaclass=FunctionMeta):
         # as their tangent)
         roots = {id(_root(a)) for a in args if isinstance(a, Tensor) and get_tangent(a) is not None}
         views = [isinstance(o, Tensor) and id(_root(o)) in roots for o in raw]
+        dirty_ids = {id(t) for t in node.dirty_tensors or ()}
+        # (for each output: the argument position of the input it is or views, or None)
+        matching = [_matching_input(o, args, tangents) for o in raw]
+        modified = [id(o) in dirty_ids for o in raw]
         results = _wrap_outputs(node, args, output, executable, uses_setup_context)
-        _run_jvp(cls, node, tangents, results, differentiable, views)
+        _run_jvp(
+            cls, node, tangents, results, differentiable, views, _JvpChecks(matching, modified)
+        )
         return results
 
 
@@ -631,9 +651,10 @@ def _keywords_as_positional(
 ) -> tuple:
     """PyTorch passes keyword arguments to ``forward`` as positional ones (so they count as
     inputs), filling no gap with a default."""
-    params = list(inspect.signature(forward).parameters.values())[0 if no_ctx else 1:]
+    params = list(inspect.signature(forward).parameters.values())[0 if no_ctx else 1 :]
     names = [
-        p.name for p in params
+        p.name
+        for p in params
         if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
     ]
     for key in kwargs:
@@ -654,13 +675,14 @@ def _keywords_as_positional(
 
 
 def _tangents_in(args: tuple) -> list[Any]:
-    """``jvp``'s arguments: each tensor input's tangent (zeros when it has none, as PyTorch
-    materializes them), None for the other arguments."""
+    """``jvp``'s arguments: each floating or complex tensor input's tangent (zeros when it has
+    none, as PyTorch materializes them), None for the other arguments (integer and bool
+    tensors among them, which cannot carry one)."""
     from ..ops.creation import zeros_like
 
     tangents: list[Any] = []
     for a in args:
-        if not isinstance(a, Tensor):
+        if not isinstance(a, Tensor) or a._data.dtype.kind not in "fcV":
             tangents.append(None)
             continue
         t = get_tangent(a)
@@ -678,15 +700,95 @@ def _differentiable_positions(output: Any, non_differentiable: Any) -> list[bool
     floating tensor not marked non-differentiable)."""
     raw = output if isinstance(output, tuple) else (output,)
     marked = {id(t) for t in non_differentiable or ()}
-    return [isinstance(o, Tensor) and o._data.dtype.kind in "fcV" and id(o) not in marked
-            for o in raw]
+    return [
+        isinstance(o, Tensor) and o._data.dtype.kind in "fcV" and id(o) not in marked for o in raw
+    ]
 
 
-def _run_jvp(cls: type[Function], node: BackwardCFunction, tangents: list[Any], results: Any,
-             differentiable: list[bool], views: list[bool]) -> None:
+def _matching_input(out: Any, args: tuple, tangents: list[Any]) -> int | None:
+    """The position of the first tensor argument with a tangent that ``out`` is, or shares
+    memory with (the same root), or None."""
+    if not isinstance(out, Tensor):
+        return None
+    root = _root(out)
+    for k, a in enumerate(args):
+        if isinstance(a, Tensor) and tangents[k] is not None and _root(a) is root:
+            return k
+    return None
+
+
+class _JvpChecks:
+    """What :func:`_run_jvp` checks the tangents ``jvp`` returned against (PyTorch's custom
+    Function rules): for each output the argument it is or views (:func:`_matching_input`),
+    and whether ``forward`` modified it in place (``mark_dirty``)."""
+
+    __slots__ = ("matching", "modified", "versions")
+
+    def __init__(self, matching: list[int | None], modified: list[bool]) -> None:
+        self.matching = matching
+        self.modified = modified
+        self.versions: list[int | None] = []
+
+    def before(self, tangents: list[Any]) -> None:
+        """Record the versions of the tangents of the inputs modified in place."""
+        self.versions = [
+            tangents[k]._vc[0] if m and k is not None else None
+            for m, k in zip(self.modified, self.matching, strict=True)
+        ]
+
+    def check(self, i: int, t: Tensor, tangents: list[Any]) -> None:
+        """PyTorch's errors for output ``i``'s tangent ``t``: an input modified in place needs
+        its own tangent modified in place and returned as-is; a view of an input needs a view
+        of that input's tangent (of the same base when that tangent is itself a view)."""
+        k = self.matching[i]
+        if k is None:
+            return
+        given = tangents[k]
+        if self.modified[i]:
+            if t._vc[0] == self.versions[i]:
+                raise RuntimeError(
+                    "An inplace custom Function is not modifying the forward mode gradients "
+                    "inplace. If the forward is modifying an input inplace, then the jvp "
+                    "function must modify the corresponding gradient inplace."
+                )
+            if t is not given:
+                raise RuntimeError(
+                    "An inplace custom Function is not returning the forward mode gradients "
+                    "as-is. If the forward is modifying an input inplace, then the jvp function "
+                    "must modify the gradient inplace and return it as-is."
+                )
+            return
+        if t._base is None:
+            raise RuntimeError(
+                "A custom Function's forward is returning a view (or an input as-is) but the "
+                "jvp is not returning a view."
+            )
+        if given._base is not None:  # (a view's tangent: PyTorch's forward view of the input)
+            if _root(t) is not _root(given):
+                raise RuntimeError(
+                    "A custom Function is returning a view but the jvp is not returning a view "
+                    "of the same base as the given grad input."
+                )
+        elif _root(t) is not _root(given):
+            raise RuntimeError(
+                "A custom Function is returning a view but the jvp is not returning a view of "
+                "the given grad input."
+            )
+
+
+def _run_jvp(
+    cls: type[Function],
+    node: BackwardCFunction,
+    tangents: list[Any],
+    results: Any,
+    differentiable: list[bool],
+    views: list[bool],
+    checks: _JvpChecks,
+) -> None:
     """Call ``cls.jvp(ctx, *tangents)`` (``ctx.saved_tensors``: what ``save_for_forward`` got)
     and give the outputs its tangents, with PyTorch's checks and errors."""
     node.saved_for_forward = tuple(node.saved_for_forward or ())
+    checks.before(tangents)
     try:
         with suspended():
             returned = cls.jvp(node, *tangents)
@@ -727,11 +829,8 @@ def _run_jvp(cls: type[Function], node: BackwardCFunction, tangents: list[Any], 
                 f"{list(out._data.shape)} while the given forward gradient is of size "
                 f"{list(t._data.shape)}."
             )
-        if views[i] and t._base is None:
-            raise RuntimeError(
-                "A custom Function's forward is returning a view (or an input as-is) but the "
-                "jvp is not returning a view."
-            )
+        if views[i]:
+            checks.check(i, t, tangents)
         set_tangent(out, t)
 
 
@@ -909,8 +1008,7 @@ def _save_for_backward(node: BackwardCFunction, outputs: list[Any]) -> None:
             )
         check_not_inference_for_saving(t)
     own_outputs = {
-        id(o): nr for nr, o in enumerate(outputs)
-        if isinstance(o, Tensor) and o._grad_node is node
+        id(o): nr for nr, o in enumerate(outputs) if isinstance(o, Tensor) and o._grad_node is node
     }
     hooks = None
     if mode_get() & SAVED_HOOKS:
