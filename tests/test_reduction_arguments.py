@@ -394,3 +394,21 @@ def test_cumulative_trapezoid_of_no_samples_is_recorded() -> None:
         assert type(out.grad_fn).__name__.endswith("CumsumBackward0")
         (grad,) = lib.autograd.grad(out.sum(), x)
         assert tuple(grad.shape) == (0, 3)
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "L.prod(L.tensor(inf), 0, dtype=L.complex64)",
+        "L.prod(L.tensor(-inf + 0j), 0)",
+        "L.prod(L.tensor([-inf]), dtype=L.complex64)",
+        "L.cumprod(L.tensor([inf, 1.0, 2.0]), 0, dtype=L.complex64)",
+        "L.cumprod(L.tensor([[inf + 0j, 1.0], [2.0, -inf]]), 1)",
+        "L.cumprod(L.tensor(inf + 0j), 0)",
+        "L.cumprod(L.tensor([[1 + 1j, 2], [3, 4j]]), 1)",
+    ],
+)
+def test_complex_products_start_from_one_as_pytorch(expression: str) -> None:
+    # (1 * (inf + 0j) is inf + nanj in a complex multiplication: PyTorch's products start
+    # from 1, NumPy's scan from the first element)
+    _assert_same(expression)

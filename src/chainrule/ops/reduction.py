@@ -550,7 +550,18 @@ def _cumprod(self, dim, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
         return self.astype(out_dtype or self.dtype, copy=True)
+    if np.dtype(out_dtype or self.dtype).kind == "c":
+        self = _times_one(self, out_dtype)
     return _accumulate(np.cumprod, self, dtype, axis=dim)
+
+
+def _times_one(a: np.ndarray, out_dtype: Any) -> np.ndarray:
+    """``1 * a`` in the complex result type: PyTorch's products start from 1, and a complex
+    multiplication turns ``inf + 0j`` into ``inf + nanj`` (NumPy's scan starts from the first
+    element itself)."""
+    complex_type = np.dtype(out_dtype or a.dtype)
+    with np.errstate(invalid="ignore"):
+        return a.astype(complex_type) * complex_type.type(1)
 
 
 @_cumprod.derivative("self")
@@ -662,6 +673,8 @@ def _(ops, grad, self, result):
 def _prod_dim(self, dim, keepdim=False, *, dtype=None):
     out_dtype = _accumulate_dtype(self, dtype)
     if self.ndim == 0:
+        if np.dtype(out_dtype or self.dtype).kind == "c":
+            return _times_one(self, out_dtype)
         return self.astype(out_dtype or self.dtype, copy=True)
     return _accumulate(np.prod, self, dtype, axis=dim, keepdims=keepdim)
 
