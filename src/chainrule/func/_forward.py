@@ -384,7 +384,7 @@ def _vectorized_blocks(
         out_shape = tuple(jac.shape[1:])
         blocks.append(
             [
-                part.reshape(*out_shape, *primal.shape)
+                part.reshape((*out_shape, *primal.shape))
                 for part, primal in zip(columns.split(numels, -1), flat_primals, strict=True)
             ]
         )
@@ -412,7 +412,7 @@ def _blocks_by_columns(
                 block = stack(cols, -1)
             else:
                 block = zeros((*out.shape, 0), dtype=out.dtype)
-            per_primal.append(block.reshape(*out.shape, *primal.shape))
+            per_primal.append(block.reshape((*out.shape, *primal.shape)))
         blocks.append(per_primal)
     return blocks, out_spec, aux
 

@@ -62,7 +62,16 @@ from .scalar_conversion import (
     check_value_tensor,
     fill_value_for,
 )
-from .shape import _expanded_shape, _fmt, _select, _slice, _type_name, unbind, unsqueeze
+from .shape import (
+    _alias,
+    _expanded_shape,
+    _fmt,
+    _select,
+    _slice,
+    _type_name,
+    unbind,
+    unsqueeze,
+)
 
 __all__ = [
     "index_select", "gather", "scatter", "scatter_add", "masked_fill", "masked_select", "take",
@@ -96,17 +105,6 @@ def _np_index(indices: tuple) -> tuple:
     return tuple(
         slice(None) if i is None else (i != 0 if i.dtype == _UINT8 else i) for i in indices
     )
-
-
-@op("AliasBackward0", view=True)
-def _alias(self):
-    # ``x[...]``, ``x[:, :]``: a new tensor sharing x's memory, as PyTorch's alias.
-    return self.view()
-
-
-@_alias.derivative("self")
-def _(ops, grad):
-    return grad
 
 
 _NOT_A_SUBCLASS = (
@@ -1007,8 +1005,21 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     size = input._data.shape[d] if ndim else 1
     if idx.size and (idx.min() < 0 or idx.max() >= size):
-        raise IndexError("index out of range in self")
+        _index_select_range_error(input._data, d, idx)
     return _index_select(input, d, index)
+
+
+def _index_select_range_error(data: np.ndarray, dim: int, index: np.ndarray) -> None:
+    """Raise PyTorch's error for an index out of range: its CPU kernel checks an empty input
+    of 2+ dims and selections along dim 1 otherwise than the other paths."""
+    size = data.shape[dim] if data.ndim else 1
+    if data.ndim > 1 and (data.size == 0 or dim == 1):
+        if size <= 0:
+            raise RuntimeError("index_select(): self indexing axis dim should be positive")
+        flat = index.reshape(-1)
+        bad = flat[(flat < 0) | (flat >= size)][0]
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad} axis_dim={size}")
+    raise IndexError("index out of range in self")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1040,7 +1051,8 @@ def _leading_part(src: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 @op("GatherBackward0", tensor_params=("index",))
 def _gather(self, dim, index):
-    return _as_1d(self)[_grid(_as_1d(index), dim)].reshape(index.shape)
+    # Row-major as PyTorch's, whatever the layouts of ``self`` and ``index``
+    return c_contiguous(_as_1d(self)[_grid(_as_1d(index), dim)].reshape(index.shape))
 
 
 @_gather.derivative("self")
@@ -1470,6 +1482,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
         raise RuntimeError(
             f"take(): Expected a long tensor for index, but got {_scalar_name(idx.dtype)}"
         )
+    if idx.size and not input._data.size:
+        raise IndexError("take(): tried to take from an empty tensor")
     _check_flat_range(idx, input._data.size)
     return _take(input, index)
 
@@ -1520,6 +1534,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             "put_(): Expected source and index to have the same number of elements, but got "
             f"source.numel() = {src.size}, index.numel() = {idx.size}"
         )
+    if idx.size and not input._data.size:
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     _check_flat_range(idx, input._data.size)
     return _put(input, index, source, bool(accumulate))
 

@@ -14,10 +14,11 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._strides import element_strides, empty_like_preserving, with_strides
+from .._strides import contiguous_format, element_strides, empty_like_preserving, with_strides
 from .._tensor import Tensor, wrap, wrap_dim
 from . import indexing, shape
 from ._registry import op, tensor_method
+from .copying import clone
 
 __all__ = [
     "rot90",
@@ -233,12 +234,15 @@ def repeat_interleave(
     if dim is None:
         input = shape.flatten(input)
         dim = 0
-    d = wrap_dim(dim, input._data.ndim)
+    ndim = input._data.ndim
     if isinstance(repeats, Tensor):
         r = repeats._data
         if r.ndim > 1:
             raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-        length = input._data.shape[d] if input._data.ndim else 1
+        if ndim == 0:  # (PyTorch asks a 0-d input for its size along dim)
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        d = wrap_dim(dim, ndim)
+        length = input._data.shape[d]
         if r.size == 1:
             repeats = shape.expand(shape.reshape(repeats, (1,)), length)
         elif r.shape[0] != length:
@@ -250,11 +254,17 @@ def repeat_interleave(
     count = int(repeats)
     if count < 0:
         raise RuntimeError("Repeats must be non-negative")
-    # PyTorch's composition: a new dim after ``d``, expanded, copied and merged into ``d``.
+    d = wrap_dim(dim, ndim)
+    if ndim == 0:  # (0-d: dim 0, then PyTorch's unsqueeze(1) fails)
+        wrap_dim(1, 0)
+    # PyTorch's composition: a new dim after ``d``, expanded, copied row-major (whatever the
+    # input's layout) and viewed with ``d`` merged.
     widened = list(input._data.shape)
     widened.insert(d + 1, count)
-    copied = shape.expand(shape.unsqueeze(input, d + 1), tuple(widened)).clone()
-    return shape.flatten(copied, d, d + 1)
+    expanded = shape.expand(shape.unsqueeze(input, d + 1), tuple(widened))
+    copied = clone(expanded, memory_format=contiguous_format)
+    merged = widened[:d] + [widened[d] * count] + widened[d + 2:]
+    return shape.view(copied, tuple(merged))
 
 
 # ----------------------------------------------------------------------------------------------

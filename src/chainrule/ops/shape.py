@@ -155,6 +155,11 @@ def view(self: Tensor, *shape: Any) -> Tensor:
         from .copying import view_dtype
 
         return view_dtype(self, shape[0])
+    if not shape:
+        raise TypeError(
+            "view() received an invalid combination of arguments - got (), but expected one "
+            "of:\n * (torch.dtype dtype)\n * (tuple of ints size)\n"
+        )
     return _view(self, size_args(shape))
 
 
@@ -189,6 +194,8 @@ def _(ops, grad, self_shape):
 @tensor_method
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     """``view`` when the memory layout allows it, otherwise a copy."""
+    if not shape:
+        raise missing_argument("reshape", "shape")
     size = infer_size(size_args(shape), input._data.size)
     if _can_view(input._data, size):
         if input._data.flags.c_contiguous:
@@ -243,14 +250,27 @@ def ravel(input: Tensor) -> Tensor:
 def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     """Split dimension ``dim`` into ``sizes``."""
     shape = input._data.shape
-    d = wrap_dim(dim, len(shape))
-    sizes = infer_size(list(sizes), shape[d]) if -1 in sizes else tuple(sizes)
-    if math.prod(sizes) != shape[d]:
+    sizes = [_index_arg(s) for s in sizes]
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    d = wrap_dim_scalar(dim, len(shape))
+    # PyTorch reports what inferring the sizes raised as an "unexpected error", except sizes
+    # that do not fit
+    if not shape:
         raise RuntimeError(
-            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {dim} "
-            f"({shape[d]}) in the input tensor"
+            "unflatten got an unexpected error:\n"
+            f"Dimension specified as {d} but tensor has no dimensions"
         )
-    return _view(input, shape[:d] + tuple(sizes) + shape[d + 1:])
+    try:
+        inferred = infer_size(sizes, shape[d])
+    except RuntimeError as error:
+        if "is invalid for input of size" not in str(error):
+            raise RuntimeError(f"unflatten got an unexpected error:\n{error}") from None
+        raise RuntimeError(
+            f"unflatten: Provided sizes {_fmt(sizes)} don't multiply up to the size of dim {d} "
+            f"({shape[d]}) in the input tensor"
+        ) from None
+    return _view(input, shape[:d] + inferred + shape[d + 1:])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -310,7 +330,9 @@ def squeeze_with(overloads: Sequence[Callable[..., Tensor]], input: Tensor,
         return overloads[0](input)
     if isinstance(dim, int | np.integer):
         return overloads[1](input, int(dim))
-    return overloads[2](input, tuple(dim))
+    dim = tuple(dim)
+    dim_list(dim, input._data.ndim)  # (PyTorch's errors for repeated dims)
+    return overloads[2](input, dim)
 
 
 @op("UnsqueezeBackward0", view=True, method=True)
@@ -373,6 +395,18 @@ def _(ops, grad, dim0, dim1):
 swapaxes = swapdims = transpose
 
 
+@op("AliasBackward0", view=True)
+def _alias(self):
+    # ``x[...]``, ``x[:, :]``, ``movedim`` of a 0-d tensor: a new tensor sharing x's memory,
+    # as PyTorch's alias.
+    return self.view()
+
+
+@_alias.derivative("self")
+def _(ops, grad):
+    return grad
+
+
 @op("PermuteBackward0", view=True)
 def _permute(self, dims):
     ndim = self.ndim
@@ -400,6 +434,8 @@ def _(ops, grad, dims):
 @tensor_method
 def permute(input: Tensor, *dims: Any) -> Tensor:
     """Reorder dimensions."""
+    if not dims:
+        raise missing_argument("permute", "dims")
     return _permute(input, size_args(dims))
 
 
@@ -407,12 +443,23 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
     """Move dimensions to new positions, keeping the others in order."""
     ndim = input._data.ndim
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
-    src = [wrap_dim(s, ndim) for s in src]
-    dst = [wrap_dim(d, ndim) for d in dst]
-    order = [d for d in range(ndim) if d not in src]
-    for d, s in sorted(zip(dst, src, strict=True)):
+    src = list(_int_tuple(source))
+    dst = list(_int_tuple(destination))
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+            f"the same number of dims as destination ({dst} dims)"
+        )
+    wrapped_src = [wrap_dim_scalar(d, ndim) for d in src]
+    wrapped_dst = [wrap_dim_scalar(d, ndim) for d in dst]
+    if len(set(wrapped_src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
+    if len(set(wrapped_dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if ndim == 0:  # (a 0-d tensor is returned as an alias, as PyTorch's)
+        return _alias(input)
+    order = [d for d in range(ndim) if d not in wrapped_src]
+    for d, s in sorted(zip(wrapped_dst, wrapped_src, strict=True)):
         order.insert(d, s)
     return _permute(input, tuple(order))
 
@@ -546,8 +593,9 @@ def _expanded_shape(
         )
     lead = len(size) - len(shape)
     out = [0] * len(size)
-    # Checked from the last dimension, as PyTorch does (it reports the last mismatch).
-    for i in range(len(size) - 1, -1, -1):
+    # Checked from the last dimension, as PyTorch does (it reports the last mismatch); a 0-d
+    # tensor takes the sizes as they are.
+    for i in range(len(size) - 1, -1, -1) if shape else ():
         s = size[i]
         if i < lead:
             if s < 0:
@@ -568,6 +616,12 @@ def _expanded_shape(
                 f"at non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, size))}].  "
                 f"Tensor sizes: [{', '.join(map(str, shape))}]"
             )
+    if not shape:
+        out = list(size)
+    if min(out, default=0) < 0:
+        # PyTorch keeps a negative size and fails counting the elements (a shape holding a 0
+        # too passes there in PyTorch and gives a tensor with a negative size: refused here)
+        raise RuntimeError("numel: integer multiplication overflow")
     return tuple(out)
 
 
@@ -581,6 +635,8 @@ def _type_name(np_dtype: np.dtype) -> str:
 @tensor_method
 def expand(self: Tensor, *sizes: Any) -> Tensor:
     """Broadcast to a larger shape without copying (``-1`` keeps a size)."""
+    if not sizes:
+        raise missing_argument("expand", "size")
     return _expand(self, size_args(sizes))
 
 
@@ -603,6 +659,30 @@ def broadcast_to(input: Tensor, size: Sequence[int]) -> Tensor:
 def _index_arg(value: Any) -> int:
     """An int argument given as an int, a NumPy integer or a one-element integer tensor."""
     return operator.index(value)
+
+
+def wrap_dim_scalar(dim: int, ndim: int) -> int:
+    """``wrap_dim`` as PyTorch's ``maybe_wrap_dim``: a 0-d tensor counts as 1-d, so that its
+    dims ``0`` and ``-1`` both are ``0``."""
+    d = wrap_dim(dim, ndim)
+    return d if d >= 0 else 0
+
+
+def dim_list(dims: Sequence[int], ndim: int) -> tuple[int, ...]:
+    """``dims`` wrapped one after the other, PyTorch's error on the first out of range or
+    repeated (``flip``, ``squeeze``: its ``dim_list_to_bitset``)."""
+    wrapped: list[int] = []
+    for d in dims:
+        w = wrap_dim_scalar(d, ndim)
+        if w in wrapped:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        wrapped.append(w)
+    return tuple(wrapped)
+
+
+def missing_argument(name: str, argument: str) -> TypeError:
+    """PyTorch's error for a call without its required (varargs) argument, ``x.flip()``."""
+    return TypeError(f'{name}() missing 1 required positional arguments: "{argument}"')
 
 
 def _wrap_dim_strict(dim: int, ndim: int) -> int:
@@ -755,8 +835,8 @@ def _diagonal_view(a: np.ndarray, offset: int, dim1: int, dim2: int) -> np.ndarr
     """A writable view of the diagonal of ``a`` (``np.diagonal``'s view is read-only)."""
     a = _with_torch_strides(a)
     ndim = a.ndim
-    d1 = wrap_dim(dim1, ndim)
-    d2 = wrap_dim(dim2, ndim)
+    d1 = wrap_dim_scalar(dim1, ndim)
+    d2 = wrap_dim_scalar(dim2, ndim)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     n1, n2 = a.shape[d1], a.shape[d2]
@@ -815,9 +895,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         tensor([[1, 0],
                 [0, 2]])
     """
-    if self.ndim == 0:
-        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got -2)")
-    ndim = self.ndim + 1
+    ndim = self.ndim + 1  # (a 0-d input: dims in [-1, 0], which cannot be two different ones)
     d1 = wrap_dim(dim1, ndim)
     d2 = wrap_dim(dim2, ndim)
     if d1 == d2:
@@ -939,14 +1017,10 @@ def flip(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
         >>> torch.arange(4).flip(0)
         tensor([3, 2, 1, 0])
     """
-    ndim = input._data.ndim
-    wrapped = []
-    for d in _int_tuple(_varargs(args) if dims is None else dims):
-        w = wrap_dim(d, ndim)
-        if w in wrapped:
-            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
-        wrapped.append(w)
-    return _flip(input, tuple(wrapped))
+    if not args and dims is None:
+        raise missing_argument("flip", "dims")
+    wrapped = dim_list(_int_tuple(_varargs(args) if dims is None else dims), input._data.ndim)
+    return _flip(input, wrapped)
 
 
 @tensor_method
@@ -1015,13 +1089,17 @@ def roll(input: Tensor, shifts: int | Sequence[int], dims: int | Sequence[int] |
             f"shifts and dimensions must align. shifts: {len(shift)}, dims:{len(dim)}"
         )
     ndim = input._data.ndim
+    if ndim and not input._data.size:  # (PyTorch clones an empty tensor, dims unchecked)
+        return _roll(input, shift, (0,) * len(dim))
     return _roll(input, shift, tuple(_wrap_dim_strict(d, ndim) for d in dim))
 
 
 @op("RepeatBackward0")
 def _repeat(self, repeats):
     lead = len(repeats) - self.ndim
-    return np.tile(self.reshape((1,) * lead + self.shape), repeats)
+    # Row-major whatever the input's layout, as PyTorch's (np.tile keeps the layout when every
+    # count is 1)
+    return c_contiguous(np.tile(self.reshape((1,) * lead + self.shape), repeats))
 
 
 @_repeat.derivative("self")
@@ -1074,6 +1152,8 @@ def tile(input: Tensor, *args: Any, dims: Any = None) -> Tensor:
         >>> torch.tensor([[1, 2]]).tile(2).shape
         chainrule.Size([1, 4])
     """
+    if not args and dims is None:
+        raise missing_argument("tile", "dims")
     reps = _int_tuple(_varargs(args) if dims is None else dims)
     reps = (1,) * (input._data.ndim - len(reps)) + reps
     return repeat(input, reps)
@@ -1568,7 +1648,11 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
         >>> torch.tensor([[1, 2], [3, 4]]).unbind(1)
         (tensor([1, 3]), tensor([2, 4]))
     """
-    return _unbind(input, _wrap_dim_strict(dim, input._data.ndim))
+    ndim = input._data.ndim
+    d = wrap_dim_scalar(dim, ndim)
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    return _unbind(input, d)
 
 
 @tensor_method
@@ -1627,7 +1711,10 @@ def _flat_positions(size: Sequence[int], stride: Sequence[int], offset: int) -> 
 def _as_strided(self, size, stride, storage_offset, geometry):
     # (a view on the storage keeps the chain of bases: storage_offset() and a further
     # as_strided find the same storage)
-    return on_storage(flat_storage(self), size, stride, storage_offset)
+    flat = flat_storage(self)
+    if 0 in size:  # (no element: any offset is PyTorch's, NumPy's buffer takes up to its end)
+        storage_offset = min(storage_offset, flat.size)
+    return on_storage(flat, size, stride, storage_offset)
 
 
 @_as_strided.derivative("self")

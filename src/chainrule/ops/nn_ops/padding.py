@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._strides import copy_preserving_layout, empty_in_memory_format, suggest_memory_format
 from ..._tensor import Tensor
 from .._registry import op, zero_derivative
 from ..scalar_conversion import check_scalar_fits
@@ -43,12 +44,18 @@ def constant_pad_nd(self, pad, value=0):
         )
     if isinstance(value, int | float):  # (PyTorch's value is a double: -1 into uint8 refused)
         check_scalar_fits(float(value), self.dtype)
-    out = np.full(shape, value, dtype=self.dtype)
     src = []
     dst = []
     for s, (lo, hi) in zip(self.shape, pairs, strict=True):
         src.append(slice(max(-lo, 0), s - max(-hi, 0)))
         dst.append(slice(max(lo, 0), max(lo, 0) + max(s - max(-lo, 0) - max(-hi, 0), 0)))
+    # PyTorch's layouts: a crop (no positive width) is a clone of the narrowed input, keeping
+    # its memory order; a real pad is filled in the input's suggested memory format
+    # (channels-last stays channels-last, anything else is row-major).
+    if all(p <= 0 for p in pad):
+        return copy_preserving_layout(self[tuple(src)])
+    out = empty_in_memory_format(shape, self.dtype, suggest_memory_format(self))
+    out.fill(value)
     out[tuple(dst)] = self[tuple(src)]
     return out
 
