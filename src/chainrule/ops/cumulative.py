@@ -12,6 +12,7 @@ from .. import _dtype
 from .. import _return_types as return_types
 from .._tensor import Tensor, wrap, wrap_dim
 from ._registry import op, tensor_method
+from .pointwise import _complex_logaddexp
 
 __all__ = ["cummax", "cummin", "logcumsumexp"]
 
@@ -108,12 +109,28 @@ def cummin(input: Tensor, dim: int) -> Any:
 # logcumsumexp
 
 
-@op("LogcumsumexpBackward0", name="logcumsumexp")
+def _complex_logcumsumexp(a: np.ndarray, dim: int) -> np.ndarray:
+    """PyTorch's complex kernel: along ``dim``, ``cum = logaddexp(x_i, cum)`` from ``-inf``
+    (its complex ``_log_add_exp_helper``), accumulated in complex128 and each result rounded
+    to ``a``'s type."""
+    steps = np.moveaxis(a, dim, 0).astype(np.complex128)
+    out = np.empty(a.shape, a.dtype)  # (row-major, as PyTorch's result)
+    written = np.moveaxis(out, dim, 0)
+    cum = np.full(steps.shape[1:], complex(-np.inf, 0))
+    for i in range(steps.shape[0]):
+        cum = _complex_logaddexp(steps[i], cum)
+        written[i] = cum
+    return out
+
+
+@op("LogcumsumexpBackward0", name="logcumsumexp", complex_ok=True)
 def _logcumsumexp(self, dim):
     if self.dtype.kind in "iub":
         raise _dtype.no_kernel("logcumsumexp_out_cpu", self.dtype)
     if self.ndim == 0 or self.size == 0:  # (complex too)
         return self.copy()
+    if self.dtype.kind == "c":
+        return _complex_logcumsumexp(self, dim)
     if self.dtype == _HALF:  # (accumulated in float32, rounded once)
         out = np.logaddexp.accumulate(self.astype(_SINGLE), axis=dim).astype(_HALF)
     else:
@@ -129,14 +146,21 @@ def _(ops, grad, self, dim, result):
     # formula).
     if not self.shape:
         return grad
+
+    def reversed_logcumsumexp(x: Any) -> Any:
+        return ops.flip(ops.logcumsumexp(ops.flip(x, (dim,)), dim), (dim,))
+
+    if getattr(grad, "_data", grad).dtype.kind == "c":
+        # Complex: one sum in log space (a complex log exists), conjugated as PyTorch's
+        # conj(exp(reversed_logcumsumexp(log(conj(grad)) - result) + self)).
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+            log_grad = ops.log(ops.conj(grad))
+            return ops.conj(ops.exp(reversed_logcumsumexp(log_grad - result) + self))
     lowest = float(_dtype.finfo(getattr(grad, "_data", grad).dtype).min)
     with np.errstate(divide="ignore"):
         log_abs = ops.log(ops.abs(grad))
     positive = ops.where(grad > 0, log_abs, lowest)
     negative = ops.where(grad < 0, log_abs, lowest)
-
-    def reversed_logcumsumexp(x: Any) -> Any:
-        return ops.flip(ops.logcumsumexp(ops.flip(x, (dim,)), dim), (dim,))
 
     with np.errstate(over="ignore", invalid="ignore"):
         return ops.exp(reversed_logcumsumexp(positive - result) + self) - ops.exp(
