@@ -18,9 +18,9 @@ of that 1-d/3-d nearest interpolation still uses i and i >> 1, a gradient that i
 forward's (chainrule's is the forward's, checked below against PyTorch's index_select), nor
 is its bicubic backward when a scale factor keeps every size (1.05 on sizes up to 19): it
 copies the gradient, where its forward interpolated;
-antialias=True is refused by chainrule (NotImplementedError). Not matched yet: PyTorch's
-adaptive pooling backward refuses an empty output (area interpolation to a size 0), where
-chainrule returns zero gradients.
+antialias=True is refused by chainrule (NotImplementedError). It also found adaptive pooling
+(and area interpolation) to an empty output: PyTorch's backward refuses it, chainrule returned
+zero gradients.
 
 It also found linear interpolation (linear, bilinear, trilinear) along an axis whose size a
 scale factor keeps (3 * 1.05 -> 3): PyTorch copies that axis, chainrule interpolated it at
@@ -286,8 +286,6 @@ def _interpolate(c: _Case) -> None:
             float(c.pick([0.5, 1.5, 2.0, 0.3, 1.7, 3.0, 1.05, 2.05, c.r.uniform(0.2, 3)]))
             for _ in range(d)
         ]
-        if mode == "area":  # an empty output: PyTorch's adaptive pooling backward refuses
-            factors = [max(f, 1.0) for f in factors]
         c.kw["scale_factor"] = factors if c.chance(0.6) else factors[0]
         if c.chance(0.5):
             c.kw["recompute_scale_factor"] = c.chance(0.5)
@@ -449,3 +447,29 @@ def test_nearest_scale_factor_near_1_and_2(rank: int, length: int, factor: float
     if rank == 2:  # PyTorch's 2-d backward is its forward's
         ty.backward(torch.tensor(cot))
         np.testing.assert_allclose(cx.grad.numpy(), tx.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "size"),
+    [
+        ("adaptive_avg_pool1d", (1, 2, 3), 0),
+        ("adaptive_avg_pool2d", (2, 3, 3), (0, 2)),
+        ("adaptive_avg_pool2d", (1, 2, 3, 3), (2, 0)),
+        ("adaptive_avg_pool3d", (2, 3, 3, 3), (2, 0, 2)),
+        ("adaptive_max_pool1d", (1, 2, 3), 0),
+        ("adaptive_max_pool2d", (2, 3, 3), (2, 0)),
+        ("adaptive_max_pool3d", (1, 2, 3, 3, 3), (0, 1, 2)),
+        ("adaptive_avg_pool2d", (0, 2, 3, 3), (1, 2)),  # an empty batch is accepted
+    ],
+)
+def test_adaptive_pooling_backward_of_an_empty_output(name: str, shape: tuple, size: Any) -> None:
+    outcomes = []
+    for lib in (torch, chainrule):
+        x = lib.ones(shape, requires_grad=True)
+        y = getattr(lib.nn.functional, name)(x, size)
+        try:
+            y.sum().backward()
+            outcomes.append(("ok", tuple(x.grad.shape)))
+        except RuntimeError as error:
+            outcomes.append(("RuntimeError", str(error)))
+    assert outcomes[1] == outcomes[0]

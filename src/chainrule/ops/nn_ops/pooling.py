@@ -37,11 +37,23 @@ from ._common import accumulation_dtype, scalar_name, size_list
 from .convolution import _windows
 
 __all__ = [
-    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
-    "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
-    "avg_pool3d", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
-    "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
-    "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool3d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "max_pool3d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "avg_pool3d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool1d_with_indices",
+    "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d_with_indices",
 ]
 
@@ -76,11 +88,19 @@ def _out_size(size: int, kernel: int, stride: int, pad: int, dilation: int, ceil
     return out
 
 
-def _out_sizes(shape: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
-               pad: Sequence[int], dilation: Sequence[int], ceil: bool) -> tuple[int, ...]:
+def _out_sizes(
+    shape: Sequence[int],
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    ceil: bool,
+) -> tuple[int, ...]:
     nd = len(kernel)
-    return tuple(_out_size(s, k, st, p, d, ceil) for s, k, st, p, d in
-                 zip(shape[-nd:], kernel, stride, pad, dilation, strict=True))
+    return tuple(
+        _out_size(s, k, st, p, d, ceil)
+        for s, k, st, p, d in zip(shape[-nd:], kernel, stride, pad, dilation, strict=True)
+    )
 
 
 def _sizes(value: Any, nd: int, name: str, op_name: str, what: str) -> tuple[int, ...]:
@@ -96,9 +116,14 @@ def _sizes(value: Any, nd: int, name: str, op_name: str, what: str) -> tuple[int
     return values * nd if len(values) == 1 else values
 
 
-def _pool2d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
-                        pad: Sequence[int], dilation: Sequence[int],
-                        out: Sequence[int]) -> None:
+def _pool2d_shape_check(
+    x: np.ndarray,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    out: Sequence[int],
+) -> None:
     """PyTorch's ``pool2d_shape_check``."""
     (kh, kw), (dh, dw), (ph, pw), (dlh, dlw) = kernel, stride, pad, dilation
     if kw <= 0 or kh <= 0:
@@ -127,17 +152,26 @@ def _pool2d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[i
         )
 
 
-def _pool3d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
-                        pad: Sequence[int], dilation: Sequence[int], out: Sequence[int],
-                        fn_name: str, check_input_size: bool = False) -> None:
+def _pool3d_shape_check(
+    x: np.ndarray,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    out: Sequence[int],
+    fn_name: str,
+    check_input_size: bool = False,
+) -> None:
     """PyTorch's ``pool3d_shape_check``."""
     (kt, kh, kw), (dt, dh, dw), (pt, ph, pw), (dlt, dlh, dlw) = kernel, stride, pad, dilation
     if kt <= 0 or kw <= 0 or kh <= 0:
         raise RuntimeError(
-            f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}")
+            f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} kW: {kw}"
+        )
     if dt <= 0 or dw <= 0 or dh <= 0:
         raise RuntimeError(
-            f"stride should be greater than zero, but got dT: {dt} dH: {dh} dW: {dw}")
+            f"stride should be greater than zero, but got dT: {dt} dH: {dh} dW: {dw}"
+        )
     if dlt <= 0 or dlw <= 0 or dlh <= 0:
         raise RuntimeError(
             f"dilation should be greater than zero, but got dilationT: {dlt} dilationH: {dlh} "
@@ -170,20 +204,27 @@ def _pool3d_shape_check(x: np.ndarray, kernel: Sequence[int], stride: Sequence[i
         )
 
 
-def _pad_spatial(x: np.ndarray, pad: Sequence[int], out: Sequence[int], kernel: Sequence[int],
-                 stride: Sequence[int], dilation: Sequence[int], fill: Any) -> np.ndarray:
+def _pad_spatial(
+    x: np.ndarray,
+    pad: Sequence[int],
+    out: Sequence[int],
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    dilation: Sequence[int],
+    fill: Any,
+) -> np.ndarray:
     """``x`` padded with ``fill`` by ``pad`` on both sides of its last ``len(pad)`` dimensions,
     plus what ceil mode reads past it."""
     nd = len(pad)
     widths = []
-    for size, p, o, k, s, d in zip(x.shape[-nd:], pad, out, kernel, stride, dilation,
-                                   strict=True):
+    for size, p, o, k, s, d in zip(x.shape[-nd:], pad, out, kernel, stride, dilation, strict=True):
         need = (o - 1) * s + d * (k - 1) + 1
         widths.append((p, max(need - size - p, p)))
     if not any(lo or hi for lo, hi in widths):
         return x
-    shape = x.shape[:-nd] + tuple(s + lo + hi for s, (lo, hi) in zip(x.shape[-nd:], widths,
-                                                                      strict=True))
+    shape = x.shape[:-nd] + tuple(
+        s + lo + hi for s, (lo, hi) in zip(x.shape[-nd:], widths, strict=True)
+    )
     padded = np.full(shape, fill, x.dtype)
     inner = tuple(slice(lo, lo + s) for s, (lo, _) in zip(x.shape[-nd:], widths, strict=True))
     padded[(Ellipsis,) + inner] = x
@@ -298,9 +339,14 @@ def _taps(out: int, stride: int, pad: int, dilation: int) -> tuple[np.ndarray, n
     return start, start + skip * dilation
 
 
-def _max_pool_indices(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
-                      pad: Sequence[int], dilation: Sequence[int],
-                      out: Sequence[int]) -> tuple[np.ndarray, np.ndarray | None]:
+def _max_pool_indices(
+    x: np.ndarray,
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    pad: Sequence[int],
+    dilation: Sequence[int],
+    out: Sequence[int],
+) -> tuple[np.ndarray, np.ndarray | None]:
     """PyTorch's max-pooling indices into the flattened spatial dimensions, and the mask of
     windows that cover padding only (None when there are none).
 
@@ -318,8 +364,8 @@ def _max_pool_indices(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int
     win = _windows(padded, kernel, stride, dilation, out)[:, 0]  # (R, *out, *kernel)
     # Padding holds the lowest value, so it never beats the running maximum's start (a NaN
     # maximum is never beaten either): only taps of the input can move the index.
-    best = np.full(win.shape[:1 + nd], lowest, x.dtype)
-    arg = np.full(win.shape[:1 + nd], -1, np.int64)
+    best = np.full(win.shape[: 1 + nd], lowest, x.dtype)
+    arg = np.full(win.shape[: 1 + nd], -1, np.int64)
     is_float = x.dtype.kind in "fV"
     for t, offset in enumerate(itertools.product(*(range(k) for k in kernel))):
         value = win[(Ellipsis,) + offset]
@@ -343,8 +389,9 @@ def _max_pool_indices(x: np.ndarray, kernel: Sequence[int], stride: Sequence[int
     return indices.reshape(shape), outside.reshape(shape) if outside.any() else None
 
 
-def _gather_planes(self: np.ndarray, indices: np.ndarray, plan: _ScatterPlan, fill: Any,
-                   nd: int) -> np.ndarray:
+def _gather_planes(
+    self: np.ndarray, indices: np.ndarray, plan: _ScatterPlan, fill: Any, nd: int
+) -> np.ndarray:
     """The values of ``self`` at the flat spatial ``indices`` of each plane (``fill`` for the
     windows over padding only), in the indices' layout (channels-last for such an input)."""
     planes = math.prod(indices.shape[:-nd])
@@ -360,8 +407,9 @@ def _gather_planes(self: np.ndarray, indices: np.ndarray, plan: _ScatterPlan, fi
     return _laid_out(picked.reshape(indices.shape), _channels_last(indices))
 
 
-def _scatter_planes(grad: np.ndarray, input_size: Sequence[int], indices: np.ndarray,
-                    plan: _ScatterPlan, nd: int) -> np.ndarray:
+def _scatter_planes(
+    grad: np.ndarray, input_size: Sequence[int], indices: np.ndarray, plan: _ScatterPlan, nd: int
+) -> np.ndarray:
     """Zeros of ``input_size`` with ``grad`` added at ``indices``: output after output, in the
     gradient's dtype (PyTorch's ``grad_input[index] += grad_output``), in the indices' layout."""
     planes = math.prod(indices.shape[:-nd])
@@ -378,9 +426,20 @@ def _scatter_planes(grad: np.ndarray, input_size: Sequence[int], indices: np.nda
     if unique:  # windows do not overlap: every input position is written at most once
         np.put_along_axis(out, idx, g, axis=1)
     else:
-        np.add.at(out.reshape(-1), (idx + (np.arange(planes) * plane)[:, None]).ravel(),
-                  g.ravel())
+        np.add.at(out.reshape(-1), (idx + (np.arange(planes) * plane)[:, None]).ravel(), g.ravel())
     return _laid_out(out.reshape(tuple(input_size)), _channels_last(indices))
+
+
+def _refuse_empty_grad(name: str, shape: tuple[int, ...]) -> None:
+    """PyTorch's refusal, in the backward of an adaptive pooling, of an empty output (size 0
+    in a dimension after the first; the forward accepts it)."""
+    for dim in range(1, len(shape)):
+        if shape[dim] == 0:
+            raise RuntimeError(
+                f"{name}_backward(): Expected grad_output to have non-zero size for non-batch "
+                f"dimensions, but grad_output has sizes {size_list(shape)} with dimension {dim} "
+                "being empty"
+            )
 
 
 def _declare_max_pool(node: str, name: str, nd: int) -> tuple[Any, Any]:
@@ -399,11 +458,16 @@ def _declare_max_pool(node: str, name: str, nd: int) -> tuple[Any, Any]:
         """Zeros of ``self``'s shape with ``grad`` added at ``indices`` (the gather's
         adjoint). As PyTorch's ``max_pool2d_with_indices_backward``, it takes ``self``
         (reading only its shape): under ``create_graph`` the gradient is connected to it."""
+        if node.startswith("Adaptive"):
+            _refuse_empty_grad(f"adaptive_max_pool{nd}d", grad.shape)
         return _scatter_planes(grad, self.shape, indices, plan, nd)
 
     scatter.__name__ = name + "_backward"
-    scatter_op = op(node.replace("Backward0", "BackwardBackward0"), inputs=("grad", "self"),
-                    tensor_params=("indices",))(scatter)
+    scatter_op = op(
+        node.replace("Backward0", "BackwardBackward0"),
+        inputs=("grad", "self"),
+        tensor_params=("indices",),
+    )(scatter)
 
     # Both are in the derivative namespaces (PRIMITIVES below) under these names.
     @gather_op.derivative("self")
@@ -420,51 +484,84 @@ def _declare_max_pool(node: str, name: str, nd: int) -> tuple[Any, Any]:
 
 
 max_pool2d_gather, max_pool2d_scatter = _declare_max_pool(
-    "MaxPool2DWithIndicesBackward0", "max_pool2d_gather", 2)
+    "MaxPool2DWithIndicesBackward0", "max_pool2d_gather", 2
+)
 max_pool3d_gather, max_pool3d_scatter = _declare_max_pool(
-    "MaxPool3DWithIndicesBackward0", "max_pool3d_gather", 3)
+    "MaxPool3DWithIndicesBackward0", "max_pool3d_gather", 3
+)
 adaptive_max_pool2d_gather, adaptive_max_pool2d_scatter = _declare_max_pool(
-    "AdaptiveMaxPool2DBackward0", "adaptive_max_pool2d_gather", 2)
+    "AdaptiveMaxPool2DBackward0", "adaptive_max_pool2d_gather", 2
+)
 adaptive_max_pool3d_gather, adaptive_max_pool3d_scatter = _declare_max_pool(
-    "AdaptiveMaxPool3DBackward0", "adaptive_max_pool3d_gather", 3)
+    "AdaptiveMaxPool3DBackward0", "adaptive_max_pool3d_gather", 3
+)
 _MAX_GATHER = {2: max_pool2d_gather, 3: max_pool3d_gather}
 _ADAPTIVE_MAX_GATHER = {2: adaptive_max_pool2d_gather, 3: adaptive_max_pool3d_gather}
 
 
-def _max_pool_geometry(x: np.ndarray, nd: int, kernel_size: Any, stride: Any, padding: Any,
-                       dilation: Any, ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
+def _max_pool_geometry(
+    x: np.ndarray,
+    nd: int,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+) -> tuple[tuple[int, ...], ...]:
     """Normalised ``kernel, stride, padding, dilation, out_size`` of ``max_pool{nd}d``,
     checked as PyTorch's ``max_pool{nd}d_with_indices`` checks them."""
     name = f"max_pool{nd}d"
     count = _COUNT_WORDS[nd]
-    kernel = _sizes(kernel_size, nd, "kernel_size", name,
-                    f"either be a single int, or a tuple of {count} ints")
-    stride_t = () if stride is None else _sizes(
-        stride, nd, "stride", name, f"either be omitted, a single int, or a tuple of {count} ints")
+    kernel = _sizes(
+        kernel_size, nd, "kernel_size", name, f"either be a single int, or a tuple of {count} ints"
+    )
+    stride_t = (
+        ()
+        if stride is None
+        else _sizes(
+            stride,
+            nd,
+            "stride",
+            name,
+            f"either be omitted, a single int, or a tuple of {count} ints",
+        )
+    )
     stride_t = stride_t or kernel
-    pad = _sizes(padding, nd, "padding", name,
-                 f"either be a single int, or a tuple of {count} ints")
-    dil = _sizes(dilation, nd, "dilation", name,
-                 f"be either a single int, or a tuple of {count} ints")
+    pad = _sizes(
+        padding, nd, "padding", name, f"either be a single int, or a tuple of {count} ints"
+    )
+    dil = _sizes(
+        dilation, nd, "dilation", name, f"be either a single int, or a tuple of {count} ints"
+    )
     if x.ndim not in (nd + 1, nd + 2):
         raise RuntimeError(
-            f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input")
+            f"non-empty {nd + 1}D or {nd + 2}D (batch mode) tensor expected for input"
+        )
     out = _out_sizes(x.shape, kernel, stride_t, pad, dil, ceil_mode)
     if nd == 2:
         _pool2d_shape_check(x, kernel, stride_t, pad, dil, out)
     else:
-        _pool3d_shape_check(x, kernel, stride_t, pad, dil, out,
-                            "max_pool3d_with_indices_out_cpu_template()")
+        _pool3d_shape_check(
+            x, kernel, stride_t, pad, dil, out, "max_pool3d_with_indices_out_cpu_template()"
+        )
     if x.dtype == np.bool_:
         raise NotImplementedError(f"\"max_pool{nd}d\" not implemented for 'Bool'")
     return kernel, stride_t, pad, dil, out
 
 
-def _max_pool_with_indices(input: Tensor, nd: int, kernel_size: Any, stride: Any,
-                           padding: Any, dilation: Any, ceil_mode: bool) -> tuple[Tensor, Tensor]:
+def _max_pool_with_indices(
+    input: Tensor,
+    nd: int,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+) -> tuple[Tensor, Tensor]:
     x = input._data
-    kernel, stride_t, pad, dil, out = _max_pool_geometry(x, nd, kernel_size, stride, padding,
-                                                         dilation, ceil_mode)
+    kernel, stride_t, pad, dil, out = _max_pool_geometry(
+        x, nd, kernel_size, stride, padding, dilation, ceil_mode
+    )
     indices, outside = _max_pool_indices(x, kernel, stride_t, pad, dil, out)
     channels_last = _channels_last(x)
     indices = _laid_out(indices, channels_last)
@@ -476,24 +573,42 @@ def _max_pool_with_indices(input: Tensor, nd: int, kernel_size: Any, stride: Any
     return _MAX_GATHER[nd](input, result1, plan, _lowest(x.dtype)), result1
 
 
-def max_pool2d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
-                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
-                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> tuple[Tensor, Tensor]:
     """Max pooling over ``(N, C, H, W)`` or ``(C, H, W)``; also the flat ``H * W`` indices."""
     return _max_pool_with_indices(input, 2, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def max_pool3d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
-                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
-                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
+def max_pool3d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> tuple[Tensor, Tensor]:
     """Max pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``; also the flat ``D * H * W``
     indices."""
     return _max_pool_with_indices(input, 3, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     """Max pooling over the last two dimensions (``return_indices`` adds the flat indices).
 
     Example:
@@ -503,17 +618,21 @@ def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         tensor([[[[ 5.,  7.],
                   [13., 15.]]]])
     """
-    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation,
-                                           ceil_mode)
+    out, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, indices) if return_indices else out
 
 
-def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Any:
+def max_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     """Max pooling over the last three dimensions (``return_indices`` adds the flat indices)."""
-    out, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
-                                           ceil_mode)
+    out, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return (out, indices) if return_indices else out
 
 
@@ -540,9 +659,15 @@ def _one(value: Any, name: str, op_name: str) -> int:
     return int(values[0])
 
 
-def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
-                            padding: Any = 0, dilation: Any = 1, ceil_mode: bool = False,
-                            return_indices: bool = True) -> tuple[Tensor, Tensor]:
+def max_pool1d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> tuple[Tensor, Tensor]:
     """1-D max pooling (run as 2-D on an unsqueezed input, as PyTorch does) with indices."""
     _check_dims_1d("max_pool1d", input._data)
     if stride is None or (not isinstance(stride, int | np.integer) and len(stride) == 0):
@@ -551,13 +676,15 @@ def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = None,
     s = _one(stride, "stride", "max_pool1d")
     p = _one(padding, "padding", "max_pool1d")
     d = _one(dilation, "dilation", "max_pool1d")
-    out, indices = max_pool2d_with_indices(unsqueeze(input, -2), (1, k), (1, s), (0, p), (1, d),
-                                           ceil_mode)
+    out, indices = max_pool2d_with_indices(
+        unsqueeze(input, -2), (1, k), (1, s), (0, p), (1, d), ceil_mode
+    )
     return squeeze(out, -2), squeeze(indices, -2)
 
 
-def _check_max_pool1d(x: np.ndarray, kernel_size: Any, stride: Any, padding: Any,
-                      dilation: Any, ceil_mode: bool) -> None:
+def _check_max_pool1d(
+    x: np.ndarray, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool
+) -> None:
     """The checks of PyTorch's ``max_pool1d`` (the function without indices)."""
     if not ((x.ndim == 2 and 0 not in x.shape) or (x.ndim == 3 and 0 not in x.shape[1:])):
         raise RuntimeError(
@@ -601,8 +728,15 @@ def _check_max_pool1d(x: np.ndarray, kernel_size: Any, stride: Any, padding: Any
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {width}")
 
 
-def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               dilation: Any = 1, ceil_mode: bool = False, return_indices: bool = False) -> Any:
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
     """1-D max pooling over ``(N, C, L)`` or ``(C, L)``."""
     if return_indices:
         return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
@@ -621,9 +755,15 @@ def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 # Average pooling and its adjoint
 
 
-def _divisor(sizes: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
-             pad: Sequence[int], out: Sequence[int], count_include_pad: bool,
-             divisor_override: int | None) -> Any:
+def _divisor(
+    sizes: Sequence[int],
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    pad: Sequence[int],
+    out: Sequence[int],
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
     """Each window's divisor: its size within the padded input, or within the input alone
     (``count_include_pad=False``), or ``divisor_override``."""
     if divisor_override:
@@ -637,8 +777,13 @@ def _divisor(sizes: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
     return divisor
 
 
-def _avg_geometry(x_shape: Sequence[int], kernel: Sequence[int], stride: Sequence[int],
-                  pad: Sequence[int], ceil_mode: bool) -> tuple[tuple[int, ...], ...]:
+def _avg_geometry(
+    x_shape: Sequence[int],
+    kernel: Sequence[int],
+    stride: Sequence[int],
+    pad: Sequence[int],
+    ceil_mode: bool,
+) -> tuple[tuple[int, ...], ...]:
     stride = tuple(stride) or tuple(kernel)
     out = _out_sizes(x_shape, kernel, stride, pad, (1,) * len(kernel), ceil_mode)
     return tuple(kernel), stride, tuple(pad), out
@@ -656,71 +801,90 @@ def _average(total: np.ndarray, divisor: Any, dtype: np.dtype) -> np.ndarray:
 
 def _strided(offset: Sequence[int], stride: Sequence[int], out: Sequence[int]) -> tuple:
     """The slices picking tap ``offset`` of every window."""
-    return (Ellipsis,) + tuple(slice(t, t + s * (o - 1) + 1, s)
-                               for t, s, o in zip(offset, stride, out, strict=True))
+    return (Ellipsis,) + tuple(
+        slice(t, t + s * (o - 1) + 1, s) for t, s, o in zip(offset, stride, out, strict=True)
+    )
 
 
 def _declare_avg_pool(nd: int) -> tuple[Any, Any]:
     """``avg_pool{nd}d`` (node ``AvgPool{nd}DBackward0``, saving ``self``) and its adjoint."""
     name = f"avg_pool{nd}d"
 
-    def forward(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                divisor_override):
+    def forward(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
         """Average of every window over the last dimensions: each window summed tap after tap
         (float16 in float32), then divided."""
-        kernel, stride, pad, out = _avg_geometry(self.shape, kernel_size, stride, padding,
-                                                 ceil_mode)
+        kernel, stride, pad, out = _avg_geometry(
+            self.shape, kernel_size, stride, padding, ceil_mode
+        )
         padded = _pad_spatial(self, pad, out, kernel, stride, (1,) * nd, 0)
         total = np.zeros(self.shape[:-nd] + out, accumulation_dtype(self.dtype))
         for offset in itertools.product(*(range(k) for k in kernel)):
             total += padded[_strided(offset, stride, out)]
-        divisor = _divisor(self.shape[-nd:], kernel, stride, pad, out, count_include_pad,
-                           divisor_override)
+        divisor = _divisor(
+            self.shape[-nd:], kernel, stride, pad, out, count_include_pad, divisor_override
+        )
         # PyTorch keeps a channels-last layout in 2-D; its 3-D output is row-major.
         return _laid_out(_average(total, divisor, self.dtype), nd == 2 and _channels_last(self))
 
     forward.__name__ = name
     forward_op = op(f"AvgPool{nd}DBackward0", half_native=True)(forward)
 
-    def backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                 divisor_override):
+    def backward(
+        grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    ):
         """The adjoint of average pooling, as PyTorch's kernel: each output's gradient divided
         by its divisor (in the gradient's dtype), then added to every input of its window,
         output after output, in the gradient's dtype. It takes ``self`` (reading only its
         shape), as PyTorch's ``avg_pool2d_backward``."""
         input_size = self.shape
-        kernel, stride, pad, out = _avg_geometry(input_size, kernel_size, stride, padding,
-                                                 ceil_mode)
-        divisor = _divisor(input_size[-nd:], kernel, stride, pad, out, count_include_pad,
-                           divisor_override)
+        kernel, stride, pad, out = _avg_geometry(
+            input_size, kernel_size, stride, padding, ceil_mode
+        )
+        divisor = _divisor(
+            input_size[-nd:], kernel, stride, pad, out, count_include_pad, divisor_override
+        )
         share = grad / np.asarray(divisor).astype(grad.dtype)
-        padded_shape = tuple(max(size + 2 * p, (o - 1) * s + k) for size, p, o, k, s in
-                             zip(input_size[-nd:], pad, out, kernel, stride, strict=True))
+        padded_shape = tuple(
+            max(size + 2 * p, (o - 1) * s + k)
+            for size, p, o, k, s in zip(input_size[-nd:], pad, out, kernel, stride, strict=True)
+        )
         buffer = np.zeros(tuple(input_size[:-nd]) + padded_shape, grad.dtype)
         # An input receives from the windows holding it in the order of their outputs, which
         # is the order of decreasing taps.
         for offset in itertools.product(*(range(k - 1, -1, -1) for k in kernel)):
             buffer[_strided(offset, stride, out)] += share
-        inner = (Ellipsis,) + tuple(slice(p, p + size) for p, size in
-                                    zip(pad, input_size[-nd:], strict=True))
+        inner = (Ellipsis,) + tuple(
+            slice(p, p + size) for p, size in zip(pad, input_size[-nd:], strict=True)
+        )
         return np.ascontiguousarray(buffer[inner])
 
     backward.__name__ = name + "_backward"
-    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad", "self"),
-                     half_native=True)(backward)
+    backward_op = op(f"AvgPool{nd}DBackwardBackward0", inputs=("grad", "self"), half_native=True)(
+        backward
+    )
     backward_op.derivative("self")(zero_derivative)
 
     @forward_op.derivative("self")
-    def _(ops, grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
-          divisor_override):
-        return getattr(ops, name + "_backward")(grad, self, kernel_size, stride, padding,
-                                              ceil_mode, count_include_pad, divisor_override)
+    def _(
+        ops,
+        grad,
+        self,
+        kernel_size,
+        stride,
+        padding,
+        ceil_mode,
+        count_include_pad,
+        divisor_override,
+    ):
+        return getattr(ops, name + "_backward")(
+            grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+        )
 
     @backward_op.derivative("grad")
-    def _(ops, grad, kernel_size, stride, padding, ceil_mode, count_include_pad,
-          divisor_override):
-        return getattr(ops, name)(grad, kernel_size, stride, padding, ceil_mode,
-                                count_include_pad, divisor_override)
+    def _(ops, grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+        return getattr(ops, name)(
+            grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+        )
 
     return forward_op, backward_op
 
@@ -742,16 +906,28 @@ def _not_implemented(name: str, dtype: np.dtype) -> NotImplementedError:
     return NotImplementedError(f"\"{name}\" not implemented for '{scalar_name(dtype)}'")
 
 
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: int | None = None) -> Tensor:
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
     """Average pooling over ``(N, C, H, W)`` or ``(C, H, W)``."""
     x = input._data
     name = "avg_pool2d"
-    kernel = _sizes(kernel_size, 2, "kernel_size", name,
-                    "either be a single int, or a tuple of two ints")
-    stride_t = () if stride is None else _sizes(
-        stride, 2, "stride", name, "either be omitted, a single int, or a tuple of two ints")
+    kernel = _sizes(
+        kernel_size, 2, "kernel_size", name, "either be a single int, or a tuple of two ints"
+    )
+    stride_t = (
+        ()
+        if stride is None
+        else _sizes(
+            stride, 2, "stride", name, "either be omitted, a single int, or a tuple of two ints"
+        )
+    )
     stride_t = stride_t or kernel
     pad = _sizes(padding, 2, "padding", name, "either be a single int, or a tuple of two ints")
     if divisor_override is not None and divisor_override == 0:
@@ -762,20 +938,31 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     _pool2d_shape_check(x, kernel, stride_t, pad, (1, 1), out)
     if x.dtype.kind not in "fV" and x.dtype != np.int64:
         raise _not_implemented(name, x.dtype)
-    return avg_pool2d_op(input, kernel, stride_t, pad, ceil_mode, count_include_pad,
-                         divisor_override)
+    return avg_pool2d_op(
+        input, kernel, stride_t, pad, ceil_mode, count_include_pad, divisor_override
+    )
 
 
-def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True,
-               divisor_override: int | None = None) -> Tensor:
+def avg_pool3d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
     """Average pooling over ``(N, C, D, H, W)`` or ``(C, D, H, W)``."""
     x = input._data
     name = "avg_pool3d"
-    kernel = _sizes(kernel_size, 3, "kernel_size", name,
-                    "be a single int, or a tuple of three ints")
-    stride_t = () if stride is None else _sizes(
-        stride, 3, "stride", name, "be omitted, a single int, or a tuple of three ints")
+    kernel = _sizes(
+        kernel_size, 3, "kernel_size", name, "be a single int, or a tuple of three ints"
+    )
+    stride_t = (
+        ()
+        if stride is None
+        else _sizes(stride, 3, "stride", name, "be omitted, a single int, or a tuple of three ints")
+    )
     stride_t = stride_t or kernel
     pad = _sizes(padding, 3, "padding", name, "be a single int, or a tuple of three ints")
     if x.ndim not in (4, 5):
@@ -783,16 +970,24 @@ def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _out_sizes(x.shape, kernel, stride_t, pad, (1, 1, 1), ceil_mode)
-    _pool3d_shape_check(x, kernel, stride_t, pad, (1, 1, 1), out, "avg_pool3d()",
-                        check_input_size=True)
+    _pool3d_shape_check(
+        x, kernel, stride_t, pad, (1, 1, 1), out, "avg_pool3d()", check_input_size=True
+    )
     if x.dtype not in (np.float32, np.float64, np.int64):
         raise _not_implemented("avg_pool3d_out_frame", x.dtype)
-    return avg_pool3d_op(input, kernel, stride_t, pad, ceil_mode, count_include_pad,
-                         divisor_override)
+    return avg_pool3d_op(
+        input, kernel, stride_t, pad, ceil_mode, count_include_pad, divisor_override
+    )
 
 
-def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-               ceil_mode: bool = False, count_include_pad: bool = True) -> Tensor:
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
     """1-D average pooling (2-D on an unsqueezed input, as PyTorch does)."""
     _check_dims_1d("avg_pool1d", input._data)
     if stride is None or (not isinstance(stride, int | np.integer) and len(stride) == 0):
@@ -858,8 +1053,10 @@ def _output_size(output_size: Any, shape: Sequence[int], nd: int) -> tuple[int, 
     sizes = tuple(output_size)
     if len(shape) <= len(sizes):
         raise ValueError(f"Input dimension should be at least {len(sizes) + 1}")
-    return tuple(int(s) if s is not None else int(d)
-                 for s, d in zip(sizes, shape[len(shape) - len(sizes):], strict=True))
+    return tuple(
+        int(s) if s is not None else int(d)
+        for s, d in zip(sizes, shape[len(shape) - len(sizes) :], strict=True)
+    )
 
 
 def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
@@ -899,6 +1096,7 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
         lengths (in the gradient's dtype), then added to every input of its bin, output after
         output, in the gradient's dtype. It takes ``self`` (reading only its shape), as
         PyTorch's ``adaptive_avg_pool2d_backward``."""
+        _refuse_empty_grad(name, grad.shape)
         input_size = self.shape
         sizes = tuple(input_size[-nd:])
         out = grad.shape[-nd:]
@@ -919,8 +1117,9 @@ def _declare_adaptive_avg_pool(nd: int) -> tuple[Any, Any]:
         return target[:, :plane].reshape(tuple(input_size))
 
     backward.__name__ = name + "_backward"
-    backward_op = op(f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad", "self"),
-                     half_native=True)(backward)
+    backward_op = op(
+        f"AdaptiveAvgPool{nd}DBackwardBackward0", inputs=("grad", "self"), half_native=True
+    )(backward)
     backward_op.derivative("self")(zero_derivative)
 
     @forward_op.derivative("self")
@@ -1079,14 +1278,16 @@ def _adaptive_max_pool(input: Tensor, output_size: Any, nd: int) -> tuple[Tensor
     return _ADAPTIVE_MAX_GATHER[nd](input, indices), indices
 
 
-def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any,
-                                     return_indices: bool = True) -> tuple[Tensor, Tensor]:
+def adaptive_max_pool2d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = True
+) -> tuple[Tensor, Tensor]:
     """Adaptive max pooling and the flat ``H * W`` indices of the maxima."""
     return _adaptive_max_pool(input, output_size, 2)
 
 
-def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any,
-                                     return_indices: bool = True) -> tuple[Tensor, Tensor]:
+def adaptive_max_pool3d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = True
+) -> tuple[Tensor, Tensor]:
     """Adaptive max pooling of the last three dimensions and the flat ``D * H * W`` indices of
     the maxima."""
     return _adaptive_max_pool(input, output_size, 3)
@@ -1104,8 +1305,9 @@ def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = 
     return (out, indices) if return_indices else out
 
 
-def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any,
-                                     return_indices: bool = True) -> tuple[Tensor, Tensor]:
+def adaptive_max_pool1d_with_indices(
+    input: Tensor, output_size: Any, return_indices: bool = True
+) -> tuple[Tensor, Tensor]:
     """1-D adaptive max pooling with indices."""
     _check_dims_1d("adaptive_max_pool1d", input._data)
     size = _one(output_size, "output_size", "adaptive_max_pool1d")
