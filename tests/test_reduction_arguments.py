@@ -406,6 +406,9 @@ def test_cumulative_trapezoid_of_no_samples_is_recorded() -> None:
         "L.cumprod(L.tensor([[inf + 0j, 1.0], [2.0, -inf]]), 1)",
         "L.cumprod(L.tensor(inf + 0j), 0)",
         "L.cumprod(L.tensor([[1 + 1j, 2], [3, 4j]]), 1)",
+        "L.cumprod(L.tensor([1 - 1j, inf + 1j]), 0)",
+        "L.cumprod(L.tensor([[1 - 1j, inf + 1j], [inf + 0j, 2]]).t(), 0)",
+        "L.cumprod(L.zeros(2, 0, dtype=L.complex64), 1)",
     ],
 )
 def test_complex_products_start_from_one_as_pytorch(expression: str) -> None:

@@ -551,17 +551,21 @@ def _cumprod(self, dim, *, dtype=None):
     if self.ndim == 0:
         return self.astype(out_dtype or self.dtype, copy=True)
     if np.dtype(out_dtype or self.dtype).kind == "c":
-        self = _times_one(self, out_dtype)
+        self = _times_one(self, out_dtype, dim)
     return _accumulate(np.cumprod, self, dtype, axis=dim)
 
 
-def _times_one(a: np.ndarray, out_dtype: Any) -> np.ndarray:
-    """``1 * a`` in the complex result type: PyTorch's products start from 1, and a complex
-    multiplication turns ``inf + 0j`` into ``inf + nanj`` (NumPy's scan starts from the first
-    element itself)."""
+def _times_one(a: np.ndarray, out_dtype: Any, dim: int | None = None) -> np.ndarray:
+    """``a`` in the complex result type with its first elements along ``dim`` (all of a 0-d
+    ``a``) multiplied by 1: PyTorch's products start from 1, and a complex multiplication
+    turns ``inf + 0j`` into ``inf + nanj`` (NumPy's scan starts from the first element)."""
     complex_type = np.dtype(out_dtype or a.dtype)
-    with np.errstate(invalid="ignore"):
-        return a.astype(complex_type) * complex_type.type(1)
+    out = a.astype(complex_type)  # (a copy)
+    first = (slice(None),) * dim + (0,) if dim is not None else ()
+    if dim is None or a.shape[dim]:
+        with np.errstate(invalid="ignore"):
+            out[first] *= complex_type.type(1)
+    return out
 
 
 @_cumprod.derivative("self")
