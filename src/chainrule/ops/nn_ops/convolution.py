@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..._dtype import CPP_TYPE_NAMES, from_numpy_dtype
+from ..._dtype import CPP_TYPE_NAMES, from_numpy_dtype, no_kernel
 from ..._tensor import Tensor
 from .._registry import op
 from ..complex_ops import view_as_real
@@ -176,6 +176,24 @@ def _transposed_size(x_size: Sequence[int], kernel: Sequence[int], stride: Seque
 # The op table
 
 
+def _refuse_integral_kernel(dtype: np.dtype, d: int, transposed: bool,
+                            dilation: tuple[int, ...]) -> None:
+    """PyTorch's error where its CPU kernel for this convolution has no version for an integer
+    or bool ``dtype``: int64 has them all; the other integer types no transposed or dilated
+    kernel; bool none (each kernel named as PyTorch's)."""
+    if dtype.kind not in "biu" or dtype == np.int64:
+        return
+    if transposed:
+        kernel = "slow_conv_transpose3d_out_cpu" if d == 3 else "slow_conv_transpose2d_out_cpu"
+    elif any(step > 1 for step in dilation):
+        kernel = "slow_conv_dilated<>"
+    elif dtype == np.bool_:
+        kernel = "compute_columns3d" if d == 3 else "slow_conv2d_cpu"
+    else:
+        return
+    raise no_kernel(kernel, dtype)
+
+
 @op("ConvolutionBackward0", inputs=("input", "weight", "bias"))
 def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,),
                 transposed=False, output_padding=(0,), groups=1):
@@ -183,6 +201,7 @@ def convolution(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1
     d = weight.ndim - 2
     stride, padding, dilation = ntuple(stride, d), ntuple(padding, d), ntuple(dilation, d)
     dtype = input.dtype
+    _refuse_integral_kernel(dtype, d, transposed, dilation)
     if transposed:
         size = _transposed_size(input.shape[2:], weight.shape[2:], stride, padding, dilation,
                                 ntuple(output_padding, d))
