@@ -415,3 +415,12 @@ def test_complex_products_start_from_one_as_pytorch(expression: str) -> None:
     # (1 * (inf + 0j) is inf + nanj in a complex multiplication: PyTorch's products start
     # from 1, NumPy's scan from the first element)
     _assert_same(expression)
+
+
+@pytest.mark.parametrize("name", ["quantile", "nanquantile"])
+@pytest.mark.parametrize("dim", [-1, 0, None])
+@pytest.mark.parametrize("q", ["L.tensor([0.25, 0.75])", "L.tensor(0.5)", "0.5"])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_quantile_of_a_0d_tensor_along_a_dim(name: str, dim: Any, q: str, keepdim: bool) -> None:
+    _assert_same(f"L.{name}(L.tensor(2.5), {q}, dim={dim}, keepdim={keepdim})")
+    _assert_same(f"L.{name}(L.tensor(nan), {q}, dim={dim}, keepdim={keepdim})")

@@ -80,6 +80,8 @@ def _quantile(
     q = _check(input, q, interpolation)
     shape = input._data.shape
     d = None if dim is None else wrap_dim(dim, len(shape))
+    if not shape:
+        d = None  # (a 0-d input: its one element, whatever dim)
     if q._data.ndim == 1:
         values = q._data
         if values.size and not ((values >= 0) & (values <= 1)).all():
