@@ -1025,8 +1025,10 @@ def refresh_view(t: Tensor, check: bool | None = None) -> None:
     (an op that may record), False never (reading ``requires_grad``).
     """
     base = t._base
+    # (Only a version change regenerates an ordinary view's history, as in PyTorch: a base
+    # detached in place, ``base.detach_()``, leaves its views their history.)
     if base is not None and (
-        base._grad_node is not t._view_src_fn or t._vc[0] != t._view_version
+        t._view_src_fn is SPECIAL_VIEW or t._vc[0] != t._view_version
     ):
         if t._view_src_fn is SPECIAL_VIEW:
             _refresh_special_view(t, base, check)  # type: ignore[misc]
