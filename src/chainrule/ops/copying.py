@@ -21,7 +21,7 @@ from .._strides import (
     preserve_format,
     suggest_memory_format,
 )
-from .._tensor import Tensor, wrap
+from .._tensor import _SCALAR_NAMES, Tensor, wrap
 from ._registry import op, tensor_method
 
 __all__ = [
@@ -197,5 +197,42 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 def view_dtype(self: Tensor, dtype: Any) -> Tensor:
     """Reinterpret the bytes as another dtype (not differentiable)."""
     d = to_dtype(dtype)
+    if d.np.itemsize != self._data.itemsize:
+        _check_view_as_other_size(self, d)
     return wrap(self._data.view(d.np))
+
+
+def _scalar_type_name(np_dtype: np.dtype) -> str:
+    return "BFloat16" if np_dtype == _dtype.bfloat16.np else _SCALAR_NAMES.get(np_dtype.name, "")
+
+
+def _check_view_as_other_size(self: Tensor, dtype: Any) -> None:
+    """PyTorch's conditions for viewing ``self`` as a dtype of another element size: at least
+    1-d, the last dimension dense and, to a larger element, sizes, offset and strides that
+    divide into whole new elements."""
+    data = self._data
+    what = (f"to view {_scalar_type_name(data.dtype)} as {_scalar_type_name(dtype.np)} "
+            "(different element sizes)")
+    if data.ndim == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    strides = list(self.stride())
+    ratio = dtype.np.itemsize // data.itemsize
+    if ratio > 1 and data.shape[-1] % ratio:  # (checked first when the element grows)
+        raise RuntimeError(
+            f"self.size(-1) must be divisible by {ratio} {what}, but got {data.shape[-1]}"
+        )
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
+    if ratio <= 1:  # (to a smaller element: always possible)
+        return
+    offset = self.storage_offset()
+    if offset % ratio:
+        raise RuntimeError(
+            f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}"
+        )
+    for i, stride in enumerate(strides[:-1]):
+        if stride % ratio:
+            raise RuntimeError(
+                f"self.stride({i}) must be divisible by {ratio} {what}, but got {stride}"
+            )
 

@@ -16,6 +16,7 @@ from .._tensor import Tensor, wrap, wrap_dim
 from ._registry import op, tensor_method
 from .indexing import _scalar_name
 from .scalar_conversion import check_value_tensor, fill_value_for
+from .shape import wrap_dim_scalar
 
 __all__ = ["index_copy", "index_fill"]
 
@@ -85,7 +86,7 @@ def index_copy(self, dim, index, source):
         >>> torch.zeros(3).index_copy(0, torch.tensor([2, 0]), torch.tensor([5., 7.]))
         tensor([7., 0., 5.])
     """
-    d = wrap_dim(dim, self.ndim)
+    d = wrap_dim_scalar(dim, self.ndim)
     _check_copy(self, d, index, source)
     out = np.array(self, order="C", copy=True)
     _rows(out, d)[index.reshape(-1)] = _rows(source, d) if source.ndim else source
@@ -112,7 +113,7 @@ def _filled(self: np.ndarray, dim: int, index: np.ndarray, value: Any) -> np.nda
         raise RuntimeError("Index has to be a vector/scalar")
     if index.dtype != np.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
-    d = wrap_dim(dim, self.ndim)
+    d = wrap_dim_scalar(dim, self.ndim)
     size = self.shape[d] if self.ndim else 1
     flat = index.reshape(-1)
     for i in flat:

@@ -71,6 +71,7 @@ from .shape import (
     _type_name,
     unbind,
     unsqueeze,
+    wrap_dim_scalar,
 )
 
 __all__ = [
@@ -645,6 +646,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         # A lone slice is always applied (PyTorch skips whole slices only inside tuples).
         shape = self._data.shape
         if not shape:
+            _slice_bounds(index, 1)  # (PyTorch's errors for the step come first)
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
         return _slice(self, 0, *_slice_bounds(index, shape[0]))
     if index is None:
@@ -1100,7 +1102,7 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     """
     idx = _tensor_arg("gather", "index", 3, index)._data
     shape = input._data.shape
-    d = wrap_dim(dim, len(shape))
+    d = wrap_dim_scalar(dim, len(shape))
     if not _index_dtype_ok(idx):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if idx.size:
@@ -1172,7 +1174,7 @@ def _check_scatter(name: str, input: Tensor, dim: int, index: Any, src: Tensor |
     indices' range is checked last, unless ``check_range`` is False)."""
     idx = _tensor_arg(name, "index", 3, index)._data
     shape = input._data.shape
-    d = wrap_dim(dim, len(shape))
+    d = wrap_dim_scalar(dim, len(shape))
     if not _index_dtype_ok(idx):
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     if src is not None and src._data.dtype != input._data.dtype:

@@ -19,6 +19,7 @@ from .._tensor import Tensor, wrap, wrap_dim
 from . import indexing, shape
 from ._registry import op, tensor_method
 from .copying import clone
+from .shape import wrap_dim_scalar
 
 __all__ = [
     "rot90",
@@ -86,7 +87,7 @@ def _window_geometry(shape: tuple[int, ...], dimension: int, size: int, step: in
     """The non-negative dim, the number of windows and the result's shape, with PyTorch's
     errors."""
     ndim = len(shape)
-    d = wrap_dim(dimension, ndim)
+    d = wrap_dim_scalar(dimension, ndim)
     length = shape[d] if ndim else 1
     if size > length:
         raise RuntimeError(
@@ -187,10 +188,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
             f"dimensions, but got {ndim} dimensions for input, and {indices._data.ndim} "
             "dimensions for indices"
         )
-    d = wrap_dim(dim, ndim)
+    d = wrap_dim_scalar(dim, ndim)
+    if ndim == 0:  # (PyTorch asks a 0-d input for its size along dim)
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     in_shape = list(input._data.shape)
-    if ndim:
-        in_shape[d] = indices._data.shape[d]
+    in_shape[d] = indices._data.shape[d]
     index_shape = indexing._broadcast_shape(tuple(in_shape), indices._data.shape)
     self_shape = list(index_shape)
     if ndim:
