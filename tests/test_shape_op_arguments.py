@@ -348,3 +348,32 @@ def test_random_arguments_as_pytorch(seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(60):
         _assert_same(*_random_case(rng))
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+@pytest.mark.parametrize(
+    "index",
+    [
+        slice(None, None, 2),
+        slice(None, None, -1),
+        slice(None, None, 0),
+        slice(None),
+        0,
+        -1,
+        1,
+        (0,),
+        [0],
+        None,
+        Ellipsis,
+    ],
+)
+def test_setitem_of_a_scalar(index, requires_grad: bool) -> None:
+    outcomes = []
+    for lib in (torch, cr):
+        y = lib.zeros((), dtype=lib.float64, requires_grad=requires_grad).clone()
+        try:
+            y[index] = 2.5
+            outcomes.append(("ok", tuple(y.shape), y.item()))
+        except Exception as error:  # noqa: BLE001 (the error is what is compared)
+            outcomes.append((type(error).__name__, str(error).split("\n")[0]))
+    assert outcomes[1] == outcomes[0]

@@ -646,8 +646,7 @@ def getitem(self: Tensor, index: Any) -> Tensor:
         # A lone slice is always applied (PyTorch skips whole slices only inside tuples).
         shape = self._data.shape
         if not shape:
-            _slice_bounds(index, 1)  # (PyTorch's errors for the step come first)
-            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            _refuse_zero_dim_slice(index)
         return _slice(self, 0, *_slice_bounds(index, shape[0]))
     if index is None:
         return unsqueeze(self, 0)
@@ -671,6 +670,12 @@ def getitem(self: Tensor, index: Any) -> Tensor:
 # tensor[index] = value
 
 
+def _refuse_zero_dim_slice(index: slice) -> None:
+    """PyTorch's error for a lone slice of a 0-d tensor, read or written (a bad step's first)."""
+    _slice_bounds(index, 1)
+    raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+
+
 def _locate(a: np.ndarray, index: Any) -> tuple[np.ndarray, dict[int, np.ndarray], bool]:
     """The array ``a[index] = v`` writes to (a view, or ``a``), its tensor indices, and whether
     that array is ``a`` itself (which decides PyTorch's leaf-or-view message)."""
@@ -681,6 +686,8 @@ def _locate(a: np.ndarray, index: Any) -> tuple[np.ndarray, dict[int, np.ndarray
         items: tuple = (int(index),)
     elif index is None or index is True:
         return np.expand_dims(a, 0), {}, False
+    elif kind is slice and not a.ndim:
+        _refuse_zero_dim_slice(index)
     else:
         items = _as_items(index)
     steps, entries = _plan(a.shape, items)
@@ -794,7 +801,11 @@ def _setitem_recorded(self: Tensor, index: Any, value: Any) -> None:
     if index is None or index is True:
         items: tuple = (None,)
     elif type(index) is int or isinstance(index, np.integer) and type(index) is not np.bool_:
+        if not self._data.ndim:
+            _raise_zero_dim_index(int(index))
         items = (int(index),)
+    elif type(index) is slice and not self._data.ndim:
+        _refuse_zero_dim_slice(index)
     else:
         items = _as_items(index)
     steps, entries = _plan(self._data.shape, items)
