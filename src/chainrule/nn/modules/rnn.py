@@ -303,9 +303,9 @@ class RNNBase(Module):
             output = output.transpose(0, 1)
         return output, states
 
-    def _forward_one_state(self, input: Any, hx: Tensor | None) -> Any:
-        """RNN's and GRU's forward (one state tensor per layer and direction): ``output,
-        h_n`` for a padded sequence, or a packed one."""
+    def _take_input(self, input: Any, hx: Any) -> tuple[Any, Tensor, Any, Any, bool]:
+        """The forward's input as ``(packed or None, x, hx, batch sizes, batched)``: a
+        PackedSequence unpacked, a padded one prepared, then checked."""
         packed = input if isinstance(input, PackedSequence) else None
         sizes = None
         if packed is not None:
@@ -314,6 +314,12 @@ class RNNBase(Module):
         else:
             x, hx, batched = self._prepare(input, hx)
         self._check_input(x)
+        return packed, x, hx, sizes, batched
+
+    def _forward_one_state(self, input: Any, hx: Tensor | None) -> Any:
+        """RNN's and GRU's forward (one state tensor per layer and direction): ``output,
+        h_n`` for a padded sequence, or a packed one."""
+        packed, x, hx, sizes, batched = self._take_input(input, hx)
         directions = 2 if self.bidirectional else 1
         batch = x.size(1)
         if hx is None:
@@ -492,14 +498,7 @@ class LSTM(RNNBase):
     def forward(
         self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None
     ) -> tuple[Tensor, tuple[Tensor, Tensor]]:
-        packed = input if isinstance(input, PackedSequence) else None
-        sizes = None
-        if packed is not None:
-            x, hx, sizes = self._unpack(packed, hx)
-            batched = True
-        else:
-            x, hx, batched = self._prepare(input, hx)
-        self._check_input(x)
+        packed, x, hx, sizes, batched = self._take_input(input, hx)
         directions = 2 if self.bidirectional else 1
         batch = x.size(1)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
