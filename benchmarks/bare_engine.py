@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ import numpy as np
 from .harness import CHAINRULE, PYTORCH, import_library, interleaved, library_available, median
 from .tiny import EXPECTED_GRADS, make_numpy_step, make_user_step
 
-__all__ = ["BareTensor", "main", "make_bare_step"]
+__all__ = ["BARE_LIBRARY", "BareTensor", "main", "make_bare_step"]
 
 
 class BareTensor:
@@ -87,20 +88,19 @@ def _mul_backward(node: BareTensor, grad: np.ndarray) -> tuple[np.ndarray, np.nd
     return grad * right.data, grad * left.data
 
 
-def make_bare_step() -> Callable[[], tuple[BareTensor, BareTensor]]:
-    """The seed example on the bare engine, written as ``tiny``'s user style."""
+def _bare_tensor(data: Any, dtype: Any = None, requires_grad: bool = False) -> BareTensor:
+    """``tensor(data, dtype=..., requires_grad=...)`` of the bare engine (every value is
+    differentiated: ``requires_grad`` is taken and ignored)."""
+    return BareTensor(np.array(data, dtype=dtype))
 
-    def step() -> tuple[BareTensor, BareTensor]:
-        w = BareTensor(np.array([1.0], dtype=np.float32))
-        x = BareTensor(np.array([2.0], dtype=np.float32))
-        a = w + x
-        b = w + 1
-        y = a * b
-        y.backward()
-        w.grad, x.grad  # noqa: B018 (read, as a training loop reads them)
-        return w, x
 
-    return step
+#: The bare engine as the little library ``tiny.make_user_step`` writes its program against.
+BARE_LIBRARY = SimpleNamespace(tensor=_bare_tensor, float32=np.float32)
+
+
+def make_bare_step() -> Callable[[], tuple[Any, Any]]:
+    """The seed example on the bare engine: ``tiny``'s user-style step itself."""
+    return make_user_step(BARE_LIBRARY)  # type: ignore[arg-type]
 
 
 def main(argv: list[str] | None = None) -> int:
