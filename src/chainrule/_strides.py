@@ -119,13 +119,27 @@ def obeys_layout_contract(grad: np.ndarray, variable: np.ndarray) -> bool:
     """PyTorch's "gradient layout contract" (``obeys_layout_contract``): a gradient fit to be a
     leaf's ``.grad`` has the leaf's strides when the leaf is non-overlapping and dense (over
     dimensions of size other than 1, where it only must not have stride 0), else is row-major.
-    ``grad`` has ``variable``'s shape and dtype."""
+    ``grad`` normally has ``variable``'s shape; it has another only when ``.data`` or ``set_``
+    gave the leaf a new shape after the graph was built: then, as PyTorch, ``grad``'s strides
+    are compared with the leaf's first ones (a gradient with more dimensions than the leaf does
+    not obey), so a gradient of the old shape may still be kept as is."""
     strides = grad.strides
-    if variable.flags.c_contiguous and grad.flags.c_contiguous and 0 not in strides:
+    if (
+        variable.flags.c_contiguous
+        and grad.flags.c_contiguous
+        and 0 not in strides
+        and grad.shape == variable.shape
+    ):
         return True  # the common case, without the loop
     if not is_non_overlapping_and_dense(variable):
         return bool(grad.flags.c_contiguous)
-    for size, stride, wanted in zip(grad.shape, strides, variable.strides, strict=True):
+    if grad.ndim > variable.ndim:
+        return False
+    wanted_strides = variable.strides
+    if grad.itemsize != variable.itemsize:  # (strides in elements, as PyTorch's)
+        strides = tuple(s // grad.itemsize for s in strides)
+        wanted_strides = tuple(s // variable.itemsize for s in wanted_strides)
+    for size, stride, wanted in zip(grad.shape, strides, wanted_strides[: grad.ndim], strict=True):
         if stride != wanted if size != 1 else stride == 0:
             return False
     return True
@@ -142,7 +156,7 @@ def copy_obeying_contract(grad: np.ndarray, variable: np.ndarray) -> np.ndarray:
     """A copy of ``grad`` laid out as PyTorch's AccumulateGrad lays out a ``.grad`` it copies
     (``clone_obey_contract``): with the leaf's own strides if the leaf is non-overlapping and
     dense, else row-major."""
-    if variable.flags.c_contiguous:  # the common case: a row-major copy
+    if variable.flags.c_contiguous and grad.shape == variable.shape:  # the common case
         return np.array(grad, dtype=variable.dtype, order="C")
     out = np.empty(variable.shape, variable.dtype)
     if out.strides != variable.strides and is_non_overlapping_and_dense(variable):

@@ -210,6 +210,8 @@ def accumulate_grad(var: Tensor, g: Any, create_graph: bool, owned: bool = False
             ):
                 var._grad = wrap(g)
             else:
+                if g.shape != data.shape:  # the leaf got another shape after the graph was made
+                    _check_grad_sum_shape(data, g)
                 var._grad = wrap(copy_obeying_contract(g, data))
         else:
             data = old._data

@@ -10,6 +10,7 @@ result with ``wrap`` and its node with the op's generated recorder for the input
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -247,6 +248,22 @@ def broadcast_error(*values: Any) -> RuntimeError | None:
             merged.append(b if a == 1 else a)
         so_far = tuple(reversed(merged))
     return None
+
+
+def numpy_broadcast_error(error: ValueError) -> Exception:
+    """PyTorch's message for NumPy's "operands could not be broadcast together with shapes
+    (3,) (4,)" (``error`` itself for any other ValueError): the shapes are read from NumPy's
+    message, for code that only has the error (a derivative formula that met a saved tensor
+    whose ``.data`` got another shape after the forward)."""
+    message = str(error)
+    if "could not be broadcast" not in message:
+        return error
+    shapes = [
+        tuple(int(n) for n in group.split(",") if n.strip())
+        for group in re.findall(r"\(([\d, ]*)\)", message.split("shapes", 1)[-1])
+    ]
+    converted = broadcast_error(*(np.empty(shape, np.bool_) for shape in shapes))
+    return error if converted is None else converted
 
 
 def _forward_error(error: ValueError, values: Sequence[Any]) -> Exception:

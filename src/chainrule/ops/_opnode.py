@@ -24,6 +24,7 @@ from ..autograd.node import (
     is_released,
 )
 from ._bfloat16 import holds_bfloat16
+from ._dispatch import numpy_broadcast_error
 
 if TYPE_CHECKING:
     from ._registry import OpDef
@@ -205,7 +206,10 @@ class OpNode(Node):
             env = op.blank_args  # nothing saved: derivatives read only the gradient
         else:
             env = self._unpack(create_graph)
-        return self._derivatives(TENSOR_NS if create_graph else NUMPY_NS, grads, env, release)
+        try:
+            return self._derivatives(TENSOR_NS if create_graph else NUMPY_NS, grads, env, release)
+        except ValueError as error:  # a saved tensor's .data got another shape since
+            raise numpy_broadcast_error(error) from None
 
     def _run_bfloat16(self, grads: Any, release: bool) -> list[Any]:
         """A bfloat16 gradient: the derivatives run on Tensors (not recorded), as PyTorch's
