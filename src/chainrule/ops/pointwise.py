@@ -1013,11 +1013,20 @@ def _check_int_pow(base, exponent):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 
 
+def _half_pair(a: Any, b: Any) -> bool:
+    """One operand bfloat16 and the other float16 (NumPy has no common dtype for them)."""
+    kinds = {getattr(a, "dtype", None), getattr(b, "dtype", None)}
+    return kinds == {_BFLOAT16, _HALF}
+
+
 def _integer_power(base, exponent, order="K"):
     """``base ** exponent`` with a tensor exponent, as PyTorch's integer kernel computes it: a
     negative exponent gives 1 for base 1, +-1 for base -1 (by the exponent's parity) and 0
     otherwise (NumPy refuses it; only a number exponent is refused by PyTorch). Two bool
-    tensors: PyTorch has no bool kernel."""
+    tensors: PyTorch has no bool kernel. bfloat16 with float16 (which NumPy cannot promote, a
+    derivative's operands keep their own dtypes) computes in float32, PyTorch's promotion."""
+    if _half_pair(base, exponent):
+        base, exponent = np.asarray(base, np.float32), np.asarray(exponent, np.float32)
     out_dtype = np.result_type(base, exponent)
     if out_dtype.kind == "b":
         raise _no_kernel("pow", out_dtype)
@@ -1150,6 +1159,8 @@ def _(ops, grad, self, exponent, result):
     # of a complex power takes the complex logarithm (PyTorch promotes it first).
     if _is_complex(result) and not _is_complex(self):
         self = self + 0j
+    elif self.dtype != result.dtype:  # PyTorch promotes the base before its logarithm
+        self = self.to(result.dtype) if isinstance(self, Tensor) else self.astype(result.dtype)
     return grad * ops.where(
         (self == 0) & _nonnegative_real(ops, exponent), 0, ops.conj(result * ops.log(self))
     )

@@ -1570,7 +1570,13 @@ def norm_p_dim(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tens
 @op("DistBackward0", inputs=("self", "other"), promote=ARITH, complex_ok=True)
 def _dist(self, other, p):
     # PyTorch's composition: the difference in the operands' dtype, then its vector norm.
-    return _vector_norm.op.forward(np.subtract(self, other), float(p), None, False)
+    diff = np.subtract(self, other)
+    if diff.size == 0 and math.isinf(float(p)):
+        raise RuntimeError(
+            f"linalg.vector_norm cannot compute the {_p_name(float(p))} norm on an empty tensor "
+            "because the operation does not have an identity"
+        )
+    return _vector_norm.op.forward(diff, float(p), None, False)
 
 
 @_dist.derivative("self")
