@@ -1155,11 +1155,10 @@ def _nonnegative_real(ops, exponent):
 
 @_pow_tensor.derivative("exponent")
 def _(ops, grad, self, exponent, result):
-    # d/de self**e = self**e * log(self); at self == 0 and e >= 0 its limit, 0. A real base
-    # of a complex power takes the complex logarithm (PyTorch promotes it first).
-    if _is_complex(result) and not _is_complex(self):
-        self = self + 0j
-    elif self.dtype != result.dtype:  # PyTorch promotes the base before its logarithm
+    # d/de self**e = self**e * log(self); at self == 0 and e >= 0 its limit, 0. The base is
+    # promoted to the result's dtype first, as PyTorch: a real base of a complex power takes
+    # the complex logarithm, a half base its logarithm in float32.
+    if self.dtype != result.dtype:  # PyTorch promotes the base before its logarithm
         self = self.to(result.dtype) if isinstance(self, Tensor) else self.astype(result.dtype)
     return grad * ops.where(
         (self == 0) & _nonnegative_real(ops, exponent), 0, ops.conj(result * ops.log(self))
@@ -1836,10 +1835,13 @@ def _(ops, grad, other, result):
 # PyTorch's kernel does: computing in float32 and rounding once differs from it by an ulp. A
 # number (or 0-d) operand is rounded to the half type first, as PyTorch wraps it.
 def _xlogy_values(self, other):
-    half = next(
-        (v.dtype for v in (self, other) if type(v) is _ndarray and v.dtype in _REDUCED), None
-    )
-    if half is not None:
+    # (Two arrays of different dtypes come only from a derivative, xlogy(grad, other): they
+    # compute in their common dtype, as PyTorch promotes them, not in the narrower one.)
+    dtypes = {v.dtype for v in (self, other) if isinstance(v, _ndarray | np.generic)}
+    if len(dtypes) == 2:
+        common = _SINGLE if dtypes == {_HALF, _BFLOAT16} else np.result_type(*dtypes)
+        self, other = np.asarray(self, common), np.asarray(other, common)
+    elif dtypes and (half := next(iter(dtypes))) in _REDUCED:
         self, other = np.asarray(self, half), np.asarray(other, half)
     out = np.where(self == 0, 0, self * np.log(other))
     return np.where(np.isnan(other), np.nan, out).astype(np.result_type(self, other))
