@@ -950,7 +950,9 @@ def _check_arange_numbers(start: Any, end: Any, step: Any, d: DType) -> None:
     """PyTorch's checks before an integer range: no bool kernel, finite ends, start and step
     read as int64 (the type its integer kernels count in; the values then wrap into the dtype:
     ``arange(0, 1000, 300, dtype=int8)`` ends with -124), the end too for int64."""
-    if d.is_floating_point or d.is_complex:
+    if d.is_complex:
+        raise _dtype.no_kernel("arange_cpu", d.np)
+    if d.is_floating_point:
         return
     if d is _dtype.bool:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'Bool'")
@@ -961,6 +963,18 @@ def _check_arange_numbers(start: Any, end: Any, step: Any, d: DType) -> None:
 
 
 _INT64 = np.dtype(np.int64)
+
+
+def _check_range_bounds(start: Any, end: Any, step: Any) -> None:
+    """PyTorch's checks of a range's numbers, made on them as doubles whatever the dtype
+    (``arange(-0.7, dtype=int64)`` is refused though -0.7 counts as 0)."""
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(start) and math.isfinite(end)):
+        raise RuntimeError(
+            f"unsupported range: {_format_scalar(float(start))} -> {_format_scalar(float(end))}"
+        )
+    _check_step_sign(start, end, step)
 
 
 def _check_step_sign(start: Any, end: Any, step: Any) -> None:
@@ -986,6 +1000,7 @@ def _arange_values(start: float, step: float, count: int, d: DType) -> np.ndarra
 def _integer_arange(start: Any, end: Any, step: Any, d: DType) -> np.ndarray:
     """Integer ranges: bounds and step truncated to integers, as PyTorch converts them."""
     first, last, stride = builtins.int(start), builtins.int(end), builtins.int(step)
+    _check_step_sign(start, end, step)  # (on the numbers as given, as PyTorch's doubles)
     if d is _dtype.int64:
         if stride == 0:
             raise ValueError("step must be nonzero")
@@ -1017,10 +1032,27 @@ def range(
         stacklevel=user_stacklevel(),
     )
     if end is None:
-        start, end = 0, start
+        raise TypeError('range() missing 1 required positional arguments: "end"')
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
-    count = int(np.floor((end - start) / step)) + 1
-    return make_tensor((start + step * np.arange(count)).astype(d.np), requires_grad)
+    if d.is_complex or d is _dtype.bool:
+        raise _dtype.no_kernel("range_cpu", d.np)
+    # As PyTorch's kernel: the numbers read in the accumulation type (int64 for integer
+    # dtypes, so 2.5 counts as 2; double otherwise), the size (end - start) / step + 1
+    # truncated, each value start + step * i in that type.
+    named = ((start, "start"), (end, "end"), (step, "step"))
+    numbers = [_range_number(value, what) for value, what in named]
+    _check_range_bounds(*numbers)
+    if d.is_floating_point:
+        # (float16 and bfloat16 count in float32)
+        work = np.float32 if d.np in _dtype.REDUCED_FLOATS else np.float64
+        first, last, stride = (work(v) for v in numbers)
+        count = builtins.int((last - first) / stride + work(1))
+        values = first + stride * np.arange(count, dtype=work)
+    else:
+        first, last, stride = (builtins.int(v) for v in numbers)
+        count = (last - first) // stride + 1 if stride > 0 else (first - last) // -stride + 1
+        values = first + stride * np.arange(count, dtype=np.int64)
+    return make_tensor(values.astype(d.np), requires_grad)
 
 
 _LINSPACE_SIGNATURES = "".join(
@@ -1064,11 +1096,30 @@ def linspace(
     steps = builtins.int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
     start = start.item() if isinstance(start, Tensor) else start
     end = end.item() if isinstance(end, Tensor) else end
+    d = _spaced_dtype("linspace", start, end, dtype)
     start, end = _range_ends("linspace_cpu", start, end, steps, d.np, wrap=True)
     return make_tensor(_linspace_values(start, end, steps, d), requires_grad)
+
+
+def _spaced_dtype(name: str, start: Any, end: Any, dtype: Any) -> DType:
+    """linspace's and logspace's result dtype: ``dtype``, else the default dtype, or its
+    complex counterpart for a complex end; a complex end with a real ``dtype`` is refused."""
+    d = _resolve_dtype(dtype)
+    if not any(isinstance(v, complex | np.complexfloating) for v in (start, end)):
+        return d or _dtype.get_default_dtype()
+    double = _dtype.get_default_dtype() is _dtype.float64
+    inferred = _dtype.complex128 if double else _dtype.complex64
+    if d is None:
+        return inferred
+    if not d.is_complex:
+        part = "double" if inferred is _dtype.complex128 else "float"
+        raise RuntimeError(
+            f"torch.{name}(): inferred dtype c10::complex<{part}> can't be safely cast to "
+            f"passed dtype {_dtype.SCALAR_TYPE_NAMES[d]}"
+        )
+    return d
 
 
 def _range_ends(kernel: str, start: Any, end: Any, steps: int, np_dtype: np.dtype,
@@ -1078,7 +1129,7 @@ def _range_ends(kernel: str, start: Any, end: Any, steps: int, np_dtype: np.dtyp
     ("value cannot be converted to type uint8_t without overflow"), a negative int into an
     unsigned type wrapped for linspace (``linspace(0, -1, 3, dtype=uint8)`` runs to 255); no
     bool kernel."""
-    if np_dtype.kind == "b" and steps > 0:
+    if np_dtype.kind == "b" and steps > 1:  # (one step is a fill, which bool has)
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if steps < 2 or np_dtype.kind == "c" or isinstance(start, complex) or isinstance(end, complex):
         return start, end
@@ -1097,9 +1148,12 @@ def _linspace_values(start: Any, end: Any, steps: int, d: DType) -> np.ndarray:
     if steps == 0:
         return np.empty((0,), dtype=d.np)
     if steps == 1:
-        return np.array([start], dtype=np.float64).astype(d.np)
+        wide = np.complex128 if isinstance(start, complex | np.complexfloating) else np.float64
+        return np.array([start], dtype=wide).astype(d.np)
     if d.np in _dtype.REDUCED_FLOATS:
         return _half_linspace(start, end, steps, d.np)
+    if d.is_complex:
+        return _complex_linspace(start, end, steps, d.np)
     # The arithmetic type: float32 for float32, float64 otherwise.
     work = np.float32 if d is _dtype.float32 else np.float64
     if d.is_floating_point:
@@ -1116,6 +1170,18 @@ def _linspace_values(start: Any, end: Any, steps: int, d: DType) -> np.ndarray:
     if not d.is_floating_point:
         values = np.trunc(values)
     return values.astype(d.np)
+
+
+def _complex_linspace(start: Any, end: Any, steps: int, np_dtype: np.dtype) -> np.ndarray:
+    """PyTorch's complex kernel gives, part by part, the values of its real kernel in the
+    part's precision (its step divides by a real count and multiplies by a real index, which
+    in complex arithmetic act on each part alone)."""
+    part = _dtype.float32 if np_dtype == np.complex64 else _dtype.float64
+    first, last = complex(start), complex(end)
+    out = _linspace_values(first.real, last.real, steps, part).astype(np_dtype)
+    if first.imag or last.imag:
+        out.imag = _linspace_values(first.imag, last.imag, steps, part)
+    return out
 
 
 def _half_linspace(start: Any, end: Any, steps: int, half: np.dtype) -> np.ndarray:
@@ -1143,9 +1209,12 @@ def logspace(
     requires_grad: bool = False,
 ) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
-    d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+    d = _spaced_dtype("logspace", start, end, dtype)
     start, end = _range_ends("logspace_cpu", start, end, steps, d.np, wrap=False)
-    exponents = _linspace_values(float(start), float(end), steps, _dtype.float64)
+    if d.is_complex:
+        exponents = _linspace_values(start, end, steps, _dtype.complex128)
+    else:
+        exponents = _linspace_values(float(start), float(end), steps, _dtype.float64)
     return make_tensor(np.power(base, exponents).astype(d.np), requires_grad)
 
 
