@@ -91,22 +91,40 @@ def _container_spec(node: Any, children: list[_Spec]) -> _Spec:
 
 
 def _tree_unflatten(leaves: list[Any], spec: _Spec) -> Any:
-    """Rebuild a pytree of structure ``spec`` from its leaves."""
-    it = iter(leaves)
+    """Rebuild a pytree of structure ``spec`` from its leaves (explicit stack, no recursion and
+    no self-referencing closure: a reference cycle would keep the leaves, large gradients among
+    them, alive until the garbage collector runs)."""
+    if spec.kind == "leaf":
+        return leaves[0]
+    position = 0
+    # Frames are (spec, the values of its children built so far); a container is built once
+    # all its children are, and appended to its parent's values.
+    stack: list[tuple[_Spec, list[Any]]] = [(spec, [])]
+    while True:
+        s, values = stack[-1]
+        if len(values) < len(s.children):
+            child = s.children[len(values)]
+            if child.kind == "leaf":
+                values.append(leaves[position])
+                position += 1
+            else:
+                stack.append((child, []))
+            continue
+        stack.pop()
+        built = _container(s, values)
+        if not stack:
+            return built
+        stack[-1][1].append(built)
 
-    def build(s: _Spec) -> Any:  # recursion depth is the nesting of the user's containers
-        if s.kind == "leaf":
-            return next(it)
-        values = [build(c) for c in s.children]
-        if s.kind == "dict":
-            return dict(zip(s.keys, values, strict=True))
-        if s.kind == "list":
-            return values
-        if s.type is not None and s.type is not tuple and hasattr(s.type, "_fields"):
-            return s.type(*values)  # a namedtuple
-        return tuple(values)
 
-    return build(spec)
+def _container(s: _Spec, values: list[Any]) -> Any:
+    if s.kind == "dict":
+        return dict(zip(s.keys, values, strict=True))
+    if s.kind == "list":
+        return values
+    if s.type is not None and s.type is not tuple and hasattr(s.type, "_fields"):
+        return s.type(*values)  # a namedtuple
+    return tuple(values)
 
 
 def _tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
