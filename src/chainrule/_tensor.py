@@ -7,6 +7,7 @@ table, so each op is declared once.
 
 from __future__ import annotations
 
+import math
 import warnings
 import weakref
 from collections import OrderedDict
@@ -725,9 +726,8 @@ class Tensor(TensorMethods):
         if type(self._data) is MetaArray:
             raise RuntimeError(ITEM_MESSAGE)
         if self._data.size != 1:
-            raise RuntimeError(
-                "Boolean value of Tensor with more than one value is ambiguous"
-            )
+            how_many = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {how_many} is ambiguous")
         return bool(self._data.reshape(()))
 
     def _scalar(self) -> Any:
@@ -740,10 +740,25 @@ class Tensor(TensorMethods):
     def __float__(self) -> float:
         if self._requires_grad:  # (int() and item() do not warn in PyTorch)
             warn_scalar_conversion()
-        return float(self._scalar())
+        return float(self._real_scalar("double"))
 
     def __int__(self) -> int:
-        return int(self._scalar())
+        return int(self._real_scalar("int64_t"))
+
+    def _real_scalar(self, cpp_type: str) -> Any:
+        """The single element for ``float()``/``int()``: a complex one only when its imaginary
+        part is 0 (its real part), else PyTorch's overflow error."""
+        value = self._scalar()
+        if type(value) is complex:
+            real = value.real
+            if value.imag != 0 or (
+                cpp_type == "int64_t" and not (math.isfinite(real) and -(2**63) <= real < 2**63)
+            ):
+                raise RuntimeError(
+                    f"value cannot be converted to type {cpp_type} without overflow"
+                )
+            return value.real
+        return value
 
     def __complex__(self) -> complex:
         return complex(self._scalar())
@@ -1127,6 +1142,10 @@ LEGACY_TYPE_NAMES: dict[DType, str] = {
     _dtype.bool: "BoolTensor",
     _dtype.complex64: "ComplexFloatTensor",
     _dtype.complex128: "ComplexDoubleTensor",
+    _dtype.bfloat16: "BFloat16Tensor",
+    _dtype.uint16: "UInt16Tensor",
+    _dtype.uint32: "UInt32Tensor",
+    _dtype.uint64: "UInt64Tensor",
 }
 LEGACY_NAME_TO_DTYPE: dict[str, DType] = {v: k for k, v in LEGACY_TYPE_NAMES.items()}
 

@@ -69,6 +69,7 @@ from .shape import (
     _select,
     _slice,
     _type_name,
+    flip,
     unbind,
     unsqueeze,
     wrap_dim_scalar,
@@ -946,6 +947,25 @@ def iterate(self: Tensor) -> Any:
     if self._data.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
     return iter(unbind(self, 0))
+
+
+@tensor_method(name="__reversed__")
+def reverse(self: Tensor) -> Tensor:
+    """``reversed(tensor)``: the tensor flipped along dim 0 (a 0-d tensor itself), as PyTorch."""
+    if self._data.ndim == 0:
+        return self
+    return flip(self, 0)
+
+
+@tensor_method(name="__contains__")
+def contains(self: Tensor, element: Any) -> bool:
+    """``element in tensor``: whether any element equals ``element`` (a tensor or a number)."""
+    if not isinstance(element, Tensor | int | float | complex | bool | np.number | np.bool_):
+        raise RuntimeError(
+            "Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+            f"{type(element)}."
+        )
+    return bool((element == self).any().item())
 
 
 # ----------------------------------------------------------------------------------------------
