@@ -314,6 +314,19 @@ def operator_torch_function(public_api: Callable[..., Any], left: Any, right: An
 
 
 _NONE_TOOK_IT: Any = object()
+_ABSENT: Any = object()
+
+
+def _static_torch_function(cls: type) -> Any:
+    """``inspect.getattr_static(cls, "__torch_function__")``, by the MRO's own dicts when the
+    metaclass is ``type`` (the same answer, without getattr_static's general machinery: this
+    runs for every call dispatched to a subclass, ``vmap``'s batched tensors among them)."""
+    if type(cls) is type:
+        for klass in cls.__mro__:
+            found = klass.__dict__.get("__torch_function__", _ABSENT)
+            if found is not _ABSENT:
+                return found
+    return inspect.getattr_static(cls, "__torch_function__")
 
 
 def _call_overrides(
@@ -336,7 +349,7 @@ def _call_overrides(
             return result
     for arg in overloaded:
         cls = type(arg)
-        found = inspect.getattr_static(cls, "__torch_function__")
+        found = _static_torch_function(cls)
         if isinstance(found, classmethod):
             result = cls.__torch_function__(public_api, types, args, kwargs)
         else:

@@ -229,15 +229,26 @@ def max_level(args: tuple, kwargs: dict) -> int:
     """The highest level among the batched tensors of the arguments (also inside lists and
     tuples, one deep, and in index tuples); -1 when none is from a running vmap."""
     best = -1
-    running = {lvl for lvl, _, _ in _LEVELS}
-    for arg in (*args, *kwargs.values()):
-        if type(arg) is list or type(arg) is tuple:
+    for arg in (*args, *kwargs.values()) if kwargs else args:
+        cls = type(arg)
+        if cls is BatchedTensor:
+            level = arg._level
+            if level > best and _running(level):
+                best = level
+        elif cls is list or cls is tuple:
             for item in arg:
-                if type(item) is BatchedTensor and item._level in running:
-                    best = max(best, item._level)
-        elif type(arg) is BatchedTensor and arg._level in running:
-            best = max(best, arg._level)
+                if type(item) is BatchedTensor:
+                    level = item._level
+                    if level > best and _running(level):
+                        best = level
     return best
+
+
+def _running(level: int) -> bool:
+    """Whether the vmap of ``level`` is running (the innermost one, most of the time)."""
+    if _LEVELS and _LEVELS[-1][0] == level:
+        return True
+    return any(lvl == level for lvl, _, _ in _LEVELS)
 
 
 def call(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -141,9 +141,13 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
             )  # (PyTorch's broadcast error for self)
         call(func, new_args[0], *new_args[1:], **new_kwargs)
         return args[0]
-    new_args, new_kwargs, _ = _align(args, kwargs, level)
-    result = call(func, *new_args, **new_kwargs)
-    if isinstance(result, Tensor) and _zero_dim_batched_mixed(args, kwargs, level):
+    if kwargs:
+        new_args, new_kwargs, _ = _align(args, kwargs, level)
+        result = call(func, *new_args, **new_kwargs)
+        zero_dim = True
+    else:
+        result, zero_dim = _aligned_call(func, args, level)
+    if zero_dim and isinstance(result, Tensor) and _zero_dim_batched_mixed(args, kwargs, level):
         # A batched 0-d operand is 1-d or more once batched, and dimensioned tensors win type
         # promotion over 0-d ones: compute in the dtype the logical operands promote to.
         # (as torch.func: computed as batched, the result cast to the logical dtype; its
@@ -160,6 +164,38 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
         ):
             result = result.to(expected)
     return _wrap_result(result, level)
+
+
+def _aligned_call(func: Callable[..., Any], args: tuple, level: int) -> tuple[Any, bool]:
+    """``func`` on positional ``args`` aligned as :func:`_align` aligns them (the common case,
+    in one pass: this runs for most ops under ``vmap``), and whether a batched operand is 0-d.
+    ``func`` is called directly when no batched tensor is left among the values."""
+    rank = 0
+    for a in args:
+        if isinstance(a, Tensor):
+            n = len(a._data.shape)
+            if n > rank:
+                rank = n
+    values = []
+    plain = True
+    zero_dim = False
+    for a in args:
+        cls = type(a)
+        if cls is BatchedTensor and a._level == level:
+            value = a._value
+            n = len(value._data.shape) - 1
+            if n == 0:
+                zero_dim = True
+            if n < rank:
+                value = _unsqueeze_after_batch(value, rank - n)
+            if type(value) is BatchedTensor:
+                plain = False
+            values.append(value)
+        else:
+            if cls is BatchedTensor or cls is list or cls is tuple:
+                plain = False  # (batched at another level, maybe running: dispatch again)
+            values.append(a)
+    return (func(*values) if plain else call(func, *values)), zero_dim
 
 
 def _zero_dim_batched_mixed(args: tuple, kwargs: dict, level: int) -> bool:

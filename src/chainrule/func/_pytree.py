@@ -51,10 +51,15 @@ class _Spec:
 
 
 _LEAF = _Spec("leaf")
+_CONTAINERS = (tuple, list, dict)
 
 
 def _tree_flatten(tree: Any) -> tuple[list[Any], _Spec]:
     """The leaves of ``tree`` in order, and its structure (explicit stack, no recursion)."""
+    if not isinstance(tree, _CONTAINERS):
+        return [tree], _LEAF  # (a lone tensor: most transforms' arguments and results)
+    if type(tree) is tuple and not any(isinstance(item, _CONTAINERS) for item in tree):
+        return list(tree), _flat_tuple_spec(len(tree))
     leaves: list[Any] = []
     root: list[_Spec] = []
     # Frames are (node, where its spec goes); a container is closed (its spec built from its
@@ -80,6 +85,15 @@ def _tree_flatten(tree: Any) -> tuple[list[Any], _Spec]:
 
 
 _CLOSE = object()
+_FLAT_TUPLES: dict[int, _Spec] = {}
+
+
+def _flat_tuple_spec(n: int) -> _Spec:
+    """The structure of a tuple of ``n`` leaves (shared: specs are never changed)."""
+    spec = _FLAT_TUPLES.get(n)
+    if spec is None:
+        spec = _FLAT_TUPLES[n] = _Spec("tuple", (_LEAF,) * n, type_=tuple)
+    return spec
 
 
 def _container_spec(node: Any, children: list[_Spec]) -> _Spec:

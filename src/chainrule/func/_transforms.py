@@ -281,7 +281,8 @@ def _cotangent_at(g: Any, record: list[int]) -> tuple[Any, bool]:
     if not extra:
         return plain, False
     order = [have.index(lvl) for lvl in extra] + [have.index(lvl) for lvl in record]
-    plain = plain.permute(*order, *range(len(have), plain.dim()))
+    if order != sorted(order):
+        plain = plain.permute(*order, *range(len(have), plain.dim()))
     return rebatch(plain, sorted(extra, reverse=True)), True
 
 
@@ -297,7 +298,8 @@ def _gradient_at(g: Any, record: list[int]) -> Any:
     position.update({lvl: len(extra) + k for k, lvl in enumerate(record)})
     plain = physical(g)
     order = [position[lvl] for lvl in every]
-    plain = plain.permute(*order, *range(len(every), plain.dim()))
+    if order != sorted(order):
+        plain = plain.permute(*order, *range(len(every), plain.dim()))
     return rebatch(plain, sorted(every, reverse=True))
 
 
@@ -593,7 +595,12 @@ def _vectorized_rows(
     bases = []
     start = 0
     for numel, out in zip(numels, flat_output, strict=True):
-        block = identity[:, start : start + numel] if numel else zeros(total, 0, dtype=out.dtype)
+        if numel == total:  # (one output: the identity itself)
+            block = identity
+        elif numel:
+            block = identity[:, start : start + numel]
+        else:
+            block = zeros(total, 0, dtype=out.dtype)
         bases.append(block.to(out.dtype).reshape(total, *out.shape))
         start += numel
     used = [k for k, o in enumerate(outputs) if o.requires_grad]
@@ -635,7 +642,8 @@ def _split_rows(
         start = 0
         per_output = []
         for numel, out in zip(numels, flat_output, strict=True):
-            per_output.append(stacked[start : start + numel].view(out.shape + primal.shape))
+            rows = stacked if numel == len(stacked) else stacked[start : start + numel]
+            per_output.append(rows.view(out.shape + primal.shape))
             start += numel
         result.append(per_output)
     return result

@@ -45,7 +45,8 @@ def _broadcast_prefix(dims: Any, tree: Any, fail: Callable[[], Exception]) -> li
     raise fail()
 
 
-def _in_dims_per_leaf(func: Any, in_dims: Any, args: tuple) -> list[Any]:
+def _in_dims_per_leaf(func: Any, in_dims: Any, args: tuple, count: int) -> list[Any]:
+    """One in_dim per leaf of ``args`` (``count`` leaves), with PyTorch's checks."""
     name = _name(func)
     if not isinstance(in_dims, int | tuple):
         raise ValueError(
@@ -68,7 +69,7 @@ def _in_dims_per_leaf(func: Any, in_dims: Any, args: tuple) -> list[Any]:
         )
 
     if isinstance(in_dims, int):
-        return [in_dims] * len(_tree_flatten(args)[0])
+        return [in_dims] * count
     return _broadcast_prefix(in_dims, args, fail)
 
 
@@ -76,8 +77,8 @@ def _batch_inputs(func: Any, in_dims: Any, args: tuple) -> tuple[list[Any], list
     """The flat arguments, their in_dims, the structure, and the batch size (with PyTorch's
     checks)."""
     name = _name(func)
-    dims = _in_dims_per_leaf(func, in_dims, args)
     flat, spec = _tree_flatten(args)
+    dims = _in_dims_per_leaf(func, in_dims, args, len(flat))
     size = None
     sizes = []
     for leaf, dim in zip(flat, dims, strict=True):
@@ -118,7 +119,10 @@ def _batch_inputs(func: Any, in_dims: Any, args: tuple) -> tuple[list[Any], list
     return flat, dims, spec, size
 
 
-def _out_dims_per_leaf(func: Any, out_dims: Any, output: Any) -> list[Any]:
+def _out_dims_per_leaf(func: Any, out_dims: Any, output: Any, count: int) -> list[Any]:
+    """One out_dim per leaf of ``output`` (``count`` leaves), with PyTorch's checks."""
+    if type(out_dims) is int:
+        return [out_dims] * count
     name = _name(func)
     if not (out_dims is None or isinstance(out_dims, int | tuple | list | dict)):
         raise ValueError(
@@ -182,14 +186,15 @@ def _run(
     levels = active_levels()
     levels.append((level, size, randomness))
     try:
+        # (batched at dimension 0: the tensor itself is the value, as PyTorch wraps it)
         batched = [
-            leaf if dim is None else wrap_batched(leaf.movedim(dim, 0), level)
+            leaf if dim is None else wrap_batched(leaf if dim == 0 else leaf.movedim(dim, 0), level)
             for leaf, dim in zip(flat, dims, strict=True)
         ]
         with random_guard(randomness):
             output = func(*_tree_unflatten(batched, spec), **kwargs)
         flat_out, out_spec = _tree_flatten(output)
-        out_dims_flat = _out_dims_per_leaf(func, out_dims, output)
+        out_dims_flat = _out_dims_per_leaf(func, out_dims, output, len(flat_out))
         result = [
             _unbatch_output(func, leaf, d, level, size)
             for leaf, d in zip(flat_out, out_dims_flat, strict=True)
@@ -223,7 +228,7 @@ def _run_chunked(
         return pieces[0]
     flat_pieces = [_tree_flatten(p)[0] for p in pieces]
     out_spec = _tree_flatten(pieces[0])[1]
-    out_dims_flat = _out_dims_per_leaf(func, out_dims, pieces[0])
+    out_dims_flat = _out_dims_per_leaf(func, out_dims, pieces[0], len(flat_pieces[0]))
     joined = []
     for k, d in enumerate(out_dims_flat):
         parts = [p[k] for p in flat_pieces]
