@@ -19,10 +19,14 @@ import numpy as np
 from .. import ir
 from . import errors
 from .framework import Graph, Operation, Tensor, TensorShape, get_default_graph
+from .run_plan import Leaf, RunPlan, build_plan, plan_key, rebuild, to_result
 
 __all__ = ["Session", "InteractiveSession", "default_session", "get_default_session"]
 
 _SESSION_STACK: list[Session] = []
+#: A session keeps at most this many run plans (then starts again: a program that makes new
+#: fetch objects at each run must not grow the cache).
+_MAX_PLANS = 256
 
 
 def get_default_session() -> Session | None:
@@ -55,6 +59,7 @@ class Session:
         self._state: dict[ir.Node, np.ndarray] = {}
         self._runner = ir.GeneratedRunner(self._graph.ir)
         self._contexts: list[Any] = []
+        self._plans: dict[tuple, RunPlan] = {}
 
     @property
     def graph(self) -> Graph:
@@ -96,7 +101,7 @@ class Session:
         if isinstance(fetches, dict):
             return {k: self._flatten(v, leaves) for k, v in fetches.items()}
         leaves.append(self._element(fetches))
-        return _Leaf(len(leaves) - 1)
+        return Leaf(len(leaves) - 1)
 
     def _feeds(self, feed_dict: Any) -> dict[ir.Value, np.ndarray]:
         feeds: dict[ir.Value, np.ndarray] = {}
@@ -131,19 +136,67 @@ class Session:
     def run(
         self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
     ) -> Any:
-        """The values of ``fetches`` (same structure), computing what they need."""
+        """The values of ``fetches`` (same structure), computing what they need.
+
+        The first run of a (fetches, feed keys) pair resolves and checks everything, then keeps
+        a compiled plan of it (``run_plan``): later runs of the pair convert the fed values and
+        run the plan, with folded constants, without walking the graph."""
         if self._closed:
             raise RuntimeError("Attempted to use a closed Session.")
+        if type(fetches) is Tensor:
+            key = (fetches, *feed_dict) if feed_dict else fetches
+        else:
+            key = plan_key(fetches, feed_dict)
+        plan = self._plans.get(key) if key is not None else None
+        if plan is not None:
+            nodes = self._graph._ir.nodes
+            if plan.size == len(nodes) and plan.last is nodes[-1]:
+                kind = plan.kind
+                if plan.scalar:
+                    return plan.results[0]
+                if kind == "constant":
+                    values = [v.copy() if isinstance(v, np.ndarray) else v for v in plan.results]
+                elif kind == "generated":
+                    values = plan.compute(feed_dict)
+                else:
+                    arrays = plan.feeds(feed_dict) if plan.fed else []
+                    if arrays is not None:
+                        feeds = {fed[0]: a for fed, a in zip(plan.fed, arrays, strict=True)}
+                        values = [to_result(a) for a in self._compute(plan.targets, feeds)]
+                    else:
+                        values = None
+                if values is not None:
+                    structure = plan.structure
+                    return values[0] if type(structure) is Leaf else rebuild(structure, values)
+            else:  # (the graph changed: every plan is remade)
+                self._plans.clear()
+        return self._run_long(fetches, feed_dict, key)
+
+    def _run_long(self, fetches: Any, feed_dict: Any, key: tuple | None) -> Any:
+        """A run with every fetch resolved and every feed checked; keeps its plan."""
         leaves: list[Any] = []
         if isinstance(fetches, Tensor) and fetches.graph is self._graph:
-            structure: Any = _Leaf(0)  # (the common case, without the walk)
+            structure: Any = Leaf(0)  # (the common case, without the walk)
             leaves.append(fetches)
         else:
             structure = self._flatten(fetches, leaves)
         feeds = self._feeds(feed_dict) if feed_dict else {}
         targets = [leaf._node if isinstance(leaf, Operation) else leaf._value for leaf in leaves]
+        values = [to_result(a) for a in self._compute(targets, feeds)]
+        if key is not None and len(feeds) == len(feed_dict or ()):
+            if len(self._plans) >= _MAX_PLANS:
+                self._plans.clear()
+            plan = build_plan(self._graph, structure, leaves, feeds, values)
+            if plan is not None:
+                self._plans[key] = plan
+        return rebuild(structure, values)
+
+    def _compute(
+        self, targets: list[Any], feeds: dict[ir.Value, np.ndarray]
+    ) -> list[np.ndarray | None]:
+        """The arrays of ``targets`` from the IR runner, its errors as TensorFlow's."""
         try:
-            arrays = self._runner.run(targets, feeds, self._state)
+            return self._runner.run(targets, feeds, self._state)
         except ir.MissingFeed as missing:
             raise self._unfed(missing.node) from None
         except ir.UninitializedVariable as uninitialized:
@@ -155,8 +208,6 @@ class Session:
             ) from None
         except (RuntimeError, ValueError, IndexError) as error:
             raise errors.InvalidArgumentError(None, None, str(error)) from None
-        values = [None if a is None else (a[()] if a.ndim == 0 else np.array(a)) for a in arrays]
-        return _rebuild(structure, values)
 
     def _unfed(self, node: ir.Node) -> errors.InvalidArgumentError:
         tensor = self._graph._tensor(node.outputs[0])
@@ -173,6 +224,7 @@ class Session:
         """Free the session's state; running it afterwards is an error."""
         self._closed = True
         self._state.clear()
+        self._plans.clear()
 
     @contextlib.contextmanager
     def as_default(self) -> Iterator[Session]:
@@ -211,19 +263,3 @@ class InteractiveSession(Session):
         super().close()
         if self in _SESSION_STACK:
             _SESSION_STACK.remove(self)
-
-
-class _Leaf:
-    __slots__ = ("index",)
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-
-
-def _rebuild(structure: Any, values: list[Any]) -> Any:
-    if isinstance(structure, _Leaf):
-        return values[structure.index]
-    if isinstance(structure, list | tuple):
-        items = [_rebuild(s, values) for s in structure]
-        return type(structure)(items) if isinstance(structure, list) else tuple(items)
-    return {k: _rebuild(v, values) for k, v in structure.items()}
