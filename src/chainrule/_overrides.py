@@ -294,16 +294,21 @@ def handle_torch_function(
     result is the call's. PyTorch's TypeError when all of them return ``NotImplemented``."""
     result = _call_overrides(public_api, relevant_args, args, kwargs)
     if result is _NONE_TOOK_IT:
-        types = tuple(type(arg) for arg in _overloaded_args(relevant_args))
-        modes = _MODE_STACK.get()[-1:] if modes_active() else ()
-        listed = "".join(f"  - mode object {mode!r}\n" for mode in modes)
-        listed += "".join(f"  - tensor subclass {cls}\n" for cls in types)
-        raise TypeError(
-            f"Multiple dispatch failed for '{resolve_name(public_api)}'; all "
-            f"__torch_function__ handlers returned NotImplemented:\n\n{listed}\nFor more "
-            "information, try re-running with TORCH_LOGS=not_implemented"
-        )
+        raise _dispatch_failed(public_api, relevant_args)
     return result
+
+
+def _dispatch_failed(public_api: Callable[..., Any], relevant_args: Iterable[Any]) -> TypeError:
+    """PyTorch's TypeError when every handler returned ``NotImplemented``."""
+    types = tuple(type(arg) for arg in _overloaded_args(relevant_args))
+    modes = _MODE_STACK.get()[-1:] if modes_active() else ()
+    listed = "".join(f"  - mode object {mode!r}\n" for mode in modes)
+    listed += "".join(f"  - tensor subclass {cls}\n" for cls in types)
+    return TypeError(
+        f"Multiple dispatch failed for '{resolve_name(public_api)}'; all "
+        f"__torch_function__ handlers returned NotImplemented:\n\n{listed}\nFor more "
+        "information, try re-running with TORCH_LOGS=not_implemented"
+    )
 
 
 def operator_torch_function(public_api: Callable[..., Any], left: Any, right: Any) -> Any:
@@ -334,9 +339,13 @@ def _call_overrides(
     relevant_args: Iterable[Any],
     args: tuple,
     kwargs: dict[str, Any],
+    overloaded: list[Any] | None = None,
 ) -> Any:
-    overloaded = _overloaded_args(relevant_args) if overrides_enabled() else []
-    types = tuple(type(arg) for arg in overloaded)
+    """The dispatch itself (``overloaded``: the overriding arguments when the caller found them
+    already, for ``relevant_args`` with dispatch on)."""
+    if overloaded is None:
+        overloaded = _overloaded_args(relevant_args) if overrides_enabled() else []
+    types = tuple([type(arg) for arg in overloaded])
     stack = _MODE_STACK.get()
     if stack and not _ALL_OFF.get():
         mode = stack[-1]
@@ -480,9 +489,13 @@ def _dispatching_method(name: str) -> Callable[..., Any]:
     func = getattr(Tensor, _OPERATOR_METHODS[name]) if operator else original
 
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if not (overrides_enabled() or modes_active()):
+        enabled = overrides_enabled()
+        modes = modes_active()
+        if not (enabled or modes):
             return original(self, *args, **kwargs)
-        if not modes_active() and not _overloaded_args((self, *args, *kwargs.values())):
+        relevant = (self, *args, *kwargs.values()) if kwargs else (self, *args)
+        overloaded = _overloaded_args(relevant) if enabled else []
+        if not modes and not overloaded:
             # Plain tensors while the mode that swapped the methods in is not asked (its
             # handler is running, or it is another thread's): nobody to dispatch to.
             return original(self, *args, **kwargs)
@@ -498,9 +511,12 @@ def _dispatching_method(name: str) -> Callable[..., Any]:
         ):
             return NotImplemented
         if operator:  # all handlers declining: NotImplemented, so Python raises its error
-            result = _call_overrides(func, (self, *args), (self, *args), kwargs)
+            result = _call_overrides(func, relevant, (self, *args), kwargs, overloaded)
             return NotImplemented if result is _NONE_TOOK_IT else result
-        return handle_torch_function(func, (self, *args, *kwargs.values()), self, *args, **kwargs)
+        result = _call_overrides(func, relevant, (self, *args), kwargs, overloaded)
+        if result is _NONE_TOOK_IT:
+            raise _dispatch_failed(func, relevant)
+        return result
 
     functools.update_wrapper(method, original)
     _DISPATCHING[name] = method

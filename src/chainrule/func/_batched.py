@@ -202,8 +202,8 @@ _LOGICAL_FLAGS = _LogicalFlags()
 def wrap_batched(value: Tensor, level: int) -> BatchedTensor:
     """``value`` (batch at dimension 0) as a tensor batched at ``level``."""
     t = object.__new__(BatchedTensor)
-    logical = tuple(value.shape[1:])
-    t._data = _LogicalArray(logical, value._data.dtype)
+    data = value._data
+    t._data = _LogicalArray(data.shape[1:], data.dtype)
     t._requires_grad = False
     t._grad_node = None
     t._output_nr = 0
