@@ -1,8 +1,9 @@
 """``nn.init``: fill tensors in place with PyTorch's initialisation distributions.
 
 Each function writes into the tensor's array under ``no_grad`` (bumping its version counter, as
-an in-place op does) and returns the tensor. The distributions are PyTorch's; the random
-streams are chainrule's own (``manual_seed`` reproduces them, but not PyTorch's numbers).
+an in-place op does) and returns the tensor. The distributions and the draws are PyTorch's:
+after the same ``manual_seed`` the values are PyTorch's (``orthogonal_``'s QR aside, which is
+LAPACK's through NumPy).
 
 Example:
     >>> import chainrule as torch
@@ -81,7 +82,7 @@ def _first_use(tensor: Tensor, method: str, *args: Any) -> None:
 def _sampled(tensor: Tensor, kernel: str) -> None:
     """PyTorch samples only floating tensors: its kernel's NotImplementedError otherwise."""
     kind = tensor._data.dtype.kind
-    if kind not in "fc":
+    if kind not in "fcV":  # (V: bfloat16)
         raise NotImplementedError(
             f"\"{kernel}\" not implemented for '{scalar_name(tensor._data.dtype)}'"
         )
@@ -110,9 +111,9 @@ def _normal_values(
     rng: np.random.Generator,
     shape: tuple[int, ...] | None = None,
 ) -> Any:
-    _sampled(tensor, "normal_kernel_cpu")
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {_number(std)}")
+    _sampled(tensor, "normal_kernel_cpu")
     shape = tensor._data.shape if shape is None else shape
     strides = tensor._data.strides if shape == tensor._data.shape else None
     return random_streams.normal(rng, shape, tensor._data.dtype, mean, std, strides)
@@ -198,30 +199,56 @@ def trunc_normal_(
         _first_use(tensor, "new_tensor", a)
     else:
         _first_use(tensor, "uniform_")
-    dtype = tensor._data.dtype
+    data = tensor._data
+    dtype = data.dtype
+
+    def normals() -> np.ndarray:
+        return random_streams.normal(rng, data.shape, dtype, mean, std, data.strides)
+
+    def uniforms(low: float, high: float) -> np.ndarray:
+        return random_streams.uniform(rng, data.shape, dtype, low, high, data.strides)
+
+    def log_density_over_peak(values: np.ndarray) -> np.ndarray:
+        # PyTorch's in-place chain, each step computed in float32 (float64 for float64)
+        # with the number unrounded, then rounded to the tensor's dtype:
+        # sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        work = np.float64 if dtype == np.float64 else np.float32
+        out = values
+        for step in (
+            lambda x: x - work(mean),
+            lambda x: x / work(std),
+            lambda x: x * x,
+            lambda x: x * work(-0.5),
+            lambda x: x - work(log_peak),
+        ):
+            out = step(out.astype(work)).astype(dtype)
+        return out
+
+    def rejected(candidates: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(uniforms(0.0, 1.0)) > log_density_over_peak(candidates)
+
     if mass > 0.3:
-        # The bounds in the tensor's dtype, so the test agrees with the stored values.
+        # Normal draws, every rejected element redrawn from a whole new draw, as PyTorch's
+        # torch.where(mask, empty_like(result).normal_(), result); the bounds in the tensor's
+        # dtype, so the test agrees with the stored values.
         low, high = (np.asarray(bound, dtype).item() for bound in (a, b))
-        values = _normal_values(tensor, mean, std, rng).astype(dtype)
+        _sampled(tensor, "normal_kernel_cpu")
+        values = normals()
         outside = (values < low) | (values > high)
         while outside.any():
-            values[outside] = rng.normal(mean, std, int(outside.sum()))
+            values = np.where(outside, normals(), values)
             outside = (values < low) | (values > high)
         return _write(tensor, values)
+    # Uniform candidates on [a, b], each accepted with the density's ratio to its peak.
     mode = max(a, min(mean, b))
     log_peak = -0.5 * ((mode - mean) / std) ** 2
-    values = _uniform_values(tensor, a, b, rng).astype(dtype)
-    pending = np.log(rng.uniform(0, 1, values.shape)) > (
-        -0.5 * ((values - mean) / std) ** 2 - log_peak
-    )
+    values = _uniform_values(tensor, a, b, rng)
+    pending = rejected(values)
     while pending.any():
-        candidates = rng.uniform(a, b, int(pending.sum())).astype(dtype)
-        accept = np.log(rng.uniform(0, 1, candidates.shape)) <= (
-            -0.5 * ((candidates - mean) / std) ** 2 - log_peak
-        )
-        index = np.flatnonzero(pending)
-        values.reshape(-1)[index[accept]] = candidates[accept]
-        pending.reshape(-1)[index[accept]] = False
+        candidates = uniforms(a, b)
+        values = np.where(pending, candidates, values)
+        pending = np.where(pending, rejected(candidates), pending)
     return _write(tensor, values)
 
 
@@ -362,8 +389,10 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     rows = shape[0]
     cols = tensor._data.size // rows
     flat = _normal_values(tensor, 0, 1, _rng(generator), (rows, cols))
-    if tensor._data.dtype == np.float16:  # PyTorch's QR has no float16 kernel
-        raise NotImplementedError("\"geqrf_cpu\" not implemented for 'Half'")
+    if tensor._data.dtype.itemsize == 2:  # PyTorch's QR has no float16/bfloat16 kernel
+        raise NotImplementedError(
+            f"\"geqrf_cpu\" not implemented for '{scalar_name(tensor._data.dtype)}'"
+        )
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -382,10 +411,10 @@ def sparse_(
         raise ValueError("Only tensors with 2 dimensions are supported")
     rows, cols = tensor._data.shape
     zeros = math.ceil(sparsity * rows)
-    rng = _rng(generator)
-    values = _normal_values(tensor, 0, std, rng)
+    values = _normal_values(tensor, 0, std, _rng(generator))
     for col in range(cols):
-        values[rng.permutation(rows)[:zeros], col] = 0
+        # (PyTorch draws the rows to zero from the default generator, whatever ``generator``)
+        values[random_streams.permutation(default_generator.rng, rows)[:zeros], col] = 0
     return _write(tensor, values)
 
 

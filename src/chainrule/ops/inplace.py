@@ -999,7 +999,7 @@ def _(ops, grad):
     return grad
 
 
-@op("UniformBackward0", promote=KEEP)
+@op("UniformBackward0", promote=KEEP, half_native=True)
 def _uniform(self, low, high, generator):
     from . import random_streams
     from .creation import _gen
@@ -1011,7 +1011,7 @@ def _uniform(self, low, high, generator):
 _uniform.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN too)
 
 
-@op("NormalBackward0", promote=KEEP)
+@op("NormalBackward0", promote=KEEP, half_native=True)
 def _normal(self, mean, std, generator):
     from . import random_streams
     from .creation import _gen

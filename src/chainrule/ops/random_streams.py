@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -157,24 +158,24 @@ def uniform(
     strides: tuple[int, ...] | None = None,
 ) -> np.ndarray:
     """Samples from ``[low, high)`` as PyTorch's ``uniform_`` kernel gives them (in memory
-    order for a tensor with ``strides``)."""
+    order for a tensor with ``strides``): ``x * (high - low) + low`` in float64 for float64,
+    in float32 otherwise (the half types round the float32 value once), and a value that
+    rounds to ``high`` is ``low`` instead, so that ``high`` never appears."""
     if strides is not None:
         return in_memory_order(shape, strides, lambda s: uniform(rng, s, dtype, low, high))
     dtype = np.dtype(dtype)
     n = math.prod(shape)
     x = _unit(rng, n, dtype)
-    if dtype == np.float64:
-        values = _fma64(x, _F64(high) - _F64(low), low)
-    else:
-        lo, hi = _cast_bound(low, dtype), _cast_bound(high, dtype)
-        values = _fma32(x, _F32(hi) - _F32(lo), lo)
-    return values.astype(dtype).reshape(shape)
-
-
-def _cast_bound(value: float, dtype: np.dtype) -> float:
-    """A bound as the kernel holds it: cast to the tensor's dtype, then widened to float."""
-    with np.errstate(over="ignore"):
-        return float(np.asarray(value, _F64).astype(dtype).astype(_F32))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dtype == np.float64:
+            values = _fma64(x, _F64(high) - _F64(low), low)
+        else:
+            lo, hi = _F32(low), _F32(high)
+            values = _fma32(x, hi - lo, lo)
+        values = values.astype(dtype)
+        top, bottom = np.asarray(high).astype(dtype), np.asarray(low).astype(dtype)
+    values[values == top] = bottom
+    return values.reshape(shape)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -330,9 +331,29 @@ def normal(
     if strides is not None and not _c_contiguous(shape, strides, dtype.itemsize):
         return in_memory_order(shape, strides, one_by_one)
     n = math.prod(shape)
+    if n >= 16 and dtype in _HALVES:
+        return _rounded(_half_normal_fill(rng, n, mean, std), dtype).reshape(shape)
     if n < 16 or dtype not in (np.float32, np.float64):
         return one_by_one(shape)
     return _rounded(_normal_fill(rng, n, dtype, mean, std), dtype).reshape(shape)
+
+
+_HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def _half_normal_fill(rng: np.random.Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """PyTorch's ``normal_`` of ``n >= 16`` contiguous float16/bfloat16 elements, in float32
+    (rounded by the caller): uniforms for the whole blocks of 16 only, each block's
+    Box-Muller, then 16 more uniforms for the last 16 elements when ``n`` is not a multiple
+    of 16 (so it draws fewer numbers than the float32 kernel, which fills all ``n`` first)."""
+    whole = n - n % 16
+    out = np.empty(n, _F32)
+    data = _unit(rng, whole, np.dtype(_F32))
+    out[:whole] = _box_muller16_float32(data.reshape(-1, 16), mean, std).ravel()
+    if n % 16:
+        tail = _unit(rng, 16, np.dtype(_F32)).reshape(1, 16)
+        out[n - 16 :] = _box_muller16_float32(tail, mean, std).ravel()
+    return out
 
 
 def _rounded(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
