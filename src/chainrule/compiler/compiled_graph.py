@@ -206,7 +206,11 @@ class CompiledGraph:
         elif optimize:
             self._fuse(outputs, [], [], inputs, names)
         self.n_outputs = len(outputs)
-        self.forward = numpy_function(graph, inputs, outputs + saved, "forward", names, comments)
+        # (a random draw nothing reads still runs, as eager draws it: the generator advances)
+        drawn = passes.effects(graph)
+        self.forward = numpy_function(
+            graph, inputs, outputs + saved, "forward", names, comments, effects=drawn
+        )
         # The saved values that are arguments or outputs (tensors a caller may change in
         # place before the backward): (True for an input, its index).
         self.watched = []

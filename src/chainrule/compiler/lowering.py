@@ -269,8 +269,15 @@ def dropout_mask(input: Tensor, p: float) -> Tensor:
     """Dropout's scaled Bernoulli(1 - p) mask for ``input``, drawn from the default generator
     as eager ``dropout`` draws it (a graph node run at each call, in the program's order:
     the compiled program draws the numbers the eager one would)."""
-    x = input._data
-    return wrap(laid_out_like(x, dropout_draw(x.shape, p, x.dtype)))
+    return wrap(_dropout_mask_arrays(input._data, p))
+
+
+def _dropout_mask_arrays(x: np.ndarray, p: float) -> np.ndarray:
+    """:func:`dropout_mask` on arrays (what the generated code calls)."""
+    return laid_out_like(x, dropout_draw(x.shape, p, x.dtype))
+
+
+dropout_mask.on_arrays = _dropout_mask_arrays  # type: ignore[attr-defined]
 
 
 def _dropout_off(name: str, args: tuple, kwargs: dict[str, Any]) -> bool:
@@ -346,9 +353,23 @@ def nll_total_weight(
     """The ``total_weight`` argument ``nll_loss`` computes from the targets (the count or
     summed weight of the kept ones) before its op runs, with its check of the targets: a
     graph node, so that each call computes it from its own targets."""
-    check_targets(input._data, target._data, ignore_index)
     w = None if weight is None else weight._data
-    return wrap(total_weight(target._data, w, ignore_index, reduction, input._data.dtype))
+    return wrap(_nll_total_weight_arrays(input._data, target._data, w, reduction, ignore_index))
+
+
+def _nll_total_weight_arrays(
+    input: np.ndarray,
+    target: np.ndarray,
+    weight: np.ndarray | None,
+    reduction: str,
+    ignore_index: int,
+) -> np.ndarray:
+    """:func:`nll_total_weight` on arrays (what the generated code calls)."""
+    check_targets(input, target, ignore_index)
+    return total_weight(target, weight, ignore_index, reduction, input.dtype)
+
+
+nll_total_weight.on_arrays = _nll_total_weight_arrays  # type: ignore[attr-defined]
 
 
 def _nll_total_weight_node(recorder: _Recorder, bound: tuple) -> None:

@@ -19,6 +19,8 @@ A node is written as the op table runs it eagerly, so the result is the same arr
   convert anything: the kernel sees the same arrays as in eager mode);
 * the engine's plumbing (``ir.helpers``) and derivative formulas the graph could not trace
   (``ir.backward.DerivativeRunner``) as calls of their array versions;
+* a function outside the op table with an array version (its ``on_arrays`` attribute: the
+  compiler's ``nll_total_weight``) as a call of that version (``call_<name>(...)``);
 * everything else (half precision, mixed dtypes, functions outside the op table) through
   the public function on tensors made of the arrays (``call_<name>(...)``), slower but the
   same as eager by construction.
@@ -40,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import float32, float64
+from .._strides import in_iterator_layout
 from .._tensor import Tensor, wrap
 from ..autograd.engine import sum_to_shape
 from ..ops import _opnode
@@ -143,6 +146,8 @@ def emitted_as(node: Node) -> str:
     ``"helper"`` or ``"tensor call"`` (see the module's docstring)."""
     if node.target in _HELPERS or isinstance(node.target, DerivativeRunner):
         return "helper"
+    if getattr(node.target, "on_arrays", None) is not None:
+        return "helper"
     if _plain(node):
         op = node.op
         bound = op.bind(node.args, node.kwargs)
@@ -167,6 +172,7 @@ class _Writer:
             "_sum_to_like": _sum_to_like,
             "_expand_like": _expand_like,
             "_cast": _cast,
+            "_layout": _layout,
         }
         self.lines: list[str] = []
         self.helpers: list[str] = []  # (the sources of fused functions it calls)
@@ -247,6 +253,15 @@ def _expand_like(grad: np.ndarray, like: np.ndarray) -> np.ndarray:
     return np.array(np.broadcast_to(grad, like.shape))
 
 
+def _layout(out: np.ndarray, *operands: np.ndarray) -> np.ndarray:
+    """An element-wise result over ``operands`` laid out as eager (PyTorch's TensorIterator)
+    lays it out: NumPy's layout is the same unless an operand is not row-major."""
+    for a in operands:
+        if not a.flags.c_contiguous:
+            return in_iterator_layout(out, list(operands))
+    return out
+
+
 def _cast(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if value.dtype.kind == "c" and dtype.kind != "c":
         value = value.real
@@ -300,6 +315,37 @@ def _keyword_only(forward: Callable[..., Any]) -> set[str]:
     return {p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY}
 
 
+def _plain_text(writer: _Writer, node: Node) -> str:
+    """The expression of a node whose kernel sees the arrays as in eager mode (``_plain``):
+    an operator, or a call of the op's kernel."""
+    arg = writer.argument
+    op = node.op
+    bound = list(op.bind(node.args, node.kwargs))
+    reusable = writer.reusable(node, bound)
+    if op.name in _INFIX and len(bound) == 2:
+        left, right = writer.argument(bound[0], True), writer.argument(bound[1], True)
+        if reusable is not None:
+            ufunc = _UFUNCS[op.name]
+            return f"np.{ufunc}({left}, {right}, out={writer.names[reusable]})"
+        return f"{left} {_INFIX[op.name]} {right}"
+    if op.name == "neg":
+        if reusable is not None:
+            name = writer.names[reusable]
+            return f"np.negative({name}, out={name})"
+        return f"-{writer.argument(bound[0], True)}"
+    names = list(inspect.signature(op.forward).parameters)
+    keyword_only = _keyword_only(op.forward)
+    while bound and bound[-1] is op.defaults[len(bound) - 1]:
+        bound.pop()
+    texts = []
+    for i, value in enumerate(bound):
+        if i < len(names) and names[i] in keyword_only:
+            texts.append(f"{names[i]}={arg(value)}")
+        else:
+            texts.append(arg(value))
+    return f"{writer.kernel(op)}({', '.join(texts)})"
+
+
 def _call_text(writer: _Writer, node: Node) -> str:
     """The expression computing ``node``'s output(s)."""
     target = node.target
@@ -336,32 +382,25 @@ def _call_text(writer: _Writer, node: Node) -> str:
         fn = writer.global_name(f"derivative_{target.__name__}", _array_derivative(target))
         return f"{fn}({', '.join(arg(a) for a in node.args)})"
     if _plain(node):
+        text = _plain_text(writer, node)
         op = node.op
-        bound = list(op.bind(node.args, node.kwargs))
-        reusable = writer.reusable(node, bound)
-        if op.name in _INFIX and len(bound) == 2:
-            left, right = writer.argument(bound[0], True), writer.argument(bound[1], True)
-            if reusable is not None:
-                ufunc = _UFUNCS[op.name]
-                return f"np.{ufunc}({left}, {right}, out={writer.names[reusable]})"
-            return f"{left} {_INFIX[op.name]} {right}"
-        if op.name == "neg":
-            if reusable is not None:
-                name = writer.names[reusable]
-                return f"np.negative({name}, out={name})"
-            return f"-{writer.argument(bound[0], True)}"
-        names = list(inspect.signature(op.forward).parameters)
-        keyword_only = _keyword_only(op.forward)
-        while bound and bound[-1] is op.defaults[len(bound) - 1]:
-            bound.pop()
-        texts = []
-        for i, value in enumerate(bound):
-            if i < len(names) and names[i] in keyword_only:
-                texts.append(f"{names[i]}={arg(value)}")
-            else:
-                texts.append(arg(value))
-        return f"{writer.kernel(op)}({', '.join(texts)})"
+        out_shape = node.outputs[0].shape
+        if op.iterates and out_shape is not None and len(out_shape) > 1:
+            bound = op.bind(node.args, node.kwargs)
+            arrays = [
+                bound[p]
+                for p in op.iterated_pos
+                if isinstance(bound[p], Value) and bound[p].shape != ()
+            ]
+            if len(arrays) > 1:  # (operands of two layouts: PyTorch's result layout)
+                return f"_layout({text}, {', '.join(arg(a) for a in arrays)})"
+        return text
     name = getattr(target, "__name__", "fn")
+    on_arrays = getattr(target, "on_arrays", None)
+    if on_arrays is not None:  # (a function over tensors with an array version of its own)
+        fn = writer.global_name(f"call_{name}", on_arrays)
+        texts = [arg(a) for a in node.args] + [f"{k}={arg(v)}" for k, v in node.kwargs.items()]
+        return f"{fn}({', '.join(texts)})"
     call = writer.tensor_calls.get(id(target))
     if call is None:
         call = writer.tensor_calls[id(target)] = _tensor_call(target)
@@ -379,6 +418,7 @@ def numpy_function(
     comments: dict[Value, str] | None = None,
     reuse_buffers: bool = True,
     as_tuple: bool = True,
+    effects: Sequence[Value] = (),
 ) -> NumpyFunction:
     """Generate and compile ``name(*inputs) -> tuple(outputs)`` over NumPy arrays.
 
@@ -386,9 +426,10 @@ def numpy_function(
     gives identifiers for values (by default :func:`default_names`); ``comments`` a comment
     for a value's line; ``reuse_buffers``: an operator writes into a temporary operand it
     reads last (``np.add(a, b, out=a)``), no new array; ``as_tuple`` False: a function of one
-    output returns it alone. Raises ``ValueError`` when an output needs a placeholder that is not
+    output returns it alone; ``effects``: values computed for their effects (a random draw)
+    though not returned. Raises ``ValueError`` when an output needs a placeholder that is not
     among ``inputs``."""
-    nodes = needed_nodes(graph, list(outputs), list(inputs))
+    nodes = needed_nodes(graph, list(outputs) + list(effects), list(inputs))
     all_names = default_names([v.node for v in inputs] + nodes)
     if names:
         all_names.update(names)

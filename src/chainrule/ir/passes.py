@@ -5,7 +5,7 @@ the replacement into it). Placeholders and variables are never removed; nodes wi
 (``assign``, ``group``), impure functions (``ir.IMPURE``) and nodes with control inputs are
 left alone.
 
-* :func:`eliminate_dead_code`: nodes no root needs;
+* :func:`eliminate_dead_code`: nodes no root needs (impure calls stay: :func:`effects`);
 * :func:`eliminate_common_subexpressions`: a call of the same function on the same values
   and the same Python arguments as an earlier one reads the earlier one's outputs instead;
 * :func:`fold_constants`: a call whose inputs are all constants becomes a constant (computed
@@ -28,6 +28,7 @@ from .interpreter import IMPURE, needed_nodes, run
 
 __all__ = [
     "needed",
+    "effects",
     "eliminate_dead_code",
     "eliminate_common_subexpressions",
     "fold_constants",
@@ -82,13 +83,24 @@ def _removable(node: Node) -> bool:
 
 
 def eliminate_dead_code(graph: Graph, roots: Sequence[Value]) -> int:
-    """Remove the calls and constants that no root needs."""
-    live = {id(n) for n in needed(graph, roots)}
+    """Remove the calls and constants that no root needs (an impure call stays, with what it
+    reads: a random draw nothing reads still advances the generator)."""
+    live = {id(n) for n in needed(graph, list(roots) + effects(graph))}
     for node in graph.nodes:  # (what the live nodes wait for stays too)
         if id(node) in live:
             live.update(id(c) for c in node.control)
     dead = {id(n) for n in graph.nodes if id(n) not in live and _removable(n)}
     return _remove(graph, dead)
+
+
+def effects(graph: Graph) -> list[Value]:
+    """The first outputs of the graph's impure calls (``ir.IMPURE``): computed for their
+    effects, whether or not anything reads them."""
+    return [
+        node.outputs[0]
+        for node in graph.nodes
+        if node.kind == "call" and node.target in IMPURE and node.outputs
+    ]
 
 
 def _key(arg: Any) -> Any:
