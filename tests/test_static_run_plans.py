@@ -350,3 +350,19 @@ def test_folded_inputs_of_the_generated_plan_stay_intact():
             fed = sess.run(p, {p: value})
             assert fed.dtype == np.float32 and fed.tolist() == value
         assert "generated" in _kinds(sess)
+
+
+def test_a_fed_run_leaves_numpy_error_state_as_it_was():
+    graph = tf.Graph()
+    with graph.as_default():
+        a = tf.placeholder(tf.float32, ())
+        y = tf.multiply(a, a)
+    with tf.Session(graph=graph) as sess, np.errstate(over="raise", divide="warn"):
+        before = np.geterr()
+        assert sess.run(y, {a: 2.0}) == 4.0
+        for _ in range(3):
+            got = sess.run(y, {a: 1e30})  # overflows float32: inf, as TensorFlow gives
+            assert got == np.float32(np.inf) == (torch.tensor(1e30) ** 2).item()
+            assert np.geterr() == before
+        with pytest.raises(FloatingPointError):
+            np.float32(1e30) * np.float32(1e30)

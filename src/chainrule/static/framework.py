@@ -281,8 +281,7 @@ class Tensor:
             return f'Tensor("{self.name}", dtype={self.dtype.name})'
         return f'Tensor("{self.name}", shape={self.shape}, dtype={self.dtype.name})'
 
-    def __hash__(self) -> int:
-        return id(self)
+    # (hashed by identity: object's own hash, no Python call, as a session keys its plans)
 
     def __bool__(self) -> bool:
         raise TypeError(

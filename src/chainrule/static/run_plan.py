@@ -29,6 +29,11 @@ from typing import Any
 
 import numpy as np
 
+try:  # (NumPy's floating-point error state, set as np.errstate sets it, without its cost)
+    from numpy._core.umath import _extobj_contextvar, _make_extobj
+except ImportError:  # pragma: no cover - another NumPy: np.errstate itself
+    _extobj_contextvar = _make_extobj = None
+
 from .. import ir
 from ..ir.numpy_codegen import NumpyFunction, emitted_as, numpy_function
 from .framework import Graph, Operation, Tensor
@@ -135,7 +140,13 @@ class RunPlan:
             return None
         fn = self.function.fn  # type: ignore[union-attr]
         try:
-            if self.quiet:
+            if self.quiet and _extobj_contextvar is not None:
+                token = _ignore_float_errors()
+                try:
+                    out = fn(*arrays, *self.constants)
+                finally:
+                    _extobj_contextvar.reset(token)
+            elif self.quiet:
                 with np.errstate(all="ignore"):
                     out = fn(*arrays, *self.constants)
             else:
@@ -145,6 +156,21 @@ class RunPlan:
         except Exception:  # noqa: BLE001 - the long way raises TensorFlow's error
             return None
         return [to_result(a) for a in out]
+
+
+#: (the error state in force, the same with every floating-point error ignored)
+_IGNORING: tuple[Any, Any] = (None, None)
+
+
+def _ignore_float_errors() -> Any:
+    """Enter ``np.errstate(all="ignore")`` (what it sets, made once per error state in force:
+    the rest of it, ``np.setbufsize``'s size and ``np.seterrcall``'s function, kept); returns
+    the token that restores the state."""
+    global _IGNORING
+    current = _extobj_contextvar.get()  # type: ignore[union-attr]
+    if _IGNORING[0] is not current:
+        _IGNORING = (current, _make_extobj(all="ignore"))  # type: ignore[misc]
+    return _extobj_contextvar.set(_IGNORING[1])  # type: ignore[union-attr]
 
 
 def _fits(actual: tuple, static: tuple) -> bool:

@@ -194,9 +194,11 @@ class Session:
     def _compute(
         self, targets: list[Any], feeds: dict[ir.Value, np.ndarray]
     ) -> list[np.ndarray | None]:
-        """The arrays of ``targets`` from the IR runner, its errors as TensorFlow's."""
+        """The arrays of ``targets`` from the IR runner, its errors as TensorFlow's (and NumPy's
+        floating-point errors ignored, whatever ``np.seterr`` says: TensorFlow gives inf/nan)."""
         try:
-            return self._runner.run(targets, feeds, self._state)
+            with np.errstate(all="ignore"):
+                return self._runner.run(targets, feeds, self._state)
         except ir.MissingFeed as missing:
             raise self._unfed(missing.node) from None
         except ir.UninitializedVariable as uninitialized:
