@@ -32,6 +32,8 @@ WORKLOADS: dict[str, str] = {
     "deep": "chain of N elementwise ops then backward: time per op, peak memory",
     "conv": "small CNN training step (conv 3x3, 16 channels, batch 64)",
     "memory": "peak memory of an MLP training step over a no-grad forward",
+    "compiled": "chainrule.compile: the seed example fwd+bwd, the MLP training step",
+    "static": "chainrule.static Session.run of the seed graph (constants, fed placeholders)",
 }
 
 DEFAULT_OUTPUT = Path(__file__).resolve().parent

@@ -19,7 +19,18 @@ from collections.abc import Callable
 import numpy as np
 
 import chainrule
+from benchmarks.harness import (
+    CHAINRULE,
+    LIBRARIES,
+    NUMPY,
+    PYTORCH,
+    Config,
+    import_library,
+    interleaved,
+    median,
+)
 from benchmarks.mlp import LAYERS, LR, NumpyMLP, init_arrays, make_data
+from benchmarks.report import Row, Section, Target
 
 
 def _seed_step(lib: object, run: Callable[..., object]) -> Callable[[], object]:
@@ -153,6 +164,89 @@ def main(argv: list[str] | None = None) -> None:
     c(chainrule.tensor([1.0], requires_grad=True), chainrule.tensor([2.0], requires_grad=True))
     print("\nThe compiled seed example (print(compiled.code)):\n")
     print(c.code)
+
+
+# -- the suite's rows (``python -m benchmarks``: workload "compiled") ------------------------------
+
+#: The issue's targets (issue 18): the compiled seed example <= 0.1x PyTorch eager, the compiled
+#: MLP step <= 1.0x the NumPy floor.
+SEED_TARGETS = [Target("pytorch", 0.1)]
+MLP_TARGETS = [Target("numpy", 1.0)]
+
+
+def run(config: Config, libraries: tuple[str, ...] = LIBRARIES) -> Section:
+    """The suite's rows: the compiled seed example (forward + backward per iteration) against
+    PyTorch eager and the NumPy arithmetic by hand, and the compiled MLP training step against
+    the NumPy floor and PyTorch (benchmarks.mlp's steps), interleaved."""
+    section = Section("compiled")
+    seed_steps: dict[str, Callable[[], object]] = {}
+    for name in libraries:
+        if name == NUMPY:
+            seed_steps[name] = _seed_floor()
+        elif name == PYTORCH:
+            seed_steps[name] = _seed_step(import_library(PYTORCH), seed)
+        else:
+            seed_steps[name] = _seed_step(chainrule, chainrule.compile(seed))
+        grad = seed_steps[name]()
+        grad = grad[0] if name == NUMPY else grad
+        if float(np.asarray(grad).reshape(-1)[0]) != 5.0:
+            section.notes.append(f"compiled seed: {name} computed dy/dw {grad}, expected 5.0")
+    mlp_steps: dict[str, Callable[[], object]] = {}
+    first_losses: dict[str, float] = {}
+    for name in libraries:
+        if name == CHAINRULE:
+            mlp_steps[name] = mlp_step(build_mlp(), compiled=True)
+        else:
+            mlp_steps[name] = build_mlp_step(name)
+        loss = mlp_steps[name]()
+        first_losses[name] = float(loss.detach() if hasattr(loss, "detach") else loss)
+    reference = first_losses.get(NUMPY)
+    for name, loss in first_losses.items():
+        if reference is not None and abs(loss - reference) > 1e-4 * max(1.0, abs(reference)):
+            section.notes.append(
+                f"compiled mlp: {name}'s first loss {loss} differs from NumPy's {reference}"
+            )
+    rows = (
+        (
+            "compiled seed fwd+bwd",
+            f"{config.tiny_iters} iters",
+            seed_steps,
+            config.tiny_iters,
+            SEED_TARGETS,
+            "iter",
+        ),
+        ("compiled mlp", "batch 128", mlp_steps, config.mlp_iters, MLP_TARGETS, "step"),
+    )
+    for label, size, steps, iters, targets, per in rows:
+        samples = interleaved(steps, iters, config.repeat, config.warmup, config.settle)
+        values = {lib: median(samples[lib]) if lib in samples else None for lib in LIBRARIES}
+        section.rows.append(Row(label, size, "s", values, targets, samples=samples, per=per))
+    section.notes.append(
+        "chainrule is chainrule.compile here (the seed function; the MLP's loss, model and "
+        "cross entropy, as one generated forward and backward); the eager times are the tiny "
+        "and mlp rows; python -m benchmarks.compiled prints the generated code"
+    )
+    return section
+
+
+def build_mlp_step(name: str) -> Callable[[], object]:
+    """benchmarks.mlp's training step of library ``name`` (PyTorch or the NumPy floor) at
+    batch 128, the compiled step's batch."""
+    from benchmarks.mlp import build
+
+    return build(name, 128).step
+
+
+def profile_target(config: Config) -> Callable[[], None]:
+    """``config.tiny_iters`` compiled seed iterations, for ``--profile compiled``."""
+    step = _seed_step(chainrule, chainrule.compile(seed))
+    iters = config.tiny_iters
+
+    def target() -> None:
+        for _ in range(iters):
+            step()
+
+    return target
 
 
 if __name__ == "__main__":

@@ -263,6 +263,8 @@ def _format_ratio(ratio: float | None, limits: list[float]) -> str:
 def _three_digits(x: float) -> str:
     if x >= 100:
         return f"{x:.0f}"
+    if 0 < x < 0.1:
+        return f"{x:.3f}"  # (a ratio far below 1: 0.004, not 0.00)
     return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
 
 

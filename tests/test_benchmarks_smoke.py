@@ -27,6 +27,8 @@ EXPECTED_ROWS = {
     "deep": ["deep time", "deep memory"] * len(Config.smoke().deep_sizes),
     "conv": ["conv"],
     "memory": ["memory train", "memory no-grad", "memory ratio"],
+    "compiled": ["compiled seed fwd+bwd", "compiled mlp"],
+    "static": ["Session.run seed (constants)", "Session.run seed (fed placeholders)"],
 }
 COLUMNS = ["workload", "size", "chainrule", "PyTorch", "NumPy floor", "vs PyTorch", "vs NumPy",
            "target", "met?"]
