@@ -38,6 +38,7 @@ from ._batched import (
 from ._pytree import _Spec, _tree_flatten, _tree_unflatten
 from ._randomness import random_guard
 from ._transforms import (
+    JVP_RUNNING,
     ArgNums,
     _check_aux,
     _grads,
@@ -156,6 +157,22 @@ def _jvp_forward(
         # running batch dimension added), so the ops' rules carry the tangents along.
         flat_primals = [ensure_batched(p) for p in flat_primals]
         flat_tangents = [ensure_batched(t) for t in flat_tangents]
+    JVP_RUNNING[0] += 1
+    try:
+        return _jvp_in_dual_level(func, flat_primals, flat_tangents, spec, has_aux, api, batched)
+    finally:
+        JVP_RUNNING[0] -= 1
+
+
+def _jvp_in_dual_level(
+    func: Callable[..., Any],
+    flat_primals: list,
+    flat_tangents: list,
+    spec: Any,
+    has_aux: bool,
+    api: str,
+    batched: bool,
+) -> tuple[Any, Any, Any]:
     with forward_ad.dual_level():
         duals = [
             rebatch(forward_ad.make_dual(physical(p), physical(t)), levels_of(p))

@@ -37,6 +37,7 @@ from ..autograd.forward_grad import get_tangent, set_tangent, tangents_alive
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import preorder
 from ..autograd.node import AccumulateGrad, Node
+from ..ops._dispatch import COMPOSITE_BACKWARD
 from ._batched import (
     POISON_MESSAGE,
     active_levels,
@@ -92,6 +93,9 @@ def _replace_args(args: tuple, new: Any, argnums: ArgNums) -> tuple:
 
 
 # The transform calls running in this thread/context, innermost last.
+#: How many ``jvp``/``jacfwd`` forward passes are running (see :func:`_grads`).
+JVP_RUNNING = [0]
+
 _ACTIVE: contextvars.ContextVar[tuple[_Call, ...]] = contextvars.ContextVar(
     "chainrule_func_calls", default=()
 )
@@ -240,6 +244,29 @@ def _grads(
         input_levels = [sorted(levels_of(x)) for x in inputs]
         inputs = [physical(x) for x in inputs]
     pairs = [(o, g) for o, g in zip(outputs, grad_outputs, strict=True) if o.requires_grad]
+    # PyTorch's saved tensors are functorch-wrapped in this pass when the transform that
+    # recorded the graph is still running (grad), or the graph was recorded under vmap, or an
+    # enclosing transform runs: its formulas take their composite paths then (prod's).
+    composite = bool(_ACTIVE.get()) or bool(record) or JVP_RUNNING[0] > 0
+    COMPOSITE_BACKWARD[0] += composite
+    try:
+        result = _run_grads(pairs, inputs, extra_batched, create_graph, retain_graph)
+    finally:
+        COMPOSITE_BACKWARD[0] -= composite
+    grads = [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
+    if running:
+        grads = [_gradient_at(g, lv) for g, lv in zip(grads, input_levels, strict=True)]
+    return grads
+
+
+def _run_grads(
+    pairs: list[tuple[Tensor, Any]],
+    inputs: list[Tensor],
+    extra_batched: bool,
+    create_graph: bool,
+    retain_graph: bool,
+) -> list[Any]:
+    """The backward pass of :func:`_grads` (None for inputs the outputs do not reach)."""
     if not pairs:
         result: Any = [None] * len(inputs)
     elif extra_batched:
@@ -264,10 +291,7 @@ def _grads(
             create_graph=create_graph,
             allow_unused=True,
         )
-    grads = [zeros_like(x) if g is None else g for g, x in zip(result, inputs, strict=True)]
-    if running:
-        grads = [_gradient_at(g, lv) for g, lv in zip(grads, input_levels, strict=True)]
-    return grads
+    return result
 
 
 def _cotangent_at(g: Any, record: list[int]) -> tuple[Any, bool]:

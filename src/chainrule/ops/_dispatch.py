@@ -73,6 +73,13 @@ _NO_EDGE = (None, 0)
 _HALF_TARGETS = (np.dtype(np.float16), _dtype.bfloat16.np)
 
 
+#: Nonzero while a ``torch.func`` transform runs a backward pass in which PyTorch's saved tensors
+#: are functorch-wrapped ("subclass-like": ``grad``'s own pass, a graph recorded under ``vmap``,
+#: a pass inside ``jvp``/``jacfwd`` or another transform): the derivative formulas that PyTorch
+#: writes two ways (``prod``'s) take their composite path then, as PyTorch's do.
+COMPOSITE_BACKWARD = [0]
+
+
 # ----------------------------------------------------------------------------------------------
 # Type promotion
 

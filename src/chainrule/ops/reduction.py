@@ -30,6 +30,7 @@ from .._frames import user_stacklevel
 from .._strides import c_contiguous, empty_preserving_layout
 from .._tensor import Tensor, wrap, wrap_dim
 from ..autograd.grad_mode import GRAD, mode_get
+from ._dispatch import COMPOSITE_BACKWARD
 from ._registry import ARITH, op, recorded_as, tensor_method
 from .pointwise import div, isnan, logical_not
 from .selection import kth_smallest_indices, topk_order, unstable_sort_indices
@@ -486,10 +487,19 @@ def _products_of_others(ops: Any, x: Any, dim: int) -> Any:
     """``out_i`` = the product of every element of ``x``'s slice along ``dim`` except ``x_i``.
 
     The exclusive products from the left times those from the right: exact with zeros, where
-    ``prod / x_i`` is not.
+    ``prod / x_i`` is not. Written as PyTorch's ``prod_safe_zeros_backward`` (the cumulative
+    products of ``[1, x_0, ..., x_{n-2}]`` and of ``[1, x_{n-1}, ..., x_1]``, flipped), op for
+    op, so that its own derivatives (a Hessian, forward over reverse) are PyTorch's, signed
+    zeros included.
     """
-    right = ops.flip(_exclusive_cumprod(ops, ops.flip(x, (dim,)), dim), (dim,))
-    return _exclusive_cumprod(ops, x, dim) * right
+    n = x.shape[dim]
+    if n == 0:
+        return x
+    ones = ops.zeros_like(ops.narrow(x, dim, 0, 1)) + 1
+    left = ops.cumprod(ops.cat([ones, ops.narrow(x, dim, 0, n - 1)], dim), dim)
+    reversed_rest = ops.flip(ops.narrow(x, dim, 1, n - 1), (dim,))
+    right = ops.flip(ops.cumprod(ops.cat([ones, reversed_rest], dim), dim), (dim,))
+    return left * right
 
 
 def _suffix_sums(ops: Any, grad: Any, x: Any, dim: int) -> Any:
@@ -647,9 +657,18 @@ def _prod_backward(ops: Any, grad: Any, self: Any, result: Any, dim: int | None)
     the keepdim shape (or are 0-d for the full product). Complex values: with the input and
     output conjugated (the conjugate of each partial derivative), as PyTorch's."""
     self, result = _conjugated(ops, self, result)
-    if not _has_zero(self):
+    # (under torch.func transforms PyTorch's input is a wrapped tensor, "subclass-like", and
+    # it takes the division-free path below whatever the values: its results, and their
+    # derivatives, round differently)
+    composite = COMPOSITE_BACKWARD[0] > 0
+    if not composite and not _has_zero(self):
         return grad * (result / self)
-    if dim is None and isinstance(self, np.ndarray) and np.count_nonzero(self == 0) > 1:
+    if (
+        not composite
+        and dim is None
+        and isinstance(self, np.ndarray)
+        and np.count_nonzero(self == 0) > 1
+    ):
         # PyTorch's shortcut outside create_graph: with two zeros every partial derivative is 0
         # (even where an infinite element makes the products of the others NaN).
         return np.zeros_like(self, dtype=np.result_type(self, grad))
