@@ -42,6 +42,10 @@ from chainrule.ops.nn_ops.losses import _nll_total_weight as total_weight
 from chainrule.ops.nn_ops.normalization import _in_single as in_single
 from chainrule.ops.nn_ops.normalization import _layer_norm_dims as layer_norm_dims
 from chainrule.ops.nn_ops.normalization import _row_moments as row_moments
+from chainrule.ops.nn_ops.pooling import _channels_last as channels_last
+from chainrule.ops.nn_ops.pooling import _laid_out as pooling_laid_out
+from chainrule.ops.nn_ops.pooling import _max_pool_geometry as max_pool_geometry
+from chainrule.ops.nn_ops.pooling import _max_pool_indices as max_pool_argmax
 
 __all__ = ["Unsupported", "Lowered", "lower"]
 
@@ -121,6 +125,7 @@ class _Recorder(TorchFunctionMode):
         self.param_names = names
         self.known = known  # ids of the tensors that existed before the call
         self.outer: list[str] = []  # the functions (no ops) being run, innermost last
+        self.outer_calls: list[tuple[Callable[..., Any], tuple, dict[str, Any]]] = []  # (theirs)
         self.reader = ""  # the op being recorded
         # Array arguments computed as graph values (by id): the tensors bound to them.
         self.precise: dict[int, list[Tensor]] = {}
@@ -205,11 +210,13 @@ class _Recorder(TorchFunctionMode):
         op = getattr(func, "op", None)
         if op is None:
             self.outer.append(name)
+            self.outer_calls.append((func, args, kwargs))
             try:
                 with self:
                     result = getattr(func, "__wrapped__", func)(*args, **kwargs)
             finally:
                 self.outer.pop()
+                self.outer_calls.pop()
             if not any(isinstance(a, Tensor) for a in _flat((args, kwargs))):
                 # (made from Python values only, which are baked in or guarded: the same
                 # tensor at each call, read as a constant)
@@ -423,6 +430,87 @@ def _layer_norm_moments_node(recorder: _Recorder, bound: tuple) -> None:
         recorder.lowered.names[value] = recorder.lowered.unique(name)
 
 
+@not_differentiable
+def max_pool_indices(
+    input: Tensor,
+    nd: int,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+) -> Tensor:
+    """The flat indices of the maxima ``max_pool{nd}d`` computes before its gather op runs
+    (the op's ``result1``): a graph node, computed from each call's input."""
+    return wrap(
+        _max_pool_indices_arrays(input._data, nd, kernel_size, stride, padding, dilation, ceil_mode)
+    )
+
+
+def _max_pool_indices_arrays(
+    x: np.ndarray,
+    nd: int,
+    kernel_size: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    ceil_mode: bool,
+) -> np.ndarray:
+    """:func:`max_pool_indices` on arrays (what the generated code calls)."""
+    kernel, steps, pad, dil, out = max_pool_geometry(
+        x, nd, kernel_size, stride, padding, dilation, ceil_mode
+    )
+    indices, _ = max_pool_argmax(x, kernel, steps, pad, dil, out)
+    return pooling_laid_out(indices, channels_last(x))
+
+
+max_pool_indices.on_arrays = _max_pool_indices_arrays  # type: ignore[attr-defined]
+
+#: The public max-pooling functions that compute the indices their gather op reads, by
+#: the gather op's name.
+_MAX_POOL_FUNCTIONS = {
+    "max_pool2d_gather": ("max_pool2d", "max_pool2d_with_indices"),
+    "max_pool3d_gather": ("max_pool3d", "max_pool3d_with_indices"),
+}
+
+
+def _max_pool_indices_node(recorder: _Recorder, bound: tuple) -> None:
+    input, indices = bound[0], bound[1]
+    if not isinstance(indices, Tensor) or id(indices) in recorder.values:
+        return
+    gather = recorder.reader
+    call = next(
+        (
+            c
+            for c in reversed(recorder.outer_calls)
+            if _function_name(c[0]) in _MAX_POOL_FUNCTIONS[gather]
+        ),
+        None,
+    )
+    if call is None:
+        return  # (the gather called some other way: refused as a tensor made outside)
+    func, args, kwargs = call
+    try:
+        params = inspect.signature(getattr(func, "__wrapped__", func)).bind(*args, **kwargs)
+    except TypeError:
+        return
+    params.apply_defaults()
+    given = params.arguments
+    if given.get("input") is not input:
+        return  # (the pooled tensor is not the one the function was given)
+    nd = 3 if gather.startswith("max_pool3d") else 2
+    geometry = tuple(
+        given[k] for k in ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
+    )
+    node = recorder.lowered.graph.call(
+        max_pool_indices,
+        (recorder.convert(input), nd, *geometry),
+        name=recorder.lowered.unique("max_pool_indices"),
+    )
+    recorder.bind(indices, node.outputs[0])
+    recorder.lowered.names[node.outputs[0]] = node.name
+
+
 #: Ops whose public functions compute a tensor argument outside the op table, from other
 #: arguments: how to compute it as a node instead (op name -> function of the recorder and
 #: the op's bound arguments, binding that tensor to a value).
@@ -430,6 +518,8 @@ DERIVED_ARGUMENTS: dict[str, Callable[[_Recorder, tuple], None]] = {
     "nll_loss_forward": _nll_total_weight_node,
     "nll_loss2d_forward": _nll_total_weight_node,
     "native_layer_norm": _layer_norm_moments_node,
+    "max_pool2d_gather": _max_pool_indices_node,
+    "max_pool3d_gather": _max_pool_indices_node,
 }
 
 

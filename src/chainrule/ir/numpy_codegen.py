@@ -232,6 +232,8 @@ class _Writer:
             if isinstance(arg, tuple):
                 return f"({inner},)" if len(arg) == 1 else f"({inner})"
             return f"[{inner}]"
+        if type(arg) is float and not math.isfinite(arg):  # (repr gives 'inf', 'nan')
+            return "np.nan" if math.isnan(arg) else ("np.inf" if arg > 0 else "-np.inf")
         if arg is None or type(arg) in (int, float, bool, str):
             return repr(arg)
         if isinstance(arg, float | int) and not isinstance(arg, np.generic):

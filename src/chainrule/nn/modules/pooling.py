@@ -8,6 +8,7 @@ from ..._tensor import Tensor
 from ...ops.nn_ops import fractional_pooling
 from ...ops.nn_ops import pooling as ops
 from ...ops.nn_ops._common import ntuple
+from .. import functional as F
 from .module import Module
 
 __all__ = [
@@ -38,8 +39,8 @@ class MaxPool1d(_MaxPoolNd):
     """1-D max pooling over ``(N, C, L)``."""
 
     def forward(self, input: Tensor) -> Any:
-        return ops.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                              self.ceil_mode, self.return_indices)
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
 
 
 class MaxPool2d(_MaxPoolNd):
@@ -52,16 +53,16 @@ class MaxPool2d(_MaxPoolNd):
     """
 
     def forward(self, input: Tensor) -> Any:
-        return ops.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                              self.ceil_mode, self.return_indices)
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
 
 
 class MaxPool3d(_MaxPoolNd):
     """3-D max pooling over ``(N, C, D, H, W)``."""
 
     def forward(self, input: Tensor) -> Any:
-        return ops.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                              self.ceil_mode, self.return_indices)
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
 
 
 class AvgPool1d(Module):
