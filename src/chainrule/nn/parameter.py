@@ -39,6 +39,11 @@ class Parameter(Tensor):
             from ..ops.creation import empty
 
             data = empty(0)
+        if requires_grad and data._data.dtype.kind not in "fcV":
+            # (PyTorch's Parameter words it as its factories do, not as requires_grad_.)
+            raise RuntimeError(
+                "Only Tensors of floating point and complex dtype can require gradients"
+            )
         p = _new_object(cls)
         _init(p, data._data, False)
         p._vc = data._vc

@@ -12,7 +12,8 @@ through ``BackwardHookFunction`` nodes; the legacy hooks (``register_backward_ho
 :func:`register_module_backward_hook`) are node hooks on the ``grad_fn`` of the first output.
 
 Beyond PyTorch, ``load_state_dict`` is atomic: every key, type and shape is checked before any
-value is copied, so on error the module is exactly as it was.
+value is copied, so on error the module is exactly as it was (the strict key check excepted when
+a load post-hook is registered: the hooks see the loaded values and may clear the key lists).
 """
 
 from __future__ import annotations
@@ -36,8 +37,13 @@ from ...utils.hooks import BackwardHook
 from ..parameter import Buffer, Parameter
 
 __all__ = [
-    "register_module_full_backward_pre_hook", "register_module_backward_hook",
-    "register_module_full_backward_hook", "Module", "typename",
+    "register_module_forward_pre_hook",
+    "register_module_forward_hook",
+    "register_module_full_backward_pre_hook",
+    "register_module_backward_hook",
+    "register_module_full_backward_hook",
+    "Module",
+    "typename",
 ]
 
 # A backward hook's argument and result: a tuple of gradients (a Tensor is accepted).
@@ -87,6 +93,14 @@ _global_backward_pre_hooks: OrderedDict[int, Any] = OrderedDict()
 _global_backward_hooks: OrderedDict[int, Any] = OrderedDict()
 _global_is_full_backward_hook: bool | None = None
 
+# Forward hooks every module runs before its own (PyTorch's global forward hooks): pre-hooks
+# ``hook(module, args)``, hooks ``hook(module, args, output)`` or, with kwargs,
+# ``hook(module, args, kwargs, output)``; the always-called ones also run when forward raises.
+_global_forward_pre_hooks: OrderedDict[int, Any] = OrderedDict()
+_global_forward_hooks: OrderedDict[int, Any] = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict[int, bool] = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict[int, bool] = OrderedDict()
+
 _MIXED_GLOBAL_HOOKS_MESSAGE = (
     "Cannot use both regular backward hooks and full backward hooks as a global Module hook. "
     "Please use only one of them."
@@ -95,6 +109,34 @@ _MIXED_HOOKS_MESSAGE = (
     "Cannot use both regular backward hooks and full backward hooks on a single Module. Please "
     "use only one of them."
 )
+
+
+def register_module_forward_pre_hook(hook: Callable[..., Any]) -> RemovableHandle:
+    """Register a forward pre-hook common to all modules (global state, meant for debugging and
+    profiling): ``hook(module, args)`` runs before every module's own pre-hooks and may return
+    new ``args``."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(
+    hook: Callable[..., Any], *, with_kwargs: bool = False, always_call: bool = False
+) -> RemovableHandle:
+    """Register a forward hook common to all modules (global state, meant for debugging and
+    profiling): ``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+    ``with_kwargs``) runs before every module's own forward hooks and may return a new output;
+    with ``always_call`` it also runs when the forward raises."""
+    handle = RemovableHandle(
+        _global_forward_hooks,
+        extra_dict=[_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called],
+    )
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
 
 
 def register_module_backward_hook(
@@ -178,9 +220,17 @@ class _WrappedHook:
 # What ``Module.__init__`` creates; ``__setstate__`` adds the ones an older pickle lacks.
 # OrderedDicts, as PyTorch's (they print as ``OrderedDict()``; handles hold them weakly).
 _HOOK_DICTS = (
-    "_backward_pre_hooks", "_backward_hooks", "_forward_pre_hooks",
-    "_forward_pre_hooks_with_kwargs", "_forward_hooks", "_forward_hooks_with_kwargs",
-    "_forward_hooks_always_called", "_state_dict_pre_hooks", "_state_dict_hooks",
+    "_backward_pre_hooks",
+    "_backward_hooks",
+    "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs",
+    "_forward_hooks",
+    "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called",
+    "_state_dict_pre_hooks",
+    "_state_dict_hooks",
+    "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
 )
 
 
@@ -226,8 +276,10 @@ class Module:
         super().__init_subclass__(**kwargs)
         init = cls.__dict__.get("__init__")
         code = getattr(init, "__code__", None)
-        if code is not None and cls.__module__.startswith("chainrule.nn.") and (
-            "device" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        if (
+            code is not None
+            and cls.__module__.startswith("chainrule.nn.")
+            and ("device" in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
         ):
             cls.__init__ = _on_device(init)  # type: ignore[method-assign]
 
@@ -259,10 +311,18 @@ class Module:
 
     # -- calling -------------------------------------------------------------------------------
 
-    def _run_forward_hook(self, hook_id: int, hook: Callable[..., Any], args: tuple,
-                          kwargs: dict[str, Any], result: Any) -> Any:
+    def _run_forward_hook(
+        self,
+        hook_id: int,
+        hook: Callable[..., Any],
+        args: tuple,
+        kwargs: dict[str, Any],
+        result: Any,
+    ) -> Any:
         """One forward hook (with or without the keyword arguments); the result it gives."""
-        if hook_id in self._forward_hooks_with_kwargs:
+        if hook_id in self._forward_hooks_with_kwargs or hook_id in (
+            _global_forward_hooks_with_kwargs
+        ):
             new = hook(self, args, kwargs, result)
         else:
             new = hook(self, args, result)
@@ -271,9 +331,16 @@ class Module:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # (A subclass that skipped Module.__init__ fails here with PyTorch's error: no
         # attribute '_backward_hooks'.)
-        if not (self._backward_hooks or self._backward_pre_hooks or self._forward_hooks
-                or self._forward_pre_hooks or _global_backward_pre_hooks
-                or _global_backward_hooks):
+        if not (
+            self._backward_hooks
+            or self._backward_pre_hooks
+            or self._forward_hooks
+            or self._forward_pre_hooks
+            or _global_backward_pre_hooks
+            or _global_backward_hooks
+            or _global_forward_hooks
+            or _global_forward_pre_hooks
+        ):
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -293,7 +360,10 @@ class Module:
             if self._backward_hooks or _global_backward_hooks:
                 full_backward_hooks, non_full_backward_hooks = self._get_backward_hooks()
 
-            for hook_id, hook in list(self._forward_pre_hooks.items()):
+            for hook_id, hook in [
+                *_global_forward_pre_hooks.items(),
+                *self._forward_pre_hooks.items(),
+            ]:
                 if hook_id in self._forward_pre_hooks_with_kwargs:
                     new = hook(self, args, kwargs)
                     if new is not None:
@@ -314,8 +384,10 @@ class Module:
                 args = bw_hook.setup_input_hook(args)
 
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
+                if hook_id in self._forward_hooks_always_called or hook_id in (
+                    _global_forward_hooks_always_called
+                ):
                     called.add(hook_id)
                 result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
 
@@ -342,8 +414,11 @@ class Module:
                     self._maybe_warn_non_full_backward_hook(args, result, grad_fn)
             return result
         except Exception:
-            for hook_id, hook in list(self._forward_hooks.items()):
-                if hook_id not in self._forward_hooks_always_called or hook_id in called:
+            for hook_id, hook in [*_global_forward_hooks.items(), *self._forward_hooks.items()]:
+                if hook_id in called or not (
+                    hook_id in self._forward_hooks_always_called
+                    or hook_id in _global_forward_hooks_always_called
+                ):
                     continue
                 try:
                     result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
@@ -358,7 +433,9 @@ class Module:
     # -- backward hooks ------------------------------------------------------------------------
 
     def register_full_backward_pre_hook(
-        self, hook: Callable[[Module, _grad_t], _grad_t | None], prepend: bool = False,
+        self,
+        hook: Callable[[Module, _grad_t], _grad_t | None],
+        prepend: bool = False,
     ) -> RemovableHandle:
         """Call ``hook(module, grad_output)`` when the gradients of the module's outputs are
         computed, before those of its inputs; it may return a new ``grad_output`` (a tuple of
@@ -384,7 +461,8 @@ class Module:
         return handle
 
     def register_backward_hook(
-        self, hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None],
+        self,
+        hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None],
     ) -> RemovableHandle:
         """The legacy backward hook, deprecated in favour of
         :meth:`register_full_backward_hook` (as in PyTorch).
@@ -403,7 +481,9 @@ class Module:
         return handle
 
     def register_full_backward_hook(
-        self, hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None], prepend: bool = False,
+        self,
+        hook: Callable[[Module, _grad_t, _grad_t], _grad_t | None],
+        prepend: bool = False,
     ) -> RemovableHandle:
         """Call ``hook(module, grad_input, grad_output)`` once the gradients of the module's
         positional tensor inputs are computed; it may return a new ``grad_input`` (a tuple of
@@ -523,23 +603,30 @@ class Module:
 
     # -- forward hooks -------------------------------------------------------------------------
 
-    def register_forward_pre_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+    def register_forward_pre_hook(
+        self, hook: Callable[..., Any], *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
         """Call ``hook(module, args)`` before ``forward``; it may return new ``args``.
 
         With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs)`` and may return
         ``(args, kwargs)``.
         """
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
+        handle = RemovableHandle(
+            self._forward_pre_hooks, extra_dict=self._forward_pre_hooks_with_kwargs
+        )
         _insert_hook(self._forward_pre_hooks, handle, hook, prepend)
         if with_kwargs:
             self._forward_pre_hooks_with_kwargs[handle.id] = True
         return handle
 
-    def register_forward_hook(self, hook: Callable[..., Any], *, prepend: bool = False,
-                              with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+    def register_forward_hook(
+        self,
+        hook: Callable[..., Any],
+        *,
+        prepend: bool = False,
+        with_kwargs: bool = False,
+        always_call: bool = False,
+    ) -> RemovableHandle:
         """Call ``hook(module, args, output)`` after ``forward``; it may return a new output.
 
         With ``with_kwargs=True`` the hook is ``hook(module, args, kwargs, output)``; with
@@ -564,8 +651,9 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._remove_name(name, self.__dict__, self._buffers, self._modules,
-                              self._non_persistent_buffers_set)
+            self._remove_name(
+                name, self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set
+            )
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
@@ -580,8 +668,13 @@ class Module:
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._remove_name(name, self.__dict__, self._parameters, self._buffers,
-                              self._non_persistent_buffers_set)
+            self._remove_name(
+                name,
+                self.__dict__,
+                self._parameters,
+                self._buffers,
+                self._non_persistent_buffers_set,
+            )
             modules[name] = value
             return
         if modules is not None and name in modules:
@@ -651,9 +744,9 @@ class Module:
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {typename(name)}")
         if "." in name:
-            raise KeyError(f"{kind} name can't contain \".\"")
+            raise KeyError(f'{kind} name can\'t contain "."')
         if name == "":
-            raise KeyError(f"{kind} name can't be empty string \"\"")
+            raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in store:
             raise KeyError(f"attribute '{name}' already exists")
 
@@ -706,9 +799,9 @@ class Module:
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
-            raise KeyError(f"module name can't contain \".\", got: {name}")
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
-            raise KeyError("module name can't be empty string \"\"")
+            raise KeyError('module name can\'t be empty string ""')
         self._modules[name] = module
 
     register_module = add_module
@@ -749,8 +842,9 @@ class Module:
 
     # -- traversal (explicit stacks: pre-order, children in assignment order) -------------------
 
-    def named_modules(self, memo: set[Module] | None = None, prefix: str = "",
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+    def named_modules(
+        self, memo: set[Module] | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
         """``(dotted name, module)`` for this module and every descendant, pre-order."""
         seen: set[int] = set() if memo is None else {id(m) for m in memo}
         stack: list[tuple[str, Module]] = [(prefix, self)]
@@ -765,7 +859,8 @@ class Module:
             yield name, module
             children = [
                 (name + ("." if name else "") + child_name, child)
-                for child_name, child in module._modules.items() if child is not None
+                for child_name, child in module._modules.items()
+                if child is not None
             ]
             stack.extend(reversed(children))
 
@@ -787,11 +882,15 @@ class Module:
         for _, module in self.named_children():
             yield module
 
-    def _named_members(self, store: str, prefix: str, recurse: bool,
-                       remove_duplicate: bool) -> Iterator[tuple[str, Any]]:
+    def _named_members(
+        self, store: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
         seen: set[int] = set()
-        modules = (self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-                   if recurse else [(prefix, self)])
+        modules = (
+            self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
+            if recurse
+            else [(prefix, self)]
+        )
         for module_prefix, module in modules:
             for name, value in getattr(module, store).items():
                 if value is None or id(value) in seen:
@@ -800,8 +899,9 @@ class Module:
                     seen.add(id(value))
                 yield module_prefix + ("." if module_prefix else "") + name, value
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True,
-                         remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
         """``(dotted name, parameter)`` of this module and (with ``recurse``) its descendants."""
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
@@ -810,8 +910,9 @@ class Module:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True,
-                      remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
         """``(dotted name, buffer)`` of this module and (with ``recurse``) its descendants."""
         return self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
@@ -902,8 +1003,9 @@ class Module:
         kwargs.pop("non_blocking", None)
         kwargs.pop("memory_format", None)
         if kwargs:
-            raise TypeError(f"to() received an invalid combination of arguments - got "
-                            f"{sorted(kwargs)}")
+            raise TypeError(
+                f"to() received an invalid combination of arguments - got {sorted(kwargs)}"
+            )
         for arg in args:
             if isinstance(arg, _dtype.dtype):
                 dtype = arg
@@ -925,9 +1027,7 @@ class Module:
                 "complex module does not work as expected.",
                 stacklevel=2,
             )
-        return self._apply(
-            lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t
-        )
+        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t)
 
     def float(self: T) -> T:
         """Cast floating parameters and buffers to float32."""
@@ -971,8 +1071,9 @@ class Module:
 
     # -- state dict ----------------------------------------------------------------------------
 
-    def state_dict(self, *args: Any, destination: Any = None, prefix: str = "",
-                   keep_vars: bool = False) -> dict[str, Any]:
+    def state_dict(
+        self, *args: Any, destination: Any = None, prefix: str = "", keep_vars: bool = False
+    ) -> dict[str, Any]:
         """An ordered dict of every parameter and persistent buffer, by dotted name (and each
         module's ``get_extra_state()`` under ``_extra_state`` when the module defines it).
 
@@ -1005,8 +1106,7 @@ class Module:
         while stack:
             module, module_prefix, local_metadata, visited = stack.pop()
             if visited:
-                result = module._run_state_dict_hooks(destination, module_prefix,
-                                                      local_metadata)
+                result = module._run_state_dict_hooks(destination, module_prefix, local_metadata)
                 if not stack:  # only the top module's hooks may replace what is returned
                     destination = result
                 continue
@@ -1022,8 +1122,9 @@ class Module:
                     stack.append((child, module_prefix + name + ".", {}, False))
         return destination
 
-    def _run_state_dict_hooks(self, destination: Any, prefix: str,
-                              local_metadata: dict[str, Any]) -> Any:
+    def _run_state_dict_hooks(
+        self, destination: Any, prefix: str, local_metadata: dict[str, Any]
+    ) -> Any:
         for hook in list(self._state_dict_hooks.values()):
             result = hook(self, destination, prefix, local_metadata)
             if not getattr(hook, "_from_public_api", False):
@@ -1082,8 +1183,9 @@ class Module:
         """Whether the module's class overrides ``get_extra_state`` / ``set_extra_state``."""
         return getattr(type(self), method, None) is not getattr(Module, method)
 
-    def _save_to_state_dict(self, destination: dict[str, Any], prefix: str,
-                            keep_vars: bool) -> None:
+    def _save_to_state_dict(
+        self, destination: dict[str, Any], prefix: str, keep_vars: bool
+    ) -> None:
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -1103,12 +1205,14 @@ class Module:
                 state[name] = buf
         return state
 
-    def _upgrade_state_dict(self, state_dict: dict[str, Any], prefix: str,
-                            version: int | None) -> None:
+    def _upgrade_state_dict(
+        self, state_dict: dict[str, Any], prefix: str, version: int | None
+    ) -> None:
         """Fill in keys older versions of this module did not save (see BatchNorm)."""
 
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
-                        assign: bool = False) -> _IncompatibleKeys:
+    def load_state_dict(
+        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
+    ) -> _IncompatibleKeys:
         """Copy parameters and buffers from ``state_dict`` (values are copied in place).
 
         With ``strict``, missing and unexpected keys are errors, reported as PyTorch reports
@@ -1126,6 +1230,22 @@ class Module:
         for module_prefix, module in self.named_modules(remove_duplicate=False):
             prefix = module_prefix + "." if module_prefix else ""
             local_meta = {} if metadata is None else metadata.get(module_prefix, {})
+            if assign:
+                local_meta = {**local_meta, "assign_to_params_buffers": True}
+            if module._load_state_dict_pre_hooks:
+                # As PyTorch's recursion, a sub-module's hooks see the entries under its prefix;
+                # what they change there is what is loaded.
+                local = (
+                    state
+                    if not prefix
+                    else OrderedDict((k, v) for k, v in state.items() if k.startswith(prefix))
+                )
+                for hook in list(module._load_state_dict_pre_hooks.values()):
+                    hook(local, prefix, local_meta, True, missing, unexpected, errors)
+                if local is not state:
+                    for key in [k for k in state if k.startswith(prefix)]:
+                        del state[key]
+                    state.update(local)
             module._upgrade_state_dict(state, prefix, local_meta.get("version"))
             local = module._local_state()
             for name, target in local.items():
@@ -1160,23 +1280,56 @@ class Module:
             for key in state:
                 if not key.startswith(prefix) or key == extra_key:
                     continue
-                head, dot, _ = key[len(prefix):].partition(".")
+                head, dot, _ = key[len(prefix) :].partition(".")
                 # A dotted rest must lead to a sub-module, a plain one to an entry.
                 if head not in (module._modules if dot else local):
                     unexpected.append(key)
+        post_hooked = [m for m in _load_order(self) if m._load_state_dict_post_hooks]
+        if post_hooked and not errors:
+            # The post-hooks see the loaded values and may change the key lists in place, so
+            # (as in PyTorch) the values are copied first and the strict check comes after.
+            self._copy_loaded(copies, extras, assign)
+            copies, extras = [], []
+        if post_hooked:
+            keys = _IncompatibleKeys(missing, unexpected)
+            for module in post_hooked:
+                for hook in list(module._load_state_dict_post_hooks.values()):
+                    if hook(module, keys) is not None:
+                        raise AssertionError(
+                            "Hooks registered with ``register_load_state_dict_post_hook`` are "
+                            "not expected to return new values, if incompatible_keys need to "
+                            "be modified, it should be done inplace."
+                        )
         if strict:
             if unexpected:
-                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected)))
+                errors.insert(
+                    0,
+                    "Unexpected key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in unexpected)
+                    ),
+                )
             if missing:
-                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing)))
+                errors.insert(
+                    0,
+                    "Missing key(s) in state_dict: {}. ".format(
+                        ", ".join(f'"{k}"' for k in missing)
+                    ),
+                )
         if errors:
             raise RuntimeError(
                 "Error(s) in loading state_dict for {}:\n\t{}".format(
                     type(self).__name__, "\n\t".join(errors)
                 )
             )
+        self._copy_loaded(copies, extras, assign)
+        return _IncompatibleKeys(missing, unexpected)
+
+    @staticmethod
+    def _copy_loaded(
+        copies: list[tuple[Module, str, Tensor, Any]],
+        extras: list[tuple[Module, Any]],
+        assign: bool,
+    ) -> None:
         with no_grad():
             for module, name, target, value in copies:
                 if assign:
@@ -1188,7 +1341,31 @@ class Module:
                     bump_version(target)
         for module, extra in extras:
             module.set_extra_state(extra)
-        return _IncompatibleKeys(missing, unexpected)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)`` before ``load_state_dict`` loads this module; it may
+        change ``state_dict`` (a copy of the one given) and the lists in place."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(
+        self, hook: Callable[..., Any], with_module: bool = False
+    ) -> RemovableHandle:
+        """PyTorch's private form: without ``with_module`` the hook does not take the module."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = _WrappedHook(
+            hook, self if with_module else None
+        )
+        return handle
+
+    def register_load_state_dict_post_hook(self, hook: Callable[..., Any]) -> RemovableHandle:
+        """Call ``hook(module, incompatible_keys)`` after ``load_state_dict`` loaded this module
+        and its sub-modules; it may change ``incompatible_keys.missing_keys`` and
+        ``.unexpected_keys`` in place (which the strict check then sees) and must return
+        None."""
+        handle = RemovableHandle(self._load_state_dict_post_hooks)
+        self._load_state_dict_post_hooks[handle.id] = hook
+        return handle
 
     # -- printing ------------------------------------------------------------------------------
 
@@ -1203,8 +1380,7 @@ class Module:
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
         child_lines = [
-            "(" + key + "): " + _addindent(repr(module), 2)
-            for key, module in self._modules.items()
+            "(" + key + "): " + _addindent(repr(module), 2) for key, module in self._modules.items()
         ]
         lines = extra_lines + child_lines
         main = self._get_name() + "("
@@ -1232,6 +1408,22 @@ def _on_device(init: Callable[..., None]) -> Callable[..., None]:
     return __init__
 
 
+def _load_order(root: Module) -> list[Module]:
+    """The modules in the order ``load_state_dict`` finishes them (children before their
+    parent, a module shared by two parents once under each, as PyTorch's recursion)."""
+    out: list[Module] = []
+    stack: list[tuple[Module, bool]] = [(root, False)]
+    while stack:
+        module, expanded = stack.pop()
+        if expanded:
+            out.append(module)
+            continue
+        stack.append((module, True))
+        for child in reversed([c for c in module._modules.values() if c is not None]):
+            stack.append((child, False))
+    return out
+
+
 def _post_order(root: Module) -> list[Module]:
     """Every module once (duplicates included as PyTorch's ``apply`` visits them), children
     before their parent, siblings in order."""
@@ -1254,4 +1446,3 @@ def _assign(module: Module, name: str, target: Tensor, value: Tensor) -> None:
         module._parameters[name] = Parameter(value.detach(), target._requires_grad)
     else:
         module._buffers[name] = value
-
