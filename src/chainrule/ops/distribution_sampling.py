@@ -13,6 +13,7 @@ evaluated here in float64, element-wise on arrays.
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
@@ -22,6 +23,7 @@ from .. import _special
 from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 from .._finfo import finfo
 from .._tensor import Tensor
+from . import random_streams
 from ._registry import KEEP, op, tensor_method, zero_derivative
 from .creation import PER_EXAMPLE_DRAWS, Generator, _format_scalar, _gen
 from .inplace import apply_inplace, check_inplace, check_inplace_draw
@@ -647,17 +649,44 @@ def _check_in_range(a: np.ndarray, value: int, what: str) -> None:
         )
 
 
-def _integers(self: np.ndarray, low: int, high: int, generator: Any) -> np.ndarray:
-    """Integers of [low, high] (inclusive) in ``self``'s dtype."""
-    draws = _gen(generator).integers(
-        low, high, size=self.shape, endpoint=True, dtype=np.int64 if high < 2**63 else np.uint64
-    )
-    return draws.astype(self.dtype)
+def _integers(
+    self: np.ndarray, low: int, high: int, generator: Any, wide: bool = False
+) -> np.ndarray:
+    """Integers of [low, high] (inclusive) in ``self``'s dtype, as PyTorch's
+    ``random_from_to`` kernel draws them (``(bits % span) + low``, 64 bits when the span needs
+    them); the whole 64-bit range is one 64-bit draw per element."""
+    rng = _gen(generator)
+    if high - low + 1 >= 2**64:
+        draws = random_streams.random64(rng, math.prod(self.shape)).view(np.int64)
+        return draws.astype(self.dtype).reshape(self.shape)
+    return random_streams.integers(rng, self.shape, low, high + 1, self.dtype, wide)
+
+
+# ``random_()``'s draw per element (PyTorch's uniform_int_distribution): 64 bits for int64 and
+# float64, 32 otherwise, reduced modulo the dtype's count of values (bool: the lowest bit).
+_FULL_RANGE_MODULUS = {
+    "int64": 2**63, "int32": 2**31, "int16": 2**15, "int8": 2**7, "uint8": 2**8,
+    "uint16": 2**16, "uint32": 2**32, "uint64": 2**64, "bool": 2,
+    "float64": 2**53 + 1, "float32": 2**24 + 1, "float16": 2**11 + 1, "bfloat16": 2**8 + 1,
+}
+
+
+def _full_range(self: np.ndarray, generator: Any) -> np.ndarray:
+    rng = _gen(generator)
+    n = math.prod(self.shape)
+    name = self.dtype.name
+    wide = name in ("int64", "float64", "uint64")
+    bits = random_streams.random64(rng, n) if wide else random_streams.random32(rng, n)
+    modulus = _FULL_RANGE_MODULUS[name]
+    values = bits if modulus == 2**64 else bits % np.uint64(modulus)
+    with np.errstate(over="ignore"):
+        return values.astype(self.dtype).reshape(self.shape)
 
 
 @op("RandomBackward0", promote=KEEP, half_native=True)
-def _random_from_to(self, low, high, generator):
-    return _integers(self, low, high, generator)
+def _random_from_to(self, low, high, generator, from_only):
+    # (``random_(from, to=None)`` of an int32 tensor draws 64 bits per element, as PyTorch's)
+    return _integers(self, low, high, generator, from_only and self.dtype == np.int32)
 
 
 @op("RandomBackward1", promote=KEEP, half_native=True)
@@ -667,8 +696,7 @@ def _random_to(self, high, generator):
 
 @op("RandomBackward2", promote=KEEP, half_native=True)
 def _random_full(self, generator):
-    digits = _DIGITS.get(self.dtype.name)
-    return _integers(self, 0, 2**digits if digits is not None else _value_range(self)[1], generator)
+    return _full_range(self, generator)
 
 
 for _fill in (_random_from_to, _random_to, _random_full):
@@ -708,14 +736,14 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
             _check_in_range(a, int(low), "from")
             digits = _DIGITS.get(a.dtype.name)
             top = 2**digits if digits is not None else _value_range(a)[1]
-            return apply_inplace(self, _random_from_to, int(low), top, generator)
+            return apply_inplace(self, _random_from_to, int(low), top, generator, True)
         if not low < high:
             raise RuntimeError(
                 f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
             )
         _check_in_range(a, int(low), "from")
         _check_in_range(a, int(high) - 1, "to - 1")
-        return apply_inplace(self, _random_from_to, int(low), int(high) - 1, generator)
+        return apply_inplace(self, _random_from_to, int(low), int(high) - 1, generator, False)
     if "to" in given:
         high = given["to"]
         if not 0 < high:

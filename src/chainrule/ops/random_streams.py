@@ -376,13 +376,19 @@ def _c_contiguous(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: in
 
 
 def integers(
-    rng: np.random.Generator, shape: tuple[int, ...], low: int, high: int, dtype: Any
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    low: int,
+    high: int,
+    dtype: Any,
+    wide: bool = False,
 ) -> np.ndarray:
-    """Integers from ``[low, high)`` as PyTorch's ``random_from_to`` kernel draws them."""
+    """Integers from ``[low, high)`` as PyTorch's ``random_from_to`` kernel draws them (64-bit
+    draws when the span needs them, or when ``wide``)."""
     dtype = np.dtype(dtype)
     n = math.prod(shape)
     span = int(high) - int(low)
-    wide = span >= 1 << 32 and dtype.name in ("int64", "float64", "float32", "bfloat16")
+    wide = wide or span >= 1 << 32 and dtype.name in ("int64", "float64", "float32", "bfloat16")
     raw = random64(rng, n) if wide else random32(rng, n)
     offsets = raw % _U64(span)
     values = (offsets.astype(np.int64) + np.int64(low)) if span else offsets.astype(np.int64)

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..._tensor import Tensor, wrap
-from ...ops.creation import Generator
+from ...ops import random_streams
+from ...ops.creation import Generator, default_generator
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -108,6 +109,14 @@ class DataLoader:
         return self.batch_sampler is not None
 
     def __iter__(self) -> Iterator[Any]:
+        # As PyTorch's iterator, which draws its workers' base seed (an int64 ``random_()``)
+        # from ``generator`` or the default generator when it is made, so that the random
+        # numbers drawn after a pass over the data are PyTorch's, shuffled or not.
+        rng = (self.generator or default_generator).rng
+        self._base_seed = int(random_streams.random64(rng, 1)[0] % np.uint64(2**63))
+        return self._batches()
+
+    def _batches(self) -> Iterator[Any]:
         if self._iterable:
             yield from self._iter_stream()
             return

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ... import _dtype
-from ...ops.creation import Generator, as_tensor, multinomial
+from ...ops import random_streams
+from ...ops.creation import Generator, as_tensor, multinomial, randint, randperm
 
 __all__ = [
     "Sampler",
@@ -43,14 +44,15 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-def _rng(generator: Generator | None) -> np.random.Generator:
+def _seeded_generator(generator: Generator | None) -> Generator:
+    """``generator``, or (as PyTorch's RandomSampler) a new generator seeded with an int64
+    drawn from the default one, so the default stream advances by one 64-bit draw."""
     if generator is not None:
-        return generator.rng
-    # As PyTorch: a fresh generator seeded from the default one, so the default stream advances.
+        return generator
     from ...ops.creation import default_generator
 
-    seed = int(default_generator.rng.integers(0, 2**63 - 1))
-    return np.random.Generator(np.random.PCG64(seed))
+    seed = int(random_streams.random64(default_generator.rng, 1)[0] % np.uint64(2**63))
+    return Generator().manual_seed(seed)
 
 
 class RandomSampler(Sampler):
@@ -86,14 +88,18 @@ class RandomSampler(Sampler):
         return self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        # PyTorch's draws: randint in chunks of 32 with replacement, else whole permutations
+        # (the last one drawn even when none of it is used).
         n = len(self.data_source)
-        rng = _rng(self.generator)
+        generator = _seeded_generator(self.generator)
         if self.replacement:
-            yield from rng.integers(0, n, self.num_samples).tolist()
+            for _ in range(self.num_samples // 32):
+                yield from randint(n, (32,), generator=generator).tolist()
+            yield from randint(n, (self.num_samples % 32,), generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n)[: self.num_samples % n].tolist()
+            yield from randperm(n, generator=generator).tolist()
+        yield from randperm(n, generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples
@@ -107,7 +113,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        for i in _rng(self.generator).permutation(len(self.indices)).tolist():
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
     def __len__(self) -> int:
