@@ -460,12 +460,17 @@ def _shift(dim: Any, ndim: int) -> Any:
 
 
 def _dim_rule(
-    dim_names: tuple[str, ...], full: str = "flatten", extra_rank: int = 0
+    dim_names: tuple[str, ...],
+    full: str = "flatten",
+    extra_rank: int = 0,
+    empty_is_all: bool = False,
 ) -> Callable[..., Any]:
     """A rule for ops whose ``dim_names`` arguments are dimensions of ``self`` (the first
     argument): shifted by one. ``full``: what a missing dim means ("flatten": the whole
     tensor, reduced over its flattened value; "keep": the op's own default, no shift needed).
-    ``extra_rank``: how many dims the op's output has beyond the input (``unsqueeze``: 1)."""
+    ``extra_rank``: how many dims the op's output has beyond the input (``unsqueeze``: 1).
+    ``empty_is_all``: an empty dim list means every dim (``sum(x, ())``, ``amax(x)``), so it
+    becomes the example's dims, never the batch dim."""
 
     def rule(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
         bound = _bind(func, args, kwargs)
@@ -482,6 +487,11 @@ def _dim_rule(
         ndim = _value_ndim(value) + extra_rank
         arguments = dict(bound.arguments)
         arguments[first] = value
+        if empty_is_all:
+            for n in dim_names:
+                given = arguments.get(n)
+                if isinstance(given, list | tuple) and len(given) == 0:
+                    arguments[n] = tuple(range(ndim)) if ndim else (0,)
         # (an argument left at a sentinel default, ``prod``'s ``dim``, was not given either)
         present = [n for n in dim_names if _given(arguments.get(n))]
         if not present and full not in ("flatten", "keep"):
@@ -518,8 +528,11 @@ def _given(value: Any) -> bool:
 def _squeeze_scalar(result: Any) -> Any:
     if isinstance(result, BatchedTensor) and result.dim() == 1:
         return result.squeeze(0)
-    if isinstance(result, tuple) and hasattr(type(result), "_make"):
-        return type(result)._make(_squeeze_scalar(r) for r in result)  # type: ignore[attr-defined]
+    if isinstance(result, tuple):  # (std_mean's pair, a namedtuple, a return_types sequence)
+        items = [_squeeze_scalar(r) for r in result]
+        if hasattr(type(result), "_make"):
+            return type(result)._make(items)  # type: ignore[attr-defined]
+        return type(result)(items)
     return result
 
 
@@ -547,12 +560,14 @@ def _call_bound(func: Callable[..., Any], bound: inspect.BoundArguments, argumen
     return call(func, *args, **kwargs)
 
 
+_register("prod argmax argmin aminmax".split(), _dim_rule(("dim",)))
+# (an empty dim list reduces every dim of these; under vmap also ``all``/``any``, whose eager
+# forms keep every element)
 _register(
-    "sum mean nansum nanmean prod amax amin argmax argmin all any std var std_mean var_mean "
-    "logsumexp count_nonzero aminmax".split(),
-    _dim_rule(("dim",)),
+    "sum mean nansum nanmean amax amin std var std_mean var_mean logsumexp count_nonzero all any "
+    "norm".split(),
+    _dim_rule(("dim",), empty_is_all=True),
 )
-_register(["norm"], _dim_rule(("dim",)))
 
 
 def _softmax(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:

@@ -137,7 +137,9 @@ def _container(s: _Spec, values: list[Any]) -> Any:
     if s.kind == "list":
         return values
     if s.type is not None and s.type is not tuple and hasattr(s.type, "_fields"):
-        return s.type(*values)  # a namedtuple
+        if hasattr(s.type, "_make"):
+            return s.type._make(values)  # a namedtuple
+        return s.type(values)  # a struct sequence (``return_types``), built from one sequence
     return tuple(values)
 
 
