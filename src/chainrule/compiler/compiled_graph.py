@@ -29,6 +29,7 @@ from chainrule.ir import Value, gradients, passes
 from chainrule.ir.numpy_codegen import NumpyFunction, numpy_function
 from chainrule.ops import copying
 
+from .fused_losses import fuse_cross_entropy_backward
 from .lowering import Lowered
 
 __all__ = ["CompiledGraph", "CompiledFunctionBackward", "DOUBLE_BACKWARD_MESSAGE"]
@@ -180,6 +181,13 @@ class CompiledGraph:
                 roots = outputs + live
                 for key, count in passes.optimize(graph, roots).items():
                     self.pass_report[key] = self.pass_report.get(key, 0) + count
+                fused = fuse_cross_entropy_backward(graph, roots)
+                if fused:
+                    for old, new in fused:
+                        if old in names:
+                            names[new] = names[old]
+                    passes.eliminate_dead_code(graph, roots)
+                    self.pass_report["fuse_cross_entropy_backward"] = len(fused)
                 replaced = dict(zip(map(id, live), roots[len(outputs) :], strict=True))
                 outputs[:] = roots[: len(outputs)]
                 ys = [outputs[k] for k in self.diff_output_slots]
