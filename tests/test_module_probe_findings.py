@@ -309,3 +309,59 @@ def test_parameter_of_integer_tensor_message(dtype):
         for lib in LIBS
     ]
     assert kept[1] == kept[0]
+
+
+# -- safetensors: complex64 and unsigned 16/32/64-bit tensors -------------------------------------
+
+_ST_DTYPES = ["complex64", "uint16", "uint32", "uint64", "bfloat16", "bool", "float16"]
+
+
+def _st_tensors(lib):
+    rng = np.random.default_rng(5)
+    out = {}
+    for i, name in enumerate(_ST_DTYPES):
+        values = rng.integers(0, 200, size=(3, 4)).astype(np.float64)
+        if name == "complex64":
+            values = values + 1j * rng.standard_normal((3, 4))
+        t = lib.tensor(values).to(getattr(lib, name))
+        out[name] = t.t() if i % 2 else t[1:]  # non-contiguous / offset views
+    return out
+
+
+def test_safetensors_written_by_chainrule_read_by_safetensors(tmp_path):
+    import safetensors.torch
+
+    path = tmp_path / "c.safetensors"
+    chainrule.save(_st_tensors(chainrule), str(path))
+    got = safetensors.torch.load_file(str(path))
+    want = _st_tensors(torch)
+    assert sorted(got) == sorted(want)
+    for key, value in want.items():
+        assert got[key].dtype == value.dtype
+        assert got[key].shape == value.shape
+        assert torch.equal(got[key], value.contiguous())
+
+
+def test_safetensors_written_by_safetensors_read_by_chainrule(tmp_path):
+    import safetensors.torch
+
+    path = tmp_path / "t.safetensors"
+    want = _st_tensors(torch)
+    safetensors.torch.save_file({k: v.contiguous() for k, v in want.items()}, str(path))
+    got = chainrule.load(str(path))
+    assert sorted(got) == sorted(want)
+    for key, value in want.items():
+        assert str(got[key].dtype).split(".")[-1] == str(value.dtype).split(".")[-1]
+        assert tuple(got[key].shape) == tuple(value.shape)
+        assert got[key].stride() == value.contiguous().stride()
+        mine = got[key]
+        if key == "bfloat16":
+            mine, value = mine.float(), value.float()
+        np.testing.assert_array_equal(mine.numpy(), value.numpy())
+
+
+def test_safetensors_refuses_complex128_and_writes_nothing(tmp_path):
+    path = tmp_path / "z.safetensors"
+    with pytest.raises(TypeError, match="complex128 tensors are not supported by safetensors"):
+        chainrule.save({"z": chainrule.zeros(2, dtype=chainrule.complex128)}, str(path))
+    assert not path.exists()

@@ -22,7 +22,8 @@ Sources
 safetensors files (the first 8 bytes a header length, then ``{``)
     As the safetensors library accepts them (header at most 100 MB of UTF-8 JSON, known dtypes,
     byte ranges tiling the data exactly), but duplicate JSON keys are refused. Dtypes: BOOL,
-    U8, I8, I16, I32, I64, F16, BF16 (``chainrule.bfloat16``, bit for bit), F32, F64, C64.
+    U8, U16, U32, U64, I8, I16, I32, I64, F16, BF16 (``chainrule.bfloat16``, bit for bit),
+    F32, F64, C64 (each also written; complex128 is refused, safetensors has no such type).
     Errors are ``RuntimeError`` with the library's wording ("Error while deserializing: ...").
 
 PyTorch zip archives (``torch.save``, PyTorch >= 1.6)

@@ -40,8 +40,13 @@ _MODULE_METADATA_KEY = "chainrule.module_versions"
 # save
 
 
-def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int = 2,
-         _use_new_zipfile_serialization: bool = True) -> None:
+def save(
+    obj: Any,
+    f: FileLike,
+    pickle_module: Any = None,
+    pickle_protocol: int = 2,
+    _use_new_zipfile_serialization: bool = True,
+) -> None:
     """Write ``obj`` to ``f`` (a path or a binary file) in the safetensors format.
 
     ``obj`` is a tensor, or dicts/lists/tuples of tensors, numbers, strings, bools and None
@@ -56,9 +61,11 @@ def save(obj: Any, f: FileLike, pickle_module: Any = None, pickle_protocol: int 
         ['weight', 'bias']
     """
     arrays: dict[str, np.ndarray] = {}
-    flat = isinstance(obj, Mapping) and all(
-        isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items()
-    ) and len(obj) > 0
+    flat = (
+        isinstance(obj, Mapping)
+        and all(isinstance(k, str) and isinstance(v, Tensor) for k, v in obj.items())
+        and len(obj) > 0
+    )
     structure = _encode(obj, arrays, "" if flat else "tensor", flat)
     metadata = {"format": "pt", _STRUCTURE_KEY: json.dumps(structure)}
     module_versions = getattr(obj, "_metadata", None)
@@ -85,8 +92,11 @@ def _encode(obj: Any, arrays: dict[str, np.ndarray], path: str, flat: bool) -> A
             key = f"{path}#{n}"
             n += 1
         data = obj._data
-        if data.dtype.kind == "c":
-            raise TypeError("chainrule.save: complex tensors are not supported by safetensors")
+        if data.dtype == np.complex128:
+            # (safetensors has C64 but no 128-bit complex type.)
+            raise TypeError(
+                "chainrule.save: complex128 tensors are not supported by safetensors (complex64 is)"
+            )
         # NumPy's copy keeps every bit (NaN payloads of bfloat16 too). safetensors names the
         # entry's type from the dtype's name: ml_dtypes' bfloat16 is written as BF16.
         arrays[key] = data if data.flags.c_contiguous else data.copy()  # keeps 0-d as 0-d
@@ -131,14 +141,31 @@ _MAX_DIMS = 64
 # safetensors dtype -> chainrule dtype (the file is little-endian; BF16 is ml_dtypes' bfloat16,
 # so its bytes are viewed as they are, as every other type's).
 _DTYPES = {
-    "BOOL": _dtype.bool, "U8": _dtype.uint8, "I8": _dtype.int8, "I16": _dtype.int16,
-    "I32": _dtype.int32, "I64": _dtype.int64, "F16": _dtype.float16, "BF16": _dtype.bfloat16,
-    "F32": _dtype.float32, "F64": _dtype.float64, "C64": _dtype.complex64,
+    "BOOL": _dtype.bool,
+    "U8": _dtype.uint8,
+    "I8": _dtype.int8,
+    "I16": _dtype.int16,
+    "I32": _dtype.int32,
+    "I64": _dtype.int64,
+    "F16": _dtype.float16,
+    "BF16": _dtype.bfloat16,
+    "F32": _dtype.float32,
+    "F64": _dtype.float64,
+    "C64": _dtype.complex64,
+    "U16": _dtype.uint16,
+    "U32": _dtype.uint32,
+    "U64": _dtype.uint64,
 }
 # Known to safetensors, unknown to chainrule.
 _UNSUPPORTED_DTYPES = {
-    "U16", "U32", "U64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "F4",
-    "F6_E2M3", "F6_E3M2",
+    "F8_E5M2",
+    "F8_E4M3",
+    "F8_E8M0",
+    "F8_E4M3FNUZ",
+    "F8_E5M2FNUZ",
+    "F4",
+    "F6_E2M3",
+    "F6_E3M2",
 }
 
 
@@ -191,8 +218,7 @@ def _read_header(source: Source) -> tuple[dict[str, Any], int]:
         raise SafetensorsError("invalid JSON in header: the header is not an object")
     metadata = header.get("__metadata__")
     if metadata is not None and (
-        not isinstance(metadata, dict)
-        or not all(isinstance(v, str) for v in metadata.values())
+        not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values())
     ):
         raise SafetensorsError("invalid JSON in header: __metadata__ must map str to str")
     return header, 8 + length
@@ -222,8 +248,9 @@ def _natural(value: Any) -> bool:
     return type(value) is int and value >= 0
 
 
-def _check_entries(header: dict[str, Any],
-                   data_size: int) -> list[tuple[str, tuple[str, tuple[int, ...], int, int]]]:
+def _check_entries(
+    header: dict[str, Any], data_size: int
+) -> list[tuple[str, tuple[str, tuple[int, ...], int, int]]]:
     """Validated ``(name, (code, shape, begin, end))``, in the order of their data."""
     entries = []
     for name, info in header.items():
@@ -233,16 +260,22 @@ def _check_entries(header: dict[str, Any],
             if field not in info:
                 raise SafetensorsError(f"invalid JSON in header: missing field `{field}`")
         dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if not isinstance(dtype, str) or (dtype not in _DTYPES
-                                          and dtype not in _UNSUPPORTED_DTYPES):
+        if not isinstance(dtype, str) or (
+            dtype not in _DTYPES and dtype not in _UNSUPPORTED_DTYPES
+        ):
             raise SafetensorsError(f"invalid JSON in header: unknown dtype {dtype!r}")
         if not isinstance(shape, list) or not all(_natural(s) for s in shape):
             raise SafetensorsError(
-                f"invalid JSON in header: the shape of `{name}` is not a list of naturals")
-        if (not isinstance(offsets, list) or len(offsets) != 2
-                or not all(_natural(o) for o in offsets)):
+                f"invalid JSON in header: the shape of `{name}` is not a list of naturals"
+            )
+        if (
+            not isinstance(offsets, list)
+            or len(offsets) != 2
+            or not all(_natural(o) for o in offsets)
+        ):
             raise SafetensorsError(
-                f"invalid JSON in header: the data_offsets of `{name}` are not two naturals")
+                f"invalid JSON in header: the data_offsets of `{name}` are not two naturals"
+            )
         if dtype in _UNSUPPORTED_DTYPES:
             raise RuntimeError(
                 f"chainrule.load: tensor {name!r} has dtype {dtype}, which chainrule does not "
@@ -262,8 +295,7 @@ def _check_entries(header: dict[str, Any],
             raise SafetensorsError(f"invalid offset for tensor `{name}`")
         nbytes = math.prod(shape) * _DTYPES[dtype].itemsize
         if nbytes >= 1 << 64:
-            raise SafetensorsError(
-                "overflow computing buffer size from shape and/or element type")
+            raise SafetensorsError("overflow computing buffer size from shape and/or element type")
         if nbytes != stop - begin:
             raise SafetensorsError("invalid shape, data type, or offset for tensor")
         end = stop
@@ -273,8 +305,9 @@ def _check_entries(header: dict[str, Any],
     return checked
 
 
-def _read_tensor(source: Source, data_start: int, dtype: str, shape: tuple[int, ...],
-                 begin: int, end: int) -> Tensor:
+def _read_tensor(
+    source: Source, data_start: int, dtype: str, shape: tuple[int, ...], begin: int, end: int
+) -> Tensor:
     buffer = np.empty(end - begin, np.uint8)  # its range was checked against the file
     source.read_into(data_start + begin, buffer)
     element = _DTYPES[dtype].np
@@ -287,8 +320,9 @@ def _read_tensor(source: Source, data_start: int, dtype: str, shape: tuple[int, 
 
 
 def _bad_structure(reason: str) -> RuntimeError:
-    return RuntimeError(f"chainrule.load: the file's {_STRUCTURE_KEY} metadata is malformed: "
-                        f"{reason}")
+    return RuntimeError(
+        f"chainrule.load: the file's {_STRUCTURE_KEY} metadata is malformed: {reason}"
+    )
 
 
 _CONTAINERS = ("dict", "ordered_dict", "list", "tuple")
