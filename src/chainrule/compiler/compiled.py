@@ -10,7 +10,7 @@ from typing import Any
 
 from chainrule._tensor import Tensor
 from chainrule.autograd.grad_mode import is_grad_enabled
-from chainrule.fx import GraphModule, TraceError, symbolic_trace
+from chainrule.fx import GraphModule, Tracer
 from chainrule.nn.modules.module import (
     Module,
     _global_backward_hooks,
@@ -157,6 +157,67 @@ def _modes(modules: list[Module]) -> tuple:
     )
 
 
+class _ModeRecordingTracer(Tracer):
+    """A Tracer noting the grad mode each node was recorded under (``meta["grad_enabled"]``)."""
+
+    def create_proxy(
+        self, op: str, target: Any, args: tuple, kwargs: dict[str, Any], name: str | None = None
+    ) -> Any:
+        proxy = super().create_proxy(op, target, args, kwargs, name)
+        proxy.node.meta["grad_enabled"] = is_grad_enabled()
+        return proxy
+
+
+class _GraphBreak(Exception):
+    """What the trace recorded is not the program (see :func:`_trace`)."""
+
+
+def _trace(root: Module | Callable[..., Any]) -> GraphModule:
+    """``fx.symbolic_trace(root)``, refusing (with :class:`_GraphBreak`) a program whose
+    graph would not be what it computes: one that draws random numbers outside the traced
+    values (``x + torch.randn(())``: the trace would freeze the draw into a constant) or seeds
+    the generator, and one that switches grad mode inside (``with torch.no_grad():``, whose
+    nodes the graph would differentiate). The generator is left as before the trace, so the
+    eager run draws what it would without compile."""
+    rng_state = get_rng_state()
+    grad_mode = is_grad_enabled()
+    tracer = _ModeRecordingTracer()
+    try:
+        graph = tracer.trace(root)
+    finally:
+        after = get_rng_state()
+        set_rng_state(rng_state)
+    drew = after.shape != rng_state.shape or not bool((after == rng_state).all())
+    if drew:
+        raise _GraphBreak("the program draws random numbers or seeds the generator")
+    if any(node.meta.get("grad_enabled", grad_mode) != grad_mode for node in graph.nodes):
+        raise _GraphBreak("the program switches grad mode")
+    name = type(root).__name__ if isinstance(root, Module) else root.__name__
+    return GraphModule(tracer.root, graph, name)
+
+
+class _BufferSnapshot:
+    """The modules' buffers as they are now, to undo what the lowering run did to them (a
+    refused training-mode batch_norm has counted ``num_batches_tracked`` up by then: the
+    eager run that follows would count the call twice)."""
+
+    def __init__(self, modules: list[Module]) -> None:
+        self._saved = [
+            (store, key, t, t._data, t._data.copy(), t._vc[0])
+            for m in modules
+            for store in (m._buffers,)
+            for key, t in store.items()
+            if isinstance(t, Tensor)
+        ]
+
+    def restore(self) -> None:
+        for store, key, tensor, data, values, version in self._saved:
+            store[key] = tensor
+            tensor._data = data
+            data[...] = values
+            tensor._vc[0] = version
+
+
 class _Entry:
     """What one set of guards compiled to: a generated graph, or the traced module run
     eagerly (``reason`` says why), or nothing (a graph break: the original runs)."""
@@ -247,8 +308,12 @@ class CompiledFunction:
             return None  # past the limit, the call runs eagerly, as torch.compile's does
         self.compile_count += 1
         try:
-            gm: GraphModule | None = symbolic_trace(self._orig_mod)
-        except TraceError:
+            gm: GraphModule | None = _trace(self._orig_mod)
+        except Exception:  # noqa: BLE001
+            # TraceError (control flow on a traced value), but also what the program does
+            # with a Proxy that a tensor allows (item assignment, `len`, a shape passed to a
+            # factory): the program runs eagerly, as torch.compile's graph break, raising
+            # there what eager raises.
             if self._fullgraph:
                 raise
             self.graph_breaks += 1
@@ -272,11 +337,13 @@ class CompiledFunction:
         # (a program that draws is refused, maybe after drawing: the eager run then draws the
         # same numbers as without compile)
         rng_state = get_rng_state()
+        buffers = _BufferSnapshot(entry.modules)
         try:
             try:
                 lowered, _ = lower(gm, args, kwargs, arg_names, self._param_names())
             finally:
                 set_rng_state(rng_state)
+                buffers.restore()
             requires_grad = [
                 is_grad_enabled() and t.requires_grad
                 for t in [args[p] if type(p) is int else kwargs[p] for p in lowered.arg_positions]

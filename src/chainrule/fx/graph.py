@@ -242,9 +242,10 @@ def _default_name(op: str, target: Any) -> str:
     return getattr(target, "__name__", "node").strip("_")
 
 
-def _function_ref(fn: Any, globals_: dict[str, Any]) -> str:
+def _function_ref(fn: Any, globals_: dict[str, Any], taken: frozenset[str] = frozenset()) -> str:
     """How the generated code names ``fn``: torch.X / torch.nn.functional.X where that is
-    the same object, else a global added for it."""
+    the same object, else a global added for it, under a name no local (``taken``: the
+    nodes' names) hides."""
     import chainrule  # the namespace the code runs against, read at code-writing time
     import chainrule.nn.functional as F
 
@@ -256,7 +257,7 @@ def _function_ref(fn: Any, globals_: dict[str, Any]) -> str:
         globals_["torch"] = chainrule
         return f"torch.nn.functional.{name}"
     key = _snake(name)
-    while key in globals_ and globals_[key] is not fn:
+    while key in taken or (key in globals_ and globals_[key] is not fn):
         key += "_"
     globals_[key] = fn
     return key
@@ -302,7 +303,7 @@ def _attr_path(path: str) -> str:
     return text
 
 
-def _expr(node: Node, globals_: dict[str, Any]) -> str:
+def _expr(node: Node, globals_: dict[str, Any], taken: frozenset[str] = frozenset()) -> str:
     a, kw = node.args, node.kwargs
     if node.op == "get_attr":
         return _attr_path(node.target)
@@ -319,7 +320,7 @@ def _expr(node: Node, globals_: dict[str, Any]) -> str:
         return f"{_fmt(a[0], globals_)}[{_fmt(a[1], globals_)}]"
     if t is getattr and len(a) == 2 and isinstance(a[1], str):
         return f"{_fmt(a[0], globals_)}.{a[1]}"
-    return f"{_function_ref(t, globals_)}({_call_args(a, kw, globals_)})"
+    return f"{_function_ref(t, globals_, taken)}({_call_args(a, kw, globals_)})"
 
 
 def _write_forward(graph: Graph, globals_: dict[str, Any]) -> str:
@@ -330,6 +331,7 @@ def _write_forward(graph: Graph, globals_: dict[str, Any]) -> str:
             last_use[n] = node
     params: list[str] = []
     body: list[str] = []
+    taken = frozenset(n.name for n in nodes) | frozenset(str(n.target) for n in nodes)
     for node in nodes:
         if node.op == "placeholder":
             param = str(node.target)
@@ -340,7 +342,7 @@ def _write_forward(graph: Graph, globals_: dict[str, Any]) -> str:
         if node.op == "output":
             body.append(f"return {_fmt(node.args[0], globals_)}")
             break
-        line = f"{node.name} = {_expr(node, globals_)}"
+        line = f"{node.name} = {_expr(node, globals_, taken)}"
         dead = [n.name for n in node.all_input_nodes if last_use[n] is node]
         if not node.users:
             dead.append(node.name)
