@@ -108,3 +108,64 @@ def test_mean_pairs_of_scalar_examples_keep_their_rank(name):
     """std_mean/var_mean of 0-d examples with keepdim: each result is 0-d per example."""
     array = np.array([1.0, 2.0, 4.0])
     _both(lambda L, t: getattr(L, name)(t, 0, keepdim=True), array)
+
+
+def _outcome(fn):
+    try:
+        return "ok", fn()
+    except Exception as error:  # noqa: BLE001 (the exception is what is compared)
+        return "raised", type(error).__name__, str(error).split("\n")[0]
+
+
+_SCALAR_EXAMPLE_OPS = {
+    "select": lambda L, t, d: t.select(d, 0),
+    "unbind": lambda L, t, d: t.unbind(d),
+    "split": lambda L, t, d: t.split(1, d),
+    "diagonal": lambda L, t, d: t.diagonal(0, d, 0),
+    "roll": lambda L, t, d: L.roll(t, 1, d),
+    "narrow": lambda L, t, d: t.narrow(d, 0, 1),
+    "chunk": lambda L, t, d: t.chunk(1, d),
+    "tensor_split": lambda L, t, d: t.tensor_split(1, d),
+    "transpose": lambda L, t, d: t.transpose(d, 0),
+    "movedim": lambda L, t, d: L.movedim(t, d, 0),
+    "flatten": lambda L, t, d: t.flatten(d),
+    "gather": lambda L, t, d: t.gather(d, L.tensor(0)),
+    "scatter_add": lambda L, t, d: t.scatter_add(d, L.tensor(0), t * 2),
+    "max": lambda L, t, d: t.max(d),
+    "median": lambda L, t, d: t.median(d),
+    "nanmedian": lambda L, t, d: t.nanmedian(d),
+    "sum": lambda L, t, d: t.sum(d),
+    "cumsum": lambda L, t, d: t.cumsum(d),
+    "softmax": lambda L, t, d: t.softmax(d),
+    "index_select": lambda L, t, d: L.index_select(t, d, L.tensor([0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCALAR_EXAMPLE_OPS))
+@pytest.mark.parametrize("dim", [0, -1, 1])
+def test_dims_of_scalar_examples(name, dim):
+    """Ops given a dim of 0-d examples: transpose/movedim returned a 1 x batch tensor, gather
+    along -1 gathered across the batch, flatten kept 0-d (silent); select/unbind/split/
+    diagonal/roll/narrow/chunk/tensor_split computed where PyTorch raises; max/median along
+    a dim raised AttributeError."""
+    op = _SCALAR_EXAMPLE_OPS[name]
+    expected = _outcome(
+        lambda: torch.func.vmap(lambda t: op(torch, t, dim))(torch.tensor([1.0, -2.0, 3.0]))
+    )
+    got = _outcome(lambda: cr.func.vmap(lambda t: op(cr, t, dim))(cr.tensor([1.0, -2.0, 3.0])))
+    if expected[0] == "raised":
+        assert got == expected
+        return
+    assert got[0] == "ok", got
+    _compare(expected[1], got[1])
+
+
+def test_transpose_of_a_scalar_example_in_a_program():
+    """The probe's shape of the bug: a reduction to 0-d, then transpose, then matmul-free ops."""
+
+    def program(L, t):
+        s = t.sum(0)
+        return (s.transpose(0, -1) * 2 + L.movedim(s, 0, 0)).exp()
+
+    array = np.array([[0.5, 1.0], [2.0, -1.0], [0.0, 0.25]])
+    _both(program, array, in_dims=1)

@@ -456,7 +456,8 @@ def _shift(dim: Any, ndim: int) -> Any:
         raise IndexError(
             f"Dimension out of range (expected to be in range of [{low}, {high}], but got {dim})"
         )
-    return (dim + ndim if dim < 0 else dim) + 1
+    # (a 0-d example's dim 0 or -1 is the value's dim 1, never the batch dim)
+    return (dim + max(ndim, 1) if dim < 0 else dim) + 1
 
 
 def _dim_rule(
@@ -464,13 +465,19 @@ def _dim_rule(
     full: str = "flatten",
     extra_rank: int = 0,
     empty_is_all: bool = False,
+    scalar: str = "reshape",
 ) -> Callable[..., Any]:
     """A rule for ops whose ``dim_names`` arguments are dimensions of ``self`` (the first
     argument): shifted by one. ``full``: what a missing dim means ("flatten": the whole
     tensor, reduced over its flattened value; "keep": the op's own default, no shift needed).
     ``extra_rank``: how many dims the op's output has beyond the input (``unsqueeze``: 1).
     ``empty_is_all``: an empty dim list means every dim (``sum(x, ())``, ``amax(x)``), so it
-    becomes the example's dims, never the batch dim."""
+    becomes the example's dims, never the batch dim.
+    ``scalar``: what a dim of a 0-d example means: "reshape" (reductions and scans, which take
+    dim 0 or -1 of a 0-d tensor: run on a length-1 dim), "raise" (PyTorch's vmap runs the op
+    on the value's dim 1 and raises its IndexError: ``select``, ``unbind`` ...), "eager" (the
+    op's own error for a 0-d tensor: ``narrow``, ``chunk``), "alias" (``transpose``/``movedim``
+    of a 0-d tensor is itself), "flatten" (a 0-d tensor flattens to one element)."""
 
     def rule(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
         bound = _bind(func, args, kwargs)
@@ -509,11 +516,20 @@ def _dim_rule(
                     break
             result = _call_bound(func, bound, arguments)
             return _wrap_result(result, level)
+        if ndim == 0 and scalar == "eager" and present and value.shape[0]:
+            call(func, value[0], *list(arguments.values())[1:])  # (raises its own message)
         for n in present:
             arguments[n] = _shift(arguments[n], max(ndim, 1) if ndim == 0 else ndim)
-            if ndim == 0:  # a 0-d tensor takes dim 0 or -1: the value's dim 1 does not exist
+            if ndim == 0 and scalar == "alias":
+                continue
+            if ndim == 0 and scalar == "flatten":
+                return wrap_batched(value.reshape(value.shape[0], 1), level)
+            if ndim == 0 and scalar == "reshape":
+                # a 0-d tensor takes dim 0 or -1: the value's dim 1 does not exist
                 arguments[first] = value.reshape(value.shape[0], 1)
                 return _squeeze_scalar(_wrap_result(_call_bound(func, bound, arguments), level))
+        if ndim == 0 and scalar == "alias":
+            return wrap_batched(value.view(value.shape), level)
         return _wrap_result(_call_bound(func, bound, arguments), level)
 
     return rule
@@ -605,30 +621,22 @@ _register(["gumbel_softmax"], _gumbel_softmax)
 _register("cumsum cumprod cummax cummin logcumsumexp".split(), _DIM_KEEP)
 _register(["_cumsum"], _DIM_KEEP)  # (the op under cumsum, which its backward formula calls)
 _register(["softmax", "log_softmax", "softmin"], _softmax)
-_register(["roll"], _dim_rule(("dims",), full="flatten_roll"))
+_register(["roll"], _dim_rule(("dims",), full="flatten_roll", scalar="raise"))
 _register(
     ["transpose", "swapaxes", "swapdims"],
-    _dim_rule(("dim0", "dim1", "axis0", "axis1"), full="keep"),
+    _dim_rule(("dim0", "dim1", "axis0", "axis1"), full="keep", scalar="alias"),
 )
+_register(["index_select", "_sum_dim", "_squeeze_dim"], _dim_rule(("dim",), full="keep"))
 _register(
-    [
-        "select",
-        "narrow",
-        "index_select",
-        "unbind",
-        "chunk",
-        "split",
-        "tensor_split",
-        "_select",
-        "_slice",
-        "_sum_dim",
-        "_squeeze_dim",
-    ],
-    _dim_rule(("dim",), full="keep"),
+    ["select", "unbind", "split", "_select", "_slice"],
+    _dim_rule(("dim",), full="keep", scalar="raise"),
 )
-_register(["diagonal"], _dim_rule(("dim1", "dim2"), full="keep"))
-_register(["movedim", "moveaxis"], _dim_rule(("source", "destination"), full="keep"))
-_register(["flatten"], _dim_rule(("start_dim", "end_dim"), full="keep"))
+_register(["narrow", "chunk", "tensor_split"], _dim_rule(("dim",), full="keep", scalar="eager"))
+_register(["diagonal"], _dim_rule(("dim1", "dim2"), full="keep", scalar="raise"))
+_register(
+    ["movedim", "moveaxis"], _dim_rule(("source", "destination"), full="keep", scalar="alias")
+)
+_register(["flatten"], _dim_rule(("start_dim", "end_dim"), full="keep", scalar="flatten"))
 _register(["unflatten"], _dim_rule(("dim",), full="keep"))
 _register(["unsqueeze"], _dim_rule(("dim",), full="keep", extra_rank=1))
 
@@ -648,8 +656,9 @@ def _max_min(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
     keepdim = args[2] if len(args) > 2 else kwargs.get("keepdim", False)
     ndim = _value_ndim(value)
     if ndim == 0:
+        _shift(dim, 0)  # (PyTorch's IndexError for a dim other than 0 and -1)
         result = call(func, value.reshape(value.shape[0], 1), 1, keepdim)
-        return type(result)._make(wrap_batched(r.reshape(-1), level) for r in result)
+        return type(result)([wrap_batched(r.reshape(-1), level) for r in result])
     return _wrap_result(call(func, value, _shift(dim, ndim), keepdim), level)
 
 
@@ -880,6 +889,13 @@ def _gather_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int
                 continue
             arguments[name] = _materialize(value, level)
     arguments["dim"] = _shift(arguments["dim"], rank)
+    if rank == 0 and not _is_inplace(func):
+        # 0-d examples: each 0-d tensor (a (batch,) value) gets a length-1 dim to work on
+        for name, value in list(arguments.items()):
+            if isinstance(value, Tensor) and value.dim() == 1:
+                arguments[name] = value.reshape(value.shape[0], 1)
+        result = _call_bound(func, bound, arguments)
+        return wrap_batched(result.reshape(result.shape[0]), level)
     if _is_inplace(func):
         if not unwrap(args[0], level)[1]:
             raise RuntimeError(INPLACE_MESSAGE.format(name=func.__name__))
