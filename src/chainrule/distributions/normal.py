@@ -60,6 +60,10 @@ class Normal(ExponentialFamily):
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         with no_grad():
+            # (PyTorch samples through torch.normal, which refuses a negative or NaN std
+            # even when the arguments are not validated)
+            if not bool((self.scale >= 0).all()):
+                raise RuntimeError("normal expects all elements of std >= 0.0")
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:

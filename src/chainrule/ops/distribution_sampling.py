@@ -406,7 +406,9 @@ def poisson(input, generator: Generator | None = None):
     """
     if np.any(input < 0):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    return _gen(generator).poisson(np.asarray(input, dtype=np.float64)).astype(input.dtype)
+    # (np.asarray: NumPy returns a Python int for a 0-d rate)
+    draws = _gen(generator).poisson(np.asarray(input, dtype=np.float64))
+    return np.asarray(draws).astype(input.dtype)
 
 
 poisson.derivative("input")(zero_derivative)
@@ -665,9 +667,19 @@ def _integers(
 # ``random_()``'s draw per element (PyTorch's uniform_int_distribution): 64 bits for int64 and
 # float64, 32 otherwise, reduced modulo the dtype's count of values (bool: the lowest bit).
 _FULL_RANGE_MODULUS = {
-    "int64": 2**63, "int32": 2**31, "int16": 2**15, "int8": 2**7, "uint8": 2**8,
-    "uint16": 2**16, "uint32": 2**32, "uint64": 2**64, "bool": 2,
-    "float64": 2**53 + 1, "float32": 2**24 + 1, "float16": 2**11 + 1, "bfloat16": 2**8 + 1,
+    "int64": 2**63,
+    "int32": 2**31,
+    "int16": 2**15,
+    "int8": 2**7,
+    "uint8": 2**8,
+    "uint16": 2**16,
+    "uint32": 2**32,
+    "uint64": 2**64,
+    "bool": 2,
+    "float64": 2**53 + 1,
+    "float32": 2**24 + 1,
+    "float16": 2**11 + 1,
+    "bfloat16": 2**8 + 1,
 }
 
 

@@ -1,0 +1,86 @@
+"""Findings of a random-program probe of torch.distributions against PyTorch.
+
+Each test compares chainrule with the reference PyTorch on a case the probe found to differ.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import chainrule
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rate", [0.0, 2.5, 40.0])
+def test_poisson_of_a_0d_rate_gives_a_0d_tensor_of_its_dtype(dtype, rate):
+    t = torch.poisson(torch.tensor(rate, dtype=getattr(torch, dtype)))
+    c = chainrule.poisson(chainrule.tensor(rate, dtype=getattr(chainrule, dtype)))
+    assert tuple(c.shape) == tuple(t.shape) == ()
+    assert str(c.dtype).split(".")[-1] == str(t.dtype).split(".")[-1] == dtype
+    if rate == 0.0:
+        assert c.item() == t.item() == 0.0
+    else:
+        assert c.item() == int(c.item()) and c.item() >= 0
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib: lib.distributions.Poisson(2.5),
+        lambda lib: lib.distributions.Poisson(lib.tensor(0.7, dtype=lib.float64)),
+        lambda lib: lib.distributions.NegativeBinomial(2.5, logits=1.0),
+        lambda lib: lib.distributions.NegativeBinomial(lib.tensor(3.0), probs=lib.tensor(0.4)),
+    ],
+)
+@pytest.mark.parametrize("sample_shape", [(), (2,), (2, 1)])
+def test_scalar_count_distributions_sample(make, sample_shape):
+    t = make(torch).sample(sample_shape)
+    c = make(chainrule).sample(sample_shape)
+    assert tuple(c.shape) == tuple(t.shape)
+    assert str(c.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    assert bool((c >= 0).all()) and bool((c == c.round()).all())
+
+
+def _raises_like(f_torch, f_chainrule):
+    with pytest.raises(Exception) as et:
+        f_torch()
+    with pytest.raises(Exception) as ec:
+        f_chainrule()
+    assert type(ec.value).__name__ == type(et.value).__name__
+    assert str(ec.value) == str(et.value)
+
+
+@pytest.mark.parametrize("bad", [-1.0, float("nan")])
+@pytest.mark.parametrize(
+    "family",
+    [
+        lambda lib, s: lib.distributions.Normal(lib.tensor([0.0, 1.0]), s, validate_args=False),
+        lambda lib, s: lib.distributions.LogNormal(lib.tensor([0.0, 1.0]), s, validate_args=False),
+        lambda lib, s: lib.distributions.LogisticNormal(
+            lib.tensor([0.0, 1.0]), s, validate_args=False
+        ),
+        lambda lib, s: lib.distributions.HalfNormal(s, validate_args=False),
+    ],
+)
+def test_sampling_a_normal_with_a_negative_or_nan_scale_raises(bad, family):
+    def run(lib):
+        scale = lib.tensor([1.0, bad])
+        return lambda: family(lib, scale).sample((3,))
+
+    _raises_like(run(torch), run(chainrule))
+
+
+@pytest.mark.parametrize("scale", [0.0, float("inf"), 2.0])
+def test_sampling_a_normal_with_zero_inf_or_positive_scale_does_not_raise(scale):
+    for lib in (torch, chainrule):
+        d = lib.distributions.Normal(
+            lib.tensor([0.0, 1.0]), lib.tensor([1.0, scale]), validate_args=False
+        )
+        assert tuple(d.sample((3,)).shape) == (3, 2)
+
+
+def test_rsample_with_a_negative_scale_does_not_raise_as_in_pytorch():
+    for lib in (torch, chainrule):
+        d = lib.distributions.Normal(0.0, lib.tensor(-1.0), validate_args=False)
+        assert tuple(d.rsample((4,)).shape) == (4,)
