@@ -365,3 +365,48 @@ def test_safetensors_refuses_complex128_and_writes_nothing(tmp_path):
     with pytest.raises(TypeError, match="complex128 tensors are not supported by safetensors"):
         chainrule.save({"z": chainrule.zeros(2, dtype=chainrule.complex128)}, str(path))
     assert not path.exists()
+
+
+# -- dropout masks drawn in the input's memory order; alpha dropout's draws --------------------
+
+_LAYOUTS = {
+    "contiguous": lambda t: t,
+    "transposed": lambda t: t.transpose(0, -1),
+    "permuted": lambda t: t.permute(2, 0, 1) if t.dim() == 3 else t.t(),
+    "sliced": lambda t: t[..., ::2],
+}
+
+
+@pytest.mark.parametrize("layout", list(_LAYOUTS))
+@pytest.mark.parametrize("shape", [(3, 6), (2, 4, 5)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["dropout", "alpha_dropout", "feature_alpha_dropout"])
+def test_dropout_masks_as_pytorch_after_manual_seed(fn, dtype, shape, layout):
+    x = np.random.default_rng(11).standard_normal(shape)
+    outs = []
+    for lib in LIBS:
+        lib.manual_seed(7)
+        t = _LAYOUTS[layout](lib.tensor(x).to(getattr(lib, dtype))).requires_grad_()
+        out = getattr(lib.nn.functional, fn)(t, 0.3, True)
+        out.backward(lib.ones_like(out))
+        outs.append((out.detach().numpy(), out.stride(), t.grad.numpy(), lib.rand(3).numpy()))
+    (o_t, s_t, g_t, r_t), (o_c, s_c, g_c, r_c) = outs
+    np.testing.assert_allclose(o_c, o_t, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(g_c, g_t, rtol=1e-6, atol=1e-7)
+    assert s_c == s_t
+    np.testing.assert_array_equal(r_c, r_t)  # the same number of draws
+
+
+@pytest.mark.parametrize("cls", ["AlphaDropout", "FeatureAlphaDropout", "Dropout"])
+def test_dropout_modules_in_a_model_as_pytorch(cls):
+    results = []
+    for lib in LIBS:
+        lib.manual_seed(2)
+        nn = lib.nn
+        model = nn.Sequential(nn.Linear(4, 6), getattr(nn, cls)(0.4), nn.SELU(), nn.Linear(6, 2))
+        x = lib.tensor(np.random.default_rng(3).standard_normal((5, 4)).astype(np.float32))
+        out = model(x.t().contiguous().t())
+        out.sum().backward()
+        results.append((out.detach().numpy(), model[0].weight.grad.numpy()))
+    for a, b in zip(results[0], results[1], strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-6)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._strides import empty_preserving_layout
+from ..._strides import empty_preserving_layout, layout_order
 from ..._tensor import Tensor, wrap
 from .. import random_streams
 from ..creation import PER_EXAMPLE_DRAWS, default_generator
@@ -26,6 +26,19 @@ def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
     # As PyTorch: a Bernoulli(1 - p) mask of the input's dtype, divided by 1 - p.
     keep = random_streams.bernoulli(default_generator.rng, 1 - p, shape).astype(dtype)
     return keep / np.asarray(1 - p, dtype)
+
+
+def _keep_in_layout(x: np.ndarray, p: float) -> np.ndarray:
+    """A Bernoulli(1 - p) boolean mask shaped like ``x``, drawn as PyTorch's ``bernoulli_`` fills
+    ``empty_like(x)``: in the memory order of the layout it gives a copy of ``x`` (a transposed
+    input draws along its columns)."""
+    if x.ndim < 2 or x.flags.c_contiguous or any(s < 0 for s in x.strides):
+        return random_streams.bernoulli(default_generator.rng, 1 - p, x.shape)
+    outer_to_inner = layout_order(x.shape, x.strides)[::-1]
+    keep = random_streams.bernoulli(
+        default_generator.rng, 1 - p, tuple(x.shape[d] for d in outer_to_inner)
+    )
+    return keep.transpose(np.argsort(outer_to_inner))
 
 
 def _laid_out_like(x: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -54,7 +67,10 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
         return PER_EXAMPLE_DRAWS[-1](dropout, (input, p, training), {})
     x = input._data
-    return _apply(input, _laid_out_like(x, _mask(x.shape, p, x.dtype)), inplace)
+    if p == 1:
+        return _apply(input, _laid_out_like(x, np.zeros(x.shape, x.dtype)), inplace)
+    mask = _keep_in_layout(x, p).astype(x.dtype) / np.asarray(1 - p, x.dtype)
+    return _apply(input, _laid_out_like(x, mask), inplace)
 
 
 def _feature_dropout(
@@ -111,7 +127,7 @@ def alpha_dropout(
     x = input._data
     if p == 1:
         return input * wrap(_laid_out_like(x, np.zeros(x.shape, x.dtype)))
-    keep = default_generator.rng.random(x.shape) >= p
+    keep = _keep_in_layout(x, p)
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
     b = (keep - 1.0) * (alpha * a) + alpha * a * p
     noise = keep * a

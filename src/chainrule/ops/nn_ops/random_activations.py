@@ -13,6 +13,7 @@ import numpy as np
 
 from ..._frames import user_stacklevel
 from ..._tensor import Tensor, wrap
+from .. import random_streams
 from .._registry import op
 from ..activation import softmax
 from ..creation import PER_EXAMPLE_DRAWS, default_generator
@@ -120,7 +121,8 @@ def feature_alpha_dropout(
     if p == 1:
         return input * wrap(np.zeros(x.shape, x.dtype))
     mask_shape = x.shape[:2] + (1,) * (x.ndim - 2)
-    keep = (default_generator.rng.random(mask_shape) >= p).astype(x.dtype)
+    # As PyTorch: a Bernoulli(1 - p) draw per channel, from the default generator.
+    keep = random_streams.bernoulli(default_generator.rng, 1 - p, mask_shape).astype(x.dtype)
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
     b = ((keep - 1) * (alpha * a) + alpha * a * p).astype(x.dtype)
     noise = (keep * a).astype(x.dtype)
