@@ -84,3 +84,43 @@ def test_rsample_with_a_negative_scale_does_not_raise_as_in_pytorch():
     for lib in (torch, chainrule):
         d = lib.distributions.Normal(0.0, lib.tensor(-1.0), validate_args=False)
         assert tuple(d.rsample((4,)).shape) == (4,)
+
+
+_LIKE = ["zeros_like", "ones_like", "empty_like", "rand_like", "randn_like"]
+
+
+@pytest.mark.parametrize("name", _LIKE)
+@pytest.mark.parametrize("arg", [1.0, None, [1.0], "x"])
+def test_like_factories_refuse_a_non_tensor_as_pytorch(name, arg):
+    _raises_like(lambda: getattr(torch, name)(arg), lambda: getattr(chainrule, name)(arg))
+
+
+@pytest.mark.parametrize("arg", [1.0, None, 3])
+def test_full_like_refuses_a_non_tensor_as_pytorch(arg):
+    _raises_like(lambda: torch.full_like(arg, 2.0), lambda: chainrule.full_like(arg, 2.0))
+
+
+@pytest.mark.parametrize("temperature", [0.5, 2])
+def test_relaxed_one_hot_categorical_log_prob_with_a_number_temperature(temperature):
+    # PyTorch keeps a number temperature as given and its log_prob passes it to full_like
+    def run(lib):
+        d = lib.distributions.RelaxedOneHotCategorical(temperature, probs=lib.tensor([0.2, 0.8]))
+        return lambda: d.log_prob(lib.tensor([0.3, 0.7]))
+
+    _raises_like(run(torch), run(chainrule))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relaxed_one_hot_categorical_log_prob_and_grad_with_a_tensor_temperature(dtype):
+    out = []
+    for lib in (torch, chainrule):
+        dt = getattr(lib, dtype)
+        logits = lib.tensor([[0.3, -1.2, 2.0], [0.0, 0.0, 1e-3]], dtype=dt, requires_grad=True)
+        temp = lib.tensor(0.7, dtype=dt, requires_grad=True)
+        d = lib.distributions.RelaxedOneHotCategorical(temp, logits=logits)
+        lp = d.log_prob(lib.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], dtype=dt))
+        grads = lib.autograd.grad(lp.sum(), [logits, temp])
+        out.append([lp.detach().numpy()] + [g.numpy() for g in grads])
+    for a, b in zip(*out, strict=True):
+        assert a.dtype == b.dtype
+        assert abs(a - b).max() <= (1e-5 if dtype == "float32" else 1e-12) * (1 + abs(a).max())

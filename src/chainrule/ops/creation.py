@@ -269,8 +269,9 @@ def _as_meta(t: Tensor) -> Tensor:
     return t
 
 
-def _meta_like(name: str, input: Tensor, dtype: Any, requires_grad: Any,
-               memory_format: Any) -> Tensor:
+def _meta_like(
+    name: str, input: Tensor, dtype: Any, requires_grad: Any, memory_format: Any
+) -> Tensor:
     """A ``*_like`` factory's meta result: ``input``'s shape, the dtype, and ``input``'s
     strides (as PyTorch's preserve_format keeps them for a dense layout) or the format's."""
     shape, d, grad = _like(name, input, dtype, requires_grad)
@@ -565,8 +566,9 @@ def _size_args(name: str, size: tuple, position: int = 1) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _filled(name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool,
-            meta: bool = False) -> Tensor:
+def _filled(
+    name: str, fill: Any, size: tuple, dtype: Any, requires_grad: bool, meta: bool = False
+) -> Tensor:
     requires_grad = _check_requires_grad(name, requires_grad)
     shape = _size_args(name, size)
     d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
@@ -696,8 +698,17 @@ def full(
     return _filled("full", fill_value, (tuple(size),), d, requires_grad, meta)
 
 
+def _check_like_input(name: str, x: Any) -> None:
+    """PyTorch's TypeError for a ``*_like`` factory given no tensor."""
+    if not isinstance(x, Tensor):
+        raise TypeError(
+            f"{name}(): argument 'input' (position 1) must be Tensor, not {_type_name(x)}"
+        )
+
+
 def _like(name: str, x: Tensor, dtype: Any, requires_grad: Any) -> tuple[Any, DType, bool]:
     """Shape, dtype and requires_grad of a ``*_like`` result (``name`` for errors)."""
+    _check_like_input(name, x)
     return (
         x._data.shape,
         _resolve_dtype(dtype) or x.dtype,
@@ -727,9 +738,13 @@ def _drawn_like(draw: Any, input: Tensor, memory_format: Any, **kwargs: Any) -> 
     out = _empty_like_array(input._data, np.dtype(np.float32), memory_format)
     block = out if out.base is None else out.base  # (the memory, in its order)
     drawn = draw(block.shape, **kwargs)
-    view = np.ndarray(out.shape, drawn._data.dtype, buffer=drawn._data,
-                      offset=0, strides=tuple(
-                          s // out.itemsize * drawn._data.itemsize for s in out.strides))
+    view = np.ndarray(
+        out.shape,
+        drawn._data.dtype,
+        buffer=drawn._data,
+        offset=0,
+        strides=tuple(s // out.itemsize * drawn._data.itemsize for s in out.strides),
+    )
     return make_tensor(view, bool(kwargs.get("requires_grad", False)))
 
 
@@ -1122,8 +1137,9 @@ def _spaced_dtype(name: str, start: Any, end: Any, dtype: Any) -> DType:
     return d
 
 
-def _range_ends(kernel: str, start: Any, end: Any, steps: int, np_dtype: np.dtype,
-                wrap: bool) -> tuple[Any, Any]:
+def _range_ends(
+    kernel: str, start: Any, end: Any, steps: int, np_dtype: np.dtype, wrap: bool
+) -> tuple[Any, Any]:
     """linspace's and logspace's ends read as Scalars of the result's type when there are two
     steps or more, as PyTorch's kernels read them: refused when the type cannot hold them
     ("value cannot be converted to type uint8_t without overflow"), a negative int into an
@@ -1749,8 +1765,15 @@ def rand_like(
     """Uniform samples with the shape (and dtype) of ``input``, laid out as it is."""
     if _like_is_meta(input, _.get("device")):
         return _meta_like("rand_like", input, dtype, requires_grad, _.get("memory_format"))
-    return _drawn_like(rand, input, _.get("memory_format"), dtype=dtype or input.dtype,
-                       requires_grad=requires_grad, generator=generator)
+    _check_like_input("rand_like", input)
+    return _drawn_like(
+        rand,
+        input,
+        _.get("memory_format"),
+        dtype=dtype or input.dtype,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
 def randn_like(
@@ -1764,8 +1787,15 @@ def randn_like(
     """Normal samples with the shape (and dtype) of ``input``, laid out as it is."""
     if _like_is_meta(input, _.get("device")):
         return _meta_like("randn_like", input, dtype, requires_grad, _.get("memory_format"))
-    return _drawn_like(randn, input, _.get("memory_format"), dtype=dtype or input.dtype,
-                       requires_grad=requires_grad, generator=generator)
+    _check_like_input("randn_like", input)
+    return _drawn_like(
+        randn,
+        input,
+        _.get("memory_format"),
+        dtype=dtype or input.dtype,
+        requires_grad=requires_grad,
+        generator=generator,
+    )
 
 
 def randint_like(*args: Any, **kwargs: Any) -> Tensor:
