@@ -124,3 +124,27 @@ def test_relaxed_one_hot_categorical_log_prob_and_grad_with_a_tensor_temperature
     for a, b in zip(*out, strict=True):
         assert a.dtype == b.dtype
         assert abs(a - b).max() <= (1e-5 if dtype == "float32" else 1e-12) * (1 + abs(a).max())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_poisson_of_huge_or_infinite_rates_gives_pytorchs_int64_overflow(dtype):
+    rates = [float("inf"), 1e30, 1e19, 0.0]
+    t = torch.poisson(torch.tensor(rates, dtype=getattr(torch, dtype)))
+    c = chainrule.poisson(chainrule.tensor(rates, dtype=getattr(chainrule, dtype)))
+    assert c.tolist() == t.tolist()
+    assert str(c.dtype).split(".")[-1] == dtype
+
+
+def test_poisson_of_a_nan_rate_raises_as_pytorch():
+    _raises_like(
+        lambda: torch.poisson(torch.tensor([1.0, float("nan")])),
+        lambda: chainrule.poisson(chainrule.tensor([1.0, float("nan")])),
+    )
+
+
+def test_poisson_distribution_with_an_infinite_rate_samples_without_validation():
+    t = torch.distributions.Poisson(torch.tensor([float("inf")]), validate_args=False).sample()
+    c = chainrule.distributions.Poisson(
+        chainrule.tensor([float("inf")]), validate_args=False
+    ).sample()
+    assert c.tolist() == t.tolist()

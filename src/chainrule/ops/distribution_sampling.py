@@ -404,10 +404,16 @@ def poisson(input, generator: Generator | None = None):
         >>> torch.poisson(torch.tensor([0.0]))
         tensor([0.])
     """
-    if np.any(input < 0):
+    if not np.all(input >= 0):  # (a NaN rate too, as PyTorch's check)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    rate = np.asarray(input, dtype=np.float64)
+    # PyTorch converts its draw to int64: a rate of 2**63 or more (inf too) gives int64's
+    # minimum; NumPy refuses rates near that bound, so draw those at its largest rate
+    huge = rate >= 2.0**63
+    limit = np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10
+    draws = _gen(generator).poisson(np.where(huge, 0.0, np.minimum(rate, limit)))
     # (np.asarray: NumPy returns a Python int for a 0-d rate)
-    draws = _gen(generator).poisson(np.asarray(input, dtype=np.float64))
+    draws = np.where(huge, -(2.0**63), np.asarray(draws, dtype=np.float64))
     return np.asarray(draws).astype(input.dtype)
 
 
