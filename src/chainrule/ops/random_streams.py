@@ -137,6 +137,12 @@ def _unit(rng: np.random.Generator, n: int, dtype: np.dtype) -> np.ndarray:
     return (random32(rng, n) & _U64(0xFFFFFF)).astype(_F32) * _F32(2.0**-24)
 
 
+def uniform_unit64(rng: np.random.Generator, n: int) -> np.ndarray:
+    """``n`` double uniforms in ``[0, 1)`` from 53 bits of ``random64()`` each (PyTorch's
+    ``uniform_real_distribution<double>``)."""
+    return _unit(rng, n, np.dtype(_F64))
+
+
 def in_memory_order(shape: tuple[int, ...], strides: tuple[int, ...] | None, draw: Any):
     """``draw(shape)``'s values laid out as PyTorch's kernels write a tensor with ``strides``:
     element after element in memory order (outermost stride first), not in index order."""

@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
 import numpy as np
 
+from ..._frames import user_stacklevel
 from ..._strides import empty_preserving_layout, layout_order
 from ..._tensor import Tensor, wrap
 from .. import random_streams
@@ -24,8 +28,20 @@ def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
     if p == 1:
         return np.zeros(shape, dtype)
     # As PyTorch: a Bernoulli(1 - p) mask of the input's dtype, divided by 1 - p.
-    keep = random_streams.bernoulli(default_generator.rng, 1 - p, shape).astype(dtype)
-    return keep / np.asarray(1 - p, dtype)
+    return _scaled(random_streams.bernoulli(default_generator.rng, 1 - p, shape), p, dtype)
+
+
+def _scaled(keep: np.ndarray, p: float, dtype: np.dtype) -> np.ndarray:
+    """The mask ``keep`` in ``dtype`` divided by ``1 - p`` as PyTorch's ``div_`` by a number
+    does it: in float32 for the half types (and float32), rounded once."""
+    work = _work_dtype(dtype)
+    return (keep.astype(dtype).astype(work) / work.type(1 - p)).astype(dtype)
+
+
+def _work_dtype(dtype: np.dtype) -> np.dtype:
+    """The type PyTorch's kernels compute an op of ``dtype`` with a number in: float32 for
+    float16/bfloat16 (and float32), float64 for float64."""
+    return np.dtype(np.float64) if dtype == np.float64 else np.dtype(np.float32)
 
 
 def _keep_in_layout(x: np.ndarray, p: float) -> np.ndarray:
@@ -69,7 +85,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     x = input._data
     if p == 1:
         return _apply(input, _laid_out_like(x, np.zeros(x.shape, x.dtype)), inplace)
-    mask = _keep_in_layout(x, p).astype(x.dtype) / np.asarray(1 - p, x.dtype)
+    mask = _scaled(_keep_in_layout(x, p), p, x.dtype)
     return _apply(input, _laid_out_like(x, mask), inplace)
 
 
@@ -78,18 +94,47 @@ def _feature_dropout(
 ) -> Tensor:
     _check_p(p)
     shape = input._data.shape
-    if len(shape) not in (dims + 1, dims + 2):
-        raise RuntimeError(
-            f"{name}: Expected {dims + 1}D or {dims + 2}D input, but received a {len(shape)}D "
-            f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
-            f"{dims} spatial dimension{'s' if dims > 1 else ''}, a channel dimension, and an "
-            f"optional batch dimension (i.e. {dims + 1}D or {dims + 2}D inputs)."
+    ndim = len(shape)
+    batched = ndim == dims + 2
+    if ndim not in (dims + 1, dims + 2):
+        if dims == 1:
+            raise RuntimeError(
+                f"{name}: Expected {dims + 1}D or {dims + 2}D input, but received a {ndim}D "
+                f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
+                f"{dims} spatial dimension, a channel dimension, and an optional batch dimension "
+                f"(i.e. {dims + 1}D or {dims + 2}D inputs)."
+            )
+        warnings.warn(
+            f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result "
+            "in an error in a future release. To retain the behavior and silence this warning, "
+            f"please use dropout instead. Note that {name} exists to provide channel-wise "
+            f"dropout on inputs with {dims} spatial dimensions, a channel dimension, and an "
+            f"optional batch dimension (i.e. {dims + 1}D or {dims + 2}D inputs).",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+    if dims == 2 and ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
         )
     if not training or p == 0:
         return input
     if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
         return PER_EXAMPLE_DRAWS[-1](_feature_dropout, (name, dims, input, p, training, False), {})
-    mask_shape = shape[:-dims] + (1,) * dims
+    # PyTorch's feature noise: one value per (batch, channel) of the input as its
+    # feature_dropout sees it, which dropout1d/dropout3d give a batch dimension when it has
+    # none; dropout2d takes any input as it is (a 3-D one as (N, C, L)).
+    seen = shape if dims == 2 or batched else (1, *shape)
+    if len(seen) < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    noise = seen[:2] + (1,) * (len(seen) - 2)
+    mask_shape = noise if len(seen) == ndim else noise[1:]
     return _apply(input, _mask(mask_shape, p, input._data.dtype), inplace)
 
 
@@ -123,14 +168,33 @@ def alpha_dropout(
         return input
     if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
         return PER_EXAMPLE_DRAWS[-1](alpha_dropout, (input, p, training), {})
-    alpha = 1.7580993408473766
     x = input._data
     if p == 1:
         return input * wrap(_laid_out_like(x, np.zeros(x.shape, x.dtype)))
-    keep = _keep_in_layout(x, p)
+    noise, b = alpha_noise(x.shape, p, x.dtype, like=x)
+    return input * wrap(_laid_out_like(x, noise)) + wrap(_laid_out_like(x, b))
+
+
+def alpha_noise(
+    shape: tuple[int, ...], p: float, dtype: np.dtype, like: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Alpha dropout's factor and shift, drawn and computed as PyTorch's steps: noise =
+    bernoulli(1 - p) (drawn in ``like``'s memory order when given); b = (noise - 1) *
+    (alpha * a) + alpha * a * p; noise *= a (each op rounded to ``dtype``); the result is then
+    ``input * noise + b``."""
+    alpha = 1.7580993408473766
+    work = _work_dtype(dtype)
+    if like is None:
+        noise = random_streams.bernoulli(default_generator.rng, 1 - p, shape).astype(dtype)
+    else:
+        noise = _keep_in_layout(like, p).astype(dtype)
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
-    b = (keep - 1.0) * (alpha * a) + alpha * a * p
-    noise = keep * a
-    return input * wrap(_laid_out_like(x, noise.astype(x.dtype))) + wrap(
-        _laid_out_like(x, b.astype(x.dtype))
-    )
+
+    def step(values: np.ndarray, fn: Any) -> np.ndarray:
+        return fn(values.astype(work)).astype(dtype)
+
+    b = step(noise, lambda v: v + work.type(-1))
+    b = step(b, lambda v: v * work.type(alpha * a))
+    # (add_ rounds its number to the tensor's dtype first; mul_ keeps it in the work type)
+    b = step(b, lambda v: v + work.type(np.asarray(alpha * a * p).astype(dtype)))
+    return step(noise, lambda v: v * work.type(a)), b

@@ -19,7 +19,7 @@ from ..activation import softmax
 from ..creation import PER_EXAMPLE_DRAWS, default_generator
 from ..inplace import check_inplace_draw
 from .activations import _NEGATIVE_SLOPE_LEAKY_RELU, _maybe_inplace
-from .dropout import _check_p
+from .dropout import _check_p, alpha_noise
 
 __all__ = ["rrelu", "rrelu_", "feature_alpha_dropout", "gumbel_softmax"]
 
@@ -67,8 +67,17 @@ def _noise(input: Tensor, lower: float, upper: float, training: bool) -> Tensor:
     x = input._data
     if not training:
         return wrap(np.ones(x.shape, x.dtype))
-    slopes = default_generator.rng.uniform(lower, upper, x.shape)
-    return wrap(np.where(x > 0, 1.0, slopes).astype(x.dtype))
+    # As PyTorch's kernel: one double uniform draw per element that is not positive, in
+    # memory order (``x * (upper - lower) + lower``), a slope of 1 elsewhere.
+    order = np.ascontiguousarray(x) if x.flags.c_contiguous else x.copy()
+    flat = order.reshape(-1)
+    negative = ~(flat > 0)
+    unit = random_streams.uniform_unit64(default_generator.rng, int(negative.sum()))
+    slopes = np.ones(flat.shape, np.float64)
+    # (the bounds as the kernel's float type holds them: float32 for float32 input)
+    low, high = (np.asarray(v, x.dtype).item() for v in (lower, upper))
+    slopes[negative] = unit * (high - low) + low
+    return wrap(slopes.reshape(x.shape).astype(x.dtype))
 
 
 def rrelu(
@@ -117,15 +126,9 @@ def feature_alpha_dropout(
     if PER_EXAMPLE_DRAWS and not inplace:  # (vmap with "different" randomness: per example)
         return PER_EXAMPLE_DRAWS[-1](feature_alpha_dropout, (input, p, training), {})
     x = input._data
-    alpha = 1.7580993408473766
     if p == 1:
         return input * wrap(np.zeros(x.shape, x.dtype))
-    mask_shape = x.shape[:2] + (1,) * (x.ndim - 2)
-    # As PyTorch: a Bernoulli(1 - p) draw per channel, from the default generator.
-    keep = random_streams.bernoulli(default_generator.rng, 1 - p, mask_shape).astype(x.dtype)
-    a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
-    b = ((keep - 1) * (alpha * a) + alpha * a * p).astype(x.dtype)
-    noise = (keep * a).astype(x.dtype)
+    noise, b = alpha_noise(x.shape[:2] + (1,) * (x.ndim - 2), p, x.dtype)
     if inplace:
         return _maybe_inplace(input, True, _mul_add, wrap(noise), wrap(b))
     return input * wrap(noise) + wrap(b)
