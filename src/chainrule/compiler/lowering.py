@@ -34,8 +34,8 @@ from chainrule.ir import Graph, Value
 from chainrule.ir.backward import not_differentiable
 from chainrule.ir.interpreter import impure
 from chainrule.ops.creation import PER_EXAMPLE_DRAWS
+from chainrule.ops.nn_ops.dropout import _keep_in_layout as dropout_keep
 from chainrule.ops.nn_ops.dropout import _laid_out_like as laid_out_like
-from chainrule.ops.nn_ops.dropout import _mask as dropout_draw
 from chainrule.ops.nn_ops.dropout import dropout as dropout_function
 from chainrule.ops.nn_ops.losses import _nll_check_targets as check_targets
 from chainrule.ops.nn_ops.losses import _nll_total_weight as total_weight
@@ -280,8 +280,13 @@ def dropout_mask(input: Tensor, p: float) -> Tensor:
 
 
 def _dropout_mask_arrays(x: np.ndarray, p: float) -> np.ndarray:
-    """:func:`dropout_mask` on arrays (what the generated code calls)."""
-    return laid_out_like(x, dropout_draw(x.shape, p, x.dtype))
+    """:func:`dropout_mask` on arrays (what the generated code calls): drawn in the memory
+    order of ``x``'s layout, as eager ``dropout`` (a transposed input draws along its
+    columns)."""
+    if p == 1:
+        return laid_out_like(x, np.zeros(x.shape, x.dtype))
+    mask = dropout_keep(x, p).astype(x.dtype) / np.asarray(1 - p, x.dtype)
+    return laid_out_like(x, mask)
 
 
 dropout_mask.on_arrays = _dropout_mask_arrays  # type: ignore[attr-defined]
