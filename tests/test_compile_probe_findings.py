@@ -303,6 +303,37 @@ def test_dropout_mask_of_non_contiguous_inputs(dtype):
             np.testing.assert_array_equal(cg.numpy(), tg.numpy())
 
 
+# ---- strides are guarded: a view PyTorch refuses for a transposed input ----
+
+
+@pytest.mark.parametrize("first_transposed", [False, True])
+def test_view_of_an_input_in_another_layout(first_transposed):
+    def program(lib):
+        def f(x):
+            y = lib.log_softmax(lib.expm1(x), 0)
+            x.view(-1)  # (unused: the generated code drops it)
+            return lib.addcmul(y, y, y, value=0.5)
+
+        return f
+
+    tf, cf = _both(program)
+    a = np.linspace(-1, 1, 12, dtype=np.float16).reshape(4, 3)
+    layouts = [False, True, False] if not first_transposed else [True, False, True]
+    for transposed in layouts:
+        results = []
+        for lib, fn in ((torch, tf), (chainrule, cf)):
+            x = lib.tensor(a.T.copy()).T if transposed else lib.tensor(a)
+            try:
+                results.append(fn(x).numpy())
+            except RuntimeError as error:
+                results.append(str(error))
+        t, c = results
+        if isinstance(t, str):
+            assert c == t
+        else:
+            np.testing.assert_array_equal(c, t)
+
+
 # ---- a seeded random-program sweep: compiled vs PyTorch eager ----
 
 _UNARY = [

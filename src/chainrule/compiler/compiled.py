@@ -27,7 +27,7 @@ _DEFAULT_RECOMPILE_LIMIT = 8
 
 
 def _guard_key(args: tuple, kwargs: dict[str, Any]) -> tuple:
-    """What a cached graph assumes about a call: tensors' shape, dtype, requires_grad;
+    """What a cached graph assumes about a call: tensors' shape, strides, dtype, requires_grad;
     other arguments by type and value; grad mode. (Read from the arrays: this runs on
     every call.)"""
     parts: list[Any] = []
@@ -35,7 +35,9 @@ def _guard_key(args: tuple, kwargs: dict[str, Any]) -> tuple:
     for a in args if not kwargs else (*args, *(kwargs[k] for k in sorted(kwargs))):
         if isinstance(a, Tensor):
             data = a._data
-            append((data.shape, data.dtype, a._requires_grad))
+            # (strides too, as torch.compile's guards: a graph traced on a contiguous input
+            # must not run a view(-1) PyTorch refuses for a transposed one, or the reverse)
+            append((data.shape, data.strides, data.dtype, a._requires_grad))
         else:
             try:
                 hash(a)
