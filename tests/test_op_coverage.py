@@ -90,6 +90,8 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "torch.is_nonzero", "torch.is_same_size", "torch.is_signed", "torch.resolve_neg",
         "torch.typename",
     ),
+    "Python's reversed(): flip(0) (tests/test_tensor_python_protocols.py compares values and "
+    "the flip op is swept)": ("Tensor.__reversed__",),
     "integer coordinates, no gradients; the results' strides for a transposed input are not "
     "PyTorch's yet (tests/test_lookup.py compares values)": ("torch.unravel_index",),
     "window functions: created from a length, no tensor input (tests/test_windows.py)": (
