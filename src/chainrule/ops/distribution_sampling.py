@@ -502,29 +502,82 @@ def _continuous_only(self: Any, distribution: str, cpp_names: bool = False) -> N
         )
 
 
-def _fill_rounded(draws: np.ndarray, self: np.ndarray) -> np.ndarray:
-    return np.asarray(draws).astype(self.dtype)
+def _serial_draws(
+    self: np.ndarray, generator: Any, transform: Any, normal: tuple[float, float] | None = None
+) -> np.ndarray:
+    """A fill of ``self``'s shape as PyTorch's serial CPU kernels of ``exponential_``,
+    ``cauchy_``, ``geometric_`` and ``log_normal_`` draw it: one double per element, in memory
+    order, a uniform of 53 bits (or, with ``normal=(mean, std)``, a draw of
+    ``normal_distribution<double>``), ``transform`` applied in double with the C library's
+    functions, the result cast to the dtype as ``static_cast`` does."""
+    rng = _gen(generator)
+
+    def draw(sizes: tuple[int, ...]) -> np.ndarray:
+        n = math.prod(sizes)
+        if normal is None:
+            base = random_streams.uniform_unit64(rng, n)
+        else:
+            base = random_streams.scalar_normals(rng, n, *normal)
+        with np.errstate(all="ignore"):
+            values = transform(base)
+        return random_streams.cast_from_double(values, self.dtype).reshape(sizes)
+
+    return random_streams.in_memory_order(self.shape, self.strides, draw)
 
 
 @op("ExponentialBackward0", promote=KEEP)
 def _exponential(self, lambd, generator):
-    return _fill_rounded(_gen(generator).standard_exponential(self.shape) / lambd, self)
+    # -1/lambda * log1p(-u), u in [0, 1)
+    scale = -1.0 / lambd
+
+    def transform(u):
+        return scale * random_streams.libm(math.log1p, -u)
+
+    return _serial_draws(self, generator, transform)
 
 
 @op("CauchyBackward0", promote=KEEP)
 def _cauchy(self, median, sigma, generator):
-    return _fill_rounded(median + sigma * _gen(generator).standard_cauchy(self.shape), self)
+    # median + sigma * tan(pi * (u - 0.5)), the multiply-add fused as PyTorch's build does
+
+    def transform(u):
+        return random_streams.fma64(
+            random_streams.libm(math.tan, math.pi * (u - 0.5)), sigma, median
+        )
+
+    return _serial_draws(self, generator, transform)
 
 
 @op("GeometricBackward0", promote=KEEP)
 def _geometric(self, p, generator):
-    # trials until the first success: 1, 2, ...
-    return _fill_rounded(_gen(generator).geometric(p, self.shape), self)
+    # trials until the first success: ceil(log(u) / log1p(-p))
+    denominator = math.log1p(-p)
+
+    def transform(u):
+        return np.ceil(random_streams.libm(_log_or_minus_inf, u) / denominator)
+
+    return _serial_draws(self, generator, transform)
+
+
+def _log_or_minus_inf(value: float) -> float:
+    return math.log(value) if value > 0 else -math.inf
 
 
 @op("LogNormalBackward0", promote=KEEP)
 def _log_normal(self, mean, std, generator):
-    return _fill_rounded(np.exp(mean + std * _gen(generator).standard_normal(self.shape)), self)
+    # exp of normal_distribution<double>(mean, std)
+
+    def transform(z):
+        return random_streams.libm(_exp_or_inf, z)
+
+    return _serial_draws(self, generator, transform, normal=(mean, std))
+
+
+def _exp_or_inf(value: float) -> float:
+    try:
+        return math.exp(value)
+    except OverflowError:
+        return math.inf
 
 
 for _fill in (_exponential, _cauchy, _geometric, _log_normal):

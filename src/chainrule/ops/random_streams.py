@@ -101,7 +101,7 @@ def _fma32(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     return (np.asarray(a, _F64) * _F64(_F32(b)) + _F64(_F32(c))).astype(_F32)
 
 
-def _fma64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
+def fma64(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     """``a * b + c`` in float64 with the product's rounding error added back (Dekker's exact
     product and a two-sum): a fused multiply-add but for rare double roundings."""
     a = np.asarray(a, _F64)
@@ -174,7 +174,7 @@ def uniform(
     x = _unit(rng, n, dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         if dtype == np.float64:
-            values = _fma64(x, _F64(high) - _F64(low), low)
+            values = fma64(x, _F64(high) - _F64(low), low)
         else:
             lo, hi = _F32(low), _F32(high)
             values = _fma32(x, hi - lo, lo)
@@ -269,14 +269,14 @@ def _box_muller16_float64(data: np.ndarray, mean: float, std: float) -> np.ndarr
     """Rows of 16 double uniforms into 16 normals (PyTorch's scalar ``normal_fill_16``)."""
     u1 = 1.0 - data[:, :8]
     u2 = data[:, 8:]
-    radius = np.sqrt(-2.0 * _libm(math.log, u1))
+    radius = np.sqrt(-2.0 * libm(math.log, u1))
     theta = (2.0 * math.pi) * u2
-    first = _fma64(radius * _libm(math.cos, theta), std, mean)
-    second = _fma64(radius * _libm(math.sin, theta), std, mean)
+    first = fma64(radius * libm(math.cos, theta), std, mean)
+    second = fma64(radius * libm(math.sin, theta), std, mean)
     return np.concatenate([first, second], axis=1)
 
 
-def _libm(function: Any, values: np.ndarray) -> np.ndarray:
+def libm(function: Any, values: np.ndarray) -> np.ndarray:
     """The C library's double function element by element (NumPy's own may differ in the
     last bit)."""
     flat = [function(v) for v in values.ravel().tolist()]
@@ -297,7 +297,7 @@ def _normal_fill(rng: np.random.Generator, n: int, dtype: np.dtype, mean: float,
     return out
 
 
-def _scalar_normals(rng: np.random.Generator, n: int, mean: float, std: float) -> np.ndarray:
+def scalar_normals(rng: np.random.Generator, n: int, mean: float, std: float) -> np.ndarray:
     """``n`` draws of PyTorch's ``normal_distribution<double>``: Box-Muller on two double
     uniforms, the sine half cached in the generator for the next draw."""
     bits = _bits(rng)
@@ -315,7 +315,7 @@ def _scalar_normals(rng: np.random.Generator, n: int, mean: float, std: float) -
                 bits.next_double_normal = r * math.sin(theta)
             sample = r * math.cos(theta)
         out[i] = sample
-    return _fma64(out, std, mean)
+    return fma64(out, std, mean)
 
 
 def normal(
@@ -332,16 +332,18 @@ def normal(
     mean, std = float(mean), float(std)
 
     def one_by_one(sizes: tuple[int, ...]) -> np.ndarray:
-        return _rounded(_scalar_normals(rng, math.prod(sizes), mean, std), dtype).reshape(sizes)
+        return cast_from_double(scalar_normals(rng, math.prod(sizes), mean, std), dtype).reshape(
+            sizes
+        )
 
     if strides is not None and not _c_contiguous(shape, strides, dtype.itemsize):
         return in_memory_order(shape, strides, one_by_one)
     n = math.prod(shape)
     if n >= 16 and dtype in _HALVES:
-        return _rounded(_half_normal_fill(rng, n, mean, std), dtype).reshape(shape)
+        return cast_from_double(_half_normal_fill(rng, n, mean, std), dtype).reshape(shape)
     if n < 16 or dtype not in (np.float32, np.float64):
         return one_by_one(shape)
-    return _rounded(_normal_fill(rng, n, dtype, mean, std), dtype).reshape(shape)
+    return cast_from_double(_normal_fill(rng, n, dtype, mean, std), dtype).reshape(shape)
 
 
 _HALVES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
@@ -362,8 +364,23 @@ def _half_normal_fill(rng: np.random.Generator, n: int, mean: float, std: float)
     return out
 
 
-def _rounded(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    with np.errstate(over="ignore"):
+def cast_from_double(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """``values`` cast to ``dtype`` as C++'s ``static_cast`` in PyTorch's kernels casts a double:
+    float16 and bfloat16 through float32 (``c10::Half`` and ``c10::BFloat16`` are built from a
+    float, so a double is rounded twice), integers of 32 bits or fewer through int32 and int64
+    directly, a value out of the conversion's range giving its minimum (x86's ``cvttsd2si``)
+    before the narrower types wrap it."""
+    dtype = np.dtype(dtype)
+    values = np.asarray(values, _F64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dtype in _HALVES:
+            return values.astype(_F32).astype(dtype)
+        if dtype.kind in "iu":
+            wide = np.int64 if dtype.itemsize == 8 else np.int32
+            info = np.iinfo(wide)
+            inside = (values >= info.min) & (values < -float(info.min))
+            whole = np.where(inside, values, info.min).astype(wide)
+            return whole.astype(dtype)
         return values.astype(dtype)
 
 
