@@ -1807,10 +1807,14 @@ def randint_like(*args: Any, **kwargs: Any) -> Tensor:
     if isinstance(high, Tensor):
         high = high.item()
     low = bound.get("low") or 0
-    return randint(
-        low,
-        high,
-        input._data.shape,
+
+    def draw(shape: tuple[int, ...], **options: Any) -> Tensor:
+        return randint(low, high, shape, **options)
+
+    return _drawn_like(
+        draw,
+        input,
+        bound.get("memory_format"),
         dtype=bound["dtype"] or input.dtype,
         requires_grad=builtins.bool(bound["requires_grad"]),
         generator=bound.get("generator"),

@@ -432,11 +432,23 @@ def permutation(rng: np.random.Generator, n: int) -> np.ndarray:
     return np.array(values, np.int64)
 
 
-def bernoulli(rng: np.random.Generator, probability: Any, shape: tuple[int, ...]) -> np.ndarray:
+def bernoulli(
+    rng: np.random.Generator,
+    probability: Any,
+    shape: tuple[int, ...],
+    strides: tuple[int, ...] | None = None,
+) -> np.ndarray:
     """A boolean mask, true where a uniform draw falls below ``probability`` (a number, or an
-    array broadcast to ``shape``: float32 arrays draw float32 uniforms, others float64)."""
-    n = math.prod(shape)
+    array broadcast to ``shape``: float64 arrays and numbers draw double uniforms, the other
+    floating types float uniforms compared in float). The uniforms are taken in the memory
+    order of a tensor with byte ``strides`` (PyTorch's in-place kernel writes it so)."""
     p = np.asarray(probability)
-    unit_dtype = np.dtype(_F32) if p.dtype == np.float32 else np.dtype(_F64)
-    draws = _unit(rng, n, unit_dtype).reshape(shape)
-    return draws < p
+    if p.dtype.kind == "f" and p.dtype != np.float64 or p.dtype in _HALVES:
+        unit_dtype, p = np.dtype(_F32), p.astype(_F32)
+    else:
+        unit_dtype = np.dtype(_F64)
+
+    def draw(sizes: tuple[int, ...]) -> np.ndarray:
+        return _unit(rng, math.prod(sizes), unit_dtype).reshape(sizes)
+
+    return in_memory_order(shape, strides, draw) < p

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from . import inplace, random_streams
-from ._registry import KEEP, op, recorded_as, tensor_method, zero_derivative
+from ._registry import KEEP, op, tensor_method, zero_derivative
 from .creation import PER_EXAMPLE_DRAWS, Generator, _format_scalar, _gen
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
 from .shape import _expanded_shape
@@ -27,9 +27,17 @@ _PROBABILITY_MESSAGE = (
 )
 
 
-def _draw(shape: tuple[int, ...], probability: Any, generator: Any, dtype: np.dtype) -> np.ndarray:
-    """1 where a uniform draw falls below ``probability``, else 0, in ``dtype``."""
-    return random_streams.bernoulli(_gen(generator), probability, shape).astype(dtype)
+def _draw(
+    shape: tuple[int, ...],
+    probability: Any,
+    generator: Any,
+    dtype: np.dtype,
+    strides: tuple[int, ...] | None = None,
+) -> np.ndarray:
+    """1 where a uniform draw falls below ``probability``, else 0, in ``dtype``; with the
+    byte ``strides`` of a tensor filled in place, the draws are taken in its memory order."""
+    mask = random_streams.bernoulli(_gen(generator), probability, shape, strides)
+    return mask.astype(dtype)
 
 
 def _check_probabilities(p: np.ndarray, kernel: str) -> None:
@@ -86,13 +94,20 @@ def bernoulli(
 def _bernoulli_tensor_in_place(self, p, generator):
     _check_probabilities(p, "bernoulli_tensor_cpu_p_")
     _expanded_shape(p.shape, self.shape, p.dtype)  # (PyTorch's error when p cannot expand)
-    return _draw(self.shape, p, generator, self.dtype)
+    return _draw(self.shape, p, generator, self.dtype, self.strides)
 
 
 _bernoulli_tensor_in_place.derivative("self")(zero_derivative)
 _bernoulli_tensor_in_place.derivative("p")(zero_derivative)
-# With a number p in place: the same draw, recorded with a (zero) derivative.
-_bernoulli_number_in_place = recorded_as(_bernoulli_number, "BernoulliBackward2")
+
+
+@op("BernoulliBackward2", promote=KEEP)
+def _bernoulli_number_in_place(self, p, generator):
+    # (in place, with a zero derivative: the out-of-place form's draw in self's memory order)
+    _check_probability(p)
+    return _draw(self.shape, p, generator, self.dtype, self.strides)
+
+
 _bernoulli_number_in_place.derivative("self")(zero_derivative)
 
 
