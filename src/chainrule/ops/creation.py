@@ -728,16 +728,22 @@ def _empty_like_array(x: np.ndarray, dtype: np.dtype, memory_format: Any) -> np.
     return _strides.empty_in_memory_format(x.shape, dtype, memory_format)
 
 
-def _drawn_like(draw: Any, input: Tensor, memory_format: Any, **kwargs: Any) -> Tensor:
+def _drawn_like(
+    draw: Any, input: Tensor, memory_format: Any, serial_draw: Any = None, **kwargs: Any
+) -> Tensor:
     """``draw(shape, ...)`` laid out as ``input`` (``memory_format``), the samples taken in
-    memory order, as PyTorch fills the strided result (so a seed gives PyTorch's values)."""
+    memory order, as PyTorch fills the strided result (so a seed gives PyTorch's values).
+    ``serial_draw`` draws that memory when the result is not contiguous, for a kernel that
+    fills such a tensor otherwise than a contiguous one (``normal_``: element by element)."""
     if PER_EXAMPLE_DRAWS or (
         input._data.flags.c_contiguous and memory_format in (None, _strides.preserve_format)
     ):
         return draw(input._data.shape, **kwargs)
     out = _empty_like_array(input._data, np.dtype(np.float32), memory_format)
+    if out.flags.c_contiguous:
+        return draw(input._data.shape, **kwargs)
     block = out if out.base is None else out.base  # (the memory, in its order)
-    drawn = draw(block.shape, **kwargs)
+    drawn = (serial_draw or draw)(block.shape, **kwargs)
     view = np.ndarray(
         out.shape,
         drawn._data.dtype,
@@ -1419,6 +1425,17 @@ def randn(*args: Any, **kwargs: Any) -> Tensor:
     )
 
 
+def _randn_one_by_one(
+    shape: tuple[int, ...], *, dtype: Any, requires_grad: bool, generator: Any, **_: Any
+) -> Tensor:
+    """``randn(shape)`` drawn element by element, as PyTorch's ``normal_`` fills a tensor that
+    is not contiguous (``randn_like`` of a transposed or channels-last tensor)."""
+    d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
+    _floating_or_raise(d, "normal_kernel_cpu")
+    values = random_streams.normal(_gen(generator), shape, d.np, serial=True)
+    return make_tensor(values, builtins.bool(requires_grad))
+
+
 # ----------------------------------------------------------------------------------------------
 # PyTorch's argument parser for the random factories with several signatures (``randint``,
 # ``randint_like``, and ``rand``/``randn`` with a size keyword): each signature is tried in
@@ -1792,6 +1809,7 @@ def randn_like(
         randn,
         input,
         _.get("memory_format"),
+        _randn_one_by_one,
         dtype=dtype or input.dtype,
         requires_grad=requires_grad,
         generator=generator,

@@ -166,7 +166,12 @@ def uniform(
     """Samples from ``[low, high)`` as PyTorch's ``uniform_`` kernel gives them (in memory
     order for a tensor with ``strides``): ``x * (high - low) + low`` in float64 for float64,
     in float32 otherwise (the half types round the float32 value once), and a value that
-    rounds to ``high`` is ``low`` instead, so that ``high`` never appears."""
+    rounds to ``high`` is ``low`` instead, so that ``high`` never appears. A complex tensor's
+    real and imaginary parts are both drawn so (PyTorch fills ``view_as_real`` of it)."""
+    if np.dtype(dtype).kind == "c":
+        return _complex_from_parts(
+            shape, np.dtype(dtype), strides, lambda s, d, st: uniform(rng, s, d, low, high, st)
+        )
     if strides is not None:
         return in_memory_order(shape, strides, lambda s: uniform(rng, s, dtype, low, high))
     dtype = np.dtype(dtype)
@@ -182,6 +187,17 @@ def uniform(
         top, bottom = np.asarray(high).astype(dtype), np.asarray(low).astype(dtype)
     values[values == top] = bottom
     return values.reshape(shape)
+
+
+def _complex_from_parts(
+    shape: tuple[int, ...], dtype: np.dtype, strides: tuple[int, ...] | None, draw: Any
+) -> np.ndarray:
+    """A complex array of ``shape`` whose real and imaginary parts are
+    ``draw(shape + (2,), part_dtype, part_strides)``: the fill of ``view_as_real``."""
+    part = np.dtype(_F32) if dtype == np.complex64 else np.dtype(_F64)
+    part_strides = None if strides is None else (*strides, part.itemsize)
+    parts = np.ascontiguousarray(draw((*shape, 2), part, part_strides))
+    return parts.view(dtype).reshape(shape)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -325,11 +341,21 @@ def normal(
     mean: float = 0.0,
     std: float = 1.0,
     strides: tuple[int, ...] | None = None,
+    serial: bool = False,
 ) -> np.ndarray:
     """Normal samples as PyTorch's ``normal_`` kernel gives them; a tensor with byte
-    ``strides`` that is not contiguous is filled element by element in memory order."""
+    ``strides`` that is not contiguous is filled element by element in memory order (with
+    ``serial``, element by element whatever its size: the memory of a tensor that is not
+    contiguous, given in memory order). A
+    complex tensor's parts are drawn as ``view_as_real`` of it, with ``std / sqrt(2)`` (so
+    that the complex value's variance is ``std ** 2``)."""
     dtype = np.dtype(dtype)
     mean, std = float(mean), float(std)
+    if dtype.kind == "c":
+        part_std = std / math.sqrt(2.0)
+        return _complex_from_parts(
+            shape, dtype, strides, lambda s, d, st: normal(rng, s, d, mean, part_std, st, serial)
+        )
 
     def one_by_one(sizes: tuple[int, ...]) -> np.ndarray:
         return cast_from_double(scalar_normals(rng, math.prod(sizes), mean, std), dtype).reshape(
@@ -339,6 +365,8 @@ def normal(
     if strides is not None and not _c_contiguous(shape, strides, dtype.itemsize):
         return in_memory_order(shape, strides, one_by_one)
     n = math.prod(shape)
+    if serial:
+        return one_by_one(shape)
     if n >= 16 and dtype in _HALVES:
         return cast_from_double(_half_normal_fill(rng, n, mean, std), dtype).reshape(shape)
     if n < 16 or dtype not in (np.float32, np.float64):
