@@ -505,35 +505,15 @@ def _continuous_only(self: Any, distribution: str, cpp_names: bool = False) -> N
 def _serial_draws(
     self: np.ndarray, generator: Any, transform: Any, normal: tuple[float, float] | None = None
 ) -> np.ndarray:
-    """A fill of ``self``'s shape as PyTorch's serial CPU kernels of ``exponential_``,
-    ``cauchy_``, ``geometric_`` and ``log_normal_`` draw it: one double per element, in memory
-    order, a uniform of 53 bits (or, with ``normal=(mean, std)``, a draw of
-    ``normal_distribution<double>``), ``transform`` applied in double with the C library's
-    functions, the result cast to the dtype as ``static_cast`` does."""
-    rng = _gen(generator)
-
-    def draw(sizes: tuple[int, ...]) -> np.ndarray:
-        n = math.prod(sizes)
-        if normal is None:
-            base = random_streams.uniform_unit64(rng, n)
-        else:
-            base = random_streams.scalar_normals(rng, n, *normal)
-        with np.errstate(all="ignore"):
-            values = transform(base)
-        return random_streams.cast_from_double(values, self.dtype).reshape(sizes)
-
-    return random_streams.in_memory_order(self.shape, self.strides, draw)
+    """``random_streams.serial_fill`` of ``self``'s shape, dtype and layout."""
+    return random_streams.serial_fill(
+        _gen(generator), self.shape, self.dtype, self.strides, transform, normal
+    )
 
 
 @op("ExponentialBackward0", promote=KEEP)
 def _exponential(self, lambd, generator):
-    # -1/lambda * log1p(-u), u in [0, 1)
-    scale = -1.0 / lambd
-
-    def transform(u):
-        return scale * random_streams.libm(math.log1p, -u)
-
-    return _serial_draws(self, generator, transform)
+    return random_streams.exponential(_gen(generator), self.shape, self.dtype, lambd, self.strides)
 
 
 @op("CauchyBackward0", promote=KEEP)

@@ -200,6 +200,42 @@ def _complex_from_parts(
     return parts.view(dtype).reshape(shape)
 
 
+def serial_fill(
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    dtype: Any,
+    strides: tuple[int, ...] | None,
+    transform: Any,
+    normal: tuple[float, float] | None = None,
+) -> np.ndarray:
+    """A fill as PyTorch's serial CPU kernels of ``exponential_``, ``cauchy_``, ``geometric_``
+    and ``log_normal_`` draw it: one double per element, in memory order for byte
+    ``strides``, a uniform of 53 bits (or, with ``normal=(mean, std)``, a draw of
+    ``normal_distribution<double>``), ``transform`` applied in double with the C library's
+    functions, the result cast to ``dtype`` as ``static_cast`` does."""
+
+    def draw(sizes: tuple[int, ...]) -> np.ndarray:
+        n = math.prod(sizes)
+        base = uniform_unit64(rng, n) if normal is None else scalar_normals(rng, n, *normal)
+        with np.errstate(all="ignore"):
+            values = transform(base)
+        return cast_from_double(values, dtype).reshape(sizes)
+
+    return in_memory_order(shape, strides, draw)
+
+
+def exponential(
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    dtype: Any,
+    lambd: float = 1.0,
+    strides: tuple[int, ...] | None = None,
+) -> np.ndarray:
+    """PyTorch's ``exponential_``: ``-1 / lambd * log1p(-u)`` of a double uniform ``u``."""
+    scale = -1.0 / lambd
+    return serial_fill(rng, shape, dtype, strides, lambda u: scale * libm(math.log1p, -u))
+
+
 # ----------------------------------------------------------------------------------------------
 # Normal
 

@@ -1,7 +1,8 @@
 """Sampling from tensors that may require grad: ``bernoulli`` and its in-place forms.
 
-The draws come from NumPy's generator (chainrule's streams are not PyTorch's), but the graph is
-PyTorch's: ``torch.bernoulli(x)`` records ``BernoulliBackward0`` (a zero derivative),
+The draws replay PyTorch's kernels (``random_streams.bernoulli``: a seed gives PyTorch's values,
+in memory order for a tensor filled in place), and the graph is PyTorch's:
+``torch.bernoulli(x)`` records ``BernoulliBackward0`` (a zero derivative),
 ``x.bernoulli(p)`` with a number ``p`` the autograd fallback's ``NotImplemented``, and
 ``bernoulli_`` records ``BernoulliBackward1`` (tensor ``p``) or ``BernoulliBackward2`` (number).
 """

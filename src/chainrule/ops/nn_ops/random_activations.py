@@ -1,8 +1,8 @@
 """Activations and dropouts with random parts: ``rrelu`` (random leaky slopes while training,
 ``RreluWithNoiseBackward0``), ``feature_alpha_dropout`` (alpha dropout of whole channels) and
 ``gumbel_softmax`` (softmax of logits plus Gumbel noise, optionally one-hot with the soft
-gradient). The random draws come from chainrule's generator, so they are not PyTorch's draws;
-everything else (nodes, formulas, errors) is PyTorch's."""
+gradient). The random draws replay PyTorch's kernels on chainrule's generator (``random_streams``),
+so a seed gives PyTorch's noise; nodes, formulas and errors are PyTorch's."""
 
 from __future__ import annotations
 
@@ -150,8 +150,10 @@ def gumbel_softmax(
     if PER_EXAMPLE_DRAWS:  # (vmap, "different": PyTorch fills the noise in place, refused
         check_inplace_draw()  # on logits that are not batched)
     x = logits._data
-    gumbels = -np.log(default_generator.rng.exponential(1.0, x.shape)).astype(x.dtype)
-    y_soft = softmax((logits + wrap(gumbels)) / tau, dim)
+    # (PyTorch: -empty_like(logits, contiguous).exponential_().log(), in logits' dtype)
+    noise = random_streams.exponential(default_generator.rng, x.shape, x.dtype)
+    gumbels = -wrap(noise).log()
+    y_soft = softmax((logits + gumbels) / tau, dim)
     if not hard:
         return y_soft
     index = np.argmax(y_soft._data, axis=dim)
