@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import json
 import math
 import numbers
 import warnings
@@ -1286,6 +1285,30 @@ def triu_indices(
 # Random numbers
 
 
+_MT_WORDS = 624
+_U64_MASK = (1 << 64) - 1
+#: PyTorch's ``CPUGeneratorImplState``: the legacy POD (seed, left, seeded, next, the 624
+#: mt19937 words as 64-bit values, the old Box-Muller cache: only ``normal_y`` and its flag
+#: are used, for the cached double normal sample) and the cached float normal sample.
+_GENERATOR_STATE = np.dtype(
+    [
+        ("seed", "<u8"),
+        ("left", "<i4"),
+        ("seeded", "<i4"),
+        ("next", "<u8"),
+        ("state", "<u8", (_MT_WORDS,)),
+        ("normal_x", "<f8"),
+        ("normal_y", "<f8"),
+        ("normal_rho", "<f8"),
+        ("normal_is_valid", "<i4"),
+        ("_padding", "V4"),
+        ("next_float_normal", "<f4"),
+        ("float_normal_is_valid", "u1"),
+        ("_end_padding", "V3"),
+    ]
+)
+
+
 class Generator:
     """A seeded source of random numbers: PyTorch's CPU generator (its mt19937 stream, seeded
     from the seed's low 32 bits), so ``manual_seed(s)`` gives PyTorch's numbers for ``rand``,
@@ -1303,8 +1326,15 @@ class Generator:
         return f"<chainrule._C.Generator object at {hex(id(self))}>"
 
     def manual_seed(self, seed: int) -> Generator:
-        """Reseed and return self."""
-        seed = int(seed)
+        """Reseed and return self. ``seed`` is a Python int in ``[-2**63, 2**64)``, kept as
+        its 64-bit unsigned value (``initial_seed()`` of -1 is ``2**64 - 1``, as PyTorch's)."""
+        if type(seed) is not int:
+            if isinstance(seed, np.integer):
+                raise TypeError("an integer is required")
+            raise RuntimeError(f"manual_seed expected a long, but got {_type_name(seed)}")
+        if not -(1 << 63) <= seed <= _U64_MASK:
+            raise ValueError("Overflow when unpacking long long")
+        seed &= _U64_MASK
         self._seed = seed
         self._rng = np.random.Generator(random_streams.TorchMT19937(seed))
         return self
@@ -1320,21 +1350,67 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The generator's state as a uint8 tensor (restorable with ``set_state``)."""
-        state = dict(self._rng.bit_generator.state)
-        inner = dict(state["state"])
-        inner["key"] = [int(k) for k in inner["key"]]
-        state["state"] = inner
-        payload = json.dumps({"seed": self._seed, "state": state})
-        return wrap(np.frombuffer(payload.encode(), dtype=np.uint8).copy())
+        """The generator's state as PyTorch's 5056-byte ``CPUGeneratorImplState`` (a uint8
+        tensor): the seed, the mt19937 words and position, the cached normal samples. A state
+        from PyTorch's ``torch.get_rng_state()`` restores here, and the other way round."""
+        bits = self._rng.bit_generator
+        inner = bits.state["state"]
+        key = np.asarray(inner["key"], np.uint32)
+        position = int(inner["pos"])
+        record = np.zeros((), _GENERATOR_STATE)
+        record["seed"] = self._seed & _U64_MASK
+        record["seeded"] = 1
+        if position >= _MT_WORDS:  # (the next draw regenerates the words)
+            record["left"] = 1
+            record["next"] = 0 if self._freshly_seeded(key) else _MT_WORDS
+        else:
+            record["left"] = _MT_WORDS + 1 - position
+            record["next"] = position
+        record["state"] = key
+        cached = getattr(bits, "next_double_normal", None)
+        if cached is not None:
+            record["normal_is_valid"] = 1
+            record["normal_y"] = cached
+        cached_float = getattr(bits, "next_float_normal", None)
+        if cached_float is not None:
+            record["float_normal_is_valid"] = 1
+            record["next_float_normal"] = cached_float
+        return wrap(np.frombuffer(record.tobytes(), np.uint8).copy())
+
+    def _freshly_seeded(self, key: np.ndarray) -> bool:
+        seeded = random_streams.TorchMT19937(self._seed).state["state"]["key"]
+        return bool(np.array_equal(key, seeded))
 
     def set_state(self, new_state: Tensor) -> Generator:
-        """Restore a state returned by ``get_state``."""
-        payload = json.loads(bytes(new_state._data.astype(np.uint8)).decode())
-        self._seed = payload["seed"]
-        state = payload["state"]
-        state["state"]["key"] = np.array(state["state"]["key"], dtype=np.uint32)
-        self._rng.bit_generator.state = state
+        """Restore a state from ``get_state`` (this library's or PyTorch's); a state that is
+        not one raises PyTorch's error and changes nothing."""
+        if not isinstance(new_state, Tensor):
+            raise TypeError(f"expected a torch.ByteTensor, but got {_type_name(new_state)}")
+        if new_state._data.dtype != np.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        size = new_state._data.size
+        if size != _GENERATOR_STATE.itemsize:
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {_GENERATOR_STATE.itemsize} but "
+                f"found the input RNG state size to be {size}"
+            )
+        record = np.frombuffer(np.ascontiguousarray(new_state._data).tobytes(), _GENERATOR_STATE)[0]
+        left, position = int(record["left"]), int(record["next"])
+        if not (record["seeded"] and 0 < left <= _MT_WORDS and 0 <= position <= _MT_WORDS):
+            raise RuntimeError("Invalid mt19937 state")
+        bits = self._rng.bit_generator
+        bits.state = {
+            "bit_generator": type(bits).__name__,
+            "state": {
+                "key": record["state"].astype(np.uint32),
+                "pos": _MT_WORDS if left == 1 else position,
+            },
+            "next_double_normal": float(record["normal_y"]) if record["normal_is_valid"] else None,
+        }
+        bits.next_float_normal = (
+            float(record["next_float_normal"]) if record["float_normal_is_valid"] else None
+        )
+        self._seed = int(record["seed"])
         return self
 
     @property
@@ -1358,8 +1434,8 @@ def _gen(generator: Generator | None) -> np.random.Generator:
 
 
 def manual_seed(seed: int) -> Generator:
-    """Seed the default generator (and return it)."""
-    return default_generator.manual_seed(seed)
+    """Seed the default generator (and return it); ``seed`` is anything ``int()`` takes."""
+    return default_generator.manual_seed(builtins.int(seed))
 
 
 def seed() -> int:

@@ -63,9 +63,10 @@ class TorchMT19937(np.random.MT19937):
         self.reseed(seed)
 
     def reseed(self, seed: int) -> None:
-        """Seed with ``seed``'s low 32 bits and forget the cached normal sample."""
+        """Seed with ``seed``'s low 32 bits and forget the cached normal samples."""
         self._legacy_seeding(int(seed) & 0xFFFFFFFF)
         self.next_double_normal: float | None = None
+        self.next_float_normal: float | None = None  # (kept in states; no kernel uses it)
 
     @property  # type: ignore[override]
     def state(self) -> dict[str, Any]:
