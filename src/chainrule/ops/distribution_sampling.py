@@ -695,12 +695,17 @@ def _integers(
 ) -> np.ndarray:
     """Integers of [low, high] (inclusive) in ``self``'s dtype, as PyTorch's
     ``random_from_to`` kernel draws them (``(bits % span) + low``, 64 bits when the span needs
-    them); the whole 64-bit range is one 64-bit draw per element."""
+    them); the whole 64-bit range is one 64-bit draw per element. Drawn in ``self``'s memory
+    order, as the kernel fills a strided tensor."""
     rng = _gen(generator)
-    if high - low + 1 >= 2**64:
-        draws = random_streams.random64(rng, math.prod(self.shape)).view(np.int64)
-        return draws.astype(self.dtype).reshape(self.shape)
-    return random_streams.integers(rng, self.shape, low, high + 1, self.dtype, wide)
+
+    def draw(sizes: tuple[int, ...]) -> np.ndarray:
+        if high - low + 1 >= 2**64:
+            draws = random_streams.random64(rng, math.prod(sizes)).view(np.int64)
+            return draws.astype(self.dtype).reshape(sizes)
+        return random_streams.integers(rng, sizes, low, high + 1, self.dtype, wide)
+
+    return random_streams.in_memory_order(self.shape, self.strides, draw)
 
 
 # ``random_()``'s draw per element (PyTorch's uniform_int_distribution): 64 bits for int64 and
@@ -723,15 +728,20 @@ _FULL_RANGE_MODULUS = {
 
 
 def _full_range(self: np.ndarray, generator: Any) -> np.ndarray:
+    """``random_()``'s fill of ``self``, in its memory order."""
     rng = _gen(generator)
-    n = math.prod(self.shape)
     name = self.dtype.name
     wide = name in ("int64", "float64", "uint64")
-    bits = random_streams.random64(rng, n) if wide else random_streams.random32(rng, n)
     modulus = _FULL_RANGE_MODULUS[name]
-    values = bits if modulus == 2**64 else bits % np.uint64(modulus)
-    with np.errstate(over="ignore"):
-        return values.astype(self.dtype).reshape(self.shape)
+
+    def draw(sizes: tuple[int, ...]) -> np.ndarray:
+        n = math.prod(sizes)
+        bits = random_streams.random64(rng, n) if wide else random_streams.random32(rng, n)
+        values = bits if modulus == 2**64 else bits % np.uint64(modulus)
+        with np.errstate(over="ignore"):
+            return values.astype(self.dtype).reshape(sizes)
+
+    return random_streams.in_memory_order(self.shape, self.strides, draw)
 
 
 @op("RandomBackward0", promote=KEEP, half_native=True)
