@@ -185,7 +185,7 @@ def test_stride_zero_tensor_stays_a_read_only_view(tmp_path) -> None:
     ours = chainrule.load(path)
     theirs = torch.load(path, weights_only=True)
     assert tuple(ours.shape) == tuple(theirs.shape) and ours.stride() == theirs.stride() == (0, 0)
-    assert ours.untyped_storage().nbytes == theirs.untyped_storage().nbytes() == 4
+    assert ours.untyped_storage().nbytes() == theirs.untyped_storage().nbytes() == 4
     assert ours[5, 7].item() == theirs[5, 7].item() == 1.0
     with pytest.raises(RuntimeError, match="unsupported operation: more than one element of "
                                            "the written-to tensor refers to a single memory"):
@@ -210,7 +210,7 @@ def test_conjugate_and_negative_bits_keep_views_small(tmp_path) -> None:
         ours = chainrule.load(path)
         theirs = torch.load(path, weights_only=True)
         np.testing.assert_array_equal(ours.numpy(), theirs.resolve_conj().resolve_neg().numpy())
-        assert ours.stride() == (0, 0) and ours.untyped_storage().nbytes == 8
+        assert ours.stride() == (0, 0) and ours.untyped_storage().nbytes() == 8
 
 
 def test_parameter_state_sets_new_attributes_only(tmp_path) -> None:

@@ -14,6 +14,7 @@ written out here.
 from __future__ import annotations
 
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -606,6 +607,10 @@ class TypedStorage:
         """The elements as Python numbers."""
         return self._flat.tolist()
 
+    def untyped(self) -> UntypedStorage:
+        """The storage's bytes."""
+        return untyped_storage(self._flat)
+
     def __getitem__(self, index: int) -> Any:
         return self._flat[index].item()
 
@@ -613,10 +618,136 @@ class TypedStorage:
         return iter(self.tolist())
 
     def __repr__(self) -> str:
-        body = "\n".join(f" {value}" for value in self.tolist())
-        head = f"{body}\n" if body else ""
+        body = " " + "\n ".join(str(value) for value in self.tolist())
         kind = f"chainrule.storage.TypedStorage(dtype={self.dtype}, device=cpu)"
-        return f"{head}[{kind} of size {len(self)}]"
+        return f"{body}\n[{kind} of size {len(self)}]"
+
+
+class UntypedStorage:
+    """``tensor.untyped_storage()``: the bytes a tensor lies in (PyTorch's ``UntypedStorage``).
+    Every tensor over the same memory (a view, a slice, an expansion) gives the same object;
+    ``size()`` and ``len`` count bytes of the whole storage, ``data_ptr()`` is its start, and
+    indexing reads or writes a byte of it (the tensors see the change)."""
+
+    __slots__ = ("_root", "_bytes", "__weakref__")
+
+    def __init__(self, root: np.ndarray, data: np.ndarray | None = None) -> None:
+        self._root = root
+        if data is None:
+            data = root.ravel(order="K").view(np.uint8) if root.size else np.zeros(0, np.uint8)
+        self._bytes = data
+
+    @property
+    def device(self) -> Any:
+        """The CPU."""
+        from ._size import CPU
+
+        return CPU
+
+    is_cuda = False
+    is_sparse = False
+
+    def __len__(self) -> int:
+        return int(self._bytes.size)
+
+    def size(self) -> int:
+        """The number of bytes of the storage."""
+        return len(self)
+
+    def nbytes(self) -> int:
+        """The number of bytes of the storage."""
+        return len(self)
+
+    def element_size(self) -> int:
+        """1: an untyped storage counts bytes."""
+        return 1
+
+    def data_ptr(self) -> int:
+        """The address of the storage's first byte."""
+        return int(self._bytes.__array_interface__["data"][0])
+
+    def untyped(self) -> UntypedStorage:
+        """Itself."""
+        return self
+
+    def is_shared(self) -> bool:
+        """False: the memory is this process's own."""
+        return False
+
+    def is_pinned(self, device: Any = "cuda") -> bool:
+        """False: there is no pinned memory without an accelerator."""
+        return False
+
+    def get_device(self) -> int:
+        """-1, the CPU."""
+        return -1
+
+    def type(self) -> str:
+        """The storage's type name."""
+        return "chainrule.storage.UntypedStorage"
+
+    def tolist(self) -> list[int]:
+        """The bytes as Python ints."""
+        return self._bytes.tolist()
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return UntypedStorage(self._root, self._bytes[index])
+        size = len(self)
+        position = int(index) + size if index < 0 else int(index)
+        if not 0 <= position < size:
+            raise IndexError(f"index {position} out of range for storage of size {size}")
+        return int(self._bytes[position])
+
+    def __setitem__(self, index: int | slice, value: Any) -> None:
+        # (PyTorch's: a byte from any int, wrapped; no negative index when writing)
+        if not isinstance(value, int):
+            raise RuntimeError(
+                "can only set storage content with a int types, but got "
+                f"{type(value).__name__} instead"
+            )
+        if isinstance(index, slice):
+            self._bytes[index] = value & 0xFF
+            return
+        if not 0 <= index < len(self):
+            raise RuntimeError("out of bounds")
+        self._bytes[index] = value & 0xFF
+
+    def __iter__(self) -> Any:
+        return iter(self.tolist())
+
+    def fill_(self, value: int) -> UntypedStorage:
+        """Set every byte to ``value``."""
+        self._bytes[...] = value
+        return self
+
+    def copy_(self, source: UntypedStorage) -> UntypedStorage:
+        """Copy the bytes of a storage of the same size."""
+        self._bytes[...] = source._bytes
+        return self
+
+    def __repr__(self) -> str:
+        body = " " + "\n ".join(str(value) for value in self.tolist())
+        return f"{body}\n[chainrule.storage.UntypedStorage(device=cpu) of size {len(self)}]"
+
+
+_UNTYPED_STORAGES: weakref.WeakValueDictionary[tuple[int, int], UntypedStorage] = (
+    weakref.WeakValueDictionary()
+)
+
+
+def untyped_storage(array: np.ndarray) -> UntypedStorage:
+    """The :class:`UntypedStorage` of the memory ``array`` lies in: the same object for every
+    array over that memory, while one is alive (as PyTorch keeps a storage's Python object).
+    Found by the memory's start and length: a live storage keeps its memory alive, so no other
+    memory can be at its address meanwhile."""
+    root = storage_root(array)
+    key = (int(root.__array_interface__["data"][0]), int(root.nbytes))
+    storage = _UNTYPED_STORAGES.get(key)
+    if storage is None:
+        storage = UntypedStorage(root)
+        _UNTYPED_STORAGES[key] = storage
+    return storage
 
 
 def typed_storage(array: np.ndarray, dtype: Any) -> TypedStorage:

@@ -24,10 +24,12 @@ from ._size import CPU, META_DEVICE, Size, device
 from ._strides import (
     MEMORY_FORMATS,
     TypedStorage,
+    UntypedStorage,
     element_strides,
     is_contiguous_as,
     storage_root,
     typed_storage,
+    untyped_storage,
 )
 from .autograd.forward_grad import DUAL, clear_tangent, get_tangent
 from .autograd.grad_mode import GRAD, INFERENCE, INFERENCE_BLOCKS, mode_get
@@ -622,9 +624,10 @@ class Tensor(TensorMethods):
         PyTorch, that ``TypedStorage`` is deprecated."""
         return typed_storage(self._data, self.dtype)
 
-    def untyped_storage(self) -> Any:
-        """The root array holding this tensor's memory (for identity checks)."""
-        return storage_root(self._data)
+    def untyped_storage(self) -> UntypedStorage:
+        """The bytes this tensor lies in (PyTorch's ``UntypedStorage``: the same object for
+        every tensor over the same memory; ``nbytes()``, ``data_ptr()``, byte indexing)."""
+        return untyped_storage(self._data)
 
     # ------------------------------------------------------------------------------------------
     # conversions to Python and NumPy
