@@ -176,6 +176,8 @@ from ._strides import (
     channels_last,
     channels_last_3d,
     contiguous_format,
+    layout,
+    memory_format,
     preserve_format,
     strided,
 )

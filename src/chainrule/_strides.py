@@ -33,15 +33,60 @@ __all__ = [
     "OVERLAP_MESSAGE", "warn_expanded_write", "PARTIAL_OVERLAP_MESSAGE", "overlap_status",
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
-    "element_strides", "with_strides", "view_strides", "empty_like_preserving",
+    "element_strides", "with_strides", "view_strides", "empty_like_preserving", "layout",
+    "memory_format", "check_memory_format",
 ]
 
+class layout:
+    """A tensor's memory layout (PyTorch's ``torch.layout``): here every tensor is
+    ``strided``. Printed by name, as PyTorch prints it."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"chainrule.{self._name}"
+
+    def __reduce__(self) -> str:  # (pickled as the module's marker of that name)
+        return self._name
+
+
+class memory_format:
+    """How a copy lays out its elements (PyTorch's ``torch.memory_format``):
+    ``contiguous_format``, ``preserve_format``, ``channels_last``, ``channels_last_3d``."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return f"chainrule.{self._name}"
+
+    def __reduce__(self) -> str:
+        return self._name
+
+
+def check_memory_format(name: str, value: Any) -> None:
+    """PyTorch's argument error of ``name`` given a ``memory_format`` that is not one."""
+    if value is not None and not isinstance(value, memory_format):
+        kind = type(value)
+        given = kind.__name__
+        if kind.__module__.startswith("chainrule") and given != "Tensor":
+            given = f"torch.{given}"  # (layout, dtype ...: PyTorch's C types' names)
+        raise TypeError(
+            f"{name}(): argument 'memory_format' must be torch.memory_format, not {given}"
+        )
+
+
 # The layout and memory-format markers (``torch.strided``, ``torch.preserve_format`` ...).
-strided = "chainrule.strided"
-contiguous_format = "chainrule.contiguous_format"
-preserve_format = "chainrule.preserve_format"
-channels_last = "chainrule.channels_last"
-channels_last_3d = "chainrule.channels_last_3d"
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
 
 
 def layout_order(shape: tuple[int, ...], strides: tuple[int, ...]) -> list[int]:
@@ -265,7 +310,7 @@ def _strides_like_channels_last(shape: tuple[int, ...], strides: tuple[int, ...]
     return True
 
 
-def suggest_memory_format(array: np.ndarray) -> str:
+def suggest_memory_format(array: np.ndarray) -> memory_format:
     """PyTorch's ``suggest_memory_format()``: ``channels_last`` for a 4-d array laid out as
     NHWC, ``channels_last_3d`` for a 5-d one laid out as NDHWC, else ``contiguous_format``."""
     if array.ndim == 4 and _strides_like_channels_last(array.shape, array.strides,
@@ -277,7 +322,7 @@ def suggest_memory_format(array: np.ndarray) -> str:
     return contiguous_format
 
 
-def empty_in_memory_format(shape: tuple[int, ...], dtype: np.dtype, memory_format: str
+def empty_in_memory_format(shape: tuple[int, ...], dtype: np.dtype, memory_format: Any
                            ) -> np.ndarray:
     """An uninitialised array of ``shape`` in a memory format (channels innermost for the
     channels-last formats, C order otherwise)."""
@@ -293,7 +338,7 @@ MEMORY_FORMATS = (contiguous_format, preserve_format, channels_last, channels_la
 _CHANNELS_LAST_ORDERS = {channels_last: ((1, 3, 2, 0), 4), channels_last_3d: ((1, 4, 3, 2, 0), 5)}
 
 
-def is_contiguous_as(array: np.ndarray, memory_format: str | None) -> bool:
+def is_contiguous_as(array: np.ndarray, memory_format: Any) -> bool:
     """PyTorch's ``is_contiguous(memory_format=...)``: for a channels-last format, strides
     exactly those of its layout (dimensions of size 1 aside; false for another rank); for the
     others, row-major and dense."""
@@ -314,7 +359,7 @@ def is_contiguous_as(array: np.ndarray, memory_format: str | None) -> bool:
     return True
 
 
-def memory_format_strides(shape: tuple[int, ...], memory_format: str) -> tuple[int, ...]:
+def memory_format_strides(shape: tuple[int, ...], memory_format: Any) -> tuple[int, ...]:
     """The strides (in elements) PyTorch gives ``shape`` in ``memory_format`` (contiguous or a
     channels-last format; its error for a channels-last format of another rank)."""
     order = _CHANNELS_LAST_ORDERS.get(memory_format)
@@ -322,7 +367,7 @@ def memory_format_strides(shape: tuple[int, ...], memory_format: str) -> tuple[i
         return contiguous_strides(shape)
     dims, rank = order
     if len(shape) != rank:
-        raise RuntimeError(f"required rank {rank} tensor to use {memory_format[10:]} format")
+        raise RuntimeError(f"required rank {rank} tensor to use {memory_format._name} format")
     strides = [0] * rank
     step = 1
     for d in dims:
@@ -331,7 +376,7 @@ def memory_format_strides(shape: tuple[int, ...], memory_format: str) -> tuple[i
     return tuple(strides)
 
 
-def copy_in_memory_format(array: np.ndarray, memory_format: str,
+def copy_in_memory_format(array: np.ndarray, memory_format: Any,
                           dtype: np.dtype | None = None) -> np.ndarray:
     """A copy of ``array`` (cast to ``dtype``) laid out in ``memory_format`` (not
     ``preserve_format``), with PyTorch's error for a channels-last format of another rank."""

@@ -31,6 +31,7 @@ from ._strides import (
     typed_storage,
     untyped_storage,
 )
+from ._strides import strided as _strided_layout
 from .autograd.forward_grad import DUAL, clear_tangent, get_tangent
 from .autograd.grad_mode import GRAD, INFERENCE, INFERENCE_BLOCKS, mode_get
 from .autograd.node import (
@@ -569,9 +570,9 @@ class Tensor(TensorMethods):
         return type(self._data) is MetaArray
 
     @property
-    def layout(self) -> str:
-        """Always strided."""
-        return "chainrule.strided"
+    def layout(self) -> Any:
+        """Always ``strided``."""
+        return _strided_layout
 
     def is_floating_point(self) -> bool:
         """Whether the dtype is a floating-point type."""

@@ -12,6 +12,7 @@ from .._meta import NO_DATA_MESSAGE, MetaArray, meta_like
 from .._size import check_available, targets_meta
 from .._size import device as Device
 from .._strides import (
+    check_memory_format,
     contiguous_format,
     copy_in_memory_format,
     copy_preserving_layout,
@@ -39,6 +40,7 @@ def clone(self, *, memory_format=None):
     gives a row-major copy, ``torch.channels_last`` (4-d) and ``channels_last_3d`` (5-d) one
     with the channels innermost.
     """
+    check_memory_format("clone", memory_format)
     if memory_format is None or memory_format == preserve_format:
         return copy_preserving_layout(self)
     if memory_format == contiguous_format:
@@ -56,6 +58,7 @@ def contiguous(self: Tensor, memory_format: Any = None) -> Tensor:
     """``self`` if its memory is laid out as ``memory_format`` asks (row-major and dense by
     default, channels innermost for ``torch.channels_last``), otherwise such a copy
     (``CloneBackward0``)."""
+    check_memory_format("contiguous", memory_format)
     if memory_format is None or memory_format == contiguous_format:
         if self._data.flags.c_contiguous:
             return self

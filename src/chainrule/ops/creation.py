@@ -624,6 +624,7 @@ def empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor."""
+    _strides.check_memory_format("empty", memory_format)
     meta = _check_device(device)
     return _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad, meta)
 
@@ -763,6 +764,7 @@ def zeros_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _strides.check_memory_format("zeros_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("zeros_like", input, dtype, requires_grad, memory_format)
     _, d, requires_grad = _like("zeros_like", input, dtype, requires_grad)
@@ -781,6 +783,7 @@ def ones_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Ones with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _strides.check_memory_format("ones_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("ones_like", input, dtype, requires_grad, memory_format)
     _, d, requires_grad = _like("ones_like", input, dtype, requires_grad)
@@ -800,6 +803,7 @@ def empty_like(
 ) -> Tensor:
     """Uninitialised, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    _strides.check_memory_format("empty_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("empty_like", input, dtype, requires_grad, memory_format)
     _, d, requires_grad = _like("empty_like", input, dtype, requires_grad)
@@ -818,6 +822,7 @@ def full_like(
 ) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    _strides.check_memory_format("full_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("full_like", input, dtype, requires_grad, memory_format)
     shape, d, requires_grad = _like("full_like", input, dtype, requires_grad)
@@ -1582,7 +1587,9 @@ class _Param:
             return isinstance(value, builtins.bool), -1
         if kind == "device":
             return isinstance(value, str | int | Device), -1
-        return True, -1  # layout, memory_format: not modelled, any value passes
+        if kind == "layout":
+            return isinstance(value, _strides.layout), -1
+        return isinstance(value, _strides.memory_format), -1
 
 
 class _Signature:
@@ -1856,6 +1863,7 @@ def rand_like(
     **_: Any,
 ) -> Tensor:
     """Uniform samples with the shape (and dtype) of ``input``, laid out as it is."""
+    _strides.check_memory_format("rand_like", _.get("memory_format"))
     if _like_is_meta(input, _.get("device")):
         return _meta_like("rand_like", input, dtype, requires_grad, _.get("memory_format"))
     _check_like_input("rand_like", input)
@@ -1878,6 +1886,7 @@ def randn_like(
     **_: Any,
 ) -> Tensor:
     """Normal samples with the shape (and dtype) of ``input``, laid out as it is."""
+    _strides.check_memory_format("randn_like", _.get("memory_format"))
     if _like_is_meta(input, _.get("device")):
         return _meta_like("randn_like", input, dtype, requires_grad, _.get("memory_format"))
     _check_like_input("randn_like", input)

@@ -1219,7 +1219,7 @@ class _ListOp:
         return of_input_k
 
 
-def _cat_memory_format(arrays: Sequence[np.ndarray]) -> str:
+def _cat_memory_format(arrays: Sequence[np.ndarray]) -> Any:
     """PyTorch's memory format of a ``cat`` result: that of the inputs when they all suggest
     the same channels-last format, else contiguous (NumPy would follow the inputs' order)."""
     if arrays[0].ndim not in (4, 5):
