@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import importlib
 import json
+import math
 import os
 import resource
 import statistics
@@ -130,7 +131,7 @@ def median(values: list[float]) -> float | None:
 
 def interleaved(
     steps: Mapping[str, Callable[[], object]], iters: int, repeat: int, warmup: int,
-    settle: float = SETTLE_SECONDS,
+    settle: float = SETTLE_SECONDS, min_block: float = 0.0,
 ) -> dict[str, list[float]]:
     """Seconds per call of each step: ``repeat`` samples, each the mean over ``iters`` calls.
 
@@ -138,22 +139,35 @@ def interleaved(
     drift of the machine (other processes, frequency changes) spreads over all of them. Before
     each timed block the cyclic garbage collector is emptied (it stays enabled, as in user
     code) and the thread pools get ``settle`` seconds to go idle (see :data:`SETTLE_SECONDS`).
+
+    With ``min_block``, a step's block runs more than ``iters`` calls when that many would take
+    less than ``min_block`` seconds (judged from the timed warm-up calls), as ``timeit``'s
+    autorange does: the first calls after the settle pause run on cold caches and a clock that
+    has slowed down (measured: a 0.3 ms step takes 1 ms right after a 50 ms pause, and about
+    four calls to get back), so a block of two sub-millisecond calls times the wake-up, not
+    the step.
     """
-    for step in steps.values():
+    block_iters = {}
+    for name, step in steps.items():
+        start = time.perf_counter()
         for _ in range(warmup):
             step()
+        per_call = (time.perf_counter() - start) / warmup if warmup else 0.0
+        needed = math.ceil(min_block / per_call) if min_block and per_call > 0 else iters
+        block_iters[name] = max(iters, needed)
     names = list(steps)
     samples: dict[str, list[float]] = {name: [] for name in names}
     for r in range(repeat):
         shift = r % len(names) if names else 0
         for name in names[shift:] + names[:shift]:
             step = steps[name]
+            count = block_iters[name]
             gc.collect()
             time.sleep(settle)
             start = time.perf_counter()
-            for _ in range(iters):
+            for _ in range(count):
                 step()
-            samples[name].append((time.perf_counter() - start) / iters)
+            samples[name].append((time.perf_counter() - start) / count)
     return samples
 
 

@@ -116,7 +116,9 @@ def _measure(
     if len(libraries) == 2:
         for way in make(import_library(CHAINRULE)):
             _check(steps[f"{CHAINRULE} {way}"](), steps[f"{PYTORCH} {way}"]())
-    samples = interleaved(steps, iters, repeat, warmup=1, settle=0.05)
+    # (blocks of at least 50 ms: the steps take 0.3-30 ms, and a block of two calls right
+    # after the settle pause would time the machine waking up; see ``interleaved``)
+    samples = interleaved(steps, iters, repeat, warmup=3, settle=0.05, min_block=0.05)
     return {key: median(values) or 0.0 for key, values in samples.items()}
 
 
