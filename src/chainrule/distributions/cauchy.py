@@ -11,13 +11,9 @@ from .._tensor import Tensor
 from ..ops.creation import full
 from . import constraints
 from .distribution import Distribution, _expand_parameters
-from .utils import _draw, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["Cauchy"]
-
-
-def _standard_cauchy(rng: Any, size: tuple[int, ...]) -> Any:
-    return rng.standard_cauchy(size)
 
 
 class Cauchy(Distribution):
@@ -58,7 +54,7 @@ class Cauchy(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        eps = _draw(_standard_cauchy, shape, self.loc.dtype)
+        eps = self.loc.new(shape).cauchy_()
         return self.loc + eps * self.scale
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -10,13 +10,12 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn.functional import binary_cross_entropy_with_logits
-from ..ops.creation import ones_like, zeros_like
+from ..ops.creation import ones_like, rand, zeros_like
 from ..ops.pointwise import maximum, where
 from . import constraints
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import (
-    _uniform,
     broadcast_all,
     clamp_probs,
     lazy_property,
@@ -136,12 +135,12 @@ class ContinuousBernoulli(ExponentialFamily):
         return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
-        u = _uniform(self._extended_shape(sample_shape), self.probs.dtype)
+        u = rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
         with no_grad():
             return self.icdf(u)
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        u = _uniform(self._extended_shape(sample_shape), self.probs.dtype)
+        u = rand(self._extended_shape(sample_shape), dtype=self.probs.dtype)
         return self.icdf(u)
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -11,13 +11,9 @@ from ..ops.creation import zeros_like
 from . import constraints
 from .distribution import _expand_parameters
 from .exp_family import ExponentialFamily
-from .utils import _draw, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["Exponential"]
-
-
-def _standard_exponential(rng: Any, size: tuple[int, ...]) -> Any:
-    return rng.standard_exponential(size)
 
 
 class Exponential(ExponentialFamily):
@@ -60,7 +56,7 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        return _draw(_standard_exponential, shape, self.rate.dtype) / self.rate
+        return self.rate.new(shape).exponential_() / self.rate
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

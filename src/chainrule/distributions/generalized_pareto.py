@@ -8,11 +8,11 @@ from typing import Any
 
 from .._size import Size
 from .._tensor import Tensor
-from ..ops.creation import ones_like, tensor, zeros_like
+from ..ops.creation import ones_like, rand, tensor, zeros_like
 from ..ops.pointwise import isclose, where
 from . import constraints
 from .distribution import Distribution, _expand_parameters
-from .utils import _uniform, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["GeneralizedPareto"]
 
@@ -52,7 +52,7 @@ class GeneralizedPareto(Distribution):
         )
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
-        u = _uniform(self._extended_shape(sample_shape), self.loc.dtype)
+        u = rand(self._extended_shape(sample_shape), dtype=self.loc.dtype)
         return self.icdf(u)
 
     def _zero_and_safe_concentration(self) -> tuple[Tensor, Tensor]:

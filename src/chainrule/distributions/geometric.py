@@ -14,7 +14,7 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from ..ops.creation import zeros_like
 from . import constraints
 from .distribution import Distribution
-from .utils import _uniform, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Geometric"]
 
@@ -92,7 +92,7 @@ class Geometric(Distribution):
         shape = self._extended_shape(sample_shape)
         tiny = finfo(self.probs.dtype).tiny
         with no_grad():
-            u = _uniform(shape, self.probs.dtype).clamp(min=tiny)
+            u = self.probs.new(shape).uniform_(tiny, 1)
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -10,7 +10,7 @@ from .._size import Size
 from .._tensor import Tensor
 from . import constraints
 from .distribution import Distribution, _expand_parameters
-from .utils import _uniform, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["Laplace"]
 
@@ -59,7 +59,7 @@ class Laplace(Distribution):
         shape = self._extended_shape(sample_shape)
         eps = finfo(self.loc.dtype).eps
         # u uniform on [eps - 1, 1): never -1, so log1p(-|u|) stays finite
-        u = _uniform(shape, self.loc.dtype) * (2 - eps) + (eps - 1)
+        u = self.loc.new(shape).uniform_(eps - 1, 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -9,6 +9,7 @@ from typing import Any
 from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
+from ..ops.creation import normal
 from . import constraints
 from .distribution import _expand_parameters
 from .exp_family import ExponentialFamily
@@ -59,12 +60,11 @@ class Normal(ExponentialFamily):
         return self.stddev.pow(2)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
+        # (torch.normal refuses a negative or NaN std even when the arguments are not
+        # validated)
+        shape = tuple(self._extended_shape(sample_shape))
         with no_grad():
-            # (PyTorch samples through torch.normal, which refuses a negative or NaN std
-            # even when the arguments are not validated)
-            if not bool((self.scale >= 0).all()):
-                raise RuntimeError("normal expects all elements of std >= 0.0")
-            return self.rsample(sample_shape)
+            return normal(self.loc.expand(shape), self.scale.expand(shape))
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -7,12 +7,12 @@ from typing import Any
 
 from .._size import Size
 from .._tensor import Tensor
+from ..ops.creation import rand
 from . import constraints
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
 from .utils import (
-    _uniform,
     broadcast_all,
     clamp_probs,
     lazy_property,
@@ -78,7 +78,7 @@ class LogitRelaxedBernoulli(Distribution):
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
         probs = clamp_probs(self.probs.expand(tuple(shape)))
-        uniforms = clamp_probs(_uniform(shape, probs.dtype))
+        uniforms = clamp_probs(rand(shape, dtype=probs.dtype))
         return (
             uniforms.log() - (-uniforms).log1p() + probs.log() - (-probs).log1p()
         ) / self.temperature

@@ -7,13 +7,13 @@ from typing import Any
 
 from .._size import Size
 from .._tensor import Tensor
-from ..ops.creation import full_like
+from ..ops.creation import full_like, rand
 from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
-from .utils import _uniform, broadcast_all, clamp_probs
+from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
@@ -62,7 +62,7 @@ class ExpRelaxedCategorical(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        uniforms = clamp_probs(_uniform(shape, self.logits.dtype))
+        uniforms = clamp_probs(rand(shape, dtype=self.logits.dtype))
         gumbels = -((-(uniforms.log())).log())
         scores = (self.logits + gumbels) / self.temperature
         return scores - scores.logsumexp(dim=-1, keepdim=True)

@@ -7,9 +7,10 @@ from typing import Any
 
 from .._size import Size
 from .._tensor import Tensor
+from ..ops.creation import rand
 from . import constraints
 from .distribution import Distribution, _expand_parameters
-from .utils import _uniform, broadcast_all
+from .utils import broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -62,8 +63,8 @@ class Uniform(Distribution):
 
     def rsample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        rand = _uniform(shape, self.low.dtype)
-        return self.low + rand * (self.high - self.low)
+        u = rand(shape, dtype=self.low.dtype)
+        return self.low + u * (self.high - self.low)
 
     def log_prob(self, value: Tensor) -> Tensor:
         if self._validate_args:

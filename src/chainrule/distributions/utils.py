@@ -1,6 +1,5 @@
 """Helpers the distributions share: broadcasting parameters, probabilities <-> logits, lazily
-computed attributes, and the sampling primitives (draws from chainrule's generator, so the
-streams are not PyTorch's)."""
+computed attributes, and the standard normal draw the families share."""
 
 from __future__ import annotations
 
@@ -19,7 +18,7 @@ from .._tensor import Tensor, make_tensor
 from ..autograd.grad_mode import enable_grad
 from ..ops.activation import softmax
 from ..ops.combining import broadcast_tensors
-from ..ops.creation import _gen, tensor
+from ..ops.creation import empty, tensor
 
 __all__ = [
     "broadcast_all",
@@ -53,21 +52,9 @@ def broadcast_all(*values: Any) -> tuple[Tensor, ...]:
 
 
 def _standard_normal(shape: Size | tuple[int, ...], dtype: DType) -> Tensor:
-    """Standard normal draws of ``shape`` (no graph)."""
-    return make_tensor(_gen(None).standard_normal(tuple(shape)).astype(dtype.np), False)
-
-
-def _uniform(shape: Size | tuple[int, ...], dtype: DType) -> Tensor:
-    """Uniform draws from [0, 1) of ``shape`` (no graph)."""
-    return make_tensor(_gen(None).random(tuple(shape)).astype(dtype.np), False)
-
-
-def _draw(
-    sampler: Callable[..., np.ndarray], shape: Size | tuple[int, ...], dtype: DType
-) -> Tensor:
-    """``sampler(rng, shape)`` (a NumPy sampler of chainrule's generator) as a tensor of
-    ``dtype`` (no graph)."""
-    return make_tensor(np.asarray(sampler(_gen(None), tuple(shape))).astype(dtype.np), False)
+    """Standard normal draws of ``shape``: ``empty(shape).normal_()``, as PyTorch's, so that
+    a seeded program draws PyTorch's numbers (no graph)."""
+    return empty(tuple(shape), dtype=dtype).normal_()
 
 
 def _sum_rightmost(value: Tensor, dim: int) -> Tensor:

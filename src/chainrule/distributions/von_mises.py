@@ -9,11 +9,11 @@ from .._dtype import bool as bool_dtype
 from .._dtype import float64
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..ops.creation import zeros
+from ..ops.creation import rand, zeros
 from ..ops.pointwise import where
 from . import constraints
 from .distribution import Distribution
-from .utils import _uniform, broadcast_all, lazy_property
+from .utils import broadcast_all, lazy_property
 
 __all__ = ["VonMises"]
 
@@ -71,7 +71,7 @@ def _rejection_sample(loc: Tensor, concentration: Tensor, proposal_r: Tensor, x:
     """Best and Fisher's (1979) rejection sampler, until every entry is accepted."""
     done = zeros(tuple(x.shape), dtype=bool_dtype)
     while not bool(done.all()):
-        u = _uniform((3,) + tuple(x.shape), loc.dtype)
+        u = rand((3,) + tuple(x.shape), dtype=loc.dtype)
         u1, u2, u3 = u.unbind()
         z = (math.pi * u1).cos()
         f = (1 + proposal_r * z) / (proposal_r + z)
