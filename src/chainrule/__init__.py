@@ -28,6 +28,7 @@ from . import (
     nn,
     optim,
     overrides,
+    random,
     testing,
     utils,
 )
