@@ -79,6 +79,21 @@ FAMILIES: dict[str, tuple[Builder, tuple[str, ...], int]] = {
         ("sample", "rsample"),
         0,
     ),
+    "Categorical": (
+        lambda T, d: T.distributions.Categorical(_t(T, [[0.2, 0.3, 0.5], [0.0, 0.9, 0.1]], d)),
+        ("sample",),
+        0,
+    ),
+    "OneHotCategorical": (
+        lambda T, d: T.distributions.OneHotCategorical(_t(T, [0.2, 0.0, 0.3, 0.5], d)),
+        ("sample",),
+        0,
+    ),
+    "Multinomial": (
+        lambda T, d: T.distributions.Multinomial(7, _t(T, [[0.2, 0.3, 0.5], [0.6, 0.0, 0.4]], d)),
+        ("sample",),
+        0,
+    ),
     # pointwise math on the draws: a few ulps of PyTorch's vectorised exp/log/pow/matmul
     "Laplace": (
         lambda T, d: T.distributions.Laplace(_t(T, [0.0, 1.0], d), _t(T, [[1.0], [2.0]], d)),
@@ -189,3 +204,78 @@ def test_seeded_sample_is_pytorchs(name: str, method: str, dtype: str, shape: tu
     theirs, theirs_after = _seeded_draw(torch, name, method, dtype, shape)
     _assert_within_ulps(ours, theirs, FAMILIES[name][2])
     np.testing.assert_array_equal(ours_after, theirs_after)
+
+
+# torch.multinomial: one sample and samples without replacement take the largest of
+# p / exponential draws (laid out as the input); several with replacement search double
+# uniforms in each row's cumulative sum
+
+
+def _probabilities(lib: Any, dtype: str, shape: tuple[int, ...], zeros: bool, transposed: bool):
+    p = np.random.default_rng(sum(shape)).random(shape)
+    if zeros:
+        p[..., ::3] = 0.0
+    if transposed:
+        return lib.tensor(np.ascontiguousarray(p.T), dtype=getattr(lib, dtype)).t()
+    return lib.tensor(p, dtype=getattr(lib, dtype))
+
+
+def _seeded_multinomial(lib: Any, dtype: str, shape, zeros, transposed, n: int, replacement: bool):
+    lib.manual_seed(11)
+    p = _probabilities(lib, dtype, shape, zeros, transposed)
+    drawn = lib.multinomial(p, n, replacement)
+    return drawn.numpy().copy(), lib.rand(3).numpy().copy()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (4, 40)], ids=str)
+@pytest.mark.parametrize("zeros", [False, True], ids=["positive", "with_zeros"])
+@pytest.mark.parametrize(
+    ("n", "replacement"), [(1, False), (1, True), (3, False), (3, True), (12, True)]
+)
+def test_multinomial_draws_pytorchs_indices(dtype, shape, zeros, n, replacement) -> None:
+    for transposed in (False, True) if len(shape) == 2 else (False,):
+        args = (dtype, shape, zeros, transposed, n, replacement)
+        ours, ours_after = _seeded_multinomial(chainrule, *args)
+        theirs, theirs_after = _seeded_multinomial(torch, *args)
+        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal(ours_after, theirs_after)
+
+
+def test_multinomial_without_replacement_orders_all_categories_as_pytorch() -> None:
+    # every category drawn: the zero-probability ones last, in PyTorch's topk order
+    for lib in (chainrule, torch):
+        lib.manual_seed(5)
+    p = [0.0, 0.25, 0.0, 0.5, 0.0, 0.25, 0.0]
+    ours = chainrule.multinomial(chainrule.tensor(p), 7)
+    theirs = torch.multinomial(torch.tensor(p), 7)
+    assert ours.tolist() == theirs.tolist()
+
+
+_NAN, _INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(
+    ("p", "n", "replacement"),
+    [
+        ([[1.0, 1.0], [1.0, _NAN]], 3, True),
+        ([[1.0, 1.0], [0.0, 0.0]], 3, True),
+        ([[1.0, -1.0], [1.0, 1.0]], 3, True),
+        ([[1.0, _INF], [1.0, 1.0]], 3, True),
+        ([1.0, _NAN], 1, False),
+        ([1.0, -1.0], 2, False),
+        ([1.0, _INF], 1, True),
+        ([[1.0, 1.0], [0.0, 0.0]], 1, False),
+        ([2.0, 1.0], 3, False),
+        ([2.0, 1.0], 0, True),
+    ],
+)
+def test_multinomial_refuses_as_pytorch_after_the_same_draws(p, n, replacement) -> None:
+    # a bad row of the with-replacement kernel is found after the rows before it have drawn
+    messages = []
+    for lib in (chainrule, torch):
+        lib.manual_seed(0)
+        with pytest.raises(RuntimeError) as error:
+            lib.multinomial(lib.tensor(p), n, replacement)
+        messages.append((str(error.value), lib.rand(2).tolist()))
+    assert messages[0] == messages[1]

@@ -623,9 +623,9 @@ def make_namespace_overridable(namespace: dict[str, Any], names: Iterable[str]) 
         namespace[name] = overridable(function)
 
 
-#: The random functions of ``chainrule.ops.creation`` that take tensors (probabilities, means,
-#: standard deviations): a tensor subclass or ``vmap``'s batched tensors see them.
-_CREATION_TAKING_TENSORS = frozenset({"multinomial", "normal"})
+#: The random functions of ``chainrule.ops.creation`` that take tensors (means, standard
+#: deviations): a tensor subclass or ``vmap``'s batched tensors see them.
+_CREATION_TAKING_TENSORS = frozenset({"normal"})
 
 
 def install() -> None:

@@ -10,7 +10,8 @@ from .._size import Size
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.combining import broadcast_tensors
-from ..ops.creation import arange, full, multinomial
+from ..ops.creation import arange, full
+from ..ops.distribution_sampling import multinomial
 from . import constraints
 from .distribution import Distribution
 from .utils import lazy_property, logits_to_probs, probs_to_logits

@@ -21,7 +21,7 @@ from .._size import device as Device
 from .._tensor import Tensor, _init, make_tensor, warn_scalar_conversion, wrap
 from ..autograd.grad_mode import GRAD, mode_get
 from . import random_streams
-from ._registry import KEEP, op, tensor_method
+from ._registry import KEEP, op
 from .scalar_conversion import check_integral_elements, check_number_argument, fill_value_for
 
 __all__ = [
@@ -51,7 +51,6 @@ __all__ = [
     "randint",
     "randperm",
     "normal",
-    "multinomial",
     "manual_seed",
     "seed",
     "initial_seed",
@@ -2096,59 +2095,3 @@ def _(ops, grad, mean_shape, std_shape):
     return ops.zeros_like(grad)
 
 
-@tensor_method
-def multinomial(
-    input: Tensor,
-    num_samples: int,
-    replacement: bool = False,
-    *,
-    generator: Generator | None = None,
-) -> Tensor:
-    """Indices drawn from the categorical distribution(s) in the rows of ``input``, with
-    PyTorch's checks. Without replacement, as PyTorch's kernel: the ``num_samples`` largest
-    of ``p / E`` (``E`` exponential), so categories of probability 0 come last instead of
-    refusing."""
-    if PER_EXAMPLE_DRAWS:
-        return PER_EXAMPLE_DRAWS[-1](
-            multinomial, (input, num_samples, replacement), {"generator": generator}
-        )
-    data = input._data
-    if data.dtype.kind not in "fV":
-        raise RuntimeError(
-            "multinomial only supports floating-point dtypes for input, got: "
-            f"{_dtype.SCALAR_TYPE_NAMES[_dtype.from_numpy_dtype(data.dtype)]}"
-        )
-    if data.ndim not in (1, 2):
-        raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if not replacement and num_samples > data.shape[-1]:
-        raise RuntimeError(
-            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
-        )
-    if num_samples <= 0:
-        raise RuntimeError("cannot sample n_sample <= 0 samples")
-    probs = np.atleast_2d(data.astype(np.float64))
-    with np.errstate(invalid="ignore"):
-        negative = ~(probs >= 0)  # (NaN too)
-    bad = negative | np.isinf(probs)
-    if bad.any():
-        if not (replacement and num_samples > 1):
-            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        # (PyTorch's kernel for several draws with replacement: the first bad entry says)
-        first = np.flatnonzero(bad)[0]
-        raise RuntimeError(
-            "invalid multinomial distribution (encountering probability entry "
-            + ("< 0)" if negative.reshape(-1)[first] else "= infinity or NaN)")
-        )
-    totals = probs.sum(axis=1)
-    if (totals <= 0).any():
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
-    rng = _gen(generator)
-    rows = []
-    for row, total in zip(probs, totals, strict=True):
-        if replacement:
-            rows.append(rng.choice(len(row), size=num_samples, replace=True, p=row / total))
-        else:
-            keys = row / rng.exponential(size=len(row))
-            rows.append(np.argsort(-keys, kind="stable")[:num_samples])
-    result = np.array(rows, dtype=np.int64)
-    return wrap(result if data.ndim == 2 else result[0])

@@ -19,15 +19,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import _special
+from .. import _special, _strides
 from .._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 from .._finfo import finfo
-from .._tensor import Tensor
+from .._tensor import Tensor, wrap
 from . import random_streams
 from ._registry import KEEP, op, tensor_method, zero_derivative
 from .creation import PER_EXAMPLE_DRAWS, Generator, _format_scalar, _gen
 from .inplace import apply_inplace, check_inplace, check_inplace_draw
 from .pointwise import _edges_of_inputs_needing_grad, _not_implemented_node
+from .reduction import topk
 
 __all__ = [
     "_standard_gamma",
@@ -36,6 +37,7 @@ __all__ = [
     "_dirichlet_grad",
     "poisson",
     "binomial",
+    "multinomial",
 ]
 
 
@@ -464,6 +466,111 @@ def binomial(count: Any, prob: Any, generator: Generator | None = None) -> Any:
         )
     _float_or_double(count._data, "binomial_cpu")
     return _edges_of_inputs_needing_grad(_binomial_draws(count, prob, generator))
+
+
+# ----------------------------------------------------------------------------------------------
+# multinomial: PyTorch's two CPU algorithms, so that a seed gives PyTorch's indices
+
+
+@tensor_method
+def multinomial(
+    input: Tensor,
+    num_samples: int,
+    replacement: bool = False,
+    *,
+    generator: Generator | None = None,
+) -> Tensor:
+    """Indices drawn from the categorical distribution(s) in the rows of ``input`` (int64),
+    as PyTorch's CPU kernels draw them: one sample, or samples without replacement, are the
+    largest of ``p / q`` (``q = empty_like(input).exponential_()``, so categories of
+    probability 0 come last); several samples with replacement search a double uniform in
+    each row's normalised cumulative sum.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.multinomial(torch.tensor([0.0, 1.0, 0.0]), 2, replacement=True)
+        tensor([1, 1])
+    """
+    if PER_EXAMPLE_DRAWS:
+        return PER_EXAMPLE_DRAWS[-1](
+            multinomial, (input, num_samples, replacement), {"generator": generator}
+        )
+    data = input._data
+    if data.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if data.dtype.kind not in "fV":
+        raise RuntimeError(
+            "multinomial only supports floating-point dtypes for input, got: "
+            f"{SCALAR_TYPE_NAMES[from_numpy_dtype(data.dtype)]}"
+        )
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > data.shape[-1]:
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+        )
+    if data.shape[-1] > 2**24:
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    rows = data.shape[0] if data.ndim == 2 else 1
+    if rows * num_samples == 0:
+        return wrap(np.zeros((*data.shape[:-1], num_samples), np.int64))
+    rng = _gen(generator)
+    if not replacement or num_samples == 1:
+        result = _multinomial_by_exponentials(data, num_samples, rng)
+    else:
+        result = _multinomial_with_replacement(data.reshape(rows, -1), num_samples, rng)
+    return wrap(result.reshape(*data.shape[:-1], num_samples))
+
+
+def _multinomial_by_exponentials(p: np.ndarray, num_samples: int, rng: Any) -> np.ndarray:
+    """The ``num_samples`` largest of ``p / q`` along the last dimension, ``q`` exponential
+    draws laid out as ``empty_like(p)`` (the Gumbel-max trick with ``exp`` applied)."""
+    if p.size == 0:
+        raise RuntimeError(
+            "aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+            "identity."
+        )
+    with np.errstate(invalid="ignore"):
+        valid = bool(np.all(p >= 0) and np.all(p < np.inf))  # (NaN fails both)
+    if not valid:
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if np.any(np.all(p == 0, axis=-1)):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    layout = _strides.empty_preserving_layout(p)
+    q = random_streams.exponential(rng, p.shape, p.dtype, 1.0, layout.strides)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        keys = p / q
+    if num_samples == 1:
+        return np.argmax(keys, axis=-1)[..., None]  # (the first of equal largest, as PyTorch)
+    return topk(wrap(keys), num_samples).indices._data
+
+
+def _multinomial_with_replacement(p: np.ndarray, num_samples: int, rng: Any) -> np.ndarray:
+    """PyTorch's kernel for several samples with replacement, row after row: the cumulative
+    sum of the row in its precision (float for the half types), divided by its total, the
+    last bucket set to 1; each sample is the first bucket not below a double uniform. A
+    row's probabilities are checked before its draws (a bad row leaves the draws of the rows
+    before it taken)."""
+    accumulate = np.dtype(np.float32) if p.dtype.itemsize == 2 else p.dtype  # (the halves)
+    out = np.empty((p.shape[0], num_samples), np.int64)
+    for i, row in enumerate(p.astype(accumulate)):
+        with np.errstate(invalid="ignore"):
+            bad = ~(row >= 0) | ~np.isfinite(row)
+        if bad.any():
+            first = row[np.flatnonzero(bad)[0]]
+            what = "< 0" if not first >= 0 else "= infinity or NaN"
+            raise RuntimeError(
+                f"invalid multinomial distribution (encountering probability entry {what})"
+            )
+        cumulative = np.cumsum(row, dtype=accumulate)  # (sequential, as the kernel's loop)
+        total = cumulative[-1] if cumulative.size else 0.0
+        if not total > 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        cumulative = cumulative / total
+        cumulative[-1] = 1
+        uniforms = random_streams.uniform_unit64(rng, num_samples)
+        out[i] = np.searchsorted(cumulative.astype(np.float64), uniforms, side="left")
+    return out
 
 
 #: Helpers the derivatives call (``ops.standard_gamma_grad``).

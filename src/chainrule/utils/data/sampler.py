@@ -9,7 +9,8 @@ import numpy as np
 
 from ... import _dtype
 from ...ops import random_streams
-from ...ops.creation import Generator, as_tensor, multinomial, randint, randperm
+from ...ops.creation import Generator, as_tensor, randint, randperm
+from ...ops.distribution_sampling import multinomial
 
 __all__ = [
     "Sampler",
