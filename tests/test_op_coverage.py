@@ -90,6 +90,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "torch.is_nonzero", "torch.is_same_size", "torch.is_signed", "torch.resolve_neg",
         "torch.typename",
     ),
+    "shapes in, a Size out: no tensor (tests/test_broadcast_shapes.py)": (
+        "torch.broadcast_shapes",
+    ),
     "Python's reversed(): flip(0) (tests/test_tensor_python_protocols.py compares values and "
     "the flip op is swept)": ("Tensor.__reversed__",),
     "integer coordinates, no gradients; the results' strides for a transposed input are not "

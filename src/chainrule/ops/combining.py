@@ -1,4 +1,5 @@
-"""Tensors combined into one or onto one shape: ``broadcast_tensors``, ``meshgrid``,
+"""Tensors combined into one or onto one shape: ``broadcast_tensors`` (and
+``broadcast_shapes``, the same rule on shapes), ``meshgrid``,
 ``cartesian_prod`` (views and a stack, as PyTorch builds them) and ``block_diag`` (one node,
 ``BlockDiagBackward0``)."""
 
@@ -11,12 +12,13 @@ from typing import Any
 import numpy as np
 
 from .._frames import user_stacklevel
+from .._size import Size
 from .._tensor import Tensor
 from .creation import zeros
 from .indexing import _broadcast_shape
 from .shape import _expand, _ListOp, reshape, stack, tensor_list, view
 
-__all__ = ["broadcast_tensors", "meshgrid", "cartesian_prod", "block_diag"]
+__all__ = ["broadcast_tensors", "broadcast_shapes", "meshgrid", "cartesian_prod", "block_diag"]
 
 
 def _unpacked(name: str, tensors: tuple) -> list[Tensor]:
@@ -34,6 +36,48 @@ def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
     for t in ts:
         shape = _broadcast_shape(shape, tuple(t.shape))
     return tuple(t if tuple(t.shape) == shape else _expand(t, shape) for t in ts)
+
+
+def broadcast_shapes(*shapes: Any) -> Size:
+    """The shape tensors of ``shapes`` broadcast to, without making tensors: each argument is
+    a shape (a tuple, list or ``Size``) or an int (a 1-D shape); ``None`` is skipped.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.broadcast_shapes((2, 1), (3,), 1)
+        chainrule.Size([2, 3])
+    """
+    given = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+    for shape in given:
+        if not isinstance(shape, Sequence):
+            raise RuntimeError(
+                "Input shapes should be of type ints, a tuple of ints, or a list of ints, got "
+                f"{shape}"
+            )
+    common: list[Any] = [1] * max((len(shape) for shape in given), default=0)
+    # (as PyTorch: dimensions from the last, each argument against what the ones before it
+    # agreed on; a 1 takes the other length, a length below 0 is refused where it would)
+    for index, shape in enumerate(given):
+        for dim in range(-1, -1 - len(shape), -1):
+            if shape[dim] == common[dim]:
+                continue
+            if common[dim] == 1:
+                if shape[dim] < 0:
+                    raise ValueError("Attempting to broadcast a dimension with negative length!")
+                common[dim] = shape[dim]
+            if shape[dim] != 1 and common[dim] != shape[dim]:
+                raise RuntimeError(
+                    f"Attempting to broadcast a dimension of length {shape[dim]} at {dim}! "
+                    f"Mismatching argument at index {index} had {shape}; but expected shape "
+                    f"should be broadcastable to {common}"
+                )
+    for item, length in enumerate(common):  # (what PyTorch's Size() accepts: ints, bools)
+        if not hasattr(length, "__index__") or isinstance(length, Tensor):
+            raise TypeError(
+                f"torch.Size() takes an iterable of 'int' (item {item} is "
+                f"'{type(length).__name__}')"
+            )
+    return Size(int(length) for length in common)
 
 
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
