@@ -93,6 +93,9 @@ _REASONS: dict[str, tuple[str, ...]] = {
     "shapes in, a Size out: no tensor (tests/test_broadcast_shapes.py)": (
         "torch.broadcast_shapes",
     ),
+    "a tensor over a Python buffer's memory: no tensor input (tests/test_frombuffer.py)": (
+        "torch.frombuffer",
+    ),
     "Python's reversed(): flip(0) (tests/test_tensor_python_protocols.py compares values and "
     "the flip op is swept)": ("Tensor.__reversed__",),
     "integer coordinates, no gradients; the results' strides for a transposed input are not "

@@ -29,6 +29,7 @@ __all__ = [
     "as_tensor",
     "asarray",
     "from_numpy",
+    "frombuffer",
     "scalar_tensor",
     "zeros",
     "ones",
@@ -412,6 +413,77 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
         raise TypeError(f"expected np.ndarray (got {type(ndarray).__name__})")
     _check_shareable(ndarray)
     return wrap(ndarray)
+
+
+_READ_ONLY_BUFFER_WARNED = [False]
+_MISSING_DTYPE: Any = object()  # (frombuffer's dtype is keyword-only and required)
+
+
+def frombuffer(
+    buffer: Any,
+    *,
+    dtype: Any = _MISSING_DTYPE,
+    count: int = -1,
+    offset: int = 0,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A 1-D tensor over the memory of an object with the buffer protocol (``bytearray``,
+    ``array.array``, ``memoryview`` ...): ``count`` elements of ``dtype`` (all that fit by
+    default) from byte ``offset``. Writes through either show in the other. A read-only
+    buffer (``bytes``) is copied, with PyTorch's warning that it is not writable.
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.frombuffer(bytearray(b"\\x01\\x00\\x02\\x00"), dtype=torch.int16)
+        tensor([1, 2], dtype=chainrule.int16)
+    """
+    if dtype is _MISSING_DTYPE:
+        raise TypeError('frombuffer() missing 1 required positional arguments: "dtype"')
+    if not isinstance(dtype, DType):
+        raise TypeError(
+            f"frombuffer(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}"
+        )
+    try:
+        view = memoryview(buffer)
+    except TypeError:
+        raise ValueError("object does not implement Python buffer protocol.") from None
+    if not view.contiguous:
+        raise RuntimeError("could not retrieve buffer from object")
+    length, size = view.nbytes, np.dtype(dtype.np).itemsize
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(
+            f"offset ({offset} bytes) must be non-negative and no greater than buffer length "
+            f"({length} bytes) minus 1"
+        )
+    if count < 0 and (length - offset) % size:
+        raise ValueError(
+            f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+            f"multiple of element size ({size})"
+        )
+    elements = (length - offset) // size if count < 0 else count
+    if offset + elements * size > length:
+        raise ValueError(
+            f"requested buffer length ({elements} * {size} bytes) after offset ({offset} "
+            f"bytes) must not be greater than actual buffer length ({length} bytes)"
+        )
+    data = np.frombuffer(view.cast("B"), dtype=dtype.np, count=elements, offset=offset)
+    if view.readonly:
+        if not _READ_ONLY_BUFFER_WARNED[0]:
+            _READ_ONLY_BUFFER_WARNED[0] = True
+            warnings.warn(
+                "The given buffer is not writable, and PyTorch does not support non-writable "
+                "tensors. This means you can write to the underlying (supposedly non-writable) "
+                "buffer using the tensor. You may want to copy the buffer to protect its data "
+                "or make it writable before converting it to a tensor. This type of warning "
+                "will be suppressed for the rest of this program. (Triggered internally at "
+                "/__w/pytorch/pytorch/torch/csrc/utils/tensor_new.cpp:1556.)",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+        data = data.copy()  # (NumPy cannot write to read-only memory: a copy to write to)
+    return make_tensor(data, _check_requires_grad("frombuffer", requires_grad, none_ok=False))
 
 
 def scalar_tensor(
