@@ -77,6 +77,10 @@ class BatchedTensor(Tensor):
 
     __slots__ = ("_value", "_level")
 
+    #: PyTorch's backward formulas see a batched tensor as "subclass-like" and take their
+    #: composite paths (``ops._dispatch.functorch_wrapped``).
+    _FUNCTORCH_WRAPPED = True
+
     @classmethod
     def __torch_function__(
         cls, func: Callable[..., Any], types: tuple, args: tuple = (), kwargs: Any = None

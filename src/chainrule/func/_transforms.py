@@ -37,7 +37,7 @@ from ..autograd.forward_grad import get_tangent, set_tangent, tangents_alive
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..autograd.graph import preorder
 from ..autograd.node import AccumulateGrad, Node
-from ..ops._dispatch import COMPOSITE_BACKWARD
+from ..ops._dispatch import BACKWARD_GRAD_MODE, COMPOSITE_BACKWARD
 from ._batched import (
     POISON_MESSAGE,
     active_levels,
@@ -470,6 +470,9 @@ def _vjp(
 
     def vjp_fn(cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None) -> Any:
         automatic = create_graph is None
+        # (PyTorch's pass records whenever grad mode is on; here only if the graph reaches
+        # outside the call, else its formulas are told that PyTorch's run in grad mode)
+        unrecorded_grad_mode = automatic and not call.connected and is_grad_enabled()
         if create_graph is None:
             create_graph = call.connected and is_grad_enabled()
         flat_cotangents, cot_spec = _tree_flatten(cotangents)
@@ -478,15 +481,19 @@ def _vjp(
                 "Expected pytree structure of cotangents to be the same as pytree structure of "
                 f"outputs to the function. cotangents: {cot_spec}, primal output: {out_spec}"
             )
-        with enable_grad():
-            result = _grads(
-                flat_outputs,
-                flat_primals,
-                flat_cotangents,
-                create_graph=create_graph,
-                retain_graph=retain_graph,
-                record_levels=call.levels,
-            )
+        BACKWARD_GRAD_MODE[0] += unrecorded_grad_mode
+        try:
+            with enable_grad():
+                result = _grads(
+                    flat_outputs,
+                    flat_primals,
+                    flat_cotangents,
+                    create_graph=create_graph,
+                    retain_graph=retain_graph,
+                    record_levels=call.levels,
+                )
+        finally:
+            BACKWARD_GRAD_MODE[0] -= unrecorded_grad_mode
         if automatic and create_graph:  # (those of the inputs alone: detached, as PyTorch's)
             result = [call._detach_if_inside(r) for r in result]
         return _tree_unflatten(result, primal_spec)

@@ -80,6 +80,32 @@ _HALF_TARGETS = (np.dtype(np.float16), _dtype.bfloat16.np)
 COMPOSITE_BACKWARD = [0]
 
 
+#: Nonzero while a backward pass runs unrecorded (its formulas on arrays) where PyTorch's runs in
+#: grad mode: ``torch.func.vjp``'s ``vjp_fn`` records its pass (create_graph) whenever grad mode
+#: is on, chainrule's only when its graph reaches outside the call. See :func:`backward_grad_mode`.
+BACKWARD_GRAD_MODE = [0]
+
+
+def backward_grad_mode(value: Any) -> bool:
+    """Whether PyTorch's backward formula runs in grad mode here (its pass records: create_graph),
+    for the formulas it writes differently then (prod's and cumprod's with zeros); ``value``
+    is one of the formula's saved inputs (an array on the unrecorded fast path)."""
+    if BACKWARD_GRAD_MODE[0] > 0:
+        return True
+    return type(value) is not np.ndarray and bool(mode_get() & GRAD)
+
+
+def functorch_wrapped(*values: Any) -> bool:
+    """Whether PyTorch's formula would see one of ``values`` (a derivative's saved inputs or
+    its incoming gradient) as functorch-wrapped, "subclass-like": in a transform's pass
+    (:data:`COMPOSITE_BACKWARD`), or a value batched by ``vmap`` (the cotangents of
+    ``vmap(vjp_fn)``, as in ``jacrev``; ``func``'s batched tensors say so by
+    ``_FUNCTORCH_WRAPPED``)."""
+    if COMPOSITE_BACKWARD[0] > 0:
+        return True
+    return any(getattr(type(v), "_FUNCTORCH_WRAPPED", False) for v in values)
+
+
 # ----------------------------------------------------------------------------------------------
 # Type promotion
 

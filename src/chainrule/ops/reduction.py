@@ -29,8 +29,7 @@ from .._dtype import to_dtype
 from .._frames import user_stacklevel
 from .._strides import c_contiguous, empty_preserving_layout
 from .._tensor import Tensor, wrap, wrap_dim
-from ..autograd.grad_mode import GRAD, mode_get
-from ._dispatch import COMPOSITE_BACKWARD
+from ._dispatch import COMPOSITE_BACKWARD, backward_grad_mode, functorch_wrapped
 from ._registry import ARITH, op, recorded_as, tensor_method
 from .pointwise import div, isnan, logical_not
 from .selection import kth_smallest_indices, topk_order, unstable_sort_indices
@@ -477,12 +476,6 @@ def _reverse_cumsum(ops: Any, x: Any, dim: int) -> Any:
     return ops.flip(ops.cumsum(ops.flip(x, (dim,)), dim), (dim,))
 
 
-def _exclusive_cumprod(ops: Any, x: Any, dim: int) -> Any:
-    """``out_i = x_0 * ... * x_{i-1}`` along ``dim`` (1 at index 0); no division."""
-    shape = tuple(x.shape)
-    return ops.where(_first_position(shape, dim), 1, _shift(ops, ops.cumprod(x, dim), dim, 1))
-
-
 def _products_of_others(ops: Any, x: Any, dim: int) -> Any:
     """``out_i`` = the product of every element of ``x``'s slice along ``dim`` except ``x_i``.
 
@@ -500,25 +493,6 @@ def _products_of_others(ops: Any, x: Any, dim: int) -> Any:
     reversed_rest = ops.flip(ops.narrow(x, dim, 1, n - 1), (dim,))
     right = ops.flip(ops.cumprod(ops.cat([ones, reversed_rest], dim), dim), (dim,))
     return left * right
-
-
-def _suffix_sums(ops: Any, grad: Any, x: Any, dim: int) -> Any:
-    """``S_i = sum_{k >= i} grad_k * x_{i+1} * ... * x_k`` along ``dim``, without division.
-
-    ``S`` solves the recurrence ``S_i = grad_i + x_{i+1} * S_{i+1}``: a scan over affine maps,
-    done in ``log2(n)`` doubling steps. After the step with offset ``s``, ``S_i = b_i + a_i *
-    S_{i+s}`` holds with ``S`` zero past the end; combining two such windows gives
-    ``(b_i + a_i * b_{i+s}, a_i * a_{i+s})``.
-    """
-    n = x.shape[dim]
-    a = _shift(ops, x, dim, -1)  # a_i = x_{i+1}, 0 past the end
-    b = grad
-    step = 1
-    while step < n:
-        b = b + a * _shift(ops, b, dim, -step)
-        a = a * _shift(ops, a, dim, -step)
-        step *= 2
-    return b
 
 
 def _scan(name: str, input: Tensor, dim: Any, dtype: Any, fn: Any) -> Tensor:
@@ -587,16 +561,41 @@ def _(ops, grad, self, dim, result):
     # Complex values: the formulas below are linear in ``grad``; PyTorch's gradient is theirs
     # with the input and output conjugated (the conjugate of each partial derivative).
     self, result = _conjugated(ops, self, result)
-    if not _has_zero(self):
+    # When the input, output or gradient is functorch-wrapped ("subclass-like": under a
+    # torch.func transform, or a gradient batched by vmap as jacrev's), PyTorch's formula takes
+    # the differentiable path below whatever the values and grad mode.
+    composite = functorch_wrapped(self, result, grad)
+    if not composite and not _has_zero(self):
         # y_k = x_0 * ... * x_k, so dy_k/dx_i = y_k / x_i for k >= i.
         return _reverse_cumsum(ops, grad * result, dim) / self
-    if type(self) is np.ndarray or not mode_get() & GRAD:
+    if not composite and not backward_grad_mode(self):
         # Not recorded: PyTorch's O(n) formula for inputs with zeros (its numbers where
-        # products overflow). Its recorded backward uses the polynomial form below, as here.
+        # products overflow).
         return _cumprod_backward_with_zeros(ops, grad, self, dim, result)
-    # dL/dx_i = (x_0 ... x_{i-1}) * sum_{k >= i} g_k x_{i+1} ... x_k: exact with zeros, and a
-    # polynomial in x, so its own derivative (create_graph) is right too.
-    return _exclusive_cumprod(ops, self, dim) * _suffix_sums(ops, grad, self, dim)
+    return _cumprod_backward_omitted_products(ops, grad, self, dim)
+
+
+def _cumprod_backward_omitted_products(ops: Any, grad: Any, x: Any, dim: int) -> Any:
+    """PyTorch's differentiable cumprod gradient (recorded with create_graph, or under a
+    torch.func transform), op for op so that its values and its own derivatives round as
+    PyTorch's, signed zeros included: ``dL/dx_k = sum_{j >= k} g_j * prod_{i <= j, i != k}
+    x_i``, the omitted products being ``prod(x[:k])`` times ``cumprod(x[k+1:])``, one slice
+    of the gradient per ``k``, stacked. Exact with zeros; O(n^2) work along ``dim``."""
+    n = x.shape[dim]
+    ones = ops.zeros_like(ops.narrow(grad, dim, 0, 1)) + 1
+    slices = []
+    for k in range(n):
+        if k == 0:
+            omitted = ops.cat([ones, ops.cumprod(ops.slice(x, dim, 1, n, 1), dim)], dim)
+        else:
+            until_k = ops.prod(ops.slice(x, dim, 0, k, 1), dim, True)
+            omitted = until_k
+            if k < n - 1:
+                from_next = ops.cumprod(ops.slice(x, dim, k + 1, n, 1), dim)
+                spread = ops.expand(until_k, tuple(from_next.shape)) * from_next
+                omitted = ops.cat([until_k, spread], dim)
+        slices.append(ops.sum(ops.slice(grad, dim, k, n, 1) * omitted, dim))
+    return ops.stack(slices, dim)
 
 
 def _in_dtype_of(grad: Any, like: Any) -> Any:
@@ -667,10 +666,12 @@ def _prod_backward(ops: Any, grad: Any, self: Any, result: Any, dim: int | None)
         not composite
         and dim is None
         and isinstance(self, np.ndarray)
+        and not backward_grad_mode(self)
         and np.count_nonzero(self == 0) > 1
     ):
-        # PyTorch's shortcut outside create_graph: with two zeros every partial derivative is 0
-        # (even where an infinite element makes the products of the others NaN).
+        # PyTorch's shortcut outside grad mode (create_graph, vjp_fn): with two zeros every
+        # partial derivative is 0 (even where an infinite element makes the products of the
+        # others NaN).
         return np.zeros_like(self, dtype=np.result_type(self, grad))
     # With zeros, d prod / d x_i is the product of the other elements, computed without division.
     if dim is not None:
@@ -1770,6 +1771,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 # Ops the derivatives of other ops call through ``ops`` (see ops/__init__.py).
 PRIMITIVES = {
     "mean": _mean_dim,
+    "prod": _prod_dim,
 }
 
 
