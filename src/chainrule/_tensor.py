@@ -614,6 +614,10 @@ class Tensor(TensorMethods):
         """The address of the first element."""
         return int(self._data.__array_interface__["data"][0])
 
+    def const_data_ptr(self) -> int:
+        """The address of the first element (PyTorch's read-only twin of ``data_ptr``)."""
+        return self.data_ptr()
+
     def storage_offset(self) -> int:
         """Offset of the first element from the start of the base array, in elements."""
         start = storage_root(self._data).__array_interface__["data"][0]

@@ -473,6 +473,9 @@ CONVERSIONS = [
     # (back to float32: PyTorch's numpy() refuses bfloat16; the values are rounded to it)
     OpInfo("Tensor.bfloat16", lambda lib, x: x.bfloat16().float(), UNARY_SHAPES, atol=1e-2,
            rtol=1e-2, gradcheck=False),
+    OpInfo("Tensor.cdouble", lambda lib, x: (x.cdouble() * (1 + 2j)).imag, UNARY_SHAPES),
+    OpInfo("Tensor.cfloat", lambda lib, x: (x.cfloat() * (1 - 3j)).imag.double(), UNARY_SHAPES,
+           atol=1e-5, rtol=1e-5, gradcheck=False),
     OpInfo("Tensor.type", lambda lib, x: x.type(lib.float32), UNARY_SHAPES, gradcheck=False),
     OpInfo("Tensor.type_as", lambda lib, x, y: x.type_as(y.float()), [((3, 4), (2,))],
            grad_inputs=(0,), gradcheck=False),

@@ -175,6 +175,9 @@ short = _cast(_dtype.int16, "short")
 char = _cast(_dtype.int8, "char")
 byte = _cast(_dtype.uint8, "byte")
 bool_ = _cast(_dtype.bool, "bool")
+# (Tensor.cfloat/cdouble; named apart from the package's dtypes chainrule.cfloat/cdouble)
+cfloat_method = _cast(_dtype.complex64, "cfloat")
+cdouble_method = _cast(_dtype.complex128, "cdouble")
 
 
 @tensor_method
