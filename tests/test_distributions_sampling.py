@@ -346,10 +346,18 @@ def test_wishart_rsample_reaches_the_scale_and_warns_on_low_df() -> None:
     chainrule.manual_seed(13)
     cov = chainrule.tensor([[2.0, 0.5], [0.5, 1.0]], requires_grad=True)
     df = chainrule.tensor(4.0, requires_grad=True)
-    sample = chainrule.distributions.Wishart(df, cov).rsample((3,))
+    sample = chainrule.distributions.Wishart(df, cov).rsample()
     assert bool(chainrule.distributions.constraints.positive_definite.check(sample).all())
     sample.sum().backward()
     assert cov.grad is not None and df.grad is not None
+    # PyTorch's redraw writes into the mask its indexing saved: a sample shape's backward fails
+    for lib in (chainrule, torch):
+        lib.manual_seed(13)
+        df = lib.tensor(4.0, requires_grad=True)
+        samples = lib.distributions.Wishart(df, lib.tensor([[2.0, 0.5], [0.5, 1.0]])).rsample((3,))
+        assert bool(lib.distributions.constraints.positive_definite.check(samples).all())
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            samples.sum().backward()
     for lib in (chainrule, torch):
         with pytest.warns(UserWarning, match="Low df values detected"):
             lib.distributions.Wishart(lib.tensor(1.5), lib.eye(2))

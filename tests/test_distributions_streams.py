@@ -9,6 +9,8 @@ are compared within a few units in the last place, the draws underneath them exa
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -93,6 +95,56 @@ FAMILIES: dict[str, tuple[Builder, tuple[str, ...], int]] = {
         lambda T, d: T.distributions.Multinomial(7, _t(T, [[0.2, 0.3, 0.5], [0.6, 0.0, 0.4]], d)),
         ("sample",),
         0,
+    ),
+    # PyTorch's gamma sampler (Marsaglia and Tsang on its double uniforms and normals)
+    "Gamma": (
+        lambda T, d: T.distributions.Gamma(
+            _t(T, [0.5, 1.0, 3.0], d), _t(T, [[1.0, 2.0, 0.5], [3.0, 1.0, 1.0]], d)
+        ),
+        ("sample", "rsample"),
+        0,
+    ),
+    "Chi2": (
+        lambda T, d: T.distributions.Chi2(_t(T, [0.5, 1.0, 3.0], d)),
+        ("sample", "rsample"),
+        0,
+    ),
+    "InverseGamma": (
+        lambda T, d: T.distributions.InverseGamma(_t(T, [0.5, 1.0, 3.0], d), _t(T, 2.0, d)),
+        ("sample", "rsample"),
+        0,
+    ),
+    "Beta": (
+        lambda T, d: T.distributions.Beta(_t(T, [0.5, 1.0, 3.0], d), _t(T, [[1.0], [0.2]], d)),
+        ("sample", "rsample"),
+        0,
+    ),
+    "Dirichlet": (
+        lambda T, d: T.distributions.Dirichlet(_t(T, [[0.5, 1.0, 3.0], [2.0, 2.0, 0.1]], d)),
+        ("sample", "rsample"),
+        0,
+    ),
+    "StudentT": (
+        lambda T, d: T.distributions.StudentT(_t(T, [0.5, 1.0, 3.0], d), _t(T, [[0.0], [1.0]], d)),
+        ("sample", "rsample"),
+        0,
+    ),
+    "FisherSnedecor": (
+        lambda T, d: T.distributions.FisherSnedecor(_t(T, [0.5, 1.0, 3.0], d), _t(T, 5.0, d)),
+        ("sample", "rsample"),
+        0,
+    ),
+    "LKJCholesky": (
+        lambda T, d: T.distributions.LKJCholesky(3, _t(T, [0.5, 2.0], d)),
+        ("sample",),
+        4,
+    ),
+    "Wishart": (
+        lambda T, d: T.distributions.Wishart(
+            _t(T, [3.0, 4.5], d), covariance_matrix=_t(T, [[2.0, 0.5], [0.5, 1.0]], d)
+        ),
+        ("sample", "rsample"),
+        4,
     ),
     # pointwise math on the draws: a few ulps of PyTorch's vectorised exp/log/pow/matmul
     "Laplace": (
@@ -183,7 +235,10 @@ def _seeded_draw(lib: Any, name: str, method: str, dtype: str, shape: tuple[int,
     build = FAMILIES[name][0]
     lib.manual_seed(7)
     distribution = build(lib, getattr(lib, dtype))
-    value = getattr(distribution, method)(shape)
+    with warnings.catch_warnings():
+        # (PyTorch's Wishart warns "Singular sample detected." of every sample, chainrule too)
+        warnings.simplefilter("ignore")
+        value = getattr(distribution, method)(shape)
     after = lib.rand(3)
     return value.detach().numpy().copy(), after.numpy().copy()
 
@@ -279,3 +334,59 @@ def test_multinomial_refuses_as_pytorch_after_the_same_draws(p, n, replacement) 
             lib.multinomial(lib.tensor(p), n, replacement)
         messages.append((str(error.value), lib.rand(2).tolist()))
     assert messages[0] == messages[1]
+
+
+# The gamma kernels themselves
+
+
+_CONCENTRATIONS = [
+    -0.5, -0.8, 0.0, -0.0, math.nan, math.inf, -2.0, 1e-30, 1e-3, 0.1, 0.5, 0.999, 1.0,
+    1.0 / 3.0, 0.3333333432674408, 1.5, 7.0, 100.0, 1e6, 3e38,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("alpha", _CONCENTRATIONS)
+def test_standard_gamma_draws_pytorchs_numbers(dtype: str, alpha: float) -> None:
+    # edge concentrations: 0 (no draw), NaN and d < 0 (the sampler's NaN kept out by max),
+    # infinity, concentrations below 1 (boosted, in float32 for a float32 tensor)
+    drawn = []
+    for lib in (chainrule, torch):
+        lib.manual_seed(1)
+        values = lib._standard_gamma(lib.tensor([alpha] * 5, dtype=getattr(lib, dtype)))
+        drawn.append((values.tolist(), lib.rand(2).tolist()))
+    assert drawn[0] == drawn[1]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_standard_gamma_and_dirichlet_draw_pytorchs_numbers_over_concentrations(dtype):
+    alpha = np.exp(np.random.default_rng(0).uniform(-5, 5, 600))
+    for draw, shape in (
+        (chainrule._standard_gamma, (600,)),
+        (chainrule._sample_dirichlet, (-1, 3)),
+    ):
+        results = []
+        for lib in (chainrule, torch):
+            lib.manual_seed(2)
+            function = getattr(lib, draw.__name__)
+            values = function(lib.tensor(alpha.reshape(shape), dtype=getattr(lib, dtype)))
+            results.append((values.numpy(), lib.rand(2).numpy()))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_wishart_warns_and_redraws_as_pytorch() -> None:
+    # PyTorch redraws the samples its check calls singular (the positive-definite ones)
+    caught = []
+    for lib in (chainrule, torch):
+        lib.manual_seed(5)
+        df = lib.tensor([3.0, 4.5], requires_grad=True)
+        cov = lib.tensor([[[2.0, 0.5], [0.5, 1.0]], [[1.0, 0.0], [0.0, 3.0]]])
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            sample = lib.distributions.Wishart(df, covariance_matrix=cov).rsample()
+        sample.sum().backward()
+        caught.append((sample.detach().numpy(), [str(w.message) for w in seen], df.grad.numpy()))
+    np.testing.assert_allclose(caught[0][0], caught[1][0], rtol=1e-6)
+    assert caught[0][1] == caught[1][1] == ["Singular sample detected."]
+    np.testing.assert_allclose(caught[0][2], caught[1][2], rtol=1e-6)

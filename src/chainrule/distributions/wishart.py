@@ -13,16 +13,15 @@ from .._finfo import finfo
 from .._size import Size
 from .._tensor import Tensor
 from ..ops.contractions import einsum
-from ..ops.creation import arange, eye, tensor
+from ..ops.creation import arange, eye, randn, tensor, tril_indices
 from ..ops.linalg_decomp import cholesky_solve
-from ..ops.pointwise import where
 from ..ops.special_ops import mvlgamma
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .multivariate_normal import _broadcast_shapes, _precision_to_scale_tril
-from .utils import _standard_normal, lazy_property
+from .utils import lazy_property
 
 __all__ = ["Wishart"]
 
@@ -184,9 +183,12 @@ class Wishart(ExponentialFamily):
         diagonal = _clamp_above_eps(self._dist_chi2.rsample(sample_shape).sqrt()).diag_embed(
             dim1=-2, dim2=-1
         )
-        shape = tuple(Size(sample_shape)) + tuple(self._batch_shape) + (p, p)
-        below = _standard_normal(shape, diagonal.dtype).tril(-1)
-        chol = self._unbroadcasted_scale_tril @ (diagonal + below)
+        # one normal draw per entry below the diagonal, row after row (as PyTorch's, so that
+        # a seeded sample is PyTorch's)
+        i, j = tril_indices(p, p, offset=-1)
+        shape = tuple(Size(sample_shape)) + tuple(self._batch_shape) + (p * (p - 1) // 2,)
+        diagonal[..., i, j] = randn(shape, dtype=diagonal.dtype)
+        chol = self._unbroadcasted_scale_tril @ diagonal
         return chol @ chol.transpose(-2, -1)
 
     def rsample(self, sample_shape: Any = (), max_try_correction: int | None = None) -> Tensor:
@@ -194,15 +196,21 @@ class Wishart(ExponentialFamily):
             max_try_correction = 10
         sample_shape = Size(sample_shape)
         sample = self._bartlett_sampling(sample_shape)
-        is_singular = ~self.support.check(sample)
+        # PyTorch 2.13 takes the check's result as is: the samples flagged "singular" (and
+        # redrawn, with the warning) are the positive-definite ones; the redraws' flags are
+        # negated. Seeded samples, the generator after them and the warning follow it.
+        is_singular = self.support.check(sample)
+        if self._batch_shape:
+            is_singular = is_singular.amax(self._batch_dims)
         if bool(is_singular.any()):
             warnings.warn("Singular sample detected.", stacklevel=2)
             for _ in range(max_try_correction):
-                # a full new draw, kept where the old one was singular
-                sample_new = self._bartlett_sampling(sample_shape)
-                mask = is_singular.reshape(tuple(is_singular.shape) + (1, 1))
-                sample = where(mask, sample_new, sample)
-                is_singular = ~self.support.check(sample)
+                sample_new = self._bartlett_sampling(is_singular[is_singular].shape)
+                sample[is_singular] = sample_new
+                is_singular_new = ~self.support.check(sample_new)
+                if self._batch_shape:
+                    is_singular_new = is_singular_new.amax(self._batch_dims)
+                is_singular[is_singular.clone()] = is_singular_new
                 if not bool(is_singular.any()):
                     break
         return sample

@@ -3,7 +3,7 @@
 ``_standard_gamma_grad``), ``_sample_dirichlet``, ``_dirichlet_grad``, ``poisson``
 (``PoissonBackward0``, a zero derivative) and ``binomial``.
 
-The draws come from chainrule's generator (NumPy's, not PyTorch's streams). The implicit
+The draws are PyTorch's (its CPU kernels' scalar samplers on its random stream). The implicit
 gradients ``d sample / d concentration = -(d cdf / d alpha) / pdf`` are the approximations
 PyTorch computes (Jankowiak and Obermeyer, "Pathwise derivatives beyond the
 reparameterization trick", 2018): a Taylor series for small samples, Rice saddle-point
@@ -48,16 +48,87 @@ def _float_or_double(a: np.ndarray, kernel: str) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{name}'")
 
 
-def _draw_gamma(alpha: np.ndarray, generator: Any) -> np.ndarray:
-    """Standard gamma draws of concentration ``alpha`` in ``alpha``'s dtype: at least the
-    smallest normal number (PyTorch's clamp); a concentration that is not positive (or NaN)
-    gives that smallest number too, an infinite one infinity."""
-    a = np.asarray(alpha, dtype=np.float64)
-    valid = (a > 0) & np.isfinite(a)
-    draws = _gen(generator).standard_gamma(np.where(valid, a, 1.0))
-    draws = np.where(np.isposinf(a), np.inf, np.where(valid, draws, 0.0))
-    tiny = np.finfo(alpha.dtype).tiny
-    return np.maximum(draws.astype(alpha.dtype), tiny)
+# The scalar samplers of PyTorch's CPU kernels (aten/src/ATen/native/Distributions.h and .cpp),
+# element after element in double with the C library's functions, drawing from the generator
+# PyTorch's 53-bit double uniforms and its double normals (whose second value is cached).
+
+_FLOAT_ONE_THIRD = float(np.float32(1.0 / 3.0))  # (the kernels' 1.0f / 3.0f and 0.0331f)
+_FLOAT_0331 = float(np.float32(0.0331))
+
+
+def _uniform_draw(rng: Any) -> float:
+    return float(random_streams.uniform_unit64(rng, 1)[0])
+
+
+def _normal_draw(rng: Any) -> float:
+    return float(random_streams.scalar_normals(rng, 1, 0.0, 1.0)[0])
+
+
+def _c_log(x: float) -> float:
+    """C's ``log``: -inf at 0, NaN below (Python's raises)."""
+    if x > 0 or x != x:
+        return math.log(x)
+    return -math.inf if x == 0 else math.nan
+
+
+def _c_pow(base: float, exponent: float) -> float:
+    """C's ``pow`` for a base in (0, 1]: infinity on overflow (Python's raises)."""
+    try:
+        return math.pow(base, exponent)
+    except OverflowError:
+        return math.inf
+
+
+def _sample_gamma(alpha: float, single: bool, rng: Any) -> float:
+    """One standard gamma draw as PyTorch's ``sample_gamma`` (Marsaglia and Tsang's
+    rejection method, small concentrations boosted by one): in double, but for the steps on
+    ``alpha`` itself, which a float32 concentration (``single``) takes in float32."""
+    scale = 1.0
+    if alpha < 1.0:
+        if alpha == 0.0:
+            return 0.0
+        if single:
+            exponent = float(np.float32(1.0) / np.float32(alpha))
+            alpha = float(np.float32(alpha) + np.float32(1.0))
+        else:
+            exponent = 1.0 / alpha
+            alpha = alpha + 1.0
+        scale *= _c_pow(1.0 - _uniform_draw(rng), exponent)
+    if single:
+        d = float(np.float32(alpha) - np.float32(_FLOAT_ONE_THIRD))
+    else:
+        d = alpha - _FLOAT_ONE_THIRD
+    root = math.sqrt(9.0 * d) if 9.0 * d >= 0 else math.nan
+    c = 1.0 / root if root != 0 else math.inf
+    while True:
+        while True:
+            x = _normal_draw(rng)
+            y = 1.0 + c * x
+            if not y <= 0:
+                break
+        v = y * y * y
+        u = 1.0 - _uniform_draw(rng)
+        xx = x * x
+        if u < 1.0 - _FLOAT_0331 * xx * xx:
+            return scale * d * v
+        if _c_log(u) < 0.5 * xx + d * (1.0 - v + _c_log(v)):
+            return scale * d * v
+
+
+def _draw_gamma(alpha: np.ndarray, generator: Any, dtype: Any = None) -> np.ndarray:
+    """Standard gamma draws of concentration ``alpha``, element after element in row-major
+    order, as PyTorch's ``_standard_gamma`` kernel (``dtype=float64``: as its Dirichlet
+    kernel, which draws in double whatever ``alpha``'s dtype). Each is at least the dtype's
+    smallest normal number (a NaN draw too, as ``std::max`` keeps its first argument)."""
+    dtype = np.dtype(alpha.dtype if dtype is None else dtype)
+    single = dtype == np.float32
+    rng = _gen(generator)
+    draws = [_sample_gamma(a, single, rng) for a in np.asarray(alpha).ravel().tolist()]
+    tiny = np.finfo(dtype).tiny
+    with np.errstate(over="ignore", invalid="ignore"):
+        values = np.array(draws, np.float64).astype(dtype)
+        values = np.where(values > tiny, values, tiny).astype(dtype)
+    return values.reshape(np.shape(alpha))
 
 
 @op("StandardGammaBackward0", promote=KEEP, half_native=True)
@@ -208,10 +279,12 @@ def _(ops, grad):
 
 @op("NotImplemented", promote=KEEP)
 def _sample_dirichlet_draws(self, generator):
-    gammas = _draw_gamma(self, generator).astype(np.float64)
+    # gamma draws in double, divided by their sum in double, cast, kept in [tiny, 1)
+    gammas = _draw_gamma(self, generator, np.float64)
     totals = gammas.sum(-1, keepdims=True)
     out = (gammas / totals).astype(self.dtype)
-    return np.maximum(out, np.finfo(self.dtype).tiny)
+    below_one = np.nextafter(self.dtype.type(1), self.dtype.type(0))
+    return np.minimum(np.maximum(out, np.finfo(self.dtype).tiny), below_one)
 
 
 _not_implemented_node(_sample_dirichlet_draws, "_sample_dirichlet")
