@@ -146,6 +146,24 @@ FAMILIES: dict[str, tuple[Builder, tuple[str, ...], int]] = {
         ("sample", "rsample"),
         4,
     ),
+    # PyTorch's Poisson and binomial samplers
+    "Poisson": (
+        lambda T, d: T.distributions.Poisson(_t(T, [[0.5, 4.0, 30.0], [0.0, 9.9, 1e4]], d)),
+        ("sample",),
+        0,
+    ),
+    "Binomial": (
+        lambda T, d: T.distributions.Binomial(
+            _t(T, [5.0, 10.0, 100.0, 3000.0], d), _t(T, [[0.2], [0.5], [0.9], [0.03]], d)
+        ),
+        ("sample",),
+        0,
+    ),
+    "NegativeBinomial": (
+        lambda T, d: T.distributions.NegativeBinomial(_t(T, [5.0, 10.0], d), _t(T, [0.2, 0.5], d)),
+        ("sample",),
+        0,
+    ),
     # pointwise math on the draws: a few ulps of PyTorch's vectorised exp/log/pow/matmul
     "Laplace": (
         lambda T, d: T.distributions.Laplace(_t(T, [0.0, 1.0], d), _t(T, [[1.0], [2.0]], d)),
@@ -390,3 +408,42 @@ def test_wishart_warns_and_redraws_as_pytorch() -> None:
     np.testing.assert_allclose(caught[0][0], caught[1][0], rtol=1e-6)
     assert caught[0][1] == caught[1][1] == ["Singular sample detected."]
     np.testing.assert_allclose(caught[0][2], caught[1][2], rtol=1e-6)
+
+
+# torch.poisson and torch.binomial
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_poisson_draws_pytorchs_numbers(dtype: str) -> None:
+    rng = np.random.default_rng(0)
+    small = rng.uniform(0, 12, 100)  # (multiplied uniforms below 10)
+    large = np.exp(rng.uniform(2, 12, 100))  # (transformed rejection)
+    edges = [0.0, 10.0, 9.999, 1e-300, 1e20, math.inf]  # (1e20, inf: int64's minimum)
+    rates = np.concatenate([small, large, edges])
+    drawn = []
+    for lib in (chainrule, torch):
+        lib.manual_seed(4)
+        values = lib.poisson(lib.tensor(rates, dtype=getattr(lib, dtype)))
+        drawn.append((values.float().numpy(), lib.rand(2).numpy()))
+    np.testing.assert_array_equal(drawn[0][0], drawn[1][0])
+    np.testing.assert_array_equal(drawn[0][1], drawn[1][1])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binomial_draws_pytorchs_numbers(dtype: str) -> None:
+    rng = np.random.default_rng(1)
+    counts = np.concatenate(
+        [rng.integers(0, 30, 100), rng.integers(0, 5000, 100), [0, 5, 1e9, 7, 20, 20, 3]]
+    ).astype(np.float64)
+    probs = np.concatenate([rng.uniform(0, 1, 200), [0.5, 0.0, 0.3, 1.0, 0.5, 0.51, 0.999]])
+    drawn = []
+    for lib in (chainrule, torch):
+        lib.manual_seed(4)
+        count = lib.tensor(counts, dtype=getattr(lib, dtype))
+        values = lib.binomial(count, lib.tensor(probs, dtype=getattr(lib, dtype)))
+        special = lib.binomial(
+            lib.tensor([math.inf, 5.0, 5.0, -1.0, 5.0]), lib.tensor([0.7, math.nan, 1.5, 0.3, -0.2])
+        )
+        drawn.append((values.numpy(), special.numpy(), lib.rand(2).numpy()))
+    for ours, theirs in zip(drawn[0], drawn[1], strict=True):
+        np.testing.assert_array_equal(ours, theirs)

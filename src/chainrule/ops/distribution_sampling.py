@@ -115,6 +115,146 @@ def _sample_gamma(alpha: float, single: bool, rng: Any) -> float:
             return scale * d * v
 
 
+def _c_int64(value: float) -> float:
+    """``static_cast<int64_t>`` of a double on x86: int64's minimum when out of range (NaN,
+    infinities), as a float."""
+    return float(int(value)) if -(2.0**63) <= value < 2.0**63 else -(2.0**63)
+
+
+def _sample_poisson(rate: float, rng: Any) -> float:
+    """One Poisson draw as PyTorch's ``sample_poisson``: Hoermann's transformed rejection
+    (1993) from rate 10, multiplied uniforms below, converted to int64."""
+    if rate >= 10:
+        slam = math.sqrt(rate)
+        loglam = _c_log(rate)
+        b = 0.931 + 2.53 * slam
+        a = -0.059 + 0.02483 * b
+        invalpha = 1.1239 + 1.1328 / (b - 3.4)
+        vr = 0.9277 - 3.6224 / (b - 2)
+        while True:
+            u = _uniform_draw(rng) - 0.5
+            v = _uniform_draw(rng)
+            us = 0.5 - abs(u)
+            if us == 0:  # (k = floor(-inf): rejected)
+                continue
+            k = math.floor((2 * a / us + b) * u + rate + 0.43) if rate < math.inf else math.nan
+            if us >= 0.07 and v <= vr:
+                return _c_int64(k)
+            if k < 0 or (us < 0.013 and v > us):
+                continue
+            bound = -rate + k * loglam - math.lgamma(k + 1)
+            if _c_log(v) + _c_log(invalpha) - _c_log(a / (us * us) + b) <= bound:
+                return _c_int64(k)
+    if rate == 0:
+        return 0.0
+    enlam = math.exp(-rate)
+    count = 0
+    product = 1.0
+    while True:
+        product *= _uniform_draw(rng)
+        if not product > enlam:
+            return float(count)
+        count += 1
+
+
+_STIRLING_TAIL = (
+    0.0810614667953272,
+    0.0413406959554092,
+    0.0276779256849983,
+    0.02079067210376509,
+    0.0166446911898211,
+    0.0138761288230707,
+    0.0118967099458917,
+    0.0104112652619720,
+    0.00925546218271273,
+    0.00833056343336287,
+)
+
+
+def _stirling_tail(k: float) -> float:
+    """The tail of Stirling's series of ``log(k!)`` (tabulated up to 9)."""
+    if k <= 9:
+        return _STIRLING_TAIL[int(k)]
+    kp1sq = (k + 1) * (k + 1)
+    return (1.0 / 12 - (1.0 / 360 - 1.0 / 1260 / kp1sq) / kp1sq) / (k + 1)
+
+
+def _sample_binomial(count: float, prob: float, single: bool, rng: Any) -> float:
+    """One binomial draw as PyTorch's ``sample_binomial``: BTRS (Hoermann's transformed
+    rejection) when the mean of the rarer outcome is 10 or more, else inversion by
+    geometric waiting times; the steps PyTorch takes in the tensor's precision (float32
+    for a float32 tensor) taken so."""
+    scalar = np.float32 if single else np.float64
+    if count <= 0.0 or prob <= 0.0:
+        return 0.0
+    if prob >= 1.0:
+        return count
+    if prob <= 0.5:
+        if float(scalar(count) * scalar(prob)) >= 10.0:
+            return _btrs(count, prob, scalar, rng)
+        return _binomial_inversion(count, prob, scalar, rng)
+    if prob > 0.5:
+        qprob = float(scalar(1.0 - prob))
+        if float(scalar(count) * scalar(qprob)) >= 10.0:
+            return float(scalar(count) - scalar(_btrs(count, qprob, scalar, rng)))
+        return float(scalar(count) - scalar(_binomial_inversion(count, qprob, scalar, rng)))
+    return math.nan  # (a NaN probability)
+
+
+def _binomial_inversion(count: float, prob: float, scalar: Any, rng: Any) -> float:
+    if count != count:
+        return math.nan  # (PyTorch's loop never ends: no waiting-time sum exceeds NaN)
+    with np.errstate(all="ignore"):
+        logprob = float(np.log1p(-scalar(prob)))
+    geom_sum = 0.0
+    num_geom = 0.0
+    while True:
+        geom = float(np.ceil(_c_log(_uniform_draw(rng)) / logprob)) if logprob else math.inf
+        geom_sum += geom
+        if geom_sum > count:
+            return num_geom
+        num_geom += 1
+
+
+def _btrs(count: float, prob: float, scalar: Any, rng: Any) -> float:
+    n, p = scalar(count), scalar(prob)
+    with np.errstate(all="ignore"):
+        stddev = float(np.sqrt(n * p * (scalar(1) - p)))
+        c = float(n * p) + 0.5
+        r = float(p / (scalar(1) - p))
+        m = float(np.floor((n + scalar(1)) * p))
+    b = 1.15 + 2.53 * stddev
+    a = -0.0873 + 0.0248 * b + 0.01 * prob
+    v_r = 0.92 - 4.2 / b
+    alpha = (2.83 + 5.1 / b) * stddev
+    while True:
+        u = _uniform_draw(rng) - 0.5
+        v = _uniform_draw(rng)
+        us = 0.5 - abs(u)
+        if us == 0:  # (k = floor(-inf): rejected)
+            continue
+        with np.errstate(all="ignore"):
+            k = float(scalar(np.floor((2 * a / us + b) * u + c)))
+        if k < 0 or k > count:
+            continue
+        if us >= 0.07 and v <= v_r:
+            return k
+        v = _c_log(v * alpha / (a / (us * us) + b))
+        count_plus_1 = float(n + scalar(1))
+        count_minus_k_plus_1 = float(n - scalar(k) + scalar(1))
+        bound = (
+            (m + 0.5) * _c_log((m + 1) / (r * (count - m + 1)))
+            + count_plus_1 * _c_log((count - m + 1) / count_minus_k_plus_1)
+            + (k + 0.5) * _c_log(r * count_minus_k_plus_1 / float(scalar(k) + scalar(1)))
+            + _stirling_tail(m)
+            + _stirling_tail(count - m)
+            - _stirling_tail(k)
+            - _stirling_tail(float(n - scalar(k)))
+        )
+        if v <= bound:
+            return k
+
+
 def _draw_gamma(alpha: np.ndarray, generator: Any, dtype: Any = None) -> np.ndarray:
     """Standard gamma draws of concentration ``alpha``, element after element in row-major
     order, as PyTorch's ``_standard_gamma`` kernel (``dtype=float64``: as its Dirichlet
@@ -481,15 +621,10 @@ def poisson(input, generator: Generator | None = None):
     """
     if not np.all(input >= 0):  # (a NaN rate too, as PyTorch's check)
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
-    rate = np.asarray(input, dtype=np.float64)
-    # PyTorch converts its draw to int64: a rate of 2**63 or more (inf too) gives int64's
-    # minimum; NumPy refuses rates near that bound, so draw those at its largest rate
-    huge = rate >= 2.0**63
-    limit = np.iinfo(np.int64).max - np.sqrt(np.iinfo(np.int64).max) * 10
-    draws = _gen(generator).poisson(np.where(huge, 0.0, np.minimum(rate, limit)))
-    # (np.asarray: NumPy returns a Python int for a 0-d rate)
-    draws = np.where(huge, -(2.0**63), np.asarray(draws, dtype=np.float64))
-    return np.asarray(draws).astype(input.dtype)
+    rng = _gen(generator)
+    rates = np.asarray(input, dtype=np.float64).ravel().tolist()
+    draws = np.array([_sample_poisson(rate, rng) for rate in rates], np.float64)
+    return random_streams.cast_from_double(draws, input.dtype).reshape(np.shape(input))
 
 
 poisson.derivative("input")(zero_derivative)
@@ -513,13 +648,14 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
 
 @op("NotImplemented", inputs=("count", "prob"), promote=KEEP)
 def _binomial_draws(count, prob, generator):
-    n = np.asarray(count, dtype=np.float64)
-    p = np.asarray(prob, dtype=np.float64)
-    valid = (n >= 0) & (p >= 0) & (p <= 1) & np.isfinite(n)
-    draws = _gen(generator).binomial(
-        np.where(valid, n, 0).astype(np.int64), np.where(valid, p, 0.0)
-    )
-    return np.where(valid, draws, np.nan).astype(count.dtype)
+    rng = _gen(generator)
+    counts, probs = np.broadcast_arrays(count, prob)
+    single = count.dtype == np.float32
+    draws = [
+        _sample_binomial(n, p, single, rng)
+        for n, p in zip(counts.ravel().tolist(), probs.ravel().tolist(), strict=True)
+    ]
+    return np.array(draws, np.float64).astype(count.dtype).reshape(counts.shape)
 
 
 _not_implemented_node(_binomial_draws, "binomial")
