@@ -20,13 +20,15 @@ initialisation (NumPy's ``MT19937._legacy_seeding`` does the same). From it:
   PyTorch's double-precision Box-Muller, which caches its second value in the generator
   (filled in memory order when not contiguous). Not reproduced: float16/bfloat16 tensors of
   16 or more normals (PyTorch's Box-Muller in half arithmetic; here the element-by-element
-  draws), ``multinomial``.
+  draws).
 * Bernoulli draws compare a uniform with ``p`` (float64 uniforms for a Python ``p`` or a
   float64 ``p`` tensor, float32 uniforms for a float32 one).
 * ``randperm(n)`` swaps element ``i`` with ``i + random() % (n - i)`` for each ``i``.
 
-The other distributions (exponential, gamma, Poisson ...) draw from the same stream through
-NumPy's algorithms: reproducible, but not PyTorch's numbers.
+The other samplers build on these: ``exponential_``, ``cauchy_``, ``geometric_`` and
+``log_normal_`` (``serial_fill``), and in ``distribution_sampling.py`` ``multinomial``,
+``_standard_gamma``, ``_sample_dirichlet``, ``poisson`` and ``binomial`` (PyTorch's scalar
+samplers on ``uniform_unit64`` and ``scalar_normals``), so they give PyTorch's numbers too.
 """
 
 from __future__ import annotations
