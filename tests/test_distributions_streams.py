@@ -447,3 +447,17 @@ def test_binomial_draws_pytorchs_numbers(dtype: str) -> None:
         drawn.append((values.numpy(), special.numpy(), lib.rand(2).numpy()))
     for ours, theirs in zip(drawn[0], drawn[1], strict=True):
         np.testing.assert_array_equal(ours, theirs)
+
+
+def test_weighted_random_sampler_draws_pytorchs_indices() -> None:
+    # (torch.multinomial with the sampler's generator, with and without replacement)
+    drawn = []
+    for lib in (chainrule, torch):
+        generator = lib.Generator()
+        generator.manual_seed(3)
+        weights = [0.1, 0.5, 2.0, 0.0, 1.0]
+        sampler = lib.utils.data.WeightedRandomSampler
+        with_replacement = list(sampler(weights, 12, replacement=True, generator=generator))
+        without = list(sampler(weights, 4, replacement=False, generator=generator))
+        drawn.append((with_replacement, without, lib.rand(2, generator=generator).tolist()))
+    assert drawn[0] == drawn[1]
