@@ -455,6 +455,18 @@ _OPERATOR_METHODS = {
     "__matmul__": "matmul",
     "__neg__": "neg",
 }
+#: ``a op= b`` dispatches as the in-place method PyTorch names (``y *= s`` is ``Tensor.mul_``;
+#: the bitwise ones, ``__iand__`` ..., keep their own names).
+AUGMENTED_METHODS = {
+    "__iadd__": "add_",
+    "__isub__": "sub_",
+    "__imul__": "mul_",
+    "__itruediv__": "div_",
+    "__ipow__": "pow_",
+    "__imod__": "remainder_",
+    "__ifloordiv__": "floor_divide_",
+}
+_OPERATOR_METHODS.update(AUGMENTED_METHODS)
 _NUMBERS = (int, float, bool, complex)
 # name -> Tensor's own method, as it was when the first subclass asked for it.
 _ORIGINAL_METHODS: dict[str, Callable[..., Any]] = {}

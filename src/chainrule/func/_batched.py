@@ -26,6 +26,7 @@ import numpy as np
 
 from .._overrides import DisableTorchFunctionSubclass
 from .._tensor import Tensor, wrap
+from ..ops._dispatch import broadcast_error
 from ..ops.creation import default_generator
 from ..ops.shape import stack
 
@@ -348,10 +349,78 @@ def _select(x: Any, level: int, index: int) -> Any:
 FALLBACK_COUNTS: dict[str, int] = {}
 
 
+#: How many transforms other than ``vmap`` (``grad``, ``vjp`` ...) that are running began
+#: before the vmap ``level`` (installed by ``func._transforms``): PyTorch numbers its levels by
+#: the depth of the transform stack, counting every transform.
+TRANSFORMS_BEFORE: list[Callable[[int], int]] = [lambda level: 0]
+
+_INPLACE_REFUSAL = (
+    "vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
+    "extra_args that has more elements than `self`. This happened due to `other` being vmapped "
+    "over but `self` not being vmapped over {where}. Please try to use out-of-place operators "
+    "instead of {name}. If said operator is being called inside the PyTorch framework, please "
+    "file a bug report instead."
+)
+#: In-place ops whose batching rule PyTorch writes as "inplace arithmetic" (the binary
+#: point-wise rules, copy_, masked_fill_ with a batched mask, index_put_ of ``a[i] = b``).
+_ARITHMETIC_IN_PLACE = frozenset({
+    "sub_", "subtract_", "mul_", "multiply_", "div_", "divide_", "true_divide_", "copy_",
+    "masked_fill_", "setitem", "__setitem__", "index_put_", "logical_and_", "logical_or_",
+    "logical_xor_",
+})
+#: In-place ops with rules of their own that name themselves.
+_NAMED_IN_PLACE = frozenset({"index_add_", "fill_", "index_fill_"})
+#: In-place ops that PyTorch runs on the batched values directly: its broadcast error for
+#: ``self`` (the batch size leading the other operand's shape).
+_BROADCAST_IN_PLACE = frozenset({"add_", "atan2_", "copysign_"})
+
+
+def pytorch_level(level: int) -> int:
+    """The number PyTorch gives the vmap ``level``: its depth among the running transforms."""
+    depth = sum(1 for lvl, _, _ in _LEVELS if lvl <= level)
+    return depth + TRANSFORMS_BEFORE[0](level)
+
+
+def refuse_unbatched_self(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> None:
+    """PyTorch's error for the in-place op ``func`` writing into a ``self`` not batched at
+    ``level`` when another argument is (each example would write over the others)."""
+    name = getattr(func, "__name__", "inplace arithmetic")
+    if name in _BROADCAST_IN_PLACE:
+        others = [a for a in (*args[1:], *kwargs.values()) if isinstance(a, Tensor)]
+        rank = max((len(a._data.shape) for a in others), default=0)
+        shapes = [tuple(args[0]._data.shape)]
+        for other in others:
+            value, batched = unwrap(other, level)
+            shape = tuple(value.shape if batched else other._data.shape)
+            if batched:
+                shape = shape[:1] + (1,) * (rank - (len(shape) - 1)) + shape[1:]
+            shapes.append(shape)
+        error = broadcast_error(*(np.broadcast_to(np.empty((), bool), s) for s in shapes))
+        if error is not None:
+            raise error
+        target = np.broadcast_shapes(*shapes)
+        raise RuntimeError(
+            f"output with shape {list(shapes[0])} doesn't match the broadcast shape "
+            f"{list(target)}"
+        )
+    mask_batched = name == "masked_fill_" and len(args) > 1 and unwrap(args[1], level)[1]
+    if name in _ARITHMETIC_IN_PLACE and (name != "masked_fill_" or mask_batched):
+        message = _INPLACE_REFUSAL.format(name="inplace arithmetic", where="in a vmap")
+    elif name in _NAMED_IN_PLACE:
+        message = _INPLACE_REFUSAL.format(name=name, where="in a vmap")
+    else:  # (the ops PyTorch batches by its boxed fallback)
+        where = f"at level {pytorch_level(level)}"
+        message = _INPLACE_REFUSAL.format(name=f"aten::{name}", where=where)
+    raise RuntimeError(message)
+
+
 def loop_fallback(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
     """An op without a batching rule: run it once per example and stack the results (slow,
     but right). In-place ops write each example's slice of the batched ``self``."""
     name = getattr(func, "__name__", repr(func))
+    in_place = bool(args) and name.endswith("_") and not name.endswith("__")
+    if in_place and not unwrap(args[0], level)[1]:
+        refuse_unbatched_self(func, args, kwargs, level)
     FALLBACK_COUNTS[name] = FALLBACK_COUNTS.get(name, 0) + 1
     size = batch_size(level)
     randomness = next(r for lvl, _, r in _LEVELS if lvl == level)
@@ -365,7 +434,7 @@ def loop_fallback(func: Callable[..., Any], args: tuple, kwargs: dict, level: in
         b_args = tuple(_select(a, level, b) for a in args)
         b_kwargs = {k: _select(v, level, b) for k, v in kwargs.items()}
         results.append(call(func, *b_args, **b_kwargs))
-    if args and name.endswith("_") and not name.endswith("__") and unwrap(args[0], level)[1]:
+    if in_place:
         return args[0]
     return _stack_results(results, level, name)
 

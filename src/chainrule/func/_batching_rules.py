@@ -45,6 +45,7 @@ from ._batched import (
     logical_zeros,
     loop_fallback,
     metadata,
+    refuse_unbatched_self,
     unwrap,
     wrap_batched,
 )
@@ -52,13 +53,6 @@ from ._randomness import RANDOM_RULE_RUNNING
 
 __all__: list[str] = []
 
-INPLACE_MESSAGE = (
-    "vmap: {name}(self, *extra_args) is not possible because there exists a Tensor `other` in "
-    "extra_args that has more elements than `self`. This happened due to `other` being vmapped "
-    "over but `self` not being vmapped over in a vmap. Please try to use out-of-place "
-    "operators instead of {name}. If said operator is being called inside the PyTorch "
-    "framework, please file a bug report instead."
-)
 ITEM_MESSAGE = (
     "vmap: It looks like you're calling .item() on a Tensor. We don't support vmap over calling "
     ".item() on a Tensor, please try to rewrite what you're doing with other operations. If "
@@ -128,8 +122,7 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
     if _is_inplace(func) and args:
         self_value, self_batched = unwrap(args[0], level)
         if not self_batched:
-            name = getattr(func, "__name__", "inplace arithmetic")
-            raise RuntimeError(INPLACE_MESSAGE.format(name=name))
+            refuse_unbatched_self(func, args, kwargs, level)
         new_args, new_kwargs, _ = _align(args, kwargs, level)
         if _logical_ndim(args[0]) < max(
             (_logical_ndim(a) for a in (*args, *kwargs.values()) if isinstance(a, Tensor)),
@@ -898,7 +891,7 @@ def _gather_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int
         return wrap_batched(result.reshape(result.shape[0]), level)
     if _is_inplace(func):
         if not unwrap(args[0], level)[1]:
-            raise RuntimeError(INPLACE_MESSAGE.format(name=func.__name__))
+            refuse_unbatched_self(func, args, kwargs, level)
         _call_bound(func, bound, arguments)
         return args[0]
     return wrap_batched(_call_bound(func, bound, arguments), level)
@@ -959,7 +952,7 @@ def _setitem(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
     source_value, source_batched = unwrap(source, level)
     if not batched:
         if source_batched:
-            raise RuntimeError(INPLACE_MESSAGE.format(name="index_put_"))
+            refuse_unbatched_self(func, args, kwargs, level)
         return loop_fallback(func, args, kwargs, level)
     if not _plain_index(index):
         return loop_fallback(func, args, kwargs, level)

@@ -40,6 +40,7 @@ from ..autograd.node import AccumulateGrad, Node
 from ..ops._dispatch import BACKWARD_GRAD_MODE, COMPOSITE_BACKWARD
 from ._batched import (
     POISON_MESSAGE,
+    TRANSFORMS_BEFORE,
     active_levels,
     ensure_batched,
     levels_of,
@@ -688,3 +689,12 @@ def _error_if_complex(flat: list[Any], is_input: bool) -> None:
                 f"jacrev: Expected all {what} to be real but received complex tensor at "
                 f"flattened input idx: {idx}"
             )
+
+
+def _transforms_before(level: int) -> int:
+    """How many running ``grad``/``vjp``-like calls began before the vmap ``level`` (a call that
+    began inside that vmap recorded it among its levels)."""
+    return sum(1 for call in _ACTIVE.get() if level not in call.levels)
+
+
+TRANSFORMS_BEFORE[0] = _transforms_before

@@ -25,7 +25,7 @@ import numpy as np
 
 from .._frames import user_stacklevel
 from .._meta import refuse_data_dependent
-from .._overrides import DisableTorchFunction
+from .._overrides import DisableTorchFunction, handle_torch_function, overrides_enabled
 from .._strides import (
     OVERLAP_MESSAGE,
     PARTIAL_OVERLAP_MESSAGE,
@@ -871,6 +871,15 @@ def setitem(self: Tensor, index: Any, value: Any) -> None:
         tensor([[0., 6., 6.],
                 [0., 0., 0.]])
     """
+    if (
+        type(value) is not Tensor
+        and isinstance(value, Tensor)
+        and value._tf_active
+        and overrides_enabled()
+    ):
+        # (PyTorch hands the write to the value's type: vmap's batched tensors refuse it)
+        handle_torch_function(Tensor.__setitem__, (self, index, value), self, index, value)
+        return
     values = _value_array(self, value)
     if index is False:
         return  # PyTorch writes nothing (and checks nothing)

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _dtype, _strides
 from .._meta import NO_DATA_MESSAGE, MetaArray, meta_like
+from .._overrides import AUGMENTED_METHODS, handle_torch_function, overrides_enabled
 from .._tensor import (
     _C_TYPE_NAMES,
     COMPLEX_GRAD_MESSAGE,
@@ -830,6 +831,26 @@ _UFUNCS: dict[str, Any] = {
 }
 
 
+def overriding_argument(args: tuple, kwargs: dict[str, Any]) -> bool:
+    """Whether an argument after ``self`` is a tensor whose type overrides
+    ``__torch_function__`` (dispatch on): PyTorch hands ``self.<op>_(...)`` to that type, with
+    the in-place method as ``func``, even when ``self`` is a plain tensor (``vmap``'s batched
+    tensors refuse to be written into a tensor that is not batched there)."""
+    for arg in args:
+        if type(arg) is not Tensor and isinstance(arg, Tensor) and arg._tf_active:
+            return overrides_enabled()
+    for arg in kwargs.values():
+        if type(arg) is not Tensor and isinstance(arg, Tensor) and arg._tf_active:
+            return overrides_enabled()
+    return False
+
+
+def dispatch_in_place(name: str, self: Tensor, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """``self.<name>(*args, **kwargs)`` handed to the overriding types among the arguments."""
+    relevant = (self, *args, *kwargs.values())
+    return handle_torch_function(getattr(Tensor, name), relevant, self, *args, **kwargs)
+
+
 def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., Tensor]:
     """``self.<name>(*args)``: ``out_of_place(self, *args)`` written into ``self``; its
     argument errors name the in-place method as PyTorch's (``add_(): argument 'other'
@@ -842,6 +863,8 @@ def inplace_method(out_of_place: Callable[..., Tensor], name: str) -> Callable[.
     names = _callable_names(out_of_place)
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if (args or kwargs) and overriding_argument(args, kwargs):
+            return dispatch_in_place(name, self, args, kwargs)
         if fast and _direct(self, name, args, kwargs):
             return self
         try:
@@ -903,6 +926,8 @@ def augmented(out_of_place: Callable[..., Tensor], name: str) -> Callable[..., A
     def method(self: Tensor, other: Any) -> Any:
         if not (isinstance(other, Tensor | int | float | bool | complex | np.generic)):
             return NotImplemented
+        if overriding_argument((other,), {}):
+            return dispatch_in_place(AUGMENTED_METHODS.get(name, name), self, (other,), {})
         check_inplace(self, other)
         return apply_inplace(self, out_of_place, other)
 
@@ -1025,6 +1050,8 @@ _normal.derivative("self")(zero_derivative)  # (zeros where grad is inf or NaN t
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     """Set every element to ``value`` (a number or a 0-d tensor)."""
+    if overriding_argument((value,), {}):
+        return dispatch_in_place("fill_", self, (value,), {})
     check_inplace(self, value)
     if isinstance(value, Tensor):
         if value._data.ndim:
@@ -1044,6 +1071,9 @@ def zero_(self: Tensor) -> Tensor:
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """Copy ``src`` (broadcast, cast to ``self``'s dtype) into ``self``."""
+    if overriding_argument((src,), {}):
+        given = {"non_blocking": True} if non_blocking else {}
+        return dispatch_in_place("copy_", self, (src,), given)
     check_inplace(self, src)
     if not isinstance(src, Tensor):
         raise TypeError(

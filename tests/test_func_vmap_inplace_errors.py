@@ -1,0 +1,181 @@
+"""In-place ops that write a batched value into a tensor ``vmap`` does not batch raise PyTorch's
+errors, type and text; and in-place methods on a plain tensor hand themselves to an argument's
+``__torch_function__`` as PyTorch's do.
+
+``y.mul_(x)`` with ``y`` plain and ``x`` batched never reached the batching rules: the in-place
+method computed the out-of-place op and read the batched values, so chainrule raised its own
+"read the values of a batched tensor" error (and ``index_add_`` went through the per-example
+loop and wrote into ``y``, silently). PyTorch has four messages: "inplace arithmetic" (binary
+point-wise rules, ``copy_``, ``masked_fill_`` with a batched mask, ``a[i] = b``), the op's own
+name (``index_add_``, ``fill_``, ``index_fill_``), ``aten::<op>`` "at level N" (its boxed
+fallback; N counts every running transform), and for ``add_`` a broadcast error with the batch
+size leading the other operand's shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import chainrule
+
+from .conftest import torch
+
+
+def _index(lib: Any) -> Any:
+    return lib.tensor([0, 1])
+
+
+WRITES: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "add_": lambda lib, y, x: y.add_(x),
+    "add_alpha": lambda lib, y, x: y.add_(x, alpha=2),
+    "iadd": lambda lib, y, x: y.__iadd__(x),
+    "add_into_view": lambda lib, y, x: y[0:1].add_(x[0:1]),
+    "add_into_reshaped_view": lambda lib, y, x: y.view(2, 1).add_(x.view(2, 1)),
+    "atan2_": lambda lib, y, x: y.atan2_(x),
+    "copysign_": lambda lib, y, x: y.copysign_(x),
+    "sub_": lambda lib, y, x: y.sub_(x),
+    "sub_alpha": lambda lib, y, x: y.sub_(x, alpha=2),
+    "mul_": lambda lib, y, x: y.mul_(x),
+    "imul": lambda lib, y, x: y.__imul__(x),
+    "mul_into_view": lambda lib, y, x: y.view(2, 1).mul_(x.view(2, 1)),
+    "div_": lambda lib, y, x: y.div_(x),
+    "itruediv": lambda lib, y, x: y.__itruediv__(x),
+    "true_divide_": lambda lib, y, x: y.true_divide_(x),
+    "multiply_": lambda lib, y, x: y.multiply_(x),
+    "copy_": lambda lib, y, x: y.copy_(x),
+    "masked_fill_batched_mask": lambda lib, y, x: y.masked_fill_(x > 0, 1.0),
+    "masked_fill_batched_value": lambda lib, y, x: y.masked_fill_(y > 0, x[0]),
+    "setitem": lambda lib, y, x: y.__setitem__(0, x[0]),
+    "setitem_slice": lambda lib, y, x: y.__setitem__(slice(None), x),
+    "clamp_min": lambda lib, y, x: y.clamp_(min=x),
+    "clamp_max": lambda lib, y, x: y.clamp_(max=x),
+    "addcmul_": lambda lib, y, x: y.addcmul_(x, x),
+    "addcdiv_": lambda lib, y, x: y.addcdiv_(x, x),
+    "pow_": lambda lib, y, x: y.pow_(x),
+    "lerp_": lambda lib, y, x: y.lerp_(x, 0.5),
+    "fmod_": lambda lib, y, x: y.fmod_(x),
+    "hypot_": lambda lib, y, x: y.hypot_(x),
+    "index_add_": lambda lib, y, x: y.index_add_(0, _index(lib), x),
+    "index_copy_": lambda lib, y, x: y.index_copy_(0, _index(lib), x),
+    "index_fill_": lambda lib, y, x: y.index_fill_(0, lib.tensor([0]), x[0]),
+    "fill_": lambda lib, y, x: y.fill_(x[0]),
+    "scatter_": lambda lib, y, x: y.scatter_(0, _index(lib), x),
+    "logical_and_": lambda lib, y, x: y.logical_and_(x),
+}
+
+
+def _error(run: Callable[[Any], Any], lib: Any) -> tuple[str, str]:
+    with pytest.raises(Exception) as info:
+        run(lib)
+    return type(info.value).__name__, str(info.value)
+
+
+def _assert_same_error(run: Callable[[Any], Any]) -> None:
+    ours, theirs = _error(run, chainrule), _error(run, torch)
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name", sorted(WRITES))
+def test_write_into_unbatched_argument(name: str) -> None:
+    write = WRITES[name]
+
+    def run(lib: Any) -> Any:
+        body = lambda x, y: write(lib, y, x)  # noqa: E731
+        return lib.func.vmap(body, in_dims=(0, None))(lib.ones(3, 2) * 0.5, lib.ones(2))
+
+    _assert_same_error(run)
+
+
+@pytest.mark.parametrize("name", ["add_", "mul_", "copy_", "setitem", "clamp_min", "index_add_"])
+def test_write_into_a_closure_tensor(name: str) -> None:
+    write = WRITES[name]
+
+    def run(lib: Any) -> Any:
+        y = lib.ones(2)
+        return lib.func.vmap(lambda x: write(lib, y, x))(lib.ones(3, 2) * 0.5)
+
+    _assert_same_error(run)
+
+
+@pytest.mark.parametrize("name", ["add_", "mul_", "copy_", "setitem", "clamp_min", "pow_"])
+def test_write_under_vmap_of_grad(name: str) -> None:
+    """A tensor made inside ``f`` is not batched: the per-example shapes, and the levels."""
+    write = WRITES[name]
+
+    def run(lib: Any) -> Any:
+        def f(x: Any) -> Any:
+            y = lib.zeros(2)
+            write(lib, y, x * 0.5)
+            return y.sum()
+
+        return lib.func.vmap(lib.func.grad(f))(lib.ones(3, 2))
+
+    _assert_same_error(run)
+
+
+@pytest.mark.parametrize(
+    "nesting",
+    ["vmap_vmap", "grad_vmap", "vmap_grad"],
+)
+def test_fallback_message_names_pytorchs_level(nesting: str) -> None:
+    """``aten::clamp_ ... at level N``: N counts grad transforms as well as vmaps."""
+
+    def run(lib: Any) -> Any:
+        inner = lambda x, y: y.clamp_(min=x)  # noqa: E731
+        if nesting == "vmap_vmap":
+            twice = lib.func.vmap(lib.func.vmap(inner, in_dims=(0, None)), in_dims=(0, None))
+            return twice(lib.ones(2, 2, 1), lib.ones(1))
+        if nesting == "grad_vmap":
+            vmapped = lib.func.vmap(inner, in_dims=(0, None))
+            return lib.func.grad(lambda z: vmapped(z, lib.ones(1)).sum())(lib.ones(2, 1))
+        grad = lib.func.grad(lambda x, y: inner(x, y).sum())
+        return lib.func.vmap(grad, in_dims=(0, None))(lib.ones(2, 1), lib.ones(1))
+
+    _assert_same_error(run)
+
+
+def test_unbatched_write_changes_nothing() -> None:
+    """Refused before anything is written (index_add_ used to run per example into ``y``)."""
+    y = chainrule.ones(2)
+    with pytest.raises(RuntimeError, match="index_add_"):
+        chainrule.func.vmap(lambda x: y.index_add_(0, chainrule.tensor([0, 1]), x))(
+            chainrule.ones(3, 2)
+        )
+    assert y.tolist() == [1.0, 1.0]
+
+
+def _dispatched_names(lib: Any) -> list[str]:
+    """The ``func`` names a logging subclass sees for in-place methods on a plain tensor, and
+    the values written."""
+    names: list[str] = []
+
+    class Logged(lib.Tensor):  # type: ignore[name-defined,misc]
+        @classmethod
+        def __torch_function__(
+            cls, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            names.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    s = lib.ones(2).as_subclass(Logged)
+    y = lib.ones(2)
+    y.mul_(s)
+    y.add_(s, alpha=2)
+    y.copy_(s)
+    y.clamp_(min=s)
+    y.masked_fill_(lib.tensor([True, False]), 1.0)
+    y.addcmul_(s, s)
+    y.fill_(lib.tensor(2.0).as_subclass(Logged))
+    y += s  # (y is a Logged from here on, in PyTorch too)
+    y *= s
+    y.lerp_(s, 0.5)
+    return [*names, *map(str, y.tolist())]
+
+
+def test_in_place_methods_dispatch_to_an_argument_subclass() -> None:
+    """``plain.mul_(sub)`` hands ``Tensor.mul_`` to ``sub``'s ``__torch_function__``, and
+    ``a *= b`` dispatches as ``mul_``."""
+    assert _dispatched_names(chainrule) == _dispatched_names(torch)
