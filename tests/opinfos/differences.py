@@ -1,5 +1,5 @@
-"""diff (orders, prepend/append), trapezoid/trapz (spacing numbers and sample points) and
-cumulative_trapezoid."""
+"""diff (orders, prepend/append), trapezoid/trapz (spacing numbers and sample points),
+cumulative_trapezoid and gradient (its tuple stacked; coordinates kept increasing)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,20 @@ OPS = [
         [((3, 4), (3, 1), (3, 2))],
     ),
     OpInfo("Tensor.diff", lambda lib, x: x.diff(dim=0), M[:1]),
+    OpInfo("gradient", lambda lib, x: lib.stack(lib.gradient(x)), M),
+    OpInfo(
+        "gradient_spacing_edge2",
+        lambda lib, x: lib.stack(lib.gradient(x, spacing=[0.5, 2.0], edge_order=2)),
+        M[:1],
+    ),
+    OpInfo(
+        "gradient_coordinates",
+        lambda lib, x, c: lib.gradient(x, spacing=((c.abs() + 0.5).cumsum(0),), dim=0)[0],
+        [((4, 3), (4,))],
+        # (the coordinates' gradient cancels to about 0, noise in half precision:
+        # tests/test_gradient_function.py compares it in float64)
+        grad_inputs=(0,),
+    ),
     OpInfo("trapezoid", lambda lib, y: lib.trapezoid(y), M),
     OpInfo("trapezoid_dx", lambda lib, y: lib.trapezoid(y, dx=0.25, dim=0), M),
     OpInfo(

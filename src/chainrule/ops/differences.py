@@ -20,7 +20,7 @@ from ._registry import op, tensor_method
 from .pointwise import half_in_float32
 from .special_ops import _mul_scalar
 
-__all__ = ["diff", "trapezoid", "trapz", "cumulative_trapezoid"]
+__all__ = ["diff", "gradient", "trapezoid", "trapz", "cumulative_trapezoid"]
 
 
 @op("DivBackward1", promote=FLOAT, promote_with=("other",), name="div")
@@ -222,3 +222,167 @@ def cumulative_trapezoid(
         return _div_scalar(reduction.cumsum(pairs * spacing, d), 2.0)
     step = 1 if dx is None else dx
     return reduction.cumsum(_mul_scalar(pairs, step / 2.0), d)
+
+
+# ----------------------------------------------------------------------------------------------
+# gradient: central differences inside, one-sided at the edges (PyTorch's composition)
+
+_GRADIENT_SIGNATURES = (
+    " * (Tensor input, *, tuple of ints dim, int edge_order = 1)\n"
+    " * (Tensor input, *, Number spacing, tuple of ints dim, int edge_order = 1)\n"
+    " * (Tensor input, *, Number spacing = None, int dim = None, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Scalars spacing, int dim = None, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Scalars spacing, tuple of ints dim, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Tensors spacing, int dim = None, int edge_order = 1)\n"
+    " * (Tensor input, *, tuple of Tensors spacing, tuple of ints dim, int edge_order = 1)\n"
+)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float | np.number) or (
+        isinstance(value, Tensor) and value._data.ndim == 0
+    )
+
+
+def _gradient_arguments_error(given: dict[str, Any]) -> TypeError:
+    names = ", ".join(f"{k}={type(v).__name__}" for k, v in given.items())
+    return TypeError(
+        "gradient() received an invalid combination of arguments - got (Tensor"
+        f"{', ' + names if names else ''}), but expected one of:\n{_GRADIENT_SIGNATURES}"
+    )
+
+
+def _slice(t: Tensor, dim: int, start: int | None, stop: int | None = None) -> Tensor:
+    index: list[Any] = [slice(None)] * t._data.ndim
+    index[dim] = slice(start, stop)
+    return t[tuple(index)]
+
+
+def _gradient_with_spacing(t: Tensor, h: Any, d: int, edge_order: int) -> Tensor:
+    """One direction of ``gradient`` with a uniform spacing ``h`` (a number)."""
+    center = _div_scalar(_slice(t, d, 2) - _slice(t, d, 0, -2), h)
+    if edge_order == 1:
+        before = _div_scalar(_slice(t, d, 1, 2) - _slice(t, d, 0, 1), h)
+        after = _div_scalar(_slice(t, d, -1) - _slice(t, d, -2, -1), h)
+    else:
+        before = _div_scalar(
+            _mul_scalar(_slice(t, d, 0, 1), -1.5)
+            + _mul_scalar(_slice(t, d, 1, 2), 2)
+            - _mul_scalar(_slice(t, d, 2, 3), 0.5),
+            h,
+        )
+        after = _div_scalar(
+            _mul_scalar(_slice(t, d, -3, -2), 0.5)
+            - _mul_scalar(_slice(t, d, -2, -1), 2)
+            + _mul_scalar(_slice(t, d, -1), 1.5),
+            h,
+        )
+    return shape.cat([before, _div_scalar(center, 2), after], d)
+
+
+def _gradient_with_coordinates(t: Tensor, x: Tensor, d: int, edge_order: int) -> Tensor:
+    """One direction of ``gradient`` at sample coordinates ``x`` (1-D): second-order central
+    differences for uneven steps inside."""
+    if x._data.ndim != 1:
+        raise RuntimeError(
+            "torch.gradient expected each element of spacing to have one dimension, but got an "
+            f"element with {x._data.ndim} dimensions!"
+        )
+    along = [1] * t._data.ndim
+    along[d] = -1
+    steps = diff(x, 1, 0)
+    dx1, dx2 = _slice(steps, 0, 0, -1), _slice(steps, 0, 1)
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(along)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(along)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(along)
+    center = a * _slice(t, d, 0, -2) + b * _slice(t, d, 1, -1) + c * _slice(t, d, 2)
+    first, second, last, before_last = steps[0], steps[1], steps[-1], steps[-2]
+    if edge_order == 1:
+        before = (_slice(t, d, 1, 2) - _slice(t, d, 0, 1)) / first
+        after = (_slice(t, d, -1) - _slice(t, d, -2, -1)) / last
+    else:
+        a = -(2.0 * first + second) / (first * (first + second))
+        b = (first + second) / (first * second)
+        c = (-first) / (second * (first + second))
+        before = a * _slice(t, d, 0, 1) + b * _slice(t, d, 1, 2) + c * _slice(t, d, 2, 3)
+        a = last / (before_last * (last + before_last))
+        b = -(last + before_last) / (last * before_last)
+        c = (2 * last + before_last) / (last * (last + before_last))
+        after = a * _slice(t, d, -3, -2) + b * _slice(t, d, -2, -1) + c * _slice(t, d, -1)
+    return shape.cat([before, center, after], d)
+
+
+def gradient(
+    input: Tensor, *, spacing: Any = None, dim: Any = None, edge_order: int = 1
+) -> tuple[Tensor, ...]:
+    """Estimates of ``input``'s derivative along each dimension in ``dim`` (all by default):
+    central differences inside, one-sided differences of order ``edge_order`` (1 or 2) at the
+    edges; ``spacing`` is a number (every dimension's step), a list of numbers (one step per
+    dimension) or a list of 1-D tensors (the sample coordinates along each dimension).
+
+    Example:
+        >>> import chainrule as torch
+        >>> torch.gradient(torch.tensor([1.0, 2.0, 4.0, 8.0]))
+        (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    given = {k: v for k, v in (("spacing", spacing), ("dim", dim)) if v is not None}
+    if not isinstance(edge_order, int) or isinstance(edge_order, bool):
+        raise _gradient_arguments_error({**given, "edge_order": edge_order})
+    dim_is_int = isinstance(dim, int | np.integer) and not isinstance(dim, bool)
+    dims_listed = isinstance(dim, list | tuple) and all(isinstance(k, int) for k in dim)
+    if not (dim is None or dim_is_int or dims_listed):
+        raise _gradient_arguments_error(given)
+    listed = isinstance(spacing, list | tuple)
+    if not (spacing is None or listed or _is_number(spacing)):
+        raise _gradient_arguments_error(given)
+    # (a list that is not all numbers is read as the coordinates: all tensors)
+    coordinates = listed and not all(_is_number(s) for s in spacing)
+    if coordinates and not all(isinstance(s, Tensor) for s in spacing):
+        position = next(k for k, s in enumerate(spacing) if not isinstance(s, Tensor))
+        raise TypeError(
+            f"expected Tensor as element {position} in argument 1, but got "
+            f"{type(spacing[position]).__name__}"
+        )
+    if listed and dims_listed is False and dim is not None and not dim_is_int:
+        raise _gradient_arguments_error(given)
+    if input._data.dtype == np.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    ndim = input._data.ndim
+    dims = [dim] if dim_is_int else list(dim) if dims_listed else list(range(ndim))
+    if listed:
+        if dim is None and len(spacing) != ndim:
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar, or a list of "
+                f"length equal to 'self.dim() = {ndim}', since dim argument was not given, but "
+                f"got a list of length {len(spacing)}"
+            )
+        if dim is not None and len(spacing) != len(dims):
+            raise RuntimeError(
+                "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and "
+                f"dim arguments to have the same length, but got a spacing argument of length "
+                f"{len(spacing)} and a dim argument of length {len(dims)}."
+            )
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    wrapped = [wrap_dim(k, ndim) for k in dims]
+    if dim is not None:
+        seen: set[int] = set()
+        for k in wrapped:
+            if k in seen:
+                raise RuntimeError(f"dim {k} appears multiple times in the list of dims")
+            seen.add(k)
+    for k in wrapped if dim is not None else range(ndim):
+        if input._data.shape[k] < edge_order + 1:
+            raise RuntimeError(
+                "torch.gradient expected each dimension size to be at least edge_order+1"
+            )
+    if coordinates:
+        return tuple(
+            _gradient_with_coordinates(input, x, k, edge_order)
+            for x, k in zip(spacing, wrapped, strict=True)
+        )
+    steps = list(spacing) if listed else [1.0 if spacing is None else spacing] * len(wrapped)
+    steps = [s.item() if isinstance(s, Tensor) else s for s in steps]
+    return tuple(
+        _gradient_with_spacing(input, h, k, edge_order) for h, k in zip(steps, wrapped, strict=True)
+    )
