@@ -56,14 +56,6 @@ _FLOAT_ONE_THIRD = float(np.float32(1.0 / 3.0))  # (the kernels' 1.0f / 3.0f and
 _FLOAT_0331 = float(np.float32(0.0331))
 
 
-def _uniform_draw(rng: Any) -> float:
-    return float(random_streams.uniform_unit64(rng, 1)[0])
-
-
-def _normal_draw(rng: Any) -> float:
-    return float(random_streams.scalar_normals(rng, 1, 0.0, 1.0)[0])
-
-
 def _c_log(x: float) -> float:
     """C's ``log``: -inf at 0, NaN below (Python's raises)."""
     if x > 0 or x != x:
@@ -93,7 +85,7 @@ def _sample_gamma(alpha: float, single: bool, rng: Any) -> float:
         else:
             exponent = 1.0 / alpha
             alpha = alpha + 1.0
-        scale *= _c_pow(1.0 - _uniform_draw(rng), exponent)
+        scale *= _c_pow(1.0 - random_streams.scalar_uniform(rng), exponent)
     if single:
         d = float(np.float32(alpha) - np.float32(_FLOAT_ONE_THIRD))
     else:
@@ -102,12 +94,12 @@ def _sample_gamma(alpha: float, single: bool, rng: Any) -> float:
     c = 1.0 / root if root != 0 else math.inf
     while True:
         while True:
-            x = _normal_draw(rng)
+            x = random_streams.scalar_normal(rng)
             y = 1.0 + c * x
             if not y <= 0:
                 break
         v = y * y * y
-        u = 1.0 - _uniform_draw(rng)
+        u = 1.0 - random_streams.scalar_uniform(rng)
         xx = x * x
         if u < 1.0 - _FLOAT_0331 * xx * xx:
             return scale * d * v
@@ -132,8 +124,8 @@ def _sample_poisson(rate: float, rng: Any) -> float:
         invalpha = 1.1239 + 1.1328 / (b - 3.4)
         vr = 0.9277 - 3.6224 / (b - 2)
         while True:
-            u = _uniform_draw(rng) - 0.5
-            v = _uniform_draw(rng)
+            u = random_streams.scalar_uniform(rng) - 0.5
+            v = random_streams.scalar_uniform(rng)
             us = 0.5 - abs(u)
             if us == 0:  # (k = floor(-inf): rejected)
                 continue
@@ -151,7 +143,7 @@ def _sample_poisson(rate: float, rng: Any) -> float:
     count = 0
     product = 1.0
     while True:
-        product *= _uniform_draw(rng)
+        product *= random_streams.scalar_uniform(rng)
         if not product > enlam:
             return float(count)
         count += 1
@@ -209,7 +201,8 @@ def _binomial_inversion(count: float, prob: float, scalar: Any, rng: Any) -> flo
     geom_sum = 0.0
     num_geom = 0.0
     while True:
-        geom = float(np.ceil(_c_log(_uniform_draw(rng)) / logprob)) if logprob else math.inf
+        log_u = _c_log(random_streams.scalar_uniform(rng))
+        geom = float(np.ceil(log_u / logprob)) if logprob else math.inf
         geom_sum += geom
         if geom_sum > count:
             return num_geom
@@ -228,8 +221,8 @@ def _btrs(count: float, prob: float, scalar: Any, rng: Any) -> float:
     v_r = 0.92 - 4.2 / b
     alpha = (2.83 + 5.1 / b) * stddev
     while True:
-        u = _uniform_draw(rng) - 0.5
-        v = _uniform_draw(rng)
+        u = random_streams.scalar_uniform(rng) - 0.5
+        v = random_streams.scalar_uniform(rng)
         us = 0.5 - abs(u)
         if us == 0:  # (k = floor(-inf): rejected)
             continue

@@ -54,6 +54,7 @@ _F32 = np.float32
 _F64 = np.float64
 _U64 = np.uint64
 _LOW53 = _U64((1 << 53) - 1)
+_LOW53_INT = (1 << 53) - 1
 
 
 class TorchMT19937(np.random.MT19937):
@@ -352,24 +353,34 @@ def _normal_fill(rng: np.random.Generator, n: int, dtype: np.dtype, mean: float,
     return out
 
 
-def scalar_normals(rng: np.random.Generator, n: int, mean: float, std: float) -> np.ndarray:
-    """``n`` draws of PyTorch's ``normal_distribution<double>``: Box-Muller on two double
+def scalar_uniform(rng: np.random.Generator) -> float:
+    """One draw of PyTorch's ``uniform_real_distribution<double>`` on [0, 1) (53 bits of
+    ``random64()``, as ``uniform_unit64``), as a Python float: the scalar samplers' draw,
+    without NumPy's cost per call."""
+    high, low = _bits(rng).random_raw(2).tolist()
+    return ((high << 32 | low) & _LOW53_INT) * 2.0**-53
+
+
+def scalar_normal(rng: np.random.Generator) -> float:
+    """One draw of PyTorch's ``normal_distribution<double>(0, 1)``: Box-Muller on two double
     uniforms, the sine half cached in the generator for the next draw."""
     bits = _bits(rng)
-    out = np.empty(n, _F64)
-    for i in range(n):
-        cached = getattr(bits, "next_double_normal", None)
-        if cached is not None:
-            bits.next_double_normal = None
-            sample = cached
-        else:
-            u1, u2 = _unit(rng, 2, np.dtype(_F64)).tolist()
-            r = math.sqrt(-2.0 * math.log1p(-u2))
-            theta = 2.0 * math.pi * u1
-            if hasattr(bits, "next_double_normal"):
-                bits.next_double_normal = r * math.sin(theta)
-            sample = r * math.cos(theta)
-        out[i] = sample
+    cached = getattr(bits, "next_double_normal", None)
+    if cached is not None:
+        bits.next_double_normal = None
+        return cached
+    u1 = scalar_uniform(rng)
+    u2 = scalar_uniform(rng)
+    r = math.sqrt(-2.0 * math.log1p(-u2))
+    theta = 2.0 * math.pi * u1
+    if hasattr(bits, "next_double_normal"):
+        bits.next_double_normal = r * math.sin(theta)
+    return r * math.cos(theta)
+
+
+def scalar_normals(rng: np.random.Generator, n: int, mean: float, std: float) -> np.ndarray:
+    """``n`` draws of PyTorch's ``normal_distribution<double>(mean, std)``."""
+    out = np.array([scalar_normal(rng) for _ in range(n)], _F64)
     return fma64(out, std, mean)
 
 
