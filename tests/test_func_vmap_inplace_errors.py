@@ -179,3 +179,61 @@ def test_in_place_methods_dispatch_to_an_argument_subclass() -> None:
     """``plain.mul_(sub)`` hands ``Tensor.mul_`` to ``sub``'s ``__torch_function__``, and
     ``a *= b`` dispatches as ``mul_``."""
     assert _dispatched_names(chainrule) == _dispatched_names(torch)
+
+
+OUT_CALLS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "add": lambda lib, x, y: lib.add(x, x, out=y),
+    "add_number": lambda lib, x, y: lib.add(x, 1, out=y),
+    "mul": lambda lib, x, y: lib.mul(x, 2, out=y),
+    "sub": lambda lib, x, y: lib.sub(x, 1, out=y),
+    "exp": lambda lib, x, y: lib.exp(x, out=y),
+    "clamp": lambda lib, x, y: lib.clamp(x, 0, 1, out=y),
+}
+
+
+@pytest.mark.parametrize("out_batched", [True, False])
+@pytest.mark.parametrize("name", sorted(OUT_CALLS))
+def test_out_argument_refused_under_vmap(name: str, out_batched: bool) -> None:
+    """``out=`` under vmap: PyTorch's "Batching rule not implemented for aten::<op>.out";
+    chainrule resized an unbatched ``out`` to the batch (silently) or failed in NumPy."""
+    call_with_out = OUT_CALLS[name]
+
+    def run(lib: Any) -> Any:
+        out = lib.zeros(3, 2) if out_batched else lib.zeros(2)
+        dims = (0, 0 if out_batched else None)
+        body = lambda x, y: call_with_out(lib, x, y)  # noqa: E731
+        return lib.func.vmap(body, in_dims=dims)(lib.ones(3, 2), out)
+
+    _assert_same_error(run)
+
+
+def test_unbatched_out_keeps_its_shape() -> None:
+    out = chainrule.zeros(2)
+    with pytest.raises(RuntimeError, match=r"aten::add\.out"):
+        chainrule.func.vmap(lambda x: chainrule.add(x, x, out=out))(chainrule.ones(3, 2))
+    assert tuple(out.shape) == (2,)
+    assert out.tolist() == [0.0, 0.0]
+
+
+def _out_dispatch(lib: Any) -> list[tuple[str, list[str]]]:
+    seen: list[tuple[str, list[str]]] = []
+
+    class Logged(lib.Tensor):  # type: ignore[name-defined,misc]
+        @classmethod
+        def __torch_function__(
+            cls, func: Any, types: Any, args: Any = (), kwargs: Any = None
+        ) -> Any:
+            seen.append((func.__name__, sorted(kwargs or {})))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    s = lib.ones(2).as_subclass(Logged)
+    plain = lib.zeros(2)
+    lib.exp(s, out=plain)
+    lib.mul(s, 2, out=plain)
+    lib.exp(plain, out=lib.zeros(2).as_subclass(Logged))
+    return seen
+
+
+def test_out_is_among_the_arguments_a_subclass_sees() -> None:
+    """PyTorch passes ``out=`` to ``__torch_function__`` (and dispatches on ``out``'s type)."""
+    assert _out_dispatch(chainrule) == _out_dispatch(torch)

@@ -90,6 +90,12 @@ class BatchedTensor(Tensor):
         level = max_level(args, kwargs)
         if level < 0:  # (a batched tensor of a finished vmap, e.g. one that escaped)
             return NotImplemented
+        if kwargs.get("out") is not None:
+            name = getattr(func, "__name__", "op").lstrip("_")
+            raise RuntimeError(
+                f"Batching rule not implemented for aten::{name}.out; the fallback path doesn't "
+                "work on out= or view ops."
+            )
         rule = RULES_BY_FUNCTION.get(func)
         if rule is None:
             name = getattr(func, "__name__", "")

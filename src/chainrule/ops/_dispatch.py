@@ -540,6 +540,12 @@ def run_keywords(op: OpDef, args: tuple, kwargs: dict[str, Any], offset: int = 0
     bound = op.bind(args, kwargs)
     if out is None:
         return run_general(op, bound, offset)
+    relevant = (*args, *given.values())
+    if overrides_enabled() and any(
+        type(x) is not Tensor and isinstance(x, Tensor) and x._tf_active for x in relevant
+    ):
+        # (PyTorch hands the call to the overriding types with ``out=`` among its arguments)
+        return handle_torch_function(op.publics[offset == 1], relevant, *args, **given)
     if not isinstance(out, Tensor) and op.signatures:
         raise TypeError(op.invalid_arguments_message(args, given))
     inputs = [bound[p] for p in op.input_pos]
