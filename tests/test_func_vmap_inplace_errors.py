@@ -237,3 +237,55 @@ def _out_dispatch(lib: Any) -> list[tuple[str, list[str]]]:
 def test_out_is_among_the_arguments_a_subclass_sees() -> None:
     """PyTorch passes ``out=`` to ``__torch_function__`` (and dispatches on ``out``'s type)."""
     assert _out_dispatch(chainrule) == _out_dispatch(torch)
+
+
+BROADCAST_WRITES: dict[str, Callable[[Any, Any], Any]] = {
+    "add_": lambda y, o: y.add_(o),
+    "add_alpha": lambda y, o: y.add_(o, alpha=2),
+    "sub_": lambda y, o: y.sub_(o),
+    "mul_": lambda y, o: y.mul_(o),
+    "div_": lambda y, o: y.div_(o),
+    "copy_": lambda y, o: y.copy_(o),
+    "iadd": lambda y, o: y.__iadd__(o),
+    "imul": lambda y, o: y.__imul__(o),
+    "atan2_": lambda y, o: y.atan2_(o),
+    "masked_fill_": lambda y, o: y.masked_fill_(o > 0, 1.0),
+    "logical_and_": lambda y, o: y.logical_and_(o),
+    "clamp_min": lambda y, o: y.clamp_(min=o),
+    "clamp_max": lambda y, o: y.clamp_(max=o),
+    "clamp_both": lambda y, o: y.clamp_(o, o),
+    "addcmul_": lambda y, o: y.addcmul_(o, o),
+    "pow_": lambda y, o: y.pow_(o),
+    "lerp_": lambda y, o: y.lerp_(o, 0.5),
+    "fmod_": lambda y, o: y.fmod_(o),
+}
+
+
+@pytest.mark.parametrize("other_batched", [False, True])
+@pytest.mark.parametrize("name", sorted(BROADCAST_WRITES))
+def test_batched_self_broadcast_by_a_larger_operand(name: str, other_batched: bool) -> None:
+    """``self`` of each example is broadcast by ``other``: PyTorch's rules of their own name
+    the physical shapes (``[2, 1, 3]`` and ``[2, 4, 3]``), its fallback the logical ones; and
+    ``clamp_(min=t)`` keeps its keyword (chainrule said "At least one of 'min' or 'max' must
+    not be None")."""
+    write = BROADCAST_WRITES[name]
+
+    def run(lib: Any) -> Any:
+        if other_batched:
+            body = lambda x, o: write(x * 1, o)  # noqa: E731
+            return lib.func.vmap(body)(lib.ones(2, 3), lib.ones(2, 4, 3) * 0.5)
+        other = lib.ones(4, 3) * 0.5
+        return lib.func.vmap(lambda x: write(x * 1, other))(lib.ones(2, 3))
+
+    _assert_same_error(run)
+
+
+@pytest.mark.parametrize("name", ["add_", "mul_", "clamp_min", "pow_"])
+def test_batched_self_broadcast_under_vmap_of_grad(name: str) -> None:
+    write = BROADCAST_WRITES[name]
+
+    def run(lib: Any) -> Any:
+        f = lambda x: write(x * 1, lib.ones(4, 3) * 0.5).sum()  # noqa: E731
+        return lib.func.vmap(lib.func.grad(f))(lib.ones(2, 3))
+
+    _assert_same_error(run)

@@ -387,28 +387,43 @@ def pytorch_level(level: int) -> int:
     return depth + TRANSFORMS_BEFORE[0](level)
 
 
+#: In-place ops whose batching rule PyTorch writes directly on the batched values: a broadcast
+#: error for ``self`` names the physical shapes (the batch size first, size-1 dimensions added
+#: to align the logical ranks), where the ops it batches by its fallback name logical shapes.
+PHYSICAL_IN_PLACE = _ARITHMETIC_IN_PLACE | _BROADCAST_IN_PLACE
+
+
+def in_place_broadcast_error(args: tuple, kwargs: dict, level: int) -> RuntimeError | None:
+    """PyTorch's error when the operands of the in-place op on ``args[0]`` broadcast, as
+    physical tensors, to another shape than ``self``'s (None if they do not)."""
+    operands = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]
+    rank = max(len(a._data.shape) for a in operands)
+    shapes = []
+    for operand in operands:
+        value, batched = unwrap(operand, level)
+        shape = tuple(operand._data.shape)
+        if batched:
+            shape = (value.shape[0],) + (1,) * (rank - len(shape)) + shape
+        shapes.append(shape)
+    error = broadcast_error(*(np.broadcast_to(np.empty((), bool), s) for s in shapes))
+    if error is not None:
+        return error
+    target = np.broadcast_shapes(*shapes)
+    if target == shapes[0]:
+        return None
+    return RuntimeError(
+        f"output with shape {list(shapes[0])} doesn't match the broadcast shape {list(target)}"
+    )
+
+
 def refuse_unbatched_self(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> None:
     """PyTorch's error for the in-place op ``func`` writing into a ``self`` not batched at
     ``level`` when another argument is (each example would write over the others)."""
     name = getattr(func, "__name__", "inplace arithmetic")
     if name in _BROADCAST_IN_PLACE:
-        others = [a for a in (*args[1:], *kwargs.values()) if isinstance(a, Tensor)]
-        rank = max((len(a._data.shape) for a in others), default=0)
-        shapes = [tuple(args[0]._data.shape)]
-        for other in others:
-            value, batched = unwrap(other, level)
-            shape = tuple(value.shape if batched else other._data.shape)
-            if batched:
-                shape = shape[:1] + (1,) * (rank - (len(shape) - 1)) + shape[1:]
-            shapes.append(shape)
-        error = broadcast_error(*(np.broadcast_to(np.empty((), bool), s) for s in shapes))
+        error = in_place_broadcast_error(args, kwargs, level)
         if error is not None:
             raise error
-        target = np.broadcast_shapes(*shapes)
-        raise RuntimeError(
-            f"output with shape {list(shapes[0])} doesn't match the broadcast shape "
-            f"{list(target)}"
-        )
     mask_batched = name == "masked_fill_" and len(args) > 1 and unwrap(args[1], level)[1]
     if name in _ARITHMETIC_IN_PLACE and (name != "masked_fill_" or mask_batched):
         message = _INPLACE_REFUSAL.format(name="inplace arithmetic", where="in a vmap")

@@ -36,12 +36,14 @@ from ..ops import shape as shape_ops
 from ..ops.creation import zeros, zeros_like
 from ..ops.linalg import matmul
 from ._batched import (
+    PHYSICAL_IN_PLACE,
     RULES,
     RULES_BY_FUNCTION,
     BatchedTensor,
     active_levels,
     batch_size,
     call,
+    in_place_broadcast_error,
     logical_zeros,
     loop_fallback,
     metadata,
@@ -128,10 +130,21 @@ def elementwise(func: Callable[..., Any], args: tuple, kwargs: dict, level: int)
             (_logical_ndim(a) for a in (*args, *kwargs.values()) if isinstance(a, Tensor)),
             default=0,
         ):
-            func(
-                logical_zeros(args[0]),
-                *(logical_zeros(a) if type(a) is BatchedTensor else a for a in args[1:]),
-            )  # (PyTorch's broadcast error for self)
+            # PyTorch's broadcast error for self: of the physical shapes for the ops it batches
+            # by rules of their own, of the logical ones for those of its fallback
+            if getattr(func, "__name__", "") in PHYSICAL_IN_PLACE:
+                error = in_place_broadcast_error(args, kwargs, level)
+                if error is not None:
+                    raise error
+            else:
+                func(
+                    logical_zeros(args[0]),
+                    *(logical_zeros(a) if type(a) is BatchedTensor else a for a in args[1:]),
+                    **{
+                        k: logical_zeros(v) if type(v) is BatchedTensor else v
+                        for k, v in kwargs.items()
+                    },
+                )
         call(func, new_args[0], *new_args[1:], **new_kwargs)
         return args[0]
     if kwargs:
