@@ -193,8 +193,15 @@ PROGRAMS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-#: Known differences (see the module docstring): PyTorch's tie order beyond 16 elements.
-SKIP = {("quantile_lin", "t345"), ("quantile_near", "t345"), ("quantile_mid", "t345")}
+#: Known differences (see the module docstring): PyTorch's tie order beyond 16 elements; and
+#: the nuclear norm's and svdvals' gradients at a matrix of equal entries (rank 1): they
+#: depend on the singular vectors LAPACK picks for the repeated zero singular values, which
+#: differ between CPUs for PyTorch itself (its MKL on an AMD EPYC gives other vectors than on
+#: the machine these tests were first compared on, and so does NumPy's OpenBLAS).
+SKIP = {
+    ("quantile_lin", "t345"), ("quantile_near", "t345"), ("quantile_mid", "t345"),
+    ("matrix_norm", "allsame"), ("svdvals", "allsame"),
+}
 
 
 def _run(lib: Any, program: Callable[[Any, Any], Any], data: np.ndarray) -> Any:
