@@ -289,3 +289,19 @@ def test_batched_self_broadcast_under_vmap_of_grad(name: str) -> None:
         return lib.func.vmap(lib.func.grad(f))(lib.ones(2, 3))
 
     _assert_same_error(run)
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4)])
+@pytest.mark.parametrize(
+    "index",
+    [5, -4, (0, 0, 0), (Ellipsis, 7), (slice(1, None), 9), (None, 3), (0, Ellipsis, 9)],
+    ids=str,
+)
+def test_index_errors_name_per_example_dimensions(index: Any, shape: tuple[int, ...]) -> None:
+    """``x[5]`` under vmap: "out of bounds for dimension 0" as PyTorch, not the dimension of the
+    batched values (chainrule said dimension 1)."""
+
+    def run(lib: Any) -> Any:
+        return lib.func.vmap(lambda x: x[index])(lib.ones(*shape))
+
+    _assert_same_error(run)

@@ -951,11 +951,11 @@ def _getitem(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) ->
     index = _index_tuple(args[1])
     if not batched or not _plain_index(index):
         return loop_fallback(func, args, kwargs, level)
-    if any(item is Ellipsis for item in index):
-        physical_index = (slice(None), *index)
-    else:
-        physical_index = (slice(None), *index)
-    return wrap_batched(value[physical_index], level)
+    try:
+        return wrap_batched(value[(slice(None), *index)], level)
+    except IndexError:
+        logical_zeros(args[0])[index]  # PyTorch's message, of the per-example dimensions
+        raise
 
 
 def _setitem(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> Any:
