@@ -888,6 +888,8 @@ def _gather_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int
     arguments = dict(bound.arguments)
     first = list(bound.signature.parameters)[0]
     rank = _logical_ndim(arguments[first])
+    if getattr(func, "__name__", "").rstrip("_") in _INDEX_ALONG_DIM:
+        return _index_along_dim(func, bound, arguments, first, rank, level)
     for name, value in list(arguments.items()):
         if isinstance(value, Tensor) and (name != first or True):
             if isinstance(value, Tensor) and value.dim() == 0 and name not in (first, "index"):
@@ -909,6 +911,39 @@ def _gather_like(func: Callable[..., Any], args: tuple, kwargs: dict, level: int
         return args[0]
     return wrap_batched(_call_bound(func, bound, arguments), level)
 
+
+#: Ops whose ``index`` is one vector of positions along ``dim`` for the whole tensor: it stays
+#: as it is when not batched (the others' index has the tensor's shape, batched with it).
+_INDEX_ALONG_DIM = frozenset({"index_add", "index_copy", "index_fill"})
+
+
+def _index_along_dim(
+    func: Callable[..., Any],
+    bound: inspect.BoundArguments,
+    arguments: dict,
+    first: str,
+    rank: int,
+    level: int,
+) -> Any:
+    """``index_add``/``index_copy``/``index_fill``: ``self`` and ``source`` batched (expanded if
+    not), the index vector as it is, ``dim`` shifted past the batch; per example when the index
+    is batched. A 0-d fill value batched per example also goes per example."""
+    index = arguments.get("index")
+    value = arguments.get("value")
+    if (isinstance(index, Tensor) and unwrap(index, level)[1]) or (
+        isinstance(value, Tensor) and unwrap(value, level)[1]
+    ):
+        return loop_fallback(func, bound.args, bound.kwargs, level)
+    arguments[first] = _materialize(arguments[first], level)
+    if isinstance(arguments.get("source"), Tensor):
+        source = arguments["source"]
+        if rank == 0:  # (a 0-d self: index positions along a dim of one)
+            return loop_fallback(func, bound.args, bound.kwargs, level)
+        arguments["source"] = _materialize(source, level)
+    if rank == 0:
+        return loop_fallback(func, bound.args, bound.kwargs, level)
+    arguments["dim"] = _shift(arguments["dim"], rank)
+    return wrap_batched(_call_bound(func, bound, arguments), level)
 
 _register(
     [
