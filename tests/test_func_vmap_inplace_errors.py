@@ -305,3 +305,35 @@ def test_index_errors_name_per_example_dimensions(index: Any, shape: tuple[int, 
         return lib.func.vmap(lambda x: x[index])(lib.ones(*shape))
 
     _assert_same_error(run)
+
+
+MASKED_FILLS: dict[str, Callable[[Any], Any]] = {
+    "in_place_mask_too_long": lambda lib: lib.ones(2, 3).masked_fill_(
+        lib.ones(4, dtype=lib.bool), 0
+    ),
+    "in_place_mask_rows": lambda lib: lib.ones(2, 3).masked_fill_(
+        lib.ones(5, 3, dtype=lib.bool), lib.tensor(0.0)
+    ),
+    "in_place_value_rank_first": lambda lib: lib.ones(2, 3).masked_fill_(
+        lib.ones(4, dtype=lib.bool), lib.ones(2)
+    ),
+    "in_place_broadcasting_self": lambda lib: lib.ones(3).masked_fill_(
+        lib.ones(2, 3, dtype=lib.bool), 0
+    ),
+    "out_of_place_mask_too_long": lambda lib: lib.ones(2, 3).masked_fill(
+        lib.ones(4, dtype=lib.bool), 0
+    ),
+    "out_of_place_shape_first": lambda lib: lib.ones(2, 3).masked_fill(
+        lib.ones(4, dtype=lib.bool), lib.ones(2)
+    ),
+    "under_vmap_grad": lambda lib: lib.func.vmap(
+        lib.func.grad(lambda x: (x * 1).masked_fill_(lib.ones(4, dtype=lib.bool), 0).sum())
+    )(lib.ones(2, 3)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MASKED_FILLS))
+def test_masked_fill_errors_in_pytorchs_order(name: str) -> None:
+    """In place, PyTorch checks the value's rank, then broadcasts ``self`` ("tensor a") with
+    the mask; out of place the mask comes first. chainrule named the mask "tensor a" in both."""
+    _assert_same_error(MASKED_FILLS[name])

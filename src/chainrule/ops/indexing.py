@@ -1409,7 +1409,15 @@ def _(ops, grad, mask):
     return ops.where(mask, grad, 0)  # the engine sums it to the 0-d value
 
 
-@tensor_method(inplace=True)
+def _masked_fill_in_place_op(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """What ``Tensor.masked_fill_`` writes into ``input`` (its checks in the in-place order)."""
+    return _masked_fill_checked(input, mask, value, in_place=True)
+
+
+_masked_fill_in_place_op.__name__ = "masked_fill"  # (its argument errors name the function)
+
+
+@tensor_method(inplace=_masked_fill_in_place_op)
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or 0-d tensor) where ``mask`` is True.
 
@@ -1419,27 +1427,37 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
         >>> x.masked_fill(x < 0, 0.)
         tensor([1., 0., 3.])
     """
+    return _masked_fill_checked(input, mask, value, in_place=False)
+
+
+def _masked_fill_checked(input: Tensor, mask: Tensor, value: Any, in_place: bool) -> Tensor:
+    """``masked_fill`` after PyTorch's checks, in its order: the value's type, the mask's dtype,
+    then the shapes (mask with input: "tensor a" is the mask) and the value's rank; in place,
+    the value's rank first, then the shapes with ``self`` as "tensor a"."""
+    if not isinstance(value, Tensor | bool | int | float | complex):
+        raise TypeError(
+            f"masked_fill(): argument 'value' must be Number, not {type(value).__name__}"
+        )
     m = _tensor_arg("masked_fill", "mask", 2, mask)._data
     if m.dtype != _BOOL:
         raise RuntimeError(
             "masked_fill_ only supports boolean masks, but got mask with dtype "
             f"{_C_TYPE_NAMES.get(m.dtype.name, m.dtype.name)}"
         )
-    _broadcast_shape(m.shape, input._data.shape)
+    if not in_place:
+        _broadcast_shape(m.shape, input._data.shape)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(
+            "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+            f"{value._data.ndim} dimension(s)."
+        )
+    if in_place:
+        _broadcast_shape(input._data.shape, m.shape)
     if isinstance(value, Tensor):
-        if value._data.ndim:
-            raise RuntimeError(
-                "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
-                f"{value._data.ndim} dimension(s)."
-            )
         if value._data.dtype.kind == "c" and input._data.dtype.kind != "c":
             check_scalar_fits(complex(value._data), input._data.dtype, numel=1)
         check_value_tensor(value, input._data.dtype)
         return _masked_fill_tensor(input, mask, value)
-    if not isinstance(value, bool | int | float | complex):
-        raise TypeError(
-            f"masked_fill(): argument 'value' must be Number, not {type(value).__name__}"
-        )
     return _masked_fill(input, mask, fill_value_for(value, input._data.dtype))
 
 
