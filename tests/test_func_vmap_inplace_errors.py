@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import pytest
 
 import chainrule
@@ -337,3 +338,38 @@ def test_masked_fill_errors_in_pytorchs_order(name: str) -> None:
     """In place, PyTorch checks the value's rank, then broadcasts ``self`` ("tensor a") with
     the mask; out of place the mask comes first. chainrule named the mask "tensor a" in both."""
     _assert_same_error(MASKED_FILLS[name])
+
+
+MATMUL_SHAPES = [
+    ((3,), (4,)),
+    ((2, 3), (4,)),
+    ((5, 2, 3), (4,)),
+    ((5, 2, 3), (4, 2)),
+    ((5, 2, 3), (7, 4, 2)),
+    ((4, 1, 2, 3), (2, 7, 3, 2)),
+    ((2, 3), (3, 2)),
+    ((5, 2, 3), (5, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("batched", ["a", "b", "both"])
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_shape_errors_as_pytorch(shapes: tuple, batched: str) -> None:
+    """``a @ b`` under vmap whose shapes do not multiply: PyTorch's message is that of its
+    decomposition ("size mismatch, got input (20), mat (20x3), vec (4)", "mat1 and mat2 shapes
+    cannot be multiplied (2x3 and 4x2)", bmm's, or the logical batch dims' broadcast error);
+    chainrule gave its own product's (other shapes, other dims)."""
+    a_shape, b_shape = shapes
+
+    def run(lib: Any) -> Any:
+        a = lib.ones(2, *a_shape) if batched != "b" else lib.ones(*a_shape)
+        b = lib.ones(2, *b_shape) if batched != "a" else lib.ones(*b_shape)
+        dims = (None if batched == "b" else 0, None if batched == "a" else 0)
+        return lib.func.vmap(lambda x, y: x @ y, in_dims=dims)(a, b)
+
+    try:
+        expected = run(torch)
+    except RuntimeError:
+        _assert_same_error(run)
+    else:
+        np.testing.assert_array_equal(run(chainrule).numpy(), expected.numpy())

@@ -33,6 +33,7 @@ from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..nn import functional as F
 from ..ops import shape as shape_ops
+from ..ops._dispatch import broadcast_error
 from ..ops.creation import zeros, zeros_like
 from ..ops.linalg import matmul
 from ._batched import (
@@ -1054,6 +1055,8 @@ def _matmul(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> 
         raise RuntimeError(
             f"both arguments to matmul need to be at least 1D, but they are {a_ndim}D and {b_ndim}D"
         )
+    if name not in ("mm", "mv", "bmm", "dot"):
+        _check_matmul_shapes(a, b, level)
     fast = _matmul_with_plain_matrix(name, a, b, level)
     if fast is not None:
         return fast
@@ -1078,6 +1081,38 @@ def _matmul(func: Callable[..., Any], args: tuple, kwargs: dict, level: int) -> 
     if squeeze_a:
         result = result.squeeze(-2 if not squeeze_b else -1)
     return result
+
+
+def _check_matmul_shapes(a: Any, b: Any, level: int) -> None:
+    """PyTorch's error for ``a @ b`` whose logical shapes do not multiply: its matmul under
+    vmap is its decomposition (a folded matrix-vector product, ``mm`` with the batch as
+    columns, ``bmm`` over the batch), so the error is that product's, of zeros here."""
+    a_shape, b_shape = tuple(a._data.shape), tuple(b._data.shape)
+    n = a_shape[-1]
+    m = b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+    batch_error = None
+    if len(a_shape) > 2 and len(b_shape) > 2:
+        batch_error = broadcast_error(
+            *(np.broadcast_to(np.empty((), bool), s[:-2]) for s in (a_shape, b_shape))
+        )
+    if n == m and batch_error is None:
+        return
+    if batch_error is not None and n == m:
+        raise batch_error
+    a_batched, b_batched = unwrap(a, level)[1], unwrap(b, level)[1]
+    size = batch_size(level)
+    rows = int(np.prod(a_shape[:-1], dtype=np.int64))
+    with no_grad():
+        if len(b_shape) == 1 and a_batched and not b_batched:
+            matmul(zeros(size, *a_shape), zeros(m))  # (B*rows, n) @ (m,)
+        elif len(b_shape) == 1 and b_batched and not a_batched:
+            matmul(zeros(rows, n), zeros(m, size))  # the batch as columns
+        elif len(b_shape) == 2 and a_batched and not b_batched:
+            matmul(zeros(size * rows, n), zeros(*b_shape))  # the batch folded into the rows
+        elif len(b_shape) == 1 and len(a_shape) > 2 or len(a_shape) > 2 and len(b_shape) == 2:
+            matmul(zeros(size, rows, n), zeros(size, *b_shape[-2:] if len(b_shape) > 1 else (m, 1)))
+    if batch_error is not None:
+        raise batch_error
 
 
 def _matmul_with_plain_matrix(name: str, a: Any, b: Any, level: int) -> Any:
