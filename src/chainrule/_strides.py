@@ -34,7 +34,7 @@ __all__ = [
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving", "layout",
-    "memory_format", "check_memory_format",
+    "memory_format", "check_memory_format", "dim_order",
 ]
 
 class layout:
@@ -67,6 +67,61 @@ class memory_format:
 
     def __reduce__(self) -> str:
         return self._name
+
+
+def _outer_first(shape: Sequence[int], strides: Sequence[int], a: int, b: int) -> int:
+    """PyTorch's comparison of dimensions ``a`` and ``b`` for a permutation from the outermost
+    dimension: 1 if ``a`` lies inside ``b`` in memory (swap them), -1 if outside, 0 if
+    undecided (a zero stride, or equal strides and lengths)."""
+
+    def at_least(x: int, y: int) -> bool:  # (x >= y, a length of 0 counting as the larger)
+        if y == 0:
+            return True
+        if x == 0:
+            return False
+        return x >= y or x % y == 0
+
+    stride_a, stride_b = strides[a], strides[b]
+    if stride_a == 0 or stride_b == 0:
+        return 0
+    if stride_a == stride_b:
+        return 0 if at_least(shape[b], shape[a]) else 1
+    if at_least(stride_b, stride_a):
+        return -1
+    return 1 if at_least(stride_a, stride_b) else 0
+
+
+def dim_order(array: np.ndarray) -> tuple[list[int], bool]:
+    """The dimensions of ``array`` from the outermost in memory to the innermost (PyTorch's
+    logical to physical permutation of an element-wise result), and whether that order is not
+    the only one (two neighbours the comparison leaves undecided)."""
+    shape, strides = array.shape, element_strides(array)
+    ndim = len(shape)
+    if ndim == 0:
+        return [], False
+    if ndim == 1:
+        return [0], False
+    contiguous = is_contiguous_as(array, contiguous_format)
+    channels = is_contiguous_as(array, channels_last)
+    if contiguous and not channels:
+        return list(range(ndim)), False
+    if channels and not contiguous:
+        return [0, *range(2, ndim), 1], False
+    # an insertion sort from the innermost dimension, stopping at the first decided comparison
+    order = list(reversed(range(ndim)))
+    for i in range(1, ndim):
+        right = i
+        for left in reversed(range(i)):
+            comparison = _outer_first(shape, strides, order[left], order[right])
+            if comparison > 0:
+                order[left], order[right] = order[right], order[left]
+                right = left
+            elif comparison < 0:
+                break
+    ambiguous = any(
+        _outer_first(shape, strides, order[i], order[i + 1]) != -1 for i in range(ndim - 1)
+    )
+    return list(reversed(order)), ambiguous
 
 
 def check_memory_format(name: str, value: Any) -> None:

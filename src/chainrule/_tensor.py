@@ -25,8 +25,10 @@ from ._strides import (
     MEMORY_FORMATS,
     TypedStorage,
     UntypedStorage,
+    dim_order,
     element_strides,
     is_contiguous_as,
+    memory_format,
     storage_root,
     typed_storage,
     untyped_storage,
@@ -479,6 +481,37 @@ class Tensor(TensorMethods):
         if type(self._data) is MetaArray:
             return _meta_contiguous(self._data, memory_format)
         return is_contiguous_as(self._data, memory_format)
+
+    def dim_order(self, *, ambiguity_check: bool | list[Any] = False) -> tuple[int, ...]:
+        """The dimensions from the outermost in memory to the innermost (``(0, 2, 3, 1)`` for
+        channels-last). With ``ambiguity_check=True`` a layout with several such orders (a
+        dimension of size 1, equal strides) raises; with a list of memory formats, a layout
+        that is exactly one of them is accepted."""
+        formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+        if not isinstance(ambiguity_check, bool) and not (
+            isinstance(ambiguity_check, list)
+            and all(isinstance(f, memory_format) for f in ambiguity_check)
+        ):
+            raise TypeError(
+                "The ambiguity_check argument must be a bool or a list of memory formats."
+            )
+        check = ambiguity_check if isinstance(ambiguity_check, bool) else True
+        data = self._data
+        if check:
+            strides = element_strides(data)
+            several = any(a == b for a, b in zip(strides, strides[1:], strict=False)) or any(
+                n == 1 for n in data.shape
+            )
+            matching = sum(is_contiguous_as(data, f) for f in formats)
+            if several and matching != 1:
+                raise RuntimeError(
+                    "The tensor does not have unique dim order, or cannot map to exact one of "
+                    "the given memory formats."
+                )
+        order, ambiguous = dim_order(data)
+        if ambiguous and bool(ambiguity_check):
+            raise RuntimeError("The tensor does not have unique dim order.")
+        return tuple(order)
 
     # ------------------------------------------------------------------------------------------
     # shape, dtype, device
