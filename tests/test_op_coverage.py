@@ -111,8 +111,10 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "Tensor.new_ones", "Tensor.new_tensor", "Tensor.new_zeros",
     ),
     "global state: grad and anomaly modes, default dtype, printing, random seeds "
-    "(tests/test_grad_mode.py, test_anomaly.py, test_printing.py, test_creation.py)": (
+    "(tests/test_grad_mode.py, test_anomaly.py, test_printing.py, test_creation.py, "
+    "test_set_default_tensor_type.py)": (
         "torch.get_default_dtype", "torch.set_default_dtype", "torch.set_printoptions",
+        "torch.set_default_tensor_type",
         "torch.get_rng_state", "torch.set_rng_state", "torch.initial_seed", "torch.manual_seed",
         "torch.seed", "torch.is_anomaly_check_nan_enabled", "torch.is_anomaly_enabled",
         "torch.is_grad_enabled", "torch.is_inference_mode_enabled",

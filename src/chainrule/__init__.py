@@ -106,6 +106,7 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .autograd.variable import legacy_tensor_type as _legacy
+from .autograd.variable import set_default_tensor_type
 from .nn._torch_namespace import *  # noqa: F403 - conv2d, batch_norm, max_pool2d, dropout ...
 from .ops.activation import log_softmax, softmax
 from .ops.combinatorics import *  # noqa: F403 - combinations, vander
@@ -166,6 +167,7 @@ __version__ = "0.1.0"
 FloatTensor = _legacy("FloatTensor", float32)
 DoubleTensor = _legacy("DoubleTensor", float64)
 HalfTensor = _legacy("HalfTensor", float16)
+BFloat16Tensor = _legacy("BFloat16Tensor", bfloat16)
 LongTensor = _legacy("LongTensor", int64)
 IntTensor = _legacy("IntTensor", int32)
 ShortTensor = _legacy("ShortTensor", int16)

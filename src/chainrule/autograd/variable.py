@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, make_tensor, wrap
 
-__all__ = ["Variable", "legacy_tensor_type"]
+__all__ = ["Variable", "legacy_tensor_type", "set_default_tensor_type"]
 
 
 class _VariableMeta(type):
@@ -100,3 +100,38 @@ def legacy_tensor_type(name: str, dtype: _dtype.dtype) -> type:
     namespace = {"__new__": new, "_dtype": dtype,
                  "__doc__": f"Legacy constructor for {dtype!r} tensors."}
     return _LegacyTypeMeta(name, (), namespace)
+
+
+_DEFAULT_TYPE_WARNED = [False]
+
+
+def set_default_tensor_type(t: Any) -> None:
+    """Deprecated as in PyTorch (it warns once): ``set_default_dtype`` with the dtype of a
+    floating-point legacy type (``torch.DoubleTensor``, or its name ``"torch.DoubleTensor"``).
+    """
+    if isinstance(t, str):
+        import importlib
+
+        module_name, _, attribute = t.rpartition(".")
+        if module_name.split(".")[0] == "torch":  # (code written for torch names its types so)
+            module_name = "chainrule" + module_name[len("torch"):]
+        t = getattr(importlib.import_module(module_name), attribute)
+    if not isinstance(t, _LegacyTypeMeta):
+        raise TypeError(
+            "invalid type object: only floating-point types are supported as the default type"
+        )
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    if not _DEFAULT_TYPE_WARNED[0]:
+        _DEFAULT_TYPE_WARNED[0] = True
+        from .._frames import user_stacklevel
+
+        warnings.warn(
+            "torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+            "torch.set_default_dtype() and torch.set_default_device() as alternatives. "
+            "(Triggered internally at /__w/pytorch/pytorch/torch/csrc/tensor/python_tensor.cpp:"
+            "434.)",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+    _dtype.set_default_dtype(t.dtype)
