@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._dtype import SCALAR_TYPE_NAMES, from_numpy_dtype
 from ..._frames import user_stacklevel
 from ..._strides import empty_preserving_layout, layout_order
 from ..._tensor import Tensor, wrap
@@ -34,8 +35,18 @@ def _mask(shape: tuple[int, ...], p: float, dtype: np.dtype) -> np.ndarray:
 def _scaled(keep: np.ndarray, p: float, dtype: np.dtype) -> np.ndarray:
     """The mask ``keep`` in ``dtype`` divided by ``1 - p`` as PyTorch's ``div_`` by a number
     does it: in float32 for the half types (and float32), rounded once."""
+    _refuse_integer_noise(dtype)
     work = _work_dtype(dtype)
     return (keep.astype(dtype).astype(work) / work.type(1 - p)).astype(dtype)
+
+
+def _refuse_integer_noise(dtype: np.dtype) -> None:
+    """PyTorch's error for dropout of an integer or bool input (0 < p < 1, training): its noise
+    has the input's dtype, and dividing it in place by ``1 - p`` (multiplying, for alpha
+    dropout) cannot keep it. The mask is drawn first, as PyTorch's ``bernoulli_`` is."""
+    if np.dtype(dtype).kind in "iub":
+        name = SCALAR_TYPE_NAMES[from_numpy_dtype(np.dtype(dtype))]
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
 
 
 def _work_dtype(dtype: np.dtype) -> np.dtype:
@@ -188,6 +199,7 @@ def alpha_noise(
         noise = random_streams.bernoulli(default_generator.rng, 1 - p, shape).astype(dtype)
     else:
         noise = _keep_in_layout(like, p).astype(dtype)
+    _refuse_integer_noise(dtype)
     a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
 
     def step(values: np.ndarray, fn: Any) -> np.ndarray:
