@@ -1137,7 +1137,9 @@ def _pow_tensor(self, exponent):
 @_pow_tensor.derivative("self")
 def _(ops, grad, self, exponent, result):
     # Where the exponent is 0 the derivative is 0, even at a zero or infinite base. (Complex
-    # values: the conjugate of the local derivative, as everywhere.)
+    # values: the conjugate of the local derivative, as everywhere.) A bool exponent: PyTorch's
+    # formula computes ``exponent - 1``, which refuses a bool tensor.
+    _check_bool_sub(exponent._data if isinstance(exponent, Tensor) else exponent, 1)
     power = (
         self ** (exponent - 1)
         if isinstance(self, Tensor)
