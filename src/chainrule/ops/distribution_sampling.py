@@ -791,7 +791,7 @@ _CPP_TYPE_NAMES = {
     "int8": "signed char",
     "uint8": "unsigned char",
     "bool": "bool",
-    "uint16": "unsigned short",
+    "uint16": "short unsigned int",
     "uint32": "unsigned int",
     "uint64": "unsigned long",
 }
@@ -956,6 +956,9 @@ def log_normal_(
 
 _TYPE_NAMES = {
     "uint8": "unsigned char",
+    "uint16": "short unsigned int",
+    "uint32": "unsigned int",
+    "uint64": "long unsigned int",
     "int8": "signed char",
     "int16": "short int",
     "int32": "int",
@@ -1055,8 +1058,10 @@ def _full_range(self: np.ndarray, generator: Any) -> np.ndarray:
 
 @op("RandomBackward0", promote=KEEP, half_native=True)
 def _random_from_to(self, low, high, generator, from_only):
-    # (``random_(from, to=None)`` of an int32 tensor draws 64 bits per element, as PyTorch's)
-    return _integers(self, low, high, generator, from_only and self.dtype == np.int32)
+    # (``random_(from, to=None)`` of an int32 or uint32 tensor draws 64 bits per element, as
+    # PyTorch's)
+    wide = from_only and self.dtype in (np.int32, np.uint32)
+    return _integers(self, low, high, generator, wide)
 
 
 @op("RandomBackward1", promote=KEEP, half_native=True)
@@ -1104,6 +1109,8 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
             )
         if high is None:
             _check_in_range(a, int(low), "from")
+            if a.dtype == np.uint64:  # (PyTorch's largest value, as int64, is -1)
+                _check_in_range(a, -1, "to - 1")
             digits = _DIGITS.get(a.dtype.name)
             top = 2**digits if digits is not None else _value_range(a)[1]
             return apply_inplace(self, _random_from_to, int(low), top, generator, True)
@@ -1122,4 +1129,7 @@ def random_(self: Tensor, *args: Any, generator: Generator | None = None, **kwar
             )
         _check_in_range(a, int(high) - 1, "to - 1")
         return apply_inplace(self, _random_to, int(high) - 1, generator)
+    if a.dtype in (np.uint16, np.uint32, np.uint64):
+        name = SCALAR_TYPE_NAMES[from_numpy_dtype(a.dtype)]
+        raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{name}'")
     return apply_inplace(self, _random_full, generator)
