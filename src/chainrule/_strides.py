@@ -585,21 +585,23 @@ def on_storage(flat: np.ndarray, shape: Sequence[int], strides: Sequence[int],
     return out
 
 
-def with_strides(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...]
-                 ) -> np.ndarray:
-    """A view of ``array`` with ``shape`` and ``strides`` (in elements) that reaches no element
-    other than those of a plain view of it: for an empty array (no element is ever read), or
-    strides that differ from a plain view's only in dimensions of size 1 (never stepped along).
-    They are PyTorch's strides where NumPy's differ (``zeros(0, 3).t().stride()`` is
-    ``(1, 3)``; ``unsqueeze(-1)`` of a transposed matrix gives the new dimension stride 1).
+def with_strides(array: np.ndarray, shape: tuple[int, ...], strides: tuple[int, ...],
+                 offset: int = 0) -> np.ndarray:
+    """A view of ``array`` with ``shape`` and ``strides`` (in elements), starting ``offset``
+    elements after it, that reaches no element other than those of a plain view of it: for an
+    empty array (no element is ever read), or strides that differ from a plain view's only in
+    dimensions of size 1 (never stepped along). They are PyTorch's strides where NumPy's differ
+    (``zeros(0, 3).t().stride()`` is ``(1, 3)``; ``unsqueeze(-1)`` of a transposed matrix gives
+    the new dimension stride 1; an empty slice keeps PyTorch's start and step).
     """
     byte_strides = tuple(s * array.itemsize for s in strides)
     # Made on the array that owns the memory, so that the view's ``base`` chain leads there
     # (``storage_offset()`` and ``untyped_storage()`` follow it; ``as_strided`` would break it).
     root = storage_root(array)
     try:
-        offset = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-        out = np.ndarray(shape, array.dtype, buffer=root, offset=offset, strides=byte_strides)
+        start = array.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+        start += offset * array.itemsize
+        out = np.ndarray(shape, array.dtype, buffer=root, offset=start, strides=byte_strides)
     except (TypeError, ValueError, BufferError):  # an owner without the buffer protocol
         from numpy.lib.stride_tricks import as_strided
 

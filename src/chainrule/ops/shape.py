@@ -775,7 +775,18 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 @op("SliceBackward0", view=True)
 def _slice(self, dim, start, end, step):
     # Python's slice semantics are PyTorch's for positive steps: bounds are clamped.
-    return _with_torch_strides(self)[(slice(None),) * dim + (slice(start, end, step),)]
+    source = _with_torch_strides(self)
+    out = source[(slice(None),) * dim + (slice(start, end, step),)]
+    if out.size:
+        return out
+    # An empty result: NumPy keeps the dimension's stride and the source's start where
+    # PyTorch's slice multiplies the stride by the step and moves the start to the (clamped)
+    # first index: zeros(4, 5)[4:] starts at element 20, zeros(6, 0)[:, ::3] has stride 3.
+    first = slice(start, end, step).indices(source.shape[dim])[0]
+    strides = list(element_strides(source))
+    offset = first * strides[dim]
+    strides[dim] *= step
+    return with_strides(source, out.shape, tuple(strides), offset)
 
 
 @_slice.derivative("self")
