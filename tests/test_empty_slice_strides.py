@@ -43,3 +43,30 @@ def test_empty_slice_layout(code: str) -> None:
         return tuple(t.shape), t.stride(), t.storage_offset(), t.is_contiguous(), t.dim_order()
 
     same_outcome(program)
+
+
+EMPTY_LAYOUTS = [
+    "zeros(4, 5)[4:, ::2]",
+    "zeros(6, 0, 4)[:, ::3]",
+    "zeros(0, 5).t()",
+    "zeros(3, 0, 2).permute(2, 0, 1)",
+    "zeros(4, 5)[:, 5:].t()",
+    "zeros(0, 3)",
+]
+
+
+@pytest.mark.parametrize("code", EMPTY_LAYOUTS)
+def test_copies_and_like_factories_keep_an_empty_tensors_strides(code: str) -> None:
+    # (PyTorch's empty_like(preserve_format) and clone keep the strides of an empty tensor,
+    # which counts as dense; chainrule gave them contiguous strides)
+    def program(lib: Any) -> Any:
+        t = eval(f"lib.{code}")  # noqa: S307 - the test's own expressions
+        made = [
+            lib.empty_like(t), lib.zeros_like(t), lib.ones_like(t), lib.full_like(t, 2),
+            lib.rand_like(t), lib.randn_like(t), lib.randint_like(t, 3), t.clone(),
+            t.to(lib.float64), t.contiguous(),
+            lib.empty_like(t, memory_format=lib.contiguous_format),
+        ]
+        return [m.stride() for m in made], [m.dtype for m in made]
+
+    same_outcome(program)

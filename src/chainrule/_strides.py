@@ -178,7 +178,9 @@ def _row_major_strides(array: np.ndarray) -> bool:
 
 def copy_preserving_layout(array: np.ndarray, dtype: np.dtype | None = None) -> np.ndarray:
     """A copy of ``array`` (cast to ``dtype`` if given) in the layout PyTorch's ``clone()`` and
-    ``to()`` give it."""
+    ``to()`` give it (an empty array keeps its strides, as PyTorch's)."""
+    if not array.size:
+        return empty_like_preserving(array, dtype)
     if array.flags.c_contiguous and (1 not in array.shape or _row_major_strides(array)):
         return array.astype(array.dtype if dtype is None else dtype)
     out = empty_preserving_layout(array, dtype)

@@ -794,7 +794,7 @@ def _empty_like_array(x: np.ndarray, dtype: np.dtype, memory_format: Any) -> np.
     if type(x) is MetaArray:  # (to another device: contiguous memory of the meta's shape)
         x = np.empty(x.shape, x.dtype)
     if memory_format is None or memory_format == _strides.preserve_format:
-        return _strides.empty_preserving_layout(x, dtype)
+        return _strides.empty_like_preserving(x, dtype)
     _strides.memory_format_strides(x.shape, memory_format)  # (PyTorch's error for the rank)
     return _strides.empty_in_memory_format(x.shape, dtype, memory_format)
 
@@ -806,6 +806,10 @@ def _drawn_like(
     memory order, as PyTorch fills the strided result (so a seed gives PyTorch's values).
     ``serial_draw`` draws that memory when the result is not contiguous, for a kernel that
     fills such a tensor otherwise than a contiguous one (``normal_``: element by element)."""
+    if not input._data.size and not PER_EXAMPLE_DRAWS:  # (nothing drawn: only the layout)
+        drawn = draw(input._data.shape, **kwargs)
+        laid_out = _empty_like_array(input._data, drawn._data.dtype, memory_format)
+        return make_tensor(laid_out, bool(kwargs.get("requires_grad", False)))
     if PER_EXAMPLE_DRAWS or (
         input._data.flags.c_contiguous and memory_format in (None, _strides.preserve_format)
     ):
