@@ -997,11 +997,12 @@ class Module:
 
     def to(self: T, *args: Any, **kwargs: Any) -> T:
         """Cast floating (and complex) parameters and buffers: ``to(dtype)``, ``to(device)``,
-        ``to(tensor)``, ``to(device, dtype)``."""
+        ``to(tensor)``, ``to(device, dtype)``; ``memory_format=`` lays out their 4-d (and 5-d)
+        ones so (``channels_last`` for a convolution's weight)."""
         dtype = kwargs.pop("dtype", None)
         kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
+        memory_format = kwargs.pop("memory_format", None)
         if kwargs:
             raise TypeError(
                 f"to() received an invalid combination of arguments - got {sorted(kwargs)}"
@@ -1011,14 +1012,14 @@ class Module:
                 dtype = arg
             elif isinstance(arg, Tensor):
                 dtype = arg.dtype
-        if dtype is None:
+        if dtype is None and memory_format is None:
             return self
-        if not (dtype.is_floating_point or dtype.is_complex):
+        if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
                 "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                 f"dtype={dtype}"
             )
-        if dtype.is_complex:
+        if dtype is not None and dtype.is_complex:
             warnings.warn(
                 "Complex modules are a new feature under active development whose design may "
                 "change, and some modules might not work as expected when using complex tensors "
@@ -1027,7 +1028,15 @@ class Module:
                 "complex module does not work as expected.",
                 stacklevel=2,
             )
-        return self._apply(lambda t: t.to(dtype) if t.is_floating_point() or t.is_complex() else t)
+
+        def convert(t: Tensor) -> Tensor:
+            castable = dtype is not None and (t.is_floating_point() or t.is_complex())
+            cast = dtype if castable else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(cast or t.dtype, memory_format=memory_format)
+            return t if cast is None else t.to(cast)
+
+        return self._apply(convert)
 
     def float(self: T) -> T:
         """Cast floating parameters and buffers to float32."""
