@@ -182,10 +182,14 @@ cdouble_method = _cast(_dtype.complex128, "cdouble")
 
 @tensor_method
 def cpu(self: Tensor, memory_format: Any = None) -> Tensor:
-    """``self`` (chainrule tensors live on the CPU; a meta tensor has no data to copy)."""
+    """``self`` (chainrule tensors live on the CPU; a meta tensor has no data to copy), or a
+    copy laid out in ``memory_format`` when it asks for another layout (``to``'s rule)."""
+    check_memory_format("cpu", memory_format)
     if type(self._data) is MetaArray:
         raise NotImplementedError(NO_DATA_MESSAGE)
-    return self
+    if memory_format is None or memory_format == preserve_format:
+        return self
+    return to(self, memory_format=memory_format)
 
 
 @tensor_method

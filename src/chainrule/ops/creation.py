@@ -694,10 +694,20 @@ def empty(
     memory_format: Any = None,
     **kwargs: Any,
 ) -> Tensor:
-    """An uninitialised tensor."""
+    """An uninitialised tensor (laid out in ``memory_format``: ``channels_last`` for 4-d)."""
     _strides.check_memory_format("empty", memory_format)
     meta = _check_device(device)
-    return _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad, meta)
+    out = _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad, meta)
+    if memory_format is None or memory_format == _strides.contiguous_format or meta:
+        return out
+    if memory_format == _strides.preserve_format:
+        raise RuntimeError("unsupported memory format Preserve")
+    shape = out._data.shape
+    strides = _strides.memory_format_strides(shape, memory_format)  # (its error for the rank)
+    laid_out = _strides.empty_in_memory_format(shape, out._data.dtype, memory_format)
+    if not laid_out.size:  # (NumPy's strides of an empty array are not the format's)
+        laid_out = _strides.with_strides(laid_out, shape, strides)
+    return make_tensor(laid_out, out.requires_grad)
 
 
 def _size_keyword(size: tuple, kwargs: dict[str, Any]) -> tuple:
