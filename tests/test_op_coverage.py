@@ -83,7 +83,7 @@ _REASONS: dict[str, tuple[str, ...]] = {
         "Tensor.ndimension", "Tensor.nelement", "Tensor.numpy",
         "Tensor.tolist",
         "Tensor.untyped_storage", "Tensor.storage", "torch.is_complex", "torch.is_floating_point",
-        "Tensor.const_data_ptr", "Tensor.dim_order",
+        "Tensor.const_data_ptr", "Tensor.dim_order", "Tensor.is_pinned", "Tensor.pin_memory",
         "torch.is_tensor", "torch.numel", "torch.can_cast", "torch.promote_types",
         "torch.result_type",
         "Tensor.is_neg", "Tensor.is_nonzero", "Tensor.is_same_size", "Tensor.is_signed",

@@ -647,6 +647,22 @@ class Tensor(TensorMethods):
         """The address of the first element."""
         return int(self._data.__array_interface__["data"][0])
 
+    def is_pinned(self, device: Any = None) -> bool:
+        """False: there is no pinned (page-locked) memory without an accelerator."""
+        if device is not None:
+            warnings.warn(
+                "The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass "
+                "this argument. (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/Memory.cpp:31.)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+        return False
+
+    def pin_memory(self, device: Any = None) -> Tensor:
+        """PyTorch's error on a machine without an accelerator: memory cannot be pinned."""
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+
     def const_data_ptr(self) -> int:
         """The address of the first element (PyTorch's read-only twin of ``data_ptr``)."""
         return self.data_ptr()

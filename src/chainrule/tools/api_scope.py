@@ -63,8 +63,7 @@ OUT_OF_SCOPE: list[tuple[str, str, tuple[str, ...]]] = [
      ("ipu", "xpu", "mtia", "is_ipu", "is_xpu", "is_mtia", "is_maia", "is_mps", "is_vulkan",
       "is_xla", "is_mkldnn", "to_mkldnn", "record_stream")),
     ("Tensor", "storage objects and shared memory",
-     ("storage_type", "share_memory_", "is_shared", "pin_memory", "is_pinned",
-      "is_set_to", "module_load")),
+     ("storage_type", "share_memory_", "is_shared", "is_set_to", "module_load")),
     ("Tensor", "nested tensors", ("is_nested", "to_padded_tensor")),
     ("nn", "multi-device modules (data-parallel training is DistributedDataParallel over MPI, "
            "issue 19; DataParallel is CPU-only PyTorch's pass-through)", ("SyncBatchNorm",)),

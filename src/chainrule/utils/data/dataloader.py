@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -55,6 +56,7 @@ class DataLoader:
         self.dataset = dataset
         self.num_workers = num_workers
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
         self.generator = generator
@@ -112,6 +114,18 @@ class DataLoader:
         # As PyTorch's iterator, which draws its workers' base seed (an int64 ``random_()``)
         # from ``generator`` or the default generator when it is made, so that the random
         # numbers drawn after a pass over the data are PyTorch's, shuffled or not.
+        if self.pin_memory and self.pin_memory_device:
+            warnings.warn(
+                "pin_memory_device is deprecated, the current accelerator will be used as the "
+                f"device,ignore pin_memory_device='{self.pin_memory_device}'.",
+                stacklevel=2,
+            )
+        if self.pin_memory:  # (PyTorch's warning without an accelerator; nothing is pinned)
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, then device "
+                "pinned memory won't be used.",
+                stacklevel=2,
+            )
         rng = (self.generator or default_generator).rng
         self._base_seed = int(random_streams.random64(rng, 1)[0] % np.uint64(2**63))
         return self._batches()
