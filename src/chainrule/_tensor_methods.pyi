@@ -624,7 +624,6 @@ class TensorMethods:
         device: Any = ...,
         requires_grad: _bool = ...,
         layout: Any = ...,
-        pin_memory: _bool = ...,
     ) -> Tensor: ...
     def new_zeros(
         self,

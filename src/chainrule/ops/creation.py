@@ -256,6 +256,15 @@ def _resolve_dtype(dtype: Any) -> DType | None:
     return None if dtype is None else to_dtype(dtype)
 
 
+def _check_pin_memory(pin_memory: Any) -> None:
+    """PyTorch's CPU build's error for ``pin_memory=True``: nothing can pin the memory."""
+    if pin_memory:
+        raise RuntimeError(
+            "pin_memory=True requires a CUDA or other accelerator backend; no pinned memory "
+            "allocator is available on this system."
+        )
+
+
 def _check_device(device: Any) -> bool:
     """PyTorch's errors for an unavailable device; whether the factory makes a meta tensor
     (``device="meta"``, or none given under ``with torch.device("meta")``)."""
@@ -307,6 +316,7 @@ def tensor(
         tensor([[1, 2],
                 [3, 4]])
     """
+    _check_pin_memory(pin_memory)
     if type(requires_grad) is not builtins.bool:
         _check_requires_grad("tensor", requires_grad, none_ok=False)
     if (
@@ -664,6 +674,7 @@ def zeros(
     **kwargs: Any,
 ) -> Tensor:
     """A tensor of zeros, e.g. ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    _check_pin_memory(pin_memory)
     meta = _check_device(device)
     return _filled("zeros", 0, _size_keyword(size, kwargs), dtype, requires_grad, meta)
 
@@ -679,6 +690,7 @@ def ones(
     **kwargs: Any,
 ) -> Tensor:
     """A tensor of ones."""
+    _check_pin_memory(pin_memory)
     meta = _check_device(device)
     return _filled("ones", 1, _size_keyword(size, kwargs), dtype, requires_grad, meta)
 
@@ -695,6 +707,7 @@ def empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor (laid out in ``memory_format``: ``channels_last`` for 4-d)."""
+    _check_pin_memory(pin_memory)
     _strides.check_memory_format("empty", memory_format)
     meta = _check_device(device)
     out = _filled("empty", None, _size_keyword(size, kwargs), dtype, requires_grad, meta)
@@ -728,8 +741,10 @@ def empty_strided(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor (strides are chosen by NumPy)."""
+    _check_pin_memory(pin_memory)
     if _check_device(device):
         shape = _size_args("empty_strided", (tuple(size),))
         d = _resolve_dtype(dtype) or _dtype.get_default_dtype()
@@ -760,6 +775,7 @@ def full(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """A tensor filled with ``fill_value`` (its dtype follows the value unless given).
 
@@ -768,6 +784,7 @@ def full(
         >>> torch.full((2,), 7)
         tensor([7, 7])
     """
+    _check_pin_memory(pin_memory)
     meta = _check_device(device)
     if not isinstance(size, list | tuple):
         raise TypeError(
@@ -846,9 +863,11 @@ def zeros_like(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _check_pin_memory(pin_memory)
     _strides.check_memory_format("zeros_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("zeros_like", input, dtype, requires_grad, memory_format)
@@ -865,9 +884,11 @@ def ones_like(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """Ones with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _check_pin_memory(pin_memory)
     _strides.check_memory_format("ones_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("ones_like", input, dtype, requires_grad, memory_format)
@@ -884,10 +905,12 @@ def empty_like(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """Uninitialised, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    _check_pin_memory(pin_memory)
     _strides.check_memory_format("empty_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("empty_like", input, dtype, requires_grad, memory_format)
@@ -903,10 +926,12 @@ def full_like(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
     memory_format: Any = None,
 ) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    _check_pin_memory(pin_memory)
     _strides.check_memory_format("full_like", memory_format)
     if _like_is_meta(input, device):
         return _meta_like("full_like", input, dtype, requires_grad, memory_format)
@@ -1018,6 +1043,7 @@ def arange(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """Values from ``start`` up to (not including) ``end`` every ``step``.
 
@@ -1028,6 +1054,7 @@ def arange(
         >>> torch.arange(1, 2.5, 0.5)
         tensor([1.0000, 1.5000, 2.0000])
     """
+    _check_pin_memory(pin_memory)
     meta = _check_device(device)
     if end is None:
         start, end = 0, start
@@ -1188,6 +1215,7 @@ def linspace(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
 
@@ -1196,6 +1224,7 @@ def linspace(
         >>> torch.linspace(0, 1, 5)
         tensor([0.0000, 0.2500, 0.5000, 0.7500, 1.0000])
     """
+    _check_pin_memory(pin_memory)
     if not isinstance(steps, int | np.integer) or isinstance(steps, builtins.bool):
         given = [_type_name(v) for v in (start, end, steps) if v is not None]
         raise TypeError(
@@ -1318,8 +1347,10 @@ def logspace(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
+    _check_pin_memory(pin_memory)
     d = _spaced_dtype("logspace", start, end, dtype)
     start, end = _range_ends("logspace_cpu", start, end, steps, d.np, wrap=False)
     if d.is_complex:
@@ -1338,8 +1369,10 @@ def eye(
     layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
+    pin_memory: bool = False,
 ) -> Tensor:
     """The ``n x m`` identity matrix (``m`` defaults to ``n``)."""
+    _check_pin_memory(pin_memory)
     _check_device(device)
     for name, position, value in (("n", 1, n), ("m", 2, m)):
         if value is None:
@@ -1562,6 +1595,7 @@ def rand(*args: Any, **kwargs: Any) -> Tensor:
     if PER_EXAMPLE_DRAWS:
         return PER_EXAMPLE_DRAWS[-1](rand, args, kwargs)
     bound = _parse_overloads("rand", _sized_signatures("rand"), args, kwargs)
+    _check_pin_memory(bound.get("pin_memory"))
     meta = _check_device(bound["device"])
     shape = _size_args("rand", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
@@ -1579,6 +1613,7 @@ def randn(*args: Any, **kwargs: Any) -> Tensor:
     if PER_EXAMPLE_DRAWS:
         return PER_EXAMPLE_DRAWS[-1](randn, args, kwargs)
     bound = _parse_overloads("randn", _sized_signatures("randn"), args, kwargs)
+    _check_pin_memory(bound.get("pin_memory"))
     meta = _check_device(bound["device"])
     shape = _size_args("randn", (tuple(bound["size"]),))
     d = _resolve_dtype(bound["dtype"]) or _dtype.get_default_dtype()
@@ -1927,6 +1962,7 @@ def randint(*args: Any, **kwargs: Any) -> Tensor:
     if PER_EXAMPLE_DRAWS:
         return PER_EXAMPLE_DRAWS[-1](randint, args, kwargs)
     bound = _parse_overloads("randint", _RANDINT, args, kwargs)
+    _check_pin_memory(bound.get("pin_memory"))
     meta = _check_device(bound["device"])
     requires_grad = builtins.bool(bound["requires_grad"])
     low, high = builtins.int(bound.get("low") or 0), builtins.int(bound["high"])
@@ -1949,6 +1985,7 @@ def rand_like(
 ) -> Tensor:
     """Uniform samples with the shape (and dtype) of ``input``, laid out as it is."""
     _strides.check_memory_format("rand_like", _.get("memory_format"))
+    _check_pin_memory(_.get("pin_memory"))
     if _like_is_meta(input, _.get("device")):
         return _meta_like("rand_like", input, dtype, requires_grad, _.get("memory_format"))
     _check_like_input("rand_like", input)
@@ -1972,6 +2009,7 @@ def randn_like(
 ) -> Tensor:
     """Normal samples with the shape (and dtype) of ``input``, laid out as it is."""
     _strides.check_memory_format("randn_like", _.get("memory_format"))
+    _check_pin_memory(_.get("pin_memory"))
     if _like_is_meta(input, _.get("device")):
         return _meta_like("randn_like", input, dtype, requires_grad, _.get("memory_format"))
     _check_like_input("randn_like", input)
@@ -1990,6 +2028,7 @@ def randint_like(*args: Any, **kwargs: Any) -> Tensor:
     """Random integers in ``[low, high)`` with the shape (and dtype) of ``input``:
     ``randint_like(input, high)`` or ``randint_like(input, low, high)``."""
     bound = _parse_overloads("randint_like", _RANDINT_LIKE, args, kwargs)
+    _check_pin_memory(bound.get("pin_memory"))
     input = bound["input"]
     high = bound["high"]
     if isinstance(high, Tensor):
@@ -2020,6 +2059,7 @@ def randperm(
     **_: Any,
 ) -> Tensor:
     """A random permutation of ``0 .. n-1``."""
+    _check_pin_memory(_.get("pin_memory"))
     if PER_EXAMPLE_DRAWS:
         kwargs = dict(generator=generator, dtype=dtype, device=device, requires_grad=requires_grad)
         return PER_EXAMPLE_DRAWS[-1](randperm, (n,), kwargs)
@@ -2060,6 +2100,7 @@ def normal(
         >>> torch.normal(2., 0., (3,))
         tensor([2., 2., 2.])
     """
+    _check_pin_memory(pin_memory)
     tensor_mean, tensor_std = isinstance(mean, Tensor), isinstance(std, Tensor)
     if PER_EXAMPLE_DRAWS and (size is None) == (tensor_mean or tensor_std):
         kwargs = dict(

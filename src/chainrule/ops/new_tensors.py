@@ -72,6 +72,7 @@ def new_zeros(
         >>> torch.tensor([1, 2]).new_zeros(3)
         tensor([0, 0, 0])
     """
+    creation._check_pin_memory(pin_memory)
     meta = _makes_meta(self, device)
     size = _sizes("new_zeros", size, kwargs)
     return creation._filled("new_zeros", 0, size, _dtype_of(self, dtype), requires_grad, meta)
@@ -89,6 +90,7 @@ def new_ones(
     **kwargs: Any,
 ) -> Tensor:
     """Ones of ``size``, in ``self``'s dtype unless ``dtype`` is given."""
+    creation._check_pin_memory(pin_memory)
     meta = _makes_meta(self, device)
     size = _sizes("new_ones", size, kwargs)
     return creation._filled("new_ones", 1, size, _dtype_of(self, dtype), requires_grad, meta)
@@ -106,6 +108,7 @@ def new_empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor of ``size``, in ``self``'s dtype unless ``dtype`` is given."""
+    creation._check_pin_memory(pin_memory)
     meta = _makes_meta(self, device)
     size = _sizes("new_empty", size, kwargs)
     return creation._filled("new_empty", None, size, _dtype_of(self, dtype), requires_grad, meta)
@@ -125,6 +128,7 @@ def new_full(
 ) -> Tensor:
     """``fill_value`` everywhere, in ``self``'s dtype unless ``dtype`` is given (the value does
     not choose the dtype, as it does for ``torch.full``)."""
+    creation._check_pin_memory(pin_memory)
     _require("new_full", "size", size)
     _require("new_full", "fill_value", fill_value)
     meta = _makes_meta(self, device)
@@ -153,6 +157,7 @@ def new_empty_strided(
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor of ``size`` laid out with ``stride`` (in elements)."""
+    creation._check_pin_memory(pin_memory)
     _require("new_empty_strided", "size", size)
     _require("new_empty_strided", "stride", stride)
     creation._check_device(device)
@@ -190,9 +195,9 @@ def new_tensor(
     device: Any = None,
     requires_grad: bool = False,
     layout: Any = None,
-    pin_memory: bool = False,
 ) -> Tensor:
-    """A new leaf holding a copy of ``data``, in ``self``'s dtype unless ``dtype`` is given.
+    """A new leaf holding a copy of ``data``, in ``self``'s dtype unless ``dtype`` is given
+    (no ``pin_memory`` argument, as PyTorch's).
 
     Example:
         >>> import chainrule as torch

@@ -16,7 +16,13 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, make_tensor
-from .creation import _check_device, _check_requires_grad, _resolve_dtype, _tensor_options
+from .creation import (
+    _check_device,
+    _check_pin_memory,
+    _check_requires_grad,
+    _resolve_dtype,
+    _tensor_options,
+)
 
 __all__ = [
     "hann_window",
@@ -104,6 +110,7 @@ def _fixed_window(name: str, points: Any, doc: str) -> Any:
         requires_grad: bool = False,
         pin_memory: bool = False,
     ) -> Tensor:
+        _check_pin_memory(pin_memory)
         return _window(name, window_length, periodic, dtype, device, requires_grad, points)
 
     window.__name__ = window.__qualname__ = name
@@ -137,6 +144,7 @@ def hamming_window(
     pin_memory: bool = False,
 ) -> Tensor:
     """The Hamming window: ``alpha - beta cos(2 pi k / (N - 1))``."""
+    _check_pin_memory(pin_memory)
     return _window(
         "hamming_window",
         window_length,
@@ -188,6 +196,7 @@ def kaiser_window(
     pin_memory: bool = False,
 ) -> Tensor:
     """The Kaiser window: ``I0(beta sqrt(1 - (2k / (N - 1) - 1)^2)) / I0(beta)``."""
+    _check_pin_memory(pin_memory)
 
     def points(n: int, work: np.dtype) -> np.ndarray:
         middle = (n - 1) / 2.0
