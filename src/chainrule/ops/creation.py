@@ -674,6 +674,7 @@ def zeros(
     **kwargs: Any,
 ) -> Tensor:
     """A tensor of zeros, e.g. ``zeros(2, 3)``, ``zeros((2, 3))`` or ``zeros(size=(2, 3))``."""
+    _strides.check_layout("zeros", layout)
     _check_pin_memory(pin_memory)
     meta = _check_device(device)
     return _filled("zeros", 0, _size_keyword(size, kwargs), dtype, requires_grad, meta)
@@ -690,6 +691,7 @@ def ones(
     **kwargs: Any,
 ) -> Tensor:
     """A tensor of ones."""
+    _strides.check_layout("ones", layout)
     _check_pin_memory(pin_memory)
     meta = _check_device(device)
     return _filled("ones", 1, _size_keyword(size, kwargs), dtype, requires_grad, meta)
@@ -707,6 +709,7 @@ def empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor (laid out in ``memory_format``: ``channels_last`` for 4-d)."""
+    _strides.check_layout("empty", layout)
     _check_pin_memory(pin_memory)
     _strides.check_memory_format("empty", memory_format)
     meta = _check_device(device)
@@ -739,11 +742,13 @@ def empty_strided(
     stride: Sequence[int],
     *,
     dtype: Any = None,
+    layout: Any = None,
     device: Any = None,
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor (strides are chosen by NumPy)."""
+    _strides.check_layout("empty_strided", layout)
     _check_pin_memory(pin_memory)
     if _check_device(device):
         shape = _size_args("empty_strided", (tuple(size),))
@@ -784,6 +789,7 @@ def full(
         >>> torch.full((2,), 7)
         tensor([7, 7])
     """
+    _strides.check_layout("full", layout)
     _check_pin_memory(pin_memory)
     meta = _check_device(device)
     if not isinstance(size, list | tuple):
@@ -867,6 +873,7 @@ def zeros_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Zeros with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _strides.check_layout("zeros_like", layout)
     _check_pin_memory(pin_memory)
     _strides.check_memory_format("zeros_like", memory_format)
     if _like_is_meta(input, device):
@@ -888,6 +895,7 @@ def ones_like(
     memory_format: Any = None,
 ) -> Tensor:
     """Ones with the shape (and dtype) of ``input``, laid out as it is (``memory_format``)."""
+    _strides.check_layout("ones_like", layout)
     _check_pin_memory(pin_memory)
     _strides.check_memory_format("ones_like", memory_format)
     if _like_is_meta(input, device):
@@ -910,6 +918,7 @@ def empty_like(
 ) -> Tensor:
     """Uninitialised, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    _strides.check_layout("empty_like", layout)
     _check_pin_memory(pin_memory)
     _strides.check_memory_format("empty_like", memory_format)
     if _like_is_meta(input, device):
@@ -931,6 +940,7 @@ def full_like(
 ) -> Tensor:
     """``fill_value`` everywhere, with the shape (and dtype) of ``input``, laid out as it is
     (``memory_format``)."""
+    _strides.check_layout("full_like", layout)
     _check_pin_memory(pin_memory)
     _strides.check_memory_format("full_like", memory_format)
     if _like_is_meta(input, device):

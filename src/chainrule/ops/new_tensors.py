@@ -15,6 +15,7 @@ import numpy as np
 
 from .._frames import user_stacklevel
 from .._meta import MetaArray
+from .._strides import check_layout
 from .._tensor import Tensor, make_tensor, wrap
 from . import creation
 from ._registry import tensor_method
@@ -72,6 +73,7 @@ def new_zeros(
         >>> torch.tensor([1, 2]).new_zeros(3)
         tensor([0, 0, 0])
     """
+    check_layout("new_zeros", layout)
     creation._check_pin_memory(pin_memory)
     meta = _makes_meta(self, device)
     size = _sizes("new_zeros", size, kwargs)
@@ -90,6 +92,7 @@ def new_ones(
     **kwargs: Any,
 ) -> Tensor:
     """Ones of ``size``, in ``self``'s dtype unless ``dtype`` is given."""
+    check_layout("new_ones", layout)
     creation._check_pin_memory(pin_memory)
     meta = _makes_meta(self, device)
     size = _sizes("new_ones", size, kwargs)
@@ -108,6 +111,7 @@ def new_empty(
     **kwargs: Any,
 ) -> Tensor:
     """An uninitialised tensor of ``size``, in ``self``'s dtype unless ``dtype`` is given."""
+    check_layout("new_empty", layout)
     creation._check_pin_memory(pin_memory)
     meta = _makes_meta(self, device)
     size = _sizes("new_empty", size, kwargs)
@@ -128,6 +132,7 @@ def new_full(
 ) -> Tensor:
     """``fill_value`` everywhere, in ``self``'s dtype unless ``dtype`` is given (the value does
     not choose the dtype, as it does for ``torch.full``)."""
+    check_layout("new_full", layout)
     creation._check_pin_memory(pin_memory)
     _require("new_full", "size", size)
     _require("new_full", "fill_value", fill_value)
@@ -157,6 +162,7 @@ def new_empty_strided(
     pin_memory: bool = False,
 ) -> Tensor:
     """An uninitialised tensor of ``size`` laid out with ``stride`` (in elements)."""
+    check_layout("new_empty_strided", layout)
     creation._check_pin_memory(pin_memory)
     _require("new_empty_strided", "size", size)
     _require("new_empty_strided", "stride", stride)
