@@ -82,3 +82,20 @@ GOOD = {
 @pytest.mark.parametrize("case", list(GOOD))
 def test_memory_formats_still_work(case: str) -> None:
     same_outcome(lambda lib: GOOD[case](lib, lib.ones(2, 3, 4, 5)))
+
+
+TO_CALLS = {
+    "a str format": lambda lib, x: x.to(memory_format="channels_last"),
+    "a dtype and an int format": lambda lib, x: x.to(lib.float64, memory_format=3),
+    "a device and a layout": lambda lib, x: x.to("cpu", memory_format=lib.strided),
+    "a tensor and a dtype": lambda lib, x: x.to(lib.ones(1), memory_format=lib.float32),
+    "keywords": lambda lib, x: x.to(dtype=lib.float64, memory_format="a"),
+    "three keywords": lambda lib, x: x.to(memory_format="a", dtype=lib.float64, copy=True),
+    "a format": lambda lib, x: x.to(memory_format=lib.channels_last).stride(),
+}
+
+
+@pytest.mark.parametrize("call", list(TO_CALLS))
+def test_to_refuses_a_format_that_is_not_one(call: str) -> None:
+    # (chainrule computed for to(memory_format="channels_last"); PyTorch's parser refuses it)
+    same_outcome(lambda lib: TO_CALLS[call](lib, lib.ones(2, 3, 4, 5)))

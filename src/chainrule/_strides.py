@@ -34,7 +34,7 @@ __all__ = [
     "suggest_memory_format", "empty_in_memory_format", "c_contiguous", "is_row_major",
     "contiguous_strides",
     "element_strides", "with_strides", "view_strides", "empty_like_preserving", "layout",
-    "memory_format", "check_memory_format", "check_layout", "dim_order",
+    "memory_format", "check_memory_format", "check_layout", "dim_order", "argument_type_name",
 ]
 
 class layout:
@@ -124,7 +124,9 @@ def dim_order(array: np.ndarray) -> tuple[list[int], bool]:
     return list(reversed(order)), ambiguous
 
 
-def _argument_type_name(value: Any) -> str:
+def argument_type_name(value: Any) -> str:
+    """A value's type as PyTorch's argument errors name it (``str``, ``torch.dtype``,
+    ``Tensor``)."""
     kind = type(value)
     given = kind.__name__
     if kind.__module__.startswith("chainrule") and given != "Tensor":
@@ -137,7 +139,7 @@ def check_memory_format(name: str, value: Any) -> None:
     if value is not None and not isinstance(value, memory_format):
         raise TypeError(
             f"{name}(): argument 'memory_format' must be torch.memory_format, not "
-            f"{_argument_type_name(value)}"
+            f"{argument_type_name(value)}"
         )
 
 
@@ -145,7 +147,7 @@ def check_layout(name: str, value: Any) -> None:
     """PyTorch's argument error of ``name`` given a ``layout`` that is not one."""
     if value is not None and not isinstance(value, layout):
         raise TypeError(
-            f"{name}(): argument 'layout' must be torch.layout, not {_argument_type_name(value)}"
+            f"{name}(): argument 'layout' must be torch.layout, not {argument_type_name(value)}"
         )
 
 

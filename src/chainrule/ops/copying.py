@@ -12,6 +12,7 @@ from .._meta import NO_DATA_MESSAGE, MetaArray, meta_like
 from .._size import check_available, targets_meta
 from .._size import device as Device
 from .._strides import (
+    argument_type_name,
     check_memory_format,
     contiguous_format,
     copy_in_memory_format,
@@ -22,6 +23,7 @@ from .._strides import (
     preserve_format,
     suggest_memory_format,
 )
+from .._strides import memory_format as MemoryFormat
 from .._tensor import _SCALAR_NAMES, Tensor, wrap
 from ._registry import op, tensor_method
 
@@ -101,13 +103,38 @@ def copy_for_grad(grad: Tensor, variable: np.ndarray) -> Tensor:
     return copy_(wrap(target), grad)
 
 
+_TO_SIGNATURES = (
+    " * (torch.device device = None, torch.dtype dtype = None, bool non_blocking = False, bool "
+    "copy = False, *, torch.memory_format memory_format = None)\n"
+    " * (torch.dtype dtype, bool non_blocking = False, bool copy = False, *, "
+    "torch.memory_format memory_format = None)\n"
+    " * (Tensor tensor, bool non_blocking = False, bool copy = False, *, torch.memory_format "
+    "memory_format = None)\n"
+)
+
+
+def _to_arguments_error(args: tuple, kwargs: dict[str, Any]) -> str:
+    """PyTorch's invalid-combination message of ``to()``."""
+    positional = [argument_type_name(a) for a in args]
+    # (PyTorch's parser lists the keywords last given first)
+    named = [f"{k}={argument_type_name(v)}" for k, v in reversed(kwargs.items())]
+    got = ", ".join(positional + named) if positional else ", ".join(named) + ", "
+    return (
+        f"to() received an invalid combination of arguments - got ({got}), but expected one "
+        f"of:\n{_TO_SIGNATURES}"
+    )
+
+
 def _parse_to(args: tuple, kwargs: dict[str, Any]) -> tuple[Any, bool, Any, Any]:
     """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` -> (dtype, copy,
     memory_format)."""
+    given = dict(kwargs)
     dtype = kwargs.pop("dtype", None)
     copy = bool(kwargs.pop("copy", False))
     kwargs.pop("non_blocking", None)
     memory_format = kwargs.pop("memory_format", None)
+    if memory_format is not None and not isinstance(memory_format, MemoryFormat):
+        raise TypeError(_to_arguments_error(args, given))
     device = kwargs.pop("device", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
