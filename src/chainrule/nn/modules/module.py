@@ -1000,7 +1000,7 @@ class Module:
         ``to(tensor)``, ``to(device, dtype)``; ``memory_format=`` lays out their 4-d (and 5-d)
         ones so (``channels_last`` for a convolution's weight)."""
         dtype = kwargs.pop("dtype", None)
-        kwargs.pop("device", None)
+        device = kwargs.pop("device", None)
         kwargs.pop("non_blocking", None)
         memory_format = kwargs.pop("memory_format", None)
         if kwargs:
@@ -1011,8 +1011,12 @@ class Module:
             if isinstance(arg, _dtype.dtype):
                 dtype = arg
             elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-        if dtype is None and memory_format is None:
+                dtype, device = arg.dtype, arg.device
+            elif isinstance(arg, str | int | _device):
+                device = arg
+        if device is not None:
+            device = _device(device)  # (PyTorch's error for a device string it cannot read)
+        if dtype is None and memory_format is None and device is None:
             return self
         if dtype is not None and not (dtype.is_floating_point or dtype.is_complex):
             raise TypeError(
@@ -1032,6 +1036,15 @@ class Module:
         def convert(t: Tensor) -> Tensor:
             castable = dtype is not None and (t.is_floating_point() or t.is_complex())
             cast = dtype if castable else None
+            if device is not None:  # (cuda raises PyTorch's error; a meta tensor to the CPU too)
+                try:
+                    t = t.to(device)
+                except NotImplementedError as error:
+                    raise NotImplementedError(
+                        f"{error} Please use torch.nn.Module.to_empty() instead of "
+                        "torch.nn.Module.to() when moving module from meta to a different "
+                        "device."
+                    ) from None
             if memory_format is not None and t.dim() in (4, 5):
                 return t.to(cast or t.dtype, memory_format=memory_format)
             return t if cast is None else t.to(cast)
@@ -1067,8 +1080,9 @@ class Module:
         return self._apply(lambda t: empty_like(t, device=device))
 
     def cpu(self: T) -> T:
-        """A no-op: chainrule runs on the CPU."""
-        return self
+        """Its parameters and buffers on the CPU: where they are already, except a meta
+        module's, which have no data to copy (PyTorch's error)."""
+        return self._apply(lambda t: t.cpu())
 
     def cuda(self: T, device: Any = None) -> T:
         """chainrule has no CUDA backend."""
