@@ -8,9 +8,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from chainrule._tensor import Tensor
 from chainrule.autograd.grad_mode import is_grad_enabled
-from chainrule.fx import GraphModule, Tracer
+from chainrule.fx import GraphModule, TraceError, Tracer
 from chainrule.nn.modules.module import (
     Module,
     _global_backward_hooks,
@@ -170,6 +172,19 @@ class _ModeRecordingTracer(Tracer):
         return proxy
 
 
+def _holder(layer: Module) -> Module:
+    """A module whose forward, of ``layer``'s signature, calls ``layer`` (its submodule
+    ``layer``)."""
+
+    def forward(self: Module, *args: Any, **kwargs: Any) -> Any:
+        return self.layer(*args, **kwargs)
+
+    forward.__signature__ = inspect.signature(type(layer).forward)  # type: ignore[attr-defined]
+    holder = type(type(layer).__name__, (Module,), {"forward": forward})()
+    holder.layer = layer
+    return holder
+
+
 class _GraphBreak(Exception):
     """What the trace recorded is not the program (see :func:`_trace`)."""
 
@@ -185,7 +200,15 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
     grad_mode = is_grad_enabled()
     tracer = _ModeRecordingTracer()
     try:
-        graph = tracer.trace(root)
+        try:
+            graph = tracer.trace(root)
+        except TraceError:
+            if not isinstance(root, Module) or not tracer.is_leaf_module(root, ""):
+                raise
+            # A layer of chainrule.nn compiled on its own (its forward checks its input's
+            # shape in Python): traced as one call of the layer, as it is inside a model.
+            tracer = _ModeRecordingTracer()
+            graph = tracer.trace(_holder(root))
     finally:
         after = get_rng_state()
         set_rng_state(rng_state)
@@ -199,22 +222,32 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
 
 
 class _BufferSnapshot:
-    """The modules' buffers as they are now, to undo what the lowering run did to them (a
-    refused training-mode batch_norm has counted ``num_batches_tracked`` up by then: the
-    eager run that follows would count the call twice)."""
+    """The tensors a program may write as it is lowered (its modules' buffers, the tensors
+    it reads from its closure or globals, its tensor arguments) as they are now, to undo what
+    the lowering run did to them: a training-mode batch_norm has updated its running
+    statistics and counted ``num_batches_tracked`` up by then, and the compiled graph (or
+    the eager run of a refused program) that follows would count the call twice."""
 
-    def __init__(self, modules: list[Module]) -> None:
-        self._saved = [
-            (store, key, t, t._data, t._data.copy(), t._vc[0])
-            for m in modules
-            for store in (m._buffers,)
-            for key, t in store.items()
-            if isinstance(t, Tensor)
-        ]
+    def __init__(self, modules: list[Module], tensors: list[Any]) -> None:
+        seen: set[int] = set()
+        self._saved = []
+        owned = [(m._buffers, key, t) for m in modules for key, t in m._buffers.items()]
+        owned += [(None, None, t) for t in tensors]
+        for store, key, t in owned:
+            if (
+                not isinstance(t, Tensor)
+                or id(t) in seen
+                or type(t._data) is not np.ndarray
+                or not t._data.flags.writeable
+            ):
+                continue
+            seen.add(id(t))
+            self._saved.append((store, key, t, t._data, t._data.copy(), t._vc[0]))
 
     def restore(self) -> None:
         for store, key, tensor, data, values, version in self._saved:
-            store[key] = tensor
+            if store is not None:
+                store[key] = tensor
             tensor._data = data
             data[...] = values
             tensor._vc[0] = version
@@ -339,7 +372,8 @@ class CompiledFunction:
         # (a program that draws is refused, maybe after drawing: the eager run then draws the
         # same numbers as without compile)
         rng_state = get_rng_state()
-        buffers = _BufferSnapshot(entry.modules)
+        written = [*args, *kwargs.values(), *(value for value, _ in readable.values())]
+        buffers = _BufferSnapshot(entry.modules, written)
         try:
             try:
                 lowered, _ = lower(gm, args, kwargs, arg_names, self._param_names())

@@ -12,6 +12,10 @@ tensors it closes over) become placeholders too, read from the same tensor objec
 call. Python values computed from tensors' shapes are baked in: the compiled graph is
 guarded on shapes.
 
+Writes the layers make into their own buffers are nodes run at each call for their effect
+(``ir.IMPURE``): training-mode ``batch_norm``'s update of the running statistics and the
+count of ``num_batches_tracked``, as dropout's draws.
+
 What the IR cannot express raises :class:`Unsupported` (the call then runs eagerly):
 in-place ops and ``out=`` (they write a tensor's memory), random ops (the graph would replay
 one draw), reading a value into Python (``item``, ``tolist``, ``bool``...), an output that is
@@ -33,15 +37,18 @@ from chainrule._tensor import Tensor, wrap
 from chainrule.ir import Graph, Value
 from chainrule.ir.backward import not_differentiable
 from chainrule.ir.interpreter import impure
+from chainrule.nn.modules.normalization import _count_batch, count_batch
 from chainrule.ops.creation import PER_EXAMPLE_DRAWS
 from chainrule.ops.nn_ops.dropout import _keep_in_layout as dropout_keep
 from chainrule.ops.nn_ops.dropout import _laid_out_like as laid_out_like
 from chainrule.ops.nn_ops.dropout import dropout as dropout_function
 from chainrule.ops.nn_ops.losses import _nll_check_targets as check_targets
 from chainrule.ops.nn_ops.losses import _nll_total_weight as total_weight
+from chainrule.ops.nn_ops.normalization import _batch_statistics as batch_statistics
 from chainrule.ops.nn_ops.normalization import _in_single as in_single
 from chainrule.ops.nn_ops.normalization import _layer_norm_dims as layer_norm_dims
 from chainrule.ops.nn_ops.normalization import _row_moments as row_moments
+from chainrule.ops.nn_ops.normalization import _update_running as update_running
 from chainrule.ops.nn_ops.pooling import _channels_last as channels_last
 from chainrule.ops.nn_ops.pooling import _laid_out as pooling_laid_out
 from chainrule.ops.nn_ops.pooling import _max_pool_geometry as max_pool_geometry
@@ -179,6 +186,14 @@ class _Recorder(TorchFunctionMode):
         with self:
             return input * mask
 
+    def record_count(self, counter: Tensor) -> None:
+        """A batch-norm layer's ``num_batches_tracked += 1``: a node counting at each call."""
+        node = self.lowered.graph.call(
+            counted_batch, (self.convert(counter),), name=self.lowered.unique("count_batch")
+        )
+        self.lowered.names[node.outputs[0]] = node.name
+        _count_batch(counter)
+
     def __torch_function__(
         self,
         func: Callable[..., Any],
@@ -194,6 +209,8 @@ class _Recorder(TorchFunctionMode):
             raise Unsupported(f"'{name}' gives a result whose shape depends on the values")
         if name == "dropout" and _dropout_drawn(args, kwargs):
             return self.record_dropout(args, kwargs)
+        if func is count_batch:
+            return self.record_count(*args, **kwargs)
         if _RANDOM.search(name) and not _dropout_off(name, args, kwargs):
             raise Unsupported(f"'{name}' draws random numbers")
         if (name.endswith("_") and not name.endswith("__")) or name.startswith("__i"):
@@ -516,6 +533,144 @@ def _max_pool_indices_node(recorder: _Recorder, bound: tuple) -> None:
     recorder.lowered.names[node.outputs[0]] = node.name
 
 
+@impure
+@not_differentiable
+def counted_batch(counter: Tensor) -> Tensor:
+    """``counter += 1`` (a batch-norm layer's ``num_batches_tracked``) in place, at each
+    call; gives the new count (a node run for its effect)."""
+    return wrap(_counted_batch_arrays(counter._data))
+
+
+def _counted_batch_arrays(counter: np.ndarray) -> np.ndarray:
+    """:func:`counted_batch` on arrays (what the generated code calls)."""
+    counter += 1
+    return counter.copy()
+
+
+counted_batch.on_arrays = _counted_batch_arrays  # type: ignore[attr-defined]
+
+
+@not_differentiable
+def batch_norm_statistics(input: Tensor, param: str, eps: float) -> tuple:
+    """The batch statistics training-mode ``batch_norm`` computes before its op runs (the
+    mean and ``1 / sqrt(var + eps)`` in the parameters' dtype ``param``, the sum of squared
+    deviations, the mean and invstd in the compute dtype): a graph node, computed from each
+    call's input, which passes no gradient (the op's derivative formulas differentiate
+    through the statistics, as PyTorch's)."""
+    return tuple(wrap(a) for a in _batch_norm_statistics_arrays(input._data, param, eps))
+
+
+def _batch_norm_statistics_arrays(input: np.ndarray, param: str, eps: float) -> tuple:
+    """:func:`batch_norm_statistics` on arrays (what the generated code calls)."""
+    return tuple(np.asarray(a) for a in batch_statistics(input, np.dtype(param), eps))
+
+
+batch_norm_statistics.on_arrays = _batch_norm_statistics_arrays  # type: ignore[attr-defined]
+
+
+@impure
+@not_differentiable
+def update_running_statistics(
+    running_mean: Tensor,
+    running_var: Tensor,
+    mean: Tensor,
+    var_sum: Tensor,
+    count: int,
+    momentum: float,
+) -> Tensor:
+    """Training-mode ``batch_norm``'s update of the running statistics in place (PyTorch's
+    ``momentum * batch + (1 - momentum) * running``, the variance unbiased), at each call
+    (a node run for its effect; gives an empty array)."""
+    return wrap(
+        _update_running_statistics_arrays(
+            running_mean._data, running_var._data, mean._data, var_sum._data, count, momentum
+        )
+    )
+
+
+def _update_running_statistics_arrays(
+    running_mean: np.ndarray,
+    running_var: np.ndarray,
+    mean: np.ndarray,
+    var_sum: np.ndarray,
+    count: int,
+    momentum: float,
+) -> np.ndarray:
+    """:func:`update_running_statistics` on arrays (what the generated code calls)."""
+    update_running(running_mean, running_var, mean, var_sum, count, momentum)
+    return np.empty(0, running_mean.dtype)
+
+
+update_running_statistics.on_arrays = _update_running_statistics_arrays  # type: ignore[attr-defined]
+
+
+def _batch_norm_statistics_node(recorder: _Recorder, bound: tuple) -> None:
+    """Training-mode ``batch_norm``: its statistics as a node, and the update of the
+    running statistics (when it keeps them) as a node run at each call."""
+    input, mean, invstd, _, _, running_mean, running_var, training, eps, precise = bound
+    if not isinstance(mean, Tensor) or id(mean) in recorder.values:
+        return
+    lowered = recorder.lowered
+    if training is False:
+        # (evaluation: the op reads the running statistics; its batch-statistics arguments
+        # are empty placeholders, constants of the graph)
+        for tensor in (mean, invstd):
+            if isinstance(tensor, Tensor) and tensor._data.size == 0:
+                constant = lowered.graph.constant(tensor._data, name=lowered.unique("empty"))
+                recorder.bind(tensor, constant)
+        return
+    if training is not True:
+        return
+    call = next(
+        (c for c in reversed(recorder.outer_calls) if _function_name(c[0]) == "batch_norm"),
+        None,
+    )
+    if call is None:
+        return  # (the op called some other way: refused as a tensor made outside)
+    func, args, kwargs = call
+    try:
+        params = inspect.signature(getattr(func, "__wrapped__", func)).bind(*args, **kwargs)
+    except TypeError:
+        return
+    params.apply_defaults()
+    given = params.arguments
+    if given.get("input") is not input or type(given.get("momentum")) not in (int, float):
+        return
+    node = lowered.graph.call(
+        batch_norm_statistics,
+        (recorder.convert(input), mean._data.dtype.name, eps),
+        name=lowered.unique("batch_statistics"),
+    )
+    outputs = node.outputs
+    names = ("batch_mean", "batch_invstd", "batch_var_sum", "batch_mean_work", "batch_invstd_work")
+    for value, name in zip(outputs, names, strict=True):
+        lowered.names[value] = lowered.unique(name)
+    recorder.bind(mean, outputs[0])
+    recorder.bind(invstd, outputs[1])
+    if precise is not None:
+        # (float16/bfloat16 input: normalised with the statistics in float32, the op's
+        # argument rebuilt with these values' tensors)
+        recorder.precise[id(precise)] = [wrap(np.asarray(p)) for p in precise]
+        for tensor, value in zip(recorder.precise[id(precise)], outputs[3:], strict=True):
+            recorder.bind(tensor, value)
+    if running_mean is None or running_var is None:
+        return
+    x = input._data
+    update = lowered.graph.call(
+        update_running_statistics,
+        (
+            recorder.convert(running_mean),
+            recorder.convert(running_var),
+            outputs[3],
+            outputs[2],
+            x.size // x.shape[1],
+            given["momentum"],
+        ),
+        name=lowered.unique("update_running_statistics"),
+    )
+    lowered.names[update.outputs[0]] = update.name
+
+
 #: Ops whose public functions compute a tensor argument outside the op table, from other
 #: arguments: how to compute it as a node instead (op name -> function of the recorder and
 #: the op's bound arguments, binding that tensor to a value).
@@ -523,6 +678,7 @@ DERIVED_ARGUMENTS: dict[str, Callable[[_Recorder, tuple], None]] = {
     "nll_loss_forward": _nll_total_weight_node,
     "nll_loss2d_forward": _nll_total_weight_node,
     "native_layer_norm": _layer_norm_moments_node,
+    "native_batch_norm": _batch_norm_statistics_node,
     "max_pool2d_gather": _max_pool_indices_node,
     "max_pool3d_gather": _max_pool_indices_node,
 }

@@ -9,8 +9,9 @@ Each derivative of the op table is a formula written with operators and ``ops.<n
 helpers, which runs on arrays (the eager fast path) and on Tensors (``create_graph=True``).
 Here it runs a third way: on symbolic values (:class:`_Symbol`) whose operators and ``ops``
 helpers add nodes to the graph. A formula that needs more than the graph knows (a data-dependent
-branch, an unknown shape, a NumPy-only helper) becomes one opaque node instead, which runs the
-formula on the values when the graph runs. The engine's plumbing follows each derivative as
+branch, an unknown shape, a NumPy-only helper), or whose array path computes otherwise than its
+formula on tensors (``ops._registry.exact_on_arrays``), becomes one opaque node instead, which
+runs the formula on the values when the graph runs. The engine's plumbing follows each derivative as
 nodes of its own: the gradient summed to its input's shape (``sum_to``) and cast to its dtype,
 several contributions to one value added (``AddN``).
 
@@ -293,7 +294,8 @@ def _derive(node: Node, index: int, grad: Value) -> Value:
     env = _environment(op, bound, node.outputs[0])
     arguments = [env[i] for i in derivative.arg_index]
     mark = len(graph.nodes)
-    if not any(isinstance(a, _UnknownShape) for a in arguments):
+    traceable = not getattr(derivative.fn, "exact_on_arrays", False)
+    if traceable and not any(isinstance(a, _UnknownShape) for a in arguments):
         try:
             out = derivative.fn(_SYMBOLIC_OPS, _Symbol(grad), *arguments)
             if isinstance(out, _Symbol):

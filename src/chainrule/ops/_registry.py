@@ -57,8 +57,17 @@ from ._opnode import OpNode, bind_namespaces, make_node_class
 __all__ = [
     "op", "OpDef", "OpNode", "recorded_as", "zero_derivative", "as_method", "ARITH", "FLOAT",
     "COMPARE", "KEEP", "bind_namespaces", "tensor_method", "declare_methods", "declared_methods",
-    "InPlaceSource", "allow_complex", "refuses_complex",
+    "InPlaceSource", "allow_complex", "refuses_complex", "exact_on_arrays",
 ]
+
+
+def exact_on_arrays(derivative: Callable[..., Any]) -> Callable[..., Any]:
+    """Mark a derivative whose array path (the eager backward's) computes otherwise than its
+    formula on tensors (``create_graph``'s): a fused kernel's accumulation order or dtype. A
+    graph compiler runs it on the arrays, opaque, so that compiled gradients are eager's to
+    the bit (``ir.backward``)."""
+    derivative.exact_on_arrays = True  # type: ignore[attr-defined]
+    return derivative
 
 
 class _Derivative:

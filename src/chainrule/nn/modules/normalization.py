@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._overrides import overridable
 from ..._tensor import Tensor, wrap
 from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
 from ...ops.creation import empty, ones, zeros
@@ -21,6 +22,23 @@ __all__ = [
     "BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d",
     "InstanceNorm3d", "LayerNorm", "GroupNorm",
 ]
+
+
+def _count_batch(counter: Tensor) -> None:
+    """``counter.add_(1)``: a batch-norm layer counting a training batch
+    (``num_batches_tracked``), without the op's dispatch."""
+    if not isinstance(counter._data, np.ndarray):
+        counter.add_(1)  # (batched under vmap: counted per example)
+        return
+    if MUTATION_WATCH:
+        clone_saved_before_write(counter)
+    counter._data += 1
+    bump_version(counter)
+
+
+#: ``_count_batch`` as a public function that a ``TorchFunctionMode`` sees (the compiler
+#: records it as a node that counts at each call).
+count_batch = overridable(_count_batch)
 
 
 class _NormBase(Module):
@@ -99,15 +117,9 @@ class _BatchNorm(_NormBase):
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            if not isinstance(self.num_batches_tracked._data, np.ndarray):
-                self.num_batches_tracked.add_(1)  # (batched under vmap: counted per example)
-            else:
-                if MUTATION_WATCH:
-                    clone_saved_before_write(self.num_batches_tracked)
-                self.num_batches_tracked._data += 1
-                bump_version(self.num_batches_tracked)
+            count_batch(self.num_batches_tracked)
             if self.momentum is None:  # cumulative moving average
-                factor = 1.0 / float(self.num_batches_tracked._data)
+                factor = 1.0 / float(self.num_batches_tracked)
         use_batch_stats = self.training or (self.running_mean is None
                                             and self.running_var is None)
         keep_stats = not self.training or self.track_running_stats

@@ -27,7 +27,7 @@ from ..._dtype import REDUCED_FLOATS as _REDUCED_FLOATS
 from ..._tensor import Tensor, wrap
 from ...autograd.grad_mode import no_grad
 from ...autograd.graph import MUTATION_WATCH, clone_saved_before_write
-from .._registry import op
+from .._registry import exact_on_arrays, op
 from ..inplace import bump_version
 from ..pointwise import (
     _half_type,
@@ -218,7 +218,8 @@ def native_batch_norm(input, result1, result2, weight=None, bias=None, running_m
     is channels-last."""
     work = _compute_dtype(input.dtype)
     if training:
-        mean, invstd = (result1, result2) if precise is None else precise
+        # (precise: arrays, or tensors when a compiled graph passes them)
+        mean, invstd = (result1, result2) if precise is None else (_array(p) for p in precise)
     else:
         mean, invstd = running_mean, _eval_invstd(running_var, eps, work)
     view = _channel_view(input.shape)
@@ -297,6 +298,7 @@ def _batch_norm_recorded(ops: Any, grad: Any, input: Any, weight: Any, running_m
 
 
 @native_batch_norm.derivative("input")
+@exact_on_arrays
 @_exact_statistics_in_float16(lambda args: _batch_recompute(args))
 def _(ops, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(input) is np.ndarray:
@@ -316,6 +318,7 @@ def _(ops, grad, input, weight, running_mean, running_var, result1, result2, tra
 
 
 @native_batch_norm.derivative("weight")
+@exact_on_arrays
 @_exact_statistics_in_float16(lambda args: _batch_recompute(args))
 def _(ops, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(input) is np.ndarray:
@@ -328,6 +331,7 @@ def _(ops, grad, input, weight, running_mean, running_var, result1, result2, tra
 
 
 @native_batch_norm.derivative("bias")
+@exact_on_arrays
 @derivative_in_float32
 def _(ops, grad, input, weight, running_mean, running_var, result1, result2, training, eps):
     if type(grad) is np.ndarray:
@@ -409,15 +413,15 @@ def _batch_statistics(x: np.ndarray, param: np.dtype, eps: float
     return mean, invstd, var_sum, mean_w, precise
 
 
-def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mean: np.ndarray,
-                    var_sum: np.ndarray, count: int, momentum: float) -> None:
+def _update_running(running_mean: np.ndarray | None, running_var: np.ndarray | None,
+                    mean: np.ndarray, var_sum: np.ndarray, count: int, momentum: float) -> None:
     """PyTorch's in-kernel update (no version bump, as PyTorch's): ``m * mean + (1 - m) *
     running`` with the momentum in the statistics' dtype, the unbiased variance
     ``var_sum / (count - 1)``. (Not a write ``allow_mutation_on_saved_tensors`` sees: PyTorch's
     ``native_batch_norm`` does not declare it, so the statistics the node saved are not cloned.)"""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         if running_mean is not None:
-            data = running_mean._data
+            data = running_mean
             if data.dtype is _dtype.BFLOAT16:
                 _bfloat16_running_update(data, mean, momentum)
             elif data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 mean
@@ -427,7 +431,7 @@ def _update_running(running_mean: Tensor | None, running_var: Tensor | None, mea
                 m = np.asarray(momentum, data.dtype)
                 data[...] = m * mean.astype(data.dtype) + (1 - m) * data
         if running_var is not None:
-            data = running_var._data
+            data = running_var
             if data.dtype is _dtype.BFLOAT16:
                 _bfloat16_running_update(data, var_sum / np.float32(count - 1), momentum)
             elif data.dtype in _REDUCED_FLOATS:  # in float32, from the float32 sum of squares
@@ -521,8 +525,9 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                             running_var, True, eps, precise)
     # After the op: PyTorch saves (and packs) the running statistics before its kernel
     # updates them.
-    _update_running(running_mean, running_var, batch_mean, var_sum, x.size // channels,
-                    momentum)
+    _update_running(None if running_mean is None else running_mean._data,
+                    None if running_var is None else running_var._data, batch_mean, var_sum,
+                    x.size // channels, momentum)
     return out
 
 
