@@ -93,13 +93,15 @@ def cascade_sum(values: np.ndarray, index: np.ndarray, numiter: int) -> np.ndarr
     dtype = values.dtype
     power = max(4, (int(numiter - 1).bit_length() if numiter > 1 else 0) // levels)
     step = 1 << power
-    partial = [np.zeros((), dtype) for _ in range(levels)]
+    partial: list[Any] = [None] * levels  # (None: a level that holds +0, its start)
     vals, idx = values, np.asarray(index, np.int64)
     if idx.size == numiter and numiter and idx[0] == 0 and idx[-1] == numiter - 1:
         # No step skipped (nothing ignored): at every level a group ends at each multiple of
         # the level's span, so the first value is a group of its own and runs of ``step``
         # values follow; a last, incomplete run stays in the level's partial sum.
         for level in range(levels - 1):
+            if vals.size <= 1:
+                break  # (the first value alone: the levels above add nothing)
             complete = (vals.size - 1) // step
             rest = vals[1 + complete * step:]
             if rest.size:
@@ -126,11 +128,13 @@ def cascade_sum(values: np.ndarray, index: np.ndarray, numiter: int) -> np.ndarr
             if complete < n_groups:
                 partial[level] = sums[-1]
             vals, idx = sums[:complete], idx[ends]
-    top = partial[levels - 1]
-    for v in vals:  # the last level keeps everything it receives
-        top = top + v
-    partial[levels - 1] = top
+    if vals.size:  # the last level keeps everything it receives
+        top = np.zeros((), dtype) if partial[-1] is None else partial[-1]
+        for v in vals:
+            top = top + v
+        partial[-1] = top
     total = np.zeros((), dtype)
     for v in partial:
-        total = total + v
+        if v is not None:  # (adding +0 to a sum that starts at +0 changes nothing)
+            total = total + v
     return np.asarray(total, dtype)
