@@ -5,6 +5,7 @@ from __future__ import annotations
 import builtins
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -161,6 +162,38 @@ def _modes(modules: list[Module]) -> tuple:
     )
 
 
+def _constant(value: Any) -> bool:
+    """A Python constant, or a tuple of them (a layer's ``stride``, ``kernel_size``...)."""
+    if type(value) is tuple:
+        return all(type(v) in _CONSTANT_TYPES for v in value)
+    return type(value) in _CONSTANT_TYPES
+
+
+def _attribute_guards(modules: list[Module]) -> list[tuple[Any, Any, Any]]:
+    """Per module with public attributes holding Python constants (``eps``, ``momentum``,
+    ``negative_slope``, ``p``, ``stride``...): its ``__dict__``, a getter of those
+    attributes and their values now. A program bakes them in; torch.compile guards on them
+    (setting ``bn.eps`` recompiles), and so does a compiled function here."""
+    guards = []
+    for module in modules:
+        attrs = vars(module)
+        names = [k for k, v in attrs.items() if k[0] != "_" and _constant(v)]
+        if names:
+            getter = operator.itemgetter(*names)
+            guards.append((attrs, getter, getter(attrs)))
+    return guards
+
+
+def _attributes_hold(guards: list[tuple[Any, Any, Any]]) -> bool:
+    for attrs, getter, values in guards:
+        try:
+            if getter(attrs) != values:
+                return False
+        except KeyError:  # (an attribute deleted since)
+            return False
+    return True
+
+
 class _ModeRecordingTracer(Tracer):
     """A Tracer noting the grad mode each node was recorded under (``meta["grad_enabled"]``)."""
 
@@ -258,7 +291,8 @@ class _Entry:
     eagerly (``reason`` says why), or nothing (a graph break: the original runs)."""
 
     __slots__ = (
-        "module", "compiled", "reason", "captured_guard", "sources", "values", "modules", "modes"
+        "module", "compiled", "reason", "captured_guard", "sources", "values", "modules", "modes",
+        "attributes",
     )  # fmt: skip
 
     def __init__(self, module: GraphModule | None) -> None:
@@ -275,12 +309,16 @@ class _Entry:
         # dropout or batch_norm do).
         self.modules: list[Module] = []
         self.modes: tuple = ()
+        # Their attributes holding Python constants (see _attribute_guards).
+        self.attributes: list[tuple[Any, Any, Any]] = []
 
     def holds(self) -> bool:
-        """Whether the globals read and the modules' modes are still those compiled for, and
-        the captured tensors (read again where the program reads them) of the same shapes,
-        dtypes and requires_grad."""
+        """Whether the globals read, the modules' modes and constant attributes are still those
+        compiled for, and the captured tensors (read again where the program reads them) of
+        the same shapes, dtypes and requires_grad."""
         if self.values and not _value_guards_hold(self.values):
+            return False
+        if self.attributes and not _attributes_hold(self.attributes):
             return False
         compiled = self.compiled
         if compiled is not None and compiled.captured:
@@ -357,6 +395,7 @@ class CompiledFunction:
         self._cache.setdefault(key, []).insert(0, entry)
         entry.modules = self._modules()
         entry.modes = _modes(entry.modules)
+        entry.attributes = _attribute_guards(entry.modules)
         root = self._orig_mod
         readable = {} if isinstance(root, Module) else _globals_and_cells(root)
         entry.values = _value_guards(readable)
