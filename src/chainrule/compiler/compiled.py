@@ -6,6 +6,7 @@ import builtins
 import functools
 import inspect
 import operator
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -88,24 +89,84 @@ _CONSTANT_TYPES = (int, float, bool, complex, str, bytes, type(None))
 
 def _value_guards(
     readable: dict[str, tuple[Any, Callable[[], Any]]],
-) -> list[tuple[Callable[[], Any], Any, bool]]:
+) -> list[tuple[Callable[[], Any], Any, Any, Any]]:
     """Per global or closure variable the program reads (tensors aside: see
-    :func:`_sources`): how to read it now, its value when compiled, and whether it is
-    compared by value (Python constants) or by identity."""
+    :func:`_sources`): how to read it now, its value when compiled, its key when it is
+    compared by value (a Python constant; None: by identity), and a snapshot of the
+    constants inside it when it is a container or a plain object (see :func:`_contents`)."""
     guards = []
     for value, read in readable.values():
         if isinstance(value, Tensor):
             continue
-        guards.append((read, value, type(value) in _CONSTANT_TYPES))
+        key = _constant_key(value) if type(value) in _CONSTANT_TYPES else None
+        contents = _contents(value) if _data_like(value) else None
+        guards.append((read, value, key, contents))
     return guards
 
 
-def _value_guards_hold(guards: list[tuple[Callable[[], Any], Any, bool]]) -> bool:
-    for read, expected, by_value in guards:
+def _constant_key(value: Any) -> Any:
+    """What a constant guard compares: the type and value (a float's repr: ``-0.0`` is not
+    ``0.0``, and a NaN equals itself)."""
+    if type(value) in (float, complex):
+        return (type(value), repr(value))
+    return (type(value), value)
+
+
+def _data_like(value: Any) -> bool:
+    """A list, tuple or dict, or a plain object (a configuration, a namespace): what a
+    program may read constants from (``scales[0]``, ``cfg["k"]``, ``opts.k``) that a change
+    in place must recompile, as torch.compile's guards on what it read."""
+    kind = type(value)
+    if kind in (list, tuple, dict):
+        return True
+    if isinstance(value, Module | Tensor | type | types.ModuleType) or callable(value):
+        return False
+    return hasattr(value, "__dict__")
+
+
+#: The most entries :func:`_contents` reads of one value (a larger one is guarded by
+#: identity only: reading it at every call would cost more than the program).
+_CONTENTS_BUDGET = 256
+
+
+def _contents(value: Any) -> tuple | None:
+    """A snapshot of ``value``'s contents, nested ones included: constants by value, other
+    objects by identity (None when it holds more than ``_CONTENTS_BUDGET`` entries)."""
+    parts: list[Any] = []
+    stack = [value]
+    while stack:
+        if len(parts) > _CONTENTS_BUDGET:
+            return None
+        item = stack.pop()
+        kind = type(item)
+        if kind in _CONSTANT_TYPES:
+            parts.append(_constant_key(item))
+        elif kind is list or kind is tuple:
+            parts.append((kind, len(item)))
+            stack.extend(item)
+        elif kind is dict:
+            parts.append((kind, len(item)))
+            for k, v in item.items():
+                parts.append(_constant_key(k) if type(k) in _CONSTANT_TYPES else id(k))
+                stack.append(v)
+        elif _data_like(item):
+            attrs = vars(item)
+            parts.append((kind, len(attrs)))
+            for k, v in attrs.items():
+                parts.append(k)
+                stack.append(v)
+        else:
+            parts.append(("id", id(item)))
+    return tuple(parts)
+
+
+def _value_guards_hold(guards: list[tuple[Callable[[], Any], Any, Any, Any]]) -> bool:
+    for read, expected, key, contents in guards:
         now = read()
-        if now is expected:
-            continue
-        if not by_value or type(now) is not type(expected) or now != expected:
+        if now is not expected:
+            if key is None or type(now) is not type(expected) or _constant_key(now) != key:
+                return False
+        elif contents is not None and _contents(now) != contents:
             return False
     return True
 
@@ -303,7 +364,7 @@ class _Entry:
         # Where each captured tensor is read from (see _sources), and the other globals and
         # closure variables the program reads, guarded (see _value_guards).
         self.sources: list[tuple[int, Callable[[], Any]]] = []
-        self.values: list[tuple[Callable[[], Any], Any, bool]] = []
+        self.values: list[tuple[Callable[[], Any], Any, Any, Any]] = []
         # The modules the program reads, their training flags and whether they had hooks
         # when it was compiled (torch.compile guards on them too: eval() changes what
         # dropout or batch_norm do).
