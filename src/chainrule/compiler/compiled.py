@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
 import functools
 import inspect
+import io
 import operator
 import types
 from collections.abc import Callable
@@ -88,19 +90,20 @@ _CONSTANT_TYPES = (int, float, bool, complex, str, bytes, type(None))
 
 
 def _value_guards(
-    readable: dict[str, tuple[Any, Callable[[], Any]]],
+    readable: dict[str, tuple[Any, Callable[[], Any]]], contents: bool = True
 ) -> list[tuple[Callable[[], Any], Any, Any, Any]]:
     """Per global or closure variable the program reads (tensors aside: see
     :func:`_sources`): how to read it now, its value when compiled, its key when it is
-    compared by value (a Python constant; None: by identity), and a snapshot of the
-    constants inside it when it is a container or a plain object (see :func:`_contents`)."""
+    compared by value (a Python constant; None: by identity), and (with ``contents``) a
+    snapshot of the constants inside it when it is a container or a plain object (see
+    :func:`_contents`)."""
     guards = []
     for value, read in readable.values():
         if isinstance(value, Tensor):
             continue
         key = _constant_key(value) if type(value) in _CONSTANT_TYPES else None
-        contents = _contents(value) if _data_like(value) else None
-        guards.append((read, value, key, contents))
+        snapshot = _contents(value) if contents and _data_like(value) else None
+        guards.append((read, value, key, snapshot))
     return guards
 
 
@@ -266,6 +269,78 @@ class _ModeRecordingTracer(Tracer):
         return proxy
 
 
+class _PythonState:
+    """The Python state a program reads besides tensors: its modules' attributes and the
+    lists, dicts and plain objects among its globals and closure variables (and the ones
+    they hold), with a shallow copy of each, to tell whether the trace changed them and to
+    undo what it did (no recursion; at most ``_CONTENTS_BUDGET`` entries per value)."""
+
+    def __init__(self, root: Module | Callable[..., Any]) -> None:
+        if isinstance(root, Module):
+            values: list[Any] = [root]
+        else:
+            values = [value for value, _ in _globals_and_cells(root).values()]
+        roots: list[Any] = []
+        for value in values:
+            if isinstance(value, Module):
+                roots += [vars(m) for m in value.modules()]
+            elif _data_like(value):
+                roots.append(value)
+        self._copies: list[tuple[Any, Any]] = []
+        self._fingerprints: list[tuple | None] = []
+        for value in roots:
+            fingerprint = _contents(value)
+            self._fingerprints.append(fingerprint)
+            if fingerprint is not None:
+                self._copies += _shallow_copies(value)
+        self._roots = roots
+
+    def changed(self) -> bool:
+        return any(
+            fingerprint is not None and _contents(value) != fingerprint
+            for value, fingerprint in zip(self._roots, self._fingerprints, strict=True)
+        )
+
+    def restore(self) -> None:
+        for container, copy in self._copies:
+            if type(container) is list:
+                container[:] = copy
+            else:
+                if type(container) is not dict:
+                    container = vars(container)
+                if container != copy:
+                    container.clear()
+                    container.update(copy)
+
+
+def _shallow_copies(value: Any) -> list[tuple[Any, Any]]:
+    """The lists, dicts and plain objects reachable from ``value`` through them, each with a
+    shallow copy of its items (of its attributes for an object)."""
+    copies: list[tuple[Any, Any]] = []
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if id(item) in seen or kind is tuple and not item:
+            continue
+        if kind is list:
+            copies.append((item, list(item)))
+            stack.extend(item)
+        elif kind is tuple:
+            stack.extend(item)
+        elif kind is dict:
+            copies.append((item, dict(item)))
+            stack.extend(item.values())
+        elif _data_like(item):
+            copies.append((item, dict(vars(item))))
+            stack.extend(vars(item).values())
+        else:
+            continue
+        seen.add(id(item))
+    return copies
+
+
 def _holder(layer: Module) -> Module:
     """A module whose forward, of ``layer``'s signature, calls ``layer`` (its submodule
     ``layer``)."""
@@ -289,26 +364,47 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
     values (``x + torch.randn(())``: the trace would freeze the draw into a constant) or seeds
     the generator, and one that switches grad mode inside (``with torch.no_grad():``, whose
     nodes the graph would differentiate). The generator is left as before the trace, so the
-    eager run draws what it would without compile."""
+    eager run draws what it would without compile. So is one with Python side effects the
+    graph cannot replay at each call (torch.compile replays them): one that prints, or
+    changes what it reads (appends to a global list, counts in a dict, sets a module's
+    attribute); what the trace changed is undone, so the eager run does it once per call."""
     rng_state = get_rng_state()
     grad_mode = is_grad_enabled()
     tracer = _ModeRecordingTracer()
+    state = _PythonState(root)
+    printed = io.StringIO()
     try:
-        try:
-            graph = tracer.trace(root)
-        except TraceError:
-            if not isinstance(root, Module) or not tracer.is_leaf_module(root, ""):
-                raise
-            # A layer of chainrule.nn compiled on its own (its forward checks its input's
-            # shape in Python): traced as one call of the layer, as it is inside a model.
-            tracer = _ModeRecordingTracer()
-            graph = tracer.trace(_holder(root))
+        with contextlib.redirect_stdout(printed):
+            try:
+                graph = tracer.trace(root)
+            except TraceError:
+                if not isinstance(root, Module) or not tracer.is_leaf_module(root, ""):
+                    raise
+                # A layer of chainrule.nn compiled on its own (its forward checks its input's
+                # shape in Python): traced as one call of the layer, as it is inside a model.
+                tracer = _ModeRecordingTracer()
+                graph = tracer.trace(_holder(root))
     finally:
         after = get_rng_state()
         set_rng_state(rng_state)
+        # (the tensor constants the tracer keeps on the root, as torch.fx does, are its own)
+        added = {
+            path: vars(tracer.root).pop(path)
+            for path in tracer._constants.values()
+            if path in vars(tracer.root)
+        }
+        changed = state.changed()
+        state.restore()
+        for path, tensor in added.items():
+            setattr(tracer.root, path, tensor)
     drew = after.shape != rng_state.shape or not bool((after == rng_state).all())
     if drew:
         raise _GraphBreak("the program draws random numbers or seeds the generator")
+    if printed.getvalue():
+        # (what the trace printed is dropped: the eager run prints it, at every call)
+        raise _GraphBreak("the program prints")
+    if changed:
+        raise _GraphBreak("the program changes Python state it can read again")
     if any(node.meta.get("grad_enabled", grad_mode) != grad_mode for node in graph.nodes):
         raise _GraphBreak("the program switches grad mode")
     name = type(root).__name__ if isinstance(root, Module) else root.__name__
@@ -456,12 +552,14 @@ class CompiledFunction:
         self._cache.setdefault(key, []).insert(0, entry)
         entry.modules = self._modules()
         entry.modes = _modes(entry.modules)
-        entry.attributes = _attribute_guards(entry.modules)
         root = self._orig_mod
         readable = {} if isinstance(root, Module) else _globals_and_cells(root)
-        entry.values = _value_guards(readable)
+        entry.values = _value_guards(readable, contents=gm is not None)
         if gm is None:
+            # (the program runs eagerly, reading its state as it is: a change of the
+            # constants it reads needs no new trace, which would break the graph again)
             return entry
+        entry.attributes = _attribute_guards(entry.modules)
         if any(hooks for _, hooks in entry.modes):
             entry.reason = "module hooks (they would run once, when the program is captured)"
             self.fallback_reasons.append(entry.reason)
