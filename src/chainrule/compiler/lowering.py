@@ -496,30 +496,36 @@ _MAX_POOL_FUNCTIONS = {
 }
 
 
+def _outer_arguments(
+    recorder: _Recorder, functions: tuple[str, ...], input: Tensor
+) -> dict[str, Any] | None:
+    """The arguments (defaults included) of the innermost call of one of ``functions``
+    being run (the public function whose op is being recorded), when its ``input`` is
+    ``input``; None otherwise."""
+    call = next(
+        (c for c in reversed(recorder.outer_calls) if _function_name(c[0]) in functions),
+        None,
+    )
+    if call is None:
+        return None
+    func, args, kwargs = call
+    try:
+        params = inspect.signature(getattr(func, "__wrapped__", func)).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    params.apply_defaults()
+    given = params.arguments
+    return given if given.get("input") is input else None
+
+
 def _max_pool_indices_node(recorder: _Recorder, bound: tuple) -> None:
     input, indices = bound[0], bound[1]
     if not isinstance(indices, Tensor) or id(indices) in recorder.values:
         return
     gather = recorder.reader
-    call = next(
-        (
-            c
-            for c in reversed(recorder.outer_calls)
-            if _function_name(c[0]) in _MAX_POOL_FUNCTIONS[gather]
-        ),
-        None,
-    )
-    if call is None:
+    given = _outer_arguments(recorder, _MAX_POOL_FUNCTIONS[gather], input)
+    if given is None:
         return  # (the gather called some other way: refused as a tensor made outside)
-    func, args, kwargs = call
-    try:
-        params = inspect.signature(getattr(func, "__wrapped__", func)).bind(*args, **kwargs)
-    except TypeError:
-        return
-    params.apply_defaults()
-    given = params.arguments
-    if given.get("input") is not input:
-        return  # (the pooled tensor is not the one the function was given)
     nd = 3 if gather.startswith("max_pool3d") else 2
     geometry = tuple(
         given[k] for k in ("kernel_size", "stride", "padding", "dilation", "ceil_mode")
@@ -621,21 +627,9 @@ def _batch_norm_statistics_node(recorder: _Recorder, bound: tuple) -> None:
         return
     if training is not True:
         return
-    call = next(
-        (c for c in reversed(recorder.outer_calls) if _function_name(c[0]) == "batch_norm"),
-        None,
-    )
-    if call is None:
+    given = _outer_arguments(recorder, ("batch_norm",), input)
+    if given is None or type(given.get("momentum")) not in (int, float):
         return  # (the op called some other way: refused as a tensor made outside)
-    func, args, kwargs = call
-    try:
-        params = inspect.signature(getattr(func, "__wrapped__", func)).bind(*args, **kwargs)
-    except TypeError:
-        return
-    params.apply_defaults()
-    given = params.arguments
-    if given.get("input") is not input or type(given.get("momentum")) not in (int, float):
-        return
     node = lowered.graph.call(
         batch_norm_statistics,
         (recorder.convert(input), mean._data.dtype.name, eps),
