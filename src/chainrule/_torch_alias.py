@@ -6,6 +6,9 @@ objects, never a second copy of the package, so classes are shared (``isinstance
 torch.Tensor)`` holds for every chainrule tensor) and so is global state (grad mode, the default
 dtype, the random generator).
 
+``import functorch`` (the package PyTorch installs next to ``torch``) gives
+``chainrule._functorch`` the same way.
+
 How: a finder first in ``sys.meta_path`` answers every ``torch`` / ``torch.<path>`` import by
 importing ``chainrule.<path>`` and putting that module into ``sys.modules`` under the ``torch``
 name as well (the loader's ``exec_module`` swaps it in; the placeholder module importlib made is
@@ -31,12 +34,21 @@ _ALIAS = "torch"
 _REAL = "chainrule"
 
 
+#: Other packages PyTorch installs, answered by chainrule's version of them.
+_PACKAGES = {"functorch": _REAL + "._functorch"}
+
+
 def _real_name(fullname: str) -> str | None:
-    """``chainrule.<path>`` for ``torch.<path>`` (None for a name outside ``torch``)."""
+    """``chainrule.<path>`` for ``torch.<path>``, and chainrule's ``functorch`` (None for a
+    name outside them)."""
     if fullname == _ALIAS:
         return _REAL
     if fullname.startswith(_ALIAS + "."):
         return _REAL + fullname[len(_ALIAS) :]
+    head, dot, rest = fullname.partition(".")
+    package = _PACKAGES.get(head)
+    if package is not None:
+        return package + dot + rest
     return None
 
 
