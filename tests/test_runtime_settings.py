@@ -6,6 +6,7 @@ PyTorch's CPU build."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
@@ -52,12 +53,43 @@ CUDA_CALLS: dict[str, Callable[[ModuleType], Any]] = {
     "mem_get_info": lambda lib: lib.cuda.mem_get_info(),
     "get_rng_state": lambda lib: lib.cuda.get_rng_state(),
     "set_rng_state": lambda lib: lib.cuda.set_rng_state(lib.ByteTensor(2)),
+    "memory_stats": lambda lib: lib.cuda.memory_stats("cpu"),
+    "memory_stats_as_nested_dict": lambda lib: lib.cuda.memory_stats_as_nested_dict(),
+    "memory_summary": lambda lib: lib.cuda.memory_summary(abbreviated=True),
+    "memory_cached": lambda lib: _warned(lib.cuda.memory_cached),
+    "max_memory_cached": lambda lib: _warned(lib.cuda.max_memory_cached),
+    "reset_peak_memory_stats()": lambda lib: lib.cuda.reset_peak_memory_stats(),
+    "reset_peak_memory_stats(0)": lambda lib: lib.cuda.reset_peak_memory_stats(0),
+    "reset_peak_memory_stats(cpu)": lambda lib: lib.cuda.reset_peak_memory_stats("cpu"),
+    "reset_accumulated_memory_stats": lambda lib: lib.cuda.reset_accumulated_memory_stats(),
+    "reset_max_memory_allocated": lambda lib: _warned(lib.cuda.reset_max_memory_allocated),
+    "reset_max_memory_cached": lambda lib: _warned(lib.cuda.reset_max_memory_cached),
+    "memory_snapshot": lambda lib: lib.cuda.memory_snapshot(),
+    "set_device(-1)": lambda lib: lib.cuda.set_device(-1),
+    "set_device(0)": lambda lib: lib.cuda.set_device(0),
+    "set_device('cuda:1')": lambda lib: lib.cuda.set_device("cuda:1"),
+    "set_device('cuda')": lambda lib: lib.cuda.set_device("cuda"),
+    "set_device(device('cpu', 0))": lambda lib: lib.cuda.set_device(lib.device("cpu", 0)),
+    "set_device(None)": lambda lib: lib.cuda.set_device(None),
     "with device(0)": lambda lib: _enter(lib.cuda.device(0)),
     "with device(-1)": lambda lib: _enter(lib.cuda.device(-1)),
     "ones(device='cuda')": lambda lib: lib.ones(2, device="cuda"),
     "tensor.cuda()": lambda lib: lib.ones(2).cuda(),
     "tensor.to('cuda:0')": lambda lib: lib.ones(2).to("cuda:0"),
 }
+
+
+def _warned(call: Callable[[], Any]) -> Any:
+    """What ``call`` gives (or raises: re-raised), and the warnings it gave (category, text,
+    the file they point at)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = call()
+        except Exception as error:  # noqa: BLE001 - raised again, with the warnings in it
+            warned = [(w.category, str(w.message)) for w in caught]
+            raise type(error)(*error.args, warned) from None
+    return value, [(w.category, str(w.message), w.filename == __file__) for w in caught]
 
 
 def _enter(manager: Any) -> str:

@@ -11,14 +11,21 @@ Example:
 
 from __future__ import annotations
 
+import warnings
+from collections import OrderedDict
 from typing import Any, NoReturn
+
+from ._dtype import REPR_NAMESPACE
 
 __all__ = [
     "current_device", "device", "device_count", "empty_cache", "get_device_capability",
     "get_device_name", "get_device_properties", "get_rng_state", "init", "ipc_collect",
     "is_available", "is_bf16_supported", "is_initialized", "manual_seed", "manual_seed_all",
-    "max_memory_allocated", "max_memory_reserved", "mem_get_info", "memory_allocated",
-    "memory_reserved", "seed", "seed_all", "set_rng_state", "synchronize",
+    "max_memory_allocated", "max_memory_cached", "max_memory_reserved", "mem_get_info",
+    "memory_allocated", "memory_cached", "memory_reserved", "memory_snapshot", "memory_stats",
+    "memory_stats_as_nested_dict", "memory_summary", "reset_accumulated_memory_stats",
+    "reset_max_memory_allocated", "reset_max_memory_cached", "reset_peak_memory_stats", "seed",
+    "seed_all", "set_device", "set_rng_state", "synchronize",
 ]
 
 _NOT_COMPILED = "Torch not compiled with CUDA enabled"
@@ -86,6 +93,120 @@ def memory_reserved(device: Any = None) -> int:
 def max_memory_reserved(device: Any = None) -> int:
     """0 bytes of CUDA memory."""
     return 0
+
+
+def _no_binding(name: str) -> NoReturn:
+    """What PyTorch's CPU build raises where a function calls a CUDA binding it lacks."""
+    raise AttributeError(f"module '{REPR_NAMESPACE[0]}._C' has no attribute '{name}'")
+
+
+def _check_cuda(device: Any) -> None:
+    """PyTorch's check of a device argument: a string or device of another type raises."""
+    if isinstance(device, str):
+        from ._size import device as device_type  # (the torch.device class)
+
+        device = device_type(device)
+    kind = getattr(device, "type", None)
+    if kind is not None and kind != "cuda":
+        raise ValueError(f"Expected a cuda device, but got: {device}")
+
+
+def memory_stats(device: Any = None) -> dict[str, Any]:
+    """No statistics: an empty ``OrderedDict``, as PyTorch's CPU build gives."""
+    return OrderedDict()
+
+
+def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
+    """No statistics: ``{}``."""
+    return {}
+
+
+def memory_summary(device: Any = None, abbreviated: bool = False) -> str:
+    """PyTorch's CPU build fails here: its summary reads a statistic there is none of."""
+    raise KeyError("allocated_bytes.all.current")
+
+
+def memory_cached(device: Any = None) -> int:
+    """0 bytes (deprecated: ``memory_reserved``, with PyTorch's FutureWarning)."""
+    warnings.warn(
+        "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return memory_reserved(device)
+
+
+def max_memory_cached(device: Any = None) -> int:
+    """0 bytes (deprecated: ``max_memory_reserved``, with PyTorch's FutureWarning)."""
+    warnings.warn(
+        "`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return max_memory_reserved(device)
+
+
+def reset_peak_memory_stats(device: Any = None) -> NoReturn:
+    """PyTorch's CPU build: ValueError for another device's type, else the AttributeError of
+    its missing binding."""
+    _check_cuda(device)
+    _no_binding("_cuda_resetPeakMemoryStats")
+
+
+def reset_accumulated_memory_stats(device: Any = None) -> NoReturn:
+    """As :func:`reset_peak_memory_stats` (its binding: ``_cuda_resetAccumulatedMemoryStats``)."""
+    _check_cuda(device)
+    _no_binding("_cuda_resetAccumulatedMemoryStats")
+
+
+def reset_max_memory_allocated(device: Any = None) -> NoReturn:
+    """:func:`reset_peak_memory_stats`, after PyTorch's FutureWarning."""
+    warnings.warn(
+        "torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, "
+        "which resets /all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    reset_peak_memory_stats(device)
+
+
+def reset_max_memory_cached(device: Any = None) -> NoReturn:
+    """:func:`reset_peak_memory_stats`, after PyTorch's FutureWarning."""
+    warnings.warn(
+        "torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, "
+        "which resets /all/ peak memory stats.",
+        FutureWarning,
+        stacklevel=2,
+    )
+    reset_peak_memory_stats(device)
+
+
+def memory_snapshot(mempool_id: Any = None, include_traces: bool = True) -> NoReturn:
+    """PyTorch's CPU build: the AttributeError of its missing binding."""
+    _no_binding("_cuda_memorySnapshot")
+
+
+def set_device(device: Any) -> None:
+    """Device -1 is no device (nothing to do); a device without an index, or of another
+    type, raises PyTorch's ValueError; any other the AttributeError of its missing binding."""
+    if isinstance(device, str):
+        from ._size import device as device_type
+
+        device = device_type(device)
+    if isinstance(device, int) and not isinstance(device, bool):
+        index = device
+    else:
+        kind = getattr(device, "type", None)
+        if kind is not None and kind != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {device}")
+        index = getattr(device, "index", None)
+        if index is None:
+            raise ValueError(
+                "Expected a torch.device with a specified index or an integer, but got:"
+                f"{device}"
+            )
+    if index >= 0:
+        _no_binding("_cuda_setDevice")
 
 
 def synchronize(device: Any = None) -> NoReturn:
