@@ -56,6 +56,8 @@ __all__ = [
     "refuse",
     "tangent_to_write",
     "write_tangent",
+    "recorded_zero",
+    "MATERIALIZED_ZEROS",
 ]
 
 JvpRule = Callable[["OpDef", tuple, list[Any], Any], Any]
@@ -248,6 +250,65 @@ def zeros_for(x: Any) -> Any:
     return zeros_like(x) if isinstance(x, Tensor) else 0
 
 
+#: Ops whose PyTorch formulas compute a missing tangent's term with a materialised zero tensor
+#: (their matrix-product kernels do not skip zero tensors): ``x @ d`` with an infinite entry in
+#: ``d``'s primal has NaN in its tangent (``0 * inf``), as in PyTorch. The element-wise and
+#: outer products skip them (their term adds nothing).
+MATERIALIZED_ZEROS = frozenset({"MmBackward0", "BmmBackward0", "MvBackward0"})
+
+
+def recorded_zero(like: Tensor, terms: list[Any], negative: bool = True) -> Tensor | None:
+    """The terms missing tangents add in PyTorch's formulas, recorded: a formula of several
+    tangents takes a missing one as a zero tensor (``_efficientzerotensor``) and computes its
+    term (``other_t * self_p``), so when that term depends on a primal that requires grad the
+    tangent records its history (a tangent of ``d * 2`` or ``x @ d`` has a ``grad_fn``),
+    though the term adds nothing. ``terms``: those terms computed with zero tangents (their
+    values unused). None when none requires grad; else zeros of ``like``'s shape (-0.0 to be
+    added, +0.0 to be subtracted: no value changes, the sign of zero included) through which
+    the terms get zero gradients."""
+    primals = [r for r in terms if isinstance(r, Tensor) and r._requires_grad]
+    if not primals or not mode_get() & GRAD:
+        return None
+    from .creation import zeros  # (ops layer: bound at call time)
+    from .pointwise import where
+
+    total = primals[0].sum()
+    for primal in primals[1:]:
+        total = total + primal.sum()
+    never = zeros(like._data.shape, dtype=_bool_dtype())
+    zero = where(never, total, -0.0 if negative else 0.0)
+    return zero if zero._data.dtype == like._data.dtype else zero.to(like.dtype)
+
+
+def _bool_dtype() -> Any:
+    from .._dtype import bool as bool_dtype
+
+    return bool_dtype
+
+
+def _zero_tangent(x: Any, result: Any) -> Any:
+    """The zero tangent PyTorch gives an input without one: zeros of its shape (a number, a
+    wrapped scalar there: a 0-d tensor of the result's dtype)."""
+    if isinstance(x, Tensor):
+        return zeros_for(x)
+    from .creation import zeros
+
+    return zeros((), dtype=result.dtype)
+
+
+def _term(fn: Callable[..., Any], *args: Any) -> Any:
+    """A missing tangent's term (only its history is used: a formula that cannot take a zero
+    tangent gives none)."""
+    try:
+        return fn(*args)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _with_zero(zero: Tensor | None, total: Any) -> Any:
+    return total if zero is None or total is None else zero + total
+
+
 def joint_linear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
     """The op applied to all its inputs' tangents at once (zeros for the missing ones): ops
     linear in all their differentiable inputs together, with no constant term (cat, stack,
@@ -281,13 +342,24 @@ def bilinear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -
     per input with a tangent, the others at their primals)."""
     public = op.publics[False]
     total = None
+    reads: list[Any] = []
+    materialized = op.node_name in MATERIALIZED_ZEROS
     for i, t in enumerate(tangents):
+        if t is None and materialized and args[op.input_pos[i]] is not None:
+            t = zeros_for(args[op.input_pos[i]])
         if t is not None:
             call = list(args)
             call[op.input_pos[i]] = t
             term = public(*call)
             total = term if total is None else total + term
-    return total
+        elif args[op.input_pos[i]] is not None and mode_get() & GRAD:
+            # (the term of a missing tangent, as PyTorch computes it: with a zero tangent)
+            call = list(args)
+            call[op.input_pos[i]] = _zero_tangent(args[op.input_pos[i]], result)
+            reads.append(_term(public, *call))
+    if total is None or not reads:
+        return total
+    return _with_zero(recorded_zero(total, reads), total)
 
 
 def derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:
@@ -300,17 +372,25 @@ def derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) ->
         x = args[p]
         env.append(tuple(x._data.shape) if isinstance(x, Tensor) else ())
     total = None
+    reads: list[Any] = []
     for i, t in enumerate(tangents):
-        if t is None:
-            continue
         derivative = op.derivatives[i]
+        if t is None:
+            if derivative is not None and args[op.input_pos[i]] is not None and mode_get() & GRAD:
+                # (the term of a missing tangent, as PyTorch computes it: with a zero tangent)
+                zero = _zero_tangent(args[op.input_pos[i]], result)
+                read = (env[k] for k in derivative.arg_index)
+                reads.append(_term(derivative.fn, TENSOR_NS, zero, *read))
+            continue
         if derivative is None:
             raise refuse(op.name)
         term = derivative.fn(TENSOR_NS, t, *(env[k] for k in derivative.arg_index))
         if term._data.shape != result._data.shape:
             term = term.expand(result._data.shape)
         total = term if total is None else total + term
-    return total
+    if total is None or not reads:
+        return total
+    return _with_zero(recorded_zero(total, reads), total)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._dtype import float32
+from ..autograd.grad_mode import GRAD, mode_get
 from . import copying, indexing, linalg, pointwise, reduction, shape, view_copies
 from ._forward import (
     allow_jvp,
@@ -47,6 +48,7 @@ from ._forward import (
     derived_rule,
     joint_linear_rule,
     linear_rule,
+    recorded_zero,
     zeros_for,
 )
 from .nn_ops import losses, misc, pooling
@@ -65,7 +67,10 @@ def _div_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> An
     self_t, other_t = tangents
     other = args[1]
     if other_t is None:
-        return self_t / other
+        zero = None
+        if other is not None and mode_get() & GRAD:
+            zero = recorded_zero(self_t, [zeros_for(other) * result], negative=False)
+        return (self_t if zero is None else self_t - zero) / other
     moved = other_t * result
     return (-moved if self_t is None else self_t - moved) / other
 
@@ -666,40 +671,39 @@ def _glu_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
 
 
 def _addmm_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
-    """``beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)``."""
+    """PyTorch's ``beta * self_t + alpha * (mat1_t @ mat2) + alpha * (mat1 @ mat2_t)``, in its
+    order; a missing factor tangent is a materialised zero (its product with an infinite
+    primal is NaN, as in PyTorch), a missing ``self_t`` adds nothing."""
     self_t, mat1_t, mat2_t = tangents
     _, mat1, mat2, beta, alpha = args
     total = None
-    if mat1_t is not None:
-        total = mat1_t @ mat2
-    if mat2_t is not None:
-        term = mat1 @ mat2_t
-        total = term if total is None else total + term
-    if total is not None and alpha != 1:
-        total = total * alpha
     if self_t is not None:
-        term = self_t if beta == 1 else self_t * beta
+        total = self_t if beta == 1 else self_t * beta
+        total = shape.expand(total, tuple(result.shape))
+    for term in (
+        (zeros_for(mat1) if mat1_t is None else mat1_t) @ mat2,
+        mat1 @ (zeros_for(mat2) if mat2_t is None else mat2_t),
+    ):
+        term = term if alpha == 1 else term * alpha
         total = term if total is None else total + term
     return total
 
 
 def _convolution_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> Any:
-    """Linear in each input: ``conv(x_t, w) + conv(x, w_t) + b_t`` (no bias in the products)."""
+    """Linear in each input: ``conv(x_t, w) + conv(x, w_t) + b_t`` (no bias in the products);
+    a missing ``x_t`` or ``w_t`` is a materialised zero (its product with an infinite primal
+    is NaN, as in PyTorch)."""
     public = op.publics[False]
     x_t, w_t, b_t = tangents
     call = list(args)
     call[2] = None
-    total = None
-    if x_t is not None:
-        call[0], call[1] = x_t, args[1]
-        total = public(*call)
-    if w_t is not None:
-        call[0], call[1] = args[0], w_t
-        term = public(*call)
-        total = term if total is None else total + term
+    call[0], call[1] = zeros_for(args[0]) if x_t is None else x_t, args[1]
+    total = public(*call)
+    call[0], call[1] = args[0], zeros_for(args[1]) if w_t is None else w_t
+    total = total + public(*call)
     if b_t is not None:
         term = b_t.reshape((1, -1) + (1,) * (result.ndim - 2))
-        total = term if total is None else total + term
+        total = total + term
     return total
 
 
@@ -1173,7 +1177,10 @@ def _fused_product_rule(op: OpDef, args: tuple, tangents: list[Any], result: Any
     self_t = tangents[0]
     beta = args[op.index_of["beta"]]
     total = None
+    materialized = op.node_name != "AddrBackward0"  # (outer products skip zero tensors)
     for i, t in enumerate(tangents[1:], start=1):
+        if t is None and materialized:
+            t = zeros_for(args[op.input_pos[i]])  # (as PyTorch: 0 * inf is NaN)
         if t is not None:
             call = list(args)
             call[op.input_pos[0]] = result  # (ignored at beta=0)
