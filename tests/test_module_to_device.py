@@ -45,3 +45,48 @@ def test_module_to_device(case: str) -> None:
 
     same_outcome(program)
 
+
+
+IDENTITY_CASES = {
+    "to meta": lambda lib, m: m.to("meta"),
+    "to cpu": lambda lib, m: m.to("cpu"),
+    "to a dtype": lambda lib, m: m.to(lib.float64),
+    "double()": lambda lib, m: m.double(),
+    "cpu()": lambda lib, m: m.cpu(),
+    "to_empty on the cpu": lambda lib, m: m.to_empty(device="cpu"),
+    "to_empty on meta": lambda lib, m: m.to_empty(device="meta"),
+    "meta, then to_empty on the cpu": lambda lib, m: m.to("meta").to_empty(device="cpu"),
+    "meta, then to meta": lambda lib, m: m.to("meta").to("meta"),
+}
+
+
+@pytest.mark.parametrize("case", list(IDENTITY_CASES))
+def test_parameters_replaced_between_cpu_and_meta(case: str) -> None:
+    """Between the CPU and meta, PyTorch's _apply replaces each Parameter (and its gradient)
+    with a new one (m.weight is not the old weight, which keeps its device); on the same device
+    type it keeps them and sets their .data. chainrule kept them always (commit 9db0b3e's
+    leftover)."""
+
+    def program(lib: Any) -> Any:
+        m = lib.nn.Linear(2, 2)
+        m.register_buffer("buf", lib.ones(2))
+        w, b, buf = m.weight, m.bias, m.buf
+        w.grad = lib.ones(2, 2)
+        grad = w.grad
+        IDENTITY_CASES[case](lib, m)
+        return (
+            m.weight is w,
+            m.bias is b,
+            m.buf is buf,
+            type(m.weight).__name__,
+            str(m.weight.device),
+            m.weight.requires_grad,
+            m.weight.is_leaf,
+            m.weight.grad is grad,
+            str(m.weight.grad.device),
+            str(w.device),
+            str(grad.device),
+            [n for n, _ in m.named_parameters()],
+        )
+
+    same_outcome(program)

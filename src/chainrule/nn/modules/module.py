@@ -974,22 +974,33 @@ class Module:
 
     def _apply(self: T, fn: Callable[[Tensor], Tensor]) -> T:
         """Apply ``fn`` to every parameter, gradient and buffer (Tensors, under ``no_grad``), as
-        PyTorch does: children first; a parameter keeps its identity (its ``.data`` becomes
-        ``fn(param)``, and its gradient's ``.data`` ``fn(grad)``); a buffer is replaced by
-        ``fn(buffer)``. The walk uses a stack, and a module shared by two parents is visited
-        twice, as PyTorch's recursion visits it."""
+        PyTorch does: children first; a parameter keeps its identity when ``fn(param)`` is on a
+        device of the same type (its ``.data`` becomes ``fn(param)``, its gradient's
+        ``fn(grad)``), else (between the CPU and meta) it is replaced by a new Parameter (of the
+        same ``requires_grad``; its gradient ``fn(grad)``), as PyTorch's tensors of different
+        types cannot share a ``.data``; a buffer is replaced by ``fn(buffer)``. The walk uses a
+        stack, and a module shared by two parents is visited twice, as PyTorch's recursion
+        visits it."""
         for module in _post_order(self):
-            for param in module._parameters.values():
+            for key, param in list(module._parameters.items()):
                 if param is None:
                     continue
                 with no_grad():
                     applied = fn(param)
-                param.data = applied
                 grad = param._grad
+                if _same_device_type(param, applied):
+                    param.data = applied
+                    out_param = param
+                else:
+                    out_param = Parameter(applied, param._requires_grad)
+                    module._parameters[key] = out_param
                 if grad is not None:
                     with no_grad():
                         grad_applied = fn(grad)
-                    grad.data = grad_applied
+                    if _same_device_type(grad, grad_applied):
+                        out_param._grad.data = grad_applied
+                    else:
+                        out_param.grad = grad_applied.requires_grad_(grad._requires_grad)
             for name, buf in list(module._buffers.items()):
                 if buf is not None:
                     module._buffers[name] = fn(buf)
@@ -1445,6 +1456,12 @@ def _load_order(root: Module) -> list[Module]:
         for child in reversed([c for c in module._modules.values() if c is not None]):
             stack.append((child, False))
     return out
+
+
+def _same_device_type(t: Tensor, applied: Tensor) -> bool:
+    """Whether ``applied`` can become ``t``'s ``.data`` in ``Module._apply``: PyTorch's
+    ``_has_compatible_shallow_copy_type`` (a CPU and a meta tensor are of different types)."""
+    return t.device.type == applied.device.type
 
 
 def _post_order(root: Module) -> list[Module]:
