@@ -11,9 +11,11 @@ one run), its joint forward+backward graph optimised (``ir.passes``) and generat
 code (``ir.numpy_codegen``); :mod:`.compiled_graph` runs it and gives the outputs one
 ``CompiledFunctionBackward`` node. What the IR cannot express (in-place and random ops,
 values read into Python, value-dependent shapes) runs eagerly; ``fallback_reasons`` says
-why, ``code`` prints the generated forward and backward.
+why, ``code`` prints the generated forward and backward. A compiled module is an
+``OptimizedModule`` (:mod:`.optimized_module`), as torch.compile's.
 """
 
 from chainrule.compiler.compiled import CompiledFunction, compile
+from chainrule.compiler.optimized_module import OptimizedModule
 
-__all__ = ["CompiledFunction", "compile"]
+__all__ = ["CompiledFunction", "OptimizedModule", "compile"]

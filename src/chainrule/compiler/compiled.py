@@ -665,7 +665,8 @@ def compile(
 ) -> Any:
     """Compile ``model`` (a function or Module), or return a decorator when it is None,
     as ``torch.compile``; ``backend``, ``mode``, ``options``, ``dynamic`` are accepted
-    and have no effect here."""
+    and have no effect here. A module gives an ``OptimizedModule`` wrapping it (state_dict
+    keys ``_orig_mod.<name>``, as PyTorch's)."""
     if model is None:
 
         def decorator(fn: Callable[..., Any]) -> Any:
@@ -689,4 +690,9 @@ def compile(
     if disable:
         return model
     limit = _DEFAULT_RECOMPILE_LIMIT if recompile_limit is None else recompile_limit
-    return CompiledFunction(model, fullgraph, limit)
+    compiled = CompiledFunction(model, fullgraph, limit)
+    if isinstance(model, Module):
+        from .optimized_module import OptimizedModule
+
+        return OptimizedModule(model, compiled)
+    return compiled
