@@ -120,7 +120,6 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
     if _complex_involved(op, args, tangents, outputs):
         rule = _complex_rule(op, rule)
     with suspended():
-        zero_terms: list[Tensor] = []
         if mode_get() & GRAD and (
             any(isinstance(a, Tensor) and a._requires_grad for a in args)
             or any(t is not None and t._requires_grad for t in tangents)
@@ -130,15 +129,9 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
             # graph in the dual level (forward-over-reverse) finds no tangent there either.
             args = tuple(_primal_view(a) for a in args)
             result = tuple(_primal_view(o) for o in outputs) if several else _primal_view(result)
-            zero_terms = _zero_term_primals(op, args, tangents, result)
         tangent = rule(op, args, tangents, result)
         # (a multi-output op's rule gives one tangent per output, None for its indices)
         found = tuple(tangent) if several else (tangent,)
-        if zero_terms:
-            found = tuple(
-                t if t is None or not isinstance(t, Tensor) else _with_zero_term(t, zero_terms)
-                for t in found
-            )
         laid = [
             None if t is None or o._data.dtype.kind not in "fcV" else _laid_out_like(t, o)
             for t, o in zip(found, outputs, strict=False)
@@ -151,61 +144,6 @@ def propagate(op: OpDef, args: tuple, result: Any) -> None:
         # (a node re-wraps its saved outputs in a backward pass: their tangents, for forward
         # mode through that pass, forward-over-reverse)
         set_output_tangents(node, tuple(laid))
-
-
-def _zero_term_primals(op: OpDef, args: tuple, tangents: list[Any], result: Any) -> list[Any]:
-    """The primals requiring grad that PyTorch's forward formula multiplies by a zero tangent.
-
-    PyTorch's formulas see the missing tangent of a differentiable input as a ZeroTensor and
-    run with grad mode on: a term such as ``mat1_t.mm(mat2_p)`` (a dual weight in ``linear``)
-    or ``other_t * self_p`` (``dual * 2``) is recorded when the primal requires grad, so the
-    tangent has a ``grad_fn`` and a backward pass through it gives that primal a zero gradient,
-    though the term adds nothing to the value (ZeroTensor products are exact zeros, even of an
-    infinite primal). The primals such a term reads are taken as those the input's derivative
-    formula reads (``mm``'s for ``self`` reads ``mat2``; ``add``'s none)."""
-    found: list[Any] = []
-    for i, t in enumerate(tangents):
-        derivative = op.derivatives[i]
-        if t is not None or derivative is None:
-            continue
-        x = args[op.input_pos[i]]
-        if not isinstance(x, Tensor | bool | int | float | complex):
-            continue  # (an absent optional input, as a missing bias: no term)
-        for k in derivative.arg_index:
-            if k < op.result_index:
-                candidates = (args[k],)
-            elif k == op.result_index:
-                candidates = result if type(result) is tuple else (result,)
-            else:
-                continue  # (an input's shape or strides)
-            for c in candidates:
-                if isinstance(c, Tensor) and c._requires_grad and all(c is not f for f in found):
-                    found.append(c)
-    return found
-
-
-def _with_zero_term(tangent: Tensor, primals: list[Tensor]) -> Tensor:
-    """``tangent`` plus a recorded term of exact zeros that reads ``primals`` (see
-    :func:`_zero_term_primals`): the values unchanged (``-0.0`` is the identity of addition),
-    the zero gradient (``+0.0``, never NaN) flowing to the primals."""
-    from .pointwise import where  # (ops layer: bound at call time, after ops/__init__)
-
-    dtype = tangent._data.dtype
-    anchor = None
-    for p in primals:
-        total = p.sum()
-        if total._data.dtype.kind == "c" and dtype.kind != "c":
-            total = total.real
-        anchor = total if anchor is None else anchor + total
-    assert anchor is not None
-    if anchor._data.dtype != dtype:
-        anchor = anchor.to(tangent.dtype)
-    shape = tangent._data.shape
-    minus_zero = complex(-0.0, -0.0) if dtype.kind == "c" else -0.0
-    zero_term = where(
-        wrap(np.zeros(shape, dtype=bool)), anchor, wrap(np.full(shape, minus_zero, dtype=dtype))
-    )
-    return tangent + zero_term
 
 
 def _primal_view(x: Any) -> Any:
