@@ -84,6 +84,11 @@ def test_tangents_record_as_pytorchs(name: str, primal: str) -> None:
     np.testing.assert_allclose(ours["value"], theirs["value"], rtol=1e-6)  # (NaN where NaN)
     np.testing.assert_array_equal(np.signbit(ours["value"]), np.signbit(theirs["value"]))
     if "grad" in theirs:
+        if name == "pow" and primal == "infinite":
+            # Known difference: the zero terms give their inputs zero gradients straight;
+            # PyTorch's exponent term passes its zero through log(inf) and gives NaN there.
+            assert np.isnan(theirs["grad"][0, 0]) and ours["grad"][0, 0] == 0
+            theirs["grad"][0, 0] = 0
         np.testing.assert_allclose(ours["grad"], theirs["grad"], rtol=1e-6)
 
 

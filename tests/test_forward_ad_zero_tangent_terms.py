@@ -40,6 +40,7 @@ CASES: list[tuple[str, Callable[..., Any]]] = [
     ("linear_select", lambda lib, d, q, w: lib.nn.functional.linear(w, d)[0]),
     # (q finite: PyTorch's mm materializes its ZeroTensor, and 0 * inf is nan there)
     ("addmm", lambda lib, d, q, w: lib.addmm(d, q.clamp(-3, 3), w)),
+    ("div", lambda lib, d, q, w: d / q),
     ("add", lambda lib, d, q, w: d + w),
     ("sub", lambda lib, d, q, w: d - w),
     ("sin", lambda lib, d, q, w: d.sin()),

@@ -257,24 +257,35 @@ def zeros_for(x: Any) -> Any:
 MATERIALIZED_ZEROS = frozenset({"MmBackward0", "BmmBackward0", "MvBackward0"})
 
 
-def recorded_zero(like: Tensor, terms: list[Any], negative: bool = True) -> Tensor | None:
+def recorded_zero(
+    like: Tensor, terms: list[Any], anchors: list[Any], negative: bool = True
+) -> Tensor | None:
     """The terms missing tangents add in PyTorch's formulas, recorded: a formula of several
     tangents takes a missing one as a zero tensor (``_efficientzerotensor``) and computes its
     term (``other_t * self_p``), so when that term depends on a primal that requires grad the
     tangent records its history (a tangent of ``d * 2`` or ``x @ d`` has a ``grad_fn``),
-    though the term adds nothing. ``terms``: those terms computed with zero tangents (their
-    values unused). None when none requires grad; else zeros of ``like``'s shape (-0.0 to be
-    added, +0.0 to be subtracted: no value changes, the sign of zero included) through which
-    the terms get zero gradients."""
-    primals = [r for r in terms if isinstance(r, Tensor) and r._requires_grad]
-    if not primals or not mode_get() & GRAD:
+    though the term adds nothing. ``terms``: those terms computed with zero tangents (only
+    whether one requires grad is used). None when none does; else zeros of ``like``'s shape
+    (-0.0 to be added, +0.0 to be subtracted: no value changes, the sign of zero included)
+    read from ``anchors`` (the op's inputs): a backward pass gives those that require grad a
+    zero gradient straight, as PyTorch's zero tensors do (through the terms' own graph a zero
+    could meet ``0 / 0``)."""
+    if not mode_get() & GRAD or not any(
+        isinstance(r, Tensor) and r._requires_grad for r in terms
+    ):
+        return None
+    primals = [a for a in anchors if isinstance(a, Tensor) and a._requires_grad]
+    if not primals:
         return None
     from .creation import zeros  # (ops layer: bound at call time)
     from .pointwise import where
 
-    total = primals[0].sum()
-    for primal in primals[1:]:
-        total = total + primal.sum()
+    total = None
+    for primal in primals:
+        part = primal.sum()
+        if part._data.dtype.kind == "c" and like._data.dtype.kind != "c":
+            part = part.real
+        total = part if total is None else total + part
     never = zeros(like._data.shape, dtype=_bool_dtype())
     zero = where(never, total, -0.0 if negative else 0.0)
     return zero if zero._data.dtype == like._data.dtype else zero.to(like.dtype)
@@ -284,6 +295,11 @@ def _bool_dtype() -> Any:
     from .._dtype import bool as bool_dtype
 
     return bool_dtype
+
+
+def _inputs(op: OpDef, args: tuple) -> list[Any]:
+    """The op's differentiable inputs (what its zero terms give zero gradients)."""
+    return [args[p] for p in op.input_pos]
 
 
 def _zero_tangent(x: Any, result: Any) -> Any:
@@ -359,7 +375,7 @@ def bilinear_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -
             reads.append(_term(public, *call))
     if total is None or not reads:
         return total
-    return _with_zero(recorded_zero(total, reads), total)
+    return _with_zero(recorded_zero(total, reads, _inputs(op, args)), total)
 
 
 def derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> Any:
@@ -390,7 +406,7 @@ def derived_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) ->
         total = term if total is None else total + term
     if total is None or not reads:
         return total
-    return _with_zero(recorded_zero(total, reads), total)
+    return _with_zero(recorded_zero(total, reads, _inputs(op, args)), total)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -69,7 +69,8 @@ def _div_rule(op: OpDef, args: tuple, tangents: list[Any], result: Tensor) -> An
     if other_t is None:
         zero = None
         if other is not None and mode_get() & GRAD:
-            zero = recorded_zero(self_t, [zeros_for(other) * result], negative=False)
+            term = zeros_for(other) * result
+            zero = recorded_zero(self_t, [term], [args[0], other], negative=False)
         return (self_t if zero is None else self_t - zero) / other
     moved = other_t * result
     return (-moved if self_t is None else self_t - moved) / other
