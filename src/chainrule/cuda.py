@@ -126,23 +126,22 @@ def memory_summary(device: Any = None, abbreviated: bool = False) -> str:
     raise KeyError("allocated_bytes.all.current")
 
 
+def _renamed(old: str, new: str) -> None:
+    """PyTorch's FutureWarning for a renamed memory function, at its caller's line."""
+    warnings.warn(
+        f"`torch.cuda.{old}` has been renamed to `torch.cuda.{new}`", FutureWarning, stacklevel=3
+    )
+
+
 def memory_cached(device: Any = None) -> int:
     """0 bytes (deprecated: ``memory_reserved``, with PyTorch's FutureWarning)."""
-    warnings.warn(
-        "`torch.cuda.memory_cached` has been renamed to `torch.cuda.memory_reserved`",
-        FutureWarning,
-        stacklevel=2,
-    )
+    _renamed("memory_cached", "memory_reserved")
     return memory_reserved(device)
 
 
 def max_memory_cached(device: Any = None) -> int:
     """0 bytes (deprecated: ``max_memory_reserved``, with PyTorch's FutureWarning)."""
-    warnings.warn(
-        "`torch.cuda.max_memory_cached` has been renamed to `torch.cuda.max_memory_reserved`",
-        FutureWarning,
-        stacklevel=2,
-    )
+    _renamed("max_memory_cached", "max_memory_reserved")
     return max_memory_reserved(device)
 
 
@@ -159,25 +158,25 @@ def reset_accumulated_memory_stats(device: Any = None) -> NoReturn:
     _no_binding("_cuda_resetAccumulatedMemoryStats")
 
 
+def _resets_all(name: str) -> None:
+    """PyTorch's FutureWarning for the deprecated resets, at their caller's line."""
+    warnings.warn(
+        f"torch.cuda.{name} now calls torch.cuda.reset_peak_memory_stats, which resets /all/ "
+        "peak memory stats.",
+        FutureWarning,
+        stacklevel=3,
+    )
+
+
 def reset_max_memory_allocated(device: Any = None) -> NoReturn:
     """:func:`reset_peak_memory_stats`, after PyTorch's FutureWarning."""
-    warnings.warn(
-        "torch.cuda.reset_max_memory_allocated now calls torch.cuda.reset_peak_memory_stats, "
-        "which resets /all/ peak memory stats.",
-        FutureWarning,
-        stacklevel=2,
-    )
+    _resets_all("reset_max_memory_allocated")
     reset_peak_memory_stats(device)
 
 
 def reset_max_memory_cached(device: Any = None) -> NoReturn:
     """:func:`reset_peak_memory_stats`, after PyTorch's FutureWarning."""
-    warnings.warn(
-        "torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, "
-        "which resets /all/ peak memory stats.",
-        FutureWarning,
-        stacklevel=2,
-    )
+    _resets_all("reset_max_memory_cached")
     reset_peak_memory_stats(device)
 
 
