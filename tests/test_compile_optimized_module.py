@@ -7,6 +7,7 @@ original, no repr)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -91,3 +92,24 @@ def test_a_compiled_function_is_no_module():
     fn = chainrule.compile(lambda x: x * 2)
     assert not isinstance(fn, chainrule.nn.Module)
     assert fn(chainrule.ones(2)).tolist() == [2.0, 2.0]
+
+
+def test_a_compiled_function_looks_like_the_function():
+    def scaled(x, factor=2):
+        """Doubles x."""
+        return x * factor
+
+    seen = []
+    for compiled in (torch.compile(scaled, backend="eager"), chainrule.compile(scaled)):
+        seen.append(
+            (
+                compiled.__name__,
+                compiled.__qualname__,
+                compiled.__doc__,
+                compiled.__module__,
+                compiled.__wrapped__ is scaled,
+                compiled._torchdynamo_orig_callable is scaled,
+                str(inspect.signature(compiled)),
+            )
+        )
+    assert seen[0] == seen[1]

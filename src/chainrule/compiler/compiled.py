@@ -495,6 +495,11 @@ class CompiledFunction:
     """``compile(fn)``'s result: call it as ``fn``; ``code`` is the generated source."""
 
     def __init__(self, fn: Callable[..., Any], fullgraph: bool, recompile_limit: int) -> None:
+        if not isinstance(fn, Module):
+            # (as torch.compile's function: fn's name, doc, module and signature, and
+            # ``__wrapped__`` / ``_torchdynamo_orig_callable`` leading back to it)
+            functools.update_wrapper(self, fn, updated=())
+            self._torchdynamo_orig_callable = fn
         self._orig_mod = fn
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
