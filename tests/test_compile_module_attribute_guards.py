@@ -119,3 +119,29 @@ def test_an_attribute_set_back_runs_the_graph_compiled_for_it():
     assert fn.compile_count == 2
     np.testing.assert_array_equal(third.detach().numpy(), first.detach().numpy())
     assert not np.array_equal(second.detach().numpy(), first.detach().numpy())
+
+
+def test_a_submodule_replaced_or_added_recompiles():
+    """``model[0] = nn.Linear(...)`` or a layer added after compiling: before, the compiled
+    program kept running the old layers (silent)."""
+    results = {}
+    for name in ("torch", "eager", "compiled"):
+        lib = torch if name == "torch" else chainrule
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.ReLU())
+        fn = chainrule.compile(model) if name == "compiled" else model
+        x = lib.tensor([[0.5, -1.0], [2.0, 0.25]])
+        seen = [fn(x).detach().numpy()]
+        lib.manual_seed(1)
+        model[0] = lib.nn.Linear(2, 3)
+        seen.append(fn(x).detach().numpy())
+        model.add_module("2", lib.nn.Tanh())
+        seen.append(fn(x).detach().numpy())
+        results[name] = seen
+        if name == "compiled":
+            assert fn.compile_count == 3
+    for ours, eager, theirs in zip(
+        results["compiled"], results["eager"], results["torch"], strict=True
+    ):
+        np.testing.assert_array_equal(ours, eager)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

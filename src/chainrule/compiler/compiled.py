@@ -208,8 +208,9 @@ def _globals_and_cells(fn: Any) -> dict[str, tuple[Any, Callable[[], Any]]]:
 
 
 def _modes(modules: list[Module]) -> tuple:
-    """Per module: its training flag and whether a hook (its own or a global one) would run
-    around its forward or backward."""
+    """Per module: its training flag, whether a hook (its own or a global one) would run
+    around its forward or backward, and its children (a submodule replaced or added after
+    compiling recompiles, as torch.compile's guards on the modules it reads)."""
     global_hooks = bool(_global_backward_hooks or _global_backward_pre_hooks)
     return tuple(
         (
@@ -221,6 +222,7 @@ def _modes(modules: list[Module]) -> tuple:
                 or m._backward_hooks
                 or m._backward_pre_hooks
             ),
+            tuple(m._modules.items()),
         )
         for m in modules
     )
@@ -565,7 +567,7 @@ class CompiledFunction:
             # constants it reads needs no new trace, which would break the graph again)
             return entry
         entry.attributes = _attribute_guards(entry.modules)
-        if any(hooks for _, hooks in entry.modes):
+        if any(hooks for _, hooks, _ in entry.modes):
             entry.reason = "module hooks (they would run once, when the program is captured)"
             self.fallback_reasons.append(entry.reason)
             entry.module = None  # (the module itself runs, with its hooks)
