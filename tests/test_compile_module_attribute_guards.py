@@ -145,3 +145,43 @@ def test_a_submodule_replaced_or_added_recompiles():
     ):
         np.testing.assert_array_equal(ours, eager)
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_a_plain_tensor_attribute_is_read_again():
+    """A module's tensor attribute that is no parameter or buffer (``self.scale =
+    torch.tensor(2.0)``), rebound after compiling: before, the compiled program kept the old
+    tensor (silent)."""
+
+    def build(lib: Any) -> Any:
+        class Scaled(lib.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.scale = lib.tensor(2.0)
+                self.linear = lib.nn.Linear(2, 2)
+
+            def forward(self, x: Any) -> Any:
+                return self.linear(x) * self.scale
+
+        lib.manual_seed(0)
+        return Scaled()
+
+    results = {}
+    for name in ("torch", "eager", "compiled"):
+        lib = torch if name == "torch" else chainrule
+        model = build(lib)
+        fn = chainrule.compile(model) if name == "compiled" else model
+        x = lib.tensor([[0.5, -1.0]])
+        seen = [fn(x).detach().numpy()]
+        model.scale = lib.tensor(5.0)
+        seen.append(fn(x).detach().numpy())
+        with lib.no_grad():
+            model.scale.fill_(-1.0)
+        seen.append(fn(x).detach().numpy())
+        model.scale = 3.0
+        seen.append(fn(x).detach().numpy())
+        results[name] = seen
+    for ours, eager, theirs in zip(
+        results["compiled"], results["eager"], results["torch"], strict=True
+    ):
+        np.testing.assert_array_equal(ours, eager)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

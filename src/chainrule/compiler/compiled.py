@@ -64,15 +64,15 @@ def _sources(
 ) -> list[tuple[int, Callable[[], Any]]]:
     """Where the program reads each captured tensor from, as a function giving what is
     there now: a global or closure variable by name, else a module's ``_parameters`` or
-    ``_buffers`` entry. A call reads them again, as torch.compile's guards do: a tensor
-    rebound there with the same shape, dtype and requires_grad is used without a recompile
-    (a different one recompiles)."""
+    ``_buffers`` entry or plain attribute (``self.scale = torch.tensor(2.0)``). A call reads
+    them again, as torch.compile's guards do: a tensor rebound there with the same shape,
+    dtype and requires_grad is used without a recompile (a different one recompiles)."""
     found: list[tuple[int, Callable[[], Any]]] = []
     for index, tensor in enumerate(tensors):
         read = next((r for v, r in readable.values() if v is tensor), None)
         if read is None:
             for module in modules:
-                for store in (module._parameters, module._buffers):
+                for store in (module._parameters, module._buffers, vars(module)):
                     key = next((k for k, t in store.items() if t is tensor), None)
                     if key is not None:
                         read = functools.partial(store.get, key)
