@@ -185,3 +185,39 @@ def test_a_plain_tensor_attribute_is_read_again():
     ):
         np.testing.assert_array_equal(ours, eager)
         np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+
+
+def test_a_replaced_forward_is_the_one_that_runs():
+    """A forward set on the instance (before or after compiling) or replaced on the class
+    after compiling: before, the compiled program ran the class's first forward (silent)."""
+
+    def build(lib: Any) -> tuple[Any, Any]:
+        class Wrapped(lib.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.linear = lib.nn.Linear(2, 2)
+
+            def forward(self, x: Any) -> Any:
+                return self.linear(x)
+
+        lib.manual_seed(0)
+        return Wrapped, Wrapped()
+
+    results = {}
+    for name in ("torch", "eager", "compiled"):
+        lib = torch if name == "torch" else chainrule
+        cls, model = build(lib)
+        fn = chainrule.compile(model) if name == "compiled" else model
+        x = lib.tensor([[0.5, -1.0]])
+        seen = [fn(x).detach().numpy()]
+        cls.forward = lambda self, x: self.linear(x) * 3
+        seen.append(fn(x).detach().numpy())
+        original = model.forward
+        model.forward = lambda x, original=original: original(x) + 10
+        seen.append(fn(x).detach().numpy())
+        results[name] = seen
+    for ours, eager, theirs in zip(
+        results["compiled"], results["eager"], results["torch"], strict=True
+    ):
+        np.testing.assert_array_equal(ours, eager)
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)

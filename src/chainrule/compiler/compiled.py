@@ -209,8 +209,9 @@ def _globals_and_cells(fn: Any) -> dict[str, tuple[Any, Callable[[], Any]]]:
 
 def _modes(modules: list[Module]) -> tuple:
     """Per module: its training flag, whether a hook (its own or a global one) would run
-    around its forward or backward, and its children (a submodule replaced or added after
-    compiling recompiles, as torch.compile's guards on the modules it reads)."""
+    around its forward or backward, its children and its forward (a submodule replaced or
+    added, or a forward replaced on the instance or the class, after compiling recompiles,
+    as torch.compile's guards on the modules it reads)."""
     global_hooks = bool(_global_backward_hooks or _global_backward_pre_hooks)
     return tuple(
         (
@@ -223,6 +224,8 @@ def _modes(modules: list[Module]) -> tuple:
                 or m._backward_pre_hooks
             ),
             tuple(m._modules.items()),
+            type(m).forward,
+            m.__dict__.get("forward"),
         )
         for m in modules
     )
@@ -370,6 +373,9 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
     graph cannot replay at each call (torch.compile replays them): one that prints, or
     changes what it reads (appends to a global list, counts in a dict, sets a module's
     attribute); what the trace changed is undone, so the eager run does it once per call."""
+    if isinstance(root, Module) and "forward" in vars(root):
+        # (the tracer follows the class's forward; the module runs its own, eagerly)
+        raise _GraphBreak("the module's forward is replaced on the instance")
     rng_state = get_rng_state()
     grad_mode = is_grad_enabled()
     tracer = _ModeRecordingTracer()
@@ -567,7 +573,7 @@ class CompiledFunction:
             # constants it reads needs no new trace, which would break the graph again)
             return entry
         entry.attributes = _attribute_guards(entry.modules)
-        if any(hooks for _, hooks, _ in entry.modes):
+        if any(mode[1] for mode in entry.modes):
             entry.reason = "module hooks (they would run once, when the program is captured)"
             self.fallback_reasons.append(entry.reason)
             entry.module = None  # (the module itself runs, with its hooks)
