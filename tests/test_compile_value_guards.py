@@ -110,3 +110,20 @@ def test_a_float_constant_compares_by_repr():
     FACTOR = 0.0
     assert signs[0] == [True, False] and signs[1] == [False, True]
     assert fn.compile_count == 3  # (0.0, -0.0, NaN: the second NaN and 0.0 again reuse)
+
+
+def test_a_float_argument_is_guarded_by_repr():
+    """``f(x, -0.0)`` after ``f(x, 0.0)`` ran 0.0's graph (the signs of zero were 0.0's), and
+    every NaN argument compiled again."""
+
+    def scaled(x: Any, factor: float) -> Any:
+        return x * factor
+
+    fn = chainrule.compile(scaled)
+    x = chainrule.tensor([-1.0, 1.0])
+    for value in (0.0, -0.0, float("nan"), float("nan"), 0.0):
+        out = fn(x, value).numpy()
+        expected = torch.tensor([-1.0, 1.0]) * value
+        np.testing.assert_array_equal(out, expected.numpy())
+        np.testing.assert_array_equal(np.signbit(out), np.signbit(expected.numpy()))
+    assert fn.compile_count == 3

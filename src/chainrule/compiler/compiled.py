@@ -44,6 +44,9 @@ def _guard_key(args: tuple, kwargs: dict[str, Any]) -> tuple:
             # (strides too, as torch.compile's guards: a graph traced on a contiguous input
             # must not run a view(-1) PyTorch refuses for a transposed one, or the reverse)
             append((data.shape, data.strides, data.dtype, a._requires_grad))
+        elif type(a) is float or type(a) is complex:
+            # (by repr: -0.0 is not 0.0, and a NaN equals itself)
+            append(("value", type(a), repr(a)))
         else:
             try:
                 hash(a)
