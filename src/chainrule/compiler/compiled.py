@@ -198,6 +198,10 @@ def _globals_and_cells(fn: Any) -> dict[str, tuple[Any, Callable[[], Any]]]:
     except (TypeError, ValueError):
         return {}
     readable: dict[str, tuple[Any, Callable[[], Any]]] = {}
+    owner = getattr(fn, "__self__", None)
+    if inspect.ismethod(fn) and owner is not None:
+        # (a bound method, ``compile(model.forward)``: it reads its object)
+        readable["self"] = (owner, functools.partial(getattr, fn, "__self__"))
     namespace = getattr(fn, "__globals__", {})
     for name, value in found.globals.items():
         readable[name] = (value, functools.partial(namespace.get, name, _UNBOUND))
@@ -379,6 +383,14 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
     if isinstance(root, Module) and "forward" in vars(root):
         # (the tracer follows the class's forward; the module runs its own, eagerly)
         raise _GraphBreak("the module's forward is replaced on the instance")
+    function = type(root).forward if isinstance(root, Module) else root
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        parameters = []
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters):
+        # (the trace would take ``*args`` for one argument: the program runs eagerly)
+        raise _GraphBreak("the program takes *args or **kwargs")
     rng_state = get_rng_state()
     grad_mode = is_grad_enabled()
     tracer = _ModeRecordingTracer()
