@@ -24,6 +24,7 @@ from chainrule.nn.modules.module import (
 )
 from chainrule.ops.creation import get_rng_state, set_rng_state
 
+from .api import COMPILED, COMPILING
 from .compiled_graph import CompiledGraph
 from .lowering import Unsupported, lower
 
@@ -396,6 +397,7 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
     tracer = _ModeRecordingTracer()
     state = _PythonState(root)
     printed = io.StringIO()
+    COMPILING[0] += 1
     try:
         with contextlib.redirect_stdout(printed):
             try:
@@ -408,6 +410,7 @@ def _trace(root: Module | Callable[..., Any]) -> GraphModule:
                 tracer = _ModeRecordingTracer()
                 graph = tracer.trace(_holder(root))
     finally:
+        COMPILING[0] -= 1
         after = get_rng_state()
         set_rng_state(rng_state)
         # (the tensor constants the tracer keeps on the root, as torch.fx does, are its own)
@@ -524,6 +527,7 @@ class CompiledFunction:
             functools.update_wrapper(self, fn, updated=())
             self._torchdynamo_orig_callable = fn
         self._orig_mod = fn
+        COMPILED.add(self)
         self._fullgraph = fullgraph
         self._recompile_limit = recompile_limit
         self._cache: dict[tuple, list[_Entry]] = {}
@@ -531,6 +535,12 @@ class CompiledFunction:
         self.graph_breaks = 0
         self.fallback_reasons: list[str] = []
         self._last: _Entry | None = None
+
+    def _reset(self) -> None:
+        """Forget the compiled graphs (``torch.compiler.reset``)."""
+        self._cache.clear()
+        self._last = None
+        self.compile_count = 0
 
     def _readable(self) -> dict[str, Any]:
         """What the program reads besides its arguments, by name: the module itself, or a
@@ -601,9 +611,11 @@ class CompiledFunction:
         written = [*args, *kwargs.values(), *(value for value, _ in readable.values())]
         buffers = _BufferSnapshot(entry.modules, written)
         try:
+            COMPILING[0] += 1
             try:
                 lowered, _ = lower(gm, args, kwargs, arg_names, self._param_names())
             finally:
+                COMPILING[0] -= 1
                 set_rng_state(rng_state)
                 buffers.restore()
             requires_grad = [
