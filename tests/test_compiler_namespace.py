@@ -94,3 +94,35 @@ def test_reset_compiles_again_and_the_identity_decorators():
     for lib in (torch, chainrule):
         assert lib.compiler.allow_in_graph(square) is square
         assert lib.compiler.assume_constant_result(square) is square
+
+
+def test_dynamo_config_graph_break_and_marks():
+    for lib in (torch, chainrule):
+        dynamo = lib._dynamo
+        assert (dynamo.config.recompile_limit, dynamo.config.cache_size_limit) == (8, 8)
+        assert (dynamo.config.suppress_errors, dynamo.config.verbose) == (False, False)
+        try:
+            dynamo.config.no_such_setting = 1
+        except AttributeError as error:
+            message = str(error).replace("chainrule.", "torch.")
+        assert message == "torch._dynamo.config.no_such_setting does not exist"
+        x = lib.ones(3)
+        assert dynamo.mark_dynamic(x, 0) is None and dynamo.mark_static(x) is None
+        assert dynamo.graph_break() is None
+    old = chainrule._dynamo.config.recompile_limit
+    chainrule._dynamo.config.cache_size_limit = 2
+    try:
+        fn = chainrule.compile(lambda x: x + 1)
+        for n in range(1, 5):
+            fn(chainrule.ones(n))
+        assert fn.compile_count == 2  # (then eagerly, as torch.compile past its limit)
+    finally:
+        chainrule._dynamo.config.recompile_limit = old
+
+    def broken(x: Any) -> Any:
+        y = x * 2
+        chainrule._dynamo.graph_break()
+        return y + 1
+
+    compiled = chainrule.compile(broken)
+    assert compiled(chainrule.ones(2)).tolist() == [3.0, 3.0] and compiled.graph_breaks == 1

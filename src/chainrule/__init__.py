@@ -230,7 +230,7 @@ def __getattr__(name: str) -> _types.ModuleType:
         from .compiler import compile
 
         return compile  # type: ignore[return-value]
-    if not name.startswith("_"):
+    if not name.startswith("_") or name == "_dynamo":  # (PyTorch loads torch._dynamo lazily)
         try:
             return _importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as error:

@@ -15,9 +15,12 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .._dtype import REPR_NAMESPACE
+
 __all__ = [
     "reset", "disable", "is_compiling", "is_dynamo_compiling", "is_exporting",
-    "allow_in_graph", "assume_constant_result",
+    "allow_in_graph", "assume_constant_result", "config", "graph_break", "mark_dynamic",
+    "mark_static",
 ]  # fmt: skip
 
 #: How many traces or lowerings are running (``is_compiling``).
@@ -78,3 +81,55 @@ def allow_in_graph(fn: Callable[..., Any]) -> Callable[..., Any]:
 def assume_constant_result(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` itself (its result is traced as computed)."""
     return fn
+
+
+class _Config:
+    """``torch._dynamo.config``'s settings chainrule reads or accepts: ``recompile_limit``
+    (``cache_size_limit``: the same setting; how many times one compiled function compiles
+    before running eagerly), ``accumulated_recompile_limit``, ``suppress_errors``, ``verbose``.
+    Setting another name raises PyTorch's AttributeError."""
+
+    _defaults = {
+        "recompile_limit": 8,
+        "accumulated_recompile_limit": 256,
+        "suppress_errors": False,
+        "verbose": False,
+    }
+    _aliases = {"cache_size_limit": "recompile_limit"}
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_values", dict(self._defaults))
+
+    def _name(self, name: str) -> str:
+        name = self._aliases.get(name, name)
+        if name not in self._values:
+            raise AttributeError(f"{REPR_NAMESPACE[0]}._dynamo.config.{name} does not exist")
+        return name
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return self._values[self._name(name)]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._values[self._name(name)] = value
+
+
+#: ``torch._dynamo.config`` (see :class:`_Config`).
+config = _Config()
+
+
+def graph_break() -> None:
+    """Nothing when run eagerly; in a program being compiled, a graph break (chainrule runs
+    the whole program eagerly)."""
+    if COMPILING[0]:
+        raise CompilingDisabled("graph_break()")
+
+
+def mark_dynamic(t: Any, index: Any, **kwargs: Any) -> None:
+    """Accepted: chainrule compiles for the shapes it is called with (a new shape compiles
+    again), so no dimension needs marking."""
+
+
+def mark_static(t: Any, index: Any = None) -> None:
+    """Accepted: every dimension is static in chainrule's compiled graphs."""

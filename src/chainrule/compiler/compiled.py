@@ -24,13 +24,12 @@ from chainrule.nn.modules.module import (
 )
 from chainrule.ops.creation import get_rng_state, set_rng_state
 
-from .api import COMPILED, COMPILING
+from .api import COMPILED, COMPILING, config
 from .compiled_graph import CompiledGraph
 from .lowering import Unsupported, lower
 
 __all__ = ["CompiledFunction", "compile"]
 
-_DEFAULT_RECOMPILE_LIMIT = 8
 
 
 def _guard_key(args: tuple, kwargs: dict[str, Any]) -> tuple:
@@ -520,7 +519,9 @@ class _Entry:
 class CompiledFunction:
     """``compile(fn)``'s result: call it as ``fn``; ``code`` is the generated source."""
 
-    def __init__(self, fn: Callable[..., Any], fullgraph: bool, recompile_limit: int) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], fullgraph: bool, recompile_limit: int | None
+    ) -> None:
         if not isinstance(fn, Module):
             # (as torch.compile's function: fn's name, doc, module and signature, and
             # ``__wrapped__`` / ``_torchdynamo_orig_callable`` leading back to it)
@@ -572,7 +573,8 @@ class CompiledFunction:
         return names
 
     def _compile(self, key: tuple, args: tuple, kwargs: dict[str, Any]) -> _Entry | None:
-        if self.compile_count >= self._recompile_limit:
+        limit = self._recompile_limit
+        if self.compile_count >= (config.recompile_limit if limit is None else limit):
             return None  # past the limit, the call runs eagerly, as torch.compile's does
         self.compile_count += 1
         try:
@@ -729,8 +731,8 @@ def compile(
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     if disable:
         return model
-    limit = _DEFAULT_RECOMPILE_LIMIT if recompile_limit is None else recompile_limit
-    compiled = CompiledFunction(model, fullgraph, limit)
+    # (None: torch._dynamo.config.recompile_limit, read when a call compiles)
+    compiled = CompiledFunction(model, fullgraph, recompile_limit)
     if isinstance(model, Module):
         from .optimized_module import OptimizedModule
 
