@@ -181,6 +181,17 @@ _BFLOAT16 = _dtype.BFLOAT16
 _SINGLE = np.dtype(np.float32)
 _INT64 = np.dtype(np.int64)
 _DOUBLE = np.dtype(np.float64)
+
+
+def _single_in_double(ufunc: Any, x: np.ndarray) -> np.ndarray:
+    """``ufunc(x)``; for float32 computed in float64 and rounded once. PyTorch's float32
+    kernels (SLEEF, within an ulp) agree with the correctly rounded value far more often than
+    NumPy's float32 loops do: exp 99% of random inputs against 60%, tanh 99.9% against 68%,
+    log10 99.9% against 50% (/tmp/ulp3.py; sin, cos, log, atan: 92-95% against 73-87%)."""
+    if type(x) is not np.ndarray or x.dtype != _SINGLE:
+        return ufunc(x)
+    with np.errstate(over="ignore", under="ignore"):
+        return ufunc(x.astype(_DOUBLE)).astype(_SINGLE)
 _REDUCED = _dtype.REDUCED_FLOATS  # float16 and bfloat16
 
 
@@ -1384,7 +1395,7 @@ def _(ops, grad, result):
 @op("ExpBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def exp(self):
     """``e ** self``."""
-    return np.exp(self)
+    return _single_in_double(np.exp, self)
 
 
 @exp.derivative("self")
@@ -1395,7 +1406,7 @@ def _(ops, grad, result):
 @op("Exp2Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def exp2(self):
     """``2 ** self``."""
-    return np.exp2(self)
+    return _single_in_double(np.exp2, self)
 
 
 # A Python-number factor scales in float32 for the half types, rounded once (PyTorch's mul by
@@ -1408,7 +1419,7 @@ def _(ops, grad, result):
 @op("Expm1Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def expm1(self):
     """``exp(self) - 1``, accurate near 0."""
-    return np.expm1(self)
+    return _single_in_double(np.expm1, self)
 
 
 @expm1.derivative("self")
@@ -1419,7 +1430,7 @@ def _(ops, grad, result):
 @op("LogBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log(self):
     """Natural logarithm."""
-    return np.log(self)
+    return _single_in_double(np.log, self)
 
 
 @log.derivative("self")
@@ -1432,7 +1443,7 @@ def log1p(self):
     """``log(1 + self)``, accurate near 0 (complex values too)."""
     if self.dtype.kind == "c":
         return _complex_log1p(self)
-    return np.log1p(self)
+    return _single_in_double(np.log1p, self)
 
 
 def _complex_log1p(z: np.ndarray) -> np.ndarray:
@@ -1457,7 +1468,7 @@ def _(ops, grad, self):
 @op("Log2Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log2(self):
     """Base-2 logarithm."""
-    return np.log2(self)
+    return _single_in_double(np.log2, self)
 
 
 @log2.derivative("self")
@@ -1468,7 +1479,7 @@ def _(ops, grad, self):
 @op("Log10Backward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def log10(self):
     """Base-10 logarithm."""
-    return np.log10(self)
+    return _single_in_double(np.log10, self)
 
 
 @log10.derivative("self")
@@ -1505,7 +1516,7 @@ def _(ops, grad, result):
 @op("SinBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sin(self):
     """Sine."""
-    return np.sin(self)
+    return _single_in_double(np.sin, self)
 
 
 @sin.derivative("self")
@@ -1516,7 +1527,7 @@ def _(ops, grad, self):
 @op("CosBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def cos(self):
     """Cosine."""
-    return np.cos(self)
+    return _single_in_double(np.cos, self)
 
 
 @cos.derivative("self")
@@ -1527,7 +1538,7 @@ def _(ops, grad, self):
 @op("TanBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def tan(self):
     """Tangent."""
-    return np.tan(self)
+    return _single_in_double(np.tan, self)
 
 
 @tan.derivative("self")
@@ -1554,7 +1565,7 @@ def _(ops, grad, self):
 @op("AcosBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arccos",), complex_ok=True)
 def acos(self):
     """Inverse cosine."""
-    return np.arccos(self)
+    return _single_in_double(np.arccos, self)
 
 
 @acos.derivative("self")
@@ -1565,7 +1576,7 @@ def _(ops, grad, self):
 @op("AtanBackward0", promote=FLOAT, method=True, inplace=True, aliases=("arctan",), complex_ok=True)
 def atan(self):
     """Inverse tangent."""
-    return np.arctan(self)
+    return _single_in_double(np.arctan, self)
 
 
 @atan.derivative("self")
@@ -1614,7 +1625,7 @@ arctan2 = atan2
 @op("SinhBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def sinh(self):
     """Hyperbolic sine."""
-    return np.sinh(self)
+    return _single_in_double(np.sinh, self)
 
 
 @sinh.derivative("self")
@@ -1625,7 +1636,7 @@ def _(ops, grad, self):
 @op("CoshBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def cosh(self):
     """Hyperbolic cosine."""
-    return np.cosh(self)
+    return _single_in_double(np.cosh, self)
 
 
 @cosh.derivative("self")
@@ -1636,7 +1647,7 @@ def _(ops, grad, self):
 @op("TanhBackward0", promote=FLOAT, method=True, inplace=True, complex_ok=True)
 def tanh(self):
     """Hyperbolic tangent."""
-    return np.tanh(self)
+    return _single_in_double(np.tanh, self)
 
 
 @tanh.derivative("self")
@@ -1671,7 +1682,7 @@ def _(ops, grad, self):
 @op("AtanhBackward0", promote=FLOAT, method=True, complex_ok=True, aliases=("arctanh",))
 def atanh(self):
     """Inverse hyperbolic tangent."""
-    return np.arctanh(self)
+    return _single_in_double(np.arctanh, self)
 
 
 @atanh.derivative("self")
