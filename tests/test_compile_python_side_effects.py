@@ -80,7 +80,29 @@ def _caches(lib: Any) -> tuple[Any, Any]:
     return module, lambda: module.last_batch
 
 
-@pytest.mark.parametrize("make", [_appends, _counts, _module_counter, _prints, _caches])
+def _caches_a_tensor(lib: Any) -> tuple[Any, Any]:
+    # (the trace leaves a Proxy in ``last``: undoing the trace must not compare it with the
+    # tensor that was there, or the count is not undone)
+    class Remembering(lib.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.last = lib.zeros(1)
+            self.calls = 0
+            self.linear = lib.nn.Linear(2, 2)
+
+        def forward(self, x: Any) -> Any:
+            self.last = x * 2
+            self.calls += 1
+            return self.linear(x)
+
+    lib.manual_seed(0)
+    module = Remembering()
+    return module, lambda: (module.calls, module.last.detach().numpy().tolist())
+
+
+@pytest.mark.parametrize(
+    "make", [_appends, _counts, _module_counter, _prints, _caches, _caches_a_tensor]
+)
 def test_side_effects_happen_at_every_call_as_eagerly(make):
     results = {}
     for name in ("torch", "eager", "compiled"):

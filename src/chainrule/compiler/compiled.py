@@ -314,15 +314,16 @@ class _PythonState:
         )
 
     def restore(self) -> None:
+        # (written back whole, without comparing: ``==`` on what the trace left there, a
+        # Proxy or a tensor, would record a node or compare element-wise)
         for container, copy in self._copies:
             if type(container) is list:
                 container[:] = copy
             else:
                 if type(container) is not dict:
                     container = vars(container)
-                if container != copy:
-                    container.clear()
-                    container.update(copy)
+                container.clear()
+                container.update(copy)
 
 
 def _shallow_copies(value: Any) -> list[tuple[Any, Any]]:
