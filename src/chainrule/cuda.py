@@ -100,8 +100,9 @@ def _no_binding(name: str) -> NoReturn:
     raise AttributeError(f"module '{REPR_NAMESPACE[0]}._C' has no attribute '{name}'")
 
 
-def _check_cuda(device: Any) -> None:
-    """PyTorch's check of a device argument: a string or device of another type raises."""
+def _check_cuda(device: Any) -> Any:
+    """PyTorch's check of a device argument: a string or device of another type raises; the
+    argument (a string parsed as a device)."""
     if isinstance(device, str):
         from ._size import device as device_type  # (the torch.device class)
 
@@ -109,6 +110,7 @@ def _check_cuda(device: Any) -> None:
     kind = getattr(device, "type", None)
     if kind is not None and kind != "cuda":
         raise ValueError(f"Expected a cuda device, but got: {device}")
+    return device
 
 
 def memory_stats(device: Any = None) -> dict[str, Any]:
@@ -188,16 +190,10 @@ def memory_snapshot(mempool_id: Any = None, include_traces: bool = True) -> NoRe
 def set_device(device: Any) -> None:
     """Device -1 is no device (nothing to do); a device without an index, or of another
     type, raises PyTorch's ValueError; any other the AttributeError of its missing binding."""
-    if isinstance(device, str):
-        from ._size import device as device_type
-
-        device = device_type(device)
+    device = _check_cuda(device)
     if isinstance(device, int) and not isinstance(device, bool):
         index = device
     else:
-        kind = getattr(device, "type", None)
-        if kind is not None and kind != "cuda":
-            raise ValueError(f"Expected a cuda device, but got: {device}")
         index = getattr(device, "index", None)
         if index is None:
             raise ValueError(

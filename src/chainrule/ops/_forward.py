@@ -277,8 +277,7 @@ def recorded_zero(
     primals = [a for a in anchors if isinstance(a, Tensor) and a._requires_grad]
     if not primals:
         return None
-    from .creation import zeros  # (ops layer: bound at call time)
-    from .pointwise import where
+    from .pointwise import where  # (ops layer: bound at call time)
 
     total = None
     for primal in primals:
@@ -286,15 +285,9 @@ def recorded_zero(
         if part._data.dtype.kind == "c" and like._data.dtype.kind != "c":
             part = part.real
         total = part if total is None else total + part
-    never = zeros(like._data.shape, dtype=_bool_dtype())
+    never = wrap(np.zeros(like._data.shape, dtype=np.bool_))
     zero = where(never, total, -0.0 if negative else 0.0)
     return zero if zero._data.dtype == like._data.dtype else zero.to(like.dtype)
-
-
-def _bool_dtype() -> Any:
-    from .._dtype import bool as bool_dtype
-
-    return bool_dtype
 
 
 def _inputs(op: OpDef, args: tuple) -> list[Any]:
